@@ -1,0 +1,2 @@
+#include <cstdint>
+int main(){}

@@ -1,0 +1,222 @@
+// Atomics on array elements (scalars and, component-wise, vectors/matrices/quaternions/
+// transforms), the adjoints of array access, and the generic adjoint helpers codegen uses.
+// Included after every composite type.
+#pragma once
+
+#include "core.h"
+
+namespace wp {
+
+// --- component view of any value type ---------------------------------------------------------
+template <typename T> struct components { typedef T scalar; static const int n = 1; };
+template <unsigned N, typename T> struct components<vec_t<N, T>> { typedef T scalar; static const int n = N; };
+template <unsigned R, unsigned C, typename T> struct components<mat_t<R, C, T>> {
+    typedef T scalar;
+    static const int n = R * C;
+};
+template <typename T> struct components<quat_t<T>> { typedef T scalar; static const int n = 4; };
+template <typename T> struct components<transform_t<T>> { typedef T scalar; static const int n = 7; };
+
+// The i-th scalar of a value, in memory order (for printing).
+template <typename T>
+WPI_FUNC typename components<T>::scalar flat_component(const T& v, int i)
+{
+    return ((const typename components<T>::scalar*)&v)[i];
+}
+
+// --- scalar atomics ------------------------------------------------------------------------------
+namespace detail {
+template <int Size> struct uint_of_size;
+template <> struct uint_of_size<2> { typedef unsigned short type; };
+template <> struct uint_of_size<4> { typedef unsigned int type; };
+template <> struct uint_of_size<8> { typedef unsigned long long type; };
+
+// Read-modify-write by compare-and-swap on the value's bits: works for every scalar type.
+template <typename T, typename Op>
+WPI_FUNC T atomic_rmw(T* addr, Op op)
+{
+    typedef typename uint_of_size<sizeof(T)>::type U;
+    U* ua = (U*)addr;
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+    U old = *(volatile U*)ua;
+    while (true) {
+        T oldv = *(T*)&old;
+        T newv = op(oldv);
+        U prev = atomicCAS(ua, old, *(U*)&newv);
+        if (prev == old) return oldv;
+        old = prev;
+    }
+#else
+    U old = __atomic_load_n(ua, __ATOMIC_RELAXED);
+    while (true) {
+        T oldv, newv;
+        std::memcpy(&oldv, &old, sizeof(T));
+        newv = op(oldv);
+        U nu;
+        std::memcpy(&nu, &newv, sizeof(T));
+        if (__atomic_compare_exchange_n(ua, &old, nu, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) return oldv;
+    }
+#endif
+}
+
+template <typename T> struct is_integral { static const bool value = false; };
+#define WPI_INTEGRAL(T) template <> struct is_integral<T> { static const bool value = true; };
+WPI_INTEGRAL(int8) WPI_INTEGRAL(uint8) WPI_INTEGRAL(int16) WPI_INTEGRAL(uint16)
+WPI_INTEGRAL(int32) WPI_INTEGRAL(uint32) WPI_INTEGRAL(int64) WPI_INTEGRAL(uint64)
+#undef WPI_INTEGRAL
+
+template <typename T>
+WPI_FUNC T scalar_atomic_add(T* p, T v)
+{
+#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+    if constexpr (is_integral<T>::value && sizeof(T) >= 4) return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+#endif
+    return atomic_rmw(p, [v](T old) { return T(old + v); });
+}
+template <> WPI_FUNC int8 scalar_atomic_add(int8* p, int8 v)
+{
+#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+    return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+#else
+    return int8(0 * v + *p);  // 1-byte atomics are not offered on the device
+#endif
+}
+template <> WPI_FUNC uint8 scalar_atomic_add(uint8* p, uint8 v)
+{
+#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+    return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+#else
+    return uint8(0 * v + *p);
+#endif
+}
+template <typename T>
+WPI_FUNC T scalar_atomic_min(T* p, T v) { return atomic_rmw(p, [v](T old) { return v < old ? v : old; }); }
+template <typename T>
+WPI_FUNC T scalar_atomic_max(T* p, T v) { return atomic_rmw(p, [v](T old) { return v > old ? v : old; }); }
+template <typename T>
+WPI_FUNC T scalar_atomic_exch(T* p, T v) { return atomic_rmw(p, [v](T) { return v; }); }
+}  // namespace detail
+
+// Component-wise on composite values: each component is atomic, the whole value is not.
+#define WPI_COMPONENTWISE_ATOMIC(NAME)                                                   \
+    template <typename T>                                                               \
+    WPI_FUNC T NAME##_ptr(T* p, const T& v)                                             \
+    {                                                                                   \
+        typedef typename components<T>::scalar S;                                       \
+        T old;                                                                          \
+        for (int k = 0; k < components<T>::n; ++k)                                      \
+            ((S*)&old)[k] = detail::scalar_##NAME(((S*)p) + k, ((const S*)&v)[k]);      \
+        return old;                                                                     \
+    }
+WPI_COMPONENTWISE_ATOMIC(atomic_add)
+WPI_COMPONENTWISE_ATOMIC(atomic_min)
+WPI_COMPONENTWISE_ATOMIC(atomic_max)
+WPI_COMPONENTWISE_ATOMIC(atomic_exch)
+#undef WPI_COMPONENTWISE_ATOMIC
+
+template <typename T>
+WPI_FUNC T atomic_sub_ptr(T* p, const T& v) { return atomic_add_ptr(p, T(-v)); }
+
+// --- array atomics: atomic_OP(a, i[, j[, k[, l]]], value) -> the old value ------------------------
+#define WPI_ARRAY_ATOMIC(NAME)                                                                    \
+    template <typename T, typename I>                                                            \
+    WPI_FUNC T NAME(const array_t<T>& a, I i, const T& v) { return NAME##_ptr(address(a, i), v); } \
+    template <typename T, typename I, typename J>                                                \
+    WPI_FUNC T NAME(const array_t<T>& a, I i, J j, const T& v) { return NAME##_ptr(address(a, i, j), v); } \
+    template <typename T, typename I, typename J, typename K>                                    \
+    WPI_FUNC T NAME(const array_t<T>& a, I i, J j, K k, const T& v)                              \
+    {                                                                                            \
+        return NAME##_ptr(address(a, i, j, k), v);                                               \
+    }                                                                                            \
+    template <typename T, typename I, typename J, typename K, typename L>                        \
+    WPI_FUNC T NAME(const array_t<T>& a, I i, J j, K k, L l, const T& v)                         \
+    {                                                                                            \
+        return NAME##_ptr(address(a, i, j, k, l), v);                                            \
+    }
+WPI_ARRAY_ATOMIC(atomic_add)
+WPI_ARRAY_ATOMIC(atomic_sub)
+WPI_ARRAY_ATOMIC(atomic_min)
+WPI_ARRAY_ATOMIC(atomic_max)
+WPI_ARRAY_ATOMIC(atomic_exch)
+#undef WPI_ARRAY_ATOMIC
+
+// In the adjoint's forward replay an atomic must not write again: it only reads.
+template <typename T, typename... I>
+WPI_FUNC T atomic_replay(const array_t<T>& a, I... idx)
+{
+    return *address(a, idx...);
+}
+template <typename T, typename I>
+WPI_FUNC T atomic_replay(const array_t<T>& a, I i, const T&) { return load(a, i); }
+template <typename T, typename I, typename J>
+WPI_FUNC T atomic_replay(const array_t<T>& a, I i, J j, const T&) { return load(a, i, j); }
+template <typename T, typename I, typename J, typename K>
+WPI_FUNC T atomic_replay(const array_t<T>& a, I i, J j, K k, const T&) { return load(a, i, j, k); }
+template <typename T, typename I, typename J, typename K, typename L>
+WPI_FUNC T atomic_replay(const array_t<T>& a, I i, J j, K k, L l, const T&) { return load(a, i, j, k, l); }
+
+// --- generic adjoint helpers ------------------------------------------------------------------------
+template <typename T>
+WPI_FUNC void adj_accum(T& a, const T& b) { a = add(a, b); }
+WPI_FUNC void adj_accum(bool&, const bool&) {}
+template <typename T>
+WPI_FUNC void adj_accum(array_t<T>&, const array_t<T>&) {}
+
+// dst = src in a loop: src's adjoint takes dst's, and dst's earlier value had no use after.
+template <typename T>
+WPI_FUNC void adj_copy(T& adj_src, T& adj_dst)
+{
+    adj_accum(adj_src, adj_dst);
+    adj_dst = T{};
+}
+
+template <typename T>
+WPI_FUNC void adj_select(bool cond, T& adj_a, T& adj_b, const T& adj_out)
+{
+    if (cond)
+        adj_accum(adj_a, adj_out);
+    else
+        adj_accum(adj_b, adj_out);
+}
+
+// --- adjoints of array access (gradients live in the array's `grad` buffer) ----------------------
+#define WPI_ARRAY_ADJ(IDX_T, IDX_P, IDX_A, IDX_ADJ)                                                 \
+    template <typename T, IDX_T>                                                                    \
+    WPI_FUNC void adj_load(const array_t<T>& a, IDX_P, array_t<T>&, IDX_ADJ, const T& adj_ret)      \
+    {                                                                                               \
+        if (a.grad) atomic_add_ptr(elem_ptr(a.grad, a, IDX_A), adj_ret);                            \
+    }                                                                                               \
+    template <typename T, IDX_T>                                                                    \
+    WPI_FUNC void adj_array_store(const array_t<T>& a, IDX_P, const T&, array_t<T>&, IDX_ADJ,       \
+                                  T& adj_v)                                                         \
+    {                                                                                               \
+        if (a.grad) adj_accum(adj_v, *elem_ptr(a.grad, a, IDX_A));                                  \
+    }                                                                                               \
+    template <typename T, IDX_T>                                                                    \
+    WPI_FUNC void adj_atomic_add(const array_t<T>& a, IDX_P, const T&, array_t<T>&, IDX_ADJ,        \
+                                 T& adj_v, const T&)                                                \
+    {                                                                                               \
+        if (a.grad) adj_accum(adj_v, *elem_ptr(a.grad, a, IDX_A));                                  \
+    }                                                                                               \
+    template <typename T, IDX_T>                                                                    \
+    WPI_FUNC void adj_atomic_sub(const array_t<T>& a, IDX_P, const T&, array_t<T>&, IDX_ADJ,        \
+                                 T& adj_v, const T&)                                                \
+    {                                                                                               \
+        if (a.grad) adj_accum(adj_v, T(-*elem_ptr(a.grad, a, IDX_A)));                              \
+    }                                                                                               \
+    template <typename T, IDX_T>                                                                    \
+    WPI_FUNC void adj_view(const array_t<T>&, IDX_P, array_t<T>&, IDX_ADJ, const array_t<T>&) {}
+
+#define WPI_COMMA ,
+WPI_ARRAY_ADJ(typename I, I i, int64(i), I&)
+WPI_ARRAY_ADJ(typename I WPI_COMMA typename J, I i WPI_COMMA J j, int64(i) WPI_COMMA int64(j), I& WPI_COMMA J&)
+WPI_ARRAY_ADJ(typename I WPI_COMMA typename J WPI_COMMA typename K, I i WPI_COMMA J j WPI_COMMA K k,
+              int64(i) WPI_COMMA int64(j) WPI_COMMA int64(k), I& WPI_COMMA J& WPI_COMMA K&)
+WPI_ARRAY_ADJ(typename I WPI_COMMA typename J WPI_COMMA typename K WPI_COMMA typename L,
+              I i WPI_COMMA J j WPI_COMMA K k WPI_COMMA L l,
+              int64(i) WPI_COMMA int64(j) WPI_COMMA int64(k) WPI_COMMA int64(l),
+              I& WPI_COMMA J& WPI_COMMA K& WPI_COMMA L&)
+#undef WPI_COMMA
+#undef WPI_ARRAY_ADJ
+
+}  // namespace wp

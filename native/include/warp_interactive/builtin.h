@@ -1,0 +1,11 @@
+// The one header generated kernels include: the whole builtin library, in dependency order.
+#pragma once
+
+#include "scalar.h"
+#include "core.h"
+#include "vec.h"
+#include "mat.h"
+#include "quat.h"
+#include "transform.h"
+#include "spatial.h"
+#include "atomic.h"

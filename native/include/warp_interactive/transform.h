@@ -1,0 +1,146 @@
+// transform_t<T>: rigid transforms (translation p, rotation q), 7 contiguous T, and their builtins.
+// A transform maps x to quat_rotate(q, x) + p.
+//
+// The default constructor gives the identity transform (p = 0, q = identity).
+// Constructors and their adjoints (see vec.h for the pattern):
+//   transform_t<T>()                   -> adj_transform_t(adj_ret)
+//   transform_t<T>(p, q)               -> adj_transform_t(p, q, adj_p, adj_q, adj_ret)
+//   transform_t<T>(transform_t<U>) cast -> adj_transform_t(t, adj_t, adj_ret)
+#pragma once
+
+#include "quat.h"
+
+namespace wp {
+
+template <typename T> struct transform_t {
+    vec_t<3, T> p;
+    quat_t<T> q;
+
+    WPI_FUNC transform_t() : p(), q(T(0), T(0), T(0), T(1)) {}
+    WPI_FUNC transform_t(const vec_t<3, T>& p_, const quat_t<T>& q_) : p(p_), q(q_) {}
+    template <typename U> WPI_FUNC explicit transform_t(const transform_t<U>& t) : p(t.p), q(t.q) {}
+};
+
+// ---------------------------------------------------------------------------------------------
+// constructor adjoints
+
+template <typename T> WPI_FUNC void adj_transform_t(const transform_t<T>&) {}
+
+template <typename T>
+WPI_FUNC void adj_transform_t(const vec_t<3, T>&, const quat_t<T>&, vec_t<3, T>& adj_p, quat_t<T>& adj_q,
+                              const transform_t<T>& adj_ret)
+{
+    adj_p += adj_ret.p;
+    adj_q += adj_ret.q;
+}
+
+template <typename T, typename U>
+WPI_FUNC void adj_transform_t(const transform_t<U>& t, transform_t<U>& adj_t, const transform_t<T>& adj_ret)
+{
+    adj_vec_t(t.p, adj_t.p, adj_ret.p);
+    adj_quat_t(t.q, adj_t.q, adj_ret.q);
+}
+
+template <typename T> WPI_FUNC transform_t<T> transform_identity() { return transform_t<T>(); }
+template <typename T> WPI_FUNC void adj_transform_identity(const transform_t<T>&) {}
+
+// ---------------------------------------------------------------------------------------------
+// parts
+
+template <typename T> WPI_FUNC vec_t<3, T> transform_get_translation(const transform_t<T>& t) { return t.p; }
+template <typename T>
+WPI_FUNC void adj_transform_get_translation(const transform_t<T>&, transform_t<T>& adj_t, const vec_t<3, T>& adj_ret)
+{
+    adj_t.p += adj_ret;
+}
+
+template <typename T> WPI_FUNC quat_t<T> transform_get_rotation(const transform_t<T>& t) { return t.q; }
+template <typename T>
+WPI_FUNC void adj_transform_get_rotation(const transform_t<T>&, transform_t<T>& adj_t, const quat_t<T>& adj_ret)
+{
+    adj_t.q += adj_ret;
+}
+
+namespace detail {
+
+// component i: 0..2 = p, 3..6 = q (x, y, z, w)
+template <typename T> WPI_FUNC T& comp(transform_t<T>& t, unsigned i) { return i < 3 ? t.p.c[i] : comp(t.q, i - 3); }
+template <typename T> WPI_FUNC const T& comp(const transform_t<T>& t, unsigned i)
+{
+    return i < 3 ? t.p.c[i] : comp(t.q, i - 3);
+}
+
+}  // namespace detail
+
+template <typename T, typename I> WPI_FUNC T extract(const transform_t<T>& t, I i) { return detail::comp(t, unsigned(i)); }
+template <typename T, typename I>
+WPI_FUNC void adj_extract(const transform_t<T>&, I i, transform_t<T>& adj_t, I&, T adj_ret)
+{
+    detail::comp(adj_t, unsigned(i)) += adj_ret;
+}
+
+// ---------------------------------------------------------------------------------------------
+// composition and application
+
+// (a b)(x) = a(b(x)): p = rotate(a.q, b.p) + a.p, q = a.q b.q
+template <typename T> WPI_FUNC transform_t<T> transform_multiply(const transform_t<T>& a, const transform_t<T>& b)
+{
+    return transform_t<T>(quat_rotate(a.q, b.p) + a.p, mul(a.q, b.q));
+}
+template <typename T>
+WPI_FUNC void adj_transform_multiply(const transform_t<T>& a, const transform_t<T>& b, transform_t<T>& adj_a,
+                                     transform_t<T>& adj_b, const transform_t<T>& adj_ret)
+{
+    adj_quat_rotate(a.q, b.p, adj_a.q, adj_b.p, adj_ret.p);
+    adj_a.p += adj_ret.p;
+    adj_mul(a.q, b.q, adj_a.q, adj_b.q, adj_ret.q);
+}
+
+template <typename T> WPI_FUNC transform_t<T> mul(const transform_t<T>& a, const transform_t<T>& b)
+{
+    return transform_multiply(a, b);
+}
+template <typename T>
+WPI_FUNC void adj_mul(const transform_t<T>& a, const transform_t<T>& b, transform_t<T>& adj_a, transform_t<T>& adj_b,
+                      const transform_t<T>& adj_ret)
+{
+    adj_transform_multiply(a, b, adj_a, adj_b, adj_ret);
+}
+
+template <typename T> WPI_FUNC vec_t<3, T> transform_point(const transform_t<T>& t, const vec_t<3, T>& x)
+{
+    return quat_rotate(t.q, x) + t.p;
+}
+template <typename T>
+WPI_FUNC void adj_transform_point(const transform_t<T>& t, const vec_t<3, T>& x, transform_t<T>& adj_t, vec_t<3, T>& adj_x,
+                                  const vec_t<3, T>& adj_ret)
+{
+    adj_quat_rotate(t.q, x, adj_t.q, adj_x, adj_ret);
+    adj_t.p += adj_ret;
+}
+
+// rotation only
+template <typename T> WPI_FUNC vec_t<3, T> transform_vector(const transform_t<T>& t, const vec_t<3, T>& v)
+{
+    return quat_rotate(t.q, v);
+}
+template <typename T>
+WPI_FUNC void adj_transform_vector(const transform_t<T>& t, const vec_t<3, T>& v, transform_t<T>& adj_t, vec_t<3, T>& adj_v,
+                                   const vec_t<3, T>& adj_ret)
+{
+    adj_quat_rotate(t.q, v, adj_t.q, adj_v, adj_ret);
+}
+
+// (-rotate(conj(q), p), conj(q)): the inverse for a unit q
+template <typename T> WPI_FUNC transform_t<T> transform_inverse(const transform_t<T>& t)
+{
+    return transform_t<T>(-quat_rotate_inv(t.q, t.p), quat_inverse(t.q));
+}
+template <typename T>
+WPI_FUNC void adj_transform_inverse(const transform_t<T>& t, transform_t<T>& adj_t, const transform_t<T>& adj_ret)
+{
+    adj_quat_rotate_inv(t.q, t.p, adj_t.q, adj_t.p, -adj_ret.p);
+    adj_quat_inverse(t.q, adj_t.q, adj_ret.q);
+}
+
+}  // namespace wp

@@ -1,0 +1,239 @@
+"""IR statements -> C++ lines. Each statement kind writes its forward form, its replay form
+(the forward pass re-run inside the adjoint, without side effects on memory or output) and its
+reverse form side by side, in one place."""
+
+from ..lang import ir
+from ..types import composite as comp
+from ..types import scalars as sc
+from ..types.array import array
+from .cpp_types import c_string, cpp_type, literal
+
+CONTEXT_ARGS = "_idx, _dim"          # what a builtin flagged `context` receives first
+BOUNDS_CHECKED = {"load", "view", "array_store", "atomic_add", "atomic_sub", "atomic_min",
+                  "atomic_max", "atomic_cas", "atomic_exch", "address"}
+
+
+def _is_user_call(func):
+    return hasattr(func, "function")
+
+
+class BodyWriter:
+    """Writes one function's forward, replay and reverse C++ from its IR."""
+
+    def __init__(self, fir, debug=False, func_name=""):
+        self.fir = fir
+        self.debug = debug
+        self.func_name = func_name
+        self.return_labels = 0
+        self.loop_depth = 0     # returns inside dynamic loops leave the adjoint (no labels)
+        self.in_kernel = fir.is_kernel
+
+    # --- helpers --------------------------------------------------------------------------
+    @staticmethod
+    def callee(func, template=""):
+        if _is_user_call(func):
+            return func.cpp
+        name = func.cpp if "::" in func.cpp else f"wp::{func.cpp}"
+        return name + template
+
+    @staticmethod
+    def adj_callee(func, template=""):
+        if _is_user_call(func):
+            return f"adj_{func.cpp}"
+        return f"wp::{func.adj_cpp()}{template}"
+
+    def call_args(self, stmt):
+        args = [a.label for a in stmt.args]
+        if getattr(stmt.func, "context", False):
+            return CONTEXT_ARGS + (", " + ", ".join(args) if args else "")
+        return ", ".join(args)
+
+    # --- forward ------------------------------------------------------------------------------
+    def forward(self, block, ind, replay=False):
+        out = []
+        for s in block.stmts:
+            out += self._fwd(s, ind, replay)
+        return out
+
+    def _fwd(self, s, ind, replay):
+        p = "    " * ind
+        kind = type(s)
+        if kind is ir.Call:
+            return self._fwd_call(s, p, replay)
+        if kind is ir.Const:
+            return [f"{p}{s.out.label} = {literal(s.value, s.out.type)};"]
+        if kind is ir.Copy:
+            return [f"{p}{s.dst.label} = {s.src.label};"]
+        if kind is ir.Select:
+            return [f"{p}{s.out.label} = {s.cond.label} ? {s.if_true.label} : {s.if_false.label};"]
+        if kind is ir.GetField:
+            return [f"{p}{s.out.label} = {s.src.label}.{s.field};"]
+        if kind is ir.SetField:
+            return [f"{p}{s.out.label} = {s.src.label};", f"{p}{s.out.label}.{s.field} = {s.value.label};"]
+        if kind is ir.If:
+            return self._fwd_if(s, ind, replay)
+        if kind is ir.ForRange:
+            head = (f"{p}for ({s.var.label} = {s.start.label}; wp::range_continues({s.var.label}, "
+                    f"{s.stop.label}, {s.step.label}); {s.var.label} += {s.step.label}) {{")
+            return [head] + self._in_loop(self.forward, s.body, ind + 1, replay) + [f"{p}}}"]
+        if kind is ir.While:
+            return ([f"{p}while (true) {{"] + self.forward(s.cond_block, ind + 1, replay) +
+                    [f"{p}    if (!{s.cond.label}) break;"] +
+                    self._in_loop(self.forward, s.body, ind + 1, replay) + [f"{p}}}"])
+        if kind is ir.Break:
+            return [f"{p}break;"]
+        if kind is ir.Continue:
+            return [f"{p}continue;"]
+        if kind is ir.Return:
+            return self._fwd_return(s, p, replay)
+        if kind is ir.Print:
+            return [] if replay else [f"{p}{self._printf(s)}"]
+        raise TypeError(f"codegen: unknown statement {kind.__name__}")
+
+    def _in_loop(self, fn, *args):
+        self.loop_depth += 1
+        try:
+            return fn(*args)
+        finally:
+            self.loop_depth -= 1
+
+    def _fwd_if(self, s, ind, replay):
+        p = "    " * ind
+        out = [f"{p}if ({s.cond.label}) {{"] + self.forward(s.body, ind + 1, replay)
+        if s.orelse.stmts:
+            out += [f"{p}}} else {{"] + self.forward(s.orelse, ind + 1, replay)
+        return out + [f"{p}}}"]
+
+    def _fwd_call(self, s, p, replay):
+        func = s.func
+        lines = self._bounds_check(s, p) if self.debug else []
+        name = self.callee(func, s.template)
+        if replay and not _is_user_call(func):
+            rp = getattr(func, "replay", None)
+            if rp == "":
+                return lines
+            if rp:
+                name = f"wp::{rp}{s.template}"
+        args = self.call_args(s)
+        if isinstance(s.out, list):
+            outs = ", ".join(v.label for v in s.out)
+            return lines + [f"{p}{name}({args}{', ' if args else ''}{outs});"]
+        if s.out is None:
+            return lines + [f"{p}{name}({args});"]
+        return lines + [f"{p}{s.out.label} = {name}({args});"]
+
+    def _bounds_check(self, s, p):
+        if getattr(s.func, "cpp", None) not in BOUNDS_CHECKED or not s.args:
+            return []
+        arr = s.args[0]
+        if not isinstance(arr.type, array):
+            return []
+        n_idx = len(s.args) - 1 - (1 if s.func.cpp not in ("load", "view", "address") else 0)
+        idx = ", ".join(a.label for a in s.args[1:1 + n_idx])
+        fail = "return;" if self.in_kernel or not self.fir.return_types or \
+            len(self.fir.return_types) > 1 else f"return {cpp_type(self.fir.return_types[0])}{{}};"
+        return [f'{p}if (!wp::check_bounds({arr.label}, {c_string(arr.name or "array")}, '
+                f'{c_string(self.func_name)}, {s.lineno}, {idx})) {fail}']
+
+    def _fwd_return(self, s, p, replay):
+        if replay and self.loop_depth:
+            return [f"{p}return;"]
+        if replay:
+            self.return_labels += 1
+            return [f"{p}goto {self._label(self.return_labels)};"]
+        if not s.values:
+            return [f"{p}return;"]
+        if len(s.values) == 1:
+            return [f"{p}return {s.values[0].label};"]
+        sets = [f"{p}ret_{i} = {v.label};" for i, v in enumerate(s.values)]
+        return sets + [f"{p}return;"]
+
+    @staticmethod
+    def _label(k):
+        return f"label_ret_{k}"
+
+    def _printf(self, s):
+        args = []
+        for v in s.args:
+            args += _printf_args(v.label, v.type)
+        tail = (", " + ", ".join(args)) if args else ""
+        return f"wp::printf({c_string(s.fmt)}{tail});"
+
+    # --- reverse ------------------------------------------------------------------------------
+    def reverse(self, block, ind):
+        """Reverse statements of ``block`` (in reverse order). Must run after forward(replay)."""
+        out = []
+        for s in reversed(block.stmts):
+            out += self._rev(s, ind)
+        return out
+
+    def _rev(self, s, ind):
+        p = "    " * ind
+        kind = type(s)
+        if kind is ir.Call:
+            return self._rev_call(s, p)
+        if kind is ir.Copy:
+            return [f"{p}wp::adj_copy({s.src.adj}, {s.dst.adj});"]
+        if kind is ir.Select:
+            return [f"{p}wp::adj_select({s.cond.label}, {s.if_true.adj}, {s.if_false.adj}, {s.out.adj});"]
+        if kind is ir.GetField:
+            return [f"{p}wp::adj_accum({s.src.adj}.{s.field}, {s.out.adj});"]
+        if kind is ir.SetField:
+            return [f"{p}wp::adj_accum({s.value.adj}, {s.out.adj}.{s.field});",
+                    f"{p}{s.out.adj}.{s.field} = {{}};",
+                    f"{p}wp::adj_accum({s.src.adj}, {s.out.adj});"]
+        if kind is ir.If:
+            out = [f"{p}if ({s.cond.label}) {{"] + self.reverse(s.body, ind + 1)
+            if s.orelse.stmts:
+                out += [f"{p}}} else {{"] + self.reverse(s.orelse, ind + 1)
+            return out + [f"{p}}}"]
+        if kind is ir.ForRange:
+            return self._rev_for(s, ind)
+        if kind is ir.Return:
+            return self._rev_return(s, p)
+        return []  # Const, While, Break, Continue, Print: nothing flows back
+
+    def _rev_call(self, s, p):
+        func = s.func
+        if not getattr(func, "differentiable", False) or isinstance(s.out, list):
+            return []
+        args = self.call_args(s)
+        adj_args = ", ".join(a.adj for a in s.args)
+        parts = [x for x in (args, adj_args, s.out.adj if s.out is not None else "") if x]
+        return [f"{p}{self.adj_callee(func, s.template)}({', '.join(parts)});"]
+
+    def _rev_for(self, s, ind):
+        """A dynamic loop runs backwards; each iteration replays its forward body first."""
+        p = "    " * ind
+        k = f"_k{s.var.id}"
+        head = [f"{p}for (int64_t {k} = wp::range_count({s.start.label}, {s.stop.label}, "
+                f"{s.step.label}) - 1; {k} >= 0; --{k}) {{",
+                f"{p}    {s.var.label} = {s.start.label} + decltype({s.var.label})({k}) * {s.step.label};"]
+        body = self._in_loop(self.forward, s.body, ind + 1, True)
+        body += self._in_loop(self.reverse, s.body, ind + 1)
+        return head + body + [f"{p}}}"]
+
+    def _rev_return(self, s, p):
+        if self.loop_depth:
+            return []
+        label = self._label(self.return_labels)
+        self.return_labels -= 1
+        out = [f"{p}{label}:;"]
+        if len(s.values) == 1 and not self.in_kernel:
+            out.append(f"{p}wp::adj_accum({s.values[0].adj}, adj_ret);")
+        return out
+
+
+def _printf_args(expr, t):
+    if sc.is_scalar(t):
+        if t is sc.float16 or t is sc.float32:
+            return [f"double(float({expr}))"]
+        if t is sc.bool_:
+            return [f"int({expr})"]
+        if t.size == 8:
+            return [f"({'long long' if t._kind == 'int' else 'unsigned long long'})({expr})"]
+        return [f"({'int' if t._kind == 'int' else 'unsigned'})({expr})"]
+    if comp.is_composite(t):
+        return [a for i in range(t._length_)
+                for a in _printf_args(f"wp::flat_component({expr}, {i})", t._wp_scalar_type_)]
+    raise TypeError(f"cannot print {t!r}")

@@ -1,0 +1,27 @@
+"""Target differences as data: codegen reads these fields, never tests the device."""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    func_qualifier: str      # for generated helper functions
+    suffix: str              # entry point name suffix: K_<suffix>_forward
+    entry: str               # entry point template: {name}, {which}
+
+
+_CPU_ENTRY = """extern "C" WPI_EXPORT void {name}_cpu_{which}(const {name}_args* args, \
+const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
+    for (int64_t i = begin; i < end; ++i) {name}_{which}_body(*args, *dim, i);
+}}"""
+
+# grid-stride loop: any launch size works with a fixed grid
+_CUDA_ENTRY = """extern "C" __global__ void {name}_cuda_{which}({name}_args args, wp::launch_bounds_t dim) {{
+    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < dim.size;
+         i += int64_t(gridDim.x) * blockDim.x) {name}_{which}_body(args, dim, i);
+}}"""
+
+
+CPU = Target(name="cpu", func_qualifier="static inline", suffix="cpu", entry=_CPU_ENTRY)
+CUDA = Target(name="cuda", func_qualifier="static inline __device__", suffix="cuda", entry=_CUDA_ENTRY)

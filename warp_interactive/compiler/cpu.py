@@ -1,0 +1,145 @@
+"""CPU build: generated C++ -> shared library, through the system C++ compiler.
+
+The builtin library is compiled once into a precompiled header (per compiler, flags and
+header contents), so a module's build parses only its own code.
+"""
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from functools import lru_cache
+
+from .. import _paths
+from ..config import config
+from ..lang.errors import CompileError
+from . import cache
+
+BINARY = "module.so"
+SOURCE = "module.cpp"
+
+
+@lru_cache(maxsize=None)
+def compiler_identity(cxx):
+    try:
+        out = subprocess.run([cxx, "--version"], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        raise CompileError(f"the C++ compiler '{cxx}' is not usable ({e}); install g++ or set "
+                           "wp.config.cpu_compiler / the CXX environment variable") from None
+    return out.splitlines()[0]
+
+
+def headers_hash():
+    """Hash of the builtin headers (cached; ``reset_caches`` after editing them in-process)."""
+    return _headers_hash(_paths.include_dir())
+
+
+@lru_cache(maxsize=None)
+def _headers_hash(include_dir):
+    h = hashlib.sha256()
+    folder = os.path.join(include_dir, "warp_interactive")
+    for name in sorted(os.listdir(folder)):
+        with open(os.path.join(folder, name), "rb") as f:
+            h.update(name.encode() + b"\0" + f.read())
+    return h.hexdigest()
+
+
+def reset_caches():
+    _headers_hash.cache_clear()
+
+
+def flags(debug, fast_math):
+    base = ["-std=c++17", "-fPIC", "-fvisibility=hidden", "-w", "-fno-math-errno"]
+    if debug:
+        return base + ["-O0", "-g"]
+    opt = ["-O3", "-march=native", "-fno-trapping-math"]
+    if fast_math:
+        opt.append("-ffast-math")
+    return base + opt
+
+
+def build_key(debug, fast_math):
+    """Everything besides the source that decides the binary."""
+    cxx = config.cpu_compiler
+    return [compiler_identity(cxx), flags(debug, fast_math), headers_hash()]
+
+
+def _pch_dir(cxx, fl):
+    key = hashlib.sha256(repr([compiler_identity(cxx), fl, headers_hash()]).encode()).hexdigest()[:16]
+    return os.path.join(cache.cache_dir(), "pch", key)
+
+
+def ensure_pch(cxx, fl):
+    """Build the precompiled builtin header once; returns the include dir holding it."""
+    d = _pch_dir(cxx, fl)
+    gch = os.path.join(d, "warp_interactive", "builtin.h.gch")
+    if os.path.exists(gch):
+        return d
+    os.makedirs(os.path.dirname(gch), exist_ok=True)
+    header = os.path.join(_paths.include_dir(), "warp_interactive", "builtin.h")
+    tmp = f"{gch}.{os.getpid()}.tmp"
+    cmd = [cxx, *fl, "-x", "c++-header", header, "-o", tmp]
+    result = subprocess.run(cmd, capture_output=True, text=True)
+    if result.returncode != 0:
+        # no PCH is slower, not wrong: compile without one
+        _remove(tmp)
+        if config.verbose:
+            print(f"warp_interactive: precompiled header failed:\n{result.stderr}")
+        return None
+    os.replace(tmp, gch)
+    return d
+
+
+def compile_module(source, module_hash, debug=False, fast_math=False, name="module"):
+    """The path of the shared library for ``source`` (from the cache, or built now)."""
+    hit = cache.lookup(module_hash, BINARY)
+    if hit is not None:
+        return hit, False
+    cxx = config.cpu_compiler
+    fl = flags(debug, fast_math)
+    pch = ensure_pch(cxx, fl)
+    tmp = tempfile.mkdtemp(prefix="wpi-build-")
+    try:
+        src = os.path.join(tmp, SOURCE)
+        out = os.path.join(tmp, BINARY)
+        with open(src, "w") as f:
+            f.write(source)
+        includes = (["-I", pch] if pch else []) + ["-I", _paths.include_dir()]
+        cmd = [cxx, *fl, "-shared", *includes, src, "-o", out]
+        t0 = time.perf_counter()
+        result = subprocess.run(cmd, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise CompileError(_compile_error_text(name, source, cmd, result.stderr))
+        if config.verbose:
+            print(f"warp_interactive: built {name} in {time.perf_counter() - t0:.3f} s")
+        entry = cache.publish(module_hash, {SOURCE: src, BINARY: out})
+        return os.path.join(entry, BINARY), True
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _compile_error_text(name, source, cmd, log):
+    """The compiler log with the numbered generated source around the first error line."""
+    lines = source.splitlines()
+    first = None
+    for ln in log.splitlines():
+        parts = ln.split(":")
+        if len(parts) > 2 and parts[0].endswith(SOURCE) and parts[1].isdigit():
+            first = int(parts[1])
+            break
+    excerpt = ""
+    if first:
+        lo, hi = max(1, first - 5), min(len(lines), first + 5)
+        excerpt = "\n".join(f"{'>' if i == first else ' '}{i:5d} | {lines[i - 1]}" for i in range(lo, hi + 1))
+    return (f"C++ compilation of module '{name}' failed (a bug in warp_interactive's code "
+            f"generation or headers, please report it)\ncommand: {' '.join(cmd)}\n"
+            f"{excerpt}\ncompiler log:\n{log[:8000]}")
+
+
+def _remove(path):
+    try:
+        os.remove(path)
+    except OSError:
+        pass

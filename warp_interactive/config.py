@@ -1,0 +1,29 @@
+"""``wp.config``: global options. Set them before the kernels they affect are built."""
+
+import os
+
+
+class _Config:
+    def __init__(self):
+        self.mode = "release"            # "debug": bounds checks, -O0 -g
+        self.verify_cuda = False         # check for CUDA errors after every launch
+        self.verify_fp = False
+        self.verbose = False             # print build commands and cache decisions
+        self.quiet = False               # no build messages at all
+        self.kernel_cache_dir = os.environ.get("WARP_INTERACTIVE_CACHE_DIR")
+        self.max_unroll = 16             # static range() loops up to this many iterations unroll
+        self.enable_backward = True      # generate adjoint code (compiled only when first needed)
+        self.num_threads = None          # CPU launch threads; None = all cores
+        self.fast_math = False
+        self.cpu_compiler = os.environ.get("CXX", "g++")
+        self.cuda_block_dim = 256
+        self.print_launches = False
+        self.cache_kernels = True
+
+    def __setattr__(self, name, value):
+        if name == "mode" and value not in ("release", "debug"):
+            raise ValueError(f"wp.config.mode must be 'release' or 'debug', got {value!r}")
+        object.__setattr__(self, name, value)
+
+
+config = _Config()

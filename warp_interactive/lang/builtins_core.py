@@ -1,0 +1,240 @@
+"""Declarations of the operators, array access, thread index and core math builtins."""
+
+from ..types import composite as comp
+from ..types import scalars as sc
+from ..types.array import array
+from .errors import TypeMismatch
+from .registry import (Any, Array, Bool, Float, Index, Int, Matrix, Quaternion, Scalar,
+                       Transformation, Vector, add_builtin, registry, same_as, scalar_type_of)
+
+G_OP, G_ARR, G_MATH, G_VEC, G_MAT, G_QUAT, G_TF = (
+    "Operators", "Arrays", "Scalar Math", "Vector Math", "Matrix Math", "Quaternion Math",
+    "Transformations")
+
+# --- arithmetic operators ---------------------------------------------------------------------------
+for op, doc in (("add", "a + b"), ("sub", "a - b")):
+    for pat in (Scalar, Vector, Matrix, Quaternion, Transformation):
+        if op == "sub" and pat is Transformation:
+            continue
+        add_builtin(op, {"a": pat, "b": pat}, value_func=same_as(0), group=G_OP, doc=doc,
+                    differentiable=True)
+
+
+def _same_shape(ts):
+    if ts[0]._shape_ != ts[1]._shape_:
+        raise TypeMismatch(f"shapes {ts[0]._shape_} and {ts[1]._shape_} differ")
+    return ts[0]
+
+
+for op in ("add", "sub"):
+    for ov in registry[op].overloads:
+        if ov.input_types["a"] in (Vector, Matrix):
+            ov.value_func = _same_shape
+
+
+def _mat_vec(ts):
+    m, v = ts
+    if m._shape_[1] != v._length_:
+        raise TypeMismatch(f"a {m._shape_[0]}x{m._shape_[1]} matrix cannot multiply a {v._length_}-vector")
+    return comp.vector(m._shape_[0], m._wp_scalar_type_)
+
+
+def _vec_mat(ts):
+    v, m = ts
+    if m._shape_[0] != v._length_:
+        raise TypeMismatch(f"a {v._length_}-vector cannot multiply a {m._shape_[0]}x{m._shape_[1]} matrix")
+    return comp.vector(m._shape_[1], m._wp_scalar_type_)
+
+
+def _mat_mat(ts):
+    a, b = ts
+    if a._shape_[1] != b._shape_[0]:
+        raise TypeMismatch(f"cannot multiply {a._shape_[0]}x{a._shape_[1]} by {b._shape_[0]}x{b._shape_[1]}")
+    return comp.matrix((a._shape_[0], b._shape_[1]), a._wp_scalar_type_)
+
+
+add_builtin("mul", {"a": Scalar, "b": Scalar}, value_func=same_as(0), group=G_OP, doc="a * b")
+for pat in (Vector, Matrix, Quaternion):
+    add_builtin("mul", {"a": pat, "b": Scalar}, value_func=same_as(0), group=G_OP)
+    add_builtin("mul", {"a": Scalar, "b": pat}, value_func=same_as(1), group=G_OP)
+add_builtin("mul", {"a": Matrix, "b": Vector}, value_func=_mat_vec, group=G_OP, doc="matrix-vector product")
+add_builtin("mul", {"a": Vector, "b": Matrix}, value_func=_vec_mat, group=G_OP, doc="vector-matrix product")
+add_builtin("mul", {"a": Matrix, "b": Matrix}, value_func=_mat_mat, group=G_OP, doc="matrix product")
+add_builtin("mul", {"a": Quaternion, "b": Quaternion}, value_func=same_as(0), group=G_OP,
+            doc="quaternion product")
+add_builtin("mul", {"a": Transformation, "b": Transformation}, value_func=same_as(0), group=G_OP,
+            doc="transform composition")
+
+for op, doc in (("div", "a / b"), ("floordiv", "a // b (floor)"), ("mod", "a % b (sign of b)")):
+    add_builtin(op, {"a": Scalar, "b": Scalar}, value_func=same_as(0), group=G_OP, doc=doc,
+                differentiable=(op != "floordiv"))
+for pat in (Vector, Matrix, Quaternion):
+    add_builtin("div", {"a": pat, "b": Scalar}, value_func=same_as(0), group=G_OP)
+add_builtin("div", {"a": Scalar, "b": Vector}, value_func=same_as(1), group=G_OP)
+add_builtin("pow", {"a": Float, "b": Float}, value_func=same_as(0), group=G_MATH, doc="a ** b")
+add_builtin("pow", {"a": Int, "b": Int}, value_func=same_as(0), group=G_MATH, differentiable=False)
+
+for pat in (Scalar, Vector, Matrix, Quaternion):
+    add_builtin("neg", {"x": pat}, value_func=same_as(0), group=G_OP, doc="-x")
+    add_builtin("pos", {"x": pat}, value_func=same_as(0), group=G_OP, doc="+x")
+
+# --- comparisons and logic ------------------------------------------------------------------------------
+for op in ("lt", "le", "gt", "ge", "eq", "ne"):
+    add_builtin(op, {"a": Scalar, "b": Scalar}, value_type=sc.bool_, group=G_OP, differentiable=False)
+for op in ("eq", "ne"):
+    add_builtin(op, {"a": Bool, "b": Bool}, value_type=sc.bool_, group=G_OP, differentiable=False)
+    for pat in (Vector, Matrix, Quaternion):
+        add_builtin(op, {"a": pat, "b": pat}, value_type=sc.bool_, group=G_OP, differentiable=False)
+for op in ("bit_and", "bit_or", "bit_xor", "lshift", "rshift"):
+    add_builtin(op, {"a": Int, "b": Int}, value_func=same_as(0), group=G_OP, differentiable=False)
+add_builtin("invert", {"a": Int}, value_func=same_as(0), group=G_OP, differentiable=False, doc="~a")
+add_builtin("bool_not", {"a": Any}, value_type=sc.bool_, group=G_OP, differentiable=False,
+            hidden=True, export=False)
+add_builtin("bool_and", {"a": Bool, "b": Bool}, value_type=sc.bool_, group=G_OP,
+            differentiable=False, hidden=True, export=False)
+add_builtin("nonzero_bool", {"a": Scalar}, value_type=sc.bool_, group=G_OP, differentiable=False,
+            hidden=True, export=False)
+
+# --- thread index ---------------------------------------------------------------------------------------
+add_builtin("tid", {}, value_type=sc.int32, group="Utility", context=True, differentiable=False,
+            doc="The thread index; `i, j = wp.tid()` for multi-dimensional launches.")
+add_builtin("tid_nd", {"k": Index, "count": Index}, value_type=sc.int32, context=True,
+            differentiable=False, hidden=True, export=False)
+
+
+# --- arrays -------------------------------------------------------------------------------------------------
+def _elem(ts):
+    return ts[0].dtype
+
+
+def _view(ts):
+    a = ts[0]
+    return array(dtype=a.dtype, ndim=a.ndim - (len(ts) - 1))
+
+
+def _store_rule(ts):
+    a, v = ts[0], ts[-1]
+    if v is not a.dtype and getattr(v, "_cpp", 1) != getattr(a.dtype, "_cpp", 2):
+        raise TypeMismatch(f"cannot store a {getattr(v, '__name__', v)} in an array of "
+                           f"{getattr(a.dtype, '__name__', a.dtype)}")
+    return None
+
+
+def _atomic_rule(ts):
+    _store_rule(ts)
+    return ts[0].dtype
+
+
+for n in (1, 2, 3, 4):
+    idx = {f"i{k}": Index for k in range(n)}
+    add_builtin("load", {"a": Array, **idx}, value_func=_elem, group=G_ARR, hidden=True, export=False)
+    add_builtin("view", {"a": Array, **idx}, value_func=_view, group=G_ARR, hidden=True, export=False)
+    add_builtin("address", {"a": Array, **idx}, value_func=_elem, group=G_ARR, hidden=True,
+                export=False, differentiable=False)
+    add_builtin("array_store", {"a": Array, **idx, "value": Any}, value_func=_store_rule,
+                group=G_ARR, hidden=True, export=False, replay="")
+    for op in ("atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_exch"):
+        add_builtin(op, {"a": Array, **idx, "value": Any}, value_func=_atomic_rule, group="Atomics",
+                    replay="atomic_replay", differentiable=op in ("atomic_add", "atomic_sub"),
+                    doc=f"{op.split('_')[1]} `value` into `a[i...]` atomically; returns the old value.")
+add_builtin("array_shape", {"a": Array, "k": Index}, value_type=sc.int32, group=G_ARR,
+            differentiable=False, hidden=True, export=False)
+add_builtin("len", {"a": Array}, value_type=sc.int32, group="Utility", differentiable=False)
+add_builtin("len", {"a": Vector}, value_type=sc.int32, group="Utility", differentiable=False)
+
+
+# --- components -----------------------------------------------------------------------------------------
+def _row(ts):
+    m = ts[0]
+    return comp.vector(m._shape_[1], m._wp_scalar_type_)
+
+
+def _assign_rule(expected):
+    def rule(ts):
+        target, value = ts[0], ts[-1]
+        want = expected(ts[:-1])
+        if value is not want and getattr(value, "_cpp", 1) != getattr(want, "_cpp", 2):
+            raise TypeMismatch(f"cannot assign a {getattr(value, '__name__', value)} to a component "
+                               f"of type {getattr(want, '__name__', want)}")
+        return target
+    return rule
+
+
+_scal = scalar_type_of(0)
+for pat in (Vector, Quaternion, Transformation):
+    add_builtin("extract", {"a": pat, "i": Index}, value_func=_scal, group=G_VEC, hidden=True, export=False)
+    add_builtin("assign", {"a": pat, "i": Index, "value": Any}, value_func=_assign_rule(_scal),
+                hidden=True, export=False)
+add_builtin("extract", {"a": Matrix, "i": Index}, value_func=_row, hidden=True, export=False)
+add_builtin("extract", {"a": Matrix, "i": Index, "j": Index}, value_func=_scal, hidden=True, export=False)
+add_builtin("assign", {"a": Matrix, "i": Index, "j": Index, "value": Any},
+            value_func=_assign_rule(_scal), hidden=True, export=False)
+add_builtin("assign", {"a": Matrix, "i": Index, "value": Any}, value_func=_assign_rule(_row),
+            hidden=True, export=False)
+
+# --- core math -----------------------------------------------------------------------------------------
+for name in ("sqrt", "sin", "cos", "tan", "exp", "log", "floor", "ceil", "degrees", "radians",
+             "asin", "acos", "atan", "sinh", "cosh", "tanh", "log2", "log10", "cbrt", "round",
+             "rint", "trunc", "frac", "erf", "erfc"):
+    add_builtin(name, {"x": Float}, value_func=same_as(0), group=G_MATH,
+                differentiable=name not in ("floor", "ceil", "round", "rint", "trunc"))
+add_builtin("atan2", {"y": Float, "x": Float}, value_func=same_as(0), group=G_MATH)
+for name in ("min", "max"):
+    add_builtin(name, {"a": Scalar, "b": Scalar}, value_func=same_as(0), group=G_MATH)
+    add_builtin(name, {"a": Vector, "b": Vector}, value_func=same_as(0), group=G_VEC)
+add_builtin("abs", {"x": Scalar}, value_func=same_as(0), group=G_MATH)
+add_builtin("abs", {"x": Vector}, value_func=same_as(0), group=G_VEC)
+add_builtin("sign", {"x": Scalar}, value_func=same_as(0), group=G_MATH)
+add_builtin("clamp", {"x": Scalar, "a": Scalar, "b": Scalar}, value_func=same_as(0), group=G_MATH)
+
+# --- vectors, matrices, quaternions, transforms ----------------------------------------------------------
+add_builtin("dot", {"a": Vector, "b": Vector}, value_func=scalar_type_of(0), group=G_VEC)
+add_builtin("dot", {"a": Quaternion, "b": Quaternion}, value_func=scalar_type_of(0), group=G_QUAT)
+
+
+def _vec3_rule(ts):
+    if any(t._length_ != 3 for t in ts):
+        raise TypeMismatch("needs 3-vectors")
+    return ts[0]
+
+
+add_builtin("cross", {"a": Vector, "b": Vector}, value_func=_vec3_rule, group=G_VEC)
+for name in ("length", "length_sq"):
+    add_builtin(name, {"a": Vector}, value_func=scalar_type_of(0), group=G_VEC)
+    add_builtin(name, {"a": Quaternion}, value_func=scalar_type_of(0), group=G_QUAT)
+add_builtin("normalize", {"a": Vector}, value_func=same_as(0), group=G_VEC)
+add_builtin("normalize", {"a": Quaternion}, value_func=same_as(0), group=G_QUAT)
+
+
+def _square(ts):
+    if ts[0]._shape_[0] != ts[0]._shape_[1]:
+        raise TypeMismatch(f"needs a square matrix, got {ts[0]._shape_[0]}x{ts[0]._shape_[1]}")
+    return ts[0]
+
+
+def _transposed(ts):
+    r, c = ts[0]._shape_
+    return comp.matrix((c, r), ts[0]._wp_scalar_type_)
+
+
+add_builtin("transpose", {"m": Matrix}, value_func=_transposed, group=G_MAT)
+add_builtin("inverse", {"m": Matrix}, value_func=_square, group=G_MAT)
+add_builtin("determinant", {"m": Matrix}, value_func=lambda ts: (_square(ts), ts[0]._wp_scalar_type_)[1],
+            group=G_MAT)
+add_builtin("quat_from_axis_angle", {"axis": Vector, "angle": Float},
+            value_func=lambda ts: comp.quaternion(ts[1]), group=G_QUAT)
+add_builtin("quat_from_axis_angle", {"x": Float, "y": Float, "z": Float, "angle": Float},
+            value_func=lambda ts: comp.quaternion(ts[0]), group=G_QUAT,
+            doc="the axis given as three components")
+add_builtin("quat_rotate", {"q": Quaternion, "p": Vector}, value_func=same_as(1), group=G_QUAT)
+add_builtin("quat_rotate_inv", {"q": Quaternion, "p": Vector}, value_func=same_as(1), group=G_QUAT)
+add_builtin("quat_inverse", {"q": Quaternion}, value_func=same_as(0), group=G_QUAT)
+add_builtin("transform_point", {"t": Transformation, "p": Vector}, value_func=same_as(1), group=G_TF)
+add_builtin("transform_vector", {"t": Transformation, "v": Vector}, value_func=same_as(1), group=G_TF)
+add_builtin("transform_get_translation", {"t": Transformation},
+            value_func=lambda ts: comp.vector(3, ts[0]._wp_scalar_type_), group=G_TF)
+add_builtin("transform_get_rotation", {"t": Transformation},
+            value_func=lambda ts: comp.quaternion(ts[0]._wp_scalar_type_), group=G_TF)
+add_builtin("transform_multiply", {"a": Transformation, "b": Transformation}, value_func=same_as(0),
+            group=G_TF)
+add_builtin("transform_inverse", {"t": Transformation}, value_func=same_as(0), group=G_TF)

@@ -1,0 +1,156 @@
+"""Call translation: builtins, casts, constructors, user functions and intrinsics."""
+
+import builtins as py_builtins
+
+from ..types import composite as comp
+from ..types import scalars as sc
+from . import ir
+from .errors import TypeMismatch
+from .registry import Overload, type_name
+from .scope import PyValue
+
+_PY_BUILTIN_MAP = {min: "min", max: "max", abs: "abs", round: "round", pow: "pow"}
+
+
+class BuiltinFunction:
+    """What ``wp.<name>`` is for a kernel builtin: kernels translate calls to it by ``key``."""
+
+    def __init__(self, key, doc=""):
+        self.key = key
+        self.__name__ = key
+        self.__doc__ = doc
+
+    def __call__(self, *args, **kwargs):
+        from .python_scope import call_in_python
+        return call_in_python(self.key, args, kwargs)
+
+    def __repr__(self):
+        return f"<builtin wp.{self.key}>"
+
+
+class CallsMixin:
+    def translate_call(self, node):
+        func = self.eval(node.func)
+        if isinstance(func, ir.Var) or isinstance(func, tuple):
+            raise self.scope.error("only functions and types can be called in kernels")
+        obj = func.obj
+        kwargs = {k.arg: k.value for k in node.keywords}
+        handler = self._call_handler(obj)
+        if handler is None:
+            raise self.scope.error(f"{_callable_name(obj)} cannot be called from a kernel")
+        return handler(obj, node, kwargs)
+
+    def _call_handler(self, obj):
+        if isinstance(obj, BuiltinFunction):
+            return self.intrinsics.get(obj.key, CallsMixin.call_registered).__get__(self)
+        if obj in _PY_BUILTIN_MAP:
+            return lambda o, n, kw: self.call_builtin(_PY_BUILTIN_MAP[o], self.args_of(n))
+        if obj is float or obj is int or obj is py_builtins.bool:
+            return lambda o, n, kw: self.cast(sc.canonical_scalar(o), n)
+        if obj is len:
+            return lambda o, n, kw: self.call_builtin("len", self.args_of(n))
+        if obj is print:
+            return lambda o, n, kw: self.emit_print(n)
+        if isinstance(obj, type) and sc.is_scalar(obj):
+            return lambda o, n, kw: self.cast(o, n)
+        if comp.is_composite(obj):
+            return lambda o, n, kw: self.construct(o, self.args_of(n))
+        if hasattr(obj, "_wp_struct_"):
+            return self.construct_struct
+        if getattr(obj, "_wp_function_", False):
+            return self.call_user_function
+        return None
+
+    def args_of(self, node):
+        return [self.eval_var(a) for a in node.args]
+
+    def call_registered(self, obj, node, kwargs):
+        if kwargs:
+            raise self.scope.error(f"wp.{obj.key}() takes no keyword arguments in kernels")
+        return self.call_builtin(obj.key, self.args_of(node))
+
+    # --- casts and constructors -------------------------------------------------------------------
+    def cast(self, to, node):
+        if len(node.args) != 1:
+            raise self.scope.error(f"{to.__name__}() takes exactly one argument")
+        v = self.eval(node.args[0])
+        if isinstance(v, PyValue) and isinstance(v.obj, (int, float)):
+            value = float(v.obj) if sc.is_float(to) else (py_builtins.bool(v.obj) if to is sc.bool_
+                                                          else int(v.obj))
+            return self.scope.const(value, to)
+        v = self.to_var(v, node.args[0])
+        if not sc.is_scalar(v.type):
+            raise self.scope.error(f"cannot cast {type_name(v.type)} to {to.__name__}")
+        if v.type is to:
+            return v
+        ov = Overload(name=to.__name__, input_types={"x": v.type}, value_func=None,
+                      cpp="cast", differentiable=sc.is_float(to) and sc.is_float(v.type))
+        return self.emit_call(ov, to, [v], template=f"<{to._cpp}>")
+
+    def construct(self, t, args):
+        """``vec3(...)``, ``mat22(...)``, ``quat(...)``, ``transform(p, q)`` in a kernel."""
+        s = t._wp_scalar_type_
+        args = [self.retype_literal(a, s) if a.literal else a for a in args]
+        self._check_constructor_args(t, args)
+        kind = {"vector": "vec_t", "matrix": "mat_t", "quaternion": "quat_t",
+                "transform": "transform_t"}[t._kind_]
+        ov = Overload(name=t.__name__, input_types={f"a{i}": a.type for i, a in enumerate(args)},
+                      value_func=None, cpp=t._cpp, native_adjoint=f"adj_{kind}",
+                      differentiable=sc.is_float(s))
+        if len(args) == 1 and comp.is_composite(args[0].type) and args[0].type is t:
+            return args[0]
+        return self.emit_call(ov, t, args)
+
+    def _check_constructor_args(self, t, args):
+        s, n = t._wp_scalar_type_, t._length_
+        types = [a.type for a in args]
+        if not args:
+            return
+        if len(args) == 1 and (types[0] is s or (comp.is_composite(types[0])
+                                                 and types[0]._shape_ == t._shape_)):
+            return  # fill from a scalar, or an explicit element-type conversion
+        if len(args) == n and all(x is s for x in types):
+            return
+        if t._kind_ == "quaternion" and len(args) == 2 and comp.is_vector(types[0]) and \
+                types[0]._length_ == 3 and types[1] is s and types[0]._wp_scalar_type_ is s:
+            return
+        if t._kind_ == "transform" and len(args) == 2 and comp.is_vector(types[0]) and \
+                comp.is_composite(types[1]) and types[1]._kind_ == "quaternion" and \
+                types[0]._wp_scalar_type_ is s and types[1]._wp_scalar_type_ is s:
+            return
+        got = ", ".join(type_name(x) for x in types)
+        raise self.scope.error(
+            f"cannot construct {t.__name__} from ({got}): expected no arguments, one {s.__name__} "
+            f"(fill), {n} {s.__name__} components, or one {t._kind_} of the same shape (conversion)")
+
+    def construct_struct(self, obj, node, kwargs):
+        if node.args or kwargs:
+            raise self.scope.error(f"{obj.__name__}() takes no arguments in kernels; set its fields")
+        out = self.scope.new_var(obj)
+        self.scope.emit(ir.Const(out=out, value=None))
+        return out
+
+    # --- user functions ---------------------------------------------------------------------------
+    def call_user_function(self, func, node, kwargs):
+        if kwargs:
+            raise self.scope.error(f"keyword arguments are not supported when calling {func.key}")
+        args = self.args_of(node)
+        try:
+            ov, args = func.resolve_overload(args, self.retype_literal)
+        except TypeMismatch as e:
+            raise self.scope.error(str(e)) from None
+        self.calls.append(ov)
+        rets = ov.return_types()
+        if len(rets) <= 1:
+            out = self.scope.new_var(rets[0]) if rets else None
+            self.scope.emit(ir.Call(out=out, func=ov, args=args))
+            return out
+        outs = tuple(self.scope.new_var(t) for t in rets)
+        self.scope.emit(ir.Call(out=list(outs), func=ov, args=args))
+        return outs
+
+
+def _callable_name(obj):
+    return getattr(obj, "__name__", type(obj).__name__)
+
+

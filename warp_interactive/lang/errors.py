@@ -1,0 +1,38 @@
+"""Errors that point at the user's kernel source."""
+
+
+class CodegenError(Exception):
+    """A kernel could not be translated: names the file, line, source line and a caret."""
+
+    def __init__(self, msg, filename=None, lineno=None, col=None, source_line=None, func_name=None):
+        self.msg, self.filename, self.lineno, self.col = msg, filename, lineno, col
+        self.source_line, self.func_name = source_line, func_name
+        super().__init__(self._format())
+
+    def _format(self):
+        if self.filename is None:
+            return self.msg
+        where = f'File "{self.filename}", line {self.lineno}'
+        if self.func_name:
+            where += f", in {self.func_name}"
+        out = [f"{self.msg}", f"  {where}"]
+        if self.source_line is not None:
+            line = self.source_line.rstrip("\n")
+            stripped = line.lstrip()
+            out.append("    " + stripped)
+            if self.col is not None:
+                caret_at = max(0, self.col - (len(line) - len(stripped)))
+                out.append("    " + " " * caret_at + "^")
+        return "\n".join(out)
+
+
+class TypeMismatch(TypeError):
+    """Raised by a builtin's type rule; the translator turns it into a CodegenError."""
+
+
+class CompileError(RuntimeError):
+    """The C++ compiler failed on generated code (a bug in codegen or a header)."""
+
+
+class LaunchError(RuntimeError):
+    """A kernel failed at run time (e.g. an out-of-bounds index in debug mode)."""

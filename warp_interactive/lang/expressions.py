@@ -1,0 +1,276 @@
+"""Expression translation: AST expression -> Var (runtime value) or PyValue (compile time)."""
+
+import ast
+import builtins as py_builtins
+
+from ..types import composite as comp
+from ..types import scalars as sc
+from ..types.array import array
+from . import ir, registry
+from .errors import TypeMismatch
+from .registry import type_name
+from .scope import PyValue
+
+BINOPS = {
+    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
+    ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.BitAnd: "bit_and",
+    ast.BitOr: "bit_or", ast.BitXor: "bit_xor", ast.LShift: "lshift", ast.RShift: "rshift",
+}
+CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
+UNARYOPS = {ast.USub: "neg", ast.UAdd: "pos", ast.Not: "bool_not", ast.Invert: "invert"}
+
+_COMPONENTS = {"x": 0, "y": 1, "z": 2, "w": 3}
+
+
+class ExpressionsMixin:
+    def eval(self, node):
+        """Translate an expression; Python constants come back as PyValue."""
+        self.scope.set_node(node)
+        fn = self.expr_table.get(type(node))
+        if fn is None:
+            raise self.scope.error(f"{type(node).__name__} expressions are not supported in kernels")
+        return fn(self, node)
+
+    def eval_var(self, node):
+        """Translate an expression that must produce a runtime value."""
+        return self.to_var(self.eval(node), node)
+
+    def to_var(self, value, node=None):
+        if isinstance(value, ir.Var):
+            return value
+        obj = value.obj
+        if isinstance(obj, py_builtins.bool):
+            return self.scope.const(obj, sc.bool_, literal=False)
+        if isinstance(obj, int):
+            return self.scope.const(obj, sc.int32, literal=True)
+        if isinstance(obj, float):
+            return self.scope.const(obj, sc.float32, literal=True)
+        if isinstance(obj, sc.Scalar):
+            return self.scope.const(obj.value, type(obj))
+        if isinstance(obj, comp.Composite):
+            return self.scope.const(obj.numpy_view().reshape(-1).tolist(), type(obj))
+        raise self.scope.error(f"{_describe(obj)} cannot be used as a value in a kernel", node)
+
+    # --- leaves -------------------------------------------------------------------------------
+    def eval_Constant(self, node):
+        if isinstance(node.value, (py_builtins.bool, int, float, str)):
+            return PyValue(node.value)
+        raise self.scope.error(f"constant {node.value!r} is not supported in kernels")
+
+    def eval_Name(self, node):
+        if node.id in self.scope.symbols:
+            return self.scope.symbols[node.id]
+        return PyValue(self.lookup_global(node.id, node))
+
+    def eval_Attribute(self, node):
+        base = self.eval(node.value)
+        if isinstance(base, PyValue):
+            try:
+                return PyValue(getattr(base.obj, node.attr))
+            except AttributeError:
+                raise self.scope.error(f"{_describe(base.obj)} has no attribute '{node.attr}'") from None
+        return self.attribute_of(base, node.attr)
+
+    def attribute_of(self, var, attr):
+        t = var.type
+        if isinstance(t, array) and attr == "shape":
+            return ("shape", var)
+        if hasattr(t, "_wp_struct_"):
+            ftype = t._wp_struct_.fields.get(attr)
+            if ftype is None:
+                raise self.scope.error(f"struct {t._wp_struct_.name} has no field '{attr}'")
+            out = self.scope.new_var(ftype)
+            self.scope.emit(ir.GetField(out=out, src=var, field=attr))
+            return out
+        if comp.is_composite(t) and t._kind_ == "transform" and attr in ("p", "q"):
+            name = "transform_get_translation" if attr == "p" else "transform_get_rotation"
+            return self.call_builtin(name, [var])
+        if comp.is_composite(t) and attr in _COMPONENTS and _COMPONENTS[attr] < t._length_:
+            return self.call_builtin("extract", [var, self.index_const(_COMPONENTS[attr])])
+        raise self.scope.error(f"a value of type {type_name(t)} has no attribute '{attr}'")
+
+    def index_const(self, i):
+        return self.scope.const(int(i), sc.int32)
+
+    # --- operators ------------------------------------------------------------------------------
+    def eval_BinOp(self, node):
+        op = BINOPS.get(type(node.op))
+        if op is None:
+            raise self.scope.error(f"operator {type(node.op).__name__} is not supported")
+        return self.binary(op, self.eval_var(node.left), self.eval_var(node.right))
+
+    def binary(self, op, a, b):
+        if op == "matmul":
+            if not (comp.is_matrix(a.type) or comp.is_matrix(b.type)):
+                raise self.scope.error(
+                    f"'@' needs a matrix operand, got {type_name(a.type)} @ {type_name(b.type)}")
+            op = "mul"
+        return self.call_builtin(op, [a, b])
+
+    def eval_UnaryOp(self, node):
+        v = self.eval(node.operand)
+        if isinstance(v, PyValue) and isinstance(v.obj, (int, float)) and \
+                isinstance(node.op, ast.USub) and not isinstance(v.obj, py_builtins.bool):
+            return PyValue(-v.obj)  # keep negative literals literal
+        return self.call_builtin(UNARYOPS[type(node.op)], [self.to_var(v, node)])
+
+    def eval_Compare(self, node):
+        left = self.eval_var(node.left)
+        result = None
+        for op, right_node in zip(node.ops, node.comparators):
+            name = CMPOPS.get(type(op))
+            if name is None:
+                raise self.scope.error(f"comparison {type(op).__name__} is not supported")
+            right = self.eval_var(right_node)
+            r = self.call_builtin(name, [left, right])
+            result = r if result is None else self.call_builtin("bool_and", [result, r])
+            left = right
+        return result
+
+    def eval_BoolOp(self, node):
+        """Short-circuit ``and``/``or``: later operands run only when they decide the result."""
+        out = self.scope.new_var(sc.bool_)
+        first = self.as_bool(self.eval_var(node.values[0]))
+        self.scope.emit(ir.Copy(dst=out, src=first))
+        self._short_circuit(out, node.values[1:], isinstance(node.op, ast.And))
+        return out
+
+    def _short_circuit(self, out, rest, is_and):
+        if not rest:
+            return
+        cond = out if is_and else self.call_builtin("bool_not", [out])
+        self.scope.push_block()
+        nxt = self.as_bool(self.eval_var(rest[0]))
+        self.scope.emit(ir.Copy(dst=out, src=nxt))
+        self._short_circuit(out, rest[1:], is_and)
+        body = self.scope.pop_block()
+        self.scope.emit(ir.If(cond=cond, body=body, orelse=ir.Block()))
+
+    def as_bool(self, v):
+        if v.type is sc.bool_:
+            return v
+        if sc.is_scalar(v.type):
+            return self.call_builtin("nonzero_bool", [v])
+        raise self.scope.error(f"a condition must be a scalar, got {type_name(v.type)}")
+
+    def eval_IfExp(self, node):
+        cond = self.as_bool(self.eval_var(node.test))
+        branches = []
+        for sub in (node.body, node.orelse):
+            self.scope.push_block()
+            v = self.eval_var(sub)
+            branches.append((v, self.scope.pop_block()))
+        (a, body), (b, orelse) = branches
+        a, b = self.unify_literals(a, b)
+        if a.type is not b.type and registry.type_name(a.type) != registry.type_name(b.type):
+            raise self.scope.error(
+                f"the branches of a conditional expression have different types: "
+                f"{type_name(a.type)} and {type_name(b.type)}")
+        out = self.scope.new_var(a.type)
+        body.stmts.append(ir.Copy(dst=out, src=a, lineno=self.scope.lineno))
+        orelse.stmts.append(ir.Copy(dst=out, src=b, lineno=self.scope.lineno))
+        self.scope.emit(ir.If(cond=cond, body=body, orelse=orelse))
+        return out
+
+    def unify_literals(self, a, b):
+        """Give a literal operand the type of the other operand when that is allowed."""
+        if a.literal and not b.literal:
+            a = self.retype_literal(a, b.type) or a
+        elif b.literal and not a.literal:
+            b = self.retype_literal(b, a.type) or b
+        return a, b
+
+    # --- subscripts -----------------------------------------------------------------------------
+    def eval_Subscript(self, node):
+        base = self.eval(node.value)
+        indices = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if isinstance(base, tuple) and base[0] == "shape":
+            return self.call_builtin("array_shape", [base[1], self.eval_var(indices[0])])
+        if isinstance(base, PyValue):
+            raise self.scope.error(f"cannot index {_describe(base.obj)} in a kernel")
+        idx = [self.eval_index(i) for i in indices]
+        t = base.type
+        if isinstance(t, array):
+            if len(idx) > t.ndim:
+                raise self.scope.error(
+                    f"too many indices ({len(idx)}) for an array of {t.ndim} dimensions")
+            return self.call_builtin("load" if len(idx) == t.ndim else "view", [base] + idx)
+        if comp.is_composite(t):
+            return self.call_builtin("extract", [base] + idx)
+        raise self.scope.error(f"a value of type {type_name(t)} cannot be indexed")
+
+    def eval_index(self, node):
+        if isinstance(node, ast.Slice):
+            raise self.scope.error("slices are not supported in kernels; index with integers")
+        v = self.eval_var(node)
+        if not sc.is_int(v.type):
+            raise self.scope.error(f"an index must be an integer, got {type_name(v.type)}", node)
+        return v
+
+    def eval_Tuple(self, node):
+        return tuple(self.eval(e) for e in node.elts)
+
+    def eval_Call(self, node):
+        return self.translate_call(node)
+
+    def retype_literal(self, v, target):
+        """A Const of ``target``'s scalar type replacing literal ``v``, or None if not allowed."""
+        s = registry.scalar_of(target)
+        if s is None or s is sc.bool_:
+            return None
+        if v.type is sc.float32 and not sc.is_float(s):
+            return None
+        if v.type is s:
+            return v
+        value = float(v.constant) if sc.is_float(s) else int(v.constant)
+        return self.scope.const(value, s)
+
+    def call_builtin(self, name, args, template=""):
+        """Emit a call of builtin ``name``; literals adopt the other arguments' scalar type."""
+        arg_types = [a.type for a in args]
+        try:
+            ov, ret = registry.resolve(name, arg_types)
+        except TypeMismatch as first_error:
+            args = self._retyped_args(args)
+            if args is None:
+                raise self.scope.error(str(first_error)) from None
+            try:
+                ov, ret = registry.resolve(name, [a.type for a in args])
+            except TypeMismatch:
+                raise self.scope.error(str(first_error)) from None
+        return self.emit_call(ov, ret, args, template)
+
+    def _retyped_args(self, args):
+        target = next((a.type for a in args if not a.literal and registry.scalar_of(a.type)
+                       not in (None, sc.bool_)), None)
+        if target is None or not any(a.literal for a in args):
+            return None
+        return [(self.retype_literal(a, target) or a) if a.literal else a for a in args]
+
+    def emit_call(self, ov, ret, args, template=""):
+        out = self.scope.new_var(ret) if ret is not None else None
+        if ov.template is not None:
+            template = ov.template([a.type for a in args], ret)
+        self.scope.emit(ir.Call(out=out, func=ov, args=args, template=template))
+        return out
+
+
+def _describe(obj):
+    if isinstance(obj, type):
+        return f"type {obj.__name__}"
+    return f"{type(obj).__name__} {getattr(obj, '__name__', repr(obj))!s}"
+
+
+EXPR_TABLE = {
+    ast.Constant: ExpressionsMixin.eval_Constant,
+    ast.Name: ExpressionsMixin.eval_Name,
+    ast.Attribute: ExpressionsMixin.eval_Attribute,
+    ast.BinOp: ExpressionsMixin.eval_BinOp,
+    ast.UnaryOp: ExpressionsMixin.eval_UnaryOp,
+    ast.Compare: ExpressionsMixin.eval_Compare,
+    ast.BoolOp: ExpressionsMixin.eval_BoolOp,
+    ast.IfExp: ExpressionsMixin.eval_IfExp,
+    ast.Subscript: ExpressionsMixin.eval_Subscript,
+    ast.Tuple: ExpressionsMixin.eval_Tuple,
+    ast.Call: ExpressionsMixin.eval_Call,
+}

@@ -1,0 +1,196 @@
+"""``@wp.kernel``, ``@wp.func`` and the objects they make."""
+
+import hashlib
+
+from ..types import composite as comp
+from ..types import scalars as sc
+from ..types.array import array
+from .errors import CodegenError, TypeMismatch
+from .registry import type_name
+from .source import source_of
+
+
+def canonical_type(t):
+    """Normalise an annotation: Python scalars -> wp scalars, ``array`` annotations as is."""
+    t = sc.canonical_scalar(t)
+    if t is array:
+        return array(dtype=sc.float32)
+    return t
+
+
+def type_key(t):
+    if isinstance(t, array):
+        return ("array", type_key(t.dtype), t.ndim)
+    if hasattr(t, "_wp_struct_"):
+        return ("struct", t._wp_struct_.cpp_name)
+    return getattr(t, "_cpp", None) or getattr(t, "__name__", repr(t))
+
+
+def is_concrete(t):
+    return isinstance(t, array) or sc.is_scalar(t) or comp.is_composite(t) or hasattr(t, "_wp_struct_")
+
+
+def annotations_of(func, src, kind):
+    """Parameter name -> canonical type, in declaration order (None where unannotated)."""
+    ann = getattr(func, "__annotations__", {})
+    out = {}
+    for a in src.tree.args.args:
+        t = ann.get(a.arg)
+        if t is None and kind == "kernel":
+            raise CodegenError(f"kernel parameter '{a.arg}' needs a type annotation",
+                               src.filename, src.first_line + a.lineno - 1, a.col_offset,
+                               src.lines[a.lineno - 1], src.name)
+        out[a.arg] = canonical_type(t) if t is not None else None
+    return out
+
+
+def _hash(*parts):
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(repr(p).encode())
+        h.update(b"\0")
+    return h.hexdigest()[:8]
+
+
+class FuncOverload:
+    """One concrete signature of a @wp.func: translated on demand, cached."""
+
+    def __init__(self, function, arg_types, src, py_func):
+        self.function = function
+        self.arg_types = arg_types
+        self.src, self.py_func = src, py_func
+        self.name = function.key
+        self.cpp = f"{function.key}_{_hash(src.text, [type_key(t) for t in arg_types.values()])}"
+        self._ir = None
+        self.differentiable = True
+
+    @property
+    def ir(self):
+        if self._ir is None:
+            from .translator import Translator
+            tr = Translator(self.src, self.py_func.__globals__, self.function.max_unroll())
+            self._ir = tr.translate(self.cpp, self.arg_types, is_kernel=False)
+        return self._ir
+
+    def return_types(self):
+        return self.ir.return_types
+
+    def signature(self):
+        return f"{self.name}({', '.join(f'{k}: {type_name(v)}' for k, v in self.arg_types.items())})"
+
+
+class Function:
+    """A user function callable from kernels (``@wp.func``); overloads by argument types."""
+
+    _wp_function_ = True
+
+    def __init__(self, func, module_name):
+        self.func = func
+        self.key = func.__name__
+        self.module_name = module_name
+        self.src = source_of(func)
+        self.overloads = []
+        self.generic_instances = {}
+        self.__doc__ = func.__doc__
+        self.__name__ = func.__name__
+        self.add_overload(func, self.src)
+
+    def add_overload(self, func, src):
+        types = annotations_of(func, src, "func")
+        if all(is_concrete(t) for t in types.values()):
+            key = [type_key(t) for t in types.values()]
+            self.overloads = [o for o in self.overloads if [type_key(t) for t in o.arg_types.values()] != key]
+            self.overloads.append(FuncOverload(self, types, src, func))
+        else:
+            self.generic_py, self.generic_src = func, src
+        self.generic_instances.clear()
+
+    def max_unroll(self):
+        from ..config import config
+        return config.max_unroll
+
+    def __call__(self, *args):
+        """In Python scope a @wp.func is an ordinary Python function."""
+        return self.func(*args)
+
+    def resolve_overload(self, args, retype_literal):
+        types = [a.type for a in args]
+        for ov in self.overloads:
+            if self._fits(ov, types):
+                return ov, args
+        for ov in self.overloads:
+            retyped = self._retype(ov, args, retype_literal)
+            if retyped is not None:
+                return ov, retyped
+        if hasattr(self, "generic_py"):
+            return self._instantiate(types), args
+        cands = "\n".join("  " + o.signature() for o in self.overloads)
+        got = ", ".join(type_name(t) for t in types)
+        raise TypeMismatch(f"no overload of {self.key}() accepts ({got}); candidates:\n{cands}")
+
+    @staticmethod
+    def _fits(ov, types):
+        expected = list(ov.arg_types.values())
+        return len(expected) == len(types) and all(type_key(a) == type_key(b) for a, b in zip(expected, types))
+
+    def _retype(self, ov, args, retype_literal):
+        expected = list(ov.arg_types.values())
+        if len(expected) != len(args):
+            return None
+        out = []
+        for a, t in zip(args, expected):
+            if a.literal and type_key(a.type) != type_key(t):
+                a = retype_literal(a, t) if sc.is_scalar(t) else None
+            if a is None or type_key(a.type) != type_key(t):
+                return None
+            out.append(a)
+        return out
+
+    def _instantiate(self, types):
+        """A generic function (some parameters unannotated) specialised for ``types``."""
+        key = tuple(type_key(t) for t in types)
+        ov = self.generic_instances.get(key)
+        if ov is None:
+            names = [a.arg for a in self.generic_src.tree.args.args]
+            if len(names) != len(types):
+                raise TypeMismatch(f"{self.key}() takes {len(names)} arguments, got {len(types)}")
+            ov = FuncOverload(self, dict(zip(names, types)), self.generic_src, self.generic_py)
+            self.generic_instances[key] = ov
+        return ov
+
+
+class Kernel:
+    """A function compiled for launch over a grid (``@wp.kernel``)."""
+
+    def __init__(self, func, module, enable_backward=None):
+        self.func = func
+        self.key = func.__name__
+        self.module = module
+        self.src = source_of(func)
+        self.arg_types = annotations_of(func, self.src, "kernel")
+        for name, t in self.arg_types.items():
+            if not is_concrete(t):
+                raise CodegenError(f"kernel parameter '{name}' has unsupported type {t!r}",
+                                   self.src.filename, self.src.first_line, None, None, self.key)
+        self.cpp = f"{self.key}_{_hash(self.src.text, [type_key(t) for t in self.arg_types.values()])}"
+        self.enable_backward = enable_backward
+        self.__doc__ = func.__doc__
+        self.__name__ = func.__name__
+        module.add_kernel(self)
+        self._ir = None
+
+    @property
+    def ir(self):
+        if self._ir is None:
+            from ..config import config
+            from .translator import Translator
+            tr = Translator(self.src, self.func.__globals__, config.max_unroll)
+            self._ir = tr.translate(self.cpp, self.arg_types, is_kernel=True)
+        return self._ir
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"kernel {self.key} is launched with wp.launch({self.key}, dim=..., "
+                        "inputs=[...]), not called")
+
+    def __repr__(self):
+        return f"<wp.kernel {self.key}>"

@@ -1,0 +1,149 @@
+"""Calls the translator handles itself: tid, print/printf, anonymous composite constructors."""
+
+import ast
+
+from ..types import composite as comp
+from ..types import scalars as sc
+from . import ir
+from .registry import Overload, type_name
+from .scope import PyValue
+
+_PRINTF_SPEC = {"int": {8: "%lld"}, "uint": {8: "%llu"}}
+
+
+def _const_kw(tr, kwargs, name, default=None):
+    node = kwargs.get(name)
+    if node is None:
+        return default
+    v = tr.eval(node)
+    if not isinstance(v, PyValue):
+        raise tr.scope.error(f"'{name}=' must be a compile-time constant", node)
+    return v.obj
+
+
+def tid(tr, obj, node, kwargs):
+    if node.args or kwargs:
+        raise tr.scope.error("wp.tid() takes no arguments")
+    tr.tid_arity = max(tr.tid_arity, 1)
+    return tr.call_builtin("tid", [])
+
+
+def tid_tuple(tr, count):
+    """``i, j = wp.tid()``: one index per launch dimension."""
+    tr.tid_arity = max(tr.tid_arity, count)
+    return tuple(tr.call_builtin("tid_nd", [tr.index_const(k), tr.index_const(count)])
+                 for k in range(count))
+
+
+def vector(tr, obj, node, kwargs):
+    args = tr.args_of(node)
+    dtype = sc.canonical_scalar(_const_kw(tr, kwargs, "dtype"))
+    length = _const_kw(tr, kwargs, "length")
+    dtype = dtype or _scalar_from_args(tr, args) or sc.float32
+    length = length or (len(args) if len(args) > 1 else None)
+    if len(args) == 1 and comp.is_vector(args[0].type):
+        length = length or args[0].type._length_
+    if length is None:
+        raise tr.scope.error("wp.vector() needs length= or several components")
+    return tr.construct(comp.vector(length, dtype), args)
+
+
+def matrix(tr, obj, node, kwargs):
+    args = tr.args_of(node)
+    shape = _const_kw(tr, kwargs, "shape")
+    dtype = sc.canonical_scalar(_const_kw(tr, kwargs, "dtype")) or _scalar_from_args(tr, args) \
+        or sc.float32
+    if shape is None:
+        raise tr.scope.error("wp.matrix() needs shape=(rows, cols)")
+    return tr.construct(comp.matrix(shape, dtype), args)
+
+
+def quaternion(tr, obj, node, kwargs):
+    args = tr.args_of(node)
+    dtype = sc.canonical_scalar(_const_kw(tr, kwargs, "dtype")) or _scalar_from_args(tr, args) \
+        or sc.float32
+    return tr.construct(comp.quaternion(dtype), args)
+
+
+def _typed_identity(kind):
+    """``wp.identity(n=, dtype=)``, ``wp.quat_identity(dtype=)``, ``wp.transform_identity(dtype=)``."""
+    def handler(tr, obj, node, kwargs):
+        dtype = sc.canonical_scalar(_const_kw(tr, kwargs, "dtype", sc.float32))
+        if kind == "identity":
+            n = _const_kw(tr, kwargs, "n")
+            if n is None and node.args:
+                n = tr.eval(node.args[0])
+                n = n.obj if isinstance(n, PyValue) else None
+            if not isinstance(n, int):
+                raise tr.scope.error("wp.identity() needs n= as a compile-time integer")
+            t, tmpl = comp.matrix((n, n), dtype), f"<{n}, {dtype._cpp}>"
+        else:
+            make = comp.quaternion if kind == "quat_identity" else comp.transformation
+            t, tmpl = make(dtype), f"<{dtype._cpp}>"
+        ov = Overload(name=kind, input_types={}, value_func=None, cpp=kind,
+                      differentiable=False, template=lambda ts, ret: tmpl)
+        return tr.emit_call(ov, t, [])
+    return handler
+
+
+def _scalar_from_args(tr, args):
+    for a in args:
+        if not a.literal:
+            s = comp.is_composite(a.type) and a.type._wp_scalar_type_ or \
+                (a.type if sc.is_scalar(a.type) else None)
+            if s:
+                return s
+    return None
+
+
+# --- printing ------------------------------------------------------------------------------------
+def printf(tr, obj, node, kwargs):
+    if not node.args or not isinstance(node.args[0], ast.Constant) or \
+            not isinstance(node.args[0].value, str):
+        raise tr.scope.error("wp.printf() needs a string literal format as its first argument")
+    args = [tr.eval_var(a) for a in node.args[1:]]
+    tr.scope.emit(ir.Print(fmt=node.args[0].value, args=args))
+
+
+def emit_print(tr, node):
+    """``print(a, b, ...)``: one printf call per statement, so threads' lines never interleave."""
+    parts, args = [], []
+    for a in node.args:
+        v = tr.eval(a)
+        if isinstance(v, PyValue) and isinstance(v.obj, str):
+            parts.append(v.obj.replace("%", "%%"))
+            continue
+        v = tr.to_var(v, a)
+        parts.append(format_of(tr, v.type))
+        args.append(v)
+    tr.scope.emit(ir.Print(fmt=" ".join(parts) + "\n", args=args))
+
+
+def format_of(tr, t):
+    if sc.is_scalar(t):
+        if t is sc.bool_:
+            return "%d"
+        if sc.is_float(t):
+            return "%g"
+        return _PRINTF_SPEC.get(t._kind, {}).get(t.size, "%d" if t._kind == "int" else "%u")
+    if comp.is_composite(t):
+        inner = format_of(tr, t._wp_scalar_type_)
+        if comp.is_matrix(t):
+            row = "[" + " ".join([inner] * t._shape_[1]) + "]"
+            return "[" + ",\n ".join([row] * t._shape_[0]) + "]"
+        return "[" + " ".join([inner] * t._length_) + "]"
+    if hasattr(t, "_wp_struct_"):
+        raise tr.scope.error(f"print() of struct {t.__name__}: print its fields instead")
+    raise tr.scope.error(f"print() does not support values of type {type_name(t)}")
+
+
+INTRINSICS = {
+    "tid": tid,
+    "printf": printf,
+    "vector": vector,
+    "matrix": matrix,
+    "quaternion": quaternion,
+    "identity": _typed_identity("identity"),
+    "quat_identity": _typed_identity("quat_identity"),
+    "transform_identity": _typed_identity("transform_identity"),
+}

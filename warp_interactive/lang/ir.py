@@ -1,0 +1,145 @@
+"""The typed IR the translator produces and codegen consumes.
+
+A function body is a tree of blocks of statements over SSA-style variables. Every expression
+result is a fresh ``Var``; a user variable reassigned in a dynamic loop is written back with a
+``Copy`` (the loop's state), and after an ``if`` a variable assigned on the branches is joined
+with a ``Select``. All variables are declared at the top of the generated function, so any
+statement may assign any variable.
+"""
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+
+@dataclass(eq=False)
+class Var:
+    id: int
+    type: object
+    name: Optional[str] = None       # the user's name, for readable C++
+    constant: object = None          # a folded literal value, if known at build time
+    literal: bool = False            # an untyped literal: may adopt a compatible scalar type
+    is_param: bool = False           # a kernel/function parameter (named param_<name> in C++)
+    by_ref: bool = False             # a func out-parameter (multi-value return)
+
+    @property
+    def label(self):
+        if self.is_param:
+            return f"var_{self.name}"
+        return f"var_{self.id}"
+
+    @property
+    def adj(self):
+        if self.is_param:
+            return f"adj_{self.name}"
+        return f"adj_{self.id}"
+
+
+@dataclass
+class Stmt:
+    lineno: int = 0
+
+
+@dataclass
+class Call(Stmt):
+    out: Optional[Var] = None
+    func: object = None              # registry Overload or a user Function overload
+    args: list = field(default_factory=list)
+    template: str = ""               # C++ template arguments, e.g. "<3, float>"
+
+
+@dataclass
+class Const(Stmt):
+    out: Var = None
+    value: object = None
+
+
+@dataclass
+class Copy(Stmt):
+    dst: Var = None
+    src: Var = None
+
+
+@dataclass
+class Select(Stmt):
+    out: Var = None
+    cond: Var = None
+    if_true: Var = None
+    if_false: Var = None
+
+
+@dataclass
+class GetField(Stmt):
+    out: Var = None
+    src: Var = None
+    field: str = ""
+
+
+@dataclass
+class SetField(Stmt):
+    out: Var = None                  # a copy of src with one field replaced
+    src: Var = None
+    field: str = ""
+    value: Var = None
+
+
+@dataclass
+class Block:
+    stmts: list = field(default_factory=list)
+
+
+@dataclass
+class If(Stmt):
+    cond: Var = None
+    body: Block = None
+    orelse: Block = None
+
+
+@dataclass
+class ForRange(Stmt):
+    var: Var = None                  # the loop index (int32)
+    start: Var = None
+    stop: Var = None
+    step: Var = None
+    body: Block = None
+
+
+@dataclass
+class While(Stmt):
+    cond_block: Block = None         # recomputes cond each iteration
+    cond: Var = None
+    body: Block = None
+
+
+@dataclass
+class Break(Stmt):
+    pass
+
+
+@dataclass
+class Continue(Stmt):
+    pass
+
+
+@dataclass
+class Return(Stmt):
+    values: list = field(default_factory=list)
+
+
+@dataclass
+class Print(Stmt):
+    fmt: str = ""                    # printf format
+    args: list = field(default_factory=list)
+
+
+@dataclass
+class FunctionIR:
+    name: str                        # C++ name (mangled)
+    params: list                     # Vars with is_param=True
+    body: Block
+    vars: list                       # every non-param Var, in creation order
+    return_types: list               # [] for none
+    is_kernel: bool
+    filename: str = ""
+    tid_arity: int = 0
+    calls: list = field(default_factory=list)   # user Function overloads this one calls
+    structs: list = field(default_factory=list)  # struct types it uses

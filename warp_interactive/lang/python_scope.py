@@ -1,0 +1,73 @@
+"""Builtins called in Python scope (outside kernels)."""
+
+import numpy as np
+
+from ..types import composite as comp
+from ..types import scalars as sc
+
+
+def _dtype_of(args, kwargs):
+    dt = kwargs.get("dtype")
+    if dt is not None:
+        return sc.canonical_scalar(dt)
+    for a in args:
+        if isinstance(a, comp.Composite):
+            return a._wp_scalar_type_
+        if isinstance(a, sc.Scalar):
+            return type(a)
+    return sc.float32
+
+
+def _vector(args, kwargs):
+    dtype = _dtype_of(args, kwargs)
+    flat = np.concatenate([np.asarray(a.value if isinstance(a, sc.Scalar) else a, dtype=float).reshape(-1)
+                           for a in args]) if args else np.zeros(0)
+    length = kwargs.get("length") or flat.size
+    t = comp.vector(length, dtype)
+    return t(flat[0]) if flat.size == 1 and length > 1 else (t(flat) if flat.size else t())
+
+
+def _matrix(args, kwargs):
+    dtype = _dtype_of(args, kwargs)
+    shape = kwargs.get("shape")
+    if shape is None:
+        raise TypeError("wp.matrix() needs shape=(rows, cols)")
+    t = comp.matrix(shape, dtype)
+    if not args:
+        return t()
+    flat = np.concatenate([np.asarray(a.value if isinstance(a, sc.Scalar) else a, dtype=float).reshape(-1)
+                           for a in args])
+    return t(flat[0]) if flat.size == 1 else t(flat)
+
+
+def _quaternion(args, kwargs):
+    t = comp.quaternion(_dtype_of(args, kwargs))
+    return t(*args) if args else t()
+
+
+def _identity(args, kwargs):
+    n = kwargs.get("n", args[0] if args else None)
+    t = comp.matrix((n, n), _dtype_of((), kwargs))
+    return t(np.eye(n))
+
+
+def _quat_identity(args, kwargs):
+    return comp.quaternion(_dtype_of((), kwargs))(0.0, 0.0, 0.0, 1.0)
+
+
+def _transform_identity(args, kwargs):
+    return comp.transformation(_dtype_of((), kwargs))(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0)
+
+
+PYTHON_IMPLS = {
+    "vector": _vector, "matrix": _matrix, "quaternion": _quaternion, "identity": _identity,
+    "quat_identity": _quat_identity, "transform_identity": _transform_identity,
+}
+
+
+def call_in_python(key, args, kwargs):
+    impl = PYTHON_IMPLS.get(key)
+    if impl is not None:
+        return impl(args, kwargs)
+    from .native_eval import evaluate
+    return evaluate(key, args, kwargs)

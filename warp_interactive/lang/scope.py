@@ -1,0 +1,125 @@
+"""Translation state: variables, the block being filled, symbol bindings, loop context."""
+
+import ast
+
+from . import ir
+from .errors import CodegenError
+
+
+class PyValue:
+    """A compile-time Python object met in kernel code (a module, a type, a constant...)."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+
+class Scope:
+    """What the translator tracks while walking one function body."""
+
+    def __init__(self, filename, source_lines, first_line, func_name):
+        self.filename, self.source_lines = filename, source_lines
+        self.first_line, self.func_name = first_line, func_name
+        self.vars = []
+        self.symbols = {}
+        self.blocks = [ir.Block()]
+        self.loop_carried = []      # stack of name sets: names defined before each dynamic loop
+        self.lineno = first_line
+        self.node = None
+
+    # --- variables and statements ---------------------------------------------------------
+    def new_var(self, type_, name=None, literal=False, constant=None):
+        v = ir.Var(id=len(self.vars), type=type_, name=name, literal=literal, constant=constant)
+        self.vars.append(v)
+        return v
+
+    def emit(self, stmt):
+        stmt.lineno = self.lineno
+        self.blocks[-1].stmts.append(stmt)
+        return stmt
+
+    def const(self, value, type_, literal=False):
+        v = self.new_var(type_, literal=literal, constant=value)
+        self.emit(ir.Const(out=v, value=value))
+        return v
+
+    def push_block(self):
+        self.blocks.append(ir.Block())
+
+    def pop_block(self):
+        return self.blocks.pop()
+
+    # --- errors ---------------------------------------------------------------------------
+    def error(self, msg, node=None):
+        node = node or self.node
+        lineno = getattr(node, "lineno", None)
+        col = getattr(node, "col_offset", None)
+        line_text = None
+        abs_line = None
+        if lineno is not None:
+            abs_line = lineno + self.first_line - 1
+            idx = lineno - 1
+            if 0 <= idx < len(self.source_lines):
+                line_text = self.source_lines[idx]
+        return CodegenError(msg, self.filename, abs_line, col, line_text, self.func_name)
+
+    def set_node(self, node):
+        self.node = node
+        if hasattr(node, "lineno"):
+            self.lineno = node.lineno + self.first_line - 1
+
+    # --- name binding ---------------------------------------------------------------------
+    def in_loop_carried(self, name):
+        return any(name in s for s in self.loop_carried)
+
+    def bind(self, name, value):
+        """Bind a user name: a loop-carried variable is written back, others rebound (SSA)."""
+        existing = self.symbols.get(name)
+        if isinstance(existing, ir.Var) and self.in_loop_carried(name):
+            if isinstance(value, ir.Var) and value.type is not existing.type and \
+                    _type_key(value.type) != _type_key(existing.type):
+                raise self.error(
+                    f"variable '{name}' changes type inside a loop, from {_tn(existing.type)} "
+                    f"to {_tn(value.type)}; cast explicitly")
+            self.emit(ir.Copy(dst=existing, src=value))
+            return existing
+        if isinstance(value, ir.Var):
+            if value.literal or value.name is not None or value.is_param:
+                # a literal becomes a typed variable; a named value is copied so that a later
+                # write to one name never changes the other
+                fresh = self.new_var(value.type, name=name)
+                self.emit(ir.Copy(dst=fresh, src=value))
+                value = fresh
+            else:
+                value.name = name
+        self.symbols[name] = value
+        return value
+
+
+def _type_key(t):
+    return t.type_key() if hasattr(t, "type_key") else t
+
+
+def _tn(t):
+    from .registry import type_name
+    return type_name(t)
+
+
+def contains_break(body):
+    """True if a loop body breaks or continues at its own level (nested loops excluded)."""
+    for stmt in body:
+        for node in _walk_same_loop(stmt):
+            if isinstance(node, (ast.Break, ast.Continue)):
+                return True
+    return False
+
+
+def _walk_same_loop(node):
+    yield node
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.For, ast.While, ast.FunctionDef)):
+            continue
+        yield from _walk_same_loop(child)
+
+

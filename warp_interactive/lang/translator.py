@@ -1,0 +1,332 @@
+"""Statement translation: a Python function's AST -> ``ir.FunctionIR``."""
+
+import ast
+import builtins as py_builtins
+
+from ..types import composite as comp
+from ..types import scalars as sc
+from ..types.array import array
+from . import intrinsics, ir
+from .calls import CallsMixin
+from .expressions import BINOPS, EXPR_TABLE, ExpressionsMixin
+from .registry import type_name
+from .scope import PyValue, Scope, contains_break
+
+
+class Translator(ExpressionsMixin, CallsMixin):
+    expr_table = EXPR_TABLE
+    intrinsics = intrinsics.INTRINSICS
+
+    def __init__(self, source_info, py_globals, max_unroll=16):
+        self.src = source_info
+        self.py_globals = py_globals
+        self.max_unroll = max_unroll
+        self.scope = Scope(source_info.filename, source_info.lines, source_info.first_line,
+                           source_info.name)
+        self.calls = []
+        self.tid_arity = 0
+        self.return_types = None
+
+    # --- entry point ------------------------------------------------------------------------------
+    def translate(self, cpp_name, param_types, is_kernel):
+        fn = self.src.tree
+        params = []
+        for (name, t) in param_types.items():
+            v = ir.Var(id=-1, type=t, name=name, is_param=True)
+            params.append(v)
+            self.scope.symbols[name] = v
+        self.is_kernel = is_kernel
+        for stmt in fn.body:
+            self.stmt(stmt)
+        body = self.scope.pop_block()
+        return ir.FunctionIR(
+            name=cpp_name, params=params, body=body, vars=self.scope.vars,
+            return_types=list(self.return_types or []), is_kernel=is_kernel,
+            filename=self.src.filename, tid_arity=self.tid_arity, calls=self.calls)
+
+    def lookup_global(self, name, node):
+        if name in self.src.closure:
+            return self.src.closure[name]
+        if name in self.py_globals:
+            return self.py_globals[name]
+        if hasattr(py_builtins, name):
+            return getattr(py_builtins, name)
+        raise self.scope.error(f"name '{name}' is not defined", node)
+
+    def emit_print(self, node):
+        intrinsics.emit_print(self, node)
+
+    # --- statements -------------------------------------------------------------------------------
+    def stmt(self, node):
+        self.scope.set_node(node)
+        fn = STMT_TABLE.get(type(node))
+        if fn is None:
+            raise self.scope.error(f"{type(node).__name__} statements are not supported in kernels")
+        fn(self, node)
+
+    def stmts(self, nodes):
+        for n in nodes:
+            self.stmt(n)
+
+    def s_Pass(self, node):
+        pass
+
+    def s_Expr(self, node):
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return  # a docstring
+        self.eval(node.value)
+
+    def s_Assign(self, node):
+        if len(node.targets) != 1:
+            raise self.scope.error("chained assignment (a = b = c) is not supported")
+        target = node.targets[0]
+        if isinstance(target, ast.Tuple):
+            return self.assign_tuple(target, node.value)
+        self.assign_to(target, self.eval(node.value), node.value)
+
+    def s_AnnAssign(self, node):
+        if node.value is None:
+            raise self.scope.error("a variable annotation needs a value")
+        self.assign_to(node.target, self.eval(node.value), node.value)
+
+    def assign_tuple(self, target, value_node):
+        n = len(target.elts)
+        if isinstance(value_node, ast.Call) and self._is_tid(value_node):
+            values = intrinsics.tid_tuple(self, n) if n > 1 else (self.eval(value_node),)
+        else:
+            values = self.eval(value_node)
+        if not isinstance(values, tuple) or len(values) != n:
+            got = len(values) if isinstance(values, tuple) else 1
+            raise self.scope.error(f"cannot unpack {got} value(s) into {n} names")
+        for t, v in zip(target.elts, values):
+            self.assign_to(t, v, value_node)
+
+    def _is_tid(self, call):
+        f = self.eval(call.func)
+        return isinstance(f, PyValue) and getattr(f.obj, "key", None) == "tid"
+
+    def assign_to(self, target, value, value_node):
+        if isinstance(target, ast.Name):
+            self.scope.bind(target.id, self.to_var(value, value_node))
+        elif isinstance(target, ast.Subscript):
+            self.assign_subscript(target, self.to_var(value, value_node))
+        elif isinstance(target, ast.Attribute):
+            self.assign_attribute(target, self.to_var(value, value_node))
+        else:
+            raise self.scope.error(f"cannot assign to {type(target).__name__}")
+
+    def assign_subscript(self, target, value, op=None):
+        base = self.eval(target.value)
+        indices = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
+        idx = [self.eval_index(i) for i in indices]
+        if isinstance(base, ir.Var) and isinstance(base.type, array):
+            return self.store(base, idx, value, op)
+        if isinstance(base, ir.Var) and comp.is_composite(base.type) and isinstance(target.value, ast.Name):
+            if op is not None:
+                value = self.binary(op, self.call_builtin("extract", [base] + idx), value)
+            new = self.call_builtin("assign", [base] + idx + [value])
+            self.scope.bind(target.value.id, new)
+            return
+        raise self.scope.error("only arrays and vector/matrix variables accept item assignment")
+
+    def store(self, arr, idx, value, op):
+        t = arr.type
+        if len(idx) != t.ndim:
+            raise self.scope.error(
+                f"storing into an array of {t.ndim} dimensions needs {t.ndim} indices, got {len(idx)}")
+        if op in ("add", "sub"):
+            self.call_builtin("atomic_" + op, [arr] + idx + [value])
+        elif op is not None:
+            current = self.call_builtin("load", [arr] + idx)
+            self.call_builtin("array_store", [arr] + idx + [self.binary(op, current, value)])
+        else:
+            self.call_builtin("array_store", [arr] + idx + [value])
+
+    def assign_attribute(self, target, value, op=None):
+        base = self.eval(target.value)
+        if not isinstance(base, ir.Var) or not isinstance(target.value, ast.Name):
+            raise self.scope.error("only attributes of local variables can be assigned")
+        t, attr = base.type, target.attr
+        if op is not None:
+            value = self.binary(op, self.attribute_of(base, attr), value)
+        if hasattr(t, "_wp_struct_"):
+            ftype = t._wp_struct_.fields.get(attr)
+            if ftype is None:
+                raise self.scope.error(f"struct {t._wp_struct_.name} has no field '{attr}'")
+            if value.literal:
+                value = self.retype_literal(value, ftype) or value
+            if value.type is not ftype and type_name(value.type) != type_name(ftype):
+                raise self.scope.error(
+                    f"field {attr} has type {type_name(ftype)}, got {type_name(value.type)}")
+            out = self.scope.new_var(t)
+            self.scope.emit(ir.SetField(out=out, src=base, field=attr, value=value))
+        elif comp.is_composite(t) and attr in "xyzw" and "xyzw".index(attr) < t._length_:
+            out = self.call_builtin("assign", [base, self.index_const("xyzw".index(attr)), value])
+        else:
+            raise self.scope.error(f"cannot assign attribute '{attr}' of {type_name(t)}")
+        self.scope.bind(target.value.id, out)
+
+    def s_AugAssign(self, node):
+        op = BINOPS.get(type(node.op))
+        if op is None:
+            raise self.scope.error(f"operator {type(node.op).__name__}= is not supported")
+        value = self.eval_var(node.value)
+        target = node.target
+        if isinstance(target, ast.Subscript):
+            return self.assign_subscript(target, value, op)
+        if isinstance(target, ast.Attribute):
+            return self.assign_attribute(target, value, op)
+        current = self.eval_var(target)
+        self.scope.bind(target.id, self.binary(op, current, value))
+
+    # --- control flow -----------------------------------------------------------------------------
+    def s_If(self, node):
+        cond = self.as_bool(self.eval_var(node.test))
+        before = dict(self.scope.symbols)
+        body, after_body = self._branch(node.body, before)
+        orelse, after_else = self._branch(node.orelse, before)
+        self.scope.symbols = dict(before)
+        self.scope.emit(ir.If(cond=cond, body=body, orelse=orelse))
+        self._join(cond, before, after_body, after_else)
+
+    def _branch(self, nodes, before):
+        self.scope.symbols = dict(before)
+        self.scope.push_block()
+        self.stmts(nodes)
+        return self.scope.pop_block(), self.scope.symbols
+
+    def _join(self, cond, before, a, b):
+        """After an if: a name bound differently on the two paths gets a Select (SSA join)."""
+        for name in dict.fromkeys(list(a) + list(b)):
+            va, vb = a.get(name, before.get(name)), b.get(name, before.get(name))
+            if va is vb:
+                self.scope.symbols[name] = va
+            elif va is None or vb is None:
+                self.scope.symbols[name] = va or vb  # defined on one path only
+            elif isinstance(va, ir.Var) and isinstance(vb, ir.Var):
+                if type_name(va.type) != type_name(vb.type):
+                    raise self.scope.error(
+                        f"variable '{name}' has type {type_name(va.type)} on one branch and "
+                        f"{type_name(vb.type)} on the other")
+                out = self.scope.new_var(va.type, name=name)
+                self.scope.emit(ir.Select(out=out, cond=cond, if_true=va, if_false=vb))
+                self.scope.symbols[name] = out
+            else:
+                self.scope.symbols[name] = va
+
+    def s_For(self, node):
+        if node.orelse:
+            raise self.scope.error("for ... else is not supported")
+        if not isinstance(node.target, ast.Name):
+            raise self.scope.error("a for loop needs a single loop variable")
+        it = node.iter
+        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
+            raise self.scope.error("for loops iterate over range(...) only")
+        if not 1 <= len(it.args) <= 3:
+            raise self.scope.error("range() takes 1 to 3 arguments")
+        consts = [self._static_int(a) for a in it.args]
+        if all(c is not None for c in consts):
+            values = range(*consts)
+            if len(values) <= self.max_unroll and not contains_break(node.body):
+                return self._unrolled(node, values)
+        self._dynamic_for(node, it.args)
+
+    def _static_int(self, node):
+        v = self.eval(node) if not isinstance(node, ast.Call) else None
+        if isinstance(v, PyValue) and isinstance(v.obj, int) and not isinstance(v.obj, py_builtins.bool):
+            return v.obj
+        return None
+
+    def _unrolled(self, node, values):
+        for i in values:
+            self.scope.symbols[node.target.id] = self.scope.const(i, sc.int32)
+            self.scope.set_node(node)
+            self.stmts(node.body)
+
+    def _dynamic_for(self, node, arg_nodes):
+        args = [self.eval_var(a) for a in arg_nodes]
+        args = [self.retype_literal(a, sc.int32) if a.literal else a for a in args]
+        if any(not sc.is_int(a.type) for a in args):
+            raise self.scope.error("range() arguments must be integers")
+        if len(args) == 1:
+            args = [self.scope.const(0, args[0].type)] + args
+        if len(args) == 2:
+            args.append(self.scope.const(1, args[0].type))
+        loop_var = self.scope.new_var(args[0].type, name=node.target.id)
+        self._loop_body(node.body, lambda body: ir.ForRange(
+            var=loop_var, start=args[0], stop=args[1], step=args[2], body=body),
+            pre=lambda: self.scope.symbols.__setitem__(node.target.id, loop_var))
+
+    def s_While(self, node):
+        if node.orelse:
+            raise self.scope.error("while ... else is not supported")
+        state = {}
+
+        def pre():
+            self.scope.push_block()
+            state["cond"] = self.as_bool(self.eval_var(node.test))
+            state["block"] = self.scope.pop_block()
+        self._loop_body(node.body, lambda body: ir.While(
+            cond_block=state["block"], cond=state["cond"], body=body), pre=pre)
+
+    def _loop_body(self, body_nodes, make, pre):
+        """Translate a dynamic loop: names defined before it are loop-carried (written back)."""
+        self.scope.loop_carried.append(set(self.scope.symbols))
+        before = dict(self.scope.symbols)
+        pre()
+        self.scope.push_block()
+        self.stmts(body_nodes)
+        body = self.scope.pop_block()
+        self.scope.loop_carried.pop()
+        # names first bound inside the loop stay visible after it (as in Python)
+        inner = self.scope.symbols
+        self.scope.symbols = dict(before)
+        for k, v in inner.items():
+            self.scope.symbols.setdefault(k, v)
+        self.scope.emit(make(body))
+
+    def s_Break(self, node):
+        self.scope.emit(ir.Break())
+
+    def s_Continue(self, node):
+        self.scope.emit(ir.Continue())
+
+    def s_Return(self, node):
+        if self.is_kernel:
+            if node.value is not None:
+                raise self.scope.error("kernels cannot return a value")
+            self.scope.emit(ir.Return(values=[]))
+            return
+        value = self.eval(node.value) if node.value is not None else ()
+        values = value if isinstance(value, tuple) else (value,)
+        values = [self.to_var(v, node.value) for v in values]
+        values = self._check_return_types(values)
+        self.scope.emit(ir.Return(values=values))
+
+    def _check_return_types(self, values):
+        types = [v.type for v in values]
+        if self.return_types is None:
+            self.return_types = types
+            return values
+        values = [self.retype_literal(v, t) if v.literal else v
+                  for v, t in zip(values, self.return_types)]
+        if [type_name(v.type) for v in values] != [type_name(t) for t in self.return_types]:
+            raise self.scope.error(
+                f"this return gives ({', '.join(type_name(v.type) for v in values)}) but an earlier "
+                f"one gave ({', '.join(type_name(t) for t in self.return_types)})")
+        return values
+
+
+STMT_TABLE = {
+    ast.Pass: Translator.s_Pass,
+    ast.Expr: Translator.s_Expr,
+    ast.Assign: Translator.s_Assign,
+    ast.AnnAssign: Translator.s_AnnAssign,
+    ast.AugAssign: Translator.s_AugAssign,
+    ast.If: Translator.s_If,
+    ast.For: Translator.s_For,
+    ast.While: Translator.s_While,
+    ast.Break: Translator.s_Break,
+    ast.Continue: Translator.s_Continue,
+    ast.Return: Translator.s_Return,
+}

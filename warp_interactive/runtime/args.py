@@ -1,0 +1,143 @@
+"""Packing Python launch arguments into a kernel's C argument struct.
+
+A kernel's struct layout is computed once (a ctypes Structure whose fields mirror the C++
+``K_args``); each parameter gets a converter that validates a Python value and returns its C
+value, with errors naming the kernel and the parameter.
+"""
+
+import ctypes
+
+import numpy as np
+
+from ..lang.registry import type_name
+from ..types import composite as comp
+from ..types import scalars as sc
+from ..types.array import array
+from ..types.arraydesc import ArrayDesc
+from ..types.dtypes import np_dtype_of
+
+
+def _ctype_of(t):
+    if isinstance(t, array):
+        return ArrayDesc
+    if sc.is_scalar(t):
+        return t._ctype
+    if comp.is_composite(t):
+        return t
+    return t._wp_struct_.ctype
+
+
+def args_struct(kernel):
+    """The ctypes struct type for ``kernel``'s parameters (cached on the kernel)."""
+    st = getattr(kernel, "_args_ctype", None)
+    if st is None:
+        fields = [(name, _ctype_of(t)) for name, t in kernel.arg_types.items()]
+        st = type(f"{kernel.key}_args", (ctypes.Structure,), {"_fields_": fields or [("_unused", ctypes.c_int)]})
+        kernel._args_ctype = st
+    return st
+
+
+class ArgError(TypeError):
+    pass
+
+
+def as_array(value, t, device):
+    """A wp.array for parameter type ``t`` from a wp array, NumPy array or array-like."""
+    if isinstance(value, array):
+        return value
+    if hasattr(value, "__array_interface__") or isinstance(value, np.ndarray):
+        a = np.asarray(value)
+        want = np_dtype_of(t.dtype)
+        if a.dtype != want:
+            raise ArgError(f"expected a NumPy array of {want}, got {a.dtype}")
+        return array(a, dtype=t.dtype, copy=False, device=device)
+    if hasattr(value, "__cuda_array_interface__"):
+        from ..interop.foreign import from_cuda_array_interface
+        return from_cuda_array_interface(value, t.dtype)
+    raise ArgError(f"expected an array, got {type(value).__name__}")
+
+
+def convert_array(value, t, device, grad=None):
+    if value is None:
+        return ArrayDesc()
+    a = as_array(value, t, device)
+    if a.dtype is not t.dtype and type_name(a.dtype) != type_name(t.dtype):
+        raise ArgError(f"expected an array of {type_name(t.dtype)}, got an array of {type_name(a.dtype)}")
+    if a.ndim != t.ndim:
+        raise ArgError(f"expected an array of {t.ndim} dimension(s), got {a.ndim} (shape {a.shape})")
+    if a.device is not device:
+        raise ArgError(f"the array is on device {a.device}, but the launch is on {device}")
+    if grad is None:
+        return a.desc()
+    d = ArrayDesc.from_buffer_copy(a.desc())
+    d.grad = as_array(grad, t, device).ptr if grad is not False else 0
+    return d
+
+
+def convert_scalar(value, t):
+    if isinstance(value, sc.Scalar):
+        value = value.value
+    if isinstance(value, np.generic):
+        value = value.item()
+    if t is sc.bool_:
+        if not isinstance(value, (bool, int)):
+            raise ArgError(f"expected a bool, got {type(value).__name__}")
+        return bool(value)
+    if sc.is_int(t):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ArgError(f"expected an integer ({t.__name__}), got {type(value).__name__} {value!r}")
+        info = np.iinfo(t._np_dtype)
+        if not info.min <= value <= info.max:
+            raise ArgError(f"{value} does not fit in {t.__name__}")
+        return value
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise ArgError(f"expected a number ({t.__name__}), got {type(value).__name__}")
+    if t is sc.float16:
+        return int(np.float16(value).view(np.uint16))
+    return float(value)
+
+
+def convert_composite(value, t):
+    if isinstance(value, t):
+        return value
+    if isinstance(value, comp.Composite) and value._shape_ != t._shape_:
+        raise ArgError(f"expected {t.__name__}, got {type(value).__name__}")
+    try:
+        return t(value) if not np.isscalar(value) else None
+    except (ValueError, TypeError) as e:
+        raise ArgError(f"expected {t.__name__}: {e}") from None
+
+
+def convert(value, t, device, grad=None):
+    """The C value for a parameter of type ``t``."""
+    if isinstance(t, array):
+        return convert_array(value, t, device, grad)
+    if sc.is_scalar(t):
+        return convert_scalar(value, t)
+    if comp.is_composite(t):
+        v = convert_composite(value, t)
+        if v is None:
+            raise ArgError(f"expected {t.__name__}, got {type(value).__name__}")
+        return v
+    if hasattr(t, "_wp_struct_"):
+        if not isinstance(value, t):
+            raise ArgError(f"expected a {t.__name__} instance, got {type(value).__name__}")
+        return value.to_ctype()
+    raise ArgError(f"unsupported parameter type {t!r}")
+
+
+def pack(kernel, values, device, grads=None):
+    """A filled args struct for ``kernel``; ``grads`` (adjoint launches) gives array gradients."""
+    types = kernel.arg_types
+    if len(values) != len(types):
+        names = ", ".join(types)
+        raise TypeError(f"kernel '{kernel.key}' takes {len(types)} arguments ({names}), "
+                        f"got {len(values)}")
+    st = args_struct(kernel)()
+    for i, ((name, t), v) in enumerate(zip(types.items(), values)):
+        g = grads[i] if grads is not None else None
+        try:
+            setattr(st, name, convert(v, t, device, g))
+        except ArgError as e:
+            raise TypeError(f"kernel '{kernel.key}' argument '{name}' (type {type_name(t)}): {e}") from None
+    return st

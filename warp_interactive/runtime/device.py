@@ -1,0 +1,130 @@
+"""Devices. The CPU is always present; CUDA devices are added by the CUDA backend when its
+optional extra, a driver and a GPU are all there."""
+
+import os
+import threading
+
+_local = threading.local()
+
+
+class Device:
+    """A place where arrays live and kernels run (``"cpu"`` or ``"cuda:N"``)."""
+
+    def __init__(self, alias, ordinal=-1):
+        self.alias = alias
+        self.ordinal = ordinal
+        self.is_cpu = alias == "cpu"
+        self.is_cuda = not self.is_cpu
+
+    @property
+    def name(self):
+        if self.is_cpu:
+            return _cpu_name()
+        return self.alias
+
+    @property
+    def arch(self):
+        return 0
+
+    def __str__(self):
+        return self.alias
+
+    def __repr__(self):
+        return f'"{self.alias}"'
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            return other == self.alias or (other == "cuda" and self.is_cuda and self.ordinal == 0)
+        return self is other
+
+    def __hash__(self):
+        return hash(self.alias)
+
+
+def _cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "CPU"
+
+
+cpu = Device("cpu")
+_devices = {"cpu": cpu}
+
+
+def _cuda_unavailable_reason():
+    try:
+        from . import cuda_backend  # noqa: F401  (the CUDA backend registers its devices)
+    except ImportError:
+        return ("the CUDA backend is not available in this installation "
+                "(install the extra: pip install warp_interactive[cuda])")
+    return cuda_backend.unavailable_reason()
+
+
+def get_device(ident=None):
+    """The device named by ``ident`` (a Device, "cpu", "cuda", "cuda:N" or None = current)."""
+    if ident is None:
+        return getattr(_local, "device", None) or _default_device()
+    if isinstance(ident, Device):
+        return ident
+    if ident in _devices:
+        return _devices[ident]
+    if isinstance(ident, str) and ident.startswith("cuda"):
+        key = "cuda:0" if ident == "cuda" else ident
+        if key in _devices:
+            return _devices[key]
+        raise RuntimeError(f'device "{ident}" is not available: {_cuda_unavailable_reason()}')
+    raise ValueError(f"unknown device {ident!r}: expected 'cpu', 'cuda' or 'cuda:N'")
+
+
+def _default_device():
+    return cpu
+
+
+def set_device(ident):
+    """Make ``ident`` the current device for this thread."""
+    _local.device = get_device(ident)
+
+
+def get_devices():
+    return list(_devices.values())
+
+
+def get_cuda_devices():
+    return [d for d in _devices.values() if d.is_cuda]
+
+
+def get_cuda_device_count():
+    return len(get_cuda_devices())
+
+
+def is_cuda_available():
+    return get_cuda_device_count() > 0
+
+
+def get_preferred_device():
+    cuda = get_cuda_devices()
+    return cuda[0] if cuda else cpu
+
+
+class ScopedDevice:
+    """``with wp.ScopedDevice("cpu"):`` makes a device current inside the block."""
+
+    def __init__(self, device):
+        self.device = get_device(device)
+
+    def __enter__(self):
+        self._saved = getattr(_local, "device", None)
+        _local.device = self.device
+        return self.device
+
+    def __exit__(self, *exc):
+        _local.device = self._saved
+
+
+def cpu_thread_count():
+    return os.cpu_count() or 1

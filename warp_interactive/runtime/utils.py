@@ -1,0 +1,71 @@
+"""init, synchronize, timers."""
+
+import time
+
+_initialized = [False]
+
+
+def init():
+    """Initialise the runtime (idempotent; launches do it on demand)."""
+    if _initialized[0]:
+        return
+    from .. import _native  # noqa: F401  (loads the native runtime)
+    _initialized[0] = True
+
+
+def synchronize():
+    """Wait for all work on all devices (CPU launches are synchronous)."""
+    from .device import get_cuda_devices
+    for d in get_cuda_devices():
+        synchronize_device(d)
+
+
+def synchronize_device(device=None):
+    from .device import get_device
+    d = get_device(device)
+    if d.is_cuda:
+        from . import cuda_backend
+        cuda_backend.synchronize_device(d)
+
+
+class ScopedTimer:
+    """``with wp.ScopedTimer("name"):`` prints how long the block took (and records it)."""
+
+    indent = -1
+    history = []
+
+    def __init__(self, name, active=True, print=True, detailed=False, dict=None, use_nvtx=False,
+                 color=None, synchronize=False, cuda_filter=None, report_func=None, skip_tape=False):
+        self.name, self.active, self.print = name, active, print
+        self.dict, self.synchronize, self.report_func = dict, synchronize, report_func
+        self.skip_tape = skip_tape
+        self.elapsed = 0.0
+
+    def __enter__(self):
+        if self.active:
+            if self.synchronize:
+                synchronize()
+            ScopedTimer.indent += 1
+            from . import tape_hooks
+            if tape_hooks.active and not self.skip_tape:
+                tape_hooks.active[-1].record_scope_begin(self.name)
+            self.start = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc):
+        if not self.active:
+            return
+        if self.synchronize:
+            synchronize()
+        self.elapsed = (time.perf_counter() - self.start) * 1000.0
+        from . import tape_hooks
+        if tape_hooks.active and not self.skip_tape:
+            tape_hooks.active[-1].record_scope_end()
+        ScopedTimer.history.append((self.name, self.elapsed))
+        if self.dict is not None:
+            self.dict.setdefault(self.name, []).append(self.elapsed)
+        if self.report_func:
+            self.report_func([], self.elapsed)
+        if self.print:
+            print(f"{'  ' * ScopedTimer.indent}{self.name} took {self.elapsed:.2f} ms")
+        ScopedTimer.indent -= 1

@@ -1,0 +1,422 @@
+"""``wp.array``: n-dimensional typed arrays, and their use as kernel annotations.
+
+``wp.array(dtype=float, ndim=2)`` with no data is an annotation; with data or a shape it is an
+array. CPU memory is owned by a NumPy array (or borrowed zero-copy from the caller's object);
+every array is a (pointer, shape, byte strides) view that keeps its owner alive.
+"""
+
+import numpy as np
+
+from .arraydesc import MAX_DIMS, make_desc
+from .dtypes import element_shape, infer_dtype, np_dtype_of, type_repr, type_size
+from .scalars import canonical_scalar
+
+
+def _device(d):
+    from ..runtime.device import get_device
+    return get_device(d)
+
+
+def _norm_shape(shape):
+    if shape is None:
+        return None
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    shape = tuple(int(s) for s in shape)
+    if len(shape) > MAX_DIMS:
+        raise ValueError(f"arrays have at most {MAX_DIMS} dimensions, got shape {shape}")
+    if any(s < 0 for s in shape):
+        raise ValueError(f"array shape must not be negative, got {shape}")
+    return shape
+
+
+def _contiguous_strides(shape, itemsize):
+    strides, acc = [], itemsize
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+class array:
+    """An n-d array of ``dtype`` elements on a device (or, without data, a kernel annotation)."""
+
+    def __init__(self, data=None, dtype=None, shape=None, strides=None, length=None, ptr=None,
+                 capacity=None, device=None, copy=True, owner=False, ndim=None, grad=None,
+                 requires_grad=False, pinned=False, n=None):
+        self.dtype = canonical_scalar(dtype) if dtype is not None else None
+        shape = _norm_shape(shape if shape is not None else (length if length is not None else n))
+        self._grad = None
+        self._requires_grad = bool(requires_grad)
+        if data is None and shape is None and ptr is None:
+            self._init_annotation(ndim)
+            return
+        self.device = _device(device)
+        if data is not None:
+            self._init_from_data(data, copy)
+        elif ptr is not None:
+            self._init_from_ptr(ptr, shape, strides, owner)
+        else:
+            self._allocate(shape)
+        if requires_grad and grad is None:
+            self._alloc_grad()
+        elif grad is not None:
+            self.grad = grad
+
+    # --- construction paths -----------------------------------------------------------------
+    def _init_annotation(self, ndim):
+        self.ndim = ndim or 1
+        if self.dtype is None:
+            self.dtype = canonical_scalar(float)
+        self.shape, self.strides, self.ptr, self.device, self._ref = None, None, None, None, None
+        self._desc = None
+
+    def _set_view(self, ptr, shape, strides, ref):
+        self.ptr, self.shape, self.strides, self._ref = ptr, tuple(shape), tuple(strides), ref
+        self.ndim = len(self.shape)
+        self._desc = None
+
+    def _allocate(self, shape):
+        if self.dtype is None:
+            self.dtype = canonical_scalar(float)
+        buf = np.zeros(shape + element_shape(self.dtype), dtype=np_dtype_of(self.dtype))
+        self._set_view(buf.ctypes.data, shape, buf.strides[:len(shape)], buf)
+
+    def _init_from_ptr(self, ptr, shape, strides, owner):
+        if self.dtype is None:
+            raise TypeError("wp.array(ptr=...) needs dtype=")
+        strides = strides or _contiguous_strides(shape, type_size(self.dtype))
+        self._set_view(int(ptr), shape, strides, None)
+
+    def _init_from_data(self, data, copy):
+        if isinstance(data, array):
+            self.dtype = self.dtype or data.dtype
+            src = data.numpy()
+        else:
+            src = self._numpy_from_data(data)
+        self._check_element_shape(src)
+        ndim = src.ndim - len(element_shape(self.dtype))
+        if not copy and self._is_zero_copy_ok(src):
+            self._set_view(src.ctypes.data, src.shape[:ndim], src.strides[:ndim], src)
+            return
+        buf = np.array(src, dtype=np_dtype_of(self.dtype), order="C", copy=True)
+        self._set_view(buf.ctypes.data, buf.shape[:ndim], buf.strides[:ndim], buf)
+
+    def _numpy_from_data(self, data):
+        if self.dtype is not None and hasattr(self.dtype, "_np_struct_dtype"):
+            return self.dtype._to_numpy_records(data)
+        if isinstance(data, (list, tuple)) and self.dtype is not None:
+            return np.asarray([np.asarray(x) if hasattr(x, "numpy_view") else x for x in data],
+                              dtype=np_dtype_of(self.dtype))
+        src = np.asarray(data)
+        if self.dtype is None:
+            self.dtype = infer_dtype(src)
+        if src.dtype != np_dtype_of(self.dtype):
+            src = src.astype(np_dtype_of(self.dtype))
+        return src
+
+    def _check_element_shape(self, src):
+        es = element_shape(self.dtype)
+        if es and (src.ndim < len(es) + 1 or tuple(src.shape[-len(es):]) != es):
+            raise ValueError(
+                f"the data's shape {tuple(src.shape)} does not fit dtype {type_repr(self.dtype)}: "
+                f"its inner dimensions must be {es}")
+        if src.ndim - len(es) > MAX_DIMS:
+            raise ValueError(f"arrays have at most {MAX_DIMS} dimensions, got data of shape {src.shape}")
+
+    def _is_zero_copy_ok(self, src):
+        return src.dtype == np_dtype_of(self.dtype) and self.device.is_cpu
+
+    def _alloc_grad(self):
+        self._grad = array(dtype=self.dtype, shape=self.shape, device=self.device)
+        self._desc = None
+
+    # --- properties -----------------------------------------------------------------------------
+    @property
+    def is_annotation(self):
+        return self.shape is None
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape)) if self.shape else 0
+
+    @property
+    def capacity(self):
+        return self.size * type_size(self.dtype)
+
+    @property
+    def is_contiguous(self):
+        return self.strides == _contiguous_strides(self.shape, type_size(self.dtype))
+
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self._requires_grad = bool(value)
+        if value and self._grad is None:
+            self._alloc_grad()
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, g):
+        if g is not None and not isinstance(g, array):
+            g = array(g, dtype=self.dtype, device=self.device)
+        if g is not None and g.shape != self.shape:
+            raise ValueError(f"grad shape {g.shape} does not match the array's shape {self.shape}")
+        self._grad = g
+        self._requires_grad = g is not None or self._requires_grad
+        self._desc = None
+
+    def __len__(self):
+        return self.shape[0]
+
+    # --- the descriptor that kernels receive --------------------------------------------------
+    def desc(self):
+        """The ``array_t`` descriptor (cached; rebuilt when grad changes)."""
+        if self._desc is None:
+            g = self._grad.ptr if self._grad is not None else 0
+            self._desc = make_desc(self.ptr, g, self.shape, self.strides)
+        return self._desc
+
+    # --- NumPy interop ------------------------------------------------------------------------
+    @property
+    def __array_interface__(self):
+        if not self.device.is_cpu:
+            raise TypeError(f"an array on {self.device} has no __array_interface__: use .numpy()")
+        es = element_shape(self.dtype)
+        npd = np_dtype_of(self.dtype)
+        inner = _contiguous_strides(es, npd.itemsize) if es else ()
+        iface = {"data": (self.ptr or 0, False), "shape": self.shape + es,
+                 "strides": self.strides + inner, "typestr": npd.str, "version": 3}
+        if npd.fields is not None:
+            iface["descr"] = npd.descr
+        return iface
+
+    def numpy(self):
+        """A NumPy view of the data (zero-copy on the CPU)."""
+        if self.size == 0:
+            return np.zeros(self.shape + element_shape(self.dtype), dtype=np_dtype_of(self.dtype))
+        return np.asarray(self)
+
+    def list(self):
+        return self.numpy().tolist()
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy()
+        return a if dtype is None else a.astype(dtype)
+
+    # --- views -------------------------------------------------------------------------------
+    def __getitem__(self, key):
+        if not isinstance(key, tuple):
+            key = (key,)
+        if len(key) == self.ndim and all(isinstance(k, (int, np.integer)) for k in key):
+            value = self.numpy()[key]
+            return _to_element(self.dtype, value)
+        return self._view(key)
+
+    def __setitem__(self, key, value):
+        self.numpy()[key] = np.asarray(value)
+
+    def _view(self, key):
+        if len(key) > self.ndim:
+            raise IndexError(f"too many indices ({len(key)}) for an array of {self.ndim} dimensions")
+        ptr, shape, strides = self.ptr, [], []
+        for axis, k in enumerate(key):
+            n, st = self.shape[axis], self.strides[axis]
+            if isinstance(k, slice):
+                start, stop, step = k.indices(n)
+                ptr += start * st
+                shape.append(max(0, (stop - start + (step - (1 if step > 0 else -1))) // step))
+                strides.append(st * step)
+            else:
+                k = int(k) + (n if int(k) < 0 else 0)
+                if not 0 <= k < n:
+                    raise IndexError(f"index {k} is out of bounds for axis {axis} of size {n}")
+                ptr += k * st
+        shape += list(self.shape[len(key):])
+        strides += list(self.strides[len(key):])
+        return self._derived(ptr, shape, strides, lambda g: g._view(key))
+
+    def _derived(self, ptr, shape, strides, grad_fn):
+        out = array.__new__(array)
+        out.dtype, out.device, out._requires_grad = self.dtype, self.device, self._requires_grad
+        out._set_view(ptr, shape, strides, self)
+        out._grad = grad_fn(self._grad) if self._grad is not None else None
+        return out
+
+    def reshape(self, shape):
+        shape = _norm_shape(shape)
+        if -1 in shape:
+            known = int(np.prod([s for s in shape if s != -1]))
+            shape = tuple(self.size // known if s == -1 else s for s in shape)
+        if int(np.prod(shape)) != self.size:
+            raise ValueError(f"cannot reshape an array of size {self.size} into shape {shape}")
+        if not self.is_contiguous:
+            raise ValueError("reshape needs a contiguous array: use .contiguous() first")
+        strides = _contiguous_strides(shape, type_size(self.dtype))
+        return self._derived(self.ptr, shape, strides, lambda g: g.reshape(shape))
+
+    def flatten(self):
+        return self.reshape((self.size,))
+
+    def transpose(self, axes=None):
+        axes = tuple(reversed(range(self.ndim))) if axes is None else tuple(axes)
+        if sorted(axes) != list(range(self.ndim)):
+            raise ValueError(f"axes {axes} are not a permutation of the array's {self.ndim} dimensions")
+        shape = [self.shape[a] for a in axes]
+        strides = [self.strides[a] for a in axes]
+        return self._derived(self.ptr, shape, strides, lambda g: g.transpose(axes))
+
+    def contiguous(self):
+        return self if self.is_contiguous else clone(self)
+
+    # --- data movement -----------------------------------------------------------------------
+    def to(self, device, requires_grad=None):
+        device = _device(device)
+        if device is self.device:
+            return self
+        return clone(self, device=device, requires_grad=requires_grad)
+
+    def fill_(self, value):
+        view = self.numpy()
+        if hasattr(value, "numpy_view"):
+            value = value.numpy_view()
+        elif hasattr(self.dtype, "_np_struct_dtype"):
+            value = self.dtype._to_numpy_records([value])[0]
+        view[...] = value
+        return self
+
+    def zero_(self):
+        return self.fill_(0)
+
+    def assign(self, src):
+        """Copy ``src`` (a wp array, NumPy array or list) into this array."""
+        src_np = src.numpy() if isinstance(src, array) else np.asarray(src, dtype=np_dtype_of(self.dtype))
+        self.numpy()[...] = src_np.reshape(self.numpy().shape)
+        return self
+
+    def __repr__(self):
+        if self.is_annotation:
+            return f"array(dtype={type_repr(self.dtype)}, ndim={self.ndim})"
+        return (f"array(shape={self.shape}, dtype={type_repr(self.dtype)}, device={self.device})\n"
+                f"{self.numpy()!s}")
+
+    __str__ = __repr__
+
+    # --- annotations ----------------------------------------------------------------------------
+    def __class_getitem__(cls, dtype):
+        return array(dtype=dtype)
+
+    def type_key(self):
+        """What makes two annotations the same kernel type."""
+        return ("array", self.dtype, self.ndim)
+
+
+def _to_element(dtype, value):
+    if hasattr(dtype, "numpy_view"):
+        return dtype(value)
+    if hasattr(dtype, "_from_record"):
+        return dtype._from_record(value)
+    return value.item() if hasattr(value, "item") else value
+
+
+class _ArrayAlias:
+    """``wp.array2d`` & co: callable like ``wp.array(..., ndim=2)`` and subscriptable."""
+
+    def __init__(self, ndim):
+        self.ndim = ndim
+        self.__name__ = f"array{ndim}d"
+
+    def __call__(self, *args, **kwargs):
+        kwargs.setdefault("ndim", self.ndim)
+        return array(*args, **kwargs)
+
+    def __getitem__(self, dtype):
+        return array(dtype=dtype, ndim=self.ndim)
+
+
+array1d, array2d, array3d, array4d = (_ArrayAlias(n) for n in (1, 2, 3, 4))
+
+
+# --- constructors ---------------------------------------------------------------------------
+def _shape_arg(shape, n, fn):
+    shape = shape if shape is not None else n
+    if shape is None:
+        raise TypeError(f"wp.{fn}() needs a shape")
+    return shape
+
+
+def zeros(shape=None, dtype=float, device=None, requires_grad=False, pinned=False, n=None, **kw):
+    return array(shape=_shape_arg(shape, n, "zeros"), dtype=dtype, device=device,
+                 requires_grad=requires_grad, pinned=pinned)
+
+
+def empty(shape=None, dtype=float, device=None, requires_grad=False, pinned=False, n=None, **kw):
+    return zeros(shape, dtype, device, requires_grad, pinned, n)
+
+
+def full(shape=None, value=0, dtype=None, device=None, requires_grad=False, pinned=False):
+    if dtype is None:
+        dtype = type(value) if hasattr(value, "numpy_view") else (float if isinstance(value, float) else int)
+    return zeros(shape, dtype, device, requires_grad, pinned).fill_(value)
+
+
+def ones(shape=None, dtype=float, device=None, requires_grad=False, pinned=False):
+    return full(shape, 1, dtype, device, requires_grad, pinned)
+
+
+def zeros_like(src, device=None, requires_grad=None, pinned=None):
+    rg = src.requires_grad if requires_grad is None else requires_grad
+    return zeros(src.shape, src.dtype, device or src.device, rg)
+
+
+def empty_like(src, device=None, requires_grad=None, pinned=None):
+    return zeros_like(src, device, requires_grad)
+
+
+def full_like(src, value, device=None, requires_grad=None):
+    return zeros_like(src, device, requires_grad).fill_(value)
+
+
+def ones_like(src, device=None, requires_grad=None):
+    return full_like(src, 1, device, requires_grad)
+
+
+def clone(src, device=None, requires_grad=None, pinned=None):
+    rg = src.requires_grad if requires_grad is None else requires_grad
+    out = array(src.numpy(), dtype=src.dtype, device=device or src.device, copy=True, requires_grad=rg)
+    return out
+
+
+def copy(dest, src, dest_offset=0, src_offset=0, count=0):
+    """Copy ``count`` elements (all when 0) from ``src`` to ``dest``, at flat element offsets."""
+    s = src.numpy().reshape((src.size,) + element_shape(src.dtype)) if src.size else src.numpy()
+    d = dest.numpy().reshape((dest.size,) + element_shape(dest.dtype)) if dest.size else dest.numpy()
+    count = count or min(src.size - src_offset, dest.size - dest_offset)
+    if src_offset + count > src.size or dest_offset + count > dest.size:
+        raise ValueError(
+            f"wp.copy out of range: src size {src.size} offset {src_offset}, dest size {dest.size} "
+            f"offset {dest_offset}, count {count}")
+    if dest.is_contiguous:
+        d[dest_offset:dest_offset + count] = s[src_offset:src_offset + count]
+    else:
+        flat = dest.numpy().copy().reshape(d.shape)
+        flat[dest_offset:dest_offset + count] = s[src_offset:src_offset + count]
+        dest.numpy()[...] = flat.reshape(dest.numpy().shape)
+    from ..runtime import tape_hooks
+    tape_hooks.record_copy(dest, src, dest_offset, src_offset, count)
+
+
+def from_numpy(arr, dtype=None, shape=None, device=None, requires_grad=False):
+    a = np.asarray(arr)
+    if dtype is None:
+        dtype = infer_dtype(a)
+    out = array(a, dtype=dtype, device=device, requires_grad=requires_grad)
+    return out.reshape(shape) if shape is not None else out
+
+

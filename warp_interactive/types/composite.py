@@ -1,0 +1,270 @@
+"""Vector, matrix, quaternion and transform types.
+
+Each concrete type is a ctypes array subclass, so a value's bytes are exactly what a kernel
+argument or an array element holds (``bytes(v)``), and the Python-scope arithmetic goes
+through NumPy views of the same memory. Types are cached by (kind, shape, dtype): asking for
+``vector(3, float32)`` twice gives the same class, so types compare with ``is``.
+"""
+
+import ctypes
+
+import numpy as np
+
+from . import scalars
+from .scalars import canonical_scalar, is_scalar
+
+_cache = {}
+
+_KIND_CPP = {
+    "vector": lambda t: f"wp::vec_t<{t._shape_[0]}, {t._wp_scalar_type_._cpp}>",
+    "matrix": lambda t: f"wp::mat_t<{t._shape_[0]}, {t._shape_[1]}, {t._wp_scalar_type_._cpp}>",
+    "quaternion": lambda t: f"wp::quat_t<{t._wp_scalar_type_._cpp}>",
+    "transform": lambda t: f"wp::transform_t<{t._wp_scalar_type_._cpp}>",
+}
+
+_COMPONENT_NAMES = {
+    "vector": "xyzw",
+    "quaternion": "xyzw",
+    "transform": "",
+}
+
+
+class Composite(ctypes.Array):
+    """Base of every vector-like type (vector, matrix, quaternion, transform)."""
+
+    _length_ = 0
+    _type_ = ctypes.c_float
+    _shape_ = ()
+    _kind_ = ""
+    _wp_scalar_type_ = None
+
+    def __init__(self, *args):
+        super().__init__()
+        if not args:
+            return  # zero, as a default-constructed value in a kernel
+        self._set_flat(self._flat_from_args(args))
+
+    # --- construction ---------------------------------------------------------------------
+    @classmethod
+    def _flat_from_args(cls, args):
+        n = cls._length_
+        if len(args) == 1:
+            a = args[0]
+            if np.isscalar(a) or isinstance(a, scalars.Scalar):
+                return np.full(n, float(a) if not isinstance(a, scalars.Scalar) else a.value)
+            flat = np.asarray(a, dtype=np.float64 if cls._wp_scalar_type_._kind == "float" else None)
+            flat = flat.reshape(-1)
+        else:
+            flat = np.concatenate([np.asarray(_unwrap(a)).reshape(-1) for a in args])
+        if flat.size != n:
+            raise ValueError(
+                f"{cls.__name__} needs {n} components, got {flat.size} from {args!r}")
+        return flat
+
+    def _set_flat(self, flat):
+        self.numpy_view()[...] = np.asarray(flat).reshape(self._shape_)
+
+    # --- NumPy views ----------------------------------------------------------------------
+    def numpy_view(self):
+        """A NumPy array sharing this value's memory, shaped like the type."""
+        np_dtype = self._wp_scalar_type_._np_dtype
+        buf = np.frombuffer(self, dtype=np_dtype, count=self._length_)
+        return buf.reshape(self._shape_)
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy_view().copy()
+        return a if dtype is None else a.astype(dtype)
+
+    def _new(self, values):
+        return type(self)(np.asarray(values).reshape(-1))
+
+    # --- indexing -------------------------------------------------------------------------
+    def __getitem__(self, key):
+        view = self.numpy_view()
+        if self._kind_ == "matrix" and isinstance(key, (int, np.integer)):
+            return vector(self._shape_[1], self._wp_scalar_type_)(view[key])
+        v = view[key]
+        return v.item() if np.ndim(v) == 0 else v.copy()
+
+    def __setitem__(self, key, value):
+        self.numpy_view()[key] = _unwrap(value)
+
+    def __len__(self):
+        return self._shape_[0]
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def __getattr__(self, name):
+        names = _COMPONENT_NAMES.get(self._kind_, "")
+        if len(name) == 1 and name in names and names.index(name) < self._length_:
+            return self[names.index(name)]
+        if self._kind_ == "transform" and name in ("p", "q"):
+            flat = self.numpy_view()
+            return vector(3, self._wp_scalar_type_)(flat[:3]) if name == "p" else \
+                quaternion(self._wp_scalar_type_)(flat[3:])
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
+
+    def __setattr__(self, name, value):
+        names = _COMPONENT_NAMES.get(self._kind_, "")
+        if len(name) == 1 and name in names and names.index(name) < self._length_:
+            self[names.index(name)] = value
+        else:
+            super().__setattr__(name, value)
+
+    # --- arithmetic (Python scope) ----------------------------------------------------------
+    def __eq__(self, other):
+        try:
+            return bool(np.array_equal(self.numpy_view(), np.asarray(_unwrap(other))))
+        except Exception:
+            return False
+
+    def __hash__(self):
+        return hash(bytes(self))
+
+    def __neg__(self):
+        return self._new(-self.numpy_view())
+
+    def __pos__(self):
+        return self
+
+    def __add__(self, other):
+        return self._new(self.numpy_view() + _unwrap(other))
+
+    def __sub__(self, other):
+        return self._new(self.numpy_view() - _unwrap(other))
+
+    def __rsub__(self, other):
+        return self._new(_unwrap(other) - self.numpy_view())
+
+    __radd__ = __add__
+
+    def __mul__(self, other):
+        if isinstance(other, Composite) and self._kind_ == "matrix":
+            return _matmul(self, other)
+        if isinstance(other, Composite) and self._kind_ == "quaternion" == other._kind_:
+            return self._new(_quat_mul(self.numpy_view(), other.numpy_view()))
+        return self._new(self.numpy_view() * _unwrap(other))
+
+    def __rmul__(self, other):
+        if isinstance(other, Composite):
+            return _matmul(other, self)
+        return self._new(_unwrap(other) * self.numpy_view())
+
+    def __matmul__(self, other):
+        return _matmul(self, other)
+
+    def __truediv__(self, other):
+        return self._new(self.numpy_view() / _unwrap(other))
+
+    def __rtruediv__(self, other):
+        return self._new(_unwrap(other) / self.numpy_view())
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.numpy_view().tolist()})"
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return (_rebuild, (self._kind_, self._shape_, self._wp_scalar_type_.__name__,
+                           self.numpy_view().reshape(-1).tolist()))
+
+
+def _rebuild(kind, shape, scalar_name, flat):
+    return _make(kind, shape, getattr(scalars, scalar_name if scalar_name != "bool" else "bool_"))(flat)
+
+
+def _unwrap(x):
+    if isinstance(x, Composite):
+        return x.numpy_view()
+    if isinstance(x, scalars.Scalar):
+        return x.value
+    return x
+
+
+def _matmul(a, b):
+    av, bv = np.asarray(_unwrap(a)), np.asarray(_unwrap(b))
+    if getattr(a, "_kind_", "") == "matrix" and getattr(b, "_kind_", "") == "matrix":
+        out = av @ bv
+        return matrix(out.shape, a._wp_scalar_type_)(out.reshape(-1))
+    if getattr(a, "_kind_", "") == "matrix":
+        return vector(av.shape[0], a._wp_scalar_type_)(av @ bv)
+    if getattr(b, "_kind_", "") == "matrix":
+        return vector(bv.shape[1], b._wp_scalar_type_)(av @ bv)
+    raise TypeError(f"cannot multiply {type(a).__name__} by {type(b).__name__}")
+
+
+def _quat_mul(a, b):
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return np.array([
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+        aw * bw - ax * bx - ay * by - az * bz,
+    ])
+
+
+_NAMES = {"float32": "f", "float64": "d", "float16": "h", "uint8": "ub", "int32": "i",
+          "int8": "b", "int16": "s", "uint16": "us", "uint32": "ui", "int64": "l", "uint64": "ul"}
+
+
+def _type_name(kind, shape, dtype):
+    suffix = _NAMES.get(dtype.__name__, dtype.__name__)
+    if kind == "vector":
+        return f"vec{shape[0]}{suffix}"
+    if kind == "matrix":
+        return f"mat{shape[0]}{shape[1]}{suffix}"
+    return {"quaternion": "quat", "transform": "transform"}[kind] + suffix
+
+
+def _make(kind, shape, dtype):
+    dtype = canonical_scalar(dtype)
+    if not is_scalar(dtype):
+        raise TypeError(f"the dtype of a {kind} must be a scalar type, got {dtype!r}")
+    key = (kind, tuple(shape), dtype)
+    cls = _cache.get(key)
+    if cls is None:
+        length = int(np.prod(shape))
+        cls = type(_type_name(kind, shape, dtype), (Composite,), {
+            "_length_": length, "_type_": dtype._ctype, "_shape_": tuple(shape), "_kind_": kind,
+            "_wp_scalar_type_": dtype, "__module__": "warp_interactive.types",
+        })
+        cls._cpp = _KIND_CPP[kind](cls)
+        cls.dtype = dtype
+        cls.length = length
+        _cache[key] = cls
+    return cls
+
+
+def vector(length, dtype):
+    """A vector type of ``length`` components of scalar type ``dtype``."""
+    return _make("vector", (int(length),), dtype)
+
+
+def matrix(shape, dtype):
+    """A row-major matrix type of ``shape`` (rows, cols) of scalar type ``dtype``."""
+    return _make("matrix", tuple(int(s) for s in shape), dtype)
+
+
+def quaternion(dtype):
+    """A quaternion type (i, j, k, w layout) of scalar type ``dtype``."""
+    return _make("quaternion", (4,), dtype)
+
+
+def transformation(dtype):
+    """A rigid transform type (p: vec3, q: quat; 7 scalars) of scalar type ``dtype``."""
+    return _make("transform", (7,), dtype)
+
+
+def is_composite(t):
+    return isinstance(t, type) and issubclass(t, Composite) and t is not Composite
+
+
+def is_vector(t):
+    return is_composite(t) and t._kind_ == "vector"
+
+
+def is_matrix(t):
+    return is_composite(t) and t._kind_ == "matrix"

@@ -1,0 +1,148 @@
+"""``@wp.struct``: user-defined record types passed to kernels and stored in arrays."""
+
+import ctypes
+import hashlib
+
+import numpy as np
+
+from .array import array
+from .arraydesc import ArrayDesc
+from .composite import is_composite
+from .scalars import canonical_scalar, is_scalar
+
+
+class StructInstance:
+    """Base class of a struct's Python-scope instances; fields are plain attributes."""
+
+    _wp_struct_ = None  # the StructType describing this class
+
+    def __init__(self, **fields):
+        st = self._wp_struct_
+        for name, t in st.fields.items():
+            object.__setattr__(self, name, _default_value(t))
+        for name, value in fields.items():
+            setattr(self, name, value)
+
+    def __setattr__(self, name, value):
+        st = self._wp_struct_
+        if name not in st.fields:
+            raise AttributeError(f"struct {st.name} has no field {name!r}; fields: {list(st.fields)}")
+        object.__setattr__(self, name, _coerce(st.fields[name], value, st.name, name))
+
+    def to_ctype(self):
+        """The C value of this instance (built from the current field values)."""
+        c = self._wp_struct_.ctype()
+        for name, t in self._wp_struct_.fields.items():
+            setattr(c, name, _field_to_c(t, getattr(self, name)))
+        return c
+
+    def __repr__(self):
+        body = ", ".join(f"{k}={getattr(self, k)!r}" for k in self._wp_struct_.fields)
+        return f"{self._wp_struct_.name}({body})"
+
+
+def _default_value(t):
+    if isinstance(t, array):
+        return None
+    if is_scalar(t):
+        return t._np_dtype.type(0).item()
+    return t()
+
+
+def _coerce(t, value, sname, fname):
+    if isinstance(t, array):
+        if value is not None and not isinstance(value, array):
+            raise TypeError(f"field {sname}.{fname} expects a wp.array, got {type(value).__name__}")
+        return value
+    if is_scalar(t):
+        return t._convert(value)
+    if is_composite(t) and not isinstance(value, t):
+        return t(value)
+    return value
+
+
+def _field_to_c(t, value):
+    if isinstance(t, array):
+        return value.desc() if value is not None else ArrayDesc()
+    if isinstance(value, StructInstance):
+        return value.to_ctype()
+    return value
+
+
+def _ctype_of(t):
+    if isinstance(t, array):
+        return ArrayDesc
+    if is_scalar(t):
+        return t._ctype
+    if is_composite(t):
+        return t
+    if hasattr(t, "_wp_struct_"):
+        return t._wp_struct_.ctype
+    raise TypeError(f"unsupported struct field type {t!r}")
+
+
+class StructType:
+    """The description of one @wp.struct: field types, C layout, C++ name."""
+
+    def __init__(self, cls):
+        self.name = cls.__name__
+        self.cls = cls
+        annotations = getattr(cls, "__annotations__", {})
+        if not annotations:
+            raise TypeError(f"@wp.struct {self.name} declares no annotated fields")
+        self.fields = {k: canonical_scalar(v) for k, v in annotations.items()}
+        self.ctype = type(f"{self.name}_c", (ctypes.Structure,),
+                          {"_fields_": [(k, _ctype_of(t)) for k, t in self.fields.items()]})
+        self.key = hashlib.sha256(repr([(k, _type_key(t)) for k, t in self.fields.items()])
+                                  .encode()).hexdigest()[:8]
+        self.cpp_name = f"{self.name}_{self.key}"
+
+    def offsets(self):
+        return {k: getattr(self.ctype, k).offset for k in self.fields}
+
+
+def _type_key(t):
+    if isinstance(t, array):
+        return t.type_key()
+    if hasattr(t, "_wp_struct_"):
+        return ("struct", t._wp_struct_.name, t._wp_struct_.key)
+    return getattr(t, "_cpp", repr(t))
+
+
+def struct(cls):
+    """Decorator: turn an annotated class into a kernel struct type."""
+    st = StructType(cls)
+    new_cls = type(cls.__name__, (StructInstance,), {
+        "_wp_struct_": st, "__module__": cls.__module__, "__doc__": cls.__doc__,
+        "__qualname__": cls.__qualname__,
+    })
+    st.instance_cls = new_cls
+    new_cls._ctype = st.ctype
+    new_cls._cpp = st.cpp_name
+    new_cls._np_struct_dtype = np.dtype(st.ctype)
+    new_cls._to_numpy_records = classmethod(_to_numpy_records)
+    new_cls._from_record = classmethod(_from_record)
+    return new_cls
+
+
+def _to_numpy_records(cls, items):
+    out = np.zeros(len(items), dtype=cls._np_struct_dtype)
+    raw = out.view(np.uint8).reshape(len(items), -1)
+    for i, item in enumerate(items):
+        if not isinstance(item, cls):
+            raise TypeError(f"expected {cls.__name__} instances, got {type(item).__name__}")
+        raw[i] = np.frombuffer(bytes(item.to_ctype()), dtype=np.uint8)
+    return out
+
+
+def _from_record(cls, record):
+    c = cls._wp_struct_.ctype.from_buffer_copy(record.tobytes())
+    inst = cls()
+    for name, t in cls._wp_struct_.fields.items():
+        if isinstance(t, array):
+            continue  # an array field cannot be rebuilt from raw pointers
+        v = getattr(c, name)
+        if hasattr(t, "_wp_struct_"):
+            v = _from_record(t, np.frombuffer(bytes(v), dtype=t._np_struct_dtype)[0])
+        object.__setattr__(inst, name, t(v) if is_composite(t) else v)
+    return inst
