@@ -1,2 +1,0 @@
-#include <cstdint>
-int main(){}

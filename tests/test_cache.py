@@ -1,0 +1,110 @@
+"""The kernel cache: hit, miss after an edit, corrupt entry rebuilt, concurrent builders.
+
+Each case runs fresh Python processes against its own cache folder, as separate sessions of a
+user would.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+SCRIPT = textwrap.dedent('''
+    import json, sys
+    import numpy as np
+    import warp_interactive as wp
+
+    @wp.kernel
+    def scale(a: wp.array(dtype=float), s: float):
+        i = wp.tid()
+        a[i] = a[i] * s + OFFSET
+
+    a = wp.array(np.arange(8, dtype=np.float32))
+    wp.launch(scale, dim=8, inputs=[a, 2.0])
+    h, built, _ = scale.module.last_build
+    print(json.dumps({"hash": h, "built": built, "values": a.numpy().tolist()}))
+''')
+
+
+def _write(tmp_path, offset):
+    path = tmp_path / "kern.py"
+    path.write_text(SCRIPT.replace("OFFSET", repr(float(offset))))
+    return path
+
+
+def _run(path, cache):
+    env = dict(os.environ, WARP_INTERACTIVE_CACHE_DIR=str(cache))
+    out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, env=env,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _expected(offset):
+    return [i * 2.0 + offset for i in range(8)]
+
+
+@pytest.fixture
+def cache(tmp_path):
+    d = tmp_path / "cache"
+    d.mkdir()
+    return d
+
+
+def test_hit_after_first_build(tmp_path, cache):
+    path = _write(tmp_path, 1.0)
+    first = _run(path, cache)
+    second = _run(path, cache)
+    assert first["built"] is True and second["built"] is False
+    assert first["hash"] == second["hash"]
+    assert second["values"] == _expected(1.0)
+
+
+def test_edit_misses_and_builds_new_binary(tmp_path, cache):
+    first = _run(_write(tmp_path, 1.0), cache)
+    edited = _run(_write(tmp_path, 5.0), cache)
+    assert edited["built"] is True and edited["hash"] != first["hash"]
+    assert edited["values"] == _expected(5.0)
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage", "delete_manifest"])
+def test_corrupt_entry_is_rebuilt(tmp_path, cache, damage):
+    path = _write(tmp_path, 2.0)
+    first = _run(path, cache)
+    entry = cache / first["hash"][:2] / first["hash"]
+    binary = entry / "module.so"
+    if damage == "truncate":
+        binary.write_bytes(binary.read_bytes()[:100])
+    elif damage == "garbage":
+        binary.write_bytes(b"\0" * 4096)
+    else:
+        (entry / "manifest.json").unlink()
+    again = _run(path, cache)
+    assert again["built"] is True
+    assert again["values"] == _expected(2.0)
+    manifest = json.loads((entry / "manifest.json").read_text())
+    assert "module.so" in manifest["binaries"]
+
+
+def test_two_processes_build_the_same_module_at_once(tmp_path, cache):
+    path = _write(tmp_path, 3.0)
+    env = dict(os.environ, WARP_INTERACTIVE_CACHE_DIR=str(cache))
+    procs = [subprocess.Popen([sys.executable, str(path)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=env) for _ in range(3)]
+    results = []
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
+        results.append(json.loads(out.strip().splitlines()[-1]))
+    assert all(r["values"] == _expected(3.0) for r in results)
+    assert len({r["hash"] for r in results}) == 1
+    assert _run(path, cache)["built"] is False
+
+
+def test_generated_source_is_kept_beside_the_binary(tmp_path, cache):
+    first = _run(_write(tmp_path, 1.0), cache)
+    src = (cache / first["hash"][:2] / first["hash"] / "module.cpp").read_text()
+    assert "scale" in src and '#include "warp_interactive/builtin.h"' in src
