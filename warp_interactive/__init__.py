@@ -16,6 +16,7 @@ from .runtime.device import (Device, ScopedDevice, get_cuda_device_count, get_cu
                              get_device, get_devices, get_preferred_device, is_cuda_available,
                              set_device)
 from .runtime.launch import launch
+from .runtime.tape import Tape
 from .runtime.module import get_module_options, load_module, set_module_options
 from .runtime.utils import ScopedTimer, init, synchronize, synchronize_device
 from .types import *  # noqa: F401,F403

@@ -209,6 +209,8 @@ class BodyWriter:
         head = [f"{p}for (int64_t {k} = wp::range_count({s.start.label}, {s.stop.label}, "
                 f"{s.step.label}) - 1; {k} >= 0; --{k}) {{",
                 f"{p}    {s.var.label} = {s.start.label} + decltype({s.var.label})({k}) * {s.step.label};"]
+        # each iteration's temporaries are new values: their adjoints start from zero
+        head += [f"{p}    {v.adj} = {{}};" for v in s.body_vars]
         body = self._in_loop(self.forward, s.body, ind + 1, True)
         body += self._in_loop(self.reverse, s.body, ind + 1)
         return head + body + [f"{p}}}"]

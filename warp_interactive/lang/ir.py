@@ -101,6 +101,7 @@ class ForRange(Stmt):
     stop: Var = None
     step: Var = None
     body: Block = None
+    body_vars: list = field(default_factory=list)   # vars created by the body (adjoints reset per iteration)
 
 
 @dataclass

@@ -253,8 +253,10 @@ class Translator(ExpressionsMixin, CallsMixin):
         if len(args) == 2:
             args.append(self.scope.const(1, args[0].type))
         loop_var = self.scope.new_var(args[0].type, name=node.target.id)
+        first = len(self.scope.vars)
         self._loop_body(node.body, lambda body: ir.ForRange(
-            var=loop_var, start=args[0], stop=args[1], step=args[2], body=body),
+            var=loop_var, start=args[0], stop=args[1], step=args[2], body=body,
+            body_vars=self.scope.vars[first:]),
             pre=lambda: self.scope.symbols.__setitem__(node.target.id, loop_var))
 
     def s_While(self, node):

@@ -4,7 +4,7 @@
 // - every builtin is `wp::NAME(args...)`; its adjoint `wp::adj_NAME(args..., adj_args&..., adj_ret)`
 //   accumulates into the adjoints with +=, and sits directly below the forward function.
 // - integer adjoints are accepted and ignored (`if (detail::is_int<T>::value) return;`).
-// - the generic templates add/sub/mul/neg/pos/eq/ne also serve vec_t/mat_t/quat_t through
+// - the generic templates add/sub/neg/pos/eq/ne also serve vec_t/mat_t/quat_t through
 //   their operators; shapes that need a different rule (mat*mat, quat*quat, ...) overload them.
 #pragma once
 
@@ -127,7 +127,8 @@ struct half {
 
     WPI_FUNC half() : bits(0) {}
     WPI_FUNC explicit half(float32 f) : bits(detail::float_to_half_bits(f)) {}
-    WPI_FUNC explicit operator float32() const { return detail::half_bits_to_float(bits); }
+    // to float, and through float to any other arithmetic type
+    template <typename U> WPI_FUNC explicit operator U() const { return U(detail::half_bits_to_float(bits)); }
 };
 
 WPI_FUNC half operator+(half a, half b) { return half(float32(a) + float32(b)); }
@@ -226,11 +227,17 @@ template <typename T> WPI_FUNC void float_divmod(T a, T b, T& q, T& m)
         q += T(1);
 }
 
-// Return types that keep an overload to integers or to floating-point types.
-template <bool Cond> struct enable_if {};
-template <> struct enable_if<true> { typedef void type; };
+template <typename T> struct is_scalar { static const bool value = is_int<T>::value; };
+template <> struct is_scalar<half> { static const bool value = true; };
+template <> struct is_scalar<float32> { static const bool value = true; };
+template <> struct is_scalar<float64> { static const bool value = true; };
+
+// Return types that restrict an overload (to integers, to non-integers, to scalars).
+template <bool Cond, typename R = void> struct enable_if {};
+template <typename R> struct enable_if<true, R> { typedef R type; };
 template <typename T> struct if_int : enable_if<is_int<T>::value> {};
 template <typename T> struct if_float : enable_if<!is_int<T>::value> {};
+template <typename T, typename R = void> struct if_scalar : enable_if<is_scalar<T>::value, R> {};
 
 }  // namespace detail
 
@@ -253,8 +260,9 @@ template <typename T> WPI_FUNC void adj_sub(T, T, T& adj_a, T& adj_b, T adj_ret)
     adj_b -= adj_ret;
 }
 
-template <typename T> WPI_FUNC T mul(T a, T b) { return a * b; }
-template <typename T> WPI_FUNC void adj_mul(T a, T b, T& adj_a, T& adj_b, T adj_ret)
+// scalars only: the products of composite types are overloads of their own
+template <typename T> WPI_FUNC typename detail::if_scalar<T, T>::type mul(T a, T b) { return a * b; }
+template <typename T> WPI_FUNC typename detail::if_scalar<T>::type adj_mul(T a, T b, T& adj_a, T& adj_b, T adj_ret)
 {
     if (detail::is_int<T>::value) return;
     adj_a += b * adj_ret;

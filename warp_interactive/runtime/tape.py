@@ -1,0 +1,159 @@
+"""``wp.Tape``: records launches (and copies, and custom Python steps) and replays them in
+reverse through the kernels' generated adjoints to accumulate gradients."""
+
+import numpy as np
+
+from . import tape_hooks
+
+
+class _GradientMap:
+    """``tape.gradients[a]`` is ``a.grad`` for any array the tape has seen."""
+
+    def __init__(self, tape):
+        self.tape = tape
+
+    def __getitem__(self, a):
+        if a.grad is None:
+            raise KeyError("this array has no gradient: create it with requires_grad=True")
+        return a.grad
+
+    def __contains__(self, a):
+        return getattr(a, "grad", None) is not None
+
+    def get(self, a, default=None):
+        return a.grad if getattr(a, "grad", None) is not None else default
+
+    def items(self):
+        return [(a, a.grad) for a in self.tape.arrays() if a.grad is not None]
+
+    def keys(self):
+        return [a for a, _ in self.items()]
+
+    def values(self):
+        return [g for _, g in self.items()]
+
+    def __len__(self):
+        return len(self.items())
+
+    def __iter__(self):
+        return iter(self.keys())
+
+
+class Tape:
+    """``with tape: ...`` records; ``tape.backward(loss)`` computes gradients."""
+
+    def __init__(self):
+        self.launches = []          # entries: ("launch", kernel, dim, inputs, outputs, device)
+        self.scopes = []            # (index in launches, name or None for an end)
+        self.loss = None
+        self.gradients = _GradientMap(self)
+
+    @property
+    def adjoints(self):
+        """The older name of ``gradients``."""
+        return self.gradients
+
+    def __enter__(self):
+        if self in tape_hooks.active:
+            raise RuntimeError("this tape is already recording")
+        tape_hooks.active.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        tape_hooks.active.remove(self)
+
+    # --- recording -------------------------------------------------------------------------------
+    def record_launch(self, kernel, dim, inputs, outputs, device):
+        self.launches.append(("launch", kernel, dim, inputs, outputs, device))
+
+    def record_func(self, backward, arrays):
+        """A custom step: ``backward()`` is called during ``tape.backward``; ``arrays`` are the
+        arrays it reads or writes gradients of (so ``zero()`` clears them)."""
+        self.launches.append(("func", backward, list(arrays)))
+
+    def record_copy(self, dest, src, dest_offset, src_offset, count):
+        self.launches.append(("copy", dest, src, dest_offset, src_offset, count))
+
+    def record_scope_begin(self, name):
+        self.scopes.append((len(self.launches), name))
+
+    def record_scope_end(self):
+        self.scopes.append((len(self.launches), None))
+
+    # --- reverse pass ------------------------------------------------------------------------------
+    def backward(self, loss=None, grads=None):
+        """Seed ``loss``'s gradient with 1 (or each array of ``grads`` with its seed) and run the
+        recorded steps' adjoints in reverse order. Gradients accumulate until ``zero()``."""
+        if loss is not None:
+            if loss.grad is None:
+                raise ValueError("the loss array needs requires_grad=True")
+            loss.grad.fill_(1)
+            self.loss = loss
+        for a, seed in (grads or {}).items():
+            if a.grad is None:
+                raise ValueError("every array in grads= needs requires_grad=True")
+            a.grad.assign(seed.numpy() if hasattr(seed, "numpy") else np.asarray(seed))
+        for entry in reversed(self.launches):
+            _BACKWARD[entry[0]](entry)
+
+    def arrays(self):
+        """Every array the recorded steps touched, in first-seen order."""
+        seen = {}
+        for entry in self.launches:
+            for v in _entry_arrays(entry):
+                seen.setdefault(id(v), v)
+        return list(seen.values())
+
+    def zero(self):
+        """Zero the gradients of every array the tape has seen."""
+        for a in self.arrays():
+            if a.grad is not None:
+                a.grad.zero_()
+
+    def reset(self):
+        """Forget the recorded steps and zero the gradients."""
+        self.zero()
+        self.launches.clear()
+        self.scopes.clear()
+        self.loss = None
+
+    def visualize(self, filename=None, **kwargs):
+        """The recorded graph as GraphViz DOT text (written to ``filename`` if given)."""
+        from .tape_graph import to_dot
+        dot = to_dot(self, **kwargs)
+        if filename:
+            with open(filename, "w") as f:
+                f.write(dot)
+        return dot
+
+
+def _entry_arrays(entry):
+    kind = entry[0]
+    if kind == "launch":
+        return [v for v in entry[3] + entry[4] if hasattr(v, "grad") and hasattr(v, "ptr")]
+    if kind == "func":
+        return entry[2]
+    return [entry[1], entry[2]]
+
+
+def _backward_launch(entry):
+    from .launch import launch
+    _, kernel, dim, inputs, outputs, device = entry
+    launch(kernel, dim, inputs=inputs, outputs=outputs, device=device, adjoint=True)
+
+
+def _backward_func(entry):
+    entry[1]()
+
+
+def _backward_copy(entry):
+    _, dest, src, dest_offset, src_offset, count = entry
+    if dest.grad is None or src.grad is None:
+        return
+    d = dest.grad.numpy().reshape(-1, *dest.grad.numpy().shape[dest.ndim:])
+    s = src.grad.numpy().reshape(-1, *src.grad.numpy().shape[src.ndim:])
+    s[src_offset:src_offset + count] += d[dest_offset:dest_offset + count]
+    d[dest_offset:dest_offset + count] = 0
+
+
+_BACKWARD = {"launch": _backward_launch, "func": _backward_func, "copy": _backward_copy}
