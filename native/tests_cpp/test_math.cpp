@@ -81,6 +81,13 @@ template <typename X> static void check_all_near(const char* what, const X& got,
         check_near(what, a[i], b[i], tol);
 }
 
+template <typename X> static X zero()
+{
+    X x;
+    std::memset(static_cast<void*>(&x), 0, sizeof(X));
+    return x;
+}
+
 static std::mt19937_64 g_rng(1234);
 
 static double rnd(double lo = -1.0, double hi = 1.0) { return std::uniform_real_distribution<double>(lo, hi)(g_rng); }
@@ -101,7 +108,9 @@ static void grad_check(const char* name, F f, FA adj, const Args&... args)
     typedef decltype(f(args...)) R;
     const R g = random_value<R>();
 
-    std::tuple<Args...> adj_args{};
+    // adjoints start at zero (not default-constructed: a default transform_t is the identity)
+    std::tuple<Args...> adj_args;
+    std::apply([&](auto&... a) { ((a = zero<Args>()), ...); }, adj_args);
     std::apply([&](auto&... a) { adj(args..., a..., g); }, adj_args);
     std::vector<double> analytic;
     std::apply([&](const auto&... a) { (put(a, analytic), ...); }, adj_args);
@@ -794,7 +803,7 @@ static void test_spatial()
 
 template <typename T> static void instantiate_scalar()
 {
-    T x(0.5f), y(2.0f), ax, ay, az;
+    T x(0.5f), y(2.0f), ax(0.0f), ay(0.0f), az(0.0f);
     T r = wp::add(x, y) + wp::sub(x, y) + wp::mul(x, y) + wp::div(x, y) + wp::floordiv(y, x) + wp::mod(y, x) + wp::pow(y, x) +
           wp::neg(x) + wp::pos(x) + wp::abs(x) + wp::sign(x) + wp::min(x, y) + wp::max(x, y) + wp::clamp(x, x, y) + wp::sqrt(y) +
           wp::cbrt(y) + wp::exp(x) + wp::log(y) + wp::log2(y) + wp::log10(y) + wp::sin(x) + wp::cos(x) + wp::tan(x) +
@@ -875,7 +884,7 @@ static void instantiate_float_composites()
     wp::adj_quat_from_matrix(wp::quat_to_matrix(q), adj_m, q);
     wp::adj_quat_slerp(q, wp::quat_identity<float>(), 0.5f, adj_q, adj_q, adj_s, q);
     const transformf t(a, q);
-    transformf adj_t;
+    transformf adj_t{vec3f(), quatf()};
     wp::adj_transform_inverse(t, adj_t, t);
     wp::adj_transform_point(t, a, adj_t, adj_r, b);
     const wp::vec_t<6, float> s6 = wp::spatial_vector(a, b);

@@ -223,9 +223,6 @@ add_builtin("determinant", {"m": Matrix}, value_func=lambda ts: (_square(ts), ts
             group=G_MAT)
 add_builtin("quat_from_axis_angle", {"axis": Vector, "angle": Float},
             value_func=lambda ts: comp.quaternion(ts[1]), group=G_QUAT)
-add_builtin("quat_from_axis_angle", {"x": Float, "y": Float, "z": Float, "angle": Float},
-            value_func=lambda ts: comp.quaternion(ts[0]), group=G_QUAT,
-            doc="the axis given as three components")
 add_builtin("quat_rotate", {"q": Quaternion, "p": Vector}, value_func=same_as(1), group=G_QUAT)
 add_builtin("quat_rotate_inv", {"q": Quaternion, "p": Vector}, value_func=same_as(1), group=G_QUAT)
 add_builtin("quat_inverse", {"q": Quaternion}, value_func=same_as(0), group=G_QUAT)

@@ -64,10 +64,10 @@ class CallsMixin:
     def args_of(self, node):
         return [self.eval_var(a) for a in node.args]
 
-    def call_registered(self, obj, node, kwargs):
+    def call_registered(self, obj, node, kwargs, args=None):
         if kwargs:
             raise self.scope.error(f"wp.{obj.key}() takes no keyword arguments in kernels")
-        return self.call_builtin(obj.key, self.args_of(node))
+        return self.call_builtin(obj.key, self.args_of(node) if args is None else args)
 
     # --- casts and constructors -------------------------------------------------------------------
     def cast(self, to, node):

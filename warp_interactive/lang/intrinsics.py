@@ -16,6 +16,8 @@ def _const_kw(tr, kwargs, name, default=None):
     if node is None:
         return default
     v = tr.eval(node)
+    if isinstance(v, tuple) and all(isinstance(x, PyValue) for x in v):
+        return tuple(x.obj for x in v)   # shape=(3, 2)
     if not isinstance(v, PyValue):
         raise tr.scope.error(f"'{name}=' must be a compile-time constant", node)
     return v.obj
@@ -86,6 +88,15 @@ def _typed_identity(kind):
     return handler
 
 
+def quat_from_axis_angle(tr, obj, node, kwargs):
+    """``quat_from_axis_angle(axis, angle)``, or the axis as three components ``(x, y, z, angle)``."""
+    args = tr.args_of(node)
+    if len(args) == 4 and not kwargs:
+        s = _scalar_from_args(tr, args) or sc.float32
+        args = [tr.construct(comp.vector(3, s), args[:3]), args[3]]
+    return tr.call_registered(obj, node, kwargs, args)
+
+
 def _scalar_from_args(tr, args):
     for a in args:
         if not a.literal:
@@ -139,6 +150,7 @@ def format_of(tr, t):
 
 INTRINSICS = {
     "tid": tid,
+    "quat_from_axis_angle": quat_from_axis_angle,
     "printf": printf,
     "vector": vector,
     "matrix": matrix,
