@@ -177,11 +177,11 @@ class BodyWriter:
         if kind is ir.Select:
             return [f"{p}wp::adj_select({s.cond.label}, {s.if_true.adj}, {s.if_false.adj}, {s.out.adj});"]
         if kind is ir.GetField:
-            return [f"{p}wp::adj_accum({s.src.adj}.{s.field}, {s.out.adj});"]
+            return [f"{p}{_accum(s.out.type)}({s.src.adj}.{s.field}, {s.out.adj});"]
         if kind is ir.SetField:
-            return [f"{p}wp::adj_accum({s.value.adj}, {s.out.adj}.{s.field});",
+            return [f"{p}{_accum(s.value.type)}({s.value.adj}, {s.out.adj}.{s.field});",
                     f"{p}{s.out.adj}.{s.field} = {{}};",
-                    f"{p}wp::adj_accum({s.src.adj}, {s.out.adj});"]
+                    f"{p}{_accum(s.src.type)}({s.src.adj}, {s.out.adj});"]
         if kind is ir.If:
             out = [f"{p}if ({s.cond.label}) {{"] + self.reverse(s.body, ind + 1)
             if s.orelse.stmts:
@@ -222,14 +222,19 @@ class BodyWriter:
         self.return_labels -= 1
         out = [f"{p}{label}:;"]
         if len(s.values) == 1 and not self.in_kernel:
-            out.append(f"{p}wp::adj_accum({s.values[0].adj}, adj_ret);")
+            out.append(f"{p}{_accum(s.values[0].type)}({s.values[0].adj}, adj_ret);")
         return out
+
+
+def _accum(t):
+    """A struct's adj_accum is generated beside it, outside namespace wp."""
+    return "adj_accum" if hasattr(t, "_wp_struct_") else "wp::adj_accum"
 
 
 def _printf_args(expr, t):
     if sc.is_scalar(t):
-        if t is sc.float16 or t is sc.float32:
-            return [f"double(float({expr}))"]
+        if sc.is_float(t):
+            return [f"double(float({expr}))" if t.size < 8 else f"double({expr})"]
         if t is sc.bool_:
             return [f"int({expr})"]
         if t.size == 8:

@@ -64,11 +64,14 @@ def _collect_structs(irs):
 
 
 def _struct_source(st):
+    """The struct and its adjoint accumulation. ``adj_accum`` sits beside the struct in the global
+    namespace, where argument-dependent lookup finds it from the header templates (a ``wp::``
+    overload declared after those templates would not be seen by them)."""
     fields = "\n".join(f"    {cpp_type(t)} {name};" for name, t in st.fields.items())
-    accum = "\n".join(f"    wp::adj_accum(a.{name}, b.{name});" for name in st.fields)
+    accum = "\n".join(f"    adj_accum(a.{name}, b.{name});" for name in st.fields)
     return (f"struct {st.cpp_name} {{\n{fields}\n}};\n"
-            f"namespace wp {{\nWPI_FUNC void adj_accum({st.cpp_name}& a, const {st.cpp_name}& b) {{\n"
-            f"{accum}\n}}\n}}\n")
+            f"WPI_FUNC void adj_accum({st.cpp_name}& a, const {st.cpp_name}& b) {{\n"
+            f"    using wp::adj_accum;\n{accum}\n}}\n")
 
 
 # --- functions -----------------------------------------------------------------------------------

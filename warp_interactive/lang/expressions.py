@@ -9,7 +9,7 @@ from ..types.array import array
 from . import ir, registry
 from .errors import TypeMismatch
 from .registry import type_name
-from .scope import PyValue
+from .scope import Conflict, PyValue
 
 BINOPS = {
     ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
@@ -59,7 +59,10 @@ class ExpressionsMixin:
 
     def eval_Name(self, node):
         if node.id in self.scope.symbols:
-            return self.scope.symbols[node.id]
+            value = self.scope.symbols[node.id]
+            if isinstance(value, Conflict):
+                raise self.scope.error(value.message, node)
+            return value
         return PyValue(self.lookup_global(node.id, node))
 
     def eval_Attribute(self, node):
@@ -205,6 +208,8 @@ class ExpressionsMixin:
         v = self.eval_var(node)
         if not sc.is_int(v.type):
             raise self.scope.error(f"an index must be an integer, got {type_name(v.type)}", node)
+        if v.literal:   # an index never adopts the type of the values it indexes
+            v = self.index_const(v.constant)
         return v
 
     def eval_Tuple(self, node):

@@ -15,6 +15,16 @@ class PyValue:
         self.obj = obj
 
 
+class Conflict:
+    """A name bound to values of different types on the two paths of an ``if``: reading it later
+    is an error (with this message); binding it again is fine."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message):
+        self.message = message
+
+
 class Scope:
     """What the translator tracks while walking one function body."""
 
@@ -63,6 +73,9 @@ class Scope:
             if 0 <= idx < len(self.source_lines):
                 line_text = self.source_lines[idx]
         return CodegenError(msg, self.filename, abs_line, col, line_text, self.func_name)
+
+    def lineno_of(self, node):
+        return node.lineno + self.first_line - 1
 
     def set_node(self, node):
         self.node = node

@@ -10,7 +10,7 @@ from . import intrinsics, ir
 from .calls import CallsMixin
 from .expressions import BINOPS, EXPR_TABLE, ExpressionsMixin
 from .registry import type_name
-from .scope import PyValue, Scope, contains_break
+from .scope import Conflict, PyValue, Scope, contains_break
 
 
 class Translator(ExpressionsMixin, CallsMixin):
@@ -106,28 +106,33 @@ class Translator(ExpressionsMixin, CallsMixin):
         return isinstance(f, PyValue) and getattr(f.obj, "key", None) == "tid"
 
     def assign_to(self, target, value, value_node):
+        self.write(target, self.to_var(value, value_node))
+
+    def write(self, target, value):
+        """Assign ``value`` to a name, an array element, or a component/field of a local value;
+        a changed component or field is written back up its path (``s.inner.v.x = 1.0``)."""
         if isinstance(target, ast.Name):
-            self.scope.bind(target.id, self.to_var(value, value_node))
+            self.scope.bind(target.id, value)
         elif isinstance(target, ast.Subscript):
-            self.assign_subscript(target, self.to_var(value, value_node))
+            base = self.eval(target.value)
+            idx = self.subscript_indices(target)
+            if isinstance(base, ir.Var) and isinstance(base.type, array):
+                self.store(base, idx, value, None)
+            elif isinstance(base, ir.Var) and comp.is_composite(base.type):
+                self.write(target.value, self.call_builtin("assign", [base] + idx + [value]))
+            else:
+                raise self.scope.error("only arrays and vector/matrix values accept item assignment")
         elif isinstance(target, ast.Attribute):
-            self.assign_attribute(target, self.to_var(value, value_node))
+            base = self.eval(target.value)
+            if not isinstance(base, ir.Var):
+                raise self.scope.error(f"cannot assign attribute '{target.attr}' here")
+            self.write(target.value, self.with_attribute(base, target.attr, value))
         else:
             raise self.scope.error(f"cannot assign to {type(target).__name__}")
 
-    def assign_subscript(self, target, value, op=None):
-        base = self.eval(target.value)
-        indices = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
-        idx = [self.eval_index(i) for i in indices]
-        if isinstance(base, ir.Var) and isinstance(base.type, array):
-            return self.store(base, idx, value, op)
-        if isinstance(base, ir.Var) and comp.is_composite(base.type) and isinstance(target.value, ast.Name):
-            if op is not None:
-                value = self.binary(op, self.call_builtin("extract", [base] + idx), value)
-            new = self.call_builtin("assign", [base] + idx + [value])
-            self.scope.bind(target.value.id, new)
-            return
-        raise self.scope.error("only arrays and vector/matrix variables accept item assignment")
+    def subscript_indices(self, node):
+        indices = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        return [self.eval_index(i) for i in indices]
 
     def store(self, arr, idx, value, op):
         t = arr.type
@@ -142,13 +147,9 @@ class Translator(ExpressionsMixin, CallsMixin):
         else:
             self.call_builtin("array_store", [arr] + idx + [value])
 
-    def assign_attribute(self, target, value, op=None):
-        base = self.eval(target.value)
-        if not isinstance(base, ir.Var) or not isinstance(target.value, ast.Name):
-            raise self.scope.error("only attributes of local variables can be assigned")
-        t, attr = base.type, target.attr
-        if op is not None:
-            value = self.binary(op, self.attribute_of(base, attr), value)
+    def with_attribute(self, base, attr, value):
+        """A copy of ``base`` with field or component ``attr`` replaced by ``value``."""
+        t = base.type
         if hasattr(t, "_wp_struct_"):
             ftype = t._wp_struct_.fields.get(attr)
             if ftype is None:
@@ -160,11 +161,11 @@ class Translator(ExpressionsMixin, CallsMixin):
                     f"field {attr} has type {type_name(ftype)}, got {type_name(value.type)}")
             out = self.scope.new_var(t)
             self.scope.emit(ir.SetField(out=out, src=base, field=attr, value=value))
-        elif comp.is_composite(t) and attr in "xyzw" and "xyzw".index(attr) < t._length_:
-            out = self.call_builtin("assign", [base, self.index_const("xyzw".index(attr)), value])
-        else:
-            raise self.scope.error(f"cannot assign attribute '{attr}' of {type_name(t)}")
-        self.scope.bind(target.value.id, out)
+            return out
+        if comp.is_composite(t) and t._kind_ != "matrix" and attr in "xyzw" and len(attr) == 1 \
+                and "xyzw".index(attr) < t._length_:
+            return self.call_builtin("assign", [base, self.index_const("xyzw".index(attr)), value])
+        raise self.scope.error(f"cannot assign attribute '{attr}' of {type_name(t)}")
 
     def s_AugAssign(self, node):
         op = BINOPS.get(type(node.op))
@@ -173,11 +174,11 @@ class Translator(ExpressionsMixin, CallsMixin):
         value = self.eval_var(node.value)
         target = node.target
         if isinstance(target, ast.Subscript):
-            return self.assign_subscript(target, value, op)
-        if isinstance(target, ast.Attribute):
-            return self.assign_attribute(target, value, op)
+            base = self.eval(target.value)
+            if isinstance(base, ir.Var) and isinstance(base.type, array):
+                return self.store(base, self.subscript_indices(target), value, op)
         current = self.eval_var(target)
-        self.scope.bind(target.id, self.binary(op, current, value))
+        self.write(target, self.binary(op, current, value))
 
     # --- control flow -----------------------------------------------------------------------------
     def s_If(self, node):
@@ -187,7 +188,7 @@ class Translator(ExpressionsMixin, CallsMixin):
         orelse, after_else = self._branch(node.orelse, before)
         self.scope.symbols = dict(before)
         self.scope.emit(ir.If(cond=cond, body=body, orelse=orelse))
-        self._join(cond, before, after_body, after_else)
+        self._join(cond, before, after_body, after_else, node)
 
     def _branch(self, nodes, before):
         self.scope.symbols = dict(before)
@@ -195,7 +196,7 @@ class Translator(ExpressionsMixin, CallsMixin):
         self.stmts(nodes)
         return self.scope.pop_block(), self.scope.symbols
 
-    def _join(self, cond, before, a, b):
+    def _join(self, cond, before, a, b, node):
         """After an if: a name bound differently on the two paths gets a Select (SSA join)."""
         for name in dict.fromkeys(list(a) + list(b)):
             va, vb = a.get(name, before.get(name)), b.get(name, before.get(name))
@@ -205,9 +206,11 @@ class Translator(ExpressionsMixin, CallsMixin):
                 self.scope.symbols[name] = va or vb  # defined on one path only
             elif isinstance(va, ir.Var) and isinstance(vb, ir.Var):
                 if type_name(va.type) != type_name(vb.type):
-                    raise self.scope.error(
-                        f"variable '{name}' has type {type_name(va.type)} on one branch and "
-                        f"{type_name(vb.type)} on the other")
+                    self.scope.symbols[name] = Conflict(
+                        f"variable '{name}' has type {type_name(va.type)} on one path through the "
+                        f"if at line {self.scope.lineno_of(node)} and {type_name(vb.type)} on the "
+                        f"other; cast one of them")
+                    continue
                 out = self.scope.new_var(va.type, name=name)
                 self.scope.emit(ir.Select(out=out, cond=cond, if_true=va, if_false=vb))
                 self.scope.symbols[name] = out

@@ -250,10 +250,11 @@ class array:
         return out
 
     def reshape(self, shape):
-        shape = _norm_shape(shape)
-        if -1 in shape:
+        shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+        if shape.count(-1) == 1:
             known = int(np.prod([s for s in shape if s != -1]))
-            shape = tuple(self.size // known if s == -1 else s for s in shape)
+            shape = tuple(self.size // max(known, 1) if s == -1 else s for s in shape)
+        shape = _norm_shape(shape)
         if int(np.prod(shape)) != self.size:
             raise ValueError(f"cannot reshape an array of size {self.size} into shape {shape}")
         if not self.is_contiguous:

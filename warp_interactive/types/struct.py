@@ -119,10 +119,28 @@ def struct(cls):
     st.instance_cls = new_cls
     new_cls._ctype = st.ctype
     new_cls._cpp = st.cpp_name
-    new_cls._np_struct_dtype = np.dtype(st.ctype)
+    new_cls._np_struct_dtype = _np_dtype(st)
     new_cls._to_numpy_records = classmethod(_to_numpy_records)
     new_cls._from_record = classmethod(_from_record)
     return new_cls
+
+
+def _np_field_dtype(t):
+    if isinstance(t, array):
+        return np.dtype(ArrayDesc)
+    if is_scalar(t):
+        return t._np_dtype
+    if is_composite(t):
+        return np.dtype((t._wp_scalar_type_._np_dtype, t._shape_))   # (3, 3) for a mat33
+    return t._np_struct_dtype
+
+
+def _np_dtype(st):
+    """The NumPy record dtype of a struct: the C layout, with matrices shaped (rows, cols)."""
+    names = list(st.fields)
+    return np.dtype({"names": names, "formats": [_np_field_dtype(t) for t in st.fields.values()],
+                     "offsets": [getattr(st.ctype, k).offset for k in names],
+                     "itemsize": ctypes.sizeof(st.ctype)})
 
 
 def _to_numpy_records(cls, items):

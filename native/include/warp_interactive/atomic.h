@@ -160,6 +160,12 @@ template <typename T>
 WPI_FUNC void adj_accum(T& a, const T& b) { a = add(a, b); }
 WPI_FUNC void adj_accum(bool&, const bool&) {}
 template <typename T>
+WPI_FUNC void adj_accum(transform_t<T>& a, const transform_t<T>& b)
+{
+    adj_accum(a.p, b.p);
+    adj_accum(a.q, b.q);
+}
+template <typename T>
 WPI_FUNC void adj_accum(array_t<T>&, const array_t<T>&) {}
 
 // dst = src in a loop: src's adjoint takes dst's, and dst's earlier value had no use after.

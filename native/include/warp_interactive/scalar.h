@@ -212,8 +212,9 @@ WPI_FUNC float64 fmod(float64 a, float64 b) { return WPI_LIBM64(fmod)(a, b); }
 WPI_FUNC float32 floor(float32 x) { return WPI_LIBM32(floor)(x); }
 WPI_FUNC float64 floor(float64 x) { return WPI_LIBM64(floor)(x); }
 
-// Python's float divmod: the remainder takes the divisor's sign, and the quotient is computed
-// from (a - mod) / b, which is exact where floor(a / b) can be off by one (e.g. 1 // 0.1 == 9).
+// Python's float divmod: the remainder (exact, from fmod) takes the divisor's sign, and the
+// quotient comes from (a - mod) / b, which is an integer up to rounding, rather than from
+// floor(a / b), which the rounding of a / b can put off by one (1 // 0.1 is 9, not 10).
 template <typename T> WPI_FUNC void float_divmod(T a, T b, T& q, T& m)
 {
     m = fmod(a, b);
@@ -223,7 +224,7 @@ template <typename T> WPI_FUNC void float_divmod(T a, T b, T& q, T& m)
         d -= T(1);
     }
     q = floor(d);
-    if (d - q > T(0.5))
+    if (d - q > T(0.5))  // d was rounded just below an integer: snap to it
         q += T(1);
 }
 
@@ -483,18 +484,19 @@ template <typename T> WPI_FUNC void adj_log10(T x, T& adj_x, T adj_ret)
     adj_x += adj_ret / (x * T(2.30258509299404568402));  // ln 10
 }
 
-// integers: exponentiation by squaring; a negative exponent gives trunc(1 / a^-b)
+// integers: exponentiation by squaring, wrapping on overflow (computed in uint64, where
+// wrapping is defined); a negative exponent gives trunc(1 / a^-b)
 template <typename T> WPI_FUNC T pow(T a, T b)
 {
     if (b < T(0))
         return a == T(1) ? T(1) : (a == T(-1) ? ((b & T(1)) ? a : T(1)) : T(0));
-    T r = T(1);
+    uint64 r = 1, base = uint64(a);
     for (; b != T(0); b = T(b >> 1)) {
         if (b & T(1))
-            r = T(r * a);
-        a = T(a * a);
+            r *= base;
+        base *= base;
     }
-    return r;
+    return T(r);
 }
 WPI_BINARY_MATH(pow)
 template <typename T> WPI_FUNC typename detail::if_int<T>::type adj_pow(T, T, T&, T&, T) {}
