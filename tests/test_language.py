@@ -454,6 +454,39 @@ def test_cast_table(T):
     np.testing.assert_array_equal(as_bool.numpy(), (expect != 0).astype(np.int32))
 
 
+@wp.kernel
+def literals_adopt_types(d: wp.array(dtype=wp.float64), l: wp.array(dtype=wp.int64),
+                         h: wp.array(dtype=wp.float16), u: wp.array(dtype=wp.uint8),
+                         vd: wp.array(dtype=wp.vec3d)):
+    i = wp.tid()
+    d[i] = 0.5
+    d[i] += 1
+    wp.atomic_add(d, i, 2.0)
+    l[i] = 3
+    l[i] = l[i] * 2 + 1
+    wp.atomic_max(l, i, 100)
+    h[i] = 1.5
+    h[i] = h[i] * 2.0 - 1
+    u[i] = 250
+    u[i] += 10            # wraps, as uint8 does
+    v = wp.vec3d(1.0, 2.0, 3.0) * 2.0
+    v[0] = 0.25
+    v.z = 5
+    vd[i] = v + wp.vec3d(1.0)
+
+
+def test_literals_adopt_the_types_they_meet():
+    d, l = wp.zeros(2, dtype=wp.float64), wp.zeros(2, dtype=wp.int64)
+    h, u = wp.zeros(2, dtype=wp.float16), wp.zeros(2, dtype=wp.uint8)
+    vd = wp.zeros(2, dtype=wp.vec3d)
+    wp.launch(literals_adopt_types, dim=2, inputs=[d, l, h, u, vd])
+    assert d.numpy().tolist() == [3.5, 3.5]
+    assert l.numpy().tolist() == [100, 100]
+    assert h.numpy().tolist() == [2.0, 2.0]
+    assert u.numpy().tolist() == [4, 4]
+    assert vd.numpy().tolist() == [[1.25, 5.0, 6.0]] * 2
+
+
 # --- functions -------------------------------------------------------------------------------------
 @wp.func
 def sign_of(x: float):
@@ -832,3 +865,38 @@ def test_struct_written_into_array_of_structs():
     t = out[2]
     assert isinstance(t, State) and t.count == 5 and t.inner.a == 1.0
     assert list(t.pos) == [-1.0, 4.0, 6.0]
+
+
+@wp.struct
+class Mixed:
+    h: wp.float16
+    flag: wp.bool
+    c: wp.int8
+    u: wp.uint64
+    vh: wp.vec3h
+    md: wp.mat22d
+
+
+@wp.kernel
+def mixed_struct(s: Mixed, out: wp.array(dtype=Mixed), f: wp.array(dtype=wp.float64)):
+    f[0] = wp.float64(s.h) + wp.float64(s.c) + wp.float64(s.u) + wp.float64(s.vh[1]) + s.md[1, 1]
+    if s.flag:
+        f[1] = wp.float64(1.0)
+    t = s
+    t.h = t.h * wp.float16(2.0)
+    t.vh.z = wp.float16(-1.0)
+    t.flag = not s.flag
+    out[0] = t
+
+
+def test_struct_with_every_kind_of_field():
+    s = Mixed(h=1.5, flag=True, c=-3, u=2 ** 40, vh=wp.vec3h(1.0, 2.0, 3.0),
+              md=wp.mat22d(1.0, 2.0, 3.0, 4.0))
+    out, f = wp.zeros(1, dtype=Mixed), wp.zeros(2, dtype=wp.float64)
+    wp.launch(mixed_struct, dim=1, inputs=[s, out, f])
+    assert f.numpy().tolist() == [1.5 - 3 + 2 ** 40 + 2.0 + 4.0, 1.0]
+    t = out[0]
+    assert (t.h, t.flag, t.c, t.u) == (3.0, False, -3, 2 ** 40)
+    assert list(t.vh) == [1.0, 2.0, -1.0] and t.md[1, 0] == 3.0
+    rec = wp.array([s, t], dtype=Mixed).numpy()
+    assert rec["h"].tolist() == [1.5, 3.0] and rec["md"].shape == (2, 2, 2)

@@ -220,10 +220,8 @@ class ExpressionsMixin:
 
     def retype_literal(self, v, target):
         """A Const of ``target``'s scalar type replacing literal ``v``, or None if not allowed."""
-        s = registry.scalar_of(target)
-        if s is None or s is sc.bool_:
-            return None
-        if v.type is sc.float32 and not sc.is_float(s):
+        s = literal_type(v, target)
+        if s is None:
             return None
         if v.type is s:
             return v
@@ -236,21 +234,30 @@ class ExpressionsMixin:
         try:
             ov, ret = registry.resolve(name, arg_types)
         except TypeMismatch as first_error:
-            args = self._retyped_args(args)
-            if args is None:
+            found = self._resolve_with_literals(name, args)
+            if found is None:
                 raise self.scope.error(str(first_error)) from None
-            try:
-                ov, ret = registry.resolve(name, [a.type for a in args])
-            except TypeMismatch:
-                raise self.scope.error(str(first_error)) from None
+            ov, ret, args = found
         return self.emit_call(ov, ret, args, template)
 
-    def _retyped_args(self, args):
-        target = next((a.type for a in args if not a.literal and registry.scalar_of(a.type)
-                       not in (None, sc.bool_)), None)
+    def _resolve_with_literals(self, name, args):
+        """(overload, return type, args) with literal arguments retyped to the scalar type of the
+        other arguments (or of an array's elements); an index argument keeps its integer type."""
+        target = next((s for s in (registry.element_scalar_of(a.type) for a in args if not a.literal)
+                       if s not in (None, sc.bool_)), None)
         if target is None or not any(a.literal for a in args):
             return None
-        return [(self.retype_literal(a, target) or a) if a.literal else a for a in args]
+        for ov in registry.registry[name].overloads:
+            try:
+                pats = ov.patterns(len(args))
+                types = [(literal_type(a, target) or a.type) if a.literal and p is not registry.Index
+                         else a.type for a, p in zip(args, pats)]
+                ret = ov.match(types)
+            except TypeMismatch:
+                continue
+            return ov, ret, [self.retype_literal(a, t) if t is not a.type else a
+                             for a, t in zip(args, types)]
+        return None
 
     def emit_call(self, ov, ret, args, template=""):
         out = self.scope.new_var(ret) if ret is not None else None
@@ -258,6 +265,15 @@ class ExpressionsMixin:
             template = ov.template([a.type for a in args], ret)
         self.scope.emit(ir.Call(out=out, func=ov, args=args, template=template))
         return out
+
+
+def literal_type(v, target):
+    """The scalar type literal ``v`` may take to match ``target`` (a float literal never becomes
+    an integer), or None."""
+    s = registry.scalar_of(target)
+    if s is None or s is sc.bool_ or (v.type is sc.float32 and not sc.is_float(s)):
+        return None
+    return s
 
 
 def _describe(obj):

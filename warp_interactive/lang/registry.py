@@ -47,6 +47,11 @@ def scalar_of(t):
     return None
 
 
+def element_scalar_of(t):
+    """The scalar type of a value, or of an array's elements."""
+    return scalar_of(t.dtype) if isinstance(t, array) else scalar_of(t)
+
+
 def type_name(t):
     if isinstance(t, array):
         return f"array(dtype={type_name(t.dtype)}, ndim={t.ndim})"
@@ -81,15 +86,20 @@ class Overload:
         args = ", ".join(f"{k}: {type_name(v)}" for k, v in self.input_types.items())
         return f"{self.name}({args}{', ...' if self.variadic else ''})"
 
-    def match(self, arg_types):
-        """The return type if ``arg_types`` fit this overload; raises TypeMismatch if not."""
+    def patterns(self, n):
+        """The input type or pattern of each of ``n`` arguments; TypeMismatch if n does not fit."""
         pats = list(self.input_types.values())
         if self.variadic:
-            if len(arg_types) < len(pats) - 1:
+            if n < len(pats) - 1:
                 raise TypeMismatch("too few arguments")
-            pats = pats[:-1] + [pats[-1]] * (len(arg_types) - len(pats) + 1)
-        elif len(arg_types) != len(pats):
-            raise TypeMismatch(f"takes {len(pats)} arguments, got {len(arg_types)}")
+            return pats[:-1] + [pats[-1]] * (n - len(pats) + 1)
+        if n != len(pats):
+            raise TypeMismatch(f"takes {len(pats)} arguments, got {n}")
+        return pats
+
+    def match(self, arg_types):
+        """The return type if ``arg_types`` fit this overload; raises TypeMismatch if not."""
+        pats = self.patterns(len(arg_types))
         for i, (t, p) in enumerate(zip(arg_types, pats)):
             if not _fits(t, p):
                 raise TypeMismatch(f"argument {i + 1} must be {type_name(p)}, got {type_name(t)}")

@@ -8,7 +8,8 @@ import numpy as np
 from .array import array
 from .arraydesc import ArrayDesc
 from .composite import is_composite
-from .scalars import canonical_scalar, is_scalar
+from .dtypes import type_repr
+from .scalars import canonical_scalar, float16, is_scalar
 
 
 class StructInstance:
@@ -53,9 +54,14 @@ def _coerce(t, value, sname, fname):
     if isinstance(t, array):
         if value is not None and not isinstance(value, array):
             raise TypeError(f"field {sname}.{fname} expects a wp.array, got {type(value).__name__}")
+        if value is not None and (value.dtype is not t.dtype or value.ndim != t.ndim):
+            raise TypeError(f"field {sname}.{fname} expects an array of {type_repr(t.dtype)} with "
+                            f"{t.ndim} dimension(s), got {type_repr(value.dtype)} with {value.ndim}")
         return value
     if is_scalar(t):
         return t._convert(value)
+    if hasattr(t, "_wp_struct_") and not isinstance(value, t):
+        raise TypeError(f"field {sname}.{fname} expects a {t.__name__}, got {type(value).__name__}")
     if is_composite(t) and not isinstance(value, t):
         return t(value)
     return value
@@ -66,6 +72,8 @@ def _field_to_c(t, value):
         return value.desc() if value is not None else ArrayDesc()
     if isinstance(value, StructInstance):
         return value.to_ctype()
+    if t is float16:
+        return int(np.float16(value).view(np.uint16))   # stored as its bit pattern
     return value
 
 
@@ -154,13 +162,18 @@ def _to_numpy_records(cls, items):
 
 
 def _from_record(cls, record):
-    c = cls._wp_struct_.ctype.from_buffer_copy(record.tobytes())
+    """An instance from one NumPy record of the struct's dtype (array fields stay None: an array
+    cannot be rebuilt from raw pointers)."""
     inst = cls()
     for name, t in cls._wp_struct_.fields.items():
         if isinstance(t, array):
-            continue  # an array field cannot be rebuilt from raw pointers
-        v = getattr(c, name)
+            continue
+        v = record[name]
         if hasattr(t, "_wp_struct_"):
-            v = _from_record(t, np.frombuffer(bytes(v), dtype=t._np_struct_dtype)[0])
-        object.__setattr__(inst, name, t(v) if is_composite(t) else v)
+            v = _from_record(t, v)
+        elif is_composite(t):
+            v = t(v)
+        else:
+            v = v.item()
+        object.__setattr__(inst, name, v)
     return inst
