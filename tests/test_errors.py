@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 
 import warp_interactive as wp
+from warp_interactive.lang.calls import BuiltinFunction
+from warp_interactive.lang.registry import Float, add_builtin, registry, same_as
 
 THIS_FILE = os.path.abspath(__file__)
 
@@ -71,6 +73,30 @@ def test_build_failure_raises_on_every_launch():
 @wp.kernel
 def good_kernel(a: wp.array(dtype=float)):
     a[wp.tid()] = 1.0
+
+
+# A builtin declared in the registry but missing from the C++ headers makes the C++ build fail;
+# it is registered only while its test runs.
+missing_builtin = BuiltinFunction("wpi_test_missing_builtin")
+
+
+@wp.kernel(module="errors_cpp_build")
+def uses_missing_builtin(a: wp.array(dtype=float)):
+    a[0] = missing_builtin(a[0])
+
+
+def test_cpp_build_failure_raises_on_every_launch():
+    add_builtin("wpi_test_missing_builtin", {"x": Float}, value_func=same_as(0), export=False)
+    try:
+        a = wp.zeros(1, dtype=float)
+        for _ in range(2):
+            with pytest.raises(wp.CompileError) as e:
+                wp.launch(uses_missing_builtin, dim=1, inputs=[a])
+            assert "wpi_test_missing_builtin" in str(e.value) and "errors_cpp_build" in str(e.value)
+        wp.launch(good_kernel, dim=1, inputs=[a])
+        assert a.numpy()[0] == 1.0
+    finally:
+        registry.pop("wpi_test_missing_builtin")
 
 
 @wp.kernel(module="errors_unknown_name")
@@ -173,7 +199,14 @@ def too_many_indices(a: wp.array(dtype=float)):
     a[0] = a[0, 1]  # <- too many indices
 
 
+@wp.kernel(module="errors_range_types")
+def range_types(a: wp.array(dtype=float), n: wp.int64, m: int):
+    for i in range(m, n):  # <- range types
+        a[0] = 1.0
+
+
 TRANSLATION_ERRORS = [
+    (range_types, "<- range types", ["range()", "int32", "int64"]),
     (unknown_name, "<- unknown name", ["not_defined_anywhere", "not defined"]),
     (with_statement, "<- with", ["With"]),
     (try_statement, "<- try", ["Try"]),
@@ -195,8 +228,8 @@ TRANSLATION_ERRORS = [
 
 @pytest.mark.parametrize("kernel,marker,words", TRANSLATION_ERRORS, ids=lambda x: getattr(x, "key", None))
 def test_translation_errors(kernel, marker, words):
-    n = len(kernel.arg_types)
-    inputs = [wp.zeros(1, dtype=wp.vec3 if kernel is vec_constructor else float), 1][:n]
+    inputs = [wp.zeros(1, dtype=t.dtype) if isinstance(t, wp.array) else 1
+              for t in kernel.arg_types.values()]
     err = launch_error(kernel, inputs)
     msg = str(err)
     assert f'File "{THIS_FILE}", line {line_of(marker)}' in msg, msg
@@ -204,6 +237,31 @@ def test_translation_errors(kernel, marker, words):
     for w in words:
         assert w in msg, f"{w!r} not in:\n{msg}"
     assert "^" in msg.splitlines()[-1]
+
+
+@wp.struct
+class Holder:
+    data: wp.array(dtype=float)
+    inner_count: int
+
+
+@wp.struct
+class Outer:
+    holder: Holder
+
+
+def test_struct_field_type_errors():
+    h = Holder()
+    with pytest.raises(TypeError, match=r"Holder\.data.*float32.*float64"):
+        h.data = wp.zeros(2, dtype=wp.float64)
+    with pytest.raises(TypeError, match=r"Holder\.data.*1 dimension"):
+        h.data = wp.zeros((2, 2), dtype=float)
+    with pytest.raises(TypeError, match=r"Holder\.data.*wp\.array"):
+        h.data = [1.0, 2.0]
+    with pytest.raises(AttributeError, match="no field 'missing'"):
+        h.missing = 1
+    with pytest.raises(TypeError, match=r"Outer\.holder.*Holder"):
+        Outer().holder = 3
 
 
 def test_unannotated_kernel_parameter():
@@ -307,6 +365,32 @@ def oob_read(data: wp.array(dtype=float), idx: wp.array(dtype=int), out: wp.arra
 def oob_write_2d(grid: wp.array2d(dtype=float), k: int):
     i = wp.tid()
     grid[i, k] = 1.0
+
+
+@wp.func(module=DEBUG_MODULE)
+def read_at(a: wp.array(dtype=float), i: int):
+    return a[i]
+
+
+@wp.kernel(module=DEBUG_MODULE)
+def oob_in_func_and_view(rows: wp.array2d(dtype=float), k: int, out: wp.array(dtype=float)):
+    i = wp.tid()
+    row = rows[i + k]
+    out[i] = read_at(row, k) + read_at(out, i)
+
+
+def test_debug_out_of_bounds_in_func_and_view():
+    rows = wp.zeros((2, 3), dtype=float)
+    out = wp.zeros(2, dtype=float)
+    with pytest.raises(wp.LaunchError) as e:
+        wp.launch(oob_in_func_and_view, dim=2, inputs=[rows, 1, out])
+    assert "'rows'" in str(e.value) and "[2]" in str(e.value) and "(2, 3)" in str(e.value)
+    with pytest.raises(wp.LaunchError) as e:
+        wp.launch(oob_in_func_and_view, dim=1, inputs=[rows, 5, out])
+    assert "'rows'" in str(e.value) and "[5]" in str(e.value)
+    rows.fill_(2.0)
+    wp.launch(oob_in_func_and_view, dim=2, inputs=[rows, 0, out])
+    assert out.numpy().tolist() == [2.0, 2.0]
 
 
 def test_debug_out_of_bounds_read():

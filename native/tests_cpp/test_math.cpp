@@ -83,13 +83,6 @@ template <typename X> static void check_all_near(const char* what, const X& got,
         check_near(what, a[i], b[i], tol);
 }
 
-template <typename X> static X zero()
-{
-    X x;
-    std::memset(static_cast<void*>(&x), 0, sizeof(X));
-    return x;
-}
-
 static std::mt19937_64 g_rng(1234);
 
 static double rnd(double lo = -1.0, double hi = 1.0) { return std::uniform_real_distribution<double>(lo, hi)(g_rng); }
@@ -110,9 +103,7 @@ static void grad_check(const char* name, F f, FA adj, const Args&... args)
     typedef decltype(f(args...)) R;
     const R g = random_value<R>();
 
-    // adjoints start at zero (not default-constructed: a default transform_t is the identity)
-    std::tuple<Args...> adj_args;
-    std::apply([&](auto&... a) { ((a = zero<Args>()), ...); }, adj_args);
+    std::tuple<Args...> adj_args{};  // zero, as codegen's `T adj = {};`
     std::apply([&](auto&... a) { adj(args..., a..., g); }, adj_args);
     std::vector<double> analytic;
     std::apply([&](const auto&... a) { (put(a, analytic), ...); }, adj_args);
@@ -748,8 +739,8 @@ static void test_transform()
 {
     const transform t(random_value<vec3>(), random_unit_quat()), u(random_value<vec3>(), random_unit_quat());
     const vec3 x = random_value<vec3>();
-    check_all_near("transform default = identity", transform(), wp::transform_identity<double>());
-    check_all_near("transform identity q", wp::transform_get_rotation(transform()), wp::quat_identity<double>());
+    check_all_near("transform default is zero", transform(), transform(vec3(), quat()));
+    check_all_near("transform_identity", wp::transform_identity<double>(), transform(vec3(), quat(0, 0, 0, 1)));
     check_all_near("transform_point", wp::transform_point(t, x), wp::quat_rotate(t.q, x) + t.p);
     check_all_near("transform_multiply", wp::transform_point(wp::transform_multiply(t, u), x),
                    wp::transform_point(t, wp::transform_point(u, x)), 1e-14);
@@ -888,7 +879,7 @@ static void instantiate_float_composites()
     wp::adj_quat_from_matrix(wp::quat_to_matrix(q), adj_m, q);
     wp::adj_quat_slerp(q, wp::quat_identity<float>(), 0.5f, adj_q, adj_q, adj_s, q);
     const transformf t(a, q);
-    transformf adj_t{vec3f(), quatf()};
+    transformf adj_t = {};
     wp::adj_transform_inverse(t, adj_t, t);
     wp::adj_transform_point(t, a, adj_t, adj_r, b);
     const wp::vec_t<6, float> s6 = wp::spatial_vector(a, b);

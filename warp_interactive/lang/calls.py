@@ -94,8 +94,11 @@ class CallsMixin:
         self._check_constructor_args(t, args)
         kind = {"vector": "vec_t", "matrix": "mat_t", "quaternion": "quat_t",
                 "transform": "transform_t"}[t._kind_]
+        cpp = t._cpp
+        if _are_rows(t, [a.type for a in args]):
+            cpp, kind = "matrix_from_rows", "matrix_from_rows"
         ov = Overload(name=t.__name__, input_types={f"a{i}": a.type for i, a in enumerate(args)},
-                      value_func=None, cpp=t._cpp, native_adjoint=f"adj_{kind}",
+                      value_func=None, cpp=cpp, native_adjoint=f"adj_{kind}",
                       differentiable=sc.is_float(s))
         if len(args) == 1 and comp.is_composite(args[0].type) and args[0].type is t:
             return args[0]
@@ -109,7 +112,7 @@ class CallsMixin:
         if len(args) == 1 and (types[0] is s or (comp.is_composite(types[0])
                                                  and types[0]._shape_ == t._shape_)):
             return  # fill from a scalar, or an explicit element-type conversion
-        if len(args) == n and all(x is s for x in types):
+        if len(args) == n and all(x is s for x in types) or _are_rows(t, types):
             return
         if t._kind_ == "quaternion" and len(args) == 2 and comp.is_vector(types[0]) and \
                 types[0]._length_ == 3 and types[1] is s and types[0]._wp_scalar_type_ is s:
@@ -121,7 +124,8 @@ class CallsMixin:
         got = ", ".join(type_name(x) for x in types)
         raise self.scope.error(
             f"cannot construct {t.__name__} from ({got}): expected no arguments, one {s.__name__} "
-            f"(fill), {n} {s.__name__} components, or one {t._kind_} of the same shape (conversion)")
+            f"(fill), {n} {s.__name__} components, {_rows_hint(t)}or one {t._kind_} of the same "
+            f"shape (conversion)")
 
     def construct_struct(self, obj, node, kwargs):
         if node.args or kwargs:
@@ -148,6 +152,20 @@ class CallsMixin:
         outs = tuple(self.scope.new_var(t) for t in rets)
         self.scope.emit(ir.Call(out=list(outs), func=ov, args=args))
         return outs
+
+
+def _are_rows(t, types):
+    """``mat22(vec2(...), vec2(...))``: a matrix from its row vectors."""
+    if t._kind_ != "matrix" or len(types) != t._shape_[0] or len(types) < 2:
+        return False
+    row = comp.vector(t._shape_[1], t._wp_scalar_type_)
+    return all(x is row for x in types)
+
+
+def _rows_hint(t):
+    if t._kind_ != "matrix":
+        return ""
+    return f"{t._shape_[0]} row vectors of length {t._shape_[1]}, "
 
 
 def _callable_name(obj):

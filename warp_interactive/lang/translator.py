@@ -248,9 +248,15 @@ class Translator(ExpressionsMixin, CallsMixin):
 
     def _dynamic_for(self, node, arg_nodes):
         args = [self.eval_var(a) for a in arg_nodes]
-        args = [self.retype_literal(a, sc.int32) if a.literal else a for a in args]
         if any(not sc.is_int(a.type) for a in args):
-            raise self.scope.error("range() arguments must be integers")
+            raise self.scope.error(
+                f"range() arguments must be integers, got ({', '.join(type_name(a.type) for a in args)})")
+        typed = {type_name(a.type): a.type for a in args if not a.literal}
+        if len(typed) > 1:
+            raise self.scope.error(f"range() arguments must have one integer type, got "
+                                   f"{' and '.join(typed)}; cast explicitly")
+        loop_type = next(iter(typed.values()), sc.int32)
+        args = [self.retype_literal(a, loop_type) if a.literal else a for a in args]
         if len(args) == 1:
             args = [self.scope.const(0, args[0].type)] + args
         if len(args) == 2:

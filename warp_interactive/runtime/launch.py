@@ -91,6 +91,12 @@ class Launch:
         self._entry = None
 
     def _resolve(self):
+        k = self.kernel
+        if k.module.kernels.get(k.key) is not k:
+            raise RuntimeError(
+                f"kernel '{k.key}' was defined again in module '{k.module.name}' after this kernel "
+                f"object was made, which replaced it: launch the newer definition, or give the "
+                f"kernels different names or modules (@wp.kernel(module=...))")
         module = self.kernel.module.load(self.device, backward=self.adjoint)
         which = "backward" if self.adjoint else "forward"
         self._module = module

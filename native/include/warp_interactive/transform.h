@@ -1,7 +1,9 @@
 // transform_t<T>: rigid transforms (translation p, rotation q), 7 contiguous T, and their builtins.
 // A transform maps x to quat_rotate(q, x) + p.
 //
-// The default constructor gives the identity transform (p = 0, q = identity).
+// The default constructor gives the zero transform (p = 0, q = 0), like every other type: codegen
+// zero-initializes adjoints with `T adj = {};`, which an identity default would break (the
+// gradient of q.w would start at 1). transform_identity<T>() gives the identity.
 // Constructors and their adjoints (see vec.h for the pattern):
 //   transform_t<T>()                   -> adj_transform_t(adj_ret)
 //   transform_t<T>(p, q)               -> adj_transform_t(p, q, adj_p, adj_q, adj_ret)
@@ -16,7 +18,7 @@ template <typename T> struct transform_t {
     vec_t<3, T> p;
     quat_t<T> q;
 
-    WPI_FUNC transform_t() : p(), q(T(0), T(0), T(0), T(1)) {}
+    WPI_FUNC transform_t() : p(), q() {}
     WPI_FUNC transform_t(const vec_t<3, T>& p_, const quat_t<T>& q_) : p(p_), q(q_) {}
     template <typename U> WPI_FUNC explicit transform_t(const transform_t<U>& t) : p(t.p), q(t.q) {}
 };
@@ -41,7 +43,10 @@ WPI_FUNC void adj_transform_t(const transform_t<U>& t, transform_t<U>& adj_t, co
     adj_quat_t(t.q, adj_t.q, adj_ret.q);
 }
 
-template <typename T> WPI_FUNC transform_t<T> transform_identity() { return transform_t<T>(); }
+template <typename T> WPI_FUNC transform_t<T> transform_identity()
+{
+    return transform_t<T>(vec_t<3, T>(), quat_identity<T>());
+}
 template <typename T> WPI_FUNC void adj_transform_identity(const transform_t<T>&) {}
 
 // ---------------------------------------------------------------------------------------------
