@@ -376,3 +376,22 @@ def test_empty_arrays_and_zero_size_launch():
     wp.launch(fill_index, dim=0, inputs=[a])
     v = wp.zeros((0, 3), dtype=wp.vec3)
     assert v.numpy().shape == (0, 3, 3)
+
+
+@wp.struct
+class Particle:
+    pos: wp.vec3
+    mass: float
+
+
+def test_full_and_fill_infer_types():
+    assert wp.full(2, True).dtype is wp.bool
+    assert wp.full(2, wp.float16(1.5)).numpy().tolist() == [1.5, 1.5]
+    assert wp.full(2, wp.float16(1.5)).dtype is wp.float16
+    p = Particle(pos=wp.vec3(1.0, 2.0, 3.0), mass=2.0)
+    a = wp.full(3, p)
+    assert a.dtype is Particle and a.numpy()["mass"].tolist() == [2.0] * 3
+    a.zero_()
+    assert a.numpy()["mass"].tolist() == [0.0] * 3
+    a.fill_(p)
+    assert a[1].pos == wp.vec3(1.0, 2.0, 3.0)

@@ -4,7 +4,6 @@ live in modules of their own (``module=...``) so they never break this file's go
 import os
 import re
 
-import numpy as np
 import pytest
 
 import warp_interactive as wp
@@ -58,6 +57,21 @@ def test_type_mismatch_points_at_user_code():
     assert "float32" in msg and "int32" in msg
     assert caret_under(msg, "a[i] + i")
     assert err.lineno == line_of("<- type mismatch") and err.filename == THIS_FILE
+
+
+def _nested_bad_kernel():
+    if True:
+        @wp.kernel(module="errors_nested")
+        def nested_bad(a: wp.array(dtype=float)):
+            a[0] = a[0] * wp.float64(2.0)  # <- nested
+        return nested_bad
+
+
+def test_error_in_an_indented_kernel():
+    msg = str(launch_error(_nested_bad_kernel(), [wp.zeros(1, dtype=float)]))
+    assert f'File "{THIS_FILE}", line {line_of("<- nested")}' in msg
+    assert "float64" in msg and "float32" in msg
+    assert caret_under(msg, "a[0] * wp.float64(2.0)")
 
 
 def test_build_failure_raises_on_every_launch():
@@ -205,7 +219,18 @@ def range_types(a: wp.array(dtype=float), n: wp.int64, m: int):
         a[0] = 1.0
 
 
+@wp.func
+def index_in_func():
+    return wp.tid()  # <- tid in func
+
+
+@wp.kernel(module="errors_tid_in_func")
+def tid_in_func(a: wp.array(dtype=float)):
+    a[0] = float(index_in_func())
+
+
 TRANSLATION_ERRORS = [
+    (tid_in_func, "<- tid in func", ["wp.tid()", "kernel", "index_in_func"]),
     (range_types, "<- range types", ["range()", "int32", "int64"]),
     (unknown_name, "<- unknown name", ["not_defined_anywhere", "not defined"]),
     (with_statement, "<- with", ["With"]),
@@ -233,7 +258,7 @@ def test_translation_errors(kernel, marker, words):
     err = launch_error(kernel, inputs)
     msg = str(err)
     assert f'File "{THIS_FILE}", line {line_of(marker)}' in msg, msg
-    assert f"in {kernel.key}" in msg
+    assert f"in {kernel.key}" in msg or kernel is tid_in_func
     for w in words:
         assert w in msg, f"{w!r} not in:\n{msg}"
     assert "^" in msg.splitlines()[-1]
@@ -269,6 +294,27 @@ def test_unannotated_kernel_parameter():
         @wp.kernel(module="errors_unannotated")
         def unannotated(a: wp.array(dtype=float), b):
             pass
+
+
+def _define_twice():
+    @wp.kernel(module="errors_redefined")
+    def defined_twice(a: wp.array(dtype=float)):
+        a[0] = 1.0
+    first = defined_twice
+
+    @wp.kernel(module="errors_redefined")
+    def defined_twice(a: wp.array(dtype=float)):  # noqa: F811
+        a[0] = 2.0
+    return first, defined_twice
+
+
+def test_launching_a_replaced_kernel():
+    first, second = _define_twice()
+    a = wp.zeros(1, dtype=float)
+    wp.launch(second, dim=1, inputs=[a])
+    assert a.numpy()[0] == 2.0
+    with pytest.raises(RuntimeError, match="'defined_twice' was defined again in module 'errors_redefined'"):
+        wp.launch(first, dim=1, inputs=[a])
 
 
 # --- launch errors ------------------------------------------------------------------------------------

@@ -95,7 +95,8 @@ def _operands(T):
 def test_arithmetic_table(T):
     a, b = _operands(T)
     out = wp.zeros(shape=(len(a), 8), dtype=T)
-    wp.launch(SCALAR_KERNELS[T]["arith"], dim=len(a), inputs=[wp.array(a, dtype=T), wp.array(b, dtype=T), out])
+    wp.launch(SCALAR_KERNELS[T]["arith"], dim=len(a),
+              inputs=[wp.array(a, dtype=T), wp.array(b, dtype=T), out])
     got = out.numpy()
     with np.errstate(over="ignore"):
         if T in INTS:
@@ -128,7 +129,8 @@ def test_python_floor_semantics():
 def test_comparison_table(T):
     a, b = _operands(T)
     out = wp.zeros(shape=(len(a), 7), dtype=int)
-    wp.launch(SCALAR_KERNELS[T]["compare"], dim=len(a), inputs=[wp.array(a, dtype=T), wp.array(b, dtype=T), out])
+    wp.launch(SCALAR_KERNELS[T]["compare"], dim=len(a),
+              inputs=[wp.array(a, dtype=T), wp.array(b, dtype=T), out])
     with np.errstate(over="ignore"):
         chain = (a < b) & (b < a + b)
     expect = np.stack([a < b, a <= b, a > b, a >= b, a == b, a != b, chain], axis=1)
@@ -151,6 +153,12 @@ N_STATIC = wp.constant(4)
 SCALE = wp.constant(2.5)
 ORIGIN = wp.constant(wp.vec3(1.0, 2.0, 3.0))
 PLAIN_GLOBAL = 7
+NUMPY_CONSTANT = wp.constant(np.int64(3))
+
+
+class Shapes:
+    SPHERE = wp.constant(0)
+    CUBE = wp.constant(1)
 
 
 @wp.kernel
@@ -579,10 +587,12 @@ def use_functions(x: wp.array(dtype=float), ints: wp.array2d(dtype=int),
     ints[i, 3] = generic_add(i, 10)
     floats[i, 6] = hypot_sq(v, 2.0)
     nothing(side, i)
-    # tuple packing and swapping
+    # tuple packing and swapping; chained assignment gives independent variables
     a, b = i, i * 10
     a, b = b, a
-    ints[i, 4] = a - b
+    c = d = a
+    c += 1
+    ints[i, 4] = a - b + (c - d - 1)
 
 
 def test_user_functions():
@@ -629,6 +639,10 @@ def module_constants(out: wp.array(dtype=float), vout: wp.array(dtype=wp.vec3)):
     out[0] = SCALE * 2.0
     out[1] = float(N_STATIC + PLAIN_GLOBAL)
     vout[0] = ORIGIN + wp.vec3(SCALE)
+    s = 0
+    for k in range(NUMPY_CONSTANT):
+        s += Shapes.CUBE
+    out[2] = float(s + Shapes.SPHERE)
 
 
 def test_closure_and_module_constants():
@@ -637,10 +651,10 @@ def test_closure_and_module_constants():
         wp.launch(kern, dim=3, inputs=[out])
         expect = np.asarray(off) * factor + np.arange(3)[:, None]
         np.testing.assert_array_equal(out.numpy(), expect)
-    out = wp.zeros(2, dtype=float)
+    out = wp.zeros(3, dtype=float)
     vout = wp.zeros(1, dtype=wp.vec3)
     wp.launch(module_constants, dim=1, inputs=[out, vout])
-    assert out.numpy().tolist() == [5.0, 11.0]
+    assert out.numpy().tolist() == [5.0, 11.0, 3.0]
     assert vout.numpy()[0].tolist() == [3.5, 4.5, 5.5]
 
 
@@ -708,6 +722,7 @@ def components(vs: wp.array(dtype=wp.vec3), ms: wp.array(dtype=wp.mat33),
     m[0, 1] = -1.0
     m[2] = wp.vec3(7.0, 8.0, 9.0)
     m[1, 1] *= 3.0
+    m[1][2] = 5.0
     mout[i] = m
     q = wp.quat(0.0, 0.0, 0.0, 1.0)
     q.x = 0.5
@@ -738,6 +753,7 @@ def test_vector_matrix_components():
     em[:, 0, 1] = -1.0
     em[:, 2] = [7.0, 8.0, 9.0]
     em[:, 1, 1] *= 3.0
+    em[:, 1, 2] = 5.0
     np.testing.assert_allclose(mout.numpy(), em, rtol=1e-6)
     np.testing.assert_array_equal(qout.numpy(), [[0.5, 0.0, float(i), 1.0] for i in range(n)])
 
@@ -767,6 +783,25 @@ def test_composite_constructors_and_operators():
     assert out_i.numpy().tolist() == [[9, 12, 15], [-1, -2, -3]]
     assert flags.numpy().tolist() == [1, 1, 1, 3]
     assert wp.mat22(wp.vec2(1.0, 2.0), wp.vec2(3.0, 4.0)) == wp.mat22(1.0, 2.0, 3.0, 4.0)
+
+
+@wp.kernel
+def element_components(vs: wp.array(dtype=wp.vec3), ms: wp.array2d(dtype=wp.mat22)):
+    i = wp.tid()
+    vs[i].y = 5.0
+    vs[i][2] += 1.0
+    ms[i, 0][1, 0] = float(i)
+    ms[i, 1][0] = wp.vec2(7.0, 8.0)
+
+
+def test_writing_components_of_array_elements():
+    vs = wp.array(np.ones((3, 3), dtype=np.float32), dtype=wp.vec3)
+    ms = wp.zeros((3, 2), dtype=wp.mat22)
+    wp.launch(element_components, dim=3, inputs=[vs, ms])
+    assert vs.numpy().tolist() == [[1.0, 5.0, 2.0]] * 3
+    m = ms.numpy()
+    assert m[:, 0, 1, 0].tolist() == [0.0, 1.0, 2.0] and m[:, 0].sum() == 3.0
+    assert m[:, 1, 0].tolist() == [[7.0, 8.0]] * 3 and m[:, 1, 1].sum() == 0.0
 
 
 mat23 = wp.types.matrix(shape=(2, 3), dtype=float)

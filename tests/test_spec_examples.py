@@ -96,6 +96,10 @@ def test_array_from_numpy(device):
     r[0] = 123.0
     assert a.numpy()[0] != 123.0
 
+    # as written: float64 data for a float32 array cannot be shared, so this converts
+    a = wp.array(r, dtype=float, copy=False, device="cpu")
+    np.testing.assert_array_equal(a.numpy(), r.astype(np.float32))
+
     # the zero-copy wrapper needs the same element type as the NumPy data
     r32 = r.astype(np.float32)
     a = wp.array(r32, dtype=float, copy=False, device="cpu")
@@ -122,8 +126,9 @@ def test_array_multidim_dtype():
 
 
 def test_array_to_and_copy(device):
-    a = np.arange(16, dtype=np.float32)
+    a = wp.array(np.arange(16, dtype=np.float32), dtype=float, device=device)
     host_array = wp.array(a, dtype=float, device="cpu")
+    a = a.numpy()
 
     # allocate and copy to the device
     device_array = host_array.to(device)

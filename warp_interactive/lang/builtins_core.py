@@ -14,8 +14,8 @@ G_OP, G_ARR, G_MATH, G_VEC, G_MAT, G_QUAT, G_TF = (
 # --- arithmetic operators ---------------------------------------------------------------------------
 for op, doc in (("add", "a + b"), ("sub", "a - b")):
     for pat in (Scalar, Vector, Matrix, Quaternion, Transformation):
-        if op == "sub" and pat is Transformation:
-            continue
+        if pat is Transformation:
+            continue  # transforms compose with mul (transform_multiply), not add
         add_builtin(op, {"a": pat, "b": pat}, value_func=same_as(0), group=G_OP, doc=doc,
                     differentiable=True)
 

@@ -3,6 +3,8 @@
 import ast
 import builtins as py_builtins
 
+import numpy as np
+
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
@@ -63,13 +65,13 @@ class ExpressionsMixin:
             if isinstance(value, Conflict):
                 raise self.scope.error(value.message, node)
             return value
-        return PyValue(self.lookup_global(node.id, node))
+        return PyValue(_python_scalar(self.lookup_global(node.id, node)))
 
     def eval_Attribute(self, node):
         base = self.eval(node.value)
         if isinstance(base, PyValue):
             try:
-                return PyValue(getattr(base.obj, node.attr))
+                return PyValue(_python_scalar(getattr(base.obj, node.attr)))
             except AttributeError:
                 raise self.scope.error(f"{_describe(base.obj)} has no attribute '{node.attr}'") from None
         return self.attribute_of(base, node.attr)
@@ -265,6 +267,11 @@ class ExpressionsMixin:
             template = ov.template([a.type for a in args], ret)
         self.scope.emit(ir.Call(out=out, func=ov, args=args, template=template))
         return out
+
+
+def _python_scalar(obj):
+    """A NumPy scalar constant (``np.int64(3)``) is used as the Python number it holds."""
+    return obj.item() if isinstance(obj, (np.integer, np.floating, np.bool_)) else obj
 
 
 def literal_type(v, target):

@@ -23,15 +23,22 @@ def _const_kw(tr, kwargs, name, default=None):
     return v.obj
 
 
+def _check_in_kernel(tr):
+    if not tr.is_kernel:
+        raise tr.scope.error("wp.tid() can only be called in a kernel: pass the index to the function")
+
+
 def tid(tr, obj, node, kwargs):
     if node.args or kwargs:
         raise tr.scope.error("wp.tid() takes no arguments")
+    _check_in_kernel(tr)
     tr.tid_arity = max(tr.tid_arity, 1)
     return tr.call_builtin("tid", [])
 
 
 def tid_tuple(tr, count):
     """``i, j = wp.tid()``: one index per launch dimension."""
+    _check_in_kernel(tr)
     tr.tid_arity = max(tr.tid_arity, count)
     return tuple(tr.call_builtin("tid_nd", [tr.index_const(k), tr.index_const(count)])
                  for k in range(count))

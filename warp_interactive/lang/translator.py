@@ -77,8 +77,13 @@ class Translator(ExpressionsMixin, CallsMixin):
         self.eval(node.value)
 
     def s_Assign(self, node):
-        if len(node.targets) != 1:
-            raise self.scope.error("chained assignment (a = b = c) is not supported")
+        if len(node.targets) > 1:   # a = b = value
+            value = self.to_var(self.eval(node.value), node.value)
+            for target in node.targets:
+                if isinstance(target, ast.Tuple):
+                    raise self.scope.error("chained assignment to a tuple is not supported")
+                self.write(target, value)
+            return
         target = node.targets[0]
         if isinstance(target, ast.Tuple):
             return self.assign_tuple(target, node.value)

@@ -9,7 +9,7 @@ import numpy as np
 
 from .arraydesc import MAX_DIMS, make_desc
 from .dtypes import element_shape, infer_dtype, np_dtype_of, type_repr, type_size
-from .scalars import canonical_scalar
+from .scalars import Scalar, bool_, canonical_scalar
 
 
 def _device(d):
@@ -293,7 +293,9 @@ class array:
         return self
 
     def zero_(self):
-        return self.fill_(0)
+        view = self.numpy()
+        view[...] = np.zeros((), dtype=view.dtype)   # also for arrays of structs
+        return self
 
     def assign(self, src):
         """Copy ``src`` (a wp array, NumPy array or list) into this array."""
@@ -363,8 +365,17 @@ def empty(shape=None, dtype=float, device=None, requires_grad=False, pinned=Fals
 
 def full(shape=None, value=0, dtype=None, device=None, requires_grad=False, pinned=False):
     if dtype is None:
-        dtype = type(value) if hasattr(value, "numpy_view") else (float if isinstance(value, float) else int)
+        dtype = _dtype_of_value(value)
     return zeros(shape, dtype, device, requires_grad, pinned).fill_(value)
+
+
+def _dtype_of_value(value):
+    """The element type ``wp.full`` gives a value: its own type for wp values, else as Python's."""
+    if hasattr(value, "numpy_view") or hasattr(value, "_wp_struct_") or isinstance(value, Scalar):
+        return type(value)
+    if isinstance(value, (bool, np.bool_)):
+        return bool_
+    return float if isinstance(value, (float, np.floating)) else int
 
 
 def ones(shape=None, dtype=float, device=None, requires_grad=False, pinned=False):
