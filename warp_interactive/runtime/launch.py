@@ -79,7 +79,8 @@ def _adjoint_grads(kernel, values, adj_values):
     grads = []
     for i, v in enumerate(values):
         g = adj_values[i] if adj_values else getattr(v, "grad", None)
-        grads.append(g if g is not None and hasattr(g, "ptr") or hasattr(g, "__array_interface__") else False)
+        is_array = hasattr(g, "ptr") or hasattr(g, "__array_interface__")
+        grads.append(g if is_array else False)  # False: no gradient memory for this parameter
     return grads
 
 

@@ -117,30 +117,30 @@ def module_hash(source, build_key):
     return h.hexdigest()
 
 
+def _module_name(module, depth=2):
+    """``module`` as a name; None means the module of the public function's caller."""
+    if module is None:
+        import sys
+        # a frame lookup, not inspect.stack(): that reads the source of every frame
+        return sys._getframe(depth).f_globals.get("__name__", "__main__")
+    return module if isinstance(module, str) else module.__name__
+
+
 def load_module(module=None, device=None):
     """Build (or fetch from the cache) and load a module now rather than at its first launch."""
     from .device import get_device
-    if module is None:
-        import inspect
-        module = inspect.getmodule(inspect.stack()[1][0]).__name__
-    name = module if isinstance(module, str) else module.__name__
+    name = _module_name(module)
     return get_module(name).load(get_device(device))
 
 
 def set_module_options(options, module=None):
     """Per-module options (``enable_backward``, ``mode``, ``fast_math``, ``max_unroll``)."""
-    if module is None:
-        import inspect
-        module = inspect.getmodule(inspect.stack()[1][0]).__name__
-    name = module if isinstance(module, str) else module.__name__
+    name = _module_name(module)
     m = get_module(name)
     m.options.update(options)
     m.invalidate()
 
 
 def get_module_options(module=None):
-    if module is None:
-        import inspect
-        module = inspect.getmodule(inspect.stack()[1][0]).__name__
-    name = module if isinstance(module, str) else module.__name__
+    name = _module_name(module)
     return dict(get_module(name).options)
