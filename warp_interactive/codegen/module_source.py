@@ -124,10 +124,10 @@ def _kernel_source(kernel, target, debug, backward):
     fields = "\n".join(f"    {cpp_type(p.type)} {p.name};" for p in fir.params) or "    int _unused;"
     out = [f"struct {name}_args {{\n{fields}\n}};"]
     out.append(_kernel_body(fir, f"{name}_forward_body", target, debug, kernel.key, False))
-    out.append(_entry(name, target, "forward"))
+    out.append(_entry(fir, target, "forward"))
     if backward:
         out.append(_kernel_body(fir, f"{name}_backward_body", target, debug, kernel.key, True))
-        out.append(_entry(name, target, "backward"))
+        out.append(_entry(fir, target, "backward"))
     return "\n".join(out) + "\n"
 
 
@@ -150,5 +150,16 @@ def _kernel_body(fir, fname, target, debug, key, adjoint):
     return "\n".join(lines)
 
 
-def _entry(name, target, which):
-    return target.entry.format(name=name, which=which)
+def _entry(fir, target, which):
+    """The entry point; on the CPU its unit-stride fast loop tests (and then pins) the innermost
+    byte stride of every array parameter."""
+    template = target.entry_backward if which == "backward" and target.entry_backward else target.entry
+    check, pin = [], []
+    for p in fir.params:
+        if isinstance(p.type, array):
+            stride = f"a.{p.name}.strides[{p.type.ndim - 1}]"
+            size = f"sizeof({cpp_type(p.type.dtype)})"
+            check.append(f" && {stride} == {size}")
+            pin.append(f"\n        {stride} = {size};")
+    return template.format(name=fir.name, which=which, unit_stride_check="".join(check),
+                           unit_stride_set="".join(pin))

@@ -8,10 +8,29 @@ class Target:
     name: str
     func_qualifier: str      # for generated helper functions
     suffix: str              # entry point name suffix: K_<suffix>_forward
-    entry: str               # entry point template: {name}, {which}
+    entry: str               # entry point template: {name}, {which}, {unit_stride_*}
+    entry_backward: str = ""  # template for the backward entry ("" means `entry`)
 
 
+# The arguments are copied to locals (a store through a float* could otherwise alias them, which
+# forces a reload per index). The first loop is the vectorisable shape: every array's innermost
+# stride is set to its (equal) constant and the index range fits the int32 thread index, so the
+# compiler sees unit-stride affine accesses; threads are independent, hence ivdep. Anything else
+# takes the plain loop.
 _CPU_ENTRY = """extern "C" WPI_EXPORT void {name}_cpu_{which}(const {name}_args* args, \
+const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
+    {name}_args a = *args;
+    const wp::launch_bounds_t d = *dim;
+    if (begin >= 0 && end <= 2147483647{unit_stride_check}) {{{unit_stride_set}
+#pragma GCC ivdep
+        for (int64_t i = begin; i < end; ++i) {name}_{which}_body(a, d, i);
+    }} else {{
+        for (int64_t i = begin; i < end; ++i) {name}_{which}_body(a, d, i);
+    }}
+}}"""
+
+# the backward entry stays one plain loop (built on demand; compile time matters more there)
+_CPU_ENTRY_PLAIN = """extern "C" WPI_EXPORT void {name}_cpu_{which}(const {name}_args* args, \
 const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
     for (int64_t i = begin; i < end; ++i) {name}_{which}_body(*args, *dim, i);
 }}"""
@@ -23,5 +42,6 @@ _CUDA_ENTRY = """extern "C" __global__ void {name}_cuda_{which}({name}_args args
 }}"""
 
 
-CPU = Target(name="cpu", func_qualifier="static inline", suffix="cpu", entry=_CPU_ENTRY)
+CPU = Target(name="cpu", func_qualifier="static inline", suffix="cpu", entry=_CPU_ENTRY,
+             entry_backward=_CPU_ENTRY_PLAIN)
 CUDA = Target(name="cuda", func_qualifier="static inline __device__", suffix="cuda", entry=_CUDA_ENTRY)

@@ -68,7 +68,7 @@ def _cuda_unavailable_reason():
 def get_device(ident=None):
     """The device named by ``ident`` (a Device, "cpu", "cuda", "cuda:N" or None = current)."""
     if ident is None:
-        return getattr(_local, "device", None) or _default_device()
+        return _local.__dict__.get("device") or _default_device()  # no AttributeError raised
     if isinstance(ident, Device):
         return ident
     if ident in _devices:

@@ -4,9 +4,10 @@ import ctypes
 
 from ..config import config
 from ..lang.errors import LaunchError
-from . import tape_hooks
+from . import fastlaunch, tape_hooks
 from .args import pack
 from .device import get_device
+from .module import entry_name, tid_arity
 from .module import generation as _generation
 
 MAX_DIMS = 4
@@ -35,15 +36,32 @@ def make_bounds(dim):
     return b
 
 
+_native_mod = None
+
+
 def _native():
-    from .. import _native
-    return _native
+    global _native_mod
+    if _native_mod is None:
+        from .. import _native
+        _native_mod = _native
+    return _native_mod
 
 
 def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), device=None,
            stream=None, adjoint=False, record_tape=True, record_cmd=False, max_blocks=0,
            block_dim=256):
     """Run ``kernel`` over a grid of ``dim`` threads (an int or a tuple of up to 4)."""
+    plan = getattr(kernel, "_plan", None)
+    if plan is not None and not (adjoint or record_cmd) and get_device(device) is plan.device and \
+            plan.run(dim, inputs if not outputs else list(inputs) + list(outputs)):
+        return None
+    return _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoint,
+                   record_tape, record_cmd)
+
+
+def _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoint, record_tape,
+            record_cmd):
+    """The general path: validates everything; afterwards the fast plan is (re)made."""
     from ..lang.func import Kernel
     if not isinstance(kernel, Kernel):
         raise TypeError(f"wp.launch expects a @wp.kernel, got {type(kernel).__name__}")
@@ -61,11 +79,23 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     if record_cmd:
         return cmd
     cmd.launch()
+    if device.is_cpu and not adjoint:
+        _update_plan(kernel, device, cmd, dim)
     return None
 
 
+def _update_plan(kernel, device, cmd, dim):
+    """After a general CPU launch: (re)make the kernel's fast plan and teach it this dim."""
+    plan = getattr(kernel, "_plan", None)
+    if plan is None or plan.gen != _generation[0] or plan.device is not device or \
+            plan.lm is not cmd._module:
+        plan = kernel._plan = fastlaunch.Plan(kernel, device, cmd._module, _generation[0],
+                                              _native().launch_fast, _generation)
+    plan.learn_bounds(dim, cmd.bounds)
+
+
 def _check_tid_arity(kernel, bounds):
-    arity = kernel.ir.tid_arity
+    arity = tid_arity(kernel)
     if arity > 1 and arity != bounds.ndim:
         raise ValueError(f"kernel '{kernel.key}' unpacks wp.tid() into {arity} indices but is "
                          f"launched with a {bounds.ndim}-dimensional dim")
@@ -90,6 +120,7 @@ class Launch:
     def __init__(self, kernel, device, args, bounds, adjoint):
         self.kernel, self.device, self.args, self.bounds, self.adjoint = kernel, device, args, bounds, adjoint
         self._entry = None
+        self._key = (device.alias, adjoint)
 
     def _resolve(self):
         k = self.kernel
@@ -101,23 +132,24 @@ class Launch:
         module = self.kernel.module.load(self.device, backward=self.adjoint)
         which = "backward" if self.adjoint else "forward"
         self._module = module
-        self._entry = module.entry(self.kernel.ir.name, which)
+        self._entry = module.entry(entry_name(self.kernel), which)
         self._args_addr = ctypes.addressof(self.args)
         self._bounds_addr = ctypes.addressof(self.bounds)
+        self._size = self.bounds.size
+        self._debug = self.kernel.module.option("mode") == "debug"
+        self._launch_fast = _native().launch_fast
 
     def launch(self):
         module = self.kernel.module
         if self._entry is None or module.generation != _generation[0] or \
-                module.loaded.get((self.device.alias, self.adjoint)) is not self._module:
+                module.loaded.get(self._key) is not self._module:
             self._resolve()
-        if self.bounds.size == 0:
-            return
         if self.device.is_cuda:
             from . import cuda_backend
-            return cuda_backend.launch(self)
-        _native().launch(self._entry, self._args_addr, self._bounds_addr, self.bounds.size,
-                         config.num_threads or 0, 0)
-        if self.kernel.module.option("mode") == "debug":
+            return cuda_backend.launch(self) if self._size else None
+        self._launch_fast(self._entry, self._args_addr, self._bounds_addr, self._size,
+                          config.num_threads or 0)
+        if self._debug:
             err = self._module.take_error()
             if err:
                 raise LaunchError(err)
