@@ -83,6 +83,21 @@ WPI_FUNC void adj_extract(const transform_t<T>&, I i, transform_t<T>& adj_t, I&,
 {
     detail::comp(adj_t, unsigned(i)) += adj_ret;
 }
+template <typename T, typename I> WPI_FUNC transform_t<T> assign(transform_t<T> t, I i, T x)
+{
+    detail::comp(t, unsigned(i)) = x;
+    return t;
+}
+template <typename T, typename I>
+WPI_FUNC void adj_assign(const transform_t<T>&, I i, T, transform_t<T>& adj_t, I&, T& adj_x,
+                         const transform_t<T>& adj_ret)
+{
+    transform_t<T> g = adj_ret;
+    adj_x += detail::comp(g, unsigned(i));
+    detail::comp(g, unsigned(i)) = T(0);
+    adj_t.p += g.p;
+    adj_t.q += g.q;
+}
 
 // ---------------------------------------------------------------------------------------------
 // composition and application

@@ -1,0 +1,253 @@
+"""Gradient-test cases made from the builtin registry (used by test_grad_table.py).
+
+Every overload flagged ``differentiable`` is concretised over float64 types (the first
+combination of candidate types its input patterns accept and that resolves to it), and becomes
+one kernel that reads each argument from an array and writes the result to an output array.
+Overloads this cannot concretise are returned as *uncovered*: the test fails on them, so a new
+differentiable builtin is either covered automatically or reported.
+
+Input domains: a builtin that needs restricted inputs (sqrt, log, acos, inverse...) has an entry
+in ``DOMAINS`` keyed by name; everything else samples uniformly from (-1, 1).
+"""
+
+import itertools
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import warp_interactive as wp
+from warp_interactive.lang.errors import TypeMismatch
+from warp_interactive.lang.registry import Pattern, registry, resolve
+from warp_interactive.types import scalars as sc
+from warp_interactive.types.array import array as array_type
+
+F64_COMPOSITES = [wp.vec3d, wp.vec2d, wp.vec4d, wp.mat33d, wp.mat22d, wp.mat44d,
+                  wp.types.matrix((2, 3), wp.float64), wp.types.matrix((3, 2), wp.float64),
+                  wp.quatd, wp.transformd, wp.spatial_vectord, wp.spatial_matrixd]
+CANDIDATES = [wp.float64] + F64_COMPOSITES + [wp.int32, wp.bool]
+MAX_COMBINATIONS = 400
+INDEX_VALUE = 1          # the value given to integer (index) arguments
+
+# name -> {argument position or "*": sampler}; a sampler maps (rng, numpy shape) -> values
+def _u(lo, hi):
+    return lambda rng, shape: rng.uniform(lo, hi, shape)
+
+
+def _away_from_zero(lo, hi):
+    return lambda rng, shape: rng.uniform(lo, hi, shape) * rng.choice([-1.0, 1.0], shape)
+
+
+def _well_conditioned(rng, shape):
+    """Square matrices get a strong diagonal (inverse, determinant...)."""
+    x = rng.uniform(-0.5, 0.5, shape)
+    if len(shape) >= 2 and shape[-1] == shape[-2]:
+        x = x + 2.0 * np.eye(shape[-1])
+    return x
+
+
+def _unit_quat(rng, shape):
+    x = rng.normal(size=shape)
+    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+POSITIVE = _u(0.3, 2.0)
+DOMAINS = {
+    "sqrt": {"*": POSITIVE}, "log": {"*": POSITIVE}, "log2": {"*": POSITIVE},
+    "log10": {"*": POSITIVE}, "cbrt": {"*": POSITIVE}, "rsqrt": {"*": POSITIVE},
+    "log1p": {"*": POSITIVE}, "acosh": {"*": _u(1.2, 3.0)}, "atanh": {"*": _u(-0.8, 0.8)},
+    "asin": {"*": _u(-0.8, 0.8)}, "acos": {"*": _u(-0.8, 0.8)},
+    "frac": {"*": _u(0.1, 0.9)}, "pow": {0: _u(0.5, 1.5), 1: _u(-1.0, 2.0)},
+    "div": {1: _away_from_zero(0.5, 1.5)}, "cw_div": {1: _away_from_zero(0.5, 1.5)},
+    "mod": {0: _u(0.2, 0.9), 1: _u(1.2, 2.0)},
+    "clamp": {0: _u(-1.5, 1.5), 1: _u(-1.0, -0.6), 2: _u(0.6, 1.0)},
+    "inverse": {"*": _well_conditioned}, "determinant": {"*": _well_conditioned},
+    "svd3": {"*": _well_conditioned}, "qr3": {"*": _well_conditioned},
+    "eig3": {"*": _well_conditioned},
+    "quat_to_axis_angle": {"*": _unit_quat}, "quat_slerp": {0: _unit_quat, 1: _unit_quat},
+    "smoothstep": {0: _u(-1.0, -0.6), 1: _u(0.6, 1.0), 2: _u(-0.5, 0.5)},
+}
+DEFAULT_SAMPLER = _u(-1.0, 1.0)
+
+
+@dataclass
+class Param:
+    name: str
+    type: object                 # the kernel annotation (an array type)
+    role: str                    # "in" (differentiated), "const" (ints/bools) or "out"
+    shape: tuple
+    sampler: object = None
+    value: object = None         # for "const"
+
+
+@dataclass
+class Case:
+    key: str
+    params: list
+    body: list                   # kernel body lines (after i = wp.tid())
+    dim: int = 2
+    types: dict = field(default_factory=dict)   # annotation name -> type, for the module
+
+
+def scalar_kind(t):
+    s = t if sc.is_scalar(t) else getattr(t, "_wp_scalar_type_", None)
+    return s
+
+
+def is_float_valued(t):
+    s = scalar_kind(t)
+    return s is not None and sc.is_float(s)
+
+
+def concretise(ov):
+    """The first argument types that fit ``ov`` and resolve to it, with the return type."""
+    pats = ov.patterns(len(ov.input_types))
+    options = []
+    for p in pats:
+        if isinstance(p, Pattern):
+            options.append([t for t in CANDIDATES if p.test(t)])
+        elif isinstance(p, array_type):
+            return None
+        else:
+            options.append([p])
+    for combo in itertools.islice(itertools.product(*options), MAX_COMBINATIONS):
+        try:
+            ret = ov.match(list(combo))
+            found, _ = resolve(ov.name, list(combo))
+        except TypeMismatch:
+            continue
+        if found is ov:
+            return list(combo), ret
+    return None
+
+
+def _sampler(name, pos):
+    d = DOMAINS.get(name, {})
+    return d.get(pos, d.get("*", DEFAULT_SAMPLER))
+
+
+def _np_shape(t, n):
+    return (n,) + tuple(getattr(t, "_shape_", ()))
+
+
+def _syntax(ov, args):
+    """(prelude lines, result expression) calling ``ov`` on argument expressions ``args``."""
+    if ov.export:
+        return [], f"wp.{ov.name}({', '.join(args)})"
+    if ov.name == "extract":
+        return [], f"{args[0]}[{', '.join(args[1:])}]"
+    if ov.name == "assign":
+        target, idx, value = args[0], args[1:-1], args[-1]
+        return [f"_v = {target}", f"_v[{', '.join(idx)}] = {value}"], "_v"
+    return None
+
+
+def builtin_case(ov, index):
+    """A Case for one value-returning overload, or None if it cannot be made."""
+    found = concretise(ov)
+    if found is None:
+        return None
+    arg_types, ret = found
+    rets = list(ret) if isinstance(ret, tuple) else ([] if ret is None else [ret])
+    if not rets or not any(is_float_valued(t) for t in rets):
+        return None
+    key = f"{ov.name}[{index}]({', '.join(t.__name__ for t in arg_types)})"
+    case = Case(key=key, params=[], body=[])
+    exprs = []
+    for k, t in enumerate(arg_types):
+        tname = f"_T{index}_{k}"
+        case.types[tname] = t
+        if is_float_valued(t):
+            p = Param(f"a{k}", array_type(dtype=t), "in", _np_shape(t, case.dim), _sampler(ov.name, k))
+        else:
+            val = True if t is sc.bool_ else INDEX_VALUE
+            p = Param(f"a{k}", array_type(dtype=t), "const", (case.dim,), value=val)
+        case.params.append(p)
+        exprs.append(f"a{k}[i]")
+    syntax = _syntax(ov, exprs)
+    if syntax is None:
+        return None
+    prelude, expr = syntax
+    outs = [f"r{k}" for k in range(len(rets))]
+    case.body = prelude + [f"{', '.join(outs)} = {expr}"]
+    for k, t in enumerate(rets):
+        case.params.append(Param(f"out{k}", array_type(dtype=t), "out", _np_shape(t, case.dim)))
+        case.body.append(f"out{k}[i] = r{k}")
+    return case
+
+
+# --- builtins that take arrays: one hand-written kernel per (name, number of indices) -----------
+IDX = ["1", "0", "1", "0"]
+
+
+def array_case(ov, index):
+    n = len(ov.input_types) - 1 - (0 if ov.name in ("load", "view") else 1)
+    idx = ", ".join(IDX[:n])
+    x_ndim = n + 1 if ov.name == "view" else n
+    shape = (2,) * x_ndim
+    y_shape = shape if ov.name != "view" else (1,)
+    sq = f"x[{idx}] * x[{idx}]"
+    bodies = {
+        "load": [f"y[0] = wp.sin({sq})"],
+        "view": [f"v = x[{idx}]", "y[0] = v[1] * v[0] * v[1]"],
+        "array_store": [f"y[{idx}] = wp.sin({sq})"],
+        "atomic_add": [f"wp.atomic_add(y, {idx}, wp.sin({sq}))",
+                       f"wp.atomic_add(y, {idx}, {sq})"],
+        "atomic_sub": [f"wp.atomic_sub(y, {idx}, wp.sin({sq}))"],
+    }
+    body = bodies.get(ov.name)
+    if body is None:
+        return None
+    if ov.name in ("load", "view"):
+        y_shape = (1,)
+    arr_t = array_type(dtype=wp.float64, ndim=x_ndim)
+    out_t = array_type(dtype=wp.float64, ndim=len(y_shape))
+    return Case(key=f"{ov.name}[{index}](ndim={x_ndim})", dim=1, body=body, params=[
+        Param("x", arr_t, "in", shape, DEFAULT_SAMPLER),
+        Param("y", out_t, "out", y_shape)])
+
+
+# Overloads no kernel can reach, with the reason (listed, not skipped silently).
+UNREACHABLE = {
+    "view(a: Array, i0: Int, i1: Int, i2: Int, i3: Int)":
+        "a view with 4 indices needs a 5-d array; arrays have at most 4 dimensions",
+}
+
+
+def all_cases():
+    """(cases, uncovered signatures) for every differentiable overload in the registry."""
+    cases, uncovered = [], []
+    for name in sorted(registry):
+        for k, ov in enumerate(registry[name].overloads):
+            if not ov.differentiable or ov.signature() in UNREACHABLE:
+                continue
+            uses_array = any(isinstance(p, array_type) or getattr(p, "name", "") == "Array"
+                             for p in ov.input_types.values())
+            case = array_case(ov, k) if uses_array else builtin_case(ov, k)
+            if case is None:
+                uncovered.append(ov.signature())
+            else:
+                cases.append(case)
+    return cases, uncovered
+
+
+# --- source generation --------------------------------------------------------------------------
+def kernel_name(case_index):
+    return f"k_case_{case_index}"
+
+
+def module_source(cases):
+    """The text of one Python module holding every case's kernel."""
+    lines = ["import warp_interactive as wp", ""]
+    for ci, case in enumerate(cases):
+        sig = ", ".join(f"{p.name}: _A{ci}_{j}" for j, p in enumerate(case.params))
+        lines += ["@wp.kernel", f"def {kernel_name(ci)}({sig}):", "    i = wp.tid()"]
+        lines += [f"    {b}" for b in case.body] + [""]
+    return "\n".join(lines) + "\n"
+
+
+def module_types(cases):
+    ns = {}
+    for ci, case in enumerate(cases):
+        for j, p in enumerate(case.params):
+            ns[f"_A{ci}_{j}"] = p.type
+    return ns
