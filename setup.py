@@ -76,7 +76,17 @@ ext_modules = [
         extra_compile_args=["-O2", "-pthread"],
         extra_link_args=["-pthread"],
         define_macros=[("WPI_NATIVE_VERSION", '"%s"' % _version())],
-    )
+    ),
+    # geometry builders (BVH, hash grid): a module of their own, see docs/geometry.md
+    Pybind11Extension(
+        "warp_interactive._geometry",
+        sources=sorted(str(p.relative_to(HERE)) for p in (HERE / "native/src/geometry").glob("*.cpp")),
+        depends=sorted(str(p.relative_to(HERE)) for p in (HERE / "native/src/geometry").glob("*.h")),
+        include_dirs=["native/src/geometry"],
+        cxx_std=17,
+        extra_compile_args=["-O2", "-pthread"],
+        extra_link_args=["-pthread"],
+    ),
 ]
 
 setup(ext_modules=ext_modules, cmdclass={"build_py": build_py_with_headers})

@@ -43,3 +43,8 @@ def _export_builtins(namespace):
 _export_builtins(globals())
 # types that are also constructors in kernels keep their class (wp.vector above is the
 # anonymous constructor; wp.types.vector is the type factory)
+
+# geometry: wp.Mesh, wp.Bvh, wp.HashGrid, wp.Volume and their kernel builtins
+from .lang import builtins_geometry as _builtins_geometry  # noqa: E402,F401
+from .geometry import Bvh, HashGrid, Mesh  # noqa: E402
+_export_builtins(globals())

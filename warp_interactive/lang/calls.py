@@ -1,12 +1,13 @@
 """Call translation: builtins, casts, constructors, user functions and intrinsics."""
 
+import ast
 import builtins as py_builtins
 
 from ..types import composite as comp
 from ..types import scalars as sc
 from . import ir
 from .errors import TypeMismatch
-from .registry import Overload, type_name
+from .registry import Overload, registry, resolve, type_name
 from .scope import PyValue
 
 _PY_BUILTIN_MAP = {min: "min", max: "max", abs: "abs", round: "round", pow: "pow"}
@@ -67,7 +68,32 @@ class CallsMixin:
     def call_registered(self, obj, node, kwargs, args=None):
         if kwargs:
             raise self.scope.error(f"wp.{obj.key}() takes no keyword arguments in kernels")
-        return self.call_builtin(obj.key, self.args_of(node) if args is None else args)
+        args = self.args_of(node) if args is None else args
+        if any(ov.writes for ov in registry[obj.key].overloads):
+            return self.call_with_writes(obj.key, args, node)
+        return self.call_builtin(obj.key, args)
+
+    def call_with_writes(self, name, args, node):
+        """A builtin with out-parameters: the written arguments' names are rebound to new values."""
+        try:
+            ov, ret = resolve(name, [a.type for a in args])
+        except TypeMismatch as first_error:
+            found = self._resolve_with_literals(name, args)
+            if found is None:
+                raise self.scope.error(str(first_error)) from None
+            ov, ret, args = found
+        if not ov.writes:
+            return self.emit_call(ov, ret, args)
+        for i in ov.writes:
+            if not isinstance(node.args[i], ast.Name):
+                raise self.scope.error(f"argument {i + 1} of wp.{name}() must be a variable name: "
+                                       f"the call assigns a new value to it", node.args[i])
+        result = [self.scope.new_var(ret)] if ret is not None else []
+        written = [self.scope.new_var(args[i].type) for i in ov.writes]
+        self.scope.emit(ir.Call(out=result + written, func=ov, args=args))
+        for i, v in zip(ov.writes, written):
+            self.scope.bind(node.args[i].id, v)
+        return result[0] if result else None
 
     # --- casts and constructors -------------------------------------------------------------------
     def cast(self, to, node):

@@ -87,6 +87,14 @@ class ExpressionsMixin:
             out = self.scope.new_var(ftype)
             self.scope.emit(ir.GetField(out=out, src=var, field=attr))
             return out
+        native_fields = getattr(t, "_wp_native_fields_", None)   # geometry query results
+        if native_fields is not None:
+            if attr not in native_fields:
+                raise self.scope.error(f"{t.__name__} has no field '{attr}'; it has "
+                                       f"{', '.join(native_fields) or 'no readable fields'}")
+            out = self.scope.new_var(native_fields[attr])
+            self.scope.emit(ir.GetField(out=out, src=var, field=attr))
+            return out
         if comp.is_composite(t) and t._kind_ == "transform" and attr in ("p", "q"):
             name = "transform_get_translation" if attr == "p" else "transform_get_rotation"
             return self.call_builtin(name, [var])

@@ -78,6 +78,8 @@ class Overload:
     context: bool = False        # receives the thread's launch context first (tid)
     replay: str = None           # C++ name in the adjoint's forward replay ("" = skip)
     export: bool = True          # False: no Python-scope wp.<name> callable
+    writes: tuple = ()           # out-parameters: positions of arguments the call assigns to; C++
+                                 # gets every argument, then result&, then one ref per write
 
     def adj_cpp(self):
         return self.native_adjoint or f"adj_{self.cpp}"

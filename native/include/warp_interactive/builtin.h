@@ -9,3 +9,7 @@
 #include "transform.h"
 #include "spatial.h"
 #include "atomic.h"
+#include "bvh.h"
+#include "mesh.h"
+#include "hashgrid.h"
+#include "volume.h"

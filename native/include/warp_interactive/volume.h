@@ -1,0 +1,238 @@
+// Sparse-volume access for kernels, reading a NanoVDB grid buffer in place (`volume.id` is the
+// address of its GridData). Layout (NanoVDB 32.x, see docs/geometry.md):
+//   GridData 672 B | TreeData 64 B | RootData + tiles | upper nodes (32^3) | lower (16^3) | leaves (8^3)
+// Offsets below depend on the value type T and the stats type S (float for float/int32/vec3f).
+// The same layout is written by warp_interactive/geometry/nanovdb.py.
+#pragma once
+
+#include "vec.h"
+
+namespace wp {
+
+typedef vec_t<3, float32> vol_vec3;
+
+enum { VOLUME_CLOSEST = 0, VOLUME_LINEAR = 1 };
+enum { NVDB_GRID_FLOAT = 1, NVDB_GRID_INT32 = 4, NVDB_GRID_VEC3F = 6 };
+
+WPI_FUNC uint32 nvdb_round32(uint32 x) { return (x + 31u) & ~31u; }
+
+template <typename T> struct nvdb_layout {
+    static constexpr uint32 S = 4;   // stats: float
+    static constexpr uint32 root_size() { return (28u + 3u * sizeof(T) + 2u * S + 31u) & ~31u; }
+    static constexpr uint32 tile_size() { return (20u + sizeof(T) + 31u) & ~31u; }
+    static constexpr uint32 internal_table(uint32 log2dim)
+    {
+        return (32u + 2u * ((1u << (3u * log2dim)) / 8u) + 2u * sizeof(T) + 2u * S + 31u) & ~31u;
+    }
+    static constexpr uint32 internal_stride() { return sizeof(T) > 8u ? ((sizeof(T) + 7u) & ~7u) : 8u; }
+    static constexpr uint32 leaf_values() { return (80u + 2u * sizeof(T) + 2u * S + 31u) & ~31u; }
+};
+
+WPI_FUNC const char* nvdb_tree(uint64 id) { return (const char*)id + 672; }
+WPI_FUNC uint32 nvdb_grid_type(uint64 id) { return *(const uint32*)((const char*)id + 636); }
+WPI_FUNC uint64 nvdb_node_offset(uint64 id, int level) { return ((const uint64*)nvdb_tree(id))[level]; }
+
+WPI_FUNC uint64 nvdb_root_key(int32 i, int32 j, int32 k)
+{
+    return (uint64(uint32(k)) >> 12) | ((uint64(uint32(j)) >> 12) << 21) | ((uint64(uint32(i)) >> 12) << 42);
+}
+
+WPI_FUNC bool nvdb_bit(const char* mask, uint32 n) { return (((const uint64*)mask)[n >> 6] >> (n & 63)) & 1; }
+
+// The address of voxel (i, j, k)'s value: a leaf value, a tile value or the background.
+template <typename T>
+WPI_FUNC const T* nvdb_value_ptr(uint64 id, int32 i, int32 j, int32 k, bool& in_leaf)
+{
+    typedef nvdb_layout<T> L;
+    in_leaf = false;
+    const char* root = nvdb_tree(id) + nvdb_node_offset(id, 3);
+    const uint32 table_size = *(const uint32*)(root + 24);
+    const uint64 key = nvdb_root_key(i, j, k);
+    const char* tile = 0;
+    for (uint32 t = 0; t < table_size; ++t) {
+        const char* cand = root + L::root_size() + t * L::tile_size();
+        if (*(const uint64*)cand == key) { tile = cand; break; }
+    }
+    if (!tile) return (const T*)(root + 28);
+    const int64 child = *(const int64*)(tile + 8);
+    if (child == 0) return (const T*)(tile + 20);
+    const char* upper = root + child;
+    uint32 n = ((uint32(i & 4095) >> 7) << 10) | ((uint32(j & 4095) >> 7) << 5) | (uint32(k & 4095) >> 7);
+    const char* entry = upper + L::internal_table(5) + n * L::internal_stride();
+    if (!nvdb_bit(upper + 32 + 4096, n)) return (const T*)entry;
+    const char* lower = upper + *(const int64*)entry;
+    n = ((uint32(i & 127) >> 3) << 8) | ((uint32(j & 127) >> 3) << 4) | (uint32(k & 127) >> 3);
+    entry = lower + L::internal_table(4) + n * L::internal_stride();
+    if (!nvdb_bit(lower + 32 + 512, n)) return (const T*)entry;
+    const char* leaf = lower + *(const int64*)entry;
+    n = (uint32(i & 7) << 6) | (uint32(j & 7) << 3) | uint32(k & 7);
+    in_leaf = true;
+    return (const T*)(leaf + L::leaf_values()) + n;
+}
+
+template <typename T> WPI_FUNC T nvdb_lookup(uint64 id, int32 i, int32 j, int32 k, uint32 grid_type)
+{
+    if (nvdb_grid_type(id) != grid_type) return T();
+    bool in_leaf;
+    return *nvdb_value_ptr<T>(id, i, j, k, in_leaf);
+}
+
+// Stores into an existing leaf (voxels outside the allocated leaves are left alone) and marks
+// the voxel active.
+template <typename T> WPI_FUNC void nvdb_store(uint64 id, int32 i, int32 j, int32 k, const T& value, uint32 grid_type)
+{
+    if (nvdb_grid_type(id) != grid_type) return;
+    bool in_leaf;
+    T* p = (T*)nvdb_value_ptr<T>(id, i, j, k, in_leaf);
+    if (!in_leaf) return;
+    *p = value;
+    const uint32 n = (uint32(i & 7) << 6) | (uint32(j & 7) << 3) | uint32(k & 7);
+    char* leaf = (char*)(p - n) - nvdb_layout<T>::leaf_values();
+    ((uint64*)(leaf + 16))[n >> 6] |= uint64(1) << (n & 63);
+}
+
+// --- sampling ----------------------------------------------------------------------------------
+WPI_FUNC void nvdb_store_grad(int32, int32, int32, vol_vec3& g) { g = vol_vec3(); }
+WPI_FUNC void nvdb_store_grad(float32 gx, float32 gy, float32 gz, vol_vec3& g) { g = vol_vec3(gx, gy, gz); }
+WPI_FUNC void nvdb_store_grad(const vol_vec3&, const vol_vec3&, const vol_vec3&, vol_vec3& g) { g = vol_vec3(); }
+template <typename T>
+WPI_FUNC T nvdb_sample(uint64 id, const vol_vec3& uvw, int32 mode, uint32 grid_type, vol_vec3* grad)
+{
+    if (mode != VOLUME_LINEAR) {
+        if (grad) *grad = vol_vec3();
+        return nvdb_lookup<T>(id, int32(floor(uvw.c[0] + 0.5f)), int32(floor(uvw.c[1] + 0.5f)),
+                              int32(floor(uvw.c[2] + 0.5f)), grid_type);
+    }
+    const float32 fx = floor(uvw.c[0]), fy = floor(uvw.c[1]), fz = floor(uvw.c[2]);
+    const int32 i = int32(fx), j = int32(fy), k = int32(fz);
+    const float32 tx = uvw.c[0] - fx, ty = uvw.c[1] - fy, tz = uvw.c[2] - fz;
+    T c[2][2][2];
+    for (int a = 0; a < 2; ++a)
+        for (int b = 0; b < 2; ++b)
+            for (int d = 0; d < 2; ++d) c[a][b][d] = nvdb_lookup<T>(id, i + a, j + b, k + d, grid_type);
+    const float32 wx[2] = {1.0f - tx, tx}, wy[2] = {1.0f - ty, ty}, wz[2] = {1.0f - tz, tz};
+    const float32 dw[2] = {-1.0f, 1.0f};
+    T r = T(), gx = T(), gy = T(), gz = T();
+    for (int a = 0; a < 2; ++a)
+        for (int b = 0; b < 2; ++b)
+            for (int d = 0; d < 2; ++d) {
+                r = r + c[a][b][d] * (wx[a] * wy[b] * wz[d]);
+                gx = gx + c[a][b][d] * (dw[a] * wy[b] * wz[d]);
+                gy = gy + c[a][b][d] * (wx[a] * dw[b] * wz[d]);
+                gz = gz + c[a][b][d] * (wx[a] * wy[b] * dw[d]);
+            }
+    if (grad) nvdb_store_grad(gx, gy, gz, *grad);
+    return r;
+}
+
+WPI_FUNC float32 volume_sample_f(uint64 id, const vol_vec3& uvw, int32 mode)
+{
+    return nvdb_sample<float32>(id, uvw, mode, NVDB_GRID_FLOAT, 0);
+}
+WPI_FUNC void adj_volume_sample_f(uint64 id, const vol_vec3& uvw, int32 mode, uint64&, vol_vec3& adj_uvw, int32&,
+                                  float32 adj_ret)
+{
+    vol_vec3 g;
+    nvdb_sample<float32>(id, uvw, mode, NVDB_GRID_FLOAT, &g);
+    adj_uvw += g * adj_ret;
+}
+
+// out-parameter form: (id, uvw, mode, grad) -> value, writing the index-space gradient to grad
+WPI_FUNC void volume_sample_grad_f(uint64 id, const vol_vec3& uvw, int32 mode, const vol_vec3&, float32& result,
+                                   vol_vec3& grad)
+{
+    result = nvdb_sample<float32>(id, uvw, mode, NVDB_GRID_FLOAT, &grad);
+}
+
+WPI_FUNC vol_vec3 volume_sample_v(uint64 id, const vol_vec3& uvw, int32 mode)
+{
+    return nvdb_sample<vol_vec3>(id, uvw, mode, NVDB_GRID_VEC3F, 0);
+}
+WPI_FUNC void adj_volume_sample_v(uint64 id, const vol_vec3& uvw, int32 mode, uint64&, vol_vec3& adj_uvw, int32&,
+                                  const vol_vec3& adj_ret)
+{
+    // the Jacobian's columns are the derivatives along x, y, z: sample each component's gradient
+    if (mode != VOLUME_LINEAR) return;
+    const float32 fx = floor(uvw.c[0]), fy = floor(uvw.c[1]), fz = floor(uvw.c[2]);
+    const int32 i = int32(fx), j = int32(fy), k = int32(fz);
+    const float32 t[3] = {uvw.c[0] - fx, uvw.c[1] - fy, uvw.c[2] - fz};
+    for (int a = 0; a < 2; ++a)
+        for (int b = 0; b < 2; ++b)
+            for (int d = 0; d < 2; ++d) {
+                const float32 s = dot(nvdb_lookup<vol_vec3>(id, i + a, j + b, k + d, NVDB_GRID_VEC3F), adj_ret);
+                const float32 w[3] = {a ? t[0] : 1.0f - t[0], b ? t[1] : 1.0f - t[1], d ? t[2] : 1.0f - t[2]};
+                const float32 dw[3] = {a ? 1.0f : -1.0f, b ? 1.0f : -1.0f, d ? 1.0f : -1.0f};
+                adj_uvw.c[0] += s * dw[0] * w[1] * w[2];
+                adj_uvw.c[1] += s * w[0] * dw[1] * w[2];
+                adj_uvw.c[2] += s * w[0] * w[1] * dw[2];
+            }
+}
+
+WPI_FUNC int32 volume_sample_i(uint64 id, const vol_vec3& uvw)
+{
+    return nvdb_sample<int32>(id, uvw, VOLUME_CLOSEST, NVDB_GRID_INT32, 0);
+}
+
+WPI_FUNC float32 volume_lookup_f(uint64 id, int32 i, int32 j, int32 k)
+{
+    return nvdb_lookup<float32>(id, i, j, k, NVDB_GRID_FLOAT);
+}
+WPI_FUNC vol_vec3 volume_lookup_v(uint64 id, int32 i, int32 j, int32 k)
+{
+    return nvdb_lookup<vol_vec3>(id, i, j, k, NVDB_GRID_VEC3F);
+}
+WPI_FUNC int32 volume_lookup_i(uint64 id, int32 i, int32 j, int32 k)
+{
+    return nvdb_lookup<int32>(id, i, j, k, NVDB_GRID_INT32);
+}
+WPI_FUNC void volume_store_f(uint64 id, int32 i, int32 j, int32 k, float32 v) { nvdb_store(id, i, j, k, v, NVDB_GRID_FLOAT); }
+WPI_FUNC void volume_store_v(uint64 id, int32 i, int32 j, int32 k, const vol_vec3& v)
+{
+    nvdb_store(id, i, j, k, v, NVDB_GRID_VEC3F);
+}
+WPI_FUNC void volume_store_i(uint64 id, int32 i, int32 j, int32 k, int32 v) { nvdb_store(id, i, j, k, v, NVDB_GRID_INT32); }
+
+// --- transforms (the grid's float map: world = M * index + t) ------------------------------------------
+WPI_FUNC const float32* nvdb_map(uint64 id, int which) { return (const float32*)((const char*)id + 296) + 9 * which; }
+
+WPI_FUNC vol_vec3 nvdb_apply(const float32* m, const vol_vec3& x)
+{
+    return vol_vec3(m[0] * x.c[0] + m[1] * x.c[1] + m[2] * x.c[2], m[3] * x.c[0] + m[4] * x.c[1] + m[5] * x.c[2],
+                    m[6] * x.c[0] + m[7] * x.c[1] + m[8] * x.c[2]);
+}
+WPI_FUNC vol_vec3 nvdb_apply_t(const float32* m, const vol_vec3& x)
+{
+    return vol_vec3(m[0] * x.c[0] + m[3] * x.c[1] + m[6] * x.c[2], m[1] * x.c[0] + m[4] * x.c[1] + m[7] * x.c[2],
+                    m[2] * x.c[0] + m[5] * x.c[1] + m[8] * x.c[2]);
+}
+WPI_FUNC vol_vec3 nvdb_translation(uint64 id)
+{
+    const float32* t = (const float32*)((const char*)id + 368);
+    return vol_vec3(t[0], t[1], t[2]);
+}
+
+WPI_FUNC vol_vec3 volume_index_to_world(uint64 id, const vol_vec3& uvw) { return nvdb_apply(nvdb_map(id, 0), uvw) + nvdb_translation(id); }
+WPI_FUNC void adj_volume_index_to_world(uint64 id, const vol_vec3&, uint64&, vol_vec3& adj_uvw, const vol_vec3& adj_ret)
+{
+    adj_uvw += nvdb_apply_t(nvdb_map(id, 0), adj_ret);
+}
+WPI_FUNC vol_vec3 volume_world_to_index(uint64 id, const vol_vec3& xyz)
+{
+    return nvdb_apply(nvdb_map(id, 1), xyz - nvdb_translation(id));
+}
+WPI_FUNC void adj_volume_world_to_index(uint64 id, const vol_vec3&, uint64&, vol_vec3& adj_xyz, const vol_vec3& adj_ret)
+{
+    adj_xyz += nvdb_apply_t(nvdb_map(id, 1), adj_ret);
+}
+WPI_FUNC vol_vec3 volume_index_to_world_dir(uint64 id, const vol_vec3& uvw) { return nvdb_apply(nvdb_map(id, 0), uvw); }
+WPI_FUNC void adj_volume_index_to_world_dir(uint64 id, const vol_vec3&, uint64&, vol_vec3& adj_uvw, const vol_vec3& adj_ret)
+{
+    adj_uvw += nvdb_apply_t(nvdb_map(id, 0), adj_ret);
+}
+WPI_FUNC vol_vec3 volume_world_to_index_dir(uint64 id, const vol_vec3& xyz) { return nvdb_apply(nvdb_map(id, 1), xyz); }
+WPI_FUNC void adj_volume_world_to_index_dir(uint64 id, const vol_vec3&, uint64&, vol_vec3& adj_xyz, const vol_vec3& adj_ret)
+{
+    adj_xyz += nvdb_apply_t(nvdb_map(id, 1), adj_ret);
+}
+
+}  // namespace wp

@@ -1,0 +1,457 @@
+"""wp.Mesh, wp.Bvh and wp.HashGrid queries against brute force (tests/geometry_ref.py), the
+reference's raycast and neighbour-sum examples, refits, degenerate and empty inputs, gradients."""
+
+import numpy as np
+import pytest
+
+import warp_interactive as wp
+from geometry_ref import (box_overlaps, closest_distance, icosphere, ray_box_hits, ray_hits)
+
+RNG = np.random.default_rng(7)
+
+
+# --- kernels (one module for the whole file) ------------------------------------------------------
+@wp.kernel
+def raycast(mesh: wp.uint64,
+            ray_origin: wp.array(dtype=wp.vec3),
+            ray_dir: wp.array(dtype=wp.vec3),
+            ray_hit: wp.array(dtype=wp.vec3)):
+
+    tid = wp.tid()
+
+    t = float(0.0)      # hit distance along ray
+    u = float(0.0)      # hit face barycentric u
+    v = float(0.0)      # hit face barycentric v
+    sign = float(0.0)   # hit face sign
+    n = wp.vec3()       # hit face normal
+    f = int(0)          # hit face index
+
+    color = wp.vec3()
+
+    # ray cast against the mesh
+    if wp.mesh_query_ray(mesh, ray_origin[tid], ray_dir[tid], 1.e+6, t, u, v, sign, n, f):
+
+        # if we got a hit then set color to the face normal
+        color = n*0.5 + wp.vec3(0.5, 0.5, 0.5)
+
+    ray_hit[tid] = color
+
+
+@wp.kernel
+def ray_struct(mesh: wp.uint64, o: wp.array(dtype=wp.vec3), d: wp.array(dtype=wp.vec3),
+               t_out: wp.array(dtype=float), pos: wp.array(dtype=wp.vec3)):
+    tid = wp.tid()
+    q = wp.mesh_query_ray(mesh, o[tid], d[tid], 1.0e6)
+    t_out[tid] = -1.0
+    if q.result:
+        t_out[tid] = q.t
+        pos[tid] = wp.mesh_eval_position(mesh, q.face, q.u, q.v)
+
+
+@wp.kernel
+def closest(mesh: wp.uint64, pts: wp.array(dtype=wp.vec3), max_dist: float,
+            pos: wp.array(dtype=wp.vec3), found: wp.array(dtype=int), signs: wp.array(dtype=float, ndim=2)):
+    tid = wp.tid()
+    p = pts[tid]
+    q = wp.mesh_query_point_no_sign(mesh, p, max_dist)
+    found[tid] = 0
+    if q.result:
+        found[tid] = 1
+        pos[tid] = wp.mesh_eval_position(mesh, q.face, q.u, q.v)
+    signs[tid, 0] = wp.mesh_query_point(mesh, p, max_dist).sign
+    signs[tid, 1] = wp.mesh_query_point_sign_normal(mesh, p, max_dist).sign
+    signs[tid, 2] = wp.mesh_query_point_sign_winding_number(mesh, p, max_dist).sign
+    inside = float(0.0)
+    face = int(0)
+    bu = float(0.0)
+    bv = float(0.0)
+    if wp.mesh_query_point(mesh, p, max_dist, inside, face, bu, bv):
+        signs[tid, 3] = inside * wp.length(wp.mesh_eval_position(mesh, face, bu, bv) - p)
+
+
+@wp.kernel
+def furthest(mesh: wp.uint64, pts: wp.array(dtype=wp.vec3), dist: wp.array(dtype=float)):
+    tid = wp.tid()
+    q = wp.mesh_query_furthest_point_no_sign(mesh, pts[tid], 0.0)
+    if q.result:
+        dist[tid] = wp.length(wp.mesh_eval_position(mesh, q.face, q.u, q.v) - pts[tid])
+
+
+@wp.kernel
+def mesh_boxes(mesh: wp.uint64, lo: wp.array(dtype=wp.vec3), hi: wp.array(dtype=wp.vec3),
+               hits: wp.array(dtype=int, ndim=2)):
+    tid = wp.tid()
+    query = wp.mesh_query_aabb(mesh, lo[tid], hi[tid])
+    index = int(0)
+    while wp.mesh_query_aabb_next(query, index):
+        hits[tid, index] = hits[tid, index] + 1
+
+
+@wp.kernel
+def bvh_boxes(bvh: wp.uint64, lo: wp.array(dtype=wp.vec3), hi: wp.array(dtype=wp.vec3),
+              hits: wp.array(dtype=int, ndim=2)):
+    tid = wp.tid()
+    query = wp.bvh_query_aabb(bvh, lo[tid], hi[tid])
+    index = int(0)
+    while wp.bvh_query_next(query, index):
+        hits[tid, index] = hits[tid, index] + 1
+
+
+@wp.kernel
+def bvh_rays(bvh: wp.uint64, o: wp.array(dtype=wp.vec3), d: wp.array(dtype=wp.vec3),
+             hits: wp.array(dtype=int, ndim=2)):
+    tid = wp.tid()
+    query = wp.bvh_query_ray(bvh, o[tid], d[tid])
+    index = int(0)
+    while wp.bvh_query_next(query, index):
+        hits[tid, index] = hits[tid, index] + 1
+
+
+@wp.kernel
+def sum(grid : wp.uint64,
+        points: wp.array(dtype=wp.vec3),
+        output: wp.array(dtype=wp.vec3),
+        radius: float):
+
+    tid = wp.tid()
+
+    # query point
+    p = points[tid]
+
+    # create grid query around point
+    query = wp.hash_grid_query(grid, p, radius)
+    index = int(0)
+
+    sum = wp.vec3()
+
+    while(wp.hash_grid_query_next(query, index)):
+
+        neighbor = points[index]
+
+        # compute distance to neighbor point
+        dist = wp.length(p-neighbor)
+        if (dist <= radius):
+            sum += neighbor
+
+    output[tid] = sum
+
+
+@wp.kernel
+def neighbour_sets(grid: wp.uint64, points: wp.array(dtype=wp.vec3), radius: float,
+                   seen: wp.array(dtype=int, ndim=2)):
+    i = wp.hash_grid_point_id(grid, wp.tid())
+    p = points[i]
+    query = wp.hash_grid_query(grid, p, radius)
+    j = int(0)
+    while wp.hash_grid_query_next(query, j):
+        if wp.length(p - points[j]) <= radius:
+            seen[i, j] = seen[i, j] + 1
+
+
+@wp.kernel
+def closest_loss(mesh: wp.uint64, pts: wp.array(dtype=wp.vec3), loss: wp.array(dtype=float)):
+    tid = wp.tid()
+    q = wp.mesh_query_point_no_sign(mesh, pts[tid], 10.0)
+    c = wp.mesh_eval_position(mesh, q.face, q.u, q.v)
+    wp.atomic_add(loss, 0, wp.dot(c, wp.vec3(1.0, 2.0, 3.0)))
+
+
+@wp.kernel
+def ray_loss(mesh: wp.uint64, o: wp.array(dtype=wp.vec3), d: wp.array(dtype=wp.vec3),
+             loss: wp.array(dtype=float)):
+    tid = wp.tid()
+    q = wp.mesh_query_ray(mesh, o[tid], d[tid], 100.0)
+    c = wp.mesh_eval_position(mesh, q.face, q.u, q.v)
+    wp.atomic_add(loss, 0, q.t + wp.dot(c, wp.vec3(0.3, -0.7, 0.2)))
+
+
+# --- helpers -------------------------------------------------------------------------------------
+def vec3s(a):
+    return wp.array(np.asarray(a, np.float32).reshape(-1, 3), dtype=wp.vec3)
+
+
+def make_mesh(points, faces, **kw):
+    return wp.Mesh(vec3s(points), wp.array(np.asarray(faces, np.int32).reshape(-1), dtype=wp.int32), **kw)
+
+
+def random_soup(n_tris, degenerate=True):
+    pts = RNG.uniform(-1, 1, (n_tris, 3, 3)).astype(np.float32)
+    pts = pts * 0.3 + RNG.uniform(-1, 1, (n_tris, 1, 3)).astype(np.float32)
+    if degenerate:  # zero-area: a point triangle, a repeated vertex and a collinear one
+        pts[0] = pts[0, 0]
+        pts[1, 2] = pts[1, 0]
+        pts[2, 2] = 0.5 * (pts[2, 0] + pts[2, 1])
+    return pts.reshape(-1, 3), np.arange(3 * n_tris, dtype=np.int32).reshape(-1, 3)
+
+
+def launch(kernel, n, *args):
+    wp.launch(kernel, dim=n, inputs=list(args))
+
+
+# --- meshes --------------------------------------------------------------------------------------
+def test_reference_raycast_example_matches_brute_force():
+    verts, faces = icosphere(2)
+    mesh = make_mesh(verts, faces)
+    n = 300
+    origins = RNG.uniform(-2, 2, (n, 3)).astype(np.float32)
+    dirs = (RNG.uniform(-1.2, 1.2, (n, 3)) - origins).astype(np.float32)   # many toward the sphere
+    dirs /= np.linalg.norm(dirs, axis=1, keepdims=True)
+    hit = wp.zeros(n, dtype=wp.vec3)
+    launch(raycast, n, mesh.id, vec3s(origins), vec3s(dirs), hit)
+    t_ref = ray_hits(origins.astype(np.float64), dirs.astype(np.float64), verts[faces].astype(np.float64))
+    got = hit.numpy()
+    hits = np.isfinite(t_ref)
+    assert 50 < hits.sum() < n
+    np.testing.assert_array_equal(np.any(got != 0, axis=1), hits)
+    # the colour is n * 0.5 + 0.5 with n the unit normal of the hit face
+    np.testing.assert_allclose(np.linalg.norm(got[hits] * 2 - 1, axis=1), 1.0, atol=1e-5)
+
+    t_out, pos = wp.zeros(n, dtype=float), wp.zeros(n, dtype=wp.vec3)
+    launch(ray_struct, n, mesh.id, vec3s(origins), vec3s(dirs), t_out, pos)
+    np.testing.assert_allclose(t_out.numpy()[hits], t_ref[hits], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(pos.numpy()[hits], origins[hits] + t_ref[hits, None] * dirs[hits], atol=1e-4)
+    assert np.all(t_out.numpy()[~hits] == -1.0)
+
+
+def test_ray_hits_on_random_soup_with_degenerate_triangles():
+    verts, faces = random_soup(400)
+    mesh = make_mesh(verts, faces)
+    n = 400
+    origins = RNG.uniform(-2, 2, (n, 3)).astype(np.float32)
+    dirs = RNG.normal(size=(n, 3)).astype(np.float32)
+    t_out, pos = wp.zeros(n, dtype=float), wp.zeros(n, dtype=wp.vec3)
+    launch(ray_struct, n, mesh.id, vec3s(origins), vec3s(dirs), t_out, pos)
+    t_ref = ray_hits(origins.astype(np.float64), dirs.astype(np.float64), verts[faces].astype(np.float64))
+    hits = np.isfinite(t_ref)
+    got = t_out.numpy()
+    assert hits.sum() > 50
+    # rays grazing an edge may hit or miss in float32: allow a handful of disagreements
+    agree = (got >= 0) == hits
+    assert agree.mean() > 0.99
+    both = hits & (got >= 0)
+    np.testing.assert_allclose(got[both], t_ref[both], rtol=1e-3, atol=1e-4)
+
+
+def test_closest_points_match_brute_force_and_max_dist():
+    verts, faces = random_soup(300)
+    mesh = make_mesh(verts, faces)
+    n = 300
+    pts = RNG.uniform(-1.5, 1.5, (n, 3)).astype(np.float32)
+    pos, found = wp.zeros(n, dtype=wp.vec3), wp.zeros(n, dtype=int)
+    signs = wp.zeros((n, 4), dtype=float)
+    ref = closest_distance(pts.astype(np.float64), verts[faces].astype(np.float64))
+    max_dist = float(np.median(ref))
+    launch(closest, n, mesh.id, vec3s(pts), max_dist, pos, found, signs)
+    f = found.numpy().astype(bool)
+    np.testing.assert_array_equal(f, ref <= max_dist)
+    got = np.linalg.norm(pos.numpy() - pts, axis=1)
+    np.testing.assert_allclose(got[f], ref[f], atol=2e-5)
+
+
+def test_signs_inside_and_outside_a_closed_sphere():
+    verts, faces = icosphere(3)
+    mesh = make_mesh(verts, faces, support_winding_number=True)
+    n = 400
+    pts = RNG.uniform(-1.4, 1.4, (n, 3)).astype(np.float32)
+    r = np.linalg.norm(pts, axis=1)
+    keep = np.abs(r - 1.0) > 0.05   # away from the faceted surface
+    pts = pts[keep]
+    n = len(pts)
+    pos, found = wp.zeros(n, dtype=wp.vec3), wp.zeros(n, dtype=int)
+    signs = wp.zeros((n, 4), dtype=float)
+    launch(closest, n, mesh.id, vec3s(pts), 10.0, pos, found, signs)
+    want = np.where(np.linalg.norm(pts, axis=1) < 1.0, -1.0, 1.0)
+    s = signs.numpy()
+    for k in range(3):
+        np.testing.assert_array_equal(s[:, k], want, err_msg=f"sign test {k}")
+    # out-parameter form: inside * distance is the signed distance
+    ref = closest_distance(pts.astype(np.float64), verts[faces].astype(np.float64))
+    np.testing.assert_allclose(s[:, 3], want * ref, atol=2e-5)
+
+
+def test_furthest_point_is_the_furthest_vertex():
+    verts, faces = random_soup(200, degenerate=False)
+    mesh = make_mesh(verts, faces)
+    pts = RNG.uniform(-1, 1, (100, 3)).astype(np.float32)
+    dist = wp.zeros(100, dtype=float)
+    launch(furthest, 100, mesh.id, vec3s(pts), dist)
+    ref = np.linalg.norm(pts[:, None] - verts[None], axis=2).max(axis=1)
+    np.testing.assert_allclose(dist.numpy(), ref, rtol=1e-5)
+
+
+def test_mesh_aabb_query_matches_overlaps_and_refit_follows_points():
+    verts, faces = random_soup(250)
+    points = vec3s(verts)
+    mesh = wp.Mesh(points, wp.array(faces.reshape(-1), dtype=wp.int32))
+    nq = 60
+    c = RNG.uniform(-1, 1, (nq, 3)).astype(np.float32)
+    h = RNG.uniform(0.01, 0.4, (nq, 3)).astype(np.float32)
+    for step in range(2):
+        tris = points.numpy()[faces]
+        hits = wp.zeros((nq, len(faces)), dtype=int)
+        launch(mesh_boxes, nq, mesh.id, vec3s(c - h), vec3s(c + h), hits)
+        want = box_overlaps(c - h, c + h, tris.min(axis=1), tris.max(axis=1))
+        np.testing.assert_array_equal(hits.numpy(), want.astype(int))   # each overlap exactly once
+        # move the points in place, refit, and check again
+        points.numpy()[...] = points.numpy() * 0.7 + np.array([0.3, -0.2, 0.1], np.float32)
+        mesh.refit()
+    n = 100
+    pts = RNG.uniform(-1.5, 1.5, (n, 3)).astype(np.float32)
+    pos, found, signs = wp.zeros(n, dtype=wp.vec3), wp.zeros(n, dtype=int), wp.zeros((n, 4), dtype=float)
+    launch(closest, n, mesh.id, vec3s(pts), 100.0, pos, found, signs)
+    ref = closest_distance(pts.astype(np.float64), points.numpy()[faces].astype(np.float64))
+    np.testing.assert_allclose(np.linalg.norm(pos.numpy() - pts, axis=1), ref, atol=2e-5)
+
+
+def test_empty_mesh_and_out_of_range_indices():
+    mesh = make_mesh(np.zeros((3, 3)), np.zeros((0, 3)))
+    pos, found, signs = wp.zeros(4, dtype=wp.vec3), wp.ones(4, dtype=int), wp.zeros((4, 4), dtype=float)
+    launch(closest, 4, mesh.id, vec3s(np.ones((4, 3))), 10.0, pos, found, signs)
+    assert found.numpy().sum() == 0
+    t_out = wp.zeros(4, dtype=float)
+    launch(ray_struct, 4, mesh.id, vec3s(np.zeros((4, 3))), vec3s(np.ones((4, 3))), t_out, pos)
+    assert np.all(t_out.numpy() == -1.0)
+    with pytest.raises(ValueError, match=r"indices must lie in \[0, 3\), got \[0, 5\]"):
+        make_mesh(np.zeros((3, 3)), [[0, 1, 5]])
+    with pytest.raises(TypeError, match="indices must be a wp.array of int32"):
+        wp.Mesh(vec3s(np.zeros((3, 3))), wp.array(np.zeros(3), dtype=float))
+
+
+# --- gradients -------------------------------------------------------------------------------------
+def _fd(fn, x, eps=1e-3):
+    g = np.zeros_like(x)
+    for i in np.ndindex(*x.shape):
+        xp, xm = x.copy(), x.copy()
+        xp[i] += eps
+        xm[i] -= eps
+        g[i] = (fn(xp) - fn(xm)) / (2 * eps)
+    return g
+
+
+def _tape_grad(kernel, mesh, arrays, x):
+    xa = wp.array(x, dtype=wp.vec3, requires_grad=True)
+    loss = wp.zeros(1, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(kernel, dim=len(x), inputs=[mesh.id, xa, *arrays, loss])
+    tape.backward(loss)
+    return xa.grad.numpy(), loss.numpy()[0]
+
+
+def test_closest_point_gradient_matches_finite_differences():
+    verts, faces = icosphere(1)
+    mesh = make_mesh(verts, faces)
+    x = (RNG.normal(size=(20, 3)) * 0.8).astype(np.float32)
+    grad, _ = _tape_grad(closest_loss, mesh, [], x)
+
+    def f(xv):
+        loss = wp.zeros(1, dtype=float)
+        wp.launch(closest_loss, dim=len(xv), inputs=[mesh.id, vec3s(xv), loss])
+        return float(loss.numpy()[0])
+    np.testing.assert_allclose(grad, _fd(f, x), atol=2e-2)
+    assert np.abs(grad).max() > 0.1
+
+
+def test_ray_gradient_matches_finite_differences():
+    verts, faces = icosphere(1)
+    mesh = make_mesh(verts, faces)
+    d = -RNG.uniform(0.5, 1.0, (10, 3)).astype(np.float32)
+    x = (-d * 2.5 + RNG.normal(size=(10, 3)) * 0.05).astype(np.float32)   # rays toward the sphere
+    grad, _ = _tape_grad(ray_loss, mesh, [vec3s(d)], x)
+
+    def f(xv):
+        loss = wp.zeros(1, dtype=float)
+        wp.launch(ray_loss, dim=len(xv), inputs=[mesh.id, vec3s(xv), vec3s(d), loss])
+        return float(loss.numpy()[0])
+    np.testing.assert_allclose(grad, _fd(f, x), atol=2e-2)
+
+
+# --- BVH -------------------------------------------------------------------------------------------
+def test_bvh_box_and_ray_queries_match_brute_force_and_refit():
+    n = 500
+    c = RNG.uniform(-1, 1, (n, 3)).astype(np.float32)
+    h = RNG.uniform(0.0, 0.08, (n, 3)).astype(np.float32)
+    lowers, uppers = vec3s(c - h), vec3s(c + h)
+    bvh = wp.Bvh(lowers, uppers)
+    nq = 50
+    qc = RNG.uniform(-1, 1, (nq, 3)).astype(np.float32)
+    qh = RNG.uniform(0.0, 0.3, (nq, 3)).astype(np.float32)
+    o = RNG.uniform(-2, 2, (nq, 3)).astype(np.float32)
+    d = RNG.normal(size=(nq, 3)).astype(np.float32)
+    d[0] = (1.0, 0.0, 0.0)   # axis-aligned rays: zero direction components
+    for step in range(2):
+        lo, hi = lowers.numpy(), uppers.numpy()
+        hits = wp.zeros((nq, n), dtype=int)
+        launch(bvh_boxes, nq, bvh.id, vec3s(qc - qh), vec3s(qc + qh), hits)
+        np.testing.assert_array_equal(hits.numpy(), box_overlaps(qc - qh, qc + qh, lo, hi).astype(int))
+        rhits = wp.zeros((nq, n), dtype=int)
+        launch(bvh_rays, nq, bvh.id, vec3s(o), vec3s(d), rhits)
+        np.testing.assert_array_equal(rhits.numpy(), ray_box_hits(o, d, lo, hi).astype(int))
+        lowers.numpy()[...] = lo[::-1] * 1.3   # move every box, then refit
+        uppers.numpy()[...] = hi[::-1] * 1.3
+        bvh.refit()
+
+
+def test_bvh_of_identical_and_empty_boxes():
+    same = vec3s(np.zeros((1000, 3)))
+    bvh = wp.Bvh(same, same)
+    hits = wp.zeros((1, 1000), dtype=int)
+    launch(bvh_boxes, 1, bvh.id, vec3s([-1, -1, -1]), vec3s([1, 1, 1]), hits)
+    assert np.all(hits.numpy() == 1)
+    lo, hi, left, right = bvh.node_bounds()
+    assert len(left) < 1000   # a tree, not one leaf per item or a chain
+    empty = wp.Bvh(vec3s(np.zeros((0, 3))), vec3s(np.zeros((0, 3))))
+    hits = wp.zeros((1, 1), dtype=int)
+    launch(bvh_boxes, 1, empty.id, vec3s([-1, -1, -1]), vec3s([1, 1, 1]), hits)
+    assert hits.numpy().sum() == 0
+
+
+# --- hash grid -------------------------------------------------------------------------------------
+def test_reference_neighbour_sum_example_matches_brute_force():
+    n, radius = 2000, 0.1
+    pts = RNG.uniform(-1, 1, (n, 3)).astype(np.float32)
+    grid = wp.HashGrid(dim_x=128, dim_y=128, dim_z=128, device="cpu")
+    p = vec3s(pts)
+    grid.build(points=p, radius=radius)
+    out = wp.zeros(n, dtype=wp.vec3)
+    wp.launch(sum, dim=n, inputs=[grid.id, p, out, radius])
+    d = np.linalg.norm(pts[:, None] - pts[None], axis=2)
+    want = ((d <= radius)[..., None] * pts[None]).sum(axis=1)
+    np.testing.assert_allclose(out.numpy(), want, atol=1e-5)
+
+
+@pytest.mark.parametrize("dims,radius", [((16, 16, 16), 0.15), ((3, 5, 2), 0.3), ((1, 1, 1), 0.2)])
+def test_neighbour_sets_exact_with_wrapping_grids(dims, radius):
+    n = 400
+    pts = RNG.uniform(-1, 1, (n, 3)).astype(np.float32) * np.float32(3.0)
+    grid = wp.HashGrid(*dims, device="cpu")
+    p = vec3s(pts)
+    grid.build(p, radius)
+    seen = wp.zeros((n, n), dtype=int)
+    wp.launch(neighbour_sets, dim=n, inputs=[grid.id, p, radius, seen])
+    d = np.linalg.norm(pts[:, None].astype(np.float32) - pts[None], axis=2)
+    np.testing.assert_array_equal(seen.numpy(), (d <= radius).astype(int))  # each neighbour once
+
+
+def test_hash_grid_empty_and_rebuild():
+    grid = wp.HashGrid(8, 8, 8)
+    empty = vec3s(np.zeros((0, 3)))
+    grid.build(empty, 0.5)
+    out = wp.zeros(0, dtype=wp.vec3)
+    wp.launch(sum, dim=0, inputs=[grid.id, empty, out, 0.5])
+    seen = wp.zeros((5, 5), dtype=int)
+    grid.build(vec3s(np.zeros((5, 3))), 0.5)   # rebuild with more points than reserved
+    wp.launch(neighbour_sets, dim=5, inputs=[grid.id, vec3s(np.zeros((5, 3))), 0.5, seen])
+    assert np.all(seen.numpy() == 1)
+    with pytest.raises(ValueError, match="radius must be > 0"):
+        grid.build(empty, 0.0)
+
+
+def test_out_parameter_must_be_a_name():
+    @wp.kernel
+    def bad(grid: wp.uint64, out: wp.array(dtype=int)):
+        query = wp.hash_grid_query(grid, wp.vec3(), 1.0)
+        while wp.hash_grid_query_next(query, out[0]):
+            pass
+    with pytest.raises(wp.CodegenError, match="argument 2 of wp.hash_grid_query_next.. must be a variable name"):
+        wp.launch(bad, dim=1, inputs=[wp.HashGrid(2, 2, 2).id, wp.zeros(1, dtype=int)])

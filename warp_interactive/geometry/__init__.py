@@ -1,0 +1,5 @@
+"""Geometry structures for kernel queries: ``wp.Mesh``, ``wp.Bvh``, ``wp.HashGrid``, ``wp.Volume``."""
+
+from .bvh import Bvh
+from .hash_grid import HashGrid
+from .mesh import Mesh

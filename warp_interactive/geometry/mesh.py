@@ -1,0 +1,68 @@
+"""``wp.Mesh``: a triangle mesh with a natively built BVH over its triangles."""
+
+import ctypes
+
+import numpy as np
+
+from ..runtime.device import get_device
+from ..types import scalars as sc
+from ..types.array import array
+from .descriptors import BvhDesc, MeshDesc, address, check_cpu, native, vec3_rows
+
+
+class Mesh:
+    """A triangle mesh for kernel queries: ``mesh.id`` is a uint64 handle.
+
+    points: wp.array of wp.vec3; indices: wp.array of int32 (3 per triangle, flat or (n, 3));
+    velocities: optional wp.array of wp.vec3 (one per point). The arrays stay referenced and are
+    read in place: after moving points call ``refit()``.
+    """
+
+    def __init__(self, points, indices, velocities=None, support_winding_number=False):
+        self.device = get_device(points.device)
+        check_cpu("Mesh", self.device)
+        self.points, self.indices, self.velocities = points, indices, velocities
+        self.support_winding_number = bool(support_winding_number)
+        self._p = vec3_rows(points, "points", "wp.Mesh")
+        self._i = _indices(indices, len(self._p))
+        self._v = vec3_rows(velocities, "velocities", "wp.Mesh") if velocities is not None else None
+        if self._v is not None and len(self._v) != len(self._p):
+            raise ValueError(f"wp.Mesh: {len(self._v)} velocities for {len(self._p)} points")
+        n = len(self._i) // 3
+        self._lo = np.empty((n, 3), np.float32)
+        self._hi = np.empty((n, 3), np.float32)
+        self._bounds()
+        self._nodes, self._items, self._count = native().bvh_build(
+            address(self._lo), address(self._hi), n)
+        bvh = BvhDesc(address(self._nodes), address(self._items), address(self._lo),
+                      address(self._hi), self._count, n)
+        self._desc = MeshDesc(bvh, address(self._p), address(self._v) if self._v is not None else 0,
+                              address(self._i), len(self._p), n, int(self.support_winding_number), 0)
+        self.id = ctypes.addressof(self._desc)
+
+    def _bounds(self):
+        native().triangle_bounds(address(self._p), address(self._i), len(self._lo),
+                                 address(self._lo), address(self._hi))
+
+    def refit(self):
+        """Update the BVH after the points moved (the topology must stay the same)."""
+        self._bounds()
+        if len(self._lo):
+            native().bvh_refit(address(self._nodes), self._count, address(self._items),
+                               address(self._lo), address(self._hi))
+
+
+def _indices(indices, num_points):
+    if not isinstance(indices, array) or indices.dtype is not sc.int32:
+        got = getattr(getattr(indices, "dtype", None), "__name__", type(indices).__name__)
+        raise TypeError(f"wp.Mesh: indices must be a wp.array of int32, got {got}")
+    if indices.size > 0 and not indices.is_contiguous:
+        raise ValueError("wp.Mesh: indices must be contiguous")
+    flat = np.asarray(indices.numpy()).reshape(-1)
+    if len(flat) % 3:
+        raise ValueError(f"wp.Mesh: indices holds {len(flat)} entries, not a multiple of 3 "
+                         f"(3 per triangle)")
+    if len(flat) and (flat.min() < 0 or flat.max() >= num_points):
+        raise ValueError(f"wp.Mesh: indices must lie in [0, {num_points}), got "
+                         f"[{flat.min()}, {flat.max()}]")
+    return flat

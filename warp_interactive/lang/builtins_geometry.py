@@ -1,0 +1,103 @@
+"""Declarations of the geometry builtins: meshes, BVHs, hash grids and sparse volumes.
+
+The C++ lives in native/include/warp_interactive/{bvh,mesh,hashgrid,volume}.h. Structures are
+passed to kernels by id (``mesh.id``: a uint64 address of the native descriptor).
+
+Out-parameter forms (``wp.mesh_query_ray(mesh, o, d, t_max, t, u, v, sign, n, f)``,
+``wp.hash_grid_query_next(query, index)``) declare ``writes``: the call assigns new values to
+those argument variables (see Overload.writes).
+"""
+
+from ..geometry.query_types import (BvhQuery, HashGridQuery, MeshQueryAABB, MeshQueryPoint,
+                                    MeshQueryRay, vec3)
+from ..types import scalars as sc
+from .registry import add_builtin
+
+G_MESH, G_BVH, G_GRID, G_VOL = "Geometry", "Geometry", "Geometry", "Volumes"
+u64, f32, i32, b = sc.uint64, sc.float32, sc.int32, sc.bool_
+
+
+def _add(name, inputs, ret, group, differentiable=False, **kw):
+    add_builtin(name, inputs, value_type=ret, group=group, differentiable=differentiable,
+                same_scalar=False, **kw)
+
+
+# --- meshes ---------------------------------------------------------------------------------------
+_POINT_DOC = ("Closest point on the mesh to `point` within `max_dist`; the result has `result`, "
+              "`face`, barycentrics `u`, `v` and `sign` (-1 inside, +1 outside{}).")
+_q = {"id": u64, "point": vec3, "max_dist": f32}
+_add("mesh_query_point", _q, MeshQueryPoint, G_MESH, True,
+     doc=_POINT_DOC.format(", by the parity of three ray casts"))
+_add("mesh_query_point_no_sign", _q, MeshQueryPoint, G_MESH, True,
+     doc=_POINT_DOC.format("; not computed: 0"))
+_add("mesh_query_point_sign_normal", _q, MeshQueryPoint, G_MESH, True,
+     doc=_POINT_DOC.format(", from the closest face's normal"))
+_add("mesh_query_point_sign_winding_number", _q, MeshQueryPoint, G_MESH, True,
+     doc=_POINT_DOC.format(", from the generalized winding number (> 0.5 is inside)"))
+_add("mesh_query_point_sign_winding_number", {**_q, "accuracy": f32, "threshold": f32},
+     MeshQueryPoint, G_MESH, True, doc="As above; inside where the winding number > threshold "
+     "(the winding number is summed exactly, so `accuracy` is not needed).")
+_add("mesh_query_furthest_point_no_sign", {"id": u64, "point": vec3, "min_dist": f32},
+     MeshQueryPoint, G_MESH, doc="Furthest point of the mesh from `point` (at least `min_dist`).")
+# older out-parameter forms
+_add("mesh_query_point", {**_q, "inside": f32, "face": i32, "bary_u": f32, "bary_v": f32}, b,
+     G_MESH, writes=(3, 4, 5, 6), doc="Out-parameter form: writes inside (sign), face, u, v.")
+_add("mesh_query_point_no_sign", {**_q, "face": i32, "bary_u": f32, "bary_v": f32}, b, G_MESH,
+     writes=(3, 4, 5), doc="Out-parameter form: writes face, u, v.")
+
+_r = {"id": u64, "start": vec3, "dir": vec3, "max_t": f32}
+_add("mesh_query_ray", _r, MeshQueryRay, G_MESH, True,
+     doc="Closest ray hit within max_t: `result`, `t`, `u`, `v`, `sign` (+1 front face), "
+         "`normal`, `face`.")
+_add("mesh_query_ray", {**_r, "t": f32, "bary_u": f32, "bary_v": f32, "sign": f32,
+                        "normal": vec3, "face": i32}, b, G_MESH, writes=(4, 5, 6, 7, 8, 9),
+     doc="Out-parameter form: returns whether the ray hit; writes t, u, v, sign, normal, face.")
+_add("mesh_query_aabb", {"id": u64, "lower": vec3, "upper": vec3}, MeshQueryAABB, G_MESH,
+     doc="Iterate the triangles whose bounds overlap the box with mesh_query_aabb_next.")
+_add("mesh_query_aabb_next", {"query": MeshQueryAABB, "index": i32}, b, G_MESH, writes=(0, 1),
+     doc="Advance the query; writes the next triangle to `index`; False when done.")
+_e = {"id": u64, "face": i32, "bary_u": f32, "bary_v": f32}
+_add("mesh_eval_position", _e, vec3, G_MESH, True, doc="u*p0 + v*p1 + (1-u-v)*p2 of `face`.")
+_add("mesh_eval_velocity", _e, vec3, G_MESH, True, doc="The velocity at barycentrics u, v.")
+_add("mesh_eval_face_normal", {"id": u64, "face": i32}, vec3, G_MESH, doc="Unit face normal.")
+_add("mesh_get_point", {"id": u64, "index": i32}, vec3, G_MESH,
+     doc="The point of face-vertex slot `index` (points[indices[index]]).")
+_add("mesh_get_velocity", {"id": u64, "index": i32}, vec3, G_MESH,
+     doc="The velocity of face-vertex slot `index`.")
+_add("mesh_get_index", {"id": u64, "index": i32}, i32, G_MESH, doc="indices[index].")
+
+# --- BVHs -----------------------------------------------------------------------------------------
+_add("bvh_query_aabb", {"id": u64, "lower": vec3, "upper": vec3}, BvhQuery, G_BVH,
+     doc="Iterate the items whose boxes overlap [lower, upper] with bvh_query_next.")
+_add("bvh_query_ray", {"id": u64, "start": vec3, "dir": vec3}, BvhQuery, G_BVH,
+     doc="Iterate the items whose boxes the ray meets with bvh_query_next.")
+_add("bvh_query_next", {"query": BvhQuery, "index": i32}, b, G_BVH, writes=(0, 1),
+     doc="Advance the query; writes the next item to `index`; False when done.")
+
+# --- hash grids -------------------------------------------------------------------------------------
+_add("hash_grid_query", {"id": u64, "point": vec3, "max_dist": f32}, HashGridQuery, G_GRID,
+     doc="Iterate the points in the cells within max_dist of `point` with hash_grid_query_next "
+         "(callers check the distance themselves).")
+_add("hash_grid_query_next", {"query": HashGridQuery, "index": i32}, b, G_GRID, writes=(0, 1),
+     doc="Advance the query; writes the next point index to `index`; False when done.")
+_add("hash_grid_point_id", {"id": u64, "index": i32}, i32, G_GRID,
+     doc="The point at position `index` of the grid's cell order (spatially coherent order).")
+
+# --- volumes ----------------------------------------------------------------------------------------------
+_s = {"id": u64, "uvw": vec3, "sampling_mode": i32}
+_add("volume_sample_f", _s, f32, G_VOL, True,
+     doc="Sample a float volume at index-space `uvw` (wp.Volume.CLOSEST or LINEAR).")
+_add("volume_sample_v", _s, vec3, G_VOL, True, doc="Sample a vec3 volume at index-space `uvw`.")
+_add("volume_sample_i", {"id": u64, "uvw": vec3}, i32, G_VOL,
+     doc="The value of an int32 volume at the voxel nearest to `uvw`.")
+_add("volume_sample_grad_f", {**_s, "grad": vec3}, f32, G_VOL, writes=(3,),
+     doc="Sample a float volume and write its index-space gradient to `grad`.")
+_ijk = {"id": u64, "i": i32, "j": i32, "k": i32}
+for suffix, t in (("f", f32), ("v", vec3), ("i", i32)):
+    _add(f"volume_lookup_{suffix}", _ijk, t, G_VOL, doc="The value of voxel (i, j, k).")
+    _add(f"volume_store_{suffix}", {**_ijk, "value": t}, None, G_VOL, replay="",
+         doc="Store into voxel (i, j, k) where the volume has a leaf there (else nothing).")
+for name, arg in (("volume_world_to_index", "xyz"), ("volume_index_to_world", "uvw"),
+                  ("volume_world_to_index_dir", "xyz"), ("volume_index_to_world_dir", "uvw")):
+    _add(name, {"id": u64, arg: vec3}, vec3, G_VOL, True,
+         doc="Transform between world and index space" + (" (a direction)" if "dir" in name else ""))
