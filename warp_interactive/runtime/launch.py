@@ -4,7 +4,8 @@ import ctypes
 
 from ..config import config
 from ..lang.errors import LaunchError
-from . import tape_hooks
+from ..types.array import _capturing
+from . import graph, tape_hooks
 from .args import pack
 from .device import get_device
 from .module import generation as _generation
@@ -47,7 +48,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     from ..lang.func import Kernel
     if not isinstance(kernel, Kernel):
         raise TypeError(f"wp.launch expects a @wp.kernel, got {type(kernel).__name__}")
-    device = get_device(device)
+    device = get_device(stream.device if device is None and stream is not None else device)
     bounds = make_bounds(dim)
     _check_tid_arity(kernel, bounds)
     values = list(inputs) + list(outputs)
@@ -58,8 +59,12 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     if record_tape and not adjoint:
         tape_hooks.record_launch(kernel, dim, list(inputs), list(outputs), device)
     cmd = Launch(kernel, device, args, bounds, adjoint)
+    if device.is_cuda:
+        cmd.block_dim, cmd.max_blocks, cmd.stream = block_dim, max_blocks, stream
     if record_cmd:
         return cmd
+    if _capturing[0] and graph.record_launch(cmd):
+        return None    # a CPU graph capture keeps the packed launch for capture_launch
     cmd.launch()
     return None
 
