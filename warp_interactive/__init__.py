@@ -27,6 +27,11 @@ from .types.array import (clone, copy, empty, empty_like, from_numpy, full, full
                           ones_like, zeros, zeros_like)
 from .version import __version__
 from .compiler.cache import clear_kernel_cache
+# CUDA: streams, events, graphs (cuda-bindings is imported only when a CUDA device is used)
+from .runtime.cuda.streams import (Event, ScopedStream, Stream, get_event_elapsed_time, get_stream,
+                                   record_event, set_stream, synchronize_event, synchronize_stream,
+                                   wait_event, wait_stream)
+from .runtime.graph import Graph, ScopedCapture, capture_begin, capture_end, capture_launch
 
 bool = bool_  # noqa: A001  (wp.bool, as in the reference)
 

@@ -17,6 +17,8 @@ class _Config:
         self.fast_math = False
         self.cpu_compiler = os.environ.get("CXX", "g++")
         self.cuda_block_dim = 256
+        self.lineinfo = False            # CUDA: line info in release builds too (profilers)
+        self.cuda_graph_cpu = True       # wp.capture_* on the CPU records and replays launches
         self.print_launches = False
         self.cache_kernels = True
 

@@ -27,6 +27,7 @@ class BodyWriter:
         self.return_labels = 0
         self.loop_depth = 0     # returns inside dynamic loops leave the adjoint (no labels)
         self.in_kernel = fir.is_kernel
+        self._marked_file = False
 
     # --- helpers --------------------------------------------------------------------------
     @staticmethod
@@ -52,8 +53,19 @@ class BodyWriter:
     def forward(self, block, ind, replay=False):
         out = []
         for s in block.stmts:
-            out += self._fwd(s, ind, replay)
+            lines = self._fwd(s, ind, replay)
+            if lines and s.lineno:
+                lines[0] += self._line_marker(s.lineno)
+            out += lines
         return out
+
+    def _line_marker(self, lineno):
+        """``// py:FILE:LINE`` (file on a writer's first marker): maps compiler errors on the
+        generated code back to the user's Python line (compiler/nvrtc.py reads them)."""
+        if self._marked_file:
+            return f"  // py:{lineno}"
+        self._marked_file = True
+        return f"  // py:{self.fir.filename}:{lineno}"
 
     def _fwd(self, s, ind, replay):
         p = "    " * ind
@@ -106,7 +118,7 @@ class BodyWriter:
 
     def _fwd_call(self, s, p, replay):
         func = s.func
-        lines = self._bounds_check(s, p) if self.debug else []
+        lines = self._bounds_check(s, p, replay) if self.debug else []
         name = self.callee(func, s.template)
         if replay and not _is_user_call(func):
             rp = getattr(func, "replay", None)
@@ -122,7 +134,7 @@ class BodyWriter:
             return lines + [f"{p}{name}({args});"]
         return lines + [f"{p}{s.out.label} = {name}({args});"]
 
-    def _bounds_check(self, s, p):
+    def _bounds_check(self, s, p, replay=False):
         if getattr(s.func, "cpp", None) not in BOUNDS_CHECKED or not s.args:
             return []
         arr = s.args[0]
@@ -130,7 +142,8 @@ class BodyWriter:
             return []
         n_idx = len(s.args) - 1 - (1 if s.func.cpp not in ("load", "view", "address") else 0)
         idx = ", ".join(a.label for a in s.args[1:1 + n_idx])
-        fail = "return;" if self.in_kernel or not self.fir.return_types or \
+        # the replay runs inside the adjoint function, which returns void
+        fail = "return;" if replay or self.in_kernel or not self.fir.return_types or \
             len(self.fir.return_types) > 1 else f"return {cpp_type(self.fir.return_types[0])}{{}};"
         return [f'{p}if (!wp::check_bounds({arr.label}, {c_string(arr.name or "array")}, '
                 f'{c_string(self.func_name)}, {s.lineno}, {idx})) {fail}']

@@ -52,8 +52,7 @@ def as_array(value, t, device):
             raise ArgError(f"expected a NumPy array of {want}, got {a.dtype}")
         return array(a, dtype=t.dtype, copy=False, device=device)
     if hasattr(value, "__cuda_array_interface__"):
-        from ..interop.foreign import from_cuda_array_interface
-        return from_cuda_array_interface(value, t.dtype)
+        return array(value, dtype=t.dtype, copy=False)   # zero-copy view (types/array.py)
     raise ArgError(f"expected an array, got {type(value).__name__}")
 
 

@@ -56,13 +56,15 @@ cpu = Device("cpu")
 _devices = {"cpu": cpu}
 
 
+def _probe_cuda():
+    """Register the CUDA devices (once); the reason CUDA is unusable, or None."""
+    from . import cuda_backend
+    return cuda_backend.probe()
+
+
 def _cuda_unavailable_reason():
-    try:
-        from . import cuda_backend  # noqa: F401  (the CUDA backend registers its devices)
-    except ImportError:
-        return ("the CUDA backend is not available in this installation "
-                "(install the extra: pip install warp_interactive[cuda])")
-    return cuda_backend.unavailable_reason()
+    reason = _probe_cuda()
+    return reason or f"this machine has {len(get_cuda_devices())} CUDA device(s)"
 
 
 def get_device(ident=None):
@@ -73,16 +75,24 @@ def get_device(ident=None):
         return ident
     if ident in _devices:
         return _devices[ident]
-    if isinstance(ident, str) and ident.startswith("cuda"):
+    if isinstance(ident, str) and (ident == "cuda" or ident.startswith("cuda:")):
         key = "cuda:0" if ident == "cuda" else ident
+        _probe_cuda()
         if key in _devices:
             return _devices[key]
         raise RuntimeError(f'device "{ident}" is not available: {_cuda_unavailable_reason()}')
     raise ValueError(f"unknown device {ident!r}: expected 'cpu', 'cuda' or 'cuda:N'")
 
 
+_default = []
+
+
 def _default_device():
-    return cpu
+    """The first CUDA device when there is one (as in the reference), else the CPU."""
+    if not _default:
+        _probe_cuda()
+        _default.append(get_preferred_device())
+    return _default[0]
 
 
 def set_device(ident):
@@ -91,10 +101,12 @@ def set_device(ident):
 
 
 def get_devices():
+    _probe_cuda()
     return list(_devices.values())
 
 
 def get_cuda_devices():
+    _probe_cuda()
     return [d for d in _devices.values() if d.is_cuda]
 
 

@@ -4,7 +4,8 @@ import ctypes
 
 from ..config import config
 from ..lang.errors import LaunchError
-from . import fastlaunch, tape_hooks
+from ..types.array import _capturing
+from . import fastlaunch, graph, tape_hooks
 from .args import pack
 from .device import get_device
 from .module import entry_name, tid_arity
@@ -52,20 +53,22 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
            block_dim=256):
     """Run ``kernel`` over a grid of ``dim`` threads (an int or a tuple of up to 4)."""
     plan = getattr(kernel, "_plan", None)
-    if plan is not None and not (adjoint or record_cmd) and get_device(device) is plan.device and \
+    # a graph capture must see every launch, so it takes the general path
+    if plan is not None and not (adjoint or record_cmd or _capturing[0]) and \
+            get_device(device) is plan.device and \
             plan.run(dim, inputs if not outputs else list(inputs) + list(outputs)):
         return None
     return _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoint,
-                   record_tape, record_cmd)
+                   record_tape, record_cmd, stream, max_blocks, block_dim)
 
 
 def _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoint, record_tape,
-            record_cmd):
+            record_cmd, stream=None, max_blocks=0, block_dim=256):
     """The general path: validates everything; afterwards the fast plan is (re)made."""
     from ..lang.func import Kernel
     if not isinstance(kernel, Kernel):
         raise TypeError(f"wp.launch expects a @wp.kernel, got {type(kernel).__name__}")
-    device = get_device(device)
+    device = get_device(stream.device if device is None and stream is not None else device)
     bounds = make_bounds(dim)
     _check_tid_arity(kernel, bounds)
     values = list(inputs) + list(outputs)
@@ -76,8 +79,12 @@ def _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoi
     if record_tape and not adjoint:
         tape_hooks.record_launch(kernel, dim, list(inputs), list(outputs), device)
     cmd = Launch(kernel, device, args, bounds, adjoint)
+    if device.is_cuda:
+        cmd.block_dim, cmd.max_blocks, cmd.stream = block_dim, max_blocks, stream
     if record_cmd:
         return cmd
+    if _capturing[0] and graph.record_launch(cmd):
+        return None    # a CPU graph capture keeps the packed launch for capture_launch
     cmd.launch()
     if device.is_cpu and not adjoint:
         _update_plan(kernel, device, cmd, dim)

@@ -41,6 +41,8 @@ def _contiguous_strides(shape, itemsize):
 class array:
     """An n-d array of ``dtype`` elements on a device (or, without data, a kernel annotation)."""
 
+    pinned = False
+
     def __init__(self, data=None, dtype=None, shape=None, strides=None, length=None, ptr=None,
                  capacity=None, device=None, copy=True, owner=False, ndim=None, grad=None,
                  requires_grad=False, pinned=False, n=None):
@@ -52,6 +54,7 @@ class array:
             self._init_annotation(ndim)
             return
         self.device = _device(device)
+        self.pinned = bool(pinned) and self.device.is_cpu
         if data is not None:
             self._init_from_data(data, copy)
         elif ptr is not None:
@@ -79,7 +82,11 @@ class array:
     def _allocate(self, shape):
         if self.dtype is None:
             self.dtype = canonical_scalar(float)
-        buf = np.zeros(shape + element_shape(self.dtype), dtype=np_dtype_of(self.dtype))
+        if self.device.is_cuda:
+            ptr, owner = _cuda_arrays().allocate(self.device, shape, self.dtype)
+            self._set_view(ptr, shape, _contiguous_strides(shape, type_size(self.dtype)), owner)
+            return
+        buf = _host_zeros(shape + element_shape(self.dtype), np_dtype_of(self.dtype), self.pinned)
         self._set_view(buf.ctypes.data, shape, buf.strides[:len(shape)], buf)
 
     def _init_from_ptr(self, ptr, shape, strides, owner):
@@ -89,6 +96,8 @@ class array:
         self._set_view(int(ptr), shape, strides, None)
 
     def _init_from_data(self, data, copy):
+        if not isinstance(data, array) and hasattr(data, "__cuda_array_interface__"):
+            return self._init_from_cuda_interface(data, copy)
         if isinstance(data, array):
             self.dtype = self.dtype or data.dtype
             src = data.numpy()
@@ -99,8 +108,43 @@ class array:
         if not copy and self._is_zero_copy_ok(src):
             self._set_view(src.ctypes.data, src.shape[:ndim], src.strides[:ndim], src)
             return
-        buf = np.array(src, dtype=np_dtype_of(self.dtype), order="C", copy=True)
+        if self.device.is_cuda:
+            self._allocate(tuple(src.shape[:ndim]))
+            _cuda_arrays().from_numpy(self, src)
+            return
+        if self.pinned:
+            buf = _host_zeros(src.shape, np_dtype_of(self.dtype), True)
+            buf[...] = src
+        else:
+            buf = np.array(src, dtype=np_dtype_of(self.dtype), order="C", copy=True)
         self._set_view(buf.ctypes.data, buf.shape[:ndim], buf.strides[:ndim], buf)
+
+    def _init_from_cuda_interface(self, obj, copy):
+        """Zero-copy view of a CUDA array from another library (a copy if ``copy=True``)."""
+        cu = _cuda_arrays()
+        ptr, shape, strides, npd, stream = cu.parse_interface(obj)
+        if self.dtype is None:
+            self.dtype = infer_dtype(np.empty(0, dtype=npd))
+        es = element_shape(self.dtype)
+        if npd != np_dtype_of(self.dtype) or (es and tuple(shape[-len(es):]) != es):
+            raise ValueError(f"the CUDA array (typestr {npd.str}, shape {shape}) does not fit dtype "
+                             f"{type_repr(self.dtype)}")
+        ndim = len(shape) - len(es)
+        device = cu.device_of_pointer(ptr)
+        cu.wait_for_producer(device, stream)
+        strides = strides[:ndim] if strides else _contiguous_strides(shape[:ndim], type_size(self.dtype))
+        view = array.__new__(array)
+        view.dtype, view.device, view._requires_grad, view._grad = self.dtype, device, False, None
+        view.pinned = False
+        view._set_view(ptr, shape[:ndim], strides, obj)
+        if copy and self.device.is_cuda:
+            self._allocate(view.shape)
+            cu.copy(self, view, 0, 0, view.size)
+        elif copy:
+            self._set_view(*_host_copy(view))
+        else:
+            self.device = device
+            self._set_view(ptr, view.shape, view.strides, obj)
 
     def _numpy_from_data(self, data):
         if self.dtype is not None and hasattr(self.dtype, "_np_struct_dtype"):
@@ -125,7 +169,7 @@ class array:
             raise ValueError(f"arrays have at most {MAX_DIMS} dimensions, got data of shape {src.shape}")
 
     def _is_zero_copy_ok(self, src):
-        return src.dtype == np_dtype_of(self.dtype) and self.device.is_cpu
+        return src.dtype == np_dtype_of(self.dtype) and self.device.is_cpu and not self.pinned
 
     def _alloc_grad(self):
         self._grad = array(dtype=self.dtype, shape=self.shape, device=self.device)
@@ -198,7 +242,11 @@ class array:
         return iface
 
     def numpy(self):
-        """A NumPy view of the data (zero-copy on the CPU)."""
+        """A NumPy view of the data (zero-copy on the CPU; a copy of a CUDA array)."""
+        if _capturing[0]:
+            _check_not_capturing(self.device)
+        if self.device.is_cuda:
+            return _cuda_arrays().to_numpy(self)
         if self.size == 0:
             return np.zeros(self.shape + element_shape(self.dtype), dtype=np_dtype_of(self.dtype))
         return np.asarray(self)
@@ -220,7 +268,18 @@ class array:
         return self._view(key)
 
     def __setitem__(self, key, value):
+        if self.device.is_cuda:
+            host = self.numpy()
+            host[key] = np.asarray(value)
+            _cuda_arrays().from_numpy(self, host)
+            return
         self.numpy()[key] = np.asarray(value)
+
+    @property
+    def __cuda_array_interface__(self):
+        if self.device is None or not self.device.is_cuda:
+            raise AttributeError("only arrays on CUDA devices have a __cuda_array_interface__")
+        return _cuda_arrays().interface_of(self)
 
     def _view(self, key):
         if len(key) > self.ndim:
@@ -284,15 +343,25 @@ class array:
         return clone(self, device=device, requires_grad=requires_grad)
 
     def fill_(self, value):
-        view = self.numpy()
+        if _capturing[0] and _defer(self.device, lambda: self.fill_(value)):
+            return self
         if hasattr(value, "numpy_view"):
             value = value.numpy_view()
         elif hasattr(self.dtype, "_np_struct_dtype"):
             value = self.dtype._to_numpy_records([value])[0]
+        if self.device.is_cuda:
+            _cuda_arrays().from_numpy(self, value)
+            return self
+        view = self.numpy()
         view[...] = value
         return self
 
     def zero_(self):
+        if _capturing[0] and _defer(self.device, self.zero_):
+            return self
+        if self.device.is_cuda:
+            _cuda_arrays().zero(self)
+            return self
         view = self.numpy()
         view[...] = np.zeros((), dtype=view.dtype)   # also for arrays of structs
         return self
@@ -300,6 +369,9 @@ class array:
     def assign(self, src):
         """Copy ``src`` (a wp array, NumPy array or list) into this array."""
         src_np = src.numpy() if isinstance(src, array) else np.asarray(src, dtype=np_dtype_of(self.dtype))
+        if self.device.is_cuda:
+            _cuda_arrays().from_numpy(self, src_np.reshape(tuple(self.shape) + element_shape(self.dtype)))
+            return self
         self.numpy()[...] = src_np.reshape(self.numpy().shape)
         return self
 
@@ -405,8 +477,12 @@ def clone(src, device=None, requires_grad=None, pinned=None):
     return out
 
 
-def copy(dest, src, dest_offset=0, src_offset=0, count=0):
+def copy(dest, src, dest_offset=0, src_offset=0, count=0, stream=None):
     """Copy ``count`` elements (all when 0) from ``src`` to ``dest``, at flat element offsets."""
+    if _capturing[0] and _defer(dest.device, lambda: copy(dest, src, dest_offset, src_offset, count)):
+        return
+    if dest.device.is_cuda or src.device.is_cuda:
+        return _copy_cuda(dest, src, dest_offset, src_offset, count)
     s = src.numpy().reshape((src.size,) + element_shape(src.dtype)) if src.size else src.numpy()
     d = dest.numpy().reshape((dest.size,) + element_shape(dest.dtype)) if dest.size else dest.numpy()
     count = count or min(src.size - src_offset, dest.size - dest_offset)
@@ -422,6 +498,55 @@ def copy(dest, src, dest_offset=0, src_offset=0, count=0):
         dest.numpy()[...] = flat.reshape(dest.numpy().shape)
     from ..runtime import tape_hooks
     tape_hooks.record_copy(dest, src, dest_offset, src_offset, count)
+
+
+def _copy_cuda(dest, src, dest_offset, src_offset, count):
+    count = count or min(src.size - src_offset, dest.size - dest_offset)
+    if src_offset + count > src.size or dest_offset + count > dest.size:
+        raise ValueError(
+            f"wp.copy out of range: src size {src.size} offset {src_offset}, dest size {dest.size} "
+            f"offset {dest_offset}, count {count}")
+    _cuda_arrays().copy(dest, src, dest_offset, src_offset, count)
+    from ..runtime import tape_hooks
+    tape_hooks.record_copy(dest, src, dest_offset, src_offset, count)
+
+
+# --- CUDA memory and graph capture hooks (runtime/cuda, runtime/graph) ----------------------------
+def _cuda_arrays():
+    from ..runtime.cuda import arrays
+    return arrays
+
+
+def _host_zeros(shape, npd, pinned):
+    """Zeroed host memory; page-locked when ``pinned`` and CUDA is usable (else ordinary)."""
+    if pinned:
+        from ..runtime.device import is_cuda_available
+        if is_cuda_available():
+            from ..runtime.cuda.memory import PinnedBuffer
+            nbytes = int(np.prod(shape)) * npd.itemsize
+            out = PinnedBuffer(nbytes).numpy(npd, shape)
+            out[...] = np.zeros((), dtype=npd)
+            return out
+    return np.zeros(shape, dtype=npd)
+
+
+def _host_copy(view):
+    host = _cuda_arrays().to_numpy(view)
+    ndim = len(view.shape)
+    return host.ctypes.data, host.shape[:ndim], host.strides[:ndim], host
+
+
+_capturing = [0]    # graph captures in progress (any device): the fast check on hot paths
+
+
+def _defer(device, fn):
+    from ..runtime import graph
+    return graph.defer(device, fn)
+
+
+def _check_not_capturing(device):
+    from ..runtime import graph
+    graph.check_readable(device)
 
 
 def from_numpy(arr, dtype=None, shape=None, device=None, requires_grad=False):

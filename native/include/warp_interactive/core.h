@@ -137,10 +137,43 @@ WPI_FUNC void record_bounds_error(const char* arr, const char* kernel, int line,
              kernel, line, arr, idx_s, shape_s, ndim == 1 ? "," : "");
 }
 #else
+}  // namespace wp
+// CUDA: the module's first bounds error (debug mode), read back and cleared by the host after
+// each launch (runtime/cuda/modules.py mirrors this layout in _ErrorRecord: keep in sync).
+struct wpi_cuda_error_record_t {
+    int set;
+    int line;
+    int n;
+    int ndim;
+    long long idx[4];
+    int shape[4];
+    char array[64];
+    char kernel[128];
+};
+extern "C" {
+__device__ wpi_cuda_error_record_t wpi_cuda_error;
+}
+namespace wp {
+WPI_FUNC void copy_name(char* dst, const char* src, int cap)
+{
+    int i = 0;
+    for (; src && src[i] && i < cap - 1; ++i) dst[i] = src[i];
+    dst[i] = 0;
+}
 WPI_FUNC void record_bounds_error(const char* arr, const char* kernel, int line, const int64* idx,
                                   int n, const int32* shape, int ndim)
 {
-    printf("index out of bounds in kernel '%s' (line %d): array '%s'\n", kernel, line, arr);
+    if (atomicExch(&wpi_cuda_error.set, 1)) return;
+    wpi_cuda_error.line = line;
+    wpi_cuda_error.n = n < 4 ? n : 4;
+    wpi_cuda_error.ndim = ndim < 4 ? ndim : 4;
+    for (int d = 0; d < 4; ++d) {
+        wpi_cuda_error.idx[d] = d < n ? idx[d] : 0;
+        wpi_cuda_error.shape[d] = d < ndim ? shape[d] : 0;
+    }
+    copy_name(wpi_cuda_error.array, arr, 64);
+    copy_name(wpi_cuda_error.kernel, kernel, 128);
+    __threadfence_system();
 }
 #endif
 

@@ -22,6 +22,18 @@
 #include <cstring>
 #endif
 
+#if defined(__CUDACC_RTC__)
+// NVRTC has no <cstdint>: the fixed-width names generated code uses.
+typedef signed char int8_t;
+typedef unsigned char uint8_t;
+typedef short int16_t;
+typedef unsigned short uint16_t;
+typedef int int32_t;
+typedef unsigned int uint32_t;
+typedef long long int64_t;
+typedef unsigned long long uint64_t;
+#endif
+
 namespace wp {
 
 #if defined(__CUDACC_RTC__)

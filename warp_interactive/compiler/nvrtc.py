@@ -1,0 +1,209 @@
+"""CUDA build: generated C++ -> CUBIN (or PTX) through NVRTC, from the ``cuda-bindings`` package.
+
+NVRTC needs no CUDA toolkit and no GPU: the ``[cuda]`` extra brings ``cuda-bindings`` and the
+``nvidia-cuda-nvrtc`` wheel (libnvrtc). Our headers use no CUDA or C++ standard headers under
+NVRTC, so the bundled-headers install is not needed.
+
+The output is a CUBIN for the device's architecture when this NVRTC knows that architecture,
+otherwise PTX for the newest one it knows, which the driver compiles for a newer GPU (forward
+compatibility). Binaries are cached by module hash like the CPU's shared libraries.
+"""
+
+import os
+import re
+import tempfile
+import time
+from functools import lru_cache
+
+from .. import _paths
+from ..config import config
+from ..lang.errors import CompileError
+from . import cache
+
+SOURCE = "module.cu"
+
+MISSING_EXTRA = ("NVRTC is not available: install the CUDA extra "
+                 "(pip install warp_interactive[cuda], which brings cuda-bindings and nvidia-cuda-nvrtc)")
+
+
+def _nvrtc():
+    try:
+        from cuda.bindings import nvrtc
+    except ImportError as e:
+        raise CompileError(f"{MISSING_EXTRA} ({e})") from None
+    return nvrtc
+
+
+def _check(result, what):
+    err = result[0]
+    if int(err) != 0:
+        nvrtc = _nvrtc()
+        msg = nvrtc.nvrtcGetErrorString(err)[1]
+        raise CompileError(f"NVRTC {what} failed: {msg.decode() if isinstance(msg, bytes) else msg}")
+    return result[1:] if len(result) > 2 else (result[1] if len(result) == 2 else None)
+
+
+@lru_cache(maxsize=None)
+def version():
+    """(major, minor) of the loaded NVRTC."""
+    major, minor = _check(_nvrtc().nvrtcVersion(), "nvrtcVersion")
+    return int(major), int(minor)
+
+
+@lru_cache(maxsize=None)
+def supported_archs():
+    """The SM architectures (e.g. 90 for sm_90) this NVRTC can build CUBINs for."""
+    return tuple(int(a) for a in _check(_nvrtc().nvrtcGetSupportedArchs(), "nvrtcGetSupportedArchs"))
+
+
+def target_for(arch):
+    """("cubin", arch) when NVRTC knows ``arch``, else ("ptx", newest known arch <= ... )."""
+    archs = supported_archs()
+    if arch in archs:
+        return "cubin", arch
+    older = [a for a in archs if a <= arch]
+    if not older:
+        raise CompileError(f"this NVRTC ({'.'.join(map(str, version()))}) cannot build for sm_{arch}; "
+                           f"it supports {', '.join(f'sm_{a}' for a in archs)}")
+    return "ptx", max(older)
+
+
+def options(arch, kind, debug, fast_math, line_info=False):
+    """The NVRTC command-line options for one build."""
+    gpu = f"sm_{arch}" if kind == "cubin" else f"compute_{arch}"
+    opts = [f"--gpu-architecture={gpu}", "-std=c++17", f"-I{_paths.include_dir()}",
+            "--device-as-default-execution-space", "-DWPI_CUDA=1"]
+    if debug:
+        opts += ["--device-debug", "--generate-line-info"]
+    elif line_info:
+        opts.append("--generate-line-info")
+    if fast_math:
+        opts.append("--use_fast_math")
+    return opts
+
+
+def build_key(arch, debug, fast_math):
+    """Everything besides the source that decides the binary (for the module hash)."""
+    from .cpu import headers_hash
+    kind, target_arch = target_for(arch)
+    return ["nvrtc", version(), kind, target_arch, options(target_arch, kind, debug, fast_math,
+                                                             config.lineinfo), headers_hash()]
+
+
+def binary_name(kind, arch):
+    return f"module.sm_{arch}.cubin" if kind == "cubin" else f"module.compute_{arch}.ptx"
+
+
+def compile_source(source, arch, debug=False, fast_math=False, name="module", kind=None):
+    """Compile ``source`` with NVRTC; returns the CUBIN/PTX bytes. No cache, no GPU needed."""
+    nvrtc = _nvrtc()
+    if kind is None:
+        kind, arch = target_for(arch)
+    opts = options(arch, kind, debug, fast_math, config.lineinfo)
+    prog = _check(nvrtc.nvrtcCreateProgram(source.encode(), SOURCE.encode(), 0, [], []),
+                  "nvrtcCreateProgram")
+    try:
+        t0 = time.perf_counter()
+        err = nvrtc.nvrtcCompileProgram(prog, len(opts), [o.encode() for o in opts])[0]
+        if int(err) != 0:
+            raise CompileError(error_text(name, source, opts, _log(nvrtc, prog)))
+        if config.verbose:
+            print(f"warp_interactive: NVRTC built {name} for {kind} {arch} in "
+                  f"{time.perf_counter() - t0:.3f} s")
+        return _output(nvrtc, prog, kind)
+    finally:
+        nvrtc.nvrtcDestroyProgram(prog)
+
+
+def _log(nvrtc, prog):
+    size = _check(nvrtc.nvrtcGetProgramLogSize(prog), "nvrtcGetProgramLogSize")
+    buf = b" " * size
+    _check(nvrtc.nvrtcGetProgramLog(prog, buf), "nvrtcGetProgramLog")
+    return buf.rstrip(b"\0 ").decode(errors="replace")
+
+
+def _output(nvrtc, prog, kind):
+    if kind == "cubin":
+        size = _check(nvrtc.nvrtcGetCUBINSize(prog), "nvrtcGetCUBINSize")
+        buf = b" " * size
+        _check(nvrtc.nvrtcGetCUBIN(prog, buf), "nvrtcGetCUBIN")
+        return buf
+    size = _check(nvrtc.nvrtcGetPTXSize(prog), "nvrtcGetPTXSize")
+    buf = b" " * size
+    _check(nvrtc.nvrtcGetPTX(prog, buf), "nvrtcGetPTX")
+    return buf
+
+
+def compile_module(source, module_hash, arch, debug=False, fast_math=False, name="module"):
+    """(path, kind, built) of the cached CUBIN/PTX for ``source`` on ``arch`` (built on a miss)."""
+    kind, target_arch = target_for(arch)
+    bname = binary_name(kind, target_arch)
+    hit = cache.lookup(module_hash, bname)
+    if hit is not None:
+        return hit, kind, False
+    data = compile_source(source, target_arch, debug, fast_math, name, kind)
+    with tempfile.TemporaryDirectory(prefix="wpi-nvrtc-") as tmp:
+        src, out = os.path.join(tmp, SOURCE), os.path.join(tmp, bname)
+        with open(src, "w") as f:
+            f.write(source)
+        with open(out, "wb") as f:
+            f.write(data)
+        entry = cache.publish(module_hash, {SOURCE: src, bname: out})
+    return os.path.join(entry, bname), kind, True
+
+
+# --- errors against the user's Python line -------------------------------------------------------
+_LOG_LINE = re.compile(r"^(?P<file>[^\s(]+)\((?P<line>\d+)\): (?P<kind>error|catastrophic error)")
+_PY_MARK = re.compile(r"  // py:(?:(?P<file>.+):)?(?P<line>\d+)$")
+_FUNC_HEAD = re.compile(r"^(?:static inline __device__|extern \"C\" __global__)\s.*?(\w+)\(")
+
+
+def python_location(source, cu_line):
+    """(python file, line, generated function) of generated line ``cu_line``, from the nearest
+    ``// py:[FILE:]LINE`` marker above it (codegen/body.py writes them; the file is named on a
+    function's first marker), or None."""
+    lines = source.splitlines()
+    line, file, func = None, None, None
+    for i in range(min(cu_line, len(lines)) - 1, -1, -1):
+        text = lines[i]
+        m = _PY_MARK.search(text)
+        if m:
+            if line is None:
+                line = int(m.group("line"))
+            if m.group("file"):
+                file = m.group("file")
+        h = _FUNC_HEAD.match(text)
+        if h:
+            func = h.group(1)
+            break
+    if line is None or file is None:
+        return None
+    return file, line, func
+
+
+def error_text(name, source, opts, log):
+    """The NVRTC log, led by the user's Python line and the generated source around the error."""
+    lines = source.splitlines()
+    first = None
+    for ln in log.splitlines():
+        m = _LOG_LINE.match(ln.strip())
+        if m and m.group("file").endswith(SOURCE):
+            first = int(m.group("line"))
+            break
+    head = [f"CUDA compilation (NVRTC) of module '{name}' failed"]
+    excerpt = ""
+    if first:
+        loc = python_location(source, first)
+        if loc is not None:
+            head.append(f'  File "{loc[0]}", line {loc[1]}' + (f" (generated function {loc[2]})" if loc[2] else ""))
+            py = _read_line(loc[0], loc[1])
+            if py:
+                head.append(f"    {py.strip()}")
+        lo, hi = max(1, first - 5), min(len(lines), first + 5)
+        excerpt = "\n".join(f"{'>' if i == first else ' '}{i:5d} | {lines[i - 1]}" for i in range(lo, hi + 1))
+    return "\n".join(head) + (f"\noptions: {' '.join(opts)}\n{excerpt}\nNVRTC log:\n{log[:8000]}")
+
+
+def _read_line(filename, lineno):
+    import linecache
+    return linecache.getline(filename, lineno)

@@ -1,0 +1,99 @@
+"""CUDA devices: discovery, properties and the primary context of each device.
+
+Each device uses its primary context (the one the CUDA runtime, PyTorch, CuPy and JAX share),
+retained once and made current around every driver call that needs it.
+"""
+
+from ..device import Device
+from .driver import call, drv
+
+
+class CudaDevice(Device):
+    """``"cuda:N"``: a GPU with its primary context, properties and current stream."""
+
+    def __init__(self, ordinal):
+        super().__init__(f"cuda:{ordinal}", ordinal)
+        d = drv()
+        self.handle = call(d.cuDeviceGet, ordinal)
+        attr = d.CUdevice_attribute
+        get = lambda a: call(d.cuDeviceGetAttribute, getattr(attr, a), self.handle)  # noqa: E731
+        self._name = call(d.cuDeviceGetName, 256, self.handle).split(b"\0")[0].decode()
+        self._arch = 10 * get("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR") + \
+            get("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR")
+        self.sm_count = get("CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT")
+        self.is_mempool_supported = bool(get("CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED"))
+        self.is_uva = bool(get("CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING"))
+        self.pci_bus_id = get("CU_DEVICE_ATTRIBUTE_PCI_BUS_ID")
+        self.total_memory = call(d.cuDeviceTotalMem, self.handle)
+        self.context = call(d.cuDevicePrimaryCtxRetain, self.handle)
+        self._stream = None          # the current stream (runtime/cuda/streams.py)
+        self.null_stream = None
+        self.captures = []           # active graph captures on this device (graphs.py)
+
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def arch(self):
+        return self._arch
+
+    @property
+    def free_memory(self):
+        with self.activated():
+            free, _total = call(drv().cuMemGetInfo)
+        return int(free)
+
+    @property
+    def is_capturing(self):
+        return bool(self.captures)
+
+    @property
+    def stream(self):
+        """The current stream of this device (made on first use: a non-blocking stream)."""
+        if self._stream is None:
+            from .streams import Stream
+            self._stream = Stream(self)
+        return self._stream
+
+    @stream.setter
+    def stream(self, s):
+        from .streams import Stream
+        if not isinstance(s, Stream) or s.device is not self:
+            raise ValueError(f"the stream must be a wp.Stream on {self}, got {s!r}")
+        self._stream = s
+
+    def make_current(self):
+        call(drv().cuCtxSetCurrent, self.context)
+
+    def activated(self):
+        return _Activated(self)
+
+
+class _Activated:
+    """Makes a device's context current inside a ``with`` block, restoring the previous one."""
+
+    def __init__(self, device):
+        self.device = device
+
+    def __enter__(self):
+        d = drv()
+        self.saved = call(d.cuCtxGetCurrent)
+        call(d.cuCtxSetCurrent, self.device.context)
+        return self.device
+
+    def __exit__(self, *exc):
+        call(drv().cuCtxSetCurrent, self.saved)
+
+
+def discover():
+    """One CudaDevice per GPU the driver sees (cuInit first). Raises CudaError on driver trouble."""
+    d = drv()
+    err = d.cuInit(0)[0]
+    if int(err) == int(d.CUresult.CUDA_ERROR_NO_DEVICE):
+        return []
+    if int(err) != 0:
+        from .driver import CudaError, error_text
+        raise CudaError(f"cuInit failed with {error_text(err)}")
+    count = call(d.cuDeviceGetCount)
+    return [CudaDevice(i) for i in range(count)]

@@ -1,0 +1,104 @@
+"""Device memory (stream-ordered where the device supports memory pools), pinned host memory,
+and copies between them. Every operation is ordered on the device's current stream."""
+
+import ctypes
+
+import numpy as np
+
+from .driver import call, drv
+
+
+class DeviceBuffer:
+    """``nbytes`` of memory on a CUDA device; freed (stream-ordered) when garbage collected."""
+
+    def __init__(self, device, nbytes, stream=None):
+        self.device, self.nbytes = device, nbytes
+        if device.captures:
+            raise RuntimeError(f"cannot allocate an array on {device} during a graph capture: "
+                               "allocate the arrays the graph uses before wp.capture_begin()")
+        d = drv()
+        stream = stream or device.stream
+        with device.activated():
+            if nbytes == 0:
+                self.ptr, self._async = 0, False
+            elif device.is_mempool_supported:
+                self.ptr, self._async = int(call(d.cuMemAllocAsync, nbytes, stream.handle)), True
+            else:
+                self.ptr, self._async = int(call(d.cuMemAlloc, nbytes)), False
+        self._stream = stream
+
+    def __del__(self):
+        if not getattr(self, "ptr", 0):
+            return
+        try:
+            d = drv()
+            if self._async:
+                d.cuMemFreeAsync(self.ptr, self.device.stream.handle)
+            else:
+                d.cuMemFree(self.ptr)
+        except Exception:  # interpreter shutdown: the driver may be gone already
+            pass
+
+
+class PinnedBuffer:
+    """Page-locked host memory (fast, asynchronous copies); exposed as a NumPy array."""
+
+    def __init__(self, nbytes):
+        self.nbytes = nbytes
+        self.ptr = int(call(drv().cuMemHostAlloc, max(nbytes, 1), 0)) if nbytes else 0
+
+    def numpy(self, dtype, shape):
+        if not self.nbytes:
+            return np.zeros(shape, dtype)
+        raw = (ctypes.c_byte * self.nbytes).from_address(self.ptr)
+        out = np.frombuffer(raw, dtype=dtype).reshape(shape)
+        return out
+
+    def __del__(self):
+        if getattr(self, "ptr", 0):
+            try:
+                drv().cuMemFreeHost(self.ptr)
+            except Exception:
+                pass
+
+
+def _stream_of(device):
+    return device.stream.handle
+
+
+def memset_zero(device, ptr, nbytes):
+    if nbytes:
+        with device.activated():
+            call(drv().cuMemsetD8Async, ptr, 0, nbytes, _stream_of(device))
+
+
+def upload(device, dst_ptr, host):
+    """Host (a contiguous NumPy array) -> device; waits, as ``host`` may be pageable."""
+    if host.nbytes:
+        with device.activated():
+            call(drv().cuMemcpyHtoDAsync, dst_ptr, host.ctypes.data, host.nbytes, _stream_of(device))
+            device.stream.synchronize()
+
+
+def download(device, src_ptr, nbytes):
+    """Device -> a new host byte buffer (NumPy uint8); waits for the stream."""
+    out = np.empty(nbytes, dtype=np.uint8)
+    if nbytes:
+        with device.activated():
+            call(drv().cuMemcpyDtoHAsync, out.ctypes.data, src_ptr, nbytes, _stream_of(device))
+            device.stream.synchronize()
+    return out
+
+
+def device_to_device(device, dst_ptr, src_ptr, nbytes):
+    """A copy between device pointers (same device, or peers under unified addressing)."""
+    if nbytes:
+        with device.activated():
+            call(drv().cuMemcpyAsync, dst_ptr, src_ptr, nbytes, _stream_of(device))
+
+
+def pointer_device_ordinal(ptr):
+    """The ordinal of the device that owns ``ptr`` (for arrays from __cuda_array_interface__)."""
+    d = drv()
+    attr = d.CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL
+    return int(call(d.cuPointerGetAttribute, attr, ptr))

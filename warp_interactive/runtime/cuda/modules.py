@@ -1,0 +1,138 @@
+"""Loading a module's CUBIN/PTX on a CUDA device and launching its kernels.
+
+A kernel ``K`` has entry points ``K_cuda_forward(K_args, launch_bounds_t)`` (and ``_backward``):
+the argument struct is passed by value (same layout as the CPU's), and each thread runs a
+grid-stride loop over the launch's flat index, so any size works with a bounded grid.
+"""
+
+import ctypes
+import time
+
+from ...codegen.target import CUDA
+from ...compiler import nvrtc
+from ...config import config
+from ...lang.errors import LaunchError
+from .driver import CudaError, call, drv
+
+MAX_GRID = 2 ** 31 - 1
+ERROR_GLOBAL = b"wpi_cuda_error"     # the debug-mode error record (native/include/.../cuda.h)
+
+
+class CudaLoadedModule:
+    """A module's binary loaded into one device's context: kernel functions by name."""
+
+    def __init__(self, device, path, kind, module_hash, built, build_time):
+        self.device, self.path, self.kind = device, path, kind
+        self.hash, self.built, self.build_time = module_hash, built, build_time
+        with open(path, "rb") as f:
+            image = f.read()
+        if kind == "ptx" and not image.endswith(b"\0"):
+            image += b"\0"
+        with device.activated():
+            self.handle = call(drv().cuModuleLoadData, image)
+        self._entries = {}
+
+    def entry(self, cpp_name, which):
+        key = (cpp_name, which)
+        fn = self._entries.get(key)
+        if fn is None:
+            with self.device.activated():
+                fn = call(drv().cuModuleGetFunction, self.handle, f"{cpp_name}_cuda_{which}".encode())
+            self._entries[key] = fn
+        return fn
+
+    def take_error(self):
+        """The first bounds error recorded on the device since the last call (debug mode)."""
+        return read_error_record(self)
+
+    def __del__(self):
+        try:
+            drv().cuModuleUnload(self.handle)
+        except Exception:   # interpreter shutdown
+            pass
+
+
+def load_module(module, device, backward):
+    """Build (NVRTC, cached by module hash) and load ``module`` for ``device``."""
+    from ..module import module_hash
+    debug = module.option("mode") == "debug"
+    fast_math = bool(module.option("fast_math"))
+    t0 = time.perf_counter()
+    source = module.source(CUDA, backward)
+    h = module_hash(source, nvrtc.build_key(device.arch, debug, fast_math))
+    path, kind, built = nvrtc.compile_module(source, h, device.arch, debug, fast_math, module.name)
+    lm = CudaLoadedModule(device, path, kind, h, built, time.perf_counter() - t0)
+    module.last_build = (h, built, lm.build_time)
+    if built and not config.quiet and config.verbose:
+        print(f"Module {module.name} {h[:8]} built for {device} in {lm.build_time:.3f} s")
+    return lm
+
+
+def grid_size(size, block_dim, max_blocks=0):
+    """Blocks for ``size`` threads: enough for one index each, capped (the kernel loops)."""
+    blocks = max(1, (size + block_dim - 1) // block_dim)
+    if max_blocks and max_blocks > 0:
+        blocks = min(blocks, max_blocks)
+    return min(blocks, MAX_GRID)
+
+
+def launch(cmd):
+    """Queue the packed launch ``cmd`` (runtime/launch.py's Launch) on its stream."""
+    device = cmd.device
+    stream = getattr(cmd, "stream", None) or device.stream
+    block = int(getattr(cmd, "block_dim", 0) or config.cuda_block_dim)
+    blocks = grid_size(cmd.bounds.size, block, getattr(cmd, "max_blocks", 0))
+    params = getattr(cmd, "_cuda_params", None)
+    if params is None:
+        params = cmd._cuda_params = (ctypes.c_void_p * 2)(ctypes.addressof(cmd.args),
+                                                        ctypes.addressof(cmd.bounds))
+    d = drv()
+    with device.activated():
+        call(d.cuLaunchKernel, cmd._entry, blocks, 1, 1, block, 1, 1, 0, stream.handle,
+             ctypes.addressof(params), 0)
+        if device.captures:
+            return
+        if config.verify_cuda:
+            err = d.cuStreamSynchronize(stream.handle)[0]
+            if int(err) != 0:
+                from .driver import error_text
+                raise CudaError(f"CUDA error after launching kernel '{cmd.kernel.key}' on {device}: "
+                                f"{error_text(err)}")
+        if cmd.kernel.module.option("mode") == "debug":
+            msg = cmd._module.take_error()
+            if msg:
+                raise LaunchError(msg)
+
+
+# --- the debug-mode error record --------------------------------------------------------------------
+class _ErrorRecord(ctypes.Structure):
+    """Mirrors ``wp::cuda_error_record_t`` in native/include/warp_interactive/cuda.h."""
+    _fields_ = [("set", ctypes.c_int32), ("line", ctypes.c_int32), ("n", ctypes.c_int32),
+                ("ndim", ctypes.c_int32), ("idx", ctypes.c_int64 * 4), ("shape", ctypes.c_int32 * 4),
+                ("array", ctypes.c_char * 64), ("kernel", ctypes.c_char * 128)]
+
+
+def read_error_record(lm):
+    """Reads (and clears) the module's device-side error record; the message, or None."""
+    d = drv()
+    with lm.device.activated():
+        try:
+            ptr, size = call(d.cuModuleGetGlobal, lm.handle, ERROR_GLOBAL)
+        except CudaError:
+            return None
+        rec = _ErrorRecord()
+        call(d.cuStreamSynchronize, lm.device.stream.handle)
+        call(d.cuMemcpyDtoH, ctypes.addressof(rec), ptr, ctypes.sizeof(rec))
+        if not rec.set:
+            return None
+        call(d.cuMemsetD8, ptr, 0, ctypes.sizeof(rec))
+    return format_error(rec)
+
+
+def format_error(rec):
+    """The same message the CPU's record_bounds_error writes (core.h)."""
+    idx = ", ".join(str(rec.idx[i]) for i in range(rec.n))
+    shape = ", ".join(str(rec.shape[i]) for i in range(rec.ndim))
+    comma = "," if rec.ndim == 1 else ""
+    return (f"index out of bounds in kernel '{rec.kernel.decode(errors='replace')}' (line {rec.line}): "
+            f"array '{rec.array.decode(errors='replace')}' indexed with [{idx}], shape ({shape}{comma})")

@@ -1,0 +1,139 @@
+"""Graphs: ``wp.capture_begin/capture_end/capture_launch`` and ``wp.ScopedCapture``.
+
+On a CUDA device a capture is a CUDA stream capture: launches, copies and memsets queued on the
+device's current stream become a CUDA graph, replayed by one ``cuGraphLaunch``.
+
+On the CPU the same API records instead of running: each ``wp.launch`` is packed once (its
+argument struct and entry point resolved) and kept, as are ``wp.copy``, ``zero_`` and ``fill_``;
+``capture_launch`` replays them in order with no Python-side argument packing. As on a GPU,
+nothing recorded runs before ``capture_launch``, so reading an array of the capturing device
+inside the capture is an error rather than a silent stale read.
+"""
+
+from ..config import config
+from ..types import array as _array_mod
+from .device import get_device
+
+_cpu_captures = {}      # device alias -> Graph being recorded
+
+
+class Graph:
+    """A captured sequence of work on one device, replayed by ``wp.capture_launch``."""
+
+    def __init__(self, device):
+        self.device = device
+        self.ops = []           # CPU: Launch commands and callables, in order
+        self.exec = None        # CUDA: the instantiated graph
+        self.handle = None
+
+    def launch(self, stream=None):
+        if self.device.is_cpu:
+            for op in self.ops:
+                op() if callable(op) else op.launch()
+            return
+        from .cuda.graphs import launch_graph
+        launch_graph(self, stream)
+
+    def __len__(self):
+        return len(self.ops)
+
+    def __del__(self):
+        if self.exec is not None:
+            from .cuda.graphs import destroy_graph
+            destroy_graph(self)
+
+
+def _start(n):
+    _array_mod._capturing[0] += n
+
+
+def capture_begin(device=None, stream=None, force_module_load=None, external=False):
+    """Start recording the work queued on ``device`` (default: current) into a graph."""
+    device = get_device(stream.device if stream is not None else device)
+    if device.is_cpu:
+        if not config.cuda_graph_cpu:
+            raise RuntimeError("graph capture on the CPU is turned off (wp.config.cuda_graph_cpu = "
+                               "False): capture on a CUDA device, or turn it on to record and "
+                               "replay CPU launches")
+        if device.alias in _cpu_captures:
+            raise RuntimeError("a graph capture is already in progress on cpu: end it with "
+                               "wp.capture_end() first")
+        _cpu_captures[device.alias] = Graph(device)
+    else:
+        from .cuda.graphs import begin_capture
+        begin_capture(device, stream, force_module_load, external)
+    _start(1)
+
+
+def capture_end(device=None, stream=None):
+    """Stop recording; returns the Graph to pass to ``wp.capture_launch``."""
+    device = get_device(stream.device if stream is not None else device)
+    if device.is_cpu:
+        graph = _cpu_captures.pop(device.alias, None)
+        if graph is None:
+            raise RuntimeError("wp.capture_end() without a capture in progress on cpu "
+                               "(call wp.capture_begin() first)")
+        _start(-1)
+        return graph
+    from .cuda.graphs import end_capture
+    try:
+        return end_capture(device, stream)
+    finally:
+        _start(-1)
+
+
+def capture_launch(graph, stream=None):
+    """Run a captured graph (CUDA: one graph launch on ``stream``; CPU: the recorded launches)."""
+    if not isinstance(graph, Graph):
+        raise TypeError(f"wp.capture_launch expects the Graph returned by wp.capture_end(), "
+                        f"got {type(graph).__name__}")
+    graph.launch(stream)
+
+
+class ScopedCapture:
+    """``with wp.ScopedCapture() as capture: ...`` then ``wp.capture_launch(capture.graph)``."""
+
+    def __init__(self, device=None, stream=None, force_module_load=None, external=False):
+        self.device, self.stream = device, stream
+        self.force_module_load, self.external = force_module_load, external
+        self.graph = None
+
+    def __enter__(self):
+        capture_begin(self.device, self.stream, self.force_module_load, self.external)
+        return self
+
+    def __exit__(self, exc_type, *exc):
+        graph = capture_end(self.device, self.stream)
+        if exc_type is None:
+            self.graph = graph
+
+
+# --- hooks called by wp.launch and the array operations while a capture is active -----------------
+def record_launch(cmd):
+    """Keep a packed launch in the CPU capture of its device; False when there is none."""
+    g = _cpu_captures.get(cmd.device.alias)
+    if g is None:
+        return False
+    cmd._resolve()       # build/load now, so the replay only calls the entry point
+    g.ops.append(cmd)
+    return True
+
+
+def defer(device, fn):
+    """Record ``fn`` (a copy, a fill) in the CPU capture of ``device``; False when there is none."""
+    g = _cpu_captures.get(getattr(device, "alias", None))
+    if g is None:
+        return False
+    g.ops.append(fn)
+    return True
+
+
+def check_readable(device):
+    if device is not None and device.alias in _cpu_captures:
+        raise RuntimeError(
+            f"cannot read an array on {device} while a graph capture is in progress on it: the "
+            "launches recorded so far run at wp.capture_launch(), not during the capture "
+            "(read the array after capture_end/capture_launch)")
+    if device is not None and device.is_cuda and device.is_capturing:
+        raise RuntimeError(f"cannot copy an array from {device} to the host during a graph capture "
+                           "(a synchronous copy is not allowed in a CUDA graph)")
