@@ -38,6 +38,16 @@ def _contiguous_strides(shape, itemsize):
     return tuple(reversed(strides))
 
 
+def _aligned_empty(shape, np_dtype, align=64):
+    """An uninitialised C-contiguous NumPy buffer at a 64-byte boundary: what XLA (JAX) needs
+    to share CPU memory zero-copy, and a cache line for the kernels' threads."""
+    np_dtype = np.dtype(np_dtype)
+    nbytes = int(np.prod(shape)) * np_dtype.itemsize
+    raw = np.empty(nbytes + align, dtype=np.uint8)
+    off = (-raw.ctypes.data) % align
+    return raw[off:off + nbytes].view(np_dtype).reshape(shape)
+
+
 class array:
     """An n-d array of ``dtype`` elements on a device (or, without data, a kernel annotation)."""
 
@@ -79,7 +89,8 @@ class array:
     def _allocate(self, shape):
         if self.dtype is None:
             self.dtype = canonical_scalar(float)
-        buf = np.zeros(shape + element_shape(self.dtype), dtype=np_dtype_of(self.dtype))
+        buf = _aligned_empty(shape + element_shape(self.dtype), np_dtype_of(self.dtype))
+        buf[...] = np.zeros((), dtype=buf.dtype)
         self._set_view(buf.ctypes.data, shape, buf.strides[:len(shape)], buf)
 
     def _init_from_ptr(self, ptr, shape, strides, owner):
@@ -99,7 +110,8 @@ class array:
         if not copy and self._is_zero_copy_ok(src):
             self._set_view(src.ctypes.data, src.shape[:ndim], src.strides[:ndim], src)
             return
-        buf = np.array(src, dtype=np_dtype_of(self.dtype), order="C", copy=True)
+        buf = _aligned_empty(src.shape, np_dtype_of(self.dtype))
+        buf[...] = src
         self._set_view(buf.ctypes.data, buf.shape[:ndim], buf.strides[:ndim], buf)
 
     def _numpy_from_data(self, data):
@@ -196,6 +208,20 @@ class array:
         if npd.fields is not None:
             iface["descr"] = npd.descr
         return iface
+
+    # --- other frameworks (warp_interactive.interop) ---------------------------------------------
+    @property
+    def __cuda_array_interface__(self):
+        from ..interop.foreign import cuda_array_interface
+        return cuda_array_interface(self)
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        from ..interop.dlpack import array_dlpack
+        return array_dlpack(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self):
+        from ..interop.dlpack import dlpack_device
+        return dlpack_device(self)
 
     def numpy(self):
         """A NumPy view of the data (zero-copy on the CPU)."""
