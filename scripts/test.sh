@@ -9,6 +9,8 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 "$VENV/bin/python" -m pip install -q --upgrade pip
 "$VENV/bin/python" -m pip install -q -e ".[test]"
+# interop frameworks, pinned: torch 2.13.0 is the CPU build this machine's index serves
+"$VENV/bin/python" -m pip install -q torch==2.13.0 jax==0.10.2 jaxlib==0.10.2 paddlepaddle==3.3.1
 # a fresh kernel cache for this test session (tests also isolate it per session)
 export WARP_INTERACTIVE_CACHE_DIR=$(mktemp -d)
 set +e

@@ -51,14 +51,16 @@ def as_array(value, t, device):
         if a.dtype != want:
             raise ArgError(f"expected a NumPy array of {want}, got {a.dtype}")
         return array(a, dtype=t.dtype, copy=False, device=device)
-    if hasattr(value, "__cuda_array_interface__"):
-        return array(value, dtype=t.dtype, copy=False)   # zero-copy view (types/array.py)
-    raise ArgError(f"expected an array, got {type(value).__name__}")
+    # torch tensors, __cuda_array_interface__, __dlpack__, __array__ (raises ArgError otherwise)
+    from ..interop.foreign import as_foreign_array
+    return as_foreign_array(value, t, device)
 
 
 def convert_array(value, t, device, grad=None):
     if value is None:
         return ArrayDesc()
+    if isinstance(value, ArrayDesc):   # a descriptor from from_torch(..., return_ctype=True)
+        return value
     a = as_array(value, t, device)
     if a.dtype is not t.dtype and type_name(a.dtype) != type_name(t.dtype):
         raise ArgError(f"expected an array of {type_name(t.dtype)}, got an array of {type_name(a.dtype)}")

@@ -38,6 +38,16 @@ def _contiguous_strides(shape, itemsize):
     return tuple(reversed(strides))
 
 
+def _aligned_empty(shape, np_dtype, align=64):
+    """An uninitialised C-contiguous NumPy buffer at a 64-byte boundary: what XLA (JAX) needs
+    to share CPU memory zero-copy, and a cache line for the kernels' threads."""
+    np_dtype = np.dtype(np_dtype)
+    nbytes = int(np.prod(shape)) * np_dtype.itemsize
+    raw = np.empty(nbytes + align, dtype=np.uint8)
+    off = (-raw.ctypes.data) % align
+    return raw[off:off + nbytes].view(np_dtype).reshape(shape)
+
+
 class array:
     """An n-d array of ``dtype`` elements on a device (or, without data, a kernel annotation)."""
 
@@ -112,11 +122,8 @@ class array:
             self._allocate(tuple(src.shape[:ndim]))
             _cuda_arrays().from_numpy(self, src)
             return
-        if self.pinned:
-            buf = _host_zeros(src.shape, np_dtype_of(self.dtype), True)
-            buf[...] = src
-        else:
-            buf = np.array(src, dtype=np_dtype_of(self.dtype), order="C", copy=True)
+        buf = _host_zeros(src.shape, np_dtype_of(self.dtype), self.pinned, zero=False)
+        buf[...] = src
         self._set_view(buf.ctypes.data, buf.shape[:ndim], buf.strides[:ndim], buf)
 
     def _init_from_cuda_interface(self, obj, copy):
@@ -240,6 +247,15 @@ class array:
         if npd.fields is not None:
             iface["descr"] = npd.descr
         return iface
+
+    # --- other frameworks (warp_interactive.interop) ---------------------------------------------
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        from ..interop.dlpack import array_dlpack
+        return array_dlpack(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self):
+        from ..interop.dlpack import dlpack_device
+        return dlpack_device(self)
 
     def numpy(self):
         """A NumPy view of the data (zero-copy on the CPU; a copy of a CUDA array)."""
@@ -517,17 +533,21 @@ def _cuda_arrays():
     return arrays
 
 
-def _host_zeros(shape, npd, pinned):
-    """Zeroed host memory; page-locked when ``pinned`` and CUDA is usable (else ordinary)."""
+def _host_zeros(shape, npd, pinned, zero=True):
+    """Host memory (zeroed unless ``zero=False``): page-locked when ``pinned`` and CUDA is
+    usable, else 64-byte aligned (see _aligned_empty)."""
+    out = None
     if pinned:
         from ..runtime.device import is_cuda_available
         if is_cuda_available():
             from ..runtime.cuda.memory import PinnedBuffer
             nbytes = int(np.prod(shape)) * npd.itemsize
             out = PinnedBuffer(nbytes).numpy(npd, shape)
-            out[...] = np.zeros((), dtype=npd)
-            return out
-    return np.zeros(shape, dtype=npd)
+    if out is None:
+        out = _aligned_empty(shape, npd)
+    if zero:
+        out[...] = np.zeros((), dtype=npd)
+    return out
 
 
 def _host_copy(view):

@@ -1,0 +1,134 @@
+"""Foreign memory as wp arrays: a (pointer, shape, byte strides) view that keeps its owner alive.
+
+Every converter (array protocols, DLPack, torch, paddle) ends here, so element-type checks and
+their error messages are the same whatever the source.
+"""
+
+import sys
+
+import numpy as np
+
+from ..types.array import _contiguous_strides, array
+from ..types.arraydesc import MAX_DIMS
+from ..types.dtypes import element_shape, scalar_of, type_repr
+from ..types.scalars import canonical_scalar, dtype_from_numpy
+
+
+def element_layout(shape, strides, scalar, dtype, what):
+    """Split a foreign (shape, byte strides) of ``scalar`` elements into the wp array's
+    (element type, shape, strides): ``dtype=vec3`` takes the last dimension as the vector."""
+    if dtype is None:
+        dtype = scalar
+    else:
+        dtype = canonical_scalar(dtype)
+        if scalar_of(dtype) is not scalar:
+            raise TypeError(f"cannot view {what} of {type_repr(scalar)} as an array of "
+                            f"{type_repr(dtype)}: the scalar types differ")
+    es = element_shape(dtype)
+    if es:
+        inner = tuple(shape[len(shape) - len(es):])
+        if len(shape) <= len(es) or inner != es:
+            raise ValueError(f"{what} of shape {tuple(shape)} does not fit dtype {type_repr(dtype)}: "
+                             f"its inner dimensions must be {es}")
+        if tuple(strides[len(shape) - len(es):]) != _contiguous_strides(es, scalar.size):
+            raise ValueError(f"{what} has non-contiguous inner dimensions (strides {tuple(strides)} "
+                             f"bytes): dtype {type_repr(dtype)} needs its {es} elements packed")
+        shape, strides = shape[:len(shape) - len(es)], strides[:len(strides) - len(es)]
+    if len(shape) == 0:   # a 0-d value is a one-element array
+        shape, strides = (1,), (scalar.size * max(1, int(np.prod(es))),)
+    if len(shape) > MAX_DIMS:
+        raise ValueError(f"{what} has {len(shape)} dimensions; arrays have at most {MAX_DIMS}")
+    return dtype, tuple(shape), tuple(strides)
+
+
+def wrap(ptr, shape, strides, dtype, device, owner, requires_grad=False, grad=None):
+    """A wp.array over foreign memory (``shape``/``strides`` already in the array's terms)."""
+    a = array.__new__(array)
+    a.dtype, a.device, a._requires_grad, a._grad = dtype, device, bool(requires_grad), None
+    a._set_view(int(ptr), shape, strides, owner)
+    if grad is not None:
+        if tuple(grad.strides) != tuple(strides) or tuple(grad.shape) != tuple(shape):
+            raise ValueError(f"the gradient's layout (shape {grad.shape}, strides {grad.strides}) "
+                             f"must match the array's (shape {shape}, strides {strides})")
+        a._grad = grad
+        a._requires_grad = True
+    return a
+
+
+def scalar_from_typestr(typestr, what):
+    try:
+        return dtype_from_numpy(np.dtype(typestr))
+    except TypeError:
+        raise TypeError(f"{what} has element type {np.dtype(typestr)} (typestr {typestr!r}), "
+                        "which has no warp_interactive equivalent") from None
+
+
+def from_interface(iface, dtype, device, owner, what="the array"):
+    """A wp array from an ``__array_interface__``/``__cuda_array_interface__`` dict."""
+    scalar = scalar_from_typestr(iface["typestr"], what)
+    shape = tuple(int(s) for s in iface["shape"])
+    strides = iface.get("strides")
+    strides = tuple(int(s) for s in strides) if strides else _contiguous_strides(shape, scalar.size)
+    dtype, shape, strides = element_layout(shape, strides, scalar, dtype, what)
+    ptr = iface["data"][0] if iface.get("data") else 0
+    return wrap(ptr or 0, shape, strides, dtype, device, owner)
+
+
+def from_cuda_array_interface(obj, dtype=None, device=None):
+    """A wp array sharing the memory of a CuPy/Numba/PyTorch... CUDA array (zero-copy).
+
+    The protocol does not say which GPU holds the memory: ``device`` (default: the current
+    CUDA device) must be the one. A producer stream in the interface is waited for."""
+    from ..runtime.device import get_device, get_cuda_devices
+    iface = obj.__cuda_array_interface__
+    if device is None:
+        cur = get_device()
+        device = cur if cur.is_cuda else (get_cuda_devices() or [get_device("cuda")])[0]
+    device = get_device(device)
+    stream = iface.get("stream")
+    if stream:   # producer's work on its stream must finish before we read (protocol v3)
+        from ..runtime.utils import synchronize_device
+        synchronize_device(device)
+    return from_interface(iface, dtype, device, obj, "the __cuda_array_interface__ array")
+
+
+def cuda_array_interface(a):
+    """The ``__cuda_array_interface__`` (v3) of a wp array on a CUDA device."""
+    if a.device is None or not a.device.is_cuda:
+        raise AttributeError("__cuda_array_interface__ is only defined for arrays on CUDA devices")
+    es = element_shape(a.dtype)
+    npd = np.dtype(scalar_of(a.dtype)._np_dtype)
+    inner = _contiguous_strides(es, npd.itemsize) if es else ()
+    return {"shape": a.shape + es, "strides": a.strides + inner, "typestr": npd.str,
+            "data": (a.ptr or 0, False), "version": 3, "stream": _stream_handle(a.device)}
+
+
+def _stream_handle(device):
+    """The raw handle of ``device``'s current stream, or None (the legacy default stream)."""
+    s = getattr(device, "stream", None)
+    h = getattr(s, "cuda_stream", None)
+    return int(h) if h else None
+
+
+# --- arrays passed straight to wp.launch ------------------------------------------------------
+def as_foreign_array(value, t, device):
+    """A wp array for a launch parameter of type ``t`` from a torch tensor, an object with
+    ``__cuda_array_interface__``, ``__dlpack__`` or ``__array__`` (zero-copy where possible)."""
+    from ..runtime.args import ArgError
+    torch = sys.modules.get("torch")
+    try:
+        if torch is not None and isinstance(value, torch.Tensor):
+            from .torch import tensor_view
+            return tensor_view(value, t.dtype)
+        if hasattr(value, "__cuda_array_interface__"):
+            return from_cuda_array_interface(value, t.dtype, device if device.is_cuda else None)
+        if hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"):
+            from .dlpack import from_dlpack
+            return from_dlpack(value, dtype=t.dtype)
+        if hasattr(value, "__array__"):
+            from ..runtime.device import get_device
+            a = np.asarray(value)
+            return from_interface(a.__array_interface__, t.dtype, get_device("cpu"), a, "the array")
+    except (TypeError, ValueError) as e:
+        raise ArgError(str(e)) from None
+    raise ArgError(f"expected an array, got {type(value).__name__}")

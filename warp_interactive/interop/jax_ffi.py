@@ -1,0 +1,156 @@
+"""``jax_kernel``: a warp kernel as a JAX operation, usable under ``jax.jit``, ``shard_map``...
+
+The call becomes an XLA FFI custom call (``jax.ffi.ffi_call``) whose CPU handler
+(``jax_ffi_handler.cpp``, compiled once against the FFI headers shipped in jaxlib and kept in the
+kernel cache) packs XLA's buffers into the kernel's ``array_t`` descriptors and runs its CPU
+entry point. Inputs are followed by outputs in the kernel's parameters; the launch dimensions
+are the first argument's shape unless ``launch_dims=`` is given; outputs have the launch shape.
+"""
+
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+
+import numpy as np
+
+from ..types.array import array
+from ..types.dtypes import element_shape, scalar_of, type_repr, type_size
+
+TARGET = "warp_interactive_kernel_call"
+_HANDLER_SOURCE = os.path.join(os.path.dirname(__file__), "jax_ffi_handler.cpp")
+_BINARY = "jax_ffi_handler.so"
+_lock = threading.Lock()
+_registered = []   # the loaded handler library, once registered with JAX
+
+
+# --- the handler library ---------------------------------------------------------------------
+def _handler_hash(include_dir, cxx, flags):
+    from ..compiler.cpu import compiler_identity
+    from ..version import __version__
+    h = hashlib.sha256()
+    with open(_HANDLER_SOURCE, "rb") as f:
+        h.update(f.read())
+    with open(os.path.join(include_dir, "xla", "ffi", "api", "api.h"), "rb") as f:
+        h.update(f.read())   # the FFI ABI of this jaxlib
+    h.update(repr([compiler_identity(cxx), flags, __version__]).encode())
+    return h.hexdigest()
+
+
+def _build_handler(include_dir):
+    """The handler library's path (from the kernel cache, or compiled now, ~5 s once)."""
+    from ..compiler import cache
+    from ..config import config
+    from ..lang.errors import CompileError
+    cxx = config.cpu_compiler
+    flags = ["-std=c++17", "-O2", "-fPIC", "-shared", "-w"]
+    key = _handler_hash(include_dir, cxx, flags)
+    hit = cache.lookup(key, _BINARY)
+    if hit is not None:
+        return hit
+    tmp = tempfile.mkdtemp(prefix="wpi-jaxffi-")
+    try:
+        out = os.path.join(tmp, _BINARY)
+        cmd = [cxx, *flags, "-I", include_dir, _HANDLER_SOURCE, "-o", out, "-pthread"]
+        result = subprocess.run(cmd, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise CompileError(f"building the JAX FFI handler failed\ncommand: {' '.join(cmd)}\n"
+                               f"compiler log:\n{result.stderr[:8000]}")
+        return os.path.join(cache.publish(key, {_BINARY: out}), _BINARY)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _ensure_registered():
+    """Build, load and register the FFI target with JAX (once per process)."""
+    if _registered:
+        return
+    with _lock:
+        if _registered:
+            return
+        import jax
+        lib = ctypes.CDLL(_build_handler(jax.ffi.include_dir()))
+        jax.ffi.register_ffi_target(TARGET, jax.ffi.pycapsule(lib.WpiKernelCall), platform="cpu")
+        _registered.append(lib)
+
+
+# --- the JAX-facing callable ---------------------------------------------------------------------
+class JaxKernel:
+    """A warp kernel called like a JAX function: ``outputs = f(*inputs)`` (always a list)."""
+
+    def __init__(self, kernel, launch_dims=None):
+        from ..lang.func import Kernel
+        if not isinstance(kernel, Kernel):
+            raise TypeError(f"jax_kernel expects a @wp.kernel, got {type(kernel).__name__}")
+        for name, t in kernel.arg_types.items():
+            if not isinstance(t, array):
+                raise TypeError(f"jax_kernel: kernel '{kernel.key}' parameter '{name}' is "
+                                f"{type_repr(t)}; all parameters must be arrays")
+        if len(kernel.arg_types) < 2:
+            raise TypeError(f"jax_kernel: kernel '{kernel.key}' needs at least one input and one "
+                            "output array")
+        self.kernel = kernel
+        self.launch_dims = None if launch_dims is None else _dims(launch_dims)
+        self.__name__ = kernel.key
+
+    def __call__(self, *args):
+        import jax
+        params = list(self.kernel.arg_types.items())
+        n_in, n_out = len(args), len(params) - len(args)
+        if n_in < 1 or n_out < 1:
+            raise TypeError(f"jax_kernel '{self.kernel.key}' has {len(params)} array parameters: "
+                            f"pass 1 to {len(params) - 1} inputs (the rest are outputs), got {n_in}")
+        for (name, t), x in zip(params, args):
+            self._check_input(name, t, x)
+        dims = self.launch_dims or tuple(int(s) for s in args[0].shape[:params[0][1].ndim])
+        outs = [self._output_type(name, t, dims) for name, t in params[n_in:]]
+        _ensure_registered()
+        call = jax.ffi.ffi_call(TARGET, outs, vmap_method="sequential")
+        results = call(*args, entry=np.int64(self._entry()),
+                       launch_dims=np.array(dims, dtype=np.int64),
+                       ranks=np.array([t.ndim for _, t in params], dtype=np.int64),
+                       elem_sizes=np.array([type_size(t.dtype) for _, t in params], dtype=np.int64))
+        return list(results)
+
+    def _check_input(self, name, t, x):
+        from .jax import dtype_from_jax
+        where = f"jax_kernel '{self.kernel.key}' input '{name}'"
+        es = element_shape(t.dtype)
+        if dtype_from_jax(x.dtype) is not scalar_of(t.dtype):
+            raise TypeError(f"{where}: expected {type_repr(scalar_of(t.dtype))} data for "
+                            f"{type_repr(t.dtype)}, got {x.dtype}")
+        if len(x.shape) != t.ndim + len(es) or (es and tuple(x.shape[t.ndim:]) != es):
+            raise ValueError(f"{where}: expected {t.ndim} dimension(s) of {type_repr(t.dtype)} "
+                             f"(shape (..){' + ' + str(es) if es else ''}), got shape {x.shape}")
+
+    def _output_type(self, name, t, dims):
+        import jax
+        from .jax import dtype_to_jax
+        if t.ndim != len(dims):
+            raise ValueError(f"jax_kernel '{self.kernel.key}' output '{name}' has {t.ndim} "
+                             f"dimension(s) but the launch has {len(dims)} {dims}: outputs take "
+                             "the launch shape (pass launch_dims=)")
+        return jax.ShapeDtypeStruct(tuple(dims) + element_shape(t.dtype), dtype_to_jax(t.dtype))
+
+    def _entry(self):
+        from ..runtime.device import get_device
+        k = self.kernel
+        return k.module.load(get_device("cpu")).entry(k.ir.name, "forward")
+
+
+def _dims(d):
+    d = (int(d),) if isinstance(d, (int, np.integer)) else tuple(int(x) for x in d)
+    if not 1 <= len(d) <= 4:
+        raise ValueError(f"launch_dims must have 1 to 4 dimensions, got {d}")
+    return d
+
+
+def jax_kernel(kernel, launch_dims=None):
+    """Turn a warp kernel into a JAX callable usable under ``jax.jit`` and ``shard_map``.
+
+    Parameters are inputs followed by outputs, all arrays; the call takes the inputs and returns
+    the list of outputs, each of the launch shape (the first input's shape, or ``launch_dims``)."""
+    return JaxKernel(kernel, launch_dims)
