@@ -53,6 +53,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     values = list(inputs) + list(outputs)
     grads = None
     if adjoint:
+        _check_backward_enabled(kernel)
         grads = _adjoint_grads(kernel, values, list(adj_inputs) + list(adj_outputs))
     args = pack(kernel, values, device, grads)
     if record_tape and not adjoint:
@@ -69,6 +70,14 @@ def _check_tid_arity(kernel, bounds):
     if arity > 1 and arity != bounds.ndim:
         raise ValueError(f"kernel '{kernel.key}' unpacks wp.tid() into {arity} indices but is "
                          f"launched with a {bounds.ndim}-dimensional dim")
+
+
+def _check_backward_enabled(kernel):
+    if not kernel.backward_enabled():
+        raise RuntimeError(
+            f"kernel '{kernel.key}' has no adjoint: backward code generation is off for it "
+            f"(@wp.kernel(enable_backward=False), wp.set_module_options({{'enable_backward': "
+            f"False}}) or wp.config.enable_backward = False); turn it on to differentiate it")
 
 
 def _adjoint_grads(kernel, values, adj_values):
