@@ -129,10 +129,15 @@ def _np_shape(t, n):
     return (n,) + tuple(getattr(t, "_shape_", ()))
 
 
+INFIX = {"matmul": "@"}     # operators registered hidden (no wp.<name> to call)
+
+
 def _syntax(ov, args):
     """(prelude lines, result expression) calling ``ov`` on argument expressions ``args``."""
     if ov.export:
         return [], f"wp.{ov.name}({', '.join(args)})"
+    if ov.name in INFIX:
+        return [], f"({args[0]}) {INFIX[ov.name]} ({args[1]})"
     if ov.name == "extract":
         return [], f"{args[0]}[{', '.join(args[1:])}]"
     if ov.name == "assign":

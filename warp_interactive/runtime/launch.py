@@ -40,7 +40,7 @@ def _native():
     return _native
 
 
-def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), device=None,
+def launch(kernel, dim=None, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), device=None,
            stream=None, adjoint=False, record_tape=True, record_cmd=False, max_blocks=0,
            block_dim=256):
     """Run ``kernel`` over a grid of ``dim`` threads (an int or a tuple of up to 4)."""
@@ -48,6 +48,8 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     if not isinstance(kernel, Kernel):
         raise TypeError(f"wp.launch expects a @wp.kernel, got {type(kernel).__name__}")
     device = get_device(device)
+    if dim is None:
+        dim = _default_dim(kernel, list(inputs) + list(outputs))
     bounds = make_bounds(dim)
     _check_tid_arity(kernel, bounds)
     values = list(inputs) + list(outputs)
@@ -63,6 +65,16 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         return cmd
     cmd.launch()
     return None
+
+
+def _default_dim(kernel, values):
+    """Without ``dim=``, a launch covers the first array argument (as the reference's
+    Differentiability example launches)."""
+    for v in values:
+        shape = getattr(v, "shape", None)
+        if hasattr(v, "ptr") and shape:
+            return tuple(shape)
+    raise TypeError(f"wp.launch({kernel.key}) needs dim= (no array argument to take it from)")
 
 
 def _check_tid_arity(kernel, bounds):
