@@ -21,10 +21,17 @@ from warp_interactive.lang.registry import Pattern, registry, resolve
 from warp_interactive.types import scalars as sc
 from warp_interactive.types.array import array as array_type
 
-F64_COMPOSITES = [wp.vec3d, wp.vec2d, wp.vec4d, wp.mat33d, wp.mat22d, wp.mat44d,
-                  wp.types.matrix((2, 3), wp.float64), wp.types.matrix((3, 2), wp.float64),
-                  wp.quatd, wp.transformd, wp.spatial_vectord, wp.spatial_matrixd]
-CANDIDATES = [wp.float64] + F64_COMPOSITES + [wp.int32, wp.bool]
+def candidates(scalar):
+    """The concrete types tried for a pattern, in order: scalar first, then composites of it."""
+    v, m, t = wp.types.vector, wp.types.matrix, wp.types
+    composites = [v(3, scalar), v(2, scalar), v(4, scalar), m((3, 3), scalar), m((2, 2), scalar),
+                  m((4, 4), scalar), m((2, 3), scalar), m((3, 2), scalar), t.quaternion(scalar),
+                  t.transformation(scalar), v(6, scalar), m((6, 6), scalar)]
+    return [scalar] + composites + [wp.int32, wp.bool]
+
+
+# central-difference step and tolerances per scalar type
+PRECISION = {wp.float64: (1e-6, 1e-5, 1e-6), wp.float32: (1e-3, 3e-2, 3e-3)}
 MAX_COMBINATIONS = 400
 INDEX_VALUE = 1          # the value given to integer (index) arguments
 
@@ -85,6 +92,7 @@ class Case:
     params: list
     body: list                   # kernel body lines (after i = wp.tid())
     dim: int = 2
+    scalar: object = wp.float64  # eps, rtol, atol come from PRECISION[scalar]
     types: dict = field(default_factory=dict)   # annotation name -> type, for the module
 
 
@@ -98,13 +106,13 @@ def is_float_valued(t):
     return s is not None and sc.is_float(s)
 
 
-def concretise(ov):
+def concretise(ov, scalar):
     """The first argument types that fit ``ov`` and resolve to it, with the return type."""
     pats = ov.patterns(len(ov.input_types))
     options = []
     for p in pats:
         if isinstance(p, Pattern):
-            options.append([t for t in CANDIDATES if p.test(t)])
+            options.append([t for t in candidates(scalar) if p.test(t)])
         elif isinstance(p, array_type):
             return None
         else:
@@ -146,9 +154,9 @@ def _syntax(ov, args):
     return None
 
 
-def builtin_case(ov, index):
+def builtin_case(ov, index, scalar):
     """A Case for one value-returning overload, or None if it cannot be made."""
-    found = concretise(ov)
+    found = concretise(ov, scalar)
     if found is None:
         return None
     arg_types, ret = found
@@ -156,7 +164,7 @@ def builtin_case(ov, index):
     if not rets or not any(is_float_valued(t) for t in rets):
         return None
     key = f"{ov.name}[{index}]({', '.join(t.__name__ for t in arg_types)})"
-    case = Case(key=key, params=[], body=[])
+    case = Case(key=key, params=[], body=[], scalar=scalar)
     exprs = []
     for k, t in enumerate(arg_types):
         tname = f"_T{index}_{k}"
@@ -184,7 +192,7 @@ def builtin_case(ov, index):
 IDX = ["1", "0", "1", "0"]
 
 
-def array_case(ov, index):
+def array_case(ov, index, scalar):
     n = len(ov.input_types) - 1 - (0 if ov.name in ("load", "view") else 1)
     idx = ", ".join(IDX[:n])
     x_ndim = n + 1 if ov.name == "view" else n
@@ -204,9 +212,10 @@ def array_case(ov, index):
         return None
     if ov.name in ("load", "view"):
         y_shape = (1,)
-    arr_t = array_type(dtype=wp.float64, ndim=x_ndim)
-    out_t = array_type(dtype=wp.float64, ndim=len(y_shape))
-    return Case(key=f"{ov.name}[{index}](ndim={x_ndim})", dim=1, body=body, params=[
+    arr_t = array_type(dtype=scalar, ndim=x_ndim)
+    out_t = array_type(dtype=scalar, ndim=len(y_shape))
+    return Case(key=f"{ov.name}[{index}]({scalar.__name__}, ndim={x_ndim})", dim=1, body=body,
+                scalar=scalar, params=[
         Param("x", arr_t, "in", shape, DEFAULT_SAMPLER),
         Param("y", out_t, "out", y_shape)])
 
@@ -218,8 +227,9 @@ UNREACHABLE = {
 }
 
 
-def all_cases():
-    """(cases, uncovered signatures) for every differentiable overload in the registry."""
+def all_cases(scalar=wp.float64):
+    """(cases, uncovered signatures) for every differentiable overload in the registry, with
+    float arguments of type ``scalar``."""
     cases, uncovered = [], []
     for name in sorted(registry):
         for k, ov in enumerate(registry[name].overloads):
@@ -227,7 +237,7 @@ def all_cases():
                 continue
             uses_array = any(isinstance(p, array_type) or getattr(p, "name", "") == "Array"
                              for p in ov.input_types.values())
-            case = array_case(ov, k) if uses_array else builtin_case(ov, k)
+            case = array_case(ov, k, scalar) if uses_array else builtin_case(ov, k, scalar)
             if case is None:
                 uncovered.append(ov.signature())
             else:
