@@ -18,6 +18,7 @@ import numpy as np
 import warp_interactive as wp
 from warp_interactive.lang.errors import TypeMismatch
 from warp_interactive.lang.registry import Pattern, registry, resolve
+from warp_interactive.types import composite as comp
 from warp_interactive.types import scalars as sc
 from warp_interactive.types.array import array as array_type
 
@@ -31,7 +32,8 @@ def candidates(scalar):
 
 
 # central-difference step and tolerances per scalar type
-PRECISION = {wp.float64: (1e-6, 1e-5, 1e-6), wp.float32: (1e-3, 3e-2, 3e-3)}
+PRECISION = {wp.float64: (1e-6, 1e-5, 1e-6), wp.float32: (1e-3, 3e-2, 3e-3),
+             wp.float16: (3e-2, 1e-1, 3e-2)}
 MAX_COMBINATIONS = 400
 INDEX_VALUE = 1          # the value given to integer (index) arguments
 
@@ -93,7 +95,7 @@ class Case:
     body: list                   # kernel body lines (after i = wp.tid())
     dim: int = 2
     scalar: object = wp.float64  # eps, rtol, atol come from PRECISION[scalar]
-    types: dict = field(default_factory=dict)   # annotation name -> type, for the module
+    local_types: dict = field(default_factory=dict)   # _LT<k> placeholder in body -> type
 
 
 def scalar_kind(t):
@@ -154,21 +156,32 @@ def _syntax(ov, args):
     return None
 
 
+# builtins that write results into arguments (by name: the positions of those arguments)
+OUT_PARAMS = {"quat_to_axis_angle": (1, 2)}
+
+
 def builtin_case(ov, index, scalar):
-    """A Case for one value-returning overload, or None if it cannot be made."""
+    """A Case for one overload (returning values, or writing out-arguments), or None."""
     found = concretise(ov, scalar)
     if found is None:
         return None
     arg_types, ret = found
     rets = list(ret) if isinstance(ret, tuple) else ([] if ret is None else [ret])
-    if not rets or not any(is_float_valued(t) for t in rets):
+    out_pos = OUT_PARAMS.get(ov.name, ())
+    out_types = [arg_types[k] for k in out_pos]
+    if not any(is_float_valued(t) for t in rets + out_types):
         return None
     key = f"{ov.name}[{index}]({', '.join(t.__name__ for t in arg_types)})"
-    case = Case(key=key, params=[], body=[], scalar=scalar)
-    exprs = []
+    floats = [scalar_kind(t) for t in arg_types + rets if is_float_valued(t)]
+    case = Case(key=key, params=[], body=[], scalar=floats[0] if floats else scalar)
+    exprs, prelude = [], []
     for k, t in enumerate(arg_types):
-        tname = f"_T{index}_{k}"
-        case.types[tname] = t
+        if k in out_pos:        # a local the builtin writes: starts at zero
+            case.local_types[f"_LT{k}"] = t
+            zero = "()" if comp.is_composite(t) else "(0.0)"
+            prelude.append(f"o{k} = _LT{k}{zero}")
+            exprs.append(f"o{k}")
+            continue
         if is_float_valued(t):
             p = Param(f"a{k}", array_type(dtype=t), "in", _np_shape(t, case.dim), _sampler(ov.name, k))
         else:
@@ -179,12 +192,12 @@ def builtin_case(ov, index, scalar):
     syntax = _syntax(ov, exprs)
     if syntax is None:
         return None
-    prelude, expr = syntax
-    outs = [f"r{k}" for k in range(len(rets))]
-    case.body = prelude + [f"{', '.join(outs)} = {expr}"]
-    for k, t in enumerate(rets):
-        case.params.append(Param(f"out{k}", array_type(dtype=t), "out", _np_shape(t, case.dim)))
-        case.body.append(f"out{k}[i] = r{k}")
+    pre, expr = syntax
+    results = [f"r{k}" for k in range(len(rets))]
+    case.body = prelude + pre + [f"{', '.join(results)} = {expr}" if results else expr]
+    for name, t in list(zip(results, rets)) + [(f"o{k}", arg_types[k]) for k in out_pos]:
+        case.params.append(Param(f"out_{name}", array_type(dtype=t), "out", _np_shape(t, case.dim)))
+        case.body.append(f"out_{name}[i] = {name}")
     return case
 
 
@@ -256,7 +269,7 @@ def module_source(cases):
     for ci, case in enumerate(cases):
         sig = ", ".join(f"{p.name}: _A{ci}_{j}" for j, p in enumerate(case.params))
         lines += ["@wp.kernel", f"def {kernel_name(ci)}({sig}):", "    i = wp.tid()"]
-        lines += [f"    {b}" for b in case.body] + [""]
+        lines += [f"    {b.replace('_LT', f'_L{ci}_')}" for b in case.body] + [""]
     return "\n".join(lines) + "\n"
 
 
@@ -265,4 +278,6 @@ def module_types(cases):
     for ci, case in enumerate(cases):
         for j, p in enumerate(case.params):
             ns[f"_A{ci}_{j}"] = p.type
+        for name, t in case.local_types.items():
+            ns[name.replace("_LT", f"_L{ci}_")] = t
     return ns

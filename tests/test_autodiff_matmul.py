@@ -93,3 +93,14 @@ def test_matmul_errors_say_what_is_wrong():
         wp.matmul(f, wp.zeros((2, 2), dtype=wp.float64), f, f)
     with pytest.raises(ValueError, match="2-d"):
         wp.matmul(wp.zeros(4, dtype=wp.float32), f, f, f)
+
+
+def test_matmul_shows_in_the_tape_graph():
+    a = wp.zeros((2, 2), dtype=wp.float32, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.matmul(a, a, a, wp.zeros((2, 2), dtype=wp.float32, requires_grad=True))
+    assert 'label="matmul"' in tape.visualize()
+    tape.zero()
+    tape.reset()
+    assert tape.launches == []
