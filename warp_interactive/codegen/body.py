@@ -8,6 +8,7 @@ from ..types import scalars as sc
 from ..types.array import array
 from .cpp_types import c_string, cpp_type, literal
 
+_WARNED = set()                      # (file, line) of returns in loops already warned about
 CONTEXT_ARGS = "_idx, _dim"          # what a builtin flagged `context` receives first
 BOUNDS_CHECKED = {"load", "view", "array_store", "atomic_add", "atomic_sub", "atomic_min",
                   "atomic_max", "atomic_cas", "atomic_exch", "address"}
@@ -190,6 +191,7 @@ class BodyWriter:
 
     def _fwd_return(self, s, p, replay):
         if replay and self.loop_depth:
+            self._warn_return_in_loop(s)
             return [f"{p}return;"]
         if replay:
             self.return_labels += 1
@@ -200,6 +202,16 @@ class BodyWriter:
             return [f"{p}return {s.values[0].label};"]
         sets = [f"{p}ret_{i} = {v.label};" for i, v in enumerate(s.values)]
         return sets + [f"{p}return;"]
+
+    def _warn_return_in_loop(self, s):
+        key = (self.fir.filename, s.lineno)
+        if key not in _WARNED:
+            _WARNED.add(key)
+            import warnings
+            warnings.warn(f"{self.fir.filename}:{s.lineno}: 'return' inside a dynamic loop of "
+                          f"{self.func_name}: the adjoint stops there, so no gradient flows "
+                          "through threads (or calls) that take it; use break and a flag instead",
+                          stacklevel=2)
 
     @staticmethod
     def _label(k):
