@@ -117,7 +117,29 @@ def k_for_in_while(x: wp.array(dtype=F64), y: wp.array(dtype=F64), n: int):
     wp.atomic_add(y, i, s)    # (y[i] = y[i] + s would overwrite a used value: not allowed)
 
 
+@wp.func
+def first_above(x: F64, n: int):
+    for j in range(n):
+        for k in range(2):
+            if x * F64(j + k) > F64(1.0):
+                return x * x * F64(j + k)     # returns from inside two dynamic loops
+    return wp.sin(x)
+
+
+@wp.kernel
+def k_return_in_loop(x: wp.array(dtype=F64), y: wp.array(dtype=F64), n: int):
+    i = wp.tid()
+    y[i] = first_above(x[i], n)
+    j = int(0)
+    while j < n:                              # and a kernel returning from a while loop
+        if x[i] * F64(j) > F64(2.0):
+            return
+        wp.atomic_add(y, i, wp.cos(x[i] * F64(j)))
+        j += 1
+
+
 CASES = {
+    "return_in_loop": (k_return_in_loop, np.array([0.3, 0.45, 0.7, 1.3])),
     "while_in_for": (k_while_in_for, np.linspace(0.2, 0.9, 4)),
     "for_in_while": (k_for_in_while, np.linspace(-0.8, 0.9, 4)),
     "if_else": (k_if_else, np.array([-0.7, -0.1, 0.2, 0.4, 0.7, 1.1])),
@@ -162,24 +184,3 @@ def test_while_newton_gradient_is_that_of_sqrt():
     np.testing.assert_allclose(x.grad.numpy(), 0.5 / np.sqrt(xn), rtol=1e-9)
 
 
-@wp.func
-def first_above(x: F64, n: int):
-    for j in range(n):
-        if x * F64(j) > F64(1.0):
-            return x * F64(j)
-    return x
-
-
-@wp.kernel(module="wpi_test_return_in_loop")
-def k_return_in_loop(x: wp.array(dtype=F64), y: wp.array(dtype=F64)):
-    i = wp.tid()
-    y[i] = first_above(x[i], 4)
-
-
-def test_return_inside_dynamic_loop_warns_when_differentiated():
-    x = wp.array([0.6], dtype=F64, requires_grad=True)
-    y = wp.zeros(1, dtype=F64, requires_grad=True)
-    wp.launch(k_return_in_loop, dim=1, inputs=[x, y])          # the forward pass is exact
-    np.testing.assert_allclose(y.numpy(), [1.2])
-    with pytest.warns(UserWarning, match="'return' inside a dynamic loop of first_above"):
-        wp.launch(k_return_in_loop, dim=1, inputs=[x, y], adj_inputs=[x.grad, y.grad], adjoint=True)

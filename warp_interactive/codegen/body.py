@@ -8,7 +8,6 @@ from ..types import scalars as sc
 from ..types.array import array
 from .cpp_types import c_string, cpp_type, literal
 
-_WARNED = set()                      # (file, line) of returns in loops already warned about
 CONTEXT_ARGS = "_idx, _dim"          # what a builtin flagged `context` receives first
 BOUNDS_CHECKED = {"load", "view", "array_store", "atomic_add", "atomic_sub", "atomic_min",
                   "atomic_max", "atomic_cas", "atomic_exch", "address"}
@@ -33,6 +32,8 @@ class BodyWriter:
         self.ids = {}           # id(stmt) -> small number, for names of the above
         self.jump = None        # break/continue -> label, while replaying a loop being reversed
         self.labels = {}        # the same map, read by the reverse of that loop body
+        self.ret_target = None  # outermost loop of the replay being written: a return in it
+        self.ret_loops = set()  # jumps to the reverse of that loop (labels _retloop_<L>)
 
     def adjoint(self, block, ind):
         """Declarations, forward replay and reverse of ``block`` (an adjoint function body)."""
@@ -98,12 +99,12 @@ class BodyWriter:
             head = (f"{p}for ({s.var.label} = {s.start.label}; wp::range_continues({s.var.label}, "
                     f"{s.stop.label}, {s.step.label}); {s.var.label} += {s.step.label}) {{")
             pre, count = self._trip_count(s, p, replay)
-            return pre + [head] + count + self._loop_body(s.body, ind + 1, replay) + [f"{p}}}"]
+            return pre + [head] + count + self._loop_body(s.body, ind + 1, replay, s) + [f"{p}}}"]
         if kind is ir.While:
             pre, count = self._trip_count(s, p, replay)
-            return (pre + [f"{p}while (true) {{"] + self._loop_body(s.cond_block, ind + 1, replay) +
+            return (pre + [f"{p}while (true) {{"] + self._loop_body(s.cond_block, ind + 1, replay, s) +
                     [f"{p}    if (!{s.cond.label}) break;"] + count +
-                    self._loop_body(s.body, ind + 1, replay) + [f"{p}}}"])
+                    self._loop_body(s.body, ind + 1, replay, s) + [f"{p}}}"])
         if kind in (ir.Break, ir.Continue):
             if replay and self.jump is not None:
                 label = self.jump[id(s)] = f"_jump_{self._num(s)}"
@@ -115,13 +116,17 @@ class BodyWriter:
             return [] if replay else [f"{p}{self._printf(s)}"]
         raise TypeError(f"codegen: unknown statement {kind.__name__}")
 
-    def _loop_body(self, block, ind, replay):
-        """A nested loop's own break/continue stay plain C++ (only the loop being reversed jumps)."""
-        saved, self.jump = self.jump, None
+    def _loop_body(self, block, ind, replay, loop):
+        """A nested loop's own break/continue stay plain C++ (only the loop being reversed jumps);
+        a return inside it, in a replay, jumps to the reverse of the outermost such loop."""
+        saved = self.jump, self.ret_target
+        self.jump = None
+        if replay and self.ret_target is None:
+            self.ret_target = loop
         try:
             return self._in_loop(self.forward, block, ind, replay)
         finally:
-            self.jump = saved
+            self.jump, self.ret_target = saved
 
     def _trip_count(self, s, p, replay):
         """In the replay, a dynamic loop counts its iterations (the reverse runs exactly those,
@@ -191,7 +196,13 @@ class BodyWriter:
 
     def _fwd_return(self, s, p, replay):
         if replay and self.loop_depth:
-            self._warn_return_in_loop(s)
+            if self.jump is not None:       # in the loop being reversed: to its place in the reverse
+                label = self.jump[id(s)] = f"_jump_{self._num(s)}"
+                return [f"{p}goto {label};"]
+            if self.ret_target is not None:  # the reverse starts at the loop it leaves
+                num = self._num(self.ret_target)
+                self.ret_loops.add(num)
+                return [f"{p}goto _retloop_{num};"]
             return [f"{p}return;"]
         if replay:
             self.return_labels += 1
@@ -202,16 +213,6 @@ class BodyWriter:
             return [f"{p}return {s.values[0].label};"]
         sets = [f"{p}ret_{i} = {v.label};" for i, v in enumerate(s.values)]
         return sets + [f"{p}return;"]
-
-    def _warn_return_in_loop(self, s):
-        key = (self.fir.filename, s.lineno)
-        if key not in _WARNED:
-            _WARNED.add(key)
-            import warnings
-            warnings.warn(f"{self.fir.filename}:{s.lineno}: 'return' inside a dynamic loop of "
-                          f"{self.func_name}: the adjoint stops there, so no gradient flows "
-                          "through threads (or calls) that take it; use break and a flag instead",
-                          stacklevel=2)
 
     @staticmethod
     def _label(k):
@@ -286,7 +287,13 @@ class BodyWriter:
         # each iteration's temporaries are new values: their adjoints start from zero
         head += [f"{p}    {v.adj} = {{}};" for v in s.body_vars]
         restore = [f"{p}{v.label} = {snap};" for v, snap in self._snapshots(s)]
-        return head + self._reverse_iteration(s.body, ind + 1) + [f"{p}}}"] + restore
+        body = self._reverse_iteration(s.body, ind + 1)
+        return self._ret_label(s, p) + head + body + [f"{p}}}"] + restore
+
+    def _ret_label(self, s, p):
+        """Where a replay that returned inside this loop continues: at the loop's reverse."""
+        num = self._num(s)
+        return [f"{p}_retloop_{num}:;"] if num in self.ret_loops else []
 
     def _rev_while(self, s, ind):
         """A while loop has no index to recompute an iteration from: iteration k's state is
@@ -298,28 +305,32 @@ class BodyWriter:
         restore = [f"{p}    {v.label} = {snap};" for v, snap in self._snapshots(s)]
         out = [f"{p}for (int64_t {k} = {n} - 1; {k} >= 0; --{k}) {{"] + restore
         out += [f"{p}    for (int64_t {j} = 0; {j} < {k}; ++{j}) {{"]
-        out += self._loop_body(s.cond_block, ind + 2, True) + self._loop_body(s.body, ind + 2, True)
-        out += [f"{p}    }}"] + self._loop_body(s.cond_block, ind + 1, True)
+        out += self._loop_body(s.cond_block, ind + 2, True, s) + self._loop_body(s.body, ind + 2, True, s)
+        out += [f"{p}    }}"] + self._loop_body(s.cond_block, ind + 1, True, s)
         out += [f"{p}    {v.adj} = {{}};" for v in _defined_vars(s.body)]
-        return out + self._reverse_iteration(s.body, ind + 1) + [f"{p}}}"]
+        out += self._reverse_iteration(s.body, ind + 1) + [f"{p}}}"]
+        return self._ret_label(s, p) + out
 
     def _reverse_iteration(self, body, ind):
         """One iteration: replay (break/continue jump to their place in the reverse), reverse."""
-        saved = self.jump, self.labels
-        self.jump = {}
+        saved = self.jump, self.labels, self.ret_target
+        self.jump, self.ret_target = {}, None
         try:
             lines = self._in_loop(self.forward, body, ind, True)
             self.labels, self.jump = self.jump, None
             return lines + self._in_loop(self.reverse, body, ind)
         finally:
-            self.jump, self.labels = saved
+            self.jump, self.labels, self.ret_target = saved
 
     def _rev_return(self, s, p):
-        if self.loop_depth:
-            return []
-        label = self._label(self.return_labels)
-        self.return_labels -= 1
-        out = [f"{p}{label}:;"]
+        if self.loop_depth:     # reached by the jump of the replay that returned here, if any
+            label = self.labels.get(id(s))
+            if label is None:
+                return []
+            out = [f"{p}{label}:;"]
+        else:
+            out = [f"{p}{self._label(self.return_labels)}:;"]
+            self.return_labels -= 1
         if len(s.values) == 1 and not self.in_kernel:
             out.append(f"{p}{_accum(s.values[0].type)}({s.values[0].adj}, adj_ret);")
         return out
