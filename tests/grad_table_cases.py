@@ -18,13 +18,22 @@ import numpy as np
 import warp_interactive as wp
 from warp_interactive.lang.errors import TypeMismatch
 from warp_interactive.lang.registry import Pattern, registry, resolve
+from warp_interactive.types import composite as comp
 from warp_interactive.types import scalars as sc
 from warp_interactive.types.array import array as array_type
 
-F64_COMPOSITES = [wp.vec3d, wp.vec2d, wp.vec4d, wp.mat33d, wp.mat22d, wp.mat44d,
-                  wp.types.matrix((2, 3), wp.float64), wp.types.matrix((3, 2), wp.float64),
-                  wp.quatd, wp.transformd, wp.spatial_vectord, wp.spatial_matrixd]
-CANDIDATES = [wp.float64] + F64_COMPOSITES + [wp.int32, wp.bool]
+def candidates(scalar):
+    """The concrete types tried for a pattern, in order: scalar first, then composites of it."""
+    v, m, t = wp.types.vector, wp.types.matrix, wp.types
+    composites = [v(3, scalar), v(2, scalar), v(4, scalar), m((3, 3), scalar), m((2, 2), scalar),
+                  m((4, 4), scalar), m((2, 3), scalar), m((3, 2), scalar), t.quaternion(scalar),
+                  t.transformation(scalar), v(6, scalar), m((6, 6), scalar)]
+    return [scalar] + composites + [wp.int32, wp.bool]
+
+
+# central-difference step and tolerances per scalar type
+PRECISION = {wp.float64: (1e-6, 1e-5, 1e-6), wp.float32: (1e-3, 3e-2, 3e-3),
+             wp.float16: (3e-2, 1e-1, 3e-2)}
 MAX_COMBINATIONS = 400
 INDEX_VALUE = 1          # the value given to integer (index) arguments
 
@@ -85,7 +94,8 @@ class Case:
     params: list
     body: list                   # kernel body lines (after i = wp.tid())
     dim: int = 2
-    types: dict = field(default_factory=dict)   # annotation name -> type, for the module
+    scalar: object = wp.float64  # eps, rtol, atol come from PRECISION[scalar]
+    local_types: dict = field(default_factory=dict)   # _LT<k> placeholder in body -> type
 
 
 def scalar_kind(t):
@@ -98,13 +108,13 @@ def is_float_valued(t):
     return s is not None and sc.is_float(s)
 
 
-def concretise(ov):
+def concretise(ov, scalar):
     """The first argument types that fit ``ov`` and resolve to it, with the return type."""
     pats = ov.patterns(len(ov.input_types))
     options = []
     for p in pats:
         if isinstance(p, Pattern):
-            options.append([t for t in CANDIDATES if p.test(t)])
+            options.append([t for t in candidates(scalar) if p.test(t)])
         elif isinstance(p, array_type):
             return None
         else:
@@ -129,10 +139,15 @@ def _np_shape(t, n):
     return (n,) + tuple(getattr(t, "_shape_", ()))
 
 
+INFIX = {"matmul": "@"}     # operators registered hidden (no wp.<name> to call)
+
+
 def _syntax(ov, args):
     """(prelude lines, result expression) calling ``ov`` on argument expressions ``args``."""
     if ov.export:
         return [], f"wp.{ov.name}({', '.join(args)})"
+    if ov.name in INFIX:
+        return [], f"({args[0]}) {INFIX[ov.name]} ({args[1]})"
     if ov.name == "extract":
         return [], f"{args[0]}[{', '.join(args[1:])}]"
     if ov.name == "assign":
@@ -141,21 +156,32 @@ def _syntax(ov, args):
     return None
 
 
-def builtin_case(ov, index):
-    """A Case for one value-returning overload, or None if it cannot be made."""
-    found = concretise(ov)
+# builtins that write results into arguments (by name: the positions of those arguments)
+OUT_PARAMS = {"quat_to_axis_angle": (1, 2)}
+
+
+def builtin_case(ov, index, scalar):
+    """A Case for one overload (returning values, or writing out-arguments), or None."""
+    found = concretise(ov, scalar)
     if found is None:
         return None
     arg_types, ret = found
     rets = list(ret) if isinstance(ret, tuple) else ([] if ret is None else [ret])
-    if not rets or not any(is_float_valued(t) for t in rets):
+    out_pos = OUT_PARAMS.get(ov.name, ())
+    out_types = [arg_types[k] for k in out_pos]
+    if not any(is_float_valued(t) for t in rets + out_types):
         return None
     key = f"{ov.name}[{index}]({', '.join(t.__name__ for t in arg_types)})"
-    case = Case(key=key, params=[], body=[])
-    exprs = []
+    floats = [scalar_kind(t) for t in arg_types + rets if is_float_valued(t)]
+    case = Case(key=key, params=[], body=[], scalar=floats[0] if floats else scalar)
+    exprs, prelude = [], []
     for k, t in enumerate(arg_types):
-        tname = f"_T{index}_{k}"
-        case.types[tname] = t
+        if k in out_pos:        # a local the builtin writes: starts at zero
+            case.local_types[f"_LT{k}"] = t
+            zero = "()" if comp.is_composite(t) else "(0.0)"
+            prelude.append(f"o{k} = _LT{k}{zero}")
+            exprs.append(f"o{k}")
+            continue
         if is_float_valued(t):
             p = Param(f"a{k}", array_type(dtype=t), "in", _np_shape(t, case.dim), _sampler(ov.name, k))
         else:
@@ -166,12 +192,12 @@ def builtin_case(ov, index):
     syntax = _syntax(ov, exprs)
     if syntax is None:
         return None
-    prelude, expr = syntax
-    outs = [f"r{k}" for k in range(len(rets))]
-    case.body = prelude + [f"{', '.join(outs)} = {expr}"]
-    for k, t in enumerate(rets):
-        case.params.append(Param(f"out{k}", array_type(dtype=t), "out", _np_shape(t, case.dim)))
-        case.body.append(f"out{k}[i] = r{k}")
+    pre, expr = syntax
+    results = [f"r{k}" for k in range(len(rets))]
+    case.body = prelude + pre + [f"{', '.join(results)} = {expr}" if results else expr]
+    for name, t in list(zip(results, rets)) + [(f"o{k}", arg_types[k]) for k in out_pos]:
+        case.params.append(Param(f"out_{name}", array_type(dtype=t), "out", _np_shape(t, case.dim)))
+        case.body.append(f"out_{name}[i] = {name}")
     return case
 
 
@@ -179,7 +205,7 @@ def builtin_case(ov, index):
 IDX = ["1", "0", "1", "0"]
 
 
-def array_case(ov, index):
+def array_case(ov, index, scalar):
     n = len(ov.input_types) - 1 - (0 if ov.name in ("load", "view") else 1)
     idx = ", ".join(IDX[:n])
     x_ndim = n + 1 if ov.name == "view" else n
@@ -199,9 +225,10 @@ def array_case(ov, index):
         return None
     if ov.name in ("load", "view"):
         y_shape = (1,)
-    arr_t = array_type(dtype=wp.float64, ndim=x_ndim)
-    out_t = array_type(dtype=wp.float64, ndim=len(y_shape))
-    return Case(key=f"{ov.name}[{index}](ndim={x_ndim})", dim=1, body=body, params=[
+    arr_t = array_type(dtype=scalar, ndim=x_ndim)
+    out_t = array_type(dtype=scalar, ndim=len(y_shape))
+    return Case(key=f"{ov.name}[{index}]({scalar.__name__}, ndim={x_ndim})", dim=1, body=body,
+                scalar=scalar, params=[
         Param("x", arr_t, "in", shape, DEFAULT_SAMPLER),
         Param("y", out_t, "out", y_shape)])
 
@@ -213,8 +240,9 @@ UNREACHABLE = {
 }
 
 
-def all_cases():
-    """(cases, uncovered signatures) for every differentiable overload in the registry."""
+def all_cases(scalar=wp.float64):
+    """(cases, uncovered signatures) for every differentiable overload in the registry, with
+    float arguments of type ``scalar``."""
     cases, uncovered = [], []
     for name in sorted(registry):
         for k, ov in enumerate(registry[name].overloads):
@@ -222,7 +250,7 @@ def all_cases():
                 continue
             uses_array = any(isinstance(p, array_type) or getattr(p, "name", "") == "Array"
                              for p in ov.input_types.values())
-            case = array_case(ov, k) if uses_array else builtin_case(ov, k)
+            case = array_case(ov, k, scalar) if uses_array else builtin_case(ov, k, scalar)
             if case is None:
                 uncovered.append(ov.signature())
             else:
@@ -241,7 +269,7 @@ def module_source(cases):
     for ci, case in enumerate(cases):
         sig = ", ".join(f"{p.name}: _A{ci}_{j}" for j, p in enumerate(case.params))
         lines += ["@wp.kernel", f"def {kernel_name(ci)}({sig}):", "    i = wp.tid()"]
-        lines += [f"    {b}" for b in case.body] + [""]
+        lines += [f"    {b.replace('_LT', f'_L{ci}_')}" for b in case.body] + [""]
     return "\n".join(lines) + "\n"
 
 
@@ -250,4 +278,6 @@ def module_types(cases):
     for ci, case in enumerate(cases):
         for j, p in enumerate(case.params):
             ns[f"_A{ci}_{j}"] = p.type
+        for name, t in case.local_types.items():
+            ns[name.replace("_LT", f"_L{ci}_")] = t
     return ns

@@ -1,5 +1,5 @@
 """Every differentiable builtin overload of the registry: the generated adjoint (run through
-``wp.Tape``) matches central finite differences in float64.
+``wp.Tape``) matches central finite differences, in float64 (tight) and float32 (loose).
 
 The cases are made from the registry (see grad_table_cases.py), so builtins added later are
 covered without editing this file; an overload flagged differentiable that cannot be made into a
@@ -14,10 +14,11 @@ import numpy as np
 import pytest
 
 import warp_interactive as wp
-from grad_table_cases import all_cases, kernel_name, module_source, module_types
+from grad_table_cases import PRECISION, all_cases, kernel_name, module_source, module_types
 
-CASES, UNCOVERED = all_cases()
-EPS = 1e-6
+CASES, UNCOVERED = all_cases(wp.float64)
+# float32 too (looser tolerances): the same adjoints instantiated for float
+CASES += [c for c in all_cases(wp.float32)[0] if c.key not in {k.key for k in CASES}]
 
 
 def test_every_differentiable_overload_is_covered():
@@ -46,7 +47,7 @@ def _import_kernels(path, name, cases):
 
 @pytest.fixture(scope="module")
 def kernel_of(tmp_path_factory):
-    """case index -> kernel. All cases build as one module (two compiles: forward, backward);
+    """case index -> kernel. All cases build as one module (one compile, with the adjoints);
     if that module does not build, each case gets a module of its own, so that a builtin whose
     code does not compile fails its own case only."""
     folder = tmp_path_factory.mktemp("grad_table")
@@ -54,8 +55,7 @@ def kernel_of(tmp_path_factory):
     try:
         from warp_interactive.runtime.module import get_module
         module = get_module(mod.__name__)
-        module.load(wp.get_device("cpu"))
-        module.load(wp.get_device("cpu"), backward=True)
+        module.load(wp.get_device("cpu"), backward=True)   # forward launches use it too
         return lambda ci: getattr(mod, kernel_name(ci))
     except (wp.CompileError, wp.CodegenError):
         pass
@@ -102,6 +102,7 @@ def _weighted_output(kernel, case, arrays, outputs, seeds):
 @pytest.mark.parametrize("case", CASES, ids=[c.key for c in CASES])
 def test_adjoint_matches_finite_differences(case, kernel_of):
     kernel = kernel_of(CASES.index(case))
+    eps, rtol, atol = PRECISION[case.scalar]
     rng = np.random.default_rng(7)
     arrays, inputs, outputs = _make_arrays(case, rng)
     seeds = [rng.uniform(0.5, 1.5, o.numpy().shape) for o in outputs]
@@ -118,11 +119,13 @@ def test_adjoint_matches_finite_differences(case, kernel_of):
         flat, fd_flat = base.reshape(-1), fd.reshape(-1)
         for k in range(flat.size):
             x0 = flat[k]
-            flat[k] = x0 + EPS
+            flat[k] = x0 + eps
+            x_up = float(flat[k])          # the step as stored (float32 rounds it)
             up = _weighted_output(kernel, case, arrays, outputs, seeds)
-            flat[k] = x0 - EPS
+            flat[k] = x0 - eps
+            x_down = float(flat[k])
             down = _weighted_output(kernel, case, arrays, outputs, seeds)
             flat[k] = x0
-            fd_flat[k] = (up - down) / (2 * EPS)
-        np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-6,
+            fd_flat[k] = (up - down) / (x_up - x_down)
+        np.testing.assert_allclose(g, fd, rtol=rtol, atol=atol,
                                    err_msg=f"{case.key}: gradient of argument {name}")

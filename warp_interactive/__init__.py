@@ -56,6 +56,12 @@ def _export_builtins(namespace):
         namespace[name] = _BuiltinFunction(name)
 
 
+# --- autodiff: custom adjoints/replays, matmul, gradient checks -------------------------------
+from .lang.custom_grad import adjoint  # noqa: E402
+from .lang.decorators import func_grad, func_replay  # noqa: E402
+from .runtime.matmul import matmul  # noqa: E402
+from . import autograd  # noqa: E402
+
 _export_builtins(globals())
 # types that are also constructors in kernels keep their class (wp.vector above is the
 # anonymous constructor; wp.types.vector is the type factory)

@@ -28,6 +28,27 @@ class BodyWriter:
         self.loop_depth = 0     # returns inside dynamic loops leave the adjoint (no labels)
         self.in_kernel = fir.is_kernel
         self._marked_file = False
+        # adjoint bookkeeping of dynamic loops (declared at the top of the adjoint function)
+        self.extra_decls = []   # trip counters, loop-state snapshots, copy shadows
+        self.ids = {}           # id(stmt) -> small number, for names of the above
+        self.jump = None        # break/continue -> label, while replaying a loop being reversed
+        self.labels = {}        # the same map, read by the reverse of that loop body
+        self.ret_target = None  # outermost loop of the replay being written: a return in it
+        self.ret_loops = set()  # jumps to the reverse of that loop (labels _retloop_<L>)
+
+    def adjoint(self, block, ind):
+        """Declarations, forward replay and reverse of ``block`` (an adjoint function body)."""
+        body = self.forward(block, ind, replay=True) + self.reverse(block, ind)
+        return self.extra_decls + body
+
+    def _num(self, s):
+        return self.ids.setdefault(id(s), len(self.ids))
+
+    def _declare(self, ctype, name):
+        line = f"    {ctype} {name} = {{}};"
+        if line not in self.extra_decls:
+            self.extra_decls.append(line)
+        return name
 
     # --- helpers --------------------------------------------------------------------------
     @staticmethod
@@ -75,6 +96,8 @@ class BodyWriter:
         if kind is ir.Const:
             return [f"{p}{s.out.label} = {literal(s.value, s.out.type)};"]
         if kind is ir.Copy:
+            if replay and self.loop_depth:
+                return [f"{p}{self._shadow(s)} = {s.dst.label};", f"{p}{s.dst.label} = {s.src.label};"]
             return [f"{p}{s.dst.label} = {s.src.label};"]
         if kind is ir.Select:
             return [f"{p}{s.out.label} = {s.cond.label} ? {s.if_true.label} : {s.if_false.label};"]
@@ -87,20 +110,54 @@ class BodyWriter:
         if kind is ir.ForRange:
             head = (f"{p}for ({s.var.label} = {s.start.label}; wp::range_continues({s.var.label}, "
                     f"{s.stop.label}, {s.step.label}); {s.var.label} += {s.step.label}) {{")
-            return [head] + self._in_loop(self.forward, s.body, ind + 1, replay) + [f"{p}}}"]
+            pre, count = self._trip_count(s, p, replay)
+            return pre + [head] + count + self._loop_body(s.body, ind + 1, replay, s) + [f"{p}}}"]
         if kind is ir.While:
-            return ([f"{p}while (true) {{"] + self.forward(s.cond_block, ind + 1, replay) +
-                    [f"{p}    if (!{s.cond.label}) break;"] +
-                    self._in_loop(self.forward, s.body, ind + 1, replay) + [f"{p}}}"])
-        if kind is ir.Break:
-            return [f"{p}break;"]
-        if kind is ir.Continue:
-            return [f"{p}continue;"]
+            pre, count = self._trip_count(s, p, replay)
+            return (pre + [f"{p}while (true) {{"] + self._loop_body(s.cond_block, ind + 1, replay, s) +
+                    [f"{p}    if (!{s.cond.label}) break;"] + count +
+                    self._loop_body(s.body, ind + 1, replay, s) + [f"{p}}}"])
+        if kind in (ir.Break, ir.Continue):
+            if replay and self.jump is not None:
+                label = self.jump[id(s)] = f"_jump_{self._num(s)}"
+                return [f"{p}goto {label};"]
+            return [f"{p}{'break' if kind is ir.Break else 'continue'};"]
         if kind is ir.Return:
             return self._fwd_return(s, p, replay)
         if kind is ir.Print:
             return [] if replay else [f"{p}{self._printf(s)}"]
         raise TypeError(f"codegen: unknown statement {kind.__name__}")
+
+    def _loop_body(self, block, ind, replay, loop):
+        """A nested loop's own break/continue stay plain C++ (only the loop being reversed jumps);
+        a return inside it, in a replay, jumps to the reverse of the outermost such loop."""
+        saved = self.jump, self.ret_target
+        self.jump = None
+        if replay and self.ret_target is None:
+            self.ret_target = loop
+        try:
+            return self._in_loop(self.forward, block, ind, replay)
+        finally:
+            self.jump, self.ret_target = saved
+
+    def _trip_count(self, s, p, replay):
+        """In the replay, a dynamic loop counts its iterations (the reverse runs exactly those,
+        also after a break) and keeps the loop state it started from (while loops restart from it)."""
+        if not replay:
+            return [], []
+        n = self._declare("int64_t", f"_n{self._num(s)}")
+        pre = [f"{p}{snap} = {v.label};" for v, snap in self._snapshots(s)]
+        return pre + [f"{p}{n} = 0;"], [f"{p}    {n} += 1;"]
+
+    def _snapshots(self, s):
+        out = []
+        for m, v in enumerate(_carried_vars(s)):
+            out.append((v, self._declare(cpp_type(v.type), f"_snap{self._num(s)}_{m}")))
+        return out
+
+    def _shadow(self, s):
+        """A loop-state copy keeps the value it overwrites, for its reverse to put back."""
+        return self._declare(cpp_type(s.dst.type), f"_shadow{self._num(s)}")
 
     def _in_loop(self, fn, *args):
         self.loop_depth += 1
@@ -120,6 +177,8 @@ class BodyWriter:
         func = s.func
         lines = self._bounds_check(s, p, replay) if self.debug else []
         name = self.callee(func, s.template)
+        if replay and _is_user_call(func) and getattr(func, "custom_replay", None) is not None:
+            name = func.custom_replay.cpp   # @wp.func_replay: no side effects in the replay
         if replay and not _is_user_call(func):
             rp = getattr(func, "replay", None)
             if rp == "":
@@ -150,6 +209,13 @@ class BodyWriter:
 
     def _fwd_return(self, s, p, replay):
         if replay and self.loop_depth:
+            if self.jump is not None:       # in the loop being reversed: to its place in the reverse
+                label = self.jump[id(s)] = f"_jump_{self._num(s)}"
+                return [f"{p}goto {label};"]
+            if self.ret_target is not None:  # the reverse starts at the loop it leaves
+                num = self._num(self.ret_target)
+                self.ret_loops.add(num)
+                return [f"{p}goto _retloop_{num};"]
             return [f"{p}return;"]
         if replay:
             self.return_labels += 1
@@ -186,7 +252,13 @@ class BodyWriter:
         if kind is ir.Call:
             return self._rev_call(s, p)
         if kind is ir.Copy:
-            return [f"{p}wp::adj_copy({s.src.adj}, {s.dst.adj});"]
+            out = [f"{p}wp::adj_copy({s.src.adj}, {s.dst.adj});"]
+            if self.loop_depth:
+                out.append(f"{p}{s.dst.label} = {self._shadow(s)};")
+            return out
+        if kind in (ir.Break, ir.Continue):
+            label = self.labels.get(id(s))
+            return [f"{p}{label}:;"] if label else []
         if kind is ir.Select:
             return [f"{p}wp::adj_select({s.cond.label}, {s.if_true.adj}, {s.if_false.adj}, {s.out.adj});"]
         if kind is ir.GetField:
@@ -202,9 +274,11 @@ class BodyWriter:
             return out + [f"{p}}}"]
         if kind is ir.ForRange:
             return self._rev_for(s, ind)
+        if kind is ir.While:
+            return self._rev_while(s, ind)
         if kind is ir.Return:
             return self._rev_return(s, p)
-        return []  # Const, While, Break, Continue, Print: nothing flows back
+        return []  # Const, Print: nothing flows back
 
     def _rev_call(self, s, p):
         func = s.func
@@ -216,27 +290,103 @@ class BodyWriter:
         return [f"{p}{self.adj_callee(func, s.template)}({', '.join(parts)});"]
 
     def _rev_for(self, s, ind):
-        """A dynamic loop runs backwards; each iteration replays its forward body first."""
+        """A dynamic loop runs backwards over the iterations the replay counted; each iteration
+        replays its forward body first (from the loop state as it is: the reference's rule that
+        dynamic loops do not mutate earlier locals, except linearly, makes that exact)."""
         p = "    " * ind
-        k = f"_k{s.var.id}"
-        head = [f"{p}for (int64_t {k} = wp::range_count({s.start.label}, {s.stop.label}, "
-                f"{s.step.label}) - 1; {k} >= 0; --{k}) {{",
+        n, k = f"_n{self._num(s)}", f"_k{self._num(s)}"
+        head = [f"{p}for (int64_t {k} = {n} - 1; {k} >= 0; --{k}) {{",
                 f"{p}    {s.var.label} = {s.start.label} + decltype({s.var.label})({k}) * {s.step.label};"]
         # each iteration's temporaries are new values: their adjoints start from zero
         head += [f"{p}    {v.adj} = {{}};" for v in s.body_vars]
-        body = self._in_loop(self.forward, s.body, ind + 1, True)
-        body += self._in_loop(self.reverse, s.body, ind + 1)
-        return head + body + [f"{p}}}"]
+        restore = [f"{p}{v.label} = {snap};" for v, snap in self._snapshots(s)]
+        body = self._reverse_iteration(s.body, ind + 1)
+        return self._ret_label(s, p) + head + body + [f"{p}}}"] + restore
+
+    def _ret_label(self, s, p):
+        """Where a replay that returned inside this loop continues: at the loop's reverse."""
+        num = self._num(s)
+        return [f"{p}_retloop_{num}:;"] if num in self.ret_loops else []
+
+    def _rev_while(self, s, ind):
+        """A while loop has no index to recompute an iteration from: iteration k's state is
+        recomputed by restarting from the state the loop began with and replaying k iterations
+        (O(n^2) replays for n iterations, exact for any loop state, no memory per iteration)."""
+        p = "    " * ind
+        num = self._num(s)
+        n, k, j = f"_n{num}", f"_k{num}", f"_j{num}"
+        restore = [f"{p}    {v.label} = {snap};" for v, snap in self._snapshots(s)]
+        out = [f"{p}for (int64_t {k} = {n} - 1; {k} >= 0; --{k}) {{"] + restore
+        out += [f"{p}    for (int64_t {j} = 0; {j} < {k}; ++{j}) {{"]
+        out += self._loop_body(s.cond_block, ind + 2, True, s) + self._loop_body(s.body, ind + 2, True, s)
+        out += [f"{p}    }}"] + self._loop_body(s.cond_block, ind + 1, True, s)
+        out += [f"{p}    {v.adj} = {{}};" for v in _defined_vars(s.body)]
+        out += self._reverse_iteration(s.body, ind + 1) + [f"{p}}}"]
+        return self._ret_label(s, p) + out
+
+    def _reverse_iteration(self, body, ind):
+        """One iteration: replay (break/continue jump to their place in the reverse), reverse."""
+        saved = self.jump, self.labels, self.ret_target
+        self.jump, self.ret_target = {}, None
+        try:
+            lines = self._in_loop(self.forward, body, ind, True)
+            self.labels, self.jump = self.jump, None
+            return lines + self._in_loop(self.reverse, body, ind)
+        finally:
+            self.jump, self.labels, self.ret_target = saved
 
     def _rev_return(self, s, p):
-        if self.loop_depth:
-            return []
-        label = self._label(self.return_labels)
-        self.return_labels -= 1
-        out = [f"{p}{label}:;"]
+        if self.loop_depth:     # reached by the jump of the replay that returned here, if any
+            label = self.labels.get(id(s))
+            if label is None:
+                return []
+            out = [f"{p}{label}:;"]
+        else:
+            out = [f"{p}{self._label(self.return_labels)}:;"]
+            self.return_labels -= 1
         if len(s.values) == 1 and not self.in_kernel:
             out.append(f"{p}{_accum(s.values[0].type)}({s.values[0].adj}, adj_ret);")
         return out
+
+
+def _walk(block):
+    """Every statement of ``block``, nested blocks included."""
+    for st in block.stmts:
+        yield st
+        for sub in ("body", "orelse", "cond_block"):
+            b = getattr(st, sub, None)
+            if isinstance(b, ir.Block):
+                yield from _walk(b)
+
+
+def _outs(st):
+    if isinstance(st, ir.ForRange):
+        return [st.var]
+    out = getattr(st, "out", None)
+    if isinstance(out, list):
+        return out
+    return [out] if isinstance(out, ir.Var) else []
+
+
+def _defined_vars(block):
+    """Variables a block computes (not counting copies into loop state)."""
+    seen = {}
+    for st in _walk(block):
+        for v in _outs(st):
+            seen.setdefault(id(v), v)
+    return list(seen.values())
+
+
+def _carried_vars(loop):
+    """Variables a loop writes that live outside it (its loop state)."""
+    blocks = [loop.body] + ([loop.cond_block] if isinstance(loop, ir.While) else [])
+    defined, carried = set(), {}
+    for b in blocks:
+        defined |= {id(v) for v in _defined_vars(b)}
+        for st in _walk(b):
+            if isinstance(st, ir.Copy):
+                carried.setdefault(id(st.dst), st.dst)
+    return [v for key, v in carried.items() if key not in defined]
 
 
 def _accum(t):

@@ -34,6 +34,12 @@ def _collect_functions(irs):
             raise RecursionError(f"@wp.func {ov.name} calls itself (recursion is not supported)")
         for callee in ov.ir.calls:
             visit(callee, stack + (ov.cpp,))
+        for helper in _custom_helpers(ov):   # @wp.func_grad / @wp.func_replay, before ov
+            for callee in helper.ir.calls:
+                visit(callee, stack + (ov.cpp,))
+            if helper.cpp not in seen:
+                seen.add(helper.cpp)
+                order.append(helper)
         seen.add(ov.cpp)
         order.append(ov)
 
@@ -41,6 +47,10 @@ def _collect_functions(irs):
         for ov in fir.calls:
             visit(ov)
     return order
+
+
+def _custom_helpers(ov):
+    return [h for h in (getattr(ov, "custom_replay", None), getattr(ov, "custom_grad", None)) if h]
 
 
 def _collect_structs(irs):
@@ -99,21 +109,44 @@ def _function_source(ov, target, debug, backward):
     if len(rets) == 1:
         lines.append(f"    return {{}};")
     lines.append("}")
-    if backward and len(rets) <= 1:
-        lines += _adjoint_function(fir, target, debug, ov.name)
+    if backward and len(rets) <= 1 and not getattr(ov, "forward_only", False):
+        grad, replay = getattr(ov, "custom_grad", None), getattr(ov, "custom_replay", None)
+        if grad is not None:
+            lines += _custom_adjoint(fir, grad, target)
+        else:   # with a custom replay, the adjoint differentiates the replay's code
+            lines += _adjoint_function(replay.ir if replay else fir, target, debug, ov.name, fir.name)
     return "\n".join(lines) + "\n"
 
 
-def _adjoint_function(fir, target, debug, name):
+def _adjoint_signature(fir, target, cpp_name):
     params = [f"{cpp_type(p.type)} {p.label}" for p in fir.params]
     params += [f"{cpp_type(p.type)}& {p.adj}" for p in fir.params]
     if fir.return_types:
         params.append(f"{cpp_type(fir.return_types[0])} adj_ret")
+    return f"{target.func_qualifier} void adj_{cpp_name}({', '.join(params)}) {{"
+
+
+def _custom_adjoint(fir, grad, target):
+    """f's adjoint calls the user's @wp.func_grad helper, which returns the adjoint increments."""
+    args = [p.label for p in fir.params] + (["adj_ret"] if fir.return_types else [])
+    incs = [f"_inc_{name}" for name in grad.diff_params]
+    lines = [_adjoint_signature(fir, target, fir.name)]
+    lines += [f"    {cpp_type(t)} {v} = {{}};" for v, t in zip(incs, grad.diff_types)]
+    if len(incs) == 1:
+        lines.append(f"    {incs[0]} = {grad.cpp}({', '.join(args)});")
+    else:
+        lines.append(f"    {grad.cpp}({', '.join(args + incs)});")
+    position = {name: i for i, name in enumerate(grad.arg_types)}   # grad's names, f's order
+    for name, v in zip(grad.diff_params, incs):
+        lines.append(f"    wp::adj_accum({fir.params[position[name]].adj}, {v});")
+    return lines + ["}"]
+
+
+def _adjoint_function(fir, target, debug, name, cpp_name=None):
     w = BodyWriter(fir, debug, name)
-    lines = [f"{target.func_qualifier} void adj_{fir.name}({', '.join(params)}) {{"]
+    lines = [_adjoint_signature(fir, target, cpp_name or fir.name)]
     lines += _declarations(fir, True)
-    lines += w.forward(fir.body, 1, replay=True)
-    lines += w.reverse(fir.body, 1)
+    lines += w.adjoint(fir.body, 1)
     return lines + ["}"]
 
 
@@ -125,7 +158,7 @@ def _kernel_source(kernel, target, debug, backward):
     out = [f"struct {name}_args {{\n{fields}\n}};"]
     out.append(_kernel_body(fir, f"{name}_forward_body", target, debug, kernel.key, False))
     out.append(_entry(fir, target, "forward"))
-    if backward:
+    if backward and kernel.backward_enabled():
         out.append(_kernel_body(fir, f"{name}_backward_body", target, debug, kernel.key, True))
         out.append(_entry(fir, target, "backward"))
     return "\n".join(out) + "\n"
@@ -142,8 +175,7 @@ def _kernel_body(fir, fname, target, debug, key, adjoint):
     lines += _declarations(fir, adjoint)
     w = BodyWriter(fir, debug, key)
     if adjoint:
-        lines += w.forward(fir.body, 1, replay=True)
-        lines += w.reverse(fir.body, 1)
+        lines += w.adjoint(fir.body, 1)
     else:
         lines += w.forward(fir.body, 1)
     lines.append("}")

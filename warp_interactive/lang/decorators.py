@@ -39,6 +39,30 @@ def func(f=None, *, module=None):
     return wrap(f) if f is not None else wrap
 
 
+def _custom(kind, f):
+    if not getattr(f, "_wp_function_", False):
+        raise TypeError(f"@wp.func_{kind}(f) needs a @wp.func, got {f!r}")
+
+    def wrap(fn):
+        from ..runtime.module import bump_generation
+        f.set_custom(kind, fn)
+        bump_generation()   # kernels that call f rebuild with the new adjoint
+        return fn
+    return wrap
+
+
+def func_grad(f):
+    """``@wp.func_grad(f)``: replace f's generated adjoint with the decorated function, which
+    takes f's parameters then the adjoint of its result and adds to ``wp.adjoint[param]``."""
+    return _custom("grad", f)
+
+
+def func_replay(f):
+    """``@wp.func_replay(f)``: the function run instead of f in the forward replay of adjoints
+    (same parameters and result, without side effects such as atomics)."""
+    return _custom("replay", f)
+
+
 def constant(x):
     """A compile-time constant for kernels (its value is folded into the generated code)."""
     return x

@@ -75,6 +75,16 @@ class FuncOverload:
     def return_types(self):
         return self.ir.return_types
 
+    @property
+    def custom_grad(self):
+        """The @wp.func_grad helper for these argument types, or None."""
+        return self.function.custom_helper("grad", self)
+
+    @property
+    def custom_replay(self):
+        """The @wp.func_replay helper for these argument types, or None."""
+        return self.function.custom_helper("replay", self)
+
     def signature(self):
         return f"{self.name}({', '.join(f'{k}: {type_name(v)}' for k, v in self.arg_types.items())})"
 
@@ -91,6 +101,8 @@ class Function:
         self.src = source_of(func)
         self.overloads = []
         self.generic_instances = {}
+        self.custom = {}          # ("grad"|"replay", arg type keys or None) -> Python function
+        self._helpers = {}        # (kind, overload cpp) -> translated helper
         self.__doc__ = func.__doc__
         self.__name__ = func.__name__
         self.add_overload(func, self.src)
@@ -104,6 +116,32 @@ class Function:
         else:
             self.generic_py, self.generic_src = func, src
         self.generic_instances.clear()
+
+    def set_custom(self, kind, py_func):
+        """Register a @wp.func_grad / @wp.func_replay function: for the overload whose parameter
+        types its annotations give, or for every overload when they are left out."""
+        src = source_of(py_func)
+        types = list(annotations_of(py_func, src, "func").values())
+        key = None
+        if types and all(t is not None and is_concrete(t) for t in types):
+            key = tuple(type_key(t) for t in types)   # a grad's key ends with its adj_ret types
+        self.custom[(kind, key)] = py_func
+        self._helpers.clear()
+
+    def custom_helper(self, kind, ov):
+        keys = tuple(type_key(t) for t in ov.arg_types.values())
+        py_func = None
+        for (k, key), f in self.custom.items():
+            if k == kind and (key is None or key[:len(keys)] == keys):
+                py_func = f
+        if py_func is None:
+            return None
+        cache_key = (kind, ov.cpp)
+        if cache_key not in self._helpers:
+            from . import custom_grad
+            make = custom_grad.make_grad if kind == "grad" else custom_grad.make_replay
+            self._helpers[cache_key] = make(ov, py_func)
+        return self._helpers[cache_key]
 
     def max_unroll(self):
         from ..config import config
@@ -187,6 +225,12 @@ class Kernel:
             tr = Translator(self.src, self.func.__globals__, config.max_unroll)
             self._ir = tr.translate(self.cpp, self.arg_types, is_kernel=True)
         return self._ir
+
+    def backward_enabled(self):
+        """@wp.kernel(enable_backward=...) if given, else the module's option (default: wp.config)."""
+        if self.enable_backward is not None:
+            return bool(self.enable_backward)
+        return bool(self.module.option("enable_backward"))
 
     def __call__(self, *args, **kwargs):
         raise TypeError(f"kernel {self.key} is launched with wp.launch({self.key}, dim=..., "

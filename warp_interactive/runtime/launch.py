@@ -48,7 +48,7 @@ def _native():
     return _native_mod
 
 
-def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), device=None,
+def launch(kernel, dim=None, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), device=None,
            stream=None, adjoint=False, record_tape=True, record_cmd=False, max_blocks=0,
            block_dim=256):
     """Run ``kernel`` over a grid of ``dim`` threads (an int or a tuple of up to 4)."""
@@ -69,11 +69,14 @@ def _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoi
     if not isinstance(kernel, Kernel):
         raise TypeError(f"wp.launch expects a @wp.kernel, got {type(kernel).__name__}")
     device = get_device(stream.device if device is None and stream is not None else device)
+    if dim is None:
+        dim = _default_dim(kernel, list(inputs) + list(outputs))
     bounds = make_bounds(dim)
     _check_tid_arity(kernel, bounds)
     values = list(inputs) + list(outputs)
     grads = None
     if adjoint:
+        _check_backward_enabled(kernel)
         grads = _adjoint_grads(kernel, values, list(adj_inputs) + list(adj_outputs))
     args = pack(kernel, values, device, grads)
     if record_tape and not adjoint:
@@ -101,11 +104,29 @@ def _update_plan(kernel, device, cmd, dim):
     plan.learn_bounds(dim, cmd.bounds)
 
 
+def _default_dim(kernel, values):
+    """Without ``dim=``, a launch covers the first array argument (as the reference's
+    Differentiability example launches)."""
+    for v in values:
+        shape = getattr(v, "shape", None)
+        if hasattr(v, "ptr") and shape:
+            return tuple(shape)
+    raise TypeError(f"wp.launch({kernel.key}) needs dim= (no array argument to take it from)")
+
+
 def _check_tid_arity(kernel, bounds):
     arity = tid_arity(kernel)
     if arity > 1 and arity != bounds.ndim:
         raise ValueError(f"kernel '{kernel.key}' unpacks wp.tid() into {arity} indices but is "
                          f"launched with a {bounds.ndim}-dimensional dim")
+
+
+def _check_backward_enabled(kernel):
+    if not kernel.backward_enabled():
+        raise RuntimeError(
+            f"kernel '{kernel.key}' has no adjoint: backward code generation is off for it "
+            f"(@wp.kernel(enable_backward=False), wp.set_module_options({{'enable_backward': "
+            f"False}}) or wp.config.enable_backward = False); turn it on to differentiate it")
 
 
 def _adjoint_grads(kernel, values, adj_values):

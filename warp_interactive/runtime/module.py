@@ -84,8 +84,9 @@ class Module:
         """The loaded binary for ``device`` (building it if needed)."""
         self._sync_generation()
         key = (device.alias, backward)
-        lm = self.loaded.get(key)
-        if lm is not None:
+        lm = self.loaded.get(key) or self.loaded.get((device.alias, True))
+        if lm is not None:   # a backward binary holds the forward entry points too
+            self.loaded[key] = lm
             return lm
         if device.is_cuda:
             from . import cuda_backend

@@ -29,8 +29,9 @@ def to_dot(tape, graph_name="tape", **_):
             for a in entry[4]:
                 if hasattr(a, "ptr"):
                     lines.append(f"  {node} -> {_array_label(a, names)};")
-        else:
-            lines.append(f'  {node} [shape=box, style=dashed, label="{entry[0]}"];')
+        else:   # a copy, or a Python step (record_func; wp.matmul names itself "matmul")
+            label = getattr(entry[1], "key", entry[0]) if entry[0] == "func" else entry[0]
+            lines.append(f'  {node} [shape=box, style=dashed, label="{label}"];')
     for name in scope_at.get(len(tape.launches), []):
         if name is None and depth > 0:
             lines.append("  }")

@@ -348,6 +348,11 @@ class array:
         strides = [self.strides[a] for a in axes]
         return self._derived(self.ptr, shape, strides, lambda g: g.transpose(axes))
 
+    def __matmul__(self, other):
+        """``a @ b``: a new array, by ``wp.matmul`` (2-d, or 3-d batched; on the tape)."""
+        from ..runtime.matmul import matmul_new
+        return matmul_new(self, other)
+
     def contiguous(self):
         return self if self.is_contiguous else clone(self)
 
