@@ -158,14 +158,16 @@ def env_for(toolkit, cache):
     env["WARP_INTERACTIVE_CACHE_DIR"] = cache
     env["NUMBA_CACHE_DIR"] = cache
     env["WARP_CACHE_PATH"] = cache
+    env.pop("PYTHONDONTWRITEBYTECODE", None)   # measure imports as users have them: with .pyc files
     return env
 
 
 def process_figures(toolkit, py, repeat):
     """cold, rebuild, warm and import samples (one fresh process each)."""
     if toolkit == "numpy":
+        env = env_for(toolkit, tempfile.mkdtemp())
         return {"import_s": [run_json([py, "-c", "import time;t=time.perf_counter();import numpy;"
-                                       "import json;print(json.dumps(time.perf_counter()-t))"])
+                                       "import json;print(json.dumps(time.perf_counter()-t))"], env)
                              for _ in range(repeat)]}
     folder, cache = tempfile.mkdtemp(), tempfile.mkdtemp()
     env = env_for(toolkit, cache)

@@ -67,6 +67,8 @@ def _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoi
         raise TypeError(f"wp.launch expects a @wp.kernel, got {type(kernel).__name__}")
     device = get_device(device)
     bounds = make_bounds(dim)
+    if device.is_cpu and getattr(kernel, "_tid_arity", None) is None:
+        kernel.module.load(device, backward=adjoint)   # a warm load learns the tid arity untranslated
     _check_tid_arity(kernel, bounds)
     values = list(inputs) + list(outputs)
     grads = None
