@@ -7,7 +7,6 @@ header contents), so a module's build parses only its own code.
 import hashlib
 import os
 import shutil
-import subprocess
 import tempfile
 import time
 from functools import lru_cache
@@ -84,6 +83,7 @@ def ensure_pch(cxx, fl):
     header = os.path.join(_paths.include_dir(), "warp_interactive", "builtin.h")
     tmp = f"{gch}.{os.getpid()}.tmp"
     cmd = [cxx, *fl, "-x", "c++-header", header, "-o", tmp]
+    import subprocess   # here, not at package import: only builds need it
     result = subprocess.run(cmd, capture_output=True, text=True)
     if result.returncode != 0:
         # no PCH is slower, not wrong: compile without one
@@ -112,6 +112,7 @@ def compile_module(source, module_hash, debug=False, fast_math=False, name="modu
         includes = (["-I", pch] if pch else []) + ["-I", _paths.include_dir()]
         cmd = [cxx, *fl, "-shared", *includes, src, "-o", out]
         t0 = time.perf_counter()
+        import subprocess
         result = subprocess.run(cmd, capture_output=True, text=True)
         if result.returncode != 0:
             raise CompileError(_compile_error_text(name, source, cmd, result.stderr))

@@ -5,8 +5,6 @@ import ctypes
 import hashlib
 import time
 
-from ..codegen.module_source import generate_source
-from ..codegen.target import CPU
 from ..compiler import cpu as cpu_compiler
 from ..config import config
 from ..version import __version__
@@ -77,9 +75,12 @@ class Module:
             self.generation = generation[0]
             self.invalidate()
 
-    def source(self, target=CPU, backward=True):
+    def source(self, target=None, backward=True):
+        # codegen is imported here, not at package import: a warm load never generates code
+        from ..codegen.module_source import generate_source
+        from ..codegen.target import CPU
         debug = self.option("mode") == "debug"
-        return generate_source(list(self.kernels.values()), target, debug, backward)
+        return generate_source(list(self.kernels.values()), target or CPU, debug, backward)
 
     def load(self, device, backward=False):
         """The loaded binary for ``device`` (building it if needed)."""
@@ -107,7 +108,7 @@ class Module:
         lm = self._load_indexed(key, kernels, t0)
         if lm is not None:
             return lm
-        source = self.source(CPU, backward)
+        source = self.source(None, backward)
         h = module_hash(source, build_key)
         path, built = cpu_compiler.compile_module(source, h, debug, fast_math, self.name)
         if key is not None:
