@@ -53,6 +53,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     """Run ``kernel`` over a grid of ``dim`` threads (an int or a tuple of up to 4)."""
     plan = getattr(kernel, "_plan", None)
     if plan is not None and not (adjoint or record_cmd) and get_device(device) is plan.device and \
+            (type(inputs) is list or type(inputs) is tuple) and \
             plan.run(dim, inputs if not outputs else list(inputs) + list(outputs)):
         return None
     return _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoint,
