@@ -126,3 +126,13 @@ def test_launch_from_threads_at_once():
         t.join()
     for i in range(4):
         np.testing.assert_array_equal(ys[i].numpy(), 3.0 * i)
+
+
+def test_inputs_as_any_iterable_after_the_plan_is_warm():
+    x = wp.array(np.arange(6, dtype=np.float32))
+    y = wp.zeros(6, dtype=float)
+    _run(x, y, 1.0, 0, wp.vec3(), False)
+    wp.launch(axpb, dim=6, inputs=(v for v in [x, y, 2.0, 1, wp.vec3(), False]))
+    np.testing.assert_allclose(y.numpy(), 2.0 * np.arange(6) + 1.0)
+    wp.launch(axpb, dim=np.int64(3), inputs=[x, y, 3.0, 0], outputs=[wp.vec3(), False])
+    np.testing.assert_allclose(y.numpy()[:3], 3.0 * np.arange(3))

@@ -369,12 +369,19 @@ bool parallel_for(entry_fn fn, const void* args, const void* bounds, int64_t tot
     // Runs chunks on the calling thread from a private cursor `pos`.  Returns
     // false if interrupted; stops early (with pos < total) when `may_engage`
     // and the measured work left is worth waking the pool.
+    // The probe's estimate starts after the first chunk: a first call into a freshly loaded
+    // module pays for lazy symbol binding and cold caches, which says nothing about the rest.
+    int64_t probe_t0 = t_start, probe_pos0 = 0;
     auto run_serial = [&](bool may_engage) -> bool {
         while (pos < total) {
             const int64_t n = std::min(size, total - pos);
             const int64_t t0 = now_ns();
             fn(args, bounds, pos, pos + n);
             const int64_t t1 = now_ns();
+            if (pos == 0) {
+                probe_t0 = t1;
+                probe_pos0 = n;
+            }
             pos += n;
             if (!fixed) size = adapt_chunk(size, n, t1 - t0);
             if (pos >= total) break;
@@ -382,10 +389,11 @@ bool parallel_for(entry_fn fn, const void* args, const void* bounds, int64_t tot
                 last_check = t1;
                 if (hook(hook_ctx)) return false;
             }
-            if (may_engage) {
-                const int64_t elapsed = t1 - t_start;
+            if (may_engage && pos > probe_pos0) {
+                const int64_t elapsed = t1 - probe_t0;
                 if (elapsed >= kProbeMinNs &&
-                    double(elapsed) / double(pos) * double(total - pos) >= double(kEngageMinWorkNs))
+                    double(elapsed) / double(pos - probe_pos0) * double(total - pos) >=
+                        double(kEngageMinWorkNs))
                     break;
             }
         }

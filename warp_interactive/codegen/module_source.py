@@ -182,10 +182,32 @@ def _kernel_body(fir, fname, target, debug, key, adjoint):
     return "\n".join(lines)
 
 
+MAX_VECTOR_BODY = 64   # statements; larger bodies do not vectorise across threads anyway
+
+
+def _straight_line(fir):
+    """Whether a kernel body could vectorise across threads: no loops, prints or returns, no
+    user-function calls, and short. Only such kernels get the unit-stride loop (a second copy
+    of the body costs compile time: +60% on a module of 59 kernels)."""
+    from ..lang import ir
+    if fir.calls:
+        return False
+    count, stack = 0, [fir.body]
+    while stack:
+        for st in stack.pop().stmts:
+            count += 1
+            if isinstance(st, (ir.ForRange, ir.While, ir.Print, ir.Return)):
+                return False
+            if isinstance(st, ir.If):
+                stack += [b for b in (st.body, st.orelse) if b is not None]
+    return count <= MAX_VECTOR_BODY
+
+
 def _entry(fir, target, which):
     """The entry point; on the CPU its unit-stride fast loop tests (and then pins) the innermost
     byte stride of every array parameter."""
-    template = target.entry_backward if which == "backward" and target.entry_backward else target.entry
+    plain = which == "backward" or not _straight_line(fir)
+    template = target.entry_plain if plain and target.entry_plain else target.entry
     check, pin = [], []
     for p in fir.params:
         if isinstance(p.type, array):

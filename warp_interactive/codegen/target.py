@@ -9,7 +9,7 @@ class Target:
     func_qualifier: str      # for generated helper functions
     suffix: str              # entry point name suffix: K_<suffix>_forward
     entry: str               # entry point template: {name}, {which}, {unit_stride_*}
-    entry_backward: str = ""  # template for the backward entry ("" means `entry`)
+    entry_plain: str = ""     # the one-loop entry (backward, and forward bodies that cannot vectorise); "" = `entry`
 
 
 # The arguments are copied to locals (a store through a float* could otherwise alias them, which
@@ -29,7 +29,7 @@ const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
     }}
 }}"""
 
-# the backward entry stays one plain loop (built on demand; compile time matters more there)
+# the plain entry: backward passes and bodies with loops or calls (one copy of the body compiles faster)
 _CPU_ENTRY_PLAIN = """extern "C" WPI_EXPORT void {name}_cpu_{which}(const {name}_args* args, \
 const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
     for (int64_t i = begin; i < end; ++i) {name}_{which}_body(*args, *dim, i);
@@ -43,5 +43,5 @@ _CUDA_ENTRY = """extern "C" __global__ void {name}_cuda_{which}({name}_args args
 
 
 CPU = Target(name="cpu", func_qualifier="static inline", suffix="cpu", entry=_CPU_ENTRY,
-             entry_backward=_CPU_ENTRY_PLAIN)
+             entry_plain=_CPU_ENTRY_PLAIN)
 CUDA = Target(name="cuda", func_qualifier="static inline __device__", suffix="cuda", entry=_CUDA_ENTRY)

@@ -56,6 +56,7 @@ def launch(kernel, dim=None, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(
     # a graph capture must see every launch, so it takes the general path
     if plan is not None and not (adjoint or record_cmd or _capturing[0]) and \
             get_device(device) is plan.device and \
+            (type(inputs) is list or type(inputs) is tuple) and \
             plan.run(dim, inputs if not outputs else list(inputs) + list(outputs)):
         return None
     return _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoint,
@@ -72,6 +73,8 @@ def _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoi
     if dim is None:
         dim = _default_dim(kernel, list(inputs) + list(outputs))
     bounds = make_bounds(dim)
+    if device.is_cpu and getattr(kernel, "_tid_arity", None) is None:
+        kernel.module.load(device, backward=adjoint)   # a warm load learns the tid arity untranslated
     _check_tid_arity(kernel, bounds)
     values = list(inputs) + list(outputs)
     grads = None

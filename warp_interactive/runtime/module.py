@@ -5,11 +5,10 @@ import ctypes
 import hashlib
 import time
 
-from ..codegen.module_source import generate_source
-from ..codegen.target import CPU
 from ..compiler import cpu as cpu_compiler
 from ..config import config
 from ..version import __version__
+from . import warm_index
 
 _modules = {}
 generation = [0]     # bumped when any @wp.func is (re)defined: kernels re-translate
@@ -76,9 +75,12 @@ class Module:
             self.generation = generation[0]
             self.invalidate()
 
-    def source(self, target=CPU, backward=True):
+    def source(self, target=None, backward=True):
+        # codegen is imported here, not at package import: a warm load never generates code
+        from ..codegen.module_source import generate_source
+        from ..codegen.target import CPU
         debug = self.option("mode") == "debug"
-        return generate_source(list(self.kernels.values()), target, debug, backward)
+        return generate_source(list(self.kernels.values()), target or CPU, debug, backward)
 
     def load(self, device, backward=False):
         """The loaded binary for ``device`` (building it if needed)."""
@@ -100,13 +102,39 @@ class Module:
         debug = self.option("mode") == "debug"
         fast_math = bool(self.option("fast_math"))
         t0 = time.perf_counter()
-        source = self.source(CPU, backward)
-        h = module_hash(source, cpu_compiler.build_key(debug, fast_math))
+        build_key = cpu_compiler.build_key(debug, fast_math)
+        kernels = list(self.kernels.values())
+        key = warm_index.module_key(kernels, (backward, debug, fast_math, config.max_unroll),
+                                    build_key, __version__)
+        lm = self._load_indexed(key, kernels, t0)
+        if lm is not None:
+            return lm
+        source = self.source(None, backward)
+        h = module_hash(source, build_key)
         path, built = cpu_compiler.compile_module(source, h, debug, fast_math, self.name)
+        if key is not None:
+            warm_index.store(key, h, kernels)
         lm = LoadedModule(path, h, built, time.perf_counter() - t0)
         self.last_build = (h, built, lm.build_time)
         if built and not config.quiet and config.verbose:
             print(f"Module {self.name} {h[:8]} built in {lm.build_time:.3f} s")
+        return lm
+
+
+    def _load_indexed(self, key, kernels, t0):
+        """The binary the warm-load index names for ``key`` (no translation), or None."""
+        entry = warm_index.lookup(key) if key is not None else None
+        if entry is None:
+            return None
+        from ..compiler import cache
+        path = cache.lookup(entry["module_hash"], cpu_compiler.BINARY)
+        arity = entry["tid_arity"]
+        if path is None or any(k.cpp not in arity for k in kernels):
+            return None
+        for k in kernels:
+            k._tid_arity = arity[k.cpp]
+        lm = LoadedModule(path, entry["module_hash"], False, time.perf_counter() - t0)
+        self.last_build = (lm.hash, False, lm.build_time)
         return lm
 
 

@@ -1,0 +1,146 @@
+"""The warm-load index: a module's binary found without translating its kernels.
+
+The module hash is a hash of the generated source, which needs every kernel translated (parse,
+type, generate: ~10 ms for a small module, most of a warm load). The index maps a cheaper key,
+computed from what the translation depends on, to the module hash found last time:
+
+* each kernel's source text and parameter types,
+* every global or closure value its code names, followed through: a ``@wp.func``'s source
+  (every overload) and, recursively, the globals it names; constants by type and value; warp
+  types by their C++ name and struct fields; modules only when they are warp_interactive or
+  the standard math/numpy modules (whose attributes kernels use as builtins),
+* the module options, the compiler build key and the package version.
+
+Anything the key cannot describe exactly (another module's attributes, an arbitrary object)
+makes ``module_key`` return None, and the load translates as before. An entry also records
+each kernel's ``tid`` arity, which the launch checks need. Entries are small JSON files
+written atomically; a stale or damaged one is ignored (the load then translates and rewrites it).
+"""
+
+import hashlib
+import json
+import os
+import types
+
+from ..compiler import cache
+
+_PLAIN = (int, float, bool, str, bytes, complex, type(None))
+_MODULES_OK = ("warp_interactive", "math", "numpy", "builtins", "cmath")
+
+
+class _Opaque(Exception):
+    """A referenced value the key cannot describe: no index for this module."""
+
+
+def _names(code):
+    """Every name a code object (and the code objects nested in it) looks up."""
+    out = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            out |= _names(c)
+    return out
+
+
+def _type_fp(t):
+    from ..lang.func import type_key
+    st = getattr(t, "_wp_struct_", None)
+    if st is not None:
+        return ("struct", st.cpp_name, [(k, _type_fp(v)) for k, v in st.fields.items()])
+    if getattr(t, "_cpp", None) is None and not hasattr(t, "_wp_scalar_type_"):
+        raise _Opaque(t)
+    return ("type", repr(type_key(t)))
+
+
+def _value_fp(v, seen):
+    if isinstance(v, _PLAIN):
+        return (type(v).__name__, repr(v))
+    if isinstance(v, tuple):
+        return ("tuple", [_value_fp(x, seen) for x in v])
+    if getattr(v, "_wp_function_", False):
+        return _function_fp(v, seen)
+    if isinstance(v, types.ModuleType):
+        if v.__name__.split(".")[0] in _MODULES_OK:
+            return ("module", v.__name__)
+        raise _Opaque(v)
+    if isinstance(v, type):
+        return _type_fp(v)
+    from ..lang.calls import BuiltinFunction
+    if isinstance(v, BuiltinFunction):
+        return ("builtin", v.key)
+    from ..types.array import array
+    if isinstance(v, array) and v.shape is None:   # an annotation
+        return ("array", _type_fp(v.dtype), v.ndim)
+    comp_type = type(v)
+    if getattr(comp_type, "_cpp", None) is not None:   # a vector/matrix/scalar value
+        return ("value", _type_fp(comp_type), bytes(v).hex() if hasattr(v, "_fields_") or
+                hasattr(v, "_length_") else repr(v))
+    if getattr(type(v), "__module__", "").split(".")[0] in _MODULES_OK and callable(v):
+        return ("callable", type(v).__module__, getattr(v, "__qualname__", getattr(v, "__name__", "")))
+    raise _Opaque(v)
+
+
+def _code_fp(func, src, seen):
+    """Source text plus the fingerprint of every global/closure value the code names."""
+    refs = []
+    g = func.__globals__
+    for name in sorted(_names(func.__code__)):
+        if name in src.closure:
+            refs.append((name, "c", _value_fp(src.closure[name], seen)))
+        elif name in g:
+            refs.append((name, "g", _value_fp(g[name], seen)))
+    return (src.text, refs)
+
+
+def _function_fp(fn, seen):
+    if id(fn) in seen:
+        return ("func-ref", fn.key)
+    seen.add(id(fn))
+    parts = [("func", fn.key)]
+    for ov in fn.overloads:
+        from ..lang.func import type_key
+        parts.append(([repr(type_key(t)) for t in ov.arg_types.values()], _code_fp(ov.py_func, ov.src, seen)))
+    if hasattr(fn, "generic_py"):
+        parts.append(("generic", _code_fp(fn.generic_py, fn.generic_src, seen)))
+    return parts
+
+
+def module_key(kernels, options, build_key, version):
+    """The index key for these kernels, or None when something they use is not describable."""
+    from ..lang.func import type_key
+    seen = set()
+    try:
+        parts = [(k.key, k.cpp, [repr(type_key(t)) for t in k.arg_types.values()],
+                  _code_fp(k.func, k.src, seen)) for k in kernels]
+    except _Opaque:
+        return None
+    h = hashlib.sha256(repr((parts, options, build_key, version)).encode())
+    return h.hexdigest()
+
+
+def _path(key):
+    return os.path.join(cache.cache_dir(), "index", key[:2], key + ".json")
+
+
+def lookup(key):
+    """{"module_hash": ..., "tid_arity": {kernel cpp name: arity}} or None."""
+    try:
+        with open(_path(key)) as f:
+            entry = json.load(f)
+        if isinstance(entry.get("module_hash"), str) and isinstance(entry.get("tid_arity"), dict):
+            return entry
+    except (OSError, ValueError, AttributeError):
+        pass
+    return None
+
+
+def store(key, module_hash, kernels):
+    path = _path(key)
+    entry = {"module_hash": module_hash, "tid_arity": {k.cpp: k.ir.tid_arity for k in kernels}}
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w") as f:
+            json.dump(entry, f)
+        os.replace(tmp, path)
+    except OSError:
+        pass   # the index is an optimisation: a read-only cache just means no warm shortcut
