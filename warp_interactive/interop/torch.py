@@ -127,12 +127,21 @@ def tensor_view(t, dtype=None):
 
 def _grad_tensor(t, grad):
     """The tensor holding ``t``'s gradient: ``grad``, else ``t.grad``, else a new zero one laid
-    out like ``t`` (the wp array shares strides between data and gradient)."""
+    out like ``t`` (the wp array shares strides between data and gradient).
+
+    The new one becomes ``t.grad`` only while torch's grad mode is on. With it off (inside a
+    ``torch.autograd.Function.forward``, or ``torch.no_grad()``), torch itself fills ``t.grad``
+    from what the Function's backward returns: attaching the buffer there too would make torch
+    add the returned gradient onto its own memory and double it."""
+    torch = _torch()
     if grad is not None:
         return grad
-    if t.grad is None:
-        t.grad = _torch().empty_strided(t.shape, t.stride(), dtype=t.dtype, device=t.device).zero_()
-    return t.grad
+    if t.grad is not None:
+        return t.grad
+    g = torch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device=t.device).zero_()
+    if torch.is_grad_enabled():
+        t.grad = g
+    return g
 
 
 def from_torch(t, dtype=None, requires_grad=None, grad=None, return_ctype=False):
