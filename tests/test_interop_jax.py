@@ -207,6 +207,13 @@ def test_jax_kernel_in_a_jitted_computation_with_traced_inputs():
     np.testing.assert_array_equal(np.asarray(y), 3.0 * np.arange(7))
 
 
+def test_jax_kernel_under_vmap():
+    jax_triple = jax_kernel(triple_kernel)
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    (y,) = jax.jit(jax.vmap(jax_triple))(x)
+    np.testing.assert_array_equal(np.asarray(y), 3.0 * x)
+
+
 def test_jax_kernel_launch_dims_2d_matmul():
     M, K, N = 8, 4, 6
     a = jp.arange(M * K, dtype=jp.float32).reshape(M, K)
@@ -492,3 +499,17 @@ def test_shard_map_examples_two_processes_distributed(tmp_path):
         assert f"OK multiply process {pid} devices 2 of 4 shards 2" in out, out
         assert f"OK matmul process {pid} devices 2 of 4 shards 2" in out, out
     assert "Allclose: True" in outs[0]
+
+
+def test_jax_kernel_of_a_redefined_kernel_is_refused():
+    def make():
+        @wp.kernel(module="wpi_test_interop_jax_redefined")
+        def redefined(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+            i = wp.tid()
+            y[i] = x[i]
+        return redefined
+
+    old = jax_kernel(make())
+    make()
+    with pytest.raises(RuntimeError, match="'redefined' was defined again.*newer definition"):
+        old(jp.zeros(3, dtype=jp.float32))

@@ -3,7 +3,6 @@ pages' NumPy example), wp arrays consumed by NumPy/torch/JAX/Paddle through __dl
 capsules, wp.from_dlpack of every producer, lifetimes, and the errors."""
 
 import ctypes
-import gc
 import subprocess
 import sys
 
@@ -41,6 +40,21 @@ def test_numpy_example_direct_launch():
     y = np.ones(n, dtype=np.float32)
 
     wp.launch(saxpy, dim=n, inputs=[x, y, 1.0], device="cpu")
+    np.testing.assert_allclose(y, np.arange(n) + 1.0)
+
+
+@wp.kernel
+def saxpy_subscript(x: wp.array[float], y: wp.array[float], a: float):
+    i = wp.tid()
+    y[i] = a * x[i] + y[i]
+
+
+def test_numpy_example_direct_launch_subscript_annotations():
+    # 001 spells the annotations wp.array[float]
+    n = 16
+    x = np.arange(n, dtype=np.float32)
+    y = np.ones(n, dtype=np.float32)
+    wp.launch(saxpy_subscript, dim=n, inputs=[x, y, 1.0], device="cpu")
     np.testing.assert_allclose(y, np.arange(n) + 1.0)
 
 
@@ -138,19 +152,16 @@ def test_dlpack_export_lifetime():
     ptr = a.ptr
     v = np.from_dlpack(a)
     del a
-    gc.collect()
     np.testing.assert_array_equal(v, np.arange(4))   # the consumer keeps the memory alive
     assert v.ctypes.data == ptr
     live = len(wdl._live)
     cap = wp.to_dlpack(wp.zeros(3))
     assert len(wdl._live) == live + 1
     del cap                                           # never consumed: freed with the capsule
-    gc.collect()
     assert len(wdl._live) == live
     v2 = np.from_dlpack(wp.zeros(3))
     assert len(wdl._live) == live + 1
     del v2                                            # consumed: the consumer's deleter frees it
-    gc.collect()
     assert len(wdl._live) == live
 
 
@@ -207,11 +218,9 @@ def test_from_dlpack_calls_producer_deleter():
     assert sys.getrefcount(src) == before + 1      # the producer's capsule holds its array
     view = a[1:]
     del a
-    gc.collect()
     assert sys.getrefcount(src) == before + 1      # a view keeps the import alive
     np.testing.assert_array_equal(view.numpy(), [1, 2, 3])
     del view
-    gc.collect()
     assert sys.getrefcount(src) == before           # the deleter ran: the producer let go
 
 

@@ -382,3 +382,9 @@ def test_performance_note_forms():
         y_ctype = wp.from_torch(y_t, return_ctype=True)
         wp.launch(saxpy, dim=n, inputs=[x_ctype, y_ctype, 1.0], device=device)
         np.testing.assert_allclose(y_t.numpy(), 1.0 + np.arange(n))
+    n = 16
+    x = torch.arange(n, dtype=torch.float32, device=device)
+    y = torch.ones(n, dtype=torch.float32, device=device)
+    for i in range(10):
+        wp.launch(saxpy, dim=n, inputs=[x, y, 1.0], device=device)
+    np.testing.assert_allclose(y.numpy(), 1.0 + 10.0 * np.arange(n))

@@ -138,6 +138,10 @@ class JaxKernel:
     def _entry(self):
         from ..runtime.device import get_device
         k = self.kernel
+        if k.module.kernels.get(k.key) is not k:
+            raise RuntimeError(f"jax_kernel: kernel '{k.key}' was defined again in module "
+                               f"'{k.module.name}' after this jax_kernel was made: call "
+                               "jax_kernel on the newer definition")
         return k.module.load(get_device("cpu")).entry(k.ir.name, "forward")
 
 
