@@ -270,3 +270,15 @@ def test_ctypes_struct_layouts_match_dlpack_h():
     assert ctypes.sizeof(wdl.DLManagedTensor) == 64
     assert ctypes.sizeof(wdl.DLManagedTensorVersioned) == 80
     assert wdl.DLManagedTensorVersioned.dl_tensor.offset == 32
+
+
+def test_versioned_capsule_flags():
+    a = wp.array(np.arange(3, dtype=np.float32))
+    for copy, flags in ((None, 0), (True, wdl.FLAG_IS_COPIED)):
+        cap = a.__dlpack__(max_version=(1, 0), copy=copy)
+        ptr = wdl._GetPointer(cap, b"dltensor_versioned")
+        m = wdl.DLManagedTensorVersioned.from_address(ptr)
+        assert (m.version.major, m.version.minor) == (1, 0) and m.flags == flags
+        assert (m.dl_tensor.data == a.ptr) == (copy is None)
+        b = wp.from_dlpack(cap)
+        np.testing.assert_array_equal(b.numpy(), a.numpy())

@@ -351,7 +351,7 @@ def test_example_rosenbrock_autograd_function():
     np.testing.assert_allclose(xy.grad.numpy(), np.stack([dx, dy], 1), rtol=1e-3, atol=1e-3)
 
     first = _rosen_np(p).mean()
-    for _ in range(200):
+    for _ in range(50):
         # step
         opt.zero_grad()
         z = Rosenbrock.apply(xy, num_points)
@@ -362,7 +362,7 @@ def test_example_rosenbrock_autograd_function():
     # minimum at (1, 1)
     xy_np = xy.numpy(force=True)
     print(np.mean(xy_np, axis=0))
-    assert _rosen_np(xy_np.astype(np.float64)).mean() < 0.1 * first
+    assert _rosen_np(xy_np.astype(np.float64)).mean() < 0.05 * first
 
 
 # --- the performance notes' three forms give the same results ------------------------------------

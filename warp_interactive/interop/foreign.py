@@ -81,6 +81,8 @@ def from_cuda_array_interface(obj, dtype=None, device=None):
     CUDA device) must be the one. A producer stream in the interface is waited for."""
     from ..runtime.device import get_device, get_cuda_devices
     iface = obj.__cuda_array_interface__
+    if iface.get("mask") is not None:
+        raise ValueError("masked __cuda_array_interface__ arrays are not supported")
     if device is None:
         cur = get_device()
         device = cur if cur.is_cuda else (get_cuda_devices() or [get_device("cuda")])[0]
