@@ -72,6 +72,12 @@ def total(x: wp.array(dtype=float), out: wp.array(dtype=float)):
 
 
 @wp.kernel
+def read_first(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = x[0]
+
+
+@wp.kernel
 def with_scalar(x: wp.array(dtype=float), s: float, y: wp.array(dtype=float)):
     i = wp.tid()
     y[i] = x[i] * s
@@ -240,6 +246,13 @@ def test_jax_kernel_large_launch_splits_over_threads():
     x = np.random.default_rng(0).random(1 << 18, dtype=np.float32)
     (y,) = jax.jit(jax_kernel(triple_kernel))(x)
     np.testing.assert_allclose(np.asarray(y), 3.0 * x, rtol=1e-6)
+    # the reverse pass too, with every thread adding into one gradient element (x[0])
+    g = jax.jit(jax.grad(lambda x: jax_kernel(read_first)(x)[0].sum()))(x)
+    assert float(g[0]) == x.size and not np.any(np.asarray(g)[1:])
+    (out,) = jax_kernel(total)(x)
+    np.testing.assert_allclose(float(out[0]), x.astype(np.float64).sum(), rtol=1e-4)
+    g = jax.jit(jax.grad(lambda x: (jax_kernel(triple_kernel)(x)[0] ** 2).sum()))(x)
+    np.testing.assert_allclose(np.asarray(g), 18.0 * x, rtol=1e-5)
 
 
 def test_jax_kernel_errors():

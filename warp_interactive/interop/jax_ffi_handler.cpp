@@ -163,8 +163,8 @@ ffi::Error call_adjoint(ffi::RemainingArgs inputs, ffi::RemainingRets results, i
         b.shape[d] = int32_t(launch_dims[d]);
         b.size *= launch_dims[d];
     }
-    // adjoints accumulate into shared gradients with plain +=: run on one thread
-    if (b.size > 0) reinterpret_cast<entry_fn>(entry)(packed.data(), &b, 0, b.size);
+    // gradients accumulate into arrays with atomic adds (adj_load), so threads may share them
+    if (b.size > 0) run(reinterpret_cast<entry_fn>(entry), packed.data(), b);
     return ffi::Error::Success();
 }
 
