@@ -34,7 +34,7 @@ from .runtime.cuda.streams import (Event, ScopedStream, Stream, get_event_elapse
 from .runtime.graph import Graph, ScopedCapture, capture_begin, capture_end, capture_launch
 
 # interop (issue 7): converters import their framework lazily, on first call
-from .interop.dlpack import from_dlpack, to_dlpack
+from .interop import from_dlpack, to_dlpack
 from .interop.torch import (device_from_torch, device_to_torch, dtype_from_torch, dtype_to_torch,
                             from_torch, stream_from_torch, stream_to_torch, to_torch)
 from .interop.jax import (device_from_jax, device_to_jax, dtype_from_jax, dtype_to_jax, from_jax,

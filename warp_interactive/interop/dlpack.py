@@ -142,6 +142,8 @@ def _consume(capsule):
 
 def _producer_stream(obj):
     """The stream to ask a CUDA producer to order its work before (Array API semantics)."""
+    if not hasattr(obj, "__dlpack_device__"):
+        return None
     dev_type, dev_id = obj.__dlpack_device__()
     if int(dev_type) not in (kDLCUDA, kDLCUDAManaged):
         return None
@@ -193,7 +195,7 @@ _live = {}   # address of a managed tensor -> the _Exported that owns it
 class _Exported:
     """The ctypes memory behind one exported capsule; holds the wp array alive."""
 
-    def __init__(self, a, versioned):
+    def __init__(self, a, versioned, flags=0):
         scalar = scalar_of(a.dtype)
         es = element_shape(a.dtype)
         shape = tuple(a.shape) + es
@@ -217,7 +219,7 @@ class _Exported:
         m.deleter = _DELETER
         if versioned:
             m.version = DLPackVersion(1, 0)
-            m.flags = 0
+            m.flags = flags
         self.address = ctypes.addressof(m)
 
 
@@ -241,7 +243,7 @@ def _capsule_destructor(capsule_ptr):
 _DELETER = _deleter
 
 
-def to_dlpack(a, versioned=False):
+def to_dlpack(a):
     """A DLPack capsule of wp array ``a`` (zero-copy), for a framework's ``from_dlpack``.
 
     No stream synchronisation is done: the capsule form is for cases where ordering is already
@@ -249,9 +251,13 @@ def to_dlpack(a, versioned=False):
     from ..types.array import array
     if not isinstance(a, array) or a.is_annotation:
         raise TypeError(f"wp.to_dlpack expects a wp.array, got {type(a).__name__}")
+    return _capsule(a, False)
+
+
+def _capsule(a, versioned, flags=0):
     if hasattr(a.dtype, "_np_struct_dtype"):
         raise TypeError(f"arrays of struct {type_repr(a.dtype)} cannot be shared through DLPack")
-    ex = _Exported(a, versioned)
+    ex = _Exported(a, versioned, flags)
     _live[ex.address] = ex
     return _New(ex.address, _NAME_V if versioned else _NAME, _capsule_destructor)
 
@@ -269,12 +275,14 @@ def array_dlpack(a, stream=None, max_version=None, dl_device=None, copy=None):
     if copy:
         from ..types.array import clone
         a = clone(a)
+        if max_version is not None and tuple(max_version)[0] >= 1:
+            return _capsule(a, True, FLAG_IS_COPIED)
     if a.device.is_cuda:
         _order_consumer_stream(a.device, stream)
     elif stream is not None:
         raise BufferError(f"stream must be None for a CPU array, got {stream!r}")
     versioned = max_version is not None and tuple(max_version)[0] >= 1
-    return to_dlpack(a, versioned)
+    return _capsule(a, versioned)
 
 
 def _order_consumer_stream(device, stream):

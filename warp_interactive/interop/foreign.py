@@ -81,6 +81,8 @@ def from_cuda_array_interface(obj, dtype=None, device=None):
     CUDA device) must be the one. A producer stream in the interface is waited for."""
     from ..runtime.device import get_device, get_cuda_devices
     iface = obj.__cuda_array_interface__
+    if iface.get("mask") is not None:
+        raise ValueError("masked __cuda_array_interface__ arrays are not supported")
     if device is None:
         cur = get_device()
         device = cur if cur.is_cuda else (get_cuda_devices() or [get_device("cuda")])[0]
@@ -111,24 +113,33 @@ def _stream_handle(device):
 
 
 # --- arrays passed straight to wp.launch ------------------------------------------------------
+_torch_interop = []   # warp_interactive.interop.torch, once a tensor has been seen
+
+
 def as_foreign_array(value, t, device):
     """A wp array for a launch parameter of type ``t`` from a torch tensor, an object with
     ``__cuda_array_interface__``, ``__dlpack__`` or ``__array__`` (zero-copy where possible)."""
-    from ..runtime.args import ArgError
     torch = sys.modules.get("torch")
     try:
         if torch is not None and isinstance(value, torch.Tensor):
-            from .torch import tensor_view
-            return tensor_view(value, t.dtype)
-        if hasattr(value, "__cuda_array_interface__"):
-            return from_cuda_array_interface(value, t.dtype, device if device.is_cuda else None)
-        if hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"):
-            from .dlpack import from_dlpack
-            return from_dlpack(value, dtype=t.dtype)
-        if hasattr(value, "__array__"):
-            from ..runtime.device import get_device
-            a = np.asarray(value)
-            return from_interface(a.__array_interface__, t.dtype, get_device("cpu"), a, "the array")
+            if not _torch_interop:
+                from . import torch as torch_interop
+                _torch_interop.append(torch_interop)
+            return _torch_interop[0].tensor_view(value, t.dtype)
+        return _other_foreign_array(value, t, device)
     except (TypeError, ValueError) as e:
+        from ..runtime.args import ArgError
         raise ArgError(str(e)) from None
-    raise ArgError(f"expected an array, got {type(value).__name__}")
+
+
+def _other_foreign_array(value, t, device):
+    from ..runtime.device import get_device
+    if hasattr(value, "__cuda_array_interface__"):
+        return from_cuda_array_interface(value, t.dtype, device if device.is_cuda else None)
+    if hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"):
+        from .dlpack import from_dlpack
+        return from_dlpack(value, dtype=t.dtype)
+    if hasattr(value, "__array__"):
+        a = np.asarray(value)
+        return from_interface(a.__array_interface__, t.dtype, get_device("cpu"), a, "the array")
+    raise TypeError(f"expected an array, got {type(value).__name__}")

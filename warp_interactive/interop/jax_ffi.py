@@ -5,6 +5,7 @@ The call becomes an XLA FFI custom call (``jax.ffi.ffi_call``) whose CPU handler
 kernel cache) packs XLA's buffers into the kernel's ``array_t`` descriptors and runs its CPU
 entry point. Inputs are followed by outputs in the kernel's parameters; the launch dimensions
 are the first argument's shape unless ``launch_dims=`` is given; outputs have the launch shape.
+The kernel's generated adjoint is its VJP rule (``jax.custom_vjp``), so ``jax.grad`` works.
 """
 
 import ctypes
@@ -21,6 +22,7 @@ from ..types.array import array
 from ..types.dtypes import element_shape, scalar_of, type_repr, type_size
 
 TARGET = "warp_interactive_kernel_call"
+ADJOINT_TARGET = "warp_interactive_kernel_adjoint"
 _HANDLER_SOURCE = os.path.join(os.path.dirname(__file__), "jax_ffi_handler.cpp")
 _BINARY = "jax_ffi_handler.so"
 _lock = threading.Lock()
@@ -74,6 +76,8 @@ def _ensure_registered():
         import jax
         lib = ctypes.CDLL(_build_handler(jax.ffi.include_dir()))
         jax.ffi.register_ffi_target(TARGET, jax.ffi.pycapsule(lib.WpiKernelCall), platform="cpu")
+        jax.ffi.register_ffi_target(ADJOINT_TARGET, jax.ffi.pycapsule(lib.WpiKernelAdjoint),
+                                    platform="cpu")
         _registered.append(lib)
 
 
@@ -93,11 +97,12 @@ class JaxKernel:
             raise TypeError(f"jax_kernel: kernel '{kernel.key}' needs at least one input and one "
                             "output array")
         self.kernel = kernel
+        self._params = list(kernel.arg_types.items())
+        self._differentiable = {}   # number of inputs -> the jax.custom_vjp callable
         self.launch_dims = None if launch_dims is None else _dims(launch_dims)
         self.__name__ = kernel.key
 
     def __call__(self, *args):
-        import jax
         params = list(self.kernel.arg_types.items())
         n_in, n_out = len(args), len(params) - len(args)
         if n_in < 1 or n_out < 1:
@@ -105,15 +110,57 @@ class JaxKernel:
                             f"pass 1 to {len(params) - 1} inputs (the rest are outputs), got {n_in}")
         for (name, t), x in zip(params, args):
             self._check_input(name, t, x)
-        dims = self.launch_dims or tuple(int(s) for s in args[0].shape[:params[0][1].ndim])
-        outs = [self._output_type(name, t, dims) for name, t in params[n_in:]]
+        fn = self._differentiable.get(n_in)
+        if fn is None:
+            fn = self._differentiable[n_in] = self._make_differentiable()
+        return list(fn(*args))
+
+    def _make_differentiable(self):
+        """The forward call with the kernel's generated adjoint as its JAX VJP rule."""
+        import jax
+
+        @jax.custom_vjp
+        def call(*xs):
+            return tuple(self._forward(xs))
+
+        def call_fwd(*xs):
+            return tuple(self._forward(xs)), xs
+
+        def call_bwd(xs, cotangents):
+            return tuple(self._adjoint(xs, cotangents))
+
+        call.defvjp(call_fwd, call_bwd)
+        return call
+
+    def _launch_shape(self, xs):
+        return self.launch_dims or tuple(int(s) for s in xs[0].shape[:self._params[0][1].ndim])
+
+    def _attrs(self, which, dims):
+        params = self._params
+        return dict(entry=np.int64(self._entry(which)), launch_dims=np.array(dims, dtype=np.int64),
+                    ranks=np.array([t.ndim for _, t in params], dtype=np.int64),
+                    elem_sizes=np.array([type_size(t.dtype) for _, t in params], dtype=np.int64))
+
+    def _forward(self, xs):
+        import jax
+        dims = self._launch_shape(xs)
+        outs = [self._output_type(name, t, dims) for name, t in self._params[len(xs):]]
         _ensure_registered()
         call = jax.ffi.ffi_call(TARGET, outs, vmap_method="sequential")
-        results = call(*args, entry=np.int64(self._entry()),
-                       launch_dims=np.array(dims, dtype=np.int64),
-                       ranks=np.array([t.ndim for _, t in params], dtype=np.int64),
-                       elem_sizes=np.array([type_size(t.dtype) for _, t in params], dtype=np.int64))
-        return list(results)
+        return call(*xs, **self._attrs("forward", dims))
+
+    def _adjoint(self, xs, cotangents):
+        """Gradients of the inputs from the outputs' cotangents, by the kernel's backward entry."""
+        import jax
+        dims = self._launch_shape(xs)
+        outs = [self._output_type(name, t, dims) for name, t in self._params[len(xs):]]
+        grads = [jax.ShapeDtypeStruct(x.shape, x.dtype) for x in xs]
+        call = jax.ffi.ffi_call(ADJOINT_TARGET, grads + outs + outs, vmap_method="sequential")
+        cots = [c.astype(o.dtype) for c, o in zip(cotangents, outs)]
+        results = call(*xs, *cots, **self._attrs("backward", dims))
+        return [g if jax.numpy.issubdtype(x.dtype, jax.numpy.inexact)
+                else np.zeros(x.shape, dtype=jax.dtypes.float0)
+                for g, x in zip(results[:len(xs)], xs)]
 
     def _check_input(self, name, t, x):
         from .jax import dtype_from_jax
@@ -135,10 +182,14 @@ class JaxKernel:
                              "the launch shape (pass launch_dims=)")
         return jax.ShapeDtypeStruct(tuple(dims) + element_shape(t.dtype), dtype_to_jax(t.dtype))
 
-    def _entry(self):
+    def _entry(self, which):
         from ..runtime.device import get_device
         k = self.kernel
-        return k.module.load(get_device("cpu")).entry(k.ir.name, "forward")
+        if k.module.kernels.get(k.key) is not k:
+            raise RuntimeError(f"jax_kernel: kernel '{k.key}' was defined again in module "
+                               f"'{k.module.name}' after this jax_kernel was made: call "
+                               "jax_kernel on the newer definition")
+        return k.module.load(get_device("cpu"), backward=which == "backward").entry(k.ir.name, which)
 
 
 def _dims(d):

@@ -113,7 +113,71 @@ ffi::Error call_kernel(ffi::RemainingArgs inputs, ffi::RemainingRets outputs, in
     return ffi::Error::Success();
 }
 
+// The reverse pass: inputs are the primal inputs then the outputs' cotangents; results are the
+// inputs' gradients, then scratch memory for the outputs' data and gradients. The backward entry
+// replays the forward pass, so the outputs' data start at zero as in the forward call, and the
+// cotangents are copied into writable gradient memory.
+ffi::Error call_adjoint(ffi::RemainingArgs inputs, ffi::RemainingRets results, int64_t entry,
+                        ffi::Span<const int64_t> launch_dims, ffi::Span<const int64_t> ranks,
+                        ffi::Span<const int64_t> elem_sizes)
+{
+    const size_t n = ranks.size();
+    if (elem_sizes.size() != n || inputs.size() != n || results.size() < n ||
+        results.size() > 2 * n || entry == 0)
+        return ffi::Error(ffi::ErrorCode::kInvalidArgument, "warp kernel adjoint: bad attributes");
+    const size_t n_out = results.size() - n, n_in = n - n_out;
+    std::vector<array_t> packed(n);
+    for (size_t i = 0; i < n; ++i) {
+        // inputs: data is the primal input, gradient a result; outputs: both are results
+        auto grad = results.get<ffi::AnyBuffer>(i < n_in ? i : n + (i - n_in));
+        if (grad.has_error()) return grad.error();
+        ffi::AnyBuffer g = **grad;
+        void* data = nullptr;
+        ffi::AnyBuffer::Dimensions dims;
+        if (i < n_in) {
+            auto in = inputs.get<ffi::AnyBuffer>(i);
+            if (in.has_error()) return in.error();
+            data = in->untyped_data();
+            dims = in->dimensions();
+            std::memset(g.untyped_data(), 0, g.size_bytes());
+        } else {
+            auto out = results.get<ffi::AnyBuffer>(i);
+            auto cot = inputs.get<ffi::AnyBuffer>(i);
+            if (out.has_error()) return out.error();
+            if (cot.has_error()) return cot.error();
+            ffi::AnyBuffer d = **out;
+            std::memset(d.untyped_data(), 0, d.size_bytes());
+            std::memcpy(g.untyped_data(), cot->untyped_data(), g.size_bytes());
+            data = d.untyped_data();
+            dims = d.dimensions();
+        }
+        auto err = describe(packed[i], data, dims, ranks[i], elem_sizes[i], i);
+        if (err.failure()) return err;
+        packed[i].grad = g.untyped_data();
+    }
+    launch_bounds_t b;
+    std::memset(&b, 0, sizeof(b));
+    b.ndim = int32_t(launch_dims.size());
+    b.size = 1;
+    for (size_t d = 0; d < launch_dims.size() && d < 4; ++d) {
+        b.shape[d] = int32_t(launch_dims[d]);
+        b.size *= launch_dims[d];
+    }
+    // gradients accumulate into arrays with atomic adds (adj_load), so threads may share them
+    if (b.size > 0) run(reinterpret_cast<entry_fn>(entry), packed.data(), b);
+    return ffi::Error::Success();
+}
+
 }  // namespace
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(WpiKernelAdjoint, call_adjoint,
+                              ffi::Ffi::Bind()
+                                  .RemainingArgs()
+                                  .RemainingRets()
+                                  .Attr<int64_t>("entry")
+                                  .Attr<ffi::Span<const int64_t>>("launch_dims")
+                                  .Attr<ffi::Span<const int64_t>>("ranks")
+                                  .Attr<ffi::Span<const int64_t>>("elem_sizes"));
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(WpiKernelCall, call_kernel,
                               ffi::Ffi::Bind()

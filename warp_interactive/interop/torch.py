@@ -6,8 +6,9 @@ a torch optimiser reads. ``to_torch(a)`` is the reverse: the tensor views the ar
 ``.grad`` views ``a.grad``. torch is imported on first use only.
 """
 
+from ..runtime.device import cpu as _cpu
 from ..types import scalars as sc
-from ..types.arraydesc import make_desc
+from ..types.arraydesc import MAX_DIMS, make_desc
 from ..types.dtypes import scalar_of, type_repr
 from .foreign import element_layout, wrap
 
@@ -113,26 +114,44 @@ def _stream_class():
 # --- tensors -----------------------------------------------------------------------------------
 def _layout(t, dtype):
     """(wp element type, shape, byte strides) of tensor ``t`` viewed as ``dtype``."""
-    scalar = dtype_from_torch(t.dtype)
+    scalar = _from_torch_cache.get(t.dtype) or dtype_from_torch(t.dtype)
     size = scalar.size
+    shape = tuple(t.shape)
     strides = tuple(s * size for s in t.stride())
-    return element_layout(tuple(t.shape), strides, scalar, dtype, "the torch tensor")
+    if (dtype is None or dtype is scalar) and 0 < len(shape) <= MAX_DIMS:
+        return scalar, shape, strides    # the common case: no element dimensions to split off
+    return element_layout(shape, strides, scalar, dtype, "the torch tensor")
+
+
+def _device_of(t):
+    if not t.is_cuda:
+        return _cpu
+    return device_from_torch(t.device)
 
 
 def tensor_view(t, dtype=None):
     """A wp array viewing tensor ``t`` (no gradient): what ``wp.launch`` uses for tensors."""
     dtype, shape, strides = _layout(t, dtype)
-    return wrap(t.data_ptr(), shape, strides, dtype, device_from_torch(t.device), t)
+    return wrap(t.data_ptr(), shape, strides, dtype, _device_of(t), t)
 
 
 def _grad_tensor(t, grad):
     """The tensor holding ``t``'s gradient: ``grad``, else ``t.grad``, else a new zero one laid
-    out like ``t`` (the wp array shares strides between data and gradient)."""
+    out like ``t`` (the wp array shares strides between data and gradient).
+
+    The new one becomes ``t.grad`` only while torch's grad mode is on. With it off (inside a
+    ``torch.autograd.Function.forward``, or ``torch.no_grad()``), torch itself fills ``t.grad``
+    from what the Function's backward returns: attaching the buffer there too would make torch
+    add the returned gradient onto its own memory and double it."""
+    torch = _torch()
     if grad is not None:
         return grad
-    if t.grad is None:
-        t.grad = _torch().empty_strided(t.shape, t.stride(), dtype=t.dtype, device=t.device).zero_()
-    return t.grad
+    if t.grad is not None:
+        return t.grad
+    g = torch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device=t.device).zero_()
+    if torch.is_grad_enabled():
+        t.grad = g
+    return g
 
 
 def from_torch(t, dtype=None, requires_grad=None, grad=None, return_ctype=False):
@@ -156,12 +175,12 @@ def from_torch(t, dtype=None, requires_grad=None, grad=None, return_ctype=False)
         gt = _grad_tensor(t, grad)
         if isinstance(gt, torch.Tensor):
             gdtype, gshape, gstrides = _layout(gt, dtype)
-            g = wrap(gt.data_ptr(), gshape, gstrides, dtype, device_from_torch(gt.device), gt)
+            g = wrap(gt.data_ptr(), gshape, gstrides, dtype, _device_of(gt), gt)
         else:
             g = gt   # already a wp array
     if return_ctype:
         return make_desc(t.data_ptr(), g.ptr if g is not None else 0, shape, strides)
-    return wrap(t.data_ptr(), shape, strides, dtype, device_from_torch(t.device), t,
+    return wrap(t.data_ptr(), shape, strides, dtype, _device_of(t), t,
                 requires_grad=bool(requires_grad), grad=g)
 
 
