@@ -172,3 +172,11 @@ def test_decorator_codegen_error_is_short(ipython):
     out, err = ipython.run("wp.launch(nb_dec_bad, 1, inputs=[wp.zeros(1)])")
     assert isinstance(err, wp.CodegenError)
     assert "name 'nope' is not defined" in str(err)
+
+
+def test_magic_builds_are_timed(ipython):
+    ipython.ok("rec = wp.timing.record().start()")
+    ipython.ok("%%wp.kernel --quiet\ndef nb_timed(y: wp.array(dtype=float)):\n    y[0] = 2.0\n")
+    ipython.ok("rec.stop()")
+    builds = [r for r in ipython.shell.user_ns["rec"].results if r.kind == "build"]
+    assert [b.name for b in builds] == ["__cell__nb_timed"] and builds[0].elapsed > 0

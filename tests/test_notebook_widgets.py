@@ -196,3 +196,23 @@ def test_tape_svg_engine_dot_when_missing(monkeypatch):
     with pytest.raises(RuntimeError, match="GraphViz 'dot' was not found"):
         tape_view.tape_svg(tape, engine="dot")
     assert tape_view.tape_svg(tape).startswith("<svg")    # auto falls back to the Python layout
+
+
+def test_timing_widget_tabs():
+    pytest.importorskip("ipywidgets")
+    with wp.timing.record() as rec:
+        wp.launch(wd_square, 4, inputs=[wp.ones(4), wp.zeros(4)])
+    tab = wp.notebook.timing_widget(results=rec.results, timers=[("t", 1.0)], builds=[])
+    assert [tab.get_title(i) for i in range(len(tab.children))] == ["launches", "timers"]
+    assert "wd_square (forward)" in tab.children[0].value
+
+
+def test_fd_capture_copies_c_level_writes():
+    import ctypes
+    from warp_interactive.notebook.capture import FdCapture
+    sink = io.StringIO()
+    libc = ctypes.CDLL(None)
+    with FdCapture(sink):
+        libc.printf(b"from C %d\n", 42)
+        libc.write(1, b"raw write\n", 10)
+    assert "from C 42\n" in sink.getvalue() and "raw write\n" in sink.getvalue()

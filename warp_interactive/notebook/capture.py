@@ -66,6 +66,12 @@ class FdCapture:
         self._thread = self._read = None
 
     def _pump(self):
+        try:
+            self._copy_until_eof()
+        except (OSError, ValueError):   # the read end was closed under us (stop() timed out)
+            pass
+
+    def _copy_until_eof(self):
         while True:
             stopping = self._stopping.is_set()   # read before select: data written before
             ready, _, _ = select.select([self._read], [], [], FLUSH_EVERY)  # stop() is seen

@@ -83,8 +83,7 @@ def run_kernel_cell(shell, cells, line, cell):
     try:
         exec(compile(tree, filename, "exec"), shell.user_ns)
         if not opts.lazy:
-            from ..runtime.device import get_device
-            module.load(get_device(opts.device))
+            _build(module, opts.device)
     except (CodegenError, CompileError, RecursionError) as e:
         saved.restore()
         raise _cell_error(e, shell, opts) from None
@@ -101,6 +100,14 @@ def run_kernel_cell(shell, cells, line, cell):
         print(summary(module, names, opts.lazy, time.perf_counter() - t0))
     if opts.show_source:
         _show_source(module, opts.show_source)
+
+
+def _build(module, device_name):
+    from ..runtime import timing
+    from ..runtime.device import get_device
+    device = get_device(device_name)
+    lm = module.load(device)
+    timing.record_build(module.name, lm.build_time, device)
 
 
 def _kernel_decorator():

@@ -97,6 +97,12 @@ def timing_print(results, indent=""):
         print(f"{indent}{name:<32} {kind:<9} {n:>6} {total:>10.3f} {mean:>10.3f}")
 
 
+def record_build(module_name, seconds, device="cpu"):
+    """A module build outside a launch (the notebook magic builds a cell at once)."""
+    for rec in _active:
+        rec.results.append(TimingResult(module_name, "build", str(device), seconds * 1000.0))
+
+
 def _install():
     from .launch import Launch
     if _original[0] is None:
