@@ -180,3 +180,18 @@ def test_magic_builds_are_timed(ipython):
     ipython.ok("rec.stop()")
     builds = [r for r in ipython.shell.user_ns["rec"].results if r.kind == "build"]
     assert [b.name for b in builds] == ["__cell__nb_timed"] and builds[0].elapsed > 0
+
+
+def test_struct_and_func_in_a_magic_cell(ipython):
+    out = ipython.ok("%%wp.kernel --device cpu\n@wp.struct\nclass NbParams:\n    scale: float\n    shift: float\n\n"
+                     "@wp.func\ndef nb_affine(p: NbParams, v: float):\n    return p.scale * v + p.shift\n\n"
+                     "def nb_apply(p: NbParams, y: wp.array(dtype=float)):\n    i = wp.tid()\n"
+                     "    y[i] = nb_affine(p, float(i))\n")
+    assert "__cell__nb_apply: nb_apply |" in out
+    ipython.ok("p = NbParams(); p.scale = 3.0; p.shift = 1.0; s = wp.zeros(4); wp.launch(nb_apply, 4, inputs=[p, s])")
+    np.testing.assert_allclose(ipython.shell.user_ns["s"].numpy(), 3.0 * np.arange(4) + 1.0)
+
+
+def test_annotation_array_repr_is_plain(ipython):
+    html = wp.array(dtype=float)._repr_html_()
+    assert "wp.array" in html or "array" in html
