@@ -50,6 +50,12 @@ def test_paged_table_shows_one_page():
     assert "<th>99</th>" in html and "<th>39</th>" not in html and "page 5 of 5" in html
 
 
+def test_2d_scalar_rows_are_plain_numbers():
+    a = wp.array(np.arange(30, dtype=np.float32).reshape(2, 15))
+    rows, _, _ = array_view.page(a)
+    assert rows[1][1] == [str(v) for v in range(15, 27)] + ["…"]
+
+
 def test_vector_arrays_format_components():
     a = wp.array(np.arange(6, dtype=np.float32).reshape(2, 3), dtype=wp.vec3)
     rows, _, _ = array_view.page(a)

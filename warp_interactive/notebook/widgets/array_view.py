@@ -56,11 +56,10 @@ def page(a, page_index=0, rows=PAGE_ROWS):
     for i in range(lo, hi):
         row = v[i]
         if a.ndim == 1:
-            cells = [_fmt(row)]
+            cells = [_fmt(row)]          # one element (a scalar, or a vector's components)
         else:
-            flat = row.reshape(row.shape[0], -1) if row.ndim > 1 else row.reshape(-1, 1)
-            cells = [_fmt(flat[j]) for j in range(min(len(flat), MAX_COLS))]
-            if len(flat) > MAX_COLS:
+            cells = [_fmt(row[j]) for j in range(min(len(row), MAX_COLS))]
+            if len(row) > MAX_COLS:
                 cells.append("…")
         out.append((i, cells))
     return out, page_index, pages
