@@ -46,7 +46,7 @@ def downsample(values, max_side):
     return values[::sy, ::sx]
 
 
-def heatmap_png(values, max_side=256, scale_to=256):
+def heatmap_png(values, max_side=128, scale_to=256):
     """PNG of a 2-d scalar array, min..max -> colour map, large arrays sampled by stride."""
     v = downsample(values, max_side).astype(np.float64)
     finite = v[np.isfinite(v)]
