@@ -14,7 +14,11 @@ fi
 # a fresh kernel cache for this test session (tests also isolate it per session)
 export WARP_INTERACTIVE_CACHE_DIR=$(mktemp -d)
 set +e
-"$VENV/bin/python" -m pytest -q -n 2 --dist loadfile tests "$@"
+# the tests, and the tutorial notebooks executed top to bottom by nbval (--nbval-lax: every
+# cell must run; cells marked to check their output are compared after notebooks/sanitize.cfg)
+"$VENV/bin/python" -m pytest -q -n 2 --dist loadfile \
+    --nbval-lax --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg \
+    tests notebooks "$@"
 rc=$?
 set -e
 rm -rf "$WARP_INTERACTIVE_CACHE_DIR"

@@ -70,3 +70,44 @@ _export_builtins(globals())
 from .lang import builtins_geometry as _builtins_geometry  # noqa: E402,F401
 from .geometry import Bvh, HashGrid, Mesh  # noqa: E402
 _export_builtins(globals())
+
+
+# --- notebook: launch timings, the IPython extension (loaded only inside IPython) -------------
+from .runtime import timing  # noqa: E402
+from .runtime.timing import timing_begin, timing_end, timing_print  # noqa: E402,F401
+
+
+def load_ipython_extension(ipython):
+    """``%load_ext warp_interactive``: the %%wp.kernel magic, per-cell modules, displays."""
+    from .notebook import load_ipython_extension as load
+    load(ipython)
+
+
+def unload_ipython_extension(ipython):
+    from .notebook import unload_ipython_extension as unload
+    unload(ipython)
+
+
+def __getattr__(name):
+    if name == "notebook":      # wp.notebook without importing IPython-side code at start-up
+        import importlib
+        return importlib.import_module(".notebook", __name__)
+    raise AttributeError(f"module 'warp_interactive' has no attribute '{name}'")
+
+
+def _register_in_ipython():
+    """Inside IPython, importing the package registers the extension (set
+    WARP_INTERACTIVE_NO_EXTENSION=1 to opt out)."""
+    import os
+    import sys
+    if "IPython" not in sys.modules or os.environ.get("WARP_INTERACTIVE_NO_EXTENSION") == "1":
+        return
+    try:
+        shell = sys.modules["IPython"].get_ipython()
+    except Exception:     # IPython half-imported or not running a shell: nothing to register
+        return
+    if shell is not None and hasattr(shell, "register_magic_function"):
+        load_ipython_extension(shell)
+
+
+_register_in_ipython()

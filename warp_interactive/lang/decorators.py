@@ -1,9 +1,13 @@
 """The decorators users write: ``@wp.kernel``, ``@wp.func``, ``@wp.struct``, ``wp.constant``."""
 
+import itertools
+
 from ..types.struct import struct  # noqa: F401  (re-exported)
 from .func import Function, Kernel
 
 _functions = {}   # (module name, function name) -> Function
+_versions = itertools.count(1)   # a fresh number for each (re)definition of a @wp.func
+module_hook = None   # set by the notebook layer: fn -> the Module for a kernel defined in a cell
 
 
 def _module_name(f, module):
@@ -15,9 +19,17 @@ def _module_name(f, module):
 def kernel(f=None, *, enable_backward=None, module=None):
     """Compile ``f`` as a kernel: ``@wp.kernel`` or ``@wp.kernel(enable_backward=False)``."""
     def wrap(fn):
-        from ..runtime.module import get_module
-        return Kernel(fn, get_module(_module_name(fn, module)), enable_backward)
+        return Kernel(fn, _module_for(fn, module), enable_backward)
     return wrap(f) if f is not None else wrap
+
+
+def _module_for(fn, module):
+    from ..runtime.module import get_module
+    if module is None and module_hook is not None:
+        m = module_hook(fn)      # a notebook cell's own module, not the notebook's __main__
+        if m is not None:
+            return m
+    return get_module(_module_name(fn, module))
 
 
 def func(f=None, *, module=None):
@@ -32,8 +44,10 @@ def func(f=None, *, module=None):
             existing.func = fn
             existing.add_overload(fn, source_of(fn))
             result = existing
+            _forget_callers(existing)
         else:
             result = _functions[key] = Function(fn, key[0])
+        result.version = next(_versions)
         bump_generation()
         return result
     return wrap(f) if f is not None else wrap
@@ -46,7 +60,8 @@ def _custom(kind, f):
     def wrap(fn):
         from ..runtime.module import bump_generation
         f.set_custom(kind, fn)
-        bump_generation()   # kernels that call f rebuild with the new adjoint
+        f.version = next(_versions)   # modules whose kernels call f rebuild with the new adjoint
+        bump_generation()
         return fn
     return wrap
 
@@ -61,6 +76,26 @@ def func_replay(f):
     """``@wp.func_replay(f)``: the function run instead of f in the forward replay of adjoints
     (same parameters and result, without side effects such as atomics)."""
     return _custom("replay", f)
+
+
+def _forget_callers(changed):
+    """Drop the translated IR of every function overload that calls ``changed`` (directly or
+    through others), so it re-resolves against the new definition. Kernels that call it are
+    found by their modules' dependency records (runtime.module.function_deps)."""
+    from ..runtime.module import function_deps
+    stale_by_function = []
+    for f in _functions.values():
+        if f is changed:
+            continue
+        overloads = list(f.overloads) + list(f.generic_instances.values())
+        stale = [o for o in overloads
+                 if o._ir is not None and changed in function_deps([o._ir], translate=False)]
+        stale_by_function.append((f, stale))
+    for f, stale in stale_by_function:     # cleared only after the walk, which reads them
+        for o in stale:
+            o._ir = None
+        if any(o in stale for o in f.generic_instances.values()):
+            f.generic_instances.clear()
 
 
 def constant(x):

@@ -11,7 +11,8 @@ from ..version import __version__
 from . import warm_index
 
 _modules = {}
-generation = [0]     # bumped when any @wp.func is (re)defined: kernels re-translate
+generation = [0]     # bumped when any @wp.func is (re)defined: modules check their dependencies
+build_log = []       # one BuildRecord per module load (compiled or from the cache), in order
 
 
 def get_module(name):
@@ -23,6 +24,43 @@ def get_module(name):
 
 def bump_generation():
     generation[0] += 1
+
+
+def replace_module(module):
+    """Make ``module`` the registered module of its name (the notebook magic builds a cell's new
+    module aside and swaps it in only when it built; kernels of the old one keep working)."""
+    _modules[module.name] = module
+
+
+class BuildRecord:
+    """One module load: ``compiled`` is True when the C++ compiler ran (a cache miss)."""
+
+    __slots__ = ("module", "hash", "compiled", "seconds", "kernels")
+
+    def __init__(self, module, module_hash, compiled, seconds, kernels):
+        self.module, self.hash, self.compiled = module, module_hash, compiled
+        self.seconds, self.kernels = seconds, kernels
+
+    def __repr__(self):
+        kind = "compiled" if self.compiled else "cache hit"
+        return f"<build {self.module} {self.hash[:8]} {kind} {self.seconds:.3f} s>"
+
+
+def function_deps(irs, translate=True):
+    """Every @wp.func the IRs call, transitively: {Function: version when it was used}.
+    With ``translate=False`` callees not translated yet are not looked into."""
+    deps, seen = {}, set()
+    stack = [ov for fir in irs for ov in fir.calls]
+    while stack:
+        ov = stack.pop()
+        if id(ov) in seen:
+            continue
+        seen.add(id(ov))
+        deps[ov.function] = getattr(ov.function, "version", 0)
+        callee_ir = ov.ir if translate else ov._ir
+        if callee_ir is not None:
+            stack.extend(callee_ir.calls)
+    return deps
 
 
 class LoadedModule:
@@ -57,6 +95,8 @@ class Module:
         self.loaded = {}          # (device alias, with_backward) -> LoadedModule
         self.generation = -1
         self.last_build = None    # (hash, built?, seconds) of the last load, for reporting
+        self.deps = {}            # Function -> version, of the functions the kernels call
+        self.parent = None        # a notebook cell's module falls back to its notebook's options
 
     def add_kernel(self, kernel):
         self.kernels[kernel.key] = kernel
@@ -68,12 +108,20 @@ class Module:
             k._ir = None
 
     def option(self, name):
-        return self.options.get(name, getattr(config, name))
+        if name in self.options:
+            return self.options[name]
+        parent = _modules.get(self.parent) if self.parent else None
+        if parent is not None and name in parent.options:
+            return parent.options[name]
+        return getattr(config, name)
 
     def _sync_generation(self):
+        """After a @wp.func was (re)defined: rebuild only if a function this module's kernels
+        call (directly or through other functions) has changed since the last build."""
         if self.generation != generation[0]:
             self.generation = generation[0]
-            self.invalidate()
+            if any(getattr(f, "version", 0) != v for f, v in self.deps.items()):
+                self.invalidate()
 
     def source(self, target=None, backward=True):
         # codegen is imported here, not at package import: a warm load never generates code
@@ -96,6 +144,7 @@ class Module:
         else:
             lm = self._load_cpu(backward)
         self.loaded[key] = lm
+        self.deps = function_deps([k.ir for k in self.kernels.values()])
         return lm
 
     def _load_cpu(self, backward):
@@ -116,6 +165,7 @@ class Module:
             warm_index.store(key, h, kernels)
         lm = LoadedModule(path, h, built, time.perf_counter() - t0)
         self.last_build = (h, built, lm.build_time)
+        build_log.append(BuildRecord(self.name, h, built, lm.build_time, list(self.kernels)))
         if built and not config.quiet and config.verbose:
             print(f"Module {self.name} {h[:8]} built in {lm.build_time:.3f} s")
         return lm
@@ -171,7 +221,14 @@ def load_module(module=None, device=None):
     """Build (or fetch from the cache) and load a module now rather than at its first launch."""
     from .device import get_device
     name = _module_name(module)
-    return get_module(name).load(get_device(device))
+    device = get_device(device)
+    for child in _children(name):     # a notebook's cell modules load with it
+        child.load(device)
+    return get_module(name).load(device)
+
+
+def _children(name):
+    return [m for m in list(_modules.values()) if m.parent == name]
 
 
 def set_module_options(options, module=None):
@@ -180,6 +237,8 @@ def set_module_options(options, module=None):
     m = get_module(name)
     m.options.update(options)
     m.invalidate()
+    for child in _children(name):
+        child.invalidate()
 
 
 def get_module_options(module=None):

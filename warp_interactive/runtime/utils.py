@@ -40,6 +40,9 @@ class ScopedTimer:
         self.dict, self.synchronize, self.report_func = dict, synchronize, report_func
         self.skip_tape = skip_tape
         self.elapsed = 0.0
+        self.cuda_filter = cuda_filter
+        self.timing_results = []      # per-launch timings when cuda_filter is given
+        self._recorder = None
 
     def __enter__(self):
         if self.active:
@@ -49,6 +52,9 @@ class ScopedTimer:
             from . import tape_hooks
             if tape_hooks.active and not self.skip_tape:
                 tape_hooks.active[-1].record_scope_begin(self.name)
+            if self.cuda_filter is not None:
+                from .timing import Recorder
+                self._recorder = Recorder().start()
             self.start = time.perf_counter()
         return self
 
@@ -58,6 +64,9 @@ class ScopedTimer:
         if self.synchronize:
             synchronize()
         self.elapsed = (time.perf_counter() - self.start) * 1000.0
+        if self._recorder is not None:
+            self.timing_results = self._recorder.stop()
+            self._recorder = None
         from . import tape_hooks
         if tape_hooks.active and not self.skip_tape:
             tape_hooks.active[-1].record_scope_end()
@@ -65,7 +74,11 @@ class ScopedTimer:
         if self.dict is not None:
             self.dict.setdefault(self.name, []).append(self.elapsed)
         if self.report_func:
-            self.report_func([], self.elapsed)
+            self.report_func(self.timing_results, self.elapsed)
         if self.print:
             print(f"{'  ' * ScopedTimer.indent}{self.name} took {self.elapsed:.2f} ms")
         ScopedTimer.indent -= 1
+
+    def _repr_html_(self):
+        from ..notebook.widgets.timing_view import scoped_timer_html
+        return scoped_timer_html(self)

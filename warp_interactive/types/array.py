@@ -404,6 +404,14 @@ class array:
 
     __str__ = __repr__
 
+    def _repr_html_(self):
+        """Notebook display: statistics, one page of values, a heat-map for 2-d scalars."""
+        from ..notebook.widgets.array_view import array_html
+        return array_html(self)
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {"text/html": self._repr_html_(), "text/plain": repr(self)}
+
     # --- annotations ----------------------------------------------------------------------------
     def __class_getitem__(cls, dtype):
         return array(dtype=dtype)

@@ -1,0 +1,197 @@
+"""The %%wp.kernel magic and per-cell modules, driven through a real IPython shell."""
+
+import numpy as np
+
+import warp_interactive as wp
+from notebook_helpers import ipython  # noqa: F401  (fixture)
+from warp_interactive.runtime import module as rt_module
+
+
+def builds_after(mark):
+    """{module name: compiled?} of the builds since ``mark`` (a len(build_log))."""
+    return {b.module: b.compiled for b in rt_module.build_log[mark:]}
+
+
+SAXPY = """%%wp.kernel
+def nb_saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
+    i = wp.tid()
+    y[i] = a * x[i] + y[i]{extra}
+"""
+
+
+def test_magic_define_launch_edit_rerun(ipython):
+    out = ipython.ok(SAXPY.format(extra=""))
+    assert "wp.kernel __cell__nb_saxpy: nb_saxpy" in out and "hash" in out
+    ipython.ok("x = wp.array(np.arange(5, dtype=np.float32)); y = wp.ones(5)\n"
+               "wp.launch(nb_saxpy, 5, inputs=[x, y, 2.0])")
+    np.testing.assert_allclose(ipython.shell.user_ns["y"].numpy(), 2 * np.arange(5) + 1)
+    # edit: the new body runs after re-running the cell
+    out = ipython.ok(SAXPY.format(extra=" * 0.5"))
+    assert "compiled (cache miss)" in out
+    ipython.ok("y = wp.ones(5); wp.launch(nb_saxpy, 5, inputs=[x, y, 2.0])")
+    np.testing.assert_allclose(ipython.shell.user_ns["y"].numpy(), 2 * np.arange(5) + 0.5)
+
+
+def test_unchanged_cell_rerun_makes_no_compiler_call(ipython):
+    ipython.ok(SAXPY.format(extra=" + 7.0"))
+    mark = len(rt_module.build_log)
+    out = ipython.ok(SAXPY.format(extra=" + 7.0"))
+    assert "cache hit" in out
+    assert builds_after(mark) == {"__cell__nb_saxpy": False}
+
+
+def test_error_names_cell_line_and_keeps_previous_kernel(ipython):
+    ipython.ok(SAXPY.format(extra=""))
+    out, err = ipython.run(SAXPY.format(extra=" + undefined_name"))
+    assert type(err).__name__ == "CellError"
+    text = str(err)
+    assert "line 4, in nb_saxpy" in text            # line 1 of the cell is the %%wp.kernel line
+    assert "name 'undefined_name' is not defined" in text
+    lines = text.splitlines()
+    assert lines[1].strip() == "y[i] = a * x[i] + y[i] + undefined_name"
+    assert lines[2].index("^") == lines[1].index("undefined_name")
+    assert "cell [" in lines[0] and "#include" not in text
+    # the last good kernel is still bound and still runs
+    ipython.ok("y = wp.ones(5); wp.launch(nb_saxpy, 5, inputs=[x, y, 3.0])")
+    np.testing.assert_allclose(ipython.shell.user_ns["y"].numpy(), 3 * np.arange(5) + 1)
+    # a good edit replaces it
+    ipython.ok(SAXPY.format(extra=" - 1.0"))
+    ipython.ok("y = wp.ones(5); wp.launch(nb_saxpy, 5, inputs=[x, y, 3.0])")
+    np.testing.assert_allclose(ipython.shell.user_ns["y"].numpy(), 3 * np.arange(5))
+
+
+def test_type_error_message(ipython):
+    out, err = ipython.run("%%wp.kernel\ndef nb_bad(y: wp.array(dtype=float)):\n"
+                           "    y[wp.tid()] = wp.length(1.0)\n")
+    assert type(err).__name__ == "CellError"
+    assert "line 3, in nb_bad" in str(err) and "length" in str(err)
+    assert "nb_bad" not in ipython.shell.user_ns
+
+
+def test_syntax_error_in_cell(ipython):
+    out, err = ipython.run("%%wp.kernel\ndef nb_syn(y: wp.array(dtype=float)):\n    y[0] = = 1.0\n")
+    assert type(err).__name__ == "CellError"
+    assert "syntax error" in str(err) and "line 3" in str(err)
+
+
+def test_func_redefinition_rebuilds_only_callers(ipython):
+    ipython.ok("%%wp.kernel\n@wp.func\ndef nb_f(v: float):\n    return v * 10.0\n")
+    ipython.ok("%%wp.kernel\ndef nb_uses_f(y: wp.array(dtype=float)):\n    y[wp.tid()] = nb_f(1.0)\n")
+    ipython.ok("%%wp.kernel\ndef nb_other(y: wp.array(dtype=float)):\n    y[wp.tid()] = 2.0\n")
+    ipython.ok("z = wp.zeros(3); wp.launch(nb_uses_f, 3, inputs=[z]); wp.launch(nb_other, 3, inputs=[z])")
+    mark = len(rt_module.build_log)
+    # redefine the function with the decorator, in an ordinary cell
+    ipython.ok("@wp.func\ndef nb_f(v: float):\n    return v * 100.0\n")
+    ipython.ok("wp.launch(nb_uses_f, 3, inputs=[z]); w = wp.zeros(3); wp.launch(nb_other, 3, inputs=[w])")
+    np.testing.assert_allclose(ipython.shell.user_ns["z"].numpy(), [100.0] * 3)
+    np.testing.assert_allclose(ipython.shell.user_ns["w"].numpy(), [2.0] * 3)
+    assert builds_after(mark) == {"__cell__nb_uses_f": True}
+
+
+def test_transitive_func_redefinition(ipython):
+    ipython.ok("@wp.func\ndef nb_inner(v: float):\n    return v + 1.0\n"
+               "@wp.func\ndef nb_outer(v: float):\n    return nb_inner(v) * 2.0\n")
+    ipython.ok("%%wp.kernel\ndef nb_chain(y: wp.array(dtype=float)):\n    y[wp.tid()] = nb_outer(1.0)\n")
+    ipython.ok("c = wp.zeros(2); wp.launch(nb_chain, 2, inputs=[c])")
+    np.testing.assert_allclose(ipython.shell.user_ns["c"].numpy(), [4.0, 4.0])
+    mark = len(rt_module.build_log)
+    ipython.ok("@wp.func\ndef nb_inner(v: float):\n    return v + 5.0\n")
+    ipython.ok("wp.launch(nb_chain, 2, inputs=[c])")
+    np.testing.assert_allclose(ipython.shell.user_ns["c"].numpy(), [12.0, 12.0])
+    assert builds_after(mark) == {"__cell__nb_chain": True}
+
+
+def test_broken_func_in_cell_is_rolled_back(ipython):
+    ipython.ok("%%wp.kernel\n@wp.func\ndef nb_g(v: float):\n    return v + 1.0\n"
+               "def nb_uses_g(y: wp.array(dtype=float)):\n    y[wp.tid()] = nb_g(1.0)\n")
+    out, err = ipython.run("%%wp.kernel\n@wp.func\ndef nb_g(v: float):\n    return v + nothing\n"
+                           "def nb_uses_g(y: wp.array(dtype=float)):\n    y[wp.tid()] = nb_g(1.0)\n")
+    assert "line 4, in nb_g" in str(err)
+    ipython.ok("g = wp.zeros(2); wp.launch(nb_uses_g, 2, inputs=[g])")
+    np.testing.assert_allclose(ipython.shell.user_ns["g"].numpy(), [2.0, 2.0])
+
+
+def test_decorator_kernels_in_cells_get_their_own_modules(ipython):
+    ipython.ok("@wp.kernel\ndef nb_dec_a(y: wp.array(dtype=float)):\n    y[wp.tid()] = 1.0\n")
+    ipython.ok("@wp.kernel\ndef nb_dec_b(y: wp.array(dtype=float)):\n    y[wp.tid()] = 2.0\n")
+    ns = ipython.shell.user_ns
+    assert ns["nb_dec_a"].module.name == "__cell__nb_dec_a"
+    assert ns["nb_dec_b"].module.name == "__cell__nb_dec_b"
+    ipython.ok("d = wp.zeros(2); wp.launch(nb_dec_a, 2, inputs=[d]); wp.launch(nb_dec_b, 2, inputs=[d])")
+    mark = len(rt_module.build_log)
+    ipython.ok("@wp.kernel\ndef nb_dec_a(y: wp.array(dtype=float)):\n    y[wp.tid()] = 5.0\n")
+    ipython.ok("wp.launch(nb_dec_a, 2, inputs=[d]); e = wp.zeros(2); wp.launch(nb_dec_b, 2, inputs=[e])")
+    np.testing.assert_allclose(ns["d"].numpy(), [5.0, 5.0])
+    np.testing.assert_allclose(ns["e"].numpy(), [2.0, 2.0])
+    assert builds_after(mark) == {"__cell__nb_dec_a": True}
+
+
+def test_notebook_module_options_reach_cell_modules(ipython):
+    ipython.ok("wp.set_module_options({'mode': 'debug'})")
+    try:
+        ipython.ok("%%wp.kernel\ndef nb_oob(y: wp.array(dtype=float)):\n    y[wp.tid() + 10] = 1.0\n")
+        out, err = ipython.run("wp.launch(nb_oob, 2, inputs=[wp.zeros(2)])")
+        assert isinstance(err, wp.LaunchError) and "out of bounds" in str(err)
+    finally:
+        ipython.ok("wp.set_module_options({'mode': 'release'})")
+
+
+def test_magic_options(ipython):
+    out = ipython.ok("%%wp.kernel --lazy --module nb_named\ndef nb_lazy(y: wp.array(dtype=float)):\n"
+                     "    y[wp.tid()] = 4.0\n")
+    assert "lazy" in out and "nb_named" in out
+    assert ipython.shell.user_ns["nb_lazy"].module.name == "nb_named"
+    mark = len(rt_module.build_log)
+    ipython.ok("q = wp.zeros(2); wp.launch(nb_lazy, 2, inputs=[q])")
+    assert list(builds_after(mark)) == ["nb_named"]
+    out = ipython.ok("%%wp.kernel --quiet\ndef nb_quiet(y: wp.array(dtype=float)):\n    y[0] = 1.0\n")
+    assert out == ""
+    out = ipython.ok("%%kernel --show-source cpp\ndef nb_src(y: wp.array(dtype=float)):\n    y[0] = 1.0\n")
+    assert "nb_src" in out and "_cpu_forward" in out
+    ipython.ok("%%wp_kernel\ndef nb_undotted(y: wp.array(dtype=float)):\n    y[0] = 1.0\n")
+    out, err = ipython.run("%%wp.kernel --bogus\ndef nb_x(y: wp.array(dtype=float)):\n    y[0] = 1.0\n")
+    assert "unrecognized arguments: --bogus" in str(err)
+
+
+def test_compile_error_is_short_unless_asked(ipython):
+    cell = "%%wp.kernel\ndef nb_cc(y: wp.array(dtype=float)):\n    y[0] = 123.0\n"
+    ipython.ok("_cxx = wp.config.cpu_compiler; wp.config.cpu_compiler = 'false'")
+    try:
+        out, err = ipython.run(cell)
+        assert "C++ compilation of module '__cell__nb_cc' failed" in str(err)
+        assert "command:" not in str(err)
+        assert "command:" in wp.notebook.last_error()
+        out, err = ipython.run(cell.replace("%%wp.kernel", "%%wp.kernel --full-errors"))
+        assert "command:" in str(err)
+    finally:
+        ipython.ok("wp.config.cpu_compiler = _cxx")
+
+
+def test_decorator_codegen_error_is_short(ipython):
+    ipython.ok("@wp.kernel\ndef nb_dec_bad(y: wp.array(dtype=float)):\n    y[0] = nope\n")
+    out, err = ipython.run("wp.launch(nb_dec_bad, 1, inputs=[wp.zeros(1)])")
+    assert isinstance(err, wp.CodegenError)
+    assert "name 'nope' is not defined" in str(err)
+
+
+def test_magic_builds_are_timed(ipython):
+    ipython.ok("rec = wp.timing.record().start()")
+    ipython.ok("%%wp.kernel --quiet\ndef nb_timed(y: wp.array(dtype=float)):\n    y[0] = 2.0\n")
+    ipython.ok("rec.stop()")
+    builds = [r for r in ipython.shell.user_ns["rec"].results if r.kind == "build"]
+    assert [b.name for b in builds] == ["__cell__nb_timed"] and builds[0].elapsed > 0
+
+
+def test_struct_and_func_in_a_magic_cell(ipython):
+    out = ipython.ok("%%wp.kernel --device cpu\n@wp.struct\nclass NbParams:\n    scale: float\n    shift: float\n\n"
+                     "@wp.func\ndef nb_affine(p: NbParams, v: float):\n    return p.scale * v + p.shift\n\n"
+                     "def nb_apply(p: NbParams, y: wp.array(dtype=float)):\n    i = wp.tid()\n"
+                     "    y[i] = nb_affine(p, float(i))\n")
+    assert "__cell__nb_apply: nb_apply |" in out
+    ipython.ok("p = NbParams(); p.scale = 3.0; p.shift = 1.0; s = wp.zeros(4); wp.launch(nb_apply, 4, inputs=[p, s])")
+    np.testing.assert_allclose(ipython.shell.user_ns["s"].numpy(), 3.0 * np.arange(4) + 1.0)
+
+
+def test_annotation_array_repr_is_plain(ipython):
+    html = wp.array(dtype=float)._repr_html_()
+    assert "wp.array" in html or "array" in html

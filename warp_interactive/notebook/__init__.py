@@ -1,0 +1,79 @@
+"""IPython / Jupyter integration: the ``%%wp.kernel`` cell magic (a cell is a module, hot
+reload), one module per notebook cell for decorator-defined kernels, kernel output captured into
+the cell, short readable kernel errors, and rich displays (arrays, timings, tapes).
+
+Loaded with ``%load_ext warp_interactive`` or automatically when the package is imported inside
+IPython. Nothing here is imported by the core package outside IPython.
+"""
+
+from .cells import CellModules
+from .errors import CellError, format_error
+
+_state = {}   # "shell", "cells", "capture": the one registered shell and its helpers
+
+
+def load_ipython_extension(ipython):
+    register(ipython)
+
+
+def unload_ipython_extension(ipython):
+    unregister(ipython)
+
+
+def register(shell):
+    """Register the magics, the per-cell module hook, output capture and displays on ``shell``
+    (idempotent)."""
+    if _state.get("shell") is shell:
+        return
+    if _state.get("shell") is not None:
+        unregister(_state["shell"])
+    from ..lang import decorators
+    from ..lang.errors import CodegenError
+    from . import capture, display, magic
+    cells = CellModules(shell)
+    decorators.module_hook = cells
+    magic.register_magics(shell, cells)
+    cap = capture.CellCapture()
+    shell.events.register("pre_run_cell", cap.pre_run_cell)
+    shell.events.register("post_run_cell", cap.post_run_cell)
+    if not shell.custom_exceptions:
+        shell.set_custom_exc((CodegenError,), _show_codegen_error)
+    display.register_formatters(shell)
+    _state.update(shell=shell, cells=cells, capture=cap)
+
+
+def unregister(shell):
+    """Undo ``register`` (``%unload_ext warp_interactive``)."""
+    if _state.get("shell") is not shell:
+        return
+    from ..lang import decorators
+    from ..lang.errors import CodegenError
+    from . import display, magic
+    decorators.module_hook = None
+    magic.unregister_magics(shell)
+    cap = _state["capture"]
+    cap.stop()
+    for name, cb in (("pre_run_cell", cap.pre_run_cell), ("post_run_cell", cap.post_run_cell)):
+        try:
+            shell.events.unregister(name, cb)
+        except ValueError:
+            pass
+    if tuple(shell.custom_exceptions) == (CodegenError,):
+        shell.set_custom_exc((), None)
+    display.unregister_formatters(shell)
+    _state.clear()
+
+
+def _show_codegen_error(shell, etype, value, tb, tb_offset=None):
+    """A kernel translation error raised anywhere in a cell: one short message, no traceback."""
+    stb = format_error(value, shell=shell).splitlines()
+    shell._showtraceback(etype, value, stb)
+    return stb
+
+
+def current_shell():
+    return _state.get("shell")
+
+
+from .api import (array_widget, gradient_norms, last_error, show_array, show_tape,  # noqa: E402
+                  show_timings, tape_svg, timing_widget)

@@ -1,0 +1,142 @@
+"""wp.array in a notebook: shape, dtype, device, statistics, a page of values, a heat-map.
+
+The statistics read the array where it lives (a view on the CPU); only one page of values and a
+sampled heat-map go to the browser, however large the array.
+"""
+
+import html
+
+import numpy as np
+
+PAGE_ROWS = 20
+MAX_COLS = 12
+
+
+def host_view(a):
+    """The array's values as NumPy (a view for CPU arrays; a copy from a GPU)."""
+    return a.numpy()
+
+
+def stats(a):
+    """dict: min, max, mean, nan, inf (over all scalar components); None for an empty array."""
+    v = host_view(a)
+    if v.size == 0:
+        return None
+    if v.dtype == np.bool_:
+        v = v.astype(np.uint8)
+    if np.issubdtype(v.dtype, np.floating):
+        nan = int(np.isnan(v).sum())
+        inf = int(np.isinf(v).sum())
+        finite = v[np.isfinite(v)] if nan or inf else v
+    else:
+        nan = inf = 0
+        finite = v
+    if finite.size == 0:
+        return {"min": float("nan"), "max": float("nan"), "mean": float("nan"), "nan": nan, "inf": inf}
+    return {"min": finite.min().item(), "max": finite.max().item(),
+            "mean": float(finite.mean(dtype=np.float64)), "nan": nan, "inf": inf}
+
+
+def _dtype_name(a):
+    from ...types.dtypes import type_repr
+    try:
+        return type_repr(a.dtype)
+    except Exception:   # a dtype the repr table does not know: its class name is fine here
+        return getattr(a.dtype, "__name__", str(a.dtype))
+
+
+def page(a, page_index=0, rows=PAGE_ROWS):
+    """(row labels, rows of cell strings, page count) for one page of the array's first axis."""
+    v = host_view(a)
+    n = v.shape[0] if v.ndim else 1
+    pages = max(1, -(-n // rows))
+    page_index = min(max(page_index, 0), pages - 1)
+    lo, hi = page_index * rows, min(n, page_index * rows + rows)
+    out = []
+    for i in range(lo, hi):
+        row = v[i]
+        if a.ndim == 1:
+            cells = [_fmt(row)]          # one element (a scalar, or a vector's components)
+        else:
+            cells = [_fmt(row[j]) for j in range(min(len(row), MAX_COLS))]
+            if len(row) > MAX_COLS:
+                cells.append("…")
+        out.append((i, cells))
+    return out, page_index, pages
+
+
+def _fmt(x):
+    x = np.asarray(x)
+    if x.ndim == 0:
+        return f"{x.item():.6g}" if np.issubdtype(x.dtype, np.floating) else str(x.item())
+    return "(" + ", ".join(_fmt(e) for e in x.reshape(-1)[:16]) + ")"
+
+
+def is_scalar_2d(a):
+    from ...types.scalars import is_scalar
+    return a.ndim == 2 and is_scalar(a.dtype) and a.size > 0
+
+
+def summary_html(a):
+    s = stats(a)
+    head = (f"<b>wp.array</b> shape={tuple(a.shape)} dtype={html.escape(_dtype_name(a))} "
+            f"device={html.escape(str(a.device))}")
+    if a.requires_grad:
+        head += " requires_grad"
+    if s is None:
+        return head + " (empty)"
+    body = (f"min={s['min']:.6g} max={s['max']:.6g} mean={s['mean']:.6g} "
+            f"NaN={s['nan']} Inf={s['inf']}")
+    warn = " style='color:#b00'" if s["nan"] or s["inf"] else ""
+    return f"{head}<br><span{warn}>{body}</span>"
+
+
+def table_html(a, page_index=0, rows=PAGE_ROWS):
+    if a.size == 0:
+        return ""
+    data, page_index, pages = page(a, page_index, rows)
+    trs = "".join(f"<tr><th>{i}</th>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>"
+                  for i, cells in data)
+    foot = f"<div>page {page_index + 1} of {pages} (rows of axis 0)</div>" if pages > 1 else ""
+    return (f"<table style='font-family:monospace;font-size:90%'>{trs}</table>{foot}")
+
+
+def heatmap_html(a):
+    if not is_scalar_2d(a):
+        return ""
+    from .png import heatmap_png, png_data_uri
+    uri = png_data_uri(heatmap_png(host_view(a)))
+    return f"<img src='{uri}' alt='heat-map' style='image-rendering:pixelated;max-width:320px'/>"
+
+
+def array_html(a, page_index=0, rows=PAGE_ROWS):
+    """One self-contained HTML block (works without a widget front-end)."""
+    if getattr(a, "is_annotation", False):
+        return html.escape(repr(a))
+    parts = [summary_html(a), table_html(a, page_index, rows), heatmap_html(a)]
+    return "<div class='wpi-array'>" + "".join(p for p in parts if p) + "</div>"
+
+
+def array_widget(a, rows=PAGE_ROWS):
+    """An ipywidgets box with the summary, a heat-map and previous/next page buttons."""
+    import ipywidgets as w
+    state = {"page": 0}
+    table = w.HTML(table_html(a, 0, rows))
+    pages = page(a, 0, rows)[2] if a.size else 1
+    label = w.Label(f"page 1 / {pages}")
+    prev_b, next_b = w.Button(description="◀"), w.Button(description="▶")
+
+    def go(delta):
+        state["page"] = min(max(state["page"] + delta, 0), pages - 1)
+        table.value = table_html(a, state["page"], rows)
+        label.value = f"page {state['page'] + 1} / {pages}"
+
+    prev_b.on_click(lambda _: go(-1))
+    next_b.on_click(lambda _: go(1))
+    children = [w.HTML(summary_html(a)), w.HBox([prev_b, label, next_b]), table]
+    if is_scalar_2d(a):
+        children.append(w.HTML(heatmap_html(a)))
+    box = w.VBox(children)
+    box.go = go          # for programs (and tests) that page without clicking
+    box.table = table
+    return box

@@ -1,0 +1,65 @@
+"""A tape as a picture: GraphViz ``dot`` renders the tape's DOT text when it is installed,
+otherwise the pure-Python layout of ``notebook.graph_layout`` draws it; either way SVG."""
+
+import html
+import shutil
+import subprocess
+
+from ..graph_layout import grad_norm, tape_model, to_svg
+
+
+def names_from_namespace(ns):
+    """id(array) -> variable name, for the arrays bound to names in ``ns`` (a notebook's)."""
+    out = {}
+    for k, v in (ns or {}).items():
+        if not k.startswith("_") and hasattr(v, "ptr") and hasattr(v, "grad"):
+            out.setdefault(id(v), k)
+    return out
+
+
+def dot_with_names(tape, names):
+    """The tape's DOT with readable array labels and gradient norms."""
+    g = tape_model(tape, names)
+    lines = ["digraph tape {", "  rankdir=LR;", '  node [fontname="sans-serif", fontsize=10];']
+    for name, members in g.scopes:
+        lines.append(f'  subgraph "cluster_{html.escape(name)}_{members[0] if members else 0}" '
+                     f'{{ label="{name}"; {" ".join(members)} }}')
+    for n in g.nodes.values():
+        shape = "ellipse" if n.kind == "array" else "box"
+        lines.append(f'  {n.id} [shape={shape}, label="{n.label}\\n{n.extra}"];')
+    lines += [f"  {a} -> {b};" for a, b in g.edges]
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def tape_svg(tape, names=None, engine="auto"):
+    """SVG text of the tape's graph. ``engine``: "auto" (dot if found), "dot" or "python"."""
+    dot = shutil.which("dot") if engine in ("auto", "dot") else None
+    if engine == "dot" and dot is None:
+        raise RuntimeError("GraphViz 'dot' was not found on PATH (engine='python' needs none)")
+    if dot is not None:
+        try:
+            res = subprocess.run([dot, "-Tsvg"], input=dot_with_names(tape, names or {}),
+                                 capture_output=True, text=True, timeout=30)
+            if res.returncode == 0:
+                return res.stdout
+        except (OSError, subprocess.SubprocessError):
+            pass
+    return to_svg(tape_model(tape, names or {}))
+
+
+def gradient_norms(tape, names=None):
+    """[(name, shape, L2 norm of grad)] for every array the tape touched that has a gradient."""
+    names = names or {}
+    out = []
+    for a in tape.arrays():
+        n = grad_norm(a)
+        if n is not None:
+            out.append((names.get(id(a)) or f"array{tuple(a.shape)}", tuple(a.shape), n))
+    return out
+
+
+def gradient_norms_html(tape, names=None):
+    rows = gradient_norms(tape, names)
+    body = "".join(f"<tr><td>{html.escape(n)}</td><td>{s}</td><td>{v:.6g}</td></tr>" for n, s, v in rows)
+    return f"<table><tr><th>array</th><th>shape</th><th>|grad|</th></tr>{body}</table>"
