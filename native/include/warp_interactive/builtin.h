@@ -9,3 +9,6 @@
 #include "transform.h"
 #include "spatial.h"
 #include "atomic.h"
+#include "utility.h"
+#include "rand.h"
+#include "noise.h"

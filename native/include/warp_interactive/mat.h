@@ -318,6 +318,57 @@ WPI_FUNC void adj_outer(const vec_t<R, T>& a, const vec_t<C, T>& b, vec_t<R, T>&
     adj_b += mul(a, adj_ret);
 }
 
+// component-wise product and quotient
+template <unsigned R, unsigned C, typename T>
+WPI_FUNC mat_t<R, C, T> cw_mul(const mat_t<R, C, T>& a, const mat_t<R, C, T>& b)
+{
+    mat_t<R, C, T> r;
+    for (unsigned i = 0; i < R; ++i)
+        for (unsigned j = 0; j < C; ++j)
+            r.data[i][j] = a.data[i][j] * b.data[i][j];
+    return r;
+}
+template <unsigned R, unsigned C, typename T>
+WPI_FUNC void adj_cw_mul(const mat_t<R, C, T>& a, const mat_t<R, C, T>& b, mat_t<R, C, T>& adj_a, mat_t<R, C, T>& adj_b,
+                         const mat_t<R, C, T>& adj_ret)
+{
+    adj_a += cw_mul(b, adj_ret);
+    adj_b += cw_mul(a, adj_ret);
+}
+template <unsigned R, unsigned C, typename T>
+WPI_FUNC mat_t<R, C, T> cw_div(const mat_t<R, C, T>& a, const mat_t<R, C, T>& b)
+{
+    mat_t<R, C, T> r;
+    for (unsigned i = 0; i < R; ++i)
+        for (unsigned j = 0; j < C; ++j)
+            r.data[i][j] = a.data[i][j] / b.data[i][j];
+    return r;
+}
+template <unsigned R, unsigned C, typename T>
+WPI_FUNC void adj_cw_div(const mat_t<R, C, T>& a, const mat_t<R, C, T>& b, mat_t<R, C, T>& adj_a, mat_t<R, C, T>& adj_b,
+                         const mat_t<R, C, T>& adj_ret)
+{
+    for (unsigned i = 0; i < R; ++i)
+        for (unsigned j = 0; j < C; ++j) {
+            adj_a.data[i][j] += adj_ret.data[i][j] / b.data[i][j];
+            adj_b.data[i][j] -= adj_ret.data[i][j] * a.data[i][j] / (b.data[i][j] * b.data[i][j]);
+        }
+}
+
+template <unsigned R, unsigned C, typename T>
+WPI_FUNC mat_t<R, C, T> lerp(const mat_t<R, C, T>& a, const mat_t<R, C, T>& b, T t)
+{
+    return a * (T(1) - t) + b * t;
+}
+template <unsigned R, unsigned C, typename T>
+WPI_FUNC void adj_lerp(const mat_t<R, C, T>& a, const mat_t<R, C, T>& b, T t, mat_t<R, C, T>& adj_a, mat_t<R, C, T>& adj_b,
+                       T& adj_t, const mat_t<R, C, T>& adj_ret)
+{
+    adj_a += adj_ret * (T(1) - t);
+    adj_b += adj_ret * t;
+    adj_t += ddot(adj_ret, b - a);
+}
+
 // ---------------------------------------------------------------------------------------------
 // structure
 
@@ -548,6 +599,7 @@ namespace detail {
 
 WPI_FUNC float32 epsilon(float32) { return 1.1920929e-7f; }
 WPI_FUNC float64 epsilon(float64) { return 2.220446049250313e-16; }
+WPI_FUNC half epsilon(half) { return half(9.765625e-4f); }
 
 // Jacobi rotation: t = tan(phi) of the rotation that zeroes the off-diagonal entry of the
 // symmetric 2x2 block [[app, apq], [apq, aqq]] (the smaller of the two roots, for stability).

@@ -432,6 +432,19 @@ WPI_FUNC void adj_quat_slerp(const quat_t<T>& q0, const quat_t<T>& q1, T t, quat
     adj_q1 += flip ? -adj_q1s : adj_q1s;
 }
 
+template <typename T> WPI_FUNC quat_t<T> lerp(const quat_t<T>& a, const quat_t<T>& b, T t)
+{
+    return a * (T(1) - t) + b * t;
+}
+template <typename T>
+WPI_FUNC void adj_lerp(const quat_t<T>& a, const quat_t<T>& b, T t, quat_t<T>& adj_a, quat_t<T>& adj_b, T& adj_t,
+                       const quat_t<T>& adj_ret)
+{
+    adj_a += adj_ret * (T(1) - t);
+    adj_b += adj_ret * t;
+    adj_t += dot(adj_ret, b - a);
+}
+
 // ---------------------------------------------------------------------------------------------
 // components (0..3 = x, y, z, w)
 

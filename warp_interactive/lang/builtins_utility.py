@@ -1,0 +1,33 @@
+"""Utility builtins: select / where, len."""
+
+from ..types import scalars as sc
+from ..types.array import array
+from .errors import TypeMismatch
+from .registry import Any, Matrix, Pattern, Quaternion, Transformation, add_builtin, type_name
+
+G_UTIL = "Utility"
+
+# a condition: a bool, any integer (nonzero = true), or an array (non-null = true)
+Condition = Pattern("Condition", lambda t: t is sc.bool_ or sc.is_int(t) or isinstance(t, array),
+                    share=False)
+
+
+def _same_value_type(ts):
+    a, b = ts[1], ts[2]
+    if a is not b and getattr(a, "_cpp", 1) != getattr(b, "_cpp", 2):
+        raise TypeMismatch(f"both values must have one type, got {type_name(a)} and {type_name(b)}")
+    if isinstance(a, array):
+        raise TypeMismatch("cannot select between arrays")
+    return a
+
+
+add_builtin("select", {"cond": Condition, "value_if_false": Any, "value_if_true": Any},
+            value_func=_same_value_type, group=G_UTIL, same_scalar=False,
+            doc="`value_if_false` if `cond` is false (zero, null), else `value_if_true`.")
+add_builtin("where", {"cond": Condition, "value_if_true": Any, "value_if_false": Any},
+            value_func=_same_value_type, group=G_UTIL, same_scalar=False,
+            doc="`value_if_true` if `cond` is true (nonzero, non-null), else `value_if_false`.")
+
+for _pat, _doc in ((Quaternion, "4 for a quaternion."), (Matrix, "The number of rows of a matrix."),
+                   (Transformation, "7 for a transform.")):
+    add_builtin("len", {"a": _pat}, value_type=sc.int32, group=G_UTIL, differentiable=False, doc=_doc)
