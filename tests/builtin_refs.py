@@ -217,20 +217,21 @@ def _fd_grad(seed, p, h=1e-4):
 
 
 def curlnoise_ref(ts, s, x, octaves=None, lacunarity=None, gain=None):
+    """The curl by central differences of the potentials, octaves summed (vectorised: each
+    thread's octaves are masked in)."""
     n = len(s)
-    octaves = np.ones(n, dtype=np.int64) if octaves is None else octaves
+    octaves = np.ones(n, dtype=np.int64) if octaves is None else octaves.astype(np.int64)
     lac = np.full(n, 2.0) if lacunarity is None else lacunarity.astype(np.float64)
     gain = np.full(n, 0.5) if gain is None else gain.astype(np.float64)
     k = 1 if x.shape[1] == 2 else 3
     grads = np.zeros((k, n, x.shape[1]))
-    for j in range(n):     # octaves differ per thread: one point at a time
-        freq, amp = 1.0, 1.0
-        for _ in range(int(octaves[j])):
-            for kk in range(k):
-                seed = _potential_seed(s[j:j + 1], kk)
-                grads[kk, j] += amp * freq * _fd_grad(seed, x[j:j + 1].astype(np.float64) * freq)[0]
-            freq *= lac[j]
-            amp *= gain[j]
+    freq, amp = np.ones(n), np.ones(n)
+    for o in range(int(octaves.max())):
+        live = (o < octaves)[:, None]
+        for kk in range(k):
+            g = _fd_grad(_potential_seed(s, kk), x.astype(np.float64) * freq[:, None])
+            grads[kk] += np.where(live, (amp * freq)[:, None] * g, 0.0)
+        freq, amp = freq * lac, amp * gain
     if k == 1:
         return np.stack([grads[0, :, 1], -grads[0, :, 0]], -1)
     g = grads
@@ -401,6 +402,13 @@ def _eqne(op):
     return F(ref=ref, domain=("any", "eqhalf"))
 
 
+def _lower_bound(ts, arr, *rest):
+    if len(rest) == 1:
+        return np.searchsorted(arr, rest[0], side="left")
+    lo, hi, v = rest
+    return np.array([a + np.searchsorted(arr[a:b], x, side="left") for a, b, x in zip(lo, hi, v)])
+
+
 REFS = {
     # operators
     "add": F(ref=lambda ts, a, b: a + b),
@@ -490,6 +498,7 @@ REFS = {
     "spatial_adjoint": F(ref=_spatial_adjoint),
     # utility
     "select": F(ref=_select), "where": F(ref=_where),
+    "lower_bound": F(ref=_lower_bound, domain=("sorted", "begin", "end", "any")),
     # random and noise
     "rand_init": F(ref=lambda ts, seed, offset=None: pcg(seed.astype(np.int64) & 0xFFFFFFFF) if offset is None
                    else pcg((seed.astype(np.int64) + pcg(offset.astype(np.int64) & 0xFFFFFFFF)) & 0xFFFFFFFF)),

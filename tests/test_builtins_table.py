@@ -25,7 +25,8 @@ sys.path.insert(0, os.path.dirname(__file__))
 from builtin_refs import N_THREADS, REFS, same_quat  # noqa: E402
 
 # names the table does not call through the generic kernel (tested in their own tests below)
-ATOMICS = ("atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_exch", "atomic_cas")
+ATOMICS = ("atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_exch", "atomic_cas",
+           "atomic_and", "atomic_or", "atomic_xor")
 DTYPES = (sc.float32, sc.float64, sc.float16, sc.int32, sc.uint8)
 TOL = {sc.float16: 3e-2, sc.float32: 2e-4, sc.float64: 1e-9}
 VEC_LENGTHS = (3, 2, 4, 6)
@@ -115,7 +116,7 @@ def _scalar_values(d, domain, n, rng):
     if domain == "state":
         return rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
     if npd.kind in "iu":
-        lo, hi = {"nonzero": (1, 10), "small": (0, 5), "shift": (0, 8), "lo_int": (-5, 1),
+        lo, hi = {"begin": (0, 3), "end": (3, 6), "nonzero": (1, 10), "small": (0, 5), "shift": (0, 8), "lo_int": (-5, 1),
                   "hi_int": (1, 11), "period": (1, 6), "octaves": (1, 4), "pos": (1, 10),
                   "lo": (-5, 0), "hi": (1, 6)}.get(domain, (-9, 10))
         if npd.kind == "u" and lo < 0:
@@ -165,6 +166,8 @@ def _composite_values(t, domain, n, rng):
 def draw(t, domain, n, rng):
     """NumPy values (batch of n) for an argument of type ``t``."""
     if isinstance(t, array_type):
+        if domain == "sorted":
+            return np.sort(_scalar_values(t.dtype, "any", 5, rng))
         if domain == "cdf":
             w = rng.uniform(0.1, 1.0, 8)
             return (np.cumsum(w) / w.sum()).astype(np.float32)
@@ -219,7 +222,7 @@ class TableModules:
 
     def __init__(self, folder):
         self.folder = folder
-        self.cases = table_cases()
+        self.cases = CASES
         self.modules = {}
 
     def module_for(self, group):
@@ -341,8 +344,11 @@ def atomic_cases():
             dtypes = ATOMIC_SCALARS + (ATOMIC_COMPOSITES if name != "atomic_cas" else ()) \
                 if ndim == 1 else (sc.float32, sc.int32)
             for d in dtypes:
-                ov.match([array_type(dtype=d, ndim=ndim)] + [sc.int32] * ndim +
-                         [d] * (len(ov.input_types) - ndim - 1))   # the registry accepts it
+                try:   # where the registry accepts the element type (bitwise: integers only)
+                    ov.match([array_type(dtype=d, ndim=ndim)] + [sc.int32] * ndim +
+                             [d] * (len(ov.input_types) - ndim - 1))
+                except reg.TypeMismatch:
+                    continue
                 cases.append((name, ndim, d))
     for op in ("+=", "-="):      # the augmented-assignment spelling compiles to atomics too
         for d in (sc.float32, sc.int32, comp.vector(3, sc.float32)):
@@ -414,6 +420,8 @@ def test_atomic(atomic_module, k):
         np.minimum.at(ref, where, vals)
     elif name == "atomic_max":
         np.maximum.at(ref, where, vals)
+    elif name in ("atomic_and", "atomic_or", "atomic_xor"):
+        getattr(np, "bitwise_" + name[7:]).at(ref, where, vals)
     if name in ("atomic_exch", "atomic_cas"):
         _check_exchanges(name, init, idx, vals, got, old)
     else:

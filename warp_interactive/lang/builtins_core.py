@@ -131,6 +131,18 @@ def _atomic_rule(ts):
     return ts[0].dtype
 
 
+def _int_atomic_rule(ts):
+    s = _elem_scalar(ts[0])
+    if not sc.is_int(s):
+        raise TypeMismatch(f"bitwise atomics need integer elements, got {getattr(s, '__name__', s)}")
+    return _atomic_rule(ts)
+
+
+def _elem_scalar(a):
+    d = a.dtype
+    return d._wp_scalar_type_ if comp.is_composite(d) else d
+
+
 def _cas_rule(ts):
     a, compare, value = ts[0], ts[-2], ts[-1]
     if not sc.is_scalar(a.dtype) or a.dtype is sc.bool_:
@@ -153,6 +165,11 @@ for n in (1, 2, 3, 4):
         add_builtin(op, {"a": Array, **idx, "value": Any}, value_func=_atomic_rule, group="Atomics",
                     replay="atomic_replay", differentiable=op in ("atomic_add", "atomic_sub"),
                     doc=f"{op.split('_')[1]} `value` into `a[i...]` atomically; returns the old value.")
+    for op in ("atomic_and", "atomic_or", "atomic_xor"):
+        add_builtin(op, {"a": Array, **idx, "value": Any}, value_func=_int_atomic_rule, group="Atomics",
+                    replay="atomic_replay", differentiable=False,
+                    doc=f"Bitwise {op.split('_')[1]} of `value` into `a[i...]` atomically (integers); "
+                        "returns the old value.")
     add_builtin("atomic_cas", {"a": Array, **idx, "compare": Any, "value": Any}, value_func=_cas_rule,
                 group="Atomics", replay="atomic_cas_replay", differentiable=False,
                 doc="If `a[i...] == compare`, store `value` there, atomically; returns the old value.")

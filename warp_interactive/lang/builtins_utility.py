@@ -3,7 +3,7 @@
 from ..types import scalars as sc
 from ..types.array import array
 from .errors import TypeMismatch
-from .registry import Any, Matrix, Pattern, Quaternion, Transformation, add_builtin, type_name
+from .registry import Any, Array, Index, Matrix, Pattern, Scalar, Quaternion, Transformation, add_builtin, type_name
 
 G_UTIL = "Utility"
 
@@ -31,3 +31,18 @@ add_builtin("where", {"cond": Condition, "value_if_true": Any, "value_if_false":
 for _pat, _doc in ((Quaternion, "4 for a quaternion."), (Matrix, "The number of rows of a matrix."),
                    (Transformation, "7 for a transform.")):
     add_builtin("len", {"a": _pat}, value_type=sc.int32, group=G_UTIL, differentiable=False, doc=_doc)
+
+
+def _lower_bound_rule(ts):
+    a, v = ts[0], ts[-1]
+    if a.ndim != 1 or a.dtype is not v:
+        raise TypeMismatch(f"needs a 1D array of {type_name(v)}, got {type_name(a)}")
+    return sc.int32
+
+
+add_builtin("lower_bound", {"arr": Array, "value": Scalar}, value_func=_lower_bound_rule, group=G_UTIL,
+            differentiable=False, doc="The first index `i` with `arr[i] >= value` in a sorted 1D array "
+                                      "(`len(arr)` if none).")
+add_builtin("lower_bound", {"arr": Array, "arr_begin": Index, "arr_end": Index, "value": Scalar},
+            value_func=_lower_bound_rule, group=G_UTIL, differentiable=False,
+            doc="The first index `i` in `[arr_begin, arr_end)` with `arr[i] >= value` (`arr_end` if none).")

@@ -96,6 +96,12 @@ template <typename T>
 WPI_FUNC T scalar_atomic_max(T* p, T v) { return atomic_rmw(p, [v](T old) { return v > old ? v : old; }); }
 template <typename T>
 WPI_FUNC T scalar_atomic_exch(T* p, T v) { return atomic_rmw(p, [v](T) { return v; }); }
+template <typename T>
+WPI_FUNC T scalar_atomic_and(T* p, T v) { return atomic_rmw(p, [v](T old) { return T(old & v); }); }
+template <typename T>
+WPI_FUNC T scalar_atomic_or(T* p, T v) { return atomic_rmw(p, [v](T old) { return T(old | v); }); }
+template <typename T>
+WPI_FUNC T scalar_atomic_xor(T* p, T v) { return atomic_rmw(p, [v](T old) { return T(old ^ v); }); }
 // compares values (not bits): -0.0 matches 0.0, NaN matches nothing
 template <typename T>
 WPI_FUNC T scalar_atomic_cas(T* p, T compare, T v)
@@ -119,6 +125,9 @@ WPI_COMPONENTWISE_ATOMIC(atomic_add)
 WPI_COMPONENTWISE_ATOMIC(atomic_min)
 WPI_COMPONENTWISE_ATOMIC(atomic_max)
 WPI_COMPONENTWISE_ATOMIC(atomic_exch)
+WPI_COMPONENTWISE_ATOMIC(atomic_and)
+WPI_COMPONENTWISE_ATOMIC(atomic_or)
+WPI_COMPONENTWISE_ATOMIC(atomic_xor)
 #undef WPI_COMPONENTWISE_ATOMIC
 
 template <typename T>
@@ -145,6 +154,9 @@ WPI_ARRAY_ATOMIC(atomic_sub)
 WPI_ARRAY_ATOMIC(atomic_min)
 WPI_ARRAY_ATOMIC(atomic_max)
 WPI_ARRAY_ATOMIC(atomic_exch)
+WPI_ARRAY_ATOMIC(atomic_and)
+WPI_ARRAY_ATOMIC(atomic_or)
+WPI_ARRAY_ATOMIC(atomic_xor)
 #undef WPI_ARRAY_ATOMIC
 
 // atomic_cas(a, i[, j[, k[, l]]], compare, value) -> the old value (scalars)

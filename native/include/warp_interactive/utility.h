@@ -40,6 +40,22 @@ WPI_FUNC void adj_where(const C& cond, const T&, const T&, C&, T& adj_a, T& adj_
         adj_accum(adj_b, adj_ret);
 }
 
+// the first index i in [lo, hi) with a[i] >= v (hi if none), for a sorted 1D array
+template <typename T> WPI_FUNC int32 lower_bound(const array_t<T>& a, int32 lo, int32 hi, T v)
+{
+    while (lo < hi) {
+        const int32 mid = lo + (hi - lo) / 2;
+        if (load(a, mid) < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+template <typename T> WPI_FUNC void adj_lower_bound(const array_t<T>&, int32, int32, T, array_t<T>&, int32&, int32&, T&, int32) {}
+template <typename T> WPI_FUNC int32 lower_bound(const array_t<T>& a, T v) { return lower_bound(a, 0, a.shape[0], v); }
+template <typename T> WPI_FUNC void adj_lower_bound(const array_t<T>&, T, array_t<T>&, T&, int32) {}
+
 // len: components of a quaternion / transform, rows of a matrix
 template <typename T> WPI_FUNC int32 len(const quat_t<T>&) { return 4; }
 template <typename T> WPI_FUNC void adj_len(const quat_t<T>&, quat_t<T>&, int32) {}
