@@ -402,6 +402,10 @@ def _eqne(op):
     return F(ref=ref, domain=("any", "eqhalf"))
 
 
+def _flat_eq(a, b):
+    return (a == b).reshape(len(a), -1).all(-1)
+
+
 def _lower_bound(ts, arr, *rest):
     if len(rest) == 1:
         return np.searchsorted(arr, rest[0], side="left")
@@ -498,6 +502,11 @@ REFS = {
     "spatial_adjoint": F(ref=_spatial_adjoint),
     # utility
     "select": F(ref=_select), "where": F(ref=_where),
+    # these print a line per failing thread: the reference says which threads fail
+    "expect_eq": F(fails=lambda ts, a, b: ~_flat_eq(a, b), domain=("any", "eqhalf")),
+    "expect_neq": F(fails=lambda ts, a, b: _flat_eq(a, b), domain=("any", "eqhalf")),
+    "expect_near": F(fails=lambda ts, a, b, tol: ~(np.abs(a - b).reshape(len(a), -1) <= tol[:, None]).all(-1),
+                     domain=("any", "eqhalf", "pos")),
     "lower_bound": F(ref=_lower_bound, domain=("sorted", "begin", "end", "any")),
     # random and noise
     "rand_init": F(ref=lambda ts, seed, offset=None: pcg(seed.astype(np.int64) & 0xFFFFFFFF) if offset is None

@@ -7,6 +7,7 @@ decide), so a new builtin without a reference entry fails ``test_every_builtin_h
 All cases of one group are kernels of one generated module, compiled once per session.
 """
 
+import ctypes
 import importlib.util
 import itertools
 import os
@@ -310,9 +311,29 @@ def run_case(table, k, case):
         _compare(name, g, w, d, spec)
 
 
-@pytest.mark.parametrize("k", range(len(CASES)), ids=[_case_id(c) for c in CASES])
+PRINTING = [k for k, c in enumerate(CASES) if "fails" in REFS.get(c[0], {})]
+
+
+@pytest.mark.parametrize("k", [k for k in range(len(CASES)) if k not in PRINTING],
+                         ids=[_case_id(c) for k, c in enumerate(CASES) if k not in PRINTING])
 def test_builtin(table, k):
     run_case(table, k, CASES[k])
+
+
+@pytest.mark.parametrize("k", PRINTING, ids=[_case_id(CASES[k]) for k in PRINTING])
+def test_printing_builtin(table, k, capfd):
+    """expect_eq / expect_neq / expect_near print one line per thread whose expectation fails."""
+    name, ov, types, ret = CASES[k]
+    spec = REFS[name]
+    module = table.module_for(_group(name))
+    args = draw_args(spec, types, N_THREADS, np.random.default_rng(k))
+    capfd.readouterr()
+    wp.launch(getattr(module, f"case_{k}"), dim=N_THREADS, inputs=[_to_wp(a, t) for a, t in zip(args, types)])
+    ctypes.CDLL(None).fflush(None)
+    lines = [ln for ln in capfd.readouterr().out.splitlines() if ln.startswith(f"{name} failed: ")]
+    want = spec["fails"](types, *[a.astype(np.float64) if a.dtype.kind == "f" else a for a in args])
+    assert 0 < want.sum() < N_THREADS, "the inputs should mix passing and failing threads"
+    assert len(lines) == want.sum(), (len(lines), int(want.sum()))
 
 
 def test_every_builtin_has_a_reference():

@@ -3,7 +3,7 @@
 from ..types import scalars as sc
 from ..types.array import array
 from .errors import TypeMismatch
-from .registry import Any, Array, Index, Matrix, Pattern, Scalar, Quaternion, Transformation, add_builtin, type_name
+from .registry import Any, Array, Float, Index, Matrix, Pattern, Scalar, Vector, Quaternion, Transformation, add_builtin, type_name
 
 G_UTIL = "Utility"
 
@@ -46,3 +46,22 @@ add_builtin("lower_bound", {"arr": Array, "value": Scalar}, value_func=_lower_bo
 add_builtin("lower_bound", {"arr": Array, "arr_begin": Index, "arr_end": Index, "value": Scalar},
             value_func=_lower_bound_rule, group=G_UTIL, differentiable=False,
             doc="The first index `i` in `[arr_begin, arr_end)` with `arr[i] >= value` (`arr_end` if none).")
+
+
+def _same_types(ts):
+    if ts[0] is not ts[1] and getattr(ts[0], "_cpp", 1) != getattr(ts[1], "_cpp", 2):
+        raise TypeMismatch(f"both values must have one type, got {type_name(ts[0])} and {type_name(ts[1])}")
+    if not (sc.is_scalar(ts[0]) or hasattr(ts[0], "_wp_scalar_type_")):
+        raise TypeMismatch(f"needs numbers, vectors or matrices, got {type_name(ts[0])}")
+    return None
+
+
+for _name, _doc in (("expect_eq", "Prints `expect_eq failed: a vs b` when `a != b`."),
+                    ("expect_neq", "Prints `expect_neq failed: a vs b` when `a == b`.")):
+    add_builtin(_name, {"a": Any, "b": Any}, value_func=_same_types, group=G_UTIL,
+                differentiable=False, doc=_doc)
+for _pat in (Float, Vector):
+    add_builtin("expect_near", {"a": _pat, "b": _pat, "tolerance": Float}, value_func=_same_types,
+                group=G_UTIL, differentiable=False,
+                doc="Prints `expect_near failed: a vs b` when a component differs by more than "
+                    "`tolerance`.")

@@ -30,7 +30,8 @@ WPI_FUNC float32 lgamma32(float32 x) { return ::lgammaf(x); }
 WPI_FUNC float32 lgamma32(float32 x) { return std::lgamma(x); }
 #endif
 
-const float32 two_pi = 6.28318530717958647692f;
+// a function, not a namespace-scope float constant: CUDA device code cannot read the latter
+WPI_FUNC float32 two_pi() { return 6.28318530717958647692f; }
 
 }  // namespace detail
 
@@ -76,7 +77,7 @@ WPI_FUNC float32 randn(uint32& state)
 {
     const float32 u1 = 1.0f - randf(state);
     const float32 u2 = randf(state);
-    return sqrt(-2.0f * log(u1)) * cos(detail::two_pi * u2);
+    return sqrt(-2.0f * log(u1)) * cos(detail::two_pi() * u2);
 }
 WPI_FUNC void adj_randn(uint32&, uint32&, float32) {}
 
@@ -107,7 +108,7 @@ WPI_FUNC void adj_sample_triangle(uint32&, uint32&, const vec_t<2, float32>&) {}
 
 WPI_FUNC vec_t<2, float32> sample_unit_ring(uint32& state)
 {
-    const float32 theta = detail::two_pi * randf(state);
+    const float32 theta = detail::two_pi() * randf(state);
     return vec_t<2, float32>(cos(theta), sin(theta));
 }
 WPI_FUNC void adj_sample_unit_ring(uint32&, uint32&, const vec_t<2, float32>&) {}
@@ -115,7 +116,7 @@ WPI_FUNC void adj_sample_unit_ring(uint32&, uint32&, const vec_t<2, float32>&) {
 WPI_FUNC vec_t<2, float32> sample_unit_disk(uint32& state)
 {
     const float32 r = sqrt(randf(state));
-    const float32 theta = detail::two_pi * randf(state);
+    const float32 theta = detail::two_pi() * randf(state);
     return vec_t<2, float32>(r * cos(theta), r * sin(theta));
 }
 WPI_FUNC void adj_sample_unit_disk(uint32&, uint32&, const vec_t<2, float32>&) {}
@@ -125,7 +126,7 @@ WPI_FUNC vec_t<3, float32> sample_unit_sphere_surface(uint32& state)
 {
     const float32 z = 1.0f - 2.0f * randf(state);
     const float32 r = sqrt(max(0.0f, 1.0f - z * z));
-    const float32 phi = detail::two_pi * randf(state);
+    const float32 phi = detail::two_pi() * randf(state);
     return vec_t<3, float32>(r * cos(phi), r * sin(phi), z);
 }
 WPI_FUNC void adj_sample_unit_sphere_surface(uint32&, uint32&, const vec_t<3, float32>&) {}
@@ -142,7 +143,7 @@ WPI_FUNC vec_t<3, float32> sample_unit_hemisphere_surface(uint32& state)
 {
     const float32 z = randf(state);
     const float32 r = sqrt(max(0.0f, 1.0f - z * z));
-    const float32 phi = detail::two_pi * randf(state);
+    const float32 phi = detail::two_pi() * randf(state);
     return vec_t<3, float32>(r * cos(phi), r * sin(phi), z);
 }
 WPI_FUNC void adj_sample_unit_hemisphere_surface(uint32&, uint32&, const vec_t<3, float32>&) {}

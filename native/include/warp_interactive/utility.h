@@ -64,6 +64,50 @@ template <typename T> WPI_FUNC void adj_len(const transform_t<T>&, transform_t<T
 template <unsigned R, unsigned C, typename T> WPI_FUNC int32 len(const mat_t<R, C, T>&) { return int32(R); }
 template <unsigned R, unsigned C, typename T> WPI_FUNC void adj_len(const mat_t<R, C, T>&, mat_t<R, C, T>&, int32) {}
 
+// --- expect_eq / expect_neq / expect_near: print a line when the expectation fails -------------------------
+namespace detail {
+template <typename T> WPI_FUNC void print_components(const T& v)
+{
+    printf("[");
+    for (int k = 0; k < components<T>::n; ++k)
+        printf(k ? " %g" : "%g", double(float64(flat_component(v, k))));
+    printf("]");
+}
+template <typename T> WPI_FUNC void expect_failed(const char* what, const T& a, const T& b)
+{
+    printf("%s failed: ", what);
+    print_components(a);
+    printf(" vs ");
+    print_components(b);
+    printf("\n");
+}
+}  // namespace detail
+
+template <typename T> WPI_FUNC void expect_eq(const T& a, const T& b)
+{
+    if (!(a == b))
+        detail::expect_failed("expect_eq", a, b);
+}
+template <typename T> WPI_FUNC void adj_expect_eq(const T&, const T&, T&, T&) {}
+
+template <typename T> WPI_FUNC void expect_neq(const T& a, const T& b)
+{
+    if (a == b)
+        detail::expect_failed("expect_neq", a, b);
+}
+template <typename T> WPI_FUNC void adj_expect_neq(const T&, const T&, T&, T&) {}
+
+// every component within tolerance
+template <typename T, typename S> WPI_FUNC void expect_near(const T& a, const T& b, S tolerance)
+{
+    for (int k = 0; k < components<T>::n; ++k)
+        if (!(abs(flat_component(a, k) - flat_component(b, k)) <= tolerance)) {
+            detail::expect_failed("expect_near", a, b);
+            return;
+        }
+}
+template <typename T, typename S> WPI_FUNC void adj_expect_near(const T&, const T&, S, T&, T&, S&) {}
+
 // any component NaN / any infinite / all finite
 #define WPI_CLASSIFY_COMPOSITE(TEMPLATE, TYPE)                                                     \
     TEMPLATE WPI_FUNC bool isnan(const TYPE& v)                                                    \
