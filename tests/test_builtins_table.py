@@ -469,3 +469,53 @@ def _check_exchanges(name, init, idx, vals, got, old):
 
 def _key(v):
     return tuple(np.ravel(v).tolist())
+
+
+# --- adjoints of the builtins with out-parameters (central differences, float64) ---------------------------
+@wp.kernel
+def decompositions_loss(a: wp.array(dtype=wp.mat33d), w: wp.array(dtype=wp.mat33d),
+                        out: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    A = a[i]
+    W = w[i]
+    U = wp.mat33d()
+    s = wp.vec3d()
+    V = wp.mat33d()
+    wp.svd3(A, U, s, V)
+    Q = wp.mat33d()
+    d = wp.vec3d()
+    wp.eig3(A + wp.transpose(A), Q, d)
+    Qr = wp.mat33d()
+    R = wp.mat33d()
+    wp.qr3(A, Qr, R)
+    axis = wp.vec3d()
+    angle = wp.float64(0.0)
+    wp.quat_to_axis_angle(wp.quat_rpy(A[0, 0], A[0, 1], A[0, 2]), axis, angle)
+    l_svd = wp.ddot(U, W) + wp.dot(s, wp.get_diag(W)) + wp.ddot(V, wp.transpose(W))
+    l_eig = wp.ddot(Q, W) + wp.dot(d, wp.vec3d(1.0, 2.0, 3.0))
+    l_qr = wp.ddot(Qr, W) + wp.ddot(R, wp.cw_mul(W, W))
+    out[i] = l_svd + 0.7 * l_eig + 1.3 * l_qr + wp.dot(axis, wp.vec3d(1.0, 2.0, 3.0)) + angle
+
+
+def test_decomposition_adjoints_match_central_differences():
+    rng = np.random.default_rng(1)
+    A = rng.uniform(-1, 1, (3, 3, 3)) + 2 * np.eye(3)   # distinct singular values and eigenvalues
+    W = wp.array(rng.uniform(-1, 1, (3, 3, 3)), dtype=wp.mat33d)
+
+    def loss(values, grad=False):
+        a = wp.array(values, dtype=wp.mat33d, requires_grad=True)
+        out = wp.zeros(3, dtype=wp.float64, requires_grad=True)
+        tape = wp.Tape()
+        with tape:
+            wp.launch(decompositions_loss, dim=3, inputs=[a, W, out])
+        if not grad:
+            return out.numpy().sum()
+        tape.backward(grads={out: wp.array(np.ones(3), dtype=wp.float64)})
+        return a.grad.numpy()
+
+    h, fd = 1e-6, np.zeros_like(A)
+    for idx in np.ndindex(A.shape):
+        e = np.zeros_like(A)
+        e[idx] = h
+        fd[idx] = (loss(A + e) - loss(A - e)) / (2 * h)
+    np.testing.assert_allclose(loss(A, grad=True), fd, rtol=1e-6, atol=1e-6)

@@ -128,15 +128,13 @@ def _decomp(ts):
 
 
 add_builtin("svd3", {"A": Matrix, "U": Matrix, "sigma": Vector, "V": Matrix}, value_func=_decomp,
-            group=G_MAT, differentiable=False,
+            group=G_MAT,
             doc="Singular value decomposition `A = U diag(sigma) V^T` of a 3x3 matrix, written to "
                 "`U`, `sigma` (non-negative, descending) and `V`.")
 add_builtin("qr3", {"A": Matrix, "Q": Matrix, "R": Matrix}, value_func=_decomp, group=G_MAT,
-            differentiable=False,
             doc="QR decomposition `A = Q R` of a 3x3 matrix (`R` upper triangular, non-negative "
                 "diagonal), written to `Q` and `R`.")
 add_builtin("eig3", {"A": Matrix, "Q": Matrix, "d": Vector}, value_func=_decomp, group=G_MAT,
-            differentiable=False,
             doc="Eigen-decomposition `A = Q diag(d) Q^T` of a symmetric 3x3 matrix, written to `Q` "
                 "(eigenvectors as columns) and `d` (ascending).")
 

@@ -356,6 +356,9 @@ WPI_FUNC void adj_quat_to_axis_angle(const quat_t<T>& q, const vec_t<3, T>&, T, 
     adj_atan2(l, q.w, adj_l, adj_w, T(2) * adj_angle);
     adj_length(u, adj_u, adj_l);
     adj_q += quat_t<T>(adj_u, adj_w);
+    // the out-parameters' earlier values were overwritten: no gradient flows to them
+    adj_axis = vec_t<3, T>();
+    adj_angle = T(0);
 }
 
 namespace detail {
