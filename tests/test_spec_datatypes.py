@@ -278,3 +278,37 @@ def test_vector_arrays_from_numpy(values, dtype):
     r = np.tile(values, (4, 1)).astype(np.float32)
     a = wp.array(r, dtype=dtype, device="cpu")
     np.testing.assert_array_equal(a.numpy(), r)
+
+
+# --- explicit conversions between element types (no implicit ones) ----------------------------------------
+vec3i = wp.types.vector(length=3, dtype=wp.int32)
+
+
+@wp.kernel
+def conversions(v: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat22), q: wp.array(dtype=wp.quat),
+                out_d: wp.array(dtype=wp.vec3d), out_i: wp.array(dtype=vec3i), out_h: wp.array(dtype=wp.vec3h),
+                out_m: wp.array(dtype=wp.mat22d), out_q: wp.array(dtype=wp.quatd), out_f: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    out_d[i] = wp.vec3d(v[i])
+    out_i[i] = vec3i(v[i])
+    out_h[i] = wp.vec3h(v[i])
+    out_m[i] = wp.mat22d(m[i])
+    out_q[i] = wp.quatd(q[i])
+    out_f[i] = wp.vec3(v[i][1])      # fill from one scalar
+
+
+def test_explicit_conversions():
+    rng = np.random.default_rng(3)
+    v = rng.uniform(-5, 5, (8, 3)).astype(np.float32)
+    m = rng.uniform(-5, 5, (8, 2, 2)).astype(np.float32)
+    q = rng.uniform(-1, 1, (8, 4)).astype(np.float32)
+    outs = [wp.zeros(8, dtype=t) for t in (wp.vec3d, vec3i, wp.vec3h, wp.mat22d, wp.quatd, wp.vec3)]
+    wp.launch(conversions, dim=8, inputs=[wp.array(v, dtype=wp.vec3), wp.array(m, dtype=wp.mat22),
+                                          wp.array(q, dtype=wp.quat)] + outs, device="cpu")
+    d, iv, h, md, qd, f = [o.numpy() for o in outs]
+    np.testing.assert_array_equal(d, v.astype(np.float64))
+    np.testing.assert_array_equal(iv, np.trunc(v).astype(np.int32))     # C conversion: towards zero
+    np.testing.assert_array_equal(h, v.astype(np.float16))              # round to nearest even
+    np.testing.assert_array_equal(md, m.astype(np.float64))
+    np.testing.assert_array_equal(qd, q.astype(np.float64))
+    np.testing.assert_array_equal(f, np.repeat(v[:, 1:2], 3, axis=1))
