@@ -4,12 +4,15 @@ from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
 from .errors import TypeMismatch
-from .registry import (Any, Array, Bool, Float, Index, Int, Matrix, Quaternion, Scalar,
+from .registry import (Any, Pattern, Array, Bool, Float, Index, Int, Matrix, Quaternion, Scalar,
                        Transformation, Vector, add_builtin, registry, same_as, scalar_type_of)
 
 G_OP, G_ARR, G_MATH, G_VEC, G_MAT, G_QUAT, G_TF = (
     "Operators", "Arrays", "Scalar Math", "Vector Math", "Matrix Math", "Quaternion Math",
     "Transformations")
+
+FloatVector = Pattern("FloatVector", lambda t: comp.is_vector(t) and sc.is_float(t._wp_scalar_type_))
+FloatMatrix = Pattern("FloatMatrix", lambda t: comp.is_matrix(t) and sc.is_float(t._wp_scalar_type_))
 
 # --- arithmetic operators ---------------------------------------------------------------------------
 for op, doc in (("add", "a + b"), ("sub", "a - b")):
@@ -60,6 +63,10 @@ for pat in (Vector, Matrix, Quaternion):
 add_builtin("mul", {"a": Matrix, "b": Vector}, value_func=_mat_vec, group=G_OP, doc="matrix-vector product")
 add_builtin("mul", {"a": Vector, "b": Matrix}, value_func=_vec_mat, group=G_OP, doc="vector-matrix product")
 add_builtin("mul", {"a": Matrix, "b": Matrix}, value_func=_mat_mat, group=G_OP, doc="matrix product")
+for _a, _b, _rule in ((Matrix, Vector, _mat_vec), (Vector, Matrix, _vec_mat), (Matrix, Matrix, _mat_mat)):
+    # `a @ b` in kernels: the matrix product, as `*`
+    add_builtin("matmul", {"a": _a, "b": _b}, value_func=_rule, cpp="mul", group=G_OP, hidden=True,
+                export=False)
 add_builtin("mul", {"a": Quaternion, "b": Quaternion}, value_func=same_as(0), group=G_OP,
             doc="quaternion product")
 add_builtin("mul", {"a": Transformation, "b": Transformation}, value_func=same_as(0), group=G_OP,
@@ -68,11 +75,10 @@ add_builtin("mul", {"a": Transformation, "b": Transformation}, value_func=same_a
 for op, doc in (("div", "a / b"), ("floordiv", "a // b (floor)"), ("mod", "a % b (sign of b)")):
     add_builtin(op, {"a": Scalar, "b": Scalar}, value_func=same_as(0), group=G_OP, doc=doc,
                 differentiable=(op != "floordiv"))
-for pat in (Vector, Matrix, Quaternion):
-    add_builtin("div", {"a": pat, "b": Scalar}, value_func=same_as(0), group=G_OP)
-add_builtin("div", {"a": Scalar, "b": Vector}, value_func=same_as(1), group=G_OP)
-add_builtin("pow", {"a": Float, "b": Float}, value_func=same_as(0), group=G_MATH, doc="a ** b")
-add_builtin("pow", {"a": Int, "b": Int}, value_func=same_as(0), group=G_MATH, differentiable=False)
+# composites divide by floats only (an integer component division by zero would trap)
+for pat in (FloatVector, FloatMatrix, Quaternion):
+    add_builtin("div", {"a": pat, "b": Float}, value_func=same_as(0), group=G_OP)
+add_builtin("div", {"a": Float, "b": FloatVector}, value_func=same_as(1), group=G_OP)
 
 for pat in (Scalar, Vector, Matrix, Quaternion):
     add_builtin("neg", {"x": pat}, value_func=same_as(0), group=G_OP, doc="-x")
@@ -125,6 +131,28 @@ def _atomic_rule(ts):
     return ts[0].dtype
 
 
+def _int_atomic_rule(ts):
+    s = _elem_scalar(ts[0])
+    if not sc.is_int(s):
+        raise TypeMismatch(f"bitwise atomics need integer elements, got {getattr(s, '__name__', s)}")
+    return _atomic_rule(ts)
+
+
+def _elem_scalar(a):
+    d = a.dtype
+    return d._wp_scalar_type_ if comp.is_composite(d) else d
+
+
+def _cas_rule(ts):
+    a, compare, value = ts[0], ts[-2], ts[-1]
+    if not sc.is_scalar(a.dtype) or a.dtype is sc.bool_:
+        raise TypeMismatch(f"atomic_cas needs an array of a numeric scalar type, got "
+                           f"{getattr(a.dtype, '__name__', a.dtype)}")
+    _store_rule([a, compare])
+    _store_rule([a, value])
+    return a.dtype
+
+
 for n in (1, 2, 3, 4):
     idx = {f"i{k}": Index for k in range(n)}
     add_builtin("load", {"a": Array, **idx}, value_func=_elem, group=G_ARR, hidden=True, export=False)
@@ -137,10 +165,20 @@ for n in (1, 2, 3, 4):
         add_builtin(op, {"a": Array, **idx, "value": Any}, value_func=_atomic_rule, group="Atomics",
                     replay="atomic_replay", differentiable=op in ("atomic_add", "atomic_sub"),
                     doc=f"{op.split('_')[1]} `value` into `a[i...]` atomically; returns the old value.")
+    for op in ("atomic_and", "atomic_or", "atomic_xor"):
+        add_builtin(op, {"a": Array, **idx, "value": Any}, value_func=_int_atomic_rule, group="Atomics",
+                    replay="atomic_replay", differentiable=False,
+                    doc=f"Bitwise {op.split('_')[1]} of `value` into `a[i...]` atomically (integers); "
+                        "returns the old value.")
+    add_builtin("atomic_cas", {"a": Array, **idx, "compare": Any, "value": Any}, value_func=_cas_rule,
+                group="Atomics", replay="atomic_cas_replay", differentiable=False,
+                doc="If `a[i...] == compare`, store `value` there, atomically; returns the old value.")
 add_builtin("array_shape", {"a": Array, "k": Index}, value_type=sc.int32, group=G_ARR,
             differentiable=False, hidden=True, export=False)
-add_builtin("len", {"a": Array}, value_type=sc.int32, group="Utility", differentiable=False)
-add_builtin("len", {"a": Vector}, value_type=sc.int32, group="Utility", differentiable=False)
+add_builtin("len", {"a": Array}, value_type=sc.int32, group="Utility", differentiable=False,
+            doc="The length of the first dimension of an array, or of a vector.")
+add_builtin("len", {"a": Vector}, value_type=sc.int32, group="Utility", differentiable=False,
+            doc="The number of components of a vector.")
 
 
 # --- components -----------------------------------------------------------------------------------------
@@ -172,66 +210,5 @@ add_builtin("assign", {"a": Matrix, "i": Index, "j": Index, "value": Any},
 add_builtin("assign", {"a": Matrix, "i": Index, "value": Any}, value_func=_assign_rule(_row),
             hidden=True, export=False)
 
-# --- core math -----------------------------------------------------------------------------------------
-for name in ("sqrt", "sin", "cos", "tan", "exp", "log", "floor", "ceil", "degrees", "radians",
-             "asin", "acos", "atan", "sinh", "cosh", "tanh", "log2", "log10", "cbrt", "round",
-             "rint", "trunc", "frac", "erf", "erfc"):
-    add_builtin(name, {"x": Float}, value_func=same_as(0), group=G_MATH,
-                differentiable=name not in ("floor", "ceil", "round", "rint", "trunc"))
-add_builtin("atan2", {"y": Float, "x": Float}, value_func=same_as(0), group=G_MATH)
-for name in ("min", "max"):
-    add_builtin(name, {"a": Scalar, "b": Scalar}, value_func=same_as(0), group=G_MATH)
-    add_builtin(name, {"a": Vector, "b": Vector}, value_func=same_as(0), group=G_VEC)
-add_builtin("abs", {"x": Scalar}, value_func=same_as(0), group=G_MATH)
-add_builtin("abs", {"x": Vector}, value_func=same_as(0), group=G_VEC)
-add_builtin("sign", {"x": Scalar}, value_func=same_as(0), group=G_MATH)
-add_builtin("clamp", {"x": Scalar, "a": Scalar, "b": Scalar}, value_func=same_as(0), group=G_MATH)
-
-# --- vectors, matrices, quaternions, transforms ----------------------------------------------------------
-add_builtin("dot", {"a": Vector, "b": Vector}, value_func=scalar_type_of(0), group=G_VEC)
-add_builtin("dot", {"a": Quaternion, "b": Quaternion}, value_func=scalar_type_of(0), group=G_QUAT)
-
-
-def _vec3_rule(ts):
-    if any(t._length_ != 3 for t in ts):
-        raise TypeMismatch("needs 3-vectors")
-    return ts[0]
-
-
-add_builtin("cross", {"a": Vector, "b": Vector}, value_func=_vec3_rule, group=G_VEC)
-for name in ("length", "length_sq"):
-    add_builtin(name, {"a": Vector}, value_func=scalar_type_of(0), group=G_VEC)
-    add_builtin(name, {"a": Quaternion}, value_func=scalar_type_of(0), group=G_QUAT)
-add_builtin("normalize", {"a": Vector}, value_func=same_as(0), group=G_VEC)
-add_builtin("normalize", {"a": Quaternion}, value_func=same_as(0), group=G_QUAT)
-
-
-def _square(ts):
-    if ts[0]._shape_[0] != ts[0]._shape_[1]:
-        raise TypeMismatch(f"needs a square matrix, got {ts[0]._shape_[0]}x{ts[0]._shape_[1]}")
-    return ts[0]
-
-
-def _transposed(ts):
-    r, c = ts[0]._shape_
-    return comp.matrix((c, r), ts[0]._wp_scalar_type_)
-
-
-add_builtin("transpose", {"m": Matrix}, value_func=_transposed, group=G_MAT)
-add_builtin("inverse", {"m": Matrix}, value_func=_square, group=G_MAT)
-add_builtin("determinant", {"m": Matrix}, value_func=lambda ts: (_square(ts), ts[0]._wp_scalar_type_)[1],
-            group=G_MAT)
-add_builtin("quat_from_axis_angle", {"axis": Vector, "angle": Float},
-            value_func=lambda ts: comp.quaternion(ts[1]), group=G_QUAT)
-add_builtin("quat_rotate", {"q": Quaternion, "p": Vector}, value_func=same_as(1), group=G_QUAT)
-add_builtin("quat_rotate_inv", {"q": Quaternion, "p": Vector}, value_func=same_as(1), group=G_QUAT)
-add_builtin("quat_inverse", {"q": Quaternion}, value_func=same_as(0), group=G_QUAT)
-add_builtin("transform_point", {"t": Transformation, "p": Vector}, value_func=same_as(1), group=G_TF)
-add_builtin("transform_vector", {"t": Transformation, "v": Vector}, value_func=same_as(1), group=G_TF)
-add_builtin("transform_get_translation", {"t": Transformation},
-            value_func=lambda ts: comp.vector(3, ts[0]._wp_scalar_type_), group=G_TF)
-add_builtin("transform_get_rotation", {"t": Transformation},
-            value_func=lambda ts: comp.quaternion(ts[0]._wp_scalar_type_), group=G_TF)
-add_builtin("transform_multiply", {"a": Transformation, "b": Transformation}, value_func=same_as(0),
-            group=G_TF)
-add_builtin("transform_inverse", {"t": Transformation}, value_func=same_as(0), group=G_TF)
+# --- the builtin groups, one module each --------------------------------------------------------------
+from . import builtins_math, builtins_linalg, builtins_quat, builtins_random, builtins_utility  # noqa: E402,F401

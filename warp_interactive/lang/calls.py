@@ -117,6 +117,9 @@ class CallsMixin:
         """``vec3(...)``, ``mat22(...)``, ``quat(...)``, ``transform(p, q)`` in a kernel."""
         s = t._wp_scalar_type_
         args = [self.retype_literal(a, s) if a.literal else a for a in args]
+        if comp.is_vector(t) and t._length_ == 6 and len(args) == 2 and \
+                all(comp.is_vector(a.type) and a.type._length_ == 3 for a in args):
+            return self.call_builtin("spatial_vector", args)  # spatial_vector(w, v)
         self._check_constructor_args(t, args)
         kind = {"vector": "vec_t", "matrix": "mat_t", "quaternion": "quat_t",
                 "transform": "transform_t"}[t._kind_]

@@ -27,6 +27,7 @@ WPI_FUNC typename components<T>::scalar flat_component(const T& v, int i)
 // --- scalar atomics ------------------------------------------------------------------------------
 namespace detail {
 template <int Size> struct uint_of_size;
+template <> struct uint_of_size<1> { typedef unsigned char type; };
 template <> struct uint_of_size<2> { typedef unsigned short type; };
 template <> struct uint_of_size<4> { typedef unsigned int type; };
 template <> struct uint_of_size<8> { typedef unsigned long long type; };
@@ -95,6 +96,18 @@ template <typename T>
 WPI_FUNC T scalar_atomic_max(T* p, T v) { return atomic_rmw(p, [v](T old) { return v > old ? v : old; }); }
 template <typename T>
 WPI_FUNC T scalar_atomic_exch(T* p, T v) { return atomic_rmw(p, [v](T) { return v; }); }
+template <typename T>
+WPI_FUNC T scalar_atomic_and(T* p, T v) { return atomic_rmw(p, [v](T old) { return T(old & v); }); }
+template <typename T>
+WPI_FUNC T scalar_atomic_or(T* p, T v) { return atomic_rmw(p, [v](T old) { return T(old | v); }); }
+template <typename T>
+WPI_FUNC T scalar_atomic_xor(T* p, T v) { return atomic_rmw(p, [v](T old) { return T(old ^ v); }); }
+// compares values (not bits): -0.0 matches 0.0, NaN matches nothing
+template <typename T>
+WPI_FUNC T scalar_atomic_cas(T* p, T compare, T v)
+{
+    return atomic_rmw(p, [compare, v](T old) { return old == compare ? v : old; });
+}
 }  // namespace detail
 
 // Component-wise on composite values: each component is atomic, the whole value is not.
@@ -112,6 +125,9 @@ WPI_COMPONENTWISE_ATOMIC(atomic_add)
 WPI_COMPONENTWISE_ATOMIC(atomic_min)
 WPI_COMPONENTWISE_ATOMIC(atomic_max)
 WPI_COMPONENTWISE_ATOMIC(atomic_exch)
+WPI_COMPONENTWISE_ATOMIC(atomic_and)
+WPI_COMPONENTWISE_ATOMIC(atomic_or)
+WPI_COMPONENTWISE_ATOMIC(atomic_xor)
 #undef WPI_COMPONENTWISE_ATOMIC
 
 template <typename T>
@@ -138,7 +154,36 @@ WPI_ARRAY_ATOMIC(atomic_sub)
 WPI_ARRAY_ATOMIC(atomic_min)
 WPI_ARRAY_ATOMIC(atomic_max)
 WPI_ARRAY_ATOMIC(atomic_exch)
+WPI_ARRAY_ATOMIC(atomic_and)
+WPI_ARRAY_ATOMIC(atomic_or)
+WPI_ARRAY_ATOMIC(atomic_xor)
 #undef WPI_ARRAY_ATOMIC
+
+// atomic_cas(a, i[, j[, k[, l]]], compare, value) -> the old value (scalars)
+template <typename T>
+WPI_FUNC T atomic_cas_at(T* p, const T& compare, const T& v) { return detail::scalar_atomic_cas(p, compare, v); }
+template <typename T, typename I>
+WPI_FUNC T atomic_cas(const array_t<T>& a, I i, const T& c, const T& v) { return atomic_cas_at(address(a, i), c, v); }
+template <typename T, typename I, typename J>
+WPI_FUNC T atomic_cas(const array_t<T>& a, I i, J j, const T& c, const T& v) { return atomic_cas_at(address(a, i, j), c, v); }
+template <typename T, typename I, typename J, typename K>
+WPI_FUNC T atomic_cas(const array_t<T>& a, I i, J j, K k, const T& c, const T& v)
+{
+    return atomic_cas_at(address(a, i, j, k), c, v);
+}
+template <typename T, typename I, typename J, typename K, typename L>
+WPI_FUNC T atomic_cas(const array_t<T>& a, I i, J j, K k, L l, const T& c, const T& v)
+{
+    return atomic_cas_at(address(a, i, j, k, l), c, v);
+}
+template <typename T, typename I>
+WPI_FUNC T atomic_cas_replay(const array_t<T>& a, I i, const T&, const T&) { return load(a, i); }
+template <typename T, typename I, typename J>
+WPI_FUNC T atomic_cas_replay(const array_t<T>& a, I i, J j, const T&, const T&) { return load(a, i, j); }
+template <typename T, typename I, typename J, typename K>
+WPI_FUNC T atomic_cas_replay(const array_t<T>& a, I i, J j, K k, const T&, const T&) { return load(a, i, j, k); }
+template <typename T, typename I, typename J, typename K, typename L>
+WPI_FUNC T atomic_cas_replay(const array_t<T>& a, I i, J j, K k, L l, const T&, const T&) { return load(a, i, j, k, l); }
 
 // In the adjoint's forward replay an atomic must not write again: it only reads.
 template <typename T, typename... I>

@@ -318,6 +318,57 @@ WPI_FUNC void adj_outer(const vec_t<R, T>& a, const vec_t<C, T>& b, vec_t<R, T>&
     adj_b += mul(a, adj_ret);
 }
 
+// component-wise product and quotient
+template <unsigned R, unsigned C, typename T>
+WPI_FUNC mat_t<R, C, T> cw_mul(const mat_t<R, C, T>& a, const mat_t<R, C, T>& b)
+{
+    mat_t<R, C, T> r;
+    for (unsigned i = 0; i < R; ++i)
+        for (unsigned j = 0; j < C; ++j)
+            r.data[i][j] = a.data[i][j] * b.data[i][j];
+    return r;
+}
+template <unsigned R, unsigned C, typename T>
+WPI_FUNC void adj_cw_mul(const mat_t<R, C, T>& a, const mat_t<R, C, T>& b, mat_t<R, C, T>& adj_a, mat_t<R, C, T>& adj_b,
+                         const mat_t<R, C, T>& adj_ret)
+{
+    adj_a += cw_mul(b, adj_ret);
+    adj_b += cw_mul(a, adj_ret);
+}
+template <unsigned R, unsigned C, typename T>
+WPI_FUNC mat_t<R, C, T> cw_div(const mat_t<R, C, T>& a, const mat_t<R, C, T>& b)
+{
+    mat_t<R, C, T> r;
+    for (unsigned i = 0; i < R; ++i)
+        for (unsigned j = 0; j < C; ++j)
+            r.data[i][j] = a.data[i][j] / b.data[i][j];
+    return r;
+}
+template <unsigned R, unsigned C, typename T>
+WPI_FUNC void adj_cw_div(const mat_t<R, C, T>& a, const mat_t<R, C, T>& b, mat_t<R, C, T>& adj_a, mat_t<R, C, T>& adj_b,
+                         const mat_t<R, C, T>& adj_ret)
+{
+    for (unsigned i = 0; i < R; ++i)
+        for (unsigned j = 0; j < C; ++j) {
+            adj_a.data[i][j] += adj_ret.data[i][j] / b.data[i][j];
+            adj_b.data[i][j] -= adj_ret.data[i][j] * a.data[i][j] / (b.data[i][j] * b.data[i][j]);
+        }
+}
+
+template <unsigned R, unsigned C, typename T>
+WPI_FUNC mat_t<R, C, T> lerp(const mat_t<R, C, T>& a, const mat_t<R, C, T>& b, T t)
+{
+    return a * (T(1) - t) + b * t;
+}
+template <unsigned R, unsigned C, typename T>
+WPI_FUNC void adj_lerp(const mat_t<R, C, T>& a, const mat_t<R, C, T>& b, T t, mat_t<R, C, T>& adj_a, mat_t<R, C, T>& adj_b,
+                       T& adj_t, const mat_t<R, C, T>& adj_ret)
+{
+    adj_a += adj_ret * (T(1) - t);
+    adj_b += adj_ret * t;
+    adj_t += ddot(adj_ret, b - a);
+}
+
 // ---------------------------------------------------------------------------------------------
 // structure
 
@@ -541,13 +592,16 @@ WPI_FUNC void adj_assign(const mat_t<R, C, T>&, I i, const vec_t<C, T>&, mat_t<R
 }
 
 // ---------------------------------------------------------------------------------------------
-// 3x3 decompositions (float32 and float64). Their adjoints are not written yet: there is no
-// adj_eig3, adj_svd3 or adj_qr3, so code that differentiates through them does not compile.
+// 3x3 decompositions (float32 and float64). Their outputs are out-parameters; each adjoint
+// consumes the outputs' adjoints and then clears them (the outputs' earlier values were
+// overwritten, so nothing flows to them). Repeated eigen/singular values make the adjoints
+// singular: those terms are dropped.
 
 namespace detail {
 
 WPI_FUNC float32 epsilon(float32) { return 1.1920929e-7f; }
 WPI_FUNC float64 epsilon(float64) { return 2.220446049250313e-16; }
+WPI_FUNC half epsilon(half) { return half(9.765625e-4f); }
 
 // Jacobi rotation: t = tan(phi) of the rotation that zeroes the off-diagonal entry of the
 // symmetric 2x2 block [[app, apq], [apq, aqq]] (the smaller of the two roots, for stability).
@@ -637,6 +691,29 @@ template <typename T> WPI_FUNC void eig3(const mat_t<3, 3, T>& A, mat_t<3, 3, T>
     detail::sort3<T>(d, Q, nullptr, false);
 }
 
+// Giles (2008): for A = Q diag(d) Q^T, adj_A = Q (diag(adj_d) + F o (Q^T adj_Q)) Q^T with
+// F_ij = 1 / (d_j - d_i) off the diagonal; symmetrized, as the forward uses (A + A^T) / 2.
+template <typename T>
+WPI_FUNC void adj_eig3(const mat_t<3, 3, T>& A, const mat_t<3, 3, T>& Q, const vec_t<3, T>& d, mat_t<3, 3, T>& adj_A,
+                       mat_t<3, 3, T>& adj_Q, vec_t<3, T>& adj_d)
+{
+    const mat_t<3, 3, T> QtG = mul(transpose(Q), adj_Q);
+    const T scale = max(abs(d.c[0]), abs(d.c[2])) + T(1);
+    mat_t<3, 3, T> inner;
+    for (unsigned i = 0; i < 3; ++i)
+        for (unsigned j = 0; j < 3; ++j) {
+            const T gap = d.c[j] - d.c[i];
+            if (i == j)
+                inner.data[i][j] = adj_d.c[i];
+            else if (abs(gap) > detail::epsilon(T(0)) * scale)
+                inner.data[i][j] = QtG.data[i][j] / gap;
+        }
+    const mat_t<3, 3, T> g = mul(mul(Q, inner), transpose(Q));
+    adj_A += (g + transpose(g)) * T(0.5);
+    adj_Q = mat_t<3, 3, T>();
+    adj_d = vec_t<3, T>();
+}
+
 // Singular value decomposition A = U diag(sigma) V^T by one-sided Jacobi (rotating pairs of
 // columns of A until they are orthogonal; accurate also for small singular values).
 // sigma >= 0 descending; U and V orthogonal (det may be -1).
@@ -690,6 +767,35 @@ WPI_FUNC void svd3(const mat_t<3, 3, T>& A, mat_t<3, 3, T>& U, vec_t<3, T>& sigm
     U = matrix_from_cols(u0, u1, u2);
 }
 
+// Townsend (2016), square full-rank case: with S = diag(sigma) and F_ij = 1 / (s_j^2 - s_i^2) off
+// the diagonal, adj_A = U [(F o (U^T adj_U - adj_U^T U)) S + diag(adj_sigma)
+//                          + S (F o (V^T adj_V - adj_V^T V))] V^T
+template <typename T>
+WPI_FUNC void adj_svd3(const mat_t<3, 3, T>& A, const mat_t<3, 3, T>& U, const vec_t<3, T>& sigma, const mat_t<3, 3, T>& V,
+                       mat_t<3, 3, T>& adj_A, mat_t<3, 3, T>& adj_U, vec_t<3, T>& adj_sigma, mat_t<3, 3, T>& adj_V)
+{
+    const mat_t<3, 3, T> Ju = mul(transpose(U), adj_U), Jv = mul(transpose(V), adj_V);
+    const T scale = sigma.c[0] * sigma.c[0] + T(1);
+    mat_t<3, 3, T> inner;
+    for (unsigned i = 0; i < 3; ++i)
+        for (unsigned j = 0; j < 3; ++j) {
+            if (i == j) {
+                inner.data[i][j] = adj_sigma.c[i];
+                continue;
+            }
+            const T gap = sigma.c[j] * sigma.c[j] - sigma.c[i] * sigma.c[i];
+            if (!(abs(gap) > detail::epsilon(T(0)) * scale))
+                continue;
+            const T f = T(1) / gap;
+            inner.data[i][j] = f * (Ju.data[i][j] - Ju.data[j][i]) * sigma.c[j] +
+                               sigma.c[i] * f * (Jv.data[i][j] - Jv.data[j][i]);
+        }
+    adj_A += mul(mul(U, inner), transpose(V));
+    adj_U = mat_t<3, 3, T>();
+    adj_sigma = vec_t<3, T>();
+    adj_V = mat_t<3, 3, T>();
+}
+
 // QR decomposition A = Q R by Givens rotations: Q orthogonal, R upper triangular with a
 // non-negative diagonal.
 template <typename T> WPI_FUNC void qr3(const mat_t<3, 3, T>& A, mat_t<3, 3, T>& Q, mat_t<3, 3, T>& R)
@@ -719,6 +825,22 @@ template <typename T> WPI_FUNC void qr3(const mat_t<3, 3, T>& A, mat_t<3, 3, T>&
                 Q.data[k][i] = -Q.data[k][i];
             }
         }
+}
+
+// Square full-rank A = Q R (Walter & Lehmann; Seeger et al. 2017): M = R adj_R^T - adj_Q^T Q,
+// adj_A = (adj_Q + Q copyltu(M)) R^-T with copyltu(M) the symmetric matrix from M's lower triangle.
+template <typename T>
+WPI_FUNC void adj_qr3(const mat_t<3, 3, T>& A, const mat_t<3, 3, T>& Q, const mat_t<3, 3, T>& R, mat_t<3, 3, T>& adj_A,
+                      mat_t<3, 3, T>& adj_Q, mat_t<3, 3, T>& adj_R)
+{
+    const mat_t<3, 3, T> M = mul(R, transpose(adj_R)) - mul(transpose(adj_Q), Q);
+    mat_t<3, 3, T> sym;
+    for (unsigned i = 0; i < 3; ++i)
+        for (unsigned j = 0; j < 3; ++j)
+            sym.data[i][j] = i >= j ? M.data[i][j] : M.data[j][i];
+    adj_A += mul(adj_Q + mul(Q, sym), transpose(inverse(R)));
+    adj_Q = mat_t<3, 3, T>();
+    adj_R = mat_t<3, 3, T>();
 }
 
 }  // namespace wp

@@ -356,6 +356,9 @@ WPI_FUNC void adj_quat_to_axis_angle(const quat_t<T>& q, const vec_t<3, T>&, T, 
     adj_atan2(l, q.w, adj_l, adj_w, T(2) * adj_angle);
     adj_length(u, adj_u, adj_l);
     adj_q += quat_t<T>(adj_u, adj_w);
+    // the out-parameters' earlier values were overwritten: no gradient flows to them
+    adj_axis = vec_t<3, T>();
+    adj_angle = T(0);
 }
 
 namespace detail {
@@ -430,6 +433,19 @@ WPI_FUNC void adj_quat_slerp(const quat_t<T>& q0, const quat_t<T>& q1, T t, quat
         adj_q1s = adj_ret * b + q0 * adj_c;
     }
     adj_q1 += flip ? -adj_q1s : adj_q1s;
+}
+
+template <typename T> WPI_FUNC quat_t<T> lerp(const quat_t<T>& a, const quat_t<T>& b, T t)
+{
+    return a * (T(1) - t) + b * t;
+}
+template <typename T>
+WPI_FUNC void adj_lerp(const quat_t<T>& a, const quat_t<T>& b, T t, quat_t<T>& adj_a, quat_t<T>& adj_b, T& adj_t,
+                       const quat_t<T>& adj_ret)
+{
+    adj_a += adj_ret * (T(1) - t);
+    adj_b += adj_ret * t;
+    adj_t += dot(adj_ret, b - a);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -151,6 +151,46 @@ WPI_FUNC void adj_transform_vector(const transform_t<T>& t, const vec_t<3, T>& v
     adj_quat_rotate(t.q, v, adj_t.q, adj_v, adj_ret);
 }
 
+// with a 4x4 homogeneous matrix (column vectors): the first three rows of m (p, 1), no division
+template <typename T> WPI_FUNC vec_t<3, T> transform_point(const mat_t<4, 4, T>& m, const vec_t<3, T>& x)
+{
+    vec_t<3, T> r;
+    for (unsigned i = 0; i < 3; ++i)
+        r.c[i] = m.data[i][0] * x.c[0] + m.data[i][1] * x.c[1] + m.data[i][2] * x.c[2] + m.data[i][3];
+    return r;
+}
+template <typename T>
+WPI_FUNC void adj_transform_point(const mat_t<4, 4, T>& m, const vec_t<3, T>& x, mat_t<4, 4, T>& adj_m, vec_t<3, T>& adj_x,
+                                  const vec_t<3, T>& adj_ret)
+{
+    for (unsigned i = 0; i < 3; ++i) {
+        for (unsigned j = 0; j < 3; ++j) {
+            adj_m.data[i][j] += adj_ret.c[i] * x.c[j];
+            adj_x.c[j] += m.data[i][j] * adj_ret.c[i];
+        }
+        adj_m.data[i][3] += adj_ret.c[i];
+    }
+}
+
+// the upper-left 3x3 block of m times v
+template <typename T> WPI_FUNC vec_t<3, T> transform_vector(const mat_t<4, 4, T>& m, const vec_t<3, T>& v)
+{
+    vec_t<3, T> r;
+    for (unsigned i = 0; i < 3; ++i)
+        r.c[i] = m.data[i][0] * v.c[0] + m.data[i][1] * v.c[1] + m.data[i][2] * v.c[2];
+    return r;
+}
+template <typename T>
+WPI_FUNC void adj_transform_vector(const mat_t<4, 4, T>& m, const vec_t<3, T>& v, mat_t<4, 4, T>& adj_m, vec_t<3, T>& adj_v,
+                                   const vec_t<3, T>& adj_ret)
+{
+    for (unsigned i = 0; i < 3; ++i)
+        for (unsigned j = 0; j < 3; ++j) {
+            adj_m.data[i][j] += adj_ret.c[i] * v.c[j];
+            adj_v.c[j] += m.data[i][j] * adj_ret.c[i];
+        }
+}
+
 // (-rotate(conj(q), p), conj(q)): the inverse for a unit q
 template <typename T> WPI_FUNC transform_t<T> transform_inverse(const transform_t<T>& t)
 {
