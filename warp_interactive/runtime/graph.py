@@ -11,7 +11,7 @@ inside the capture is an error rather than a silent stale read.
 """
 
 from ..config import config
-from ..types import array as _array_mod
+from ..types.array import _capturing
 from .device import get_device
 
 _cpu_captures = {}      # device alias -> Graph being recorded
@@ -39,12 +39,15 @@ class Graph:
 
     def __del__(self):
         if self.exec is not None:
-            from .cuda.graphs import destroy_graph
+            try:
+                from .cuda.graphs import destroy_graph
+            except ImportError:     # interpreter shutdown
+                return
             destroy_graph(self)
 
 
 def _start(n):
-    _array_mod._capturing[0] += n
+    _capturing[0] += n
 
 
 def capture_begin(device=None, stream=None, force_module_load=None, external=False):

@@ -8,6 +8,7 @@ import time
 from ..codegen.module_source import generate_source
 from ..codegen.target import CPU
 from ..compiler import cpu as cpu_compiler
+from ..compiler import nvrtc_check
 from ..config import config
 from ..version import __version__
 
@@ -103,6 +104,8 @@ class Module:
         h = module_hash(source, cpu_compiler.build_key(debug, fast_math))
         path, built = cpu_compiler.compile_module(source, h, debug, fast_math, self.name)
         lm = LoadedModule(path, h, built, time.perf_counter() - t0)
+        if nvrtc_check.record_dir():
+            nvrtc_check.record_module(self)      # the no-GPU CUDA check (scripts/test.sh)
         self.last_build = (h, built, lm.build_time)
         if built and not config.quiet and config.verbose:
             print(f"Module {self.name} {h[:8]} built in {lm.build_time:.3f} s")

@@ -350,7 +350,7 @@ class array:
         elif hasattr(self.dtype, "_np_struct_dtype"):
             value = self.dtype._to_numpy_records([value])[0]
         if self.device.is_cuda:
-            _cuda_arrays().from_numpy(self, value)
+            _cuda_arrays().fill(self, value)
             return self
         view = self.numpy()
         view[...] = value

@@ -16,7 +16,7 @@ def _load_all_modules(device):
 def begin_capture(device, stream=None, force_module_load=None, external=False):
     from ...config import config
     if force_module_load is None:
-        force_module_load = getattr(config, "enable_graph_capture_module_load_by_default", True)
+        force_module_load = config.enable_graph_capture_module_load_by_default
     if force_module_load:
         _load_all_modules(device)
     if stream is not None:

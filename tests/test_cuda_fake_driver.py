@@ -1,0 +1,60 @@
+"""The GPU tests of test_cuda_runtime.py and test_cuda_graphs.py run against a stand-in driver
+(tests/cuda_fake.py: host memory, kernels run through their CPU build, real NVRTC CUBINs), so
+the CUDA runtime's Python side is exercised on every CI run, GPU or not."""
+
+import pytest
+
+import warp_interactive as wp
+from warp_interactive.runtime import cuda_backend, device as device_mod
+from warp_interactive.runtime.cuda import driver
+
+from cuda_fake import FakeDriver
+# the same test functions, collected here again with the fake device
+from test_cuda_graphs import (test_capture_defers_then_replays, test_reading_inside_a_capture_is_an_error,  # noqa: F401
+                              test_scoped_capture_keeps_copies_and_fills_in_order,
+                              test_tape_forward_and_backward_captured)
+from test_cuda_runtime import (test_allocating_during_a_capture_is_a_clear_error,  # noqa: F401
+                               test_cuda_array_interface_both_ways, test_device_properties,
+                               test_fill_zero_full_ones, test_multidimensional_launch,
+                               test_partial_copies_with_offsets, test_pinned_array_copies,
+                               test_round_trips, test_saxpy_matches_numpy_including_grid_stride,
+                               test_set_device_and_scoped_device, test_streams_events_and_timing,
+                               test_strided_views_read_and_write, test_verify_cuda_and_autodiff_on_gpu,
+                               test_wrong_device_is_an_error)
+
+
+@pytest.fixture(autouse=True)
+def fake_cuda(monkeypatch):
+    if wp.is_cuda_available():
+        pytest.skip("a real GPU is here: test_cuda_runtime.py runs on it instead")
+    fake = FakeDriver()
+    monkeypatch.setattr(driver, "_drv", [fake])
+    from warp_interactive.runtime.cuda.context import discover
+    devices = discover()
+    monkeypatch.setattr(device_mod, "_devices", {"cpu": device_mod.cpu, "cuda:0": devices[0]})
+    monkeypatch.setattr(device_mod, "_default", [])
+    monkeypatch.setattr(cuda_backend, "_state", {"probed": True, "reason": None})
+    monkeypatch.setattr(wp.config, "enable_graph_capture_module_load_by_default", False)
+    monkeypatch.setattr(device_mod._local, "device", None, raising=False)  # set_device is undone
+    yield fake
+    for m in list(__import__("warp_interactive.runtime.module", fromlist=["_modules"])._modules.values()):
+        m.loaded.pop(("cuda:0", False), None)
+        m.loaded.pop(("cuda:0", True), None)
+
+
+@pytest.fixture
+def device():
+    return "cuda:0"
+
+
+def test_launches_use_the_configured_grid(fake_cuda):
+    import numpy as np
+    from test_cuda_runtime import saxpy
+    x = wp.array(np.ones(1000, dtype=np.float32), device="cuda")
+    y = wp.zeros(1000, dtype=float, device="cuda")
+    wp.launch(saxpy, dim=1000, inputs=[x, y, 1.0], device="cuda")
+    wp.launch(saxpy, dim=1000, inputs=[x, y, 1.0], device="cuda", block_dim=64, max_blocks=3)
+    (name1, grid1, block1, _), (name2, grid2, block2, _) = fake_cuda.launches[-2:]
+    assert name1 == f"{saxpy.ir.name}_cuda_forward"
+    assert (grid1, block1) == (4, 256) and (grid2, block2) == (3, 64)
+    np.testing.assert_array_equal(y.numpy(), 2.0)
