@@ -65,6 +65,8 @@ def test_this_machine_says_why_or_has_devices():
     assert any(k in reason for k in known), reason
     assert reason in _cuda_error()
     assert wp.get_device() == "cpu" and wp.get_preferred_device() == "cpu"
+    with pytest.raises(RuntimeError, match='"cuda:0" is not available'):
+        wp.get_cuda_device()
     assert [str(d) for d in wp.get_devices()] == ["cpu"]
 
 

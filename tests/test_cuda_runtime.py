@@ -43,6 +43,7 @@ def test_device_properties():
     assert 0 < d.free_memory <= d.total_memory
     assert wp.get_cuda_device_count() >= 1 and d in wp.get_cuda_devices()
     assert wp.get_preferred_device() is d
+    assert wp.get_cuda_device() is d and wp.get_cuda_device(0) is d
 
 
 def test_set_device_and_scoped_device():

@@ -78,12 +78,16 @@ class _Activated:
 
     def __enter__(self):
         d = drv()
-        self.saved = call(d.cuCtxGetCurrent)
-        call(d.cuCtxSetCurrent, self.device.context)
+        saved = call(d.cuCtxGetCurrent)
+        # already current (the common case): no switch there and back
+        self.saved = None if int(saved or 0) == int(self.device.context) else saved
+        if self.saved is not None:
+            call(d.cuCtxSetCurrent, self.device.context)
         return self.device
 
     def __exit__(self, *exc):
-        call(drv().cuCtxSetCurrent, self.saved)
+        if self.saved is not None:
+            call(drv().cuCtxSetCurrent, self.saved)
 
 
 def discover():
