@@ -58,3 +58,25 @@ def test_launches_use_the_configured_grid(fake_cuda):
     assert name1 == f"{saxpy.ir.name}_cuda_forward"
     assert (grid1, block1) == (4, 256) and (grid2, block2) == (3, 64)
     np.testing.assert_array_equal(y.numpy(), 2.0)
+
+
+def test_device_error_record_reads_like_the_cpu_message():
+    """The CUDA debug-mode record is formatted into the CPU's exact message."""
+    import ctypes
+    import numpy as np
+    from test_cuda_runtime import read_at
+    from warp_interactive.runtime.cuda.modules import _ErrorRecord, format_error
+    wp.set_module_options({"mode": "debug"}, "test_cuda_runtime")
+    try:
+        a = wp.zeros(4, dtype=float, device="cpu")
+        out = wp.zeros(1, dtype=float, device="cpu")
+        with pytest.raises(wp.LaunchError) as e:
+            wp.launch(read_at, dim=1, inputs=[a, 10, out], device="cpu")
+    finally:
+        wp.set_module_options({"mode": "release"}, "test_cuda_runtime")
+    rec = _ErrorRecord(set=1, n=1, ndim=1, array=b"a", kernel=b"read_at")
+    rec.line = int(str(e.value).split("(line ")[1].split(")")[0])
+    rec.idx[0], rec.shape[0] = 10, 4
+    assert format_error(rec) == str(e.value)
+    assert ctypes.sizeof(_ErrorRecord) == 16 + 32 + 16 + 64 + 128    # cuda.h's layout
+    assert np.all(out.numpy() == 0)

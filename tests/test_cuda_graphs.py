@@ -133,3 +133,16 @@ def test_failed_scoped_capture_ends_the_capture():
     a = wp.zeros(4, dtype=float, device="cpu")       # no capture left behind: launches run
     wp.launch(add_one, dim=4, inputs=[a], device="cpu")
     np.testing.assert_array_equal(a.numpy(), 1.0)
+
+
+def test_cpu_graph_keeps_temporary_arrays_alive():
+    """A launch argument made inside the capture lives as long as the graph (not freed)."""
+    out = wp.zeros(N, dtype=float, device="cpu")
+    with wp.ScopedCapture("cpu") as capture:
+        wp.launch(scale_into, dim=N, inputs=[wp.full(N, 2.0, dtype=float, device="cpu"), 3.0, out],
+                  device="cpu")
+    import gc
+    gc.collect()
+    for _ in range(2):
+        wp.capture_launch(capture.graph)
+        np.testing.assert_array_equal(out.numpy(), 6.0)

@@ -63,7 +63,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         cmd.block_dim, cmd.max_blocks, cmd.stream = block_dim, max_blocks, stream
     if record_cmd:
         return cmd
-    if _capturing[0] and graph.record_launch(cmd):
+    if _capturing[0] and graph.record_launch(cmd, values):
         return None    # a CPU graph capture keeps the packed launch for capture_launch
     cmd.launch()
     return None
