@@ -80,3 +80,47 @@ def test_device_error_record_reads_like_the_cpu_message():
     assert format_error(rec) == str(e.value)
     assert ctypes.sizeof(_ErrorRecord) == 16 + 32 + 16 + 64 + 128    # cuda.h's layout
     assert np.all(out.numpy() == 0)
+
+
+def _real_signature(fn):
+    """Parameter names from a cuda-bindings docstring's first line: 'cuX(a, int b, c)'."""
+    head = fn.__doc__.strip().split("\n", 1)[0]
+    inner = head[head.index("(") + 1:head.rindex(")")].strip()
+    return [p.split()[-1].lstrip("*") for p in inner.split(",")] if inner else []
+
+
+def _driver_calls_in_package():
+    """Every cu* driver function the package's CUDA runtime calls."""
+    import pathlib
+    import re
+    import warp_interactive.runtime.cuda as pkg
+    names = set()
+    for path in pathlib.Path(pkg.__file__).parent.glob("*.py"):
+        names |= set(re.findall(r"\b(cu[A-Z]\w+)\b", path.read_text()))
+    return sorted(names)
+
+
+def test_stand_in_matches_the_real_bindings():
+    """The calls the runtime makes exist in cuda-bindings with the arity the stand-in has, and
+    every enum member used is real: what the stand-in proves holds for the real driver API."""
+    import inspect
+    from cuda.bindings import driver as real
+    calls = _driver_calls_in_package()
+    assert "cuLaunchKernel" in calls and "cuMemAllocAsync" in calls
+    fake = FakeDriver()
+    for name in calls:
+        assert hasattr(real, name), name
+        if not hasattr(fake, name):
+            continue
+        fake_params = list(inspect.signature(getattr(fake, name)).parameters)
+        assert len(_real_signature(getattr(real, name))) == len(fake_params), name
+    for enum_name, members in [
+            ("CUdevice_attribute", vars(fake.CUdevice_attribute)),
+            ("CUstream_flags", vars(fake.CUstream_flags)), ("CUevent_flags", vars(fake.CUevent_flags)),
+            ("CUstreamCaptureMode", vars(fake.CUstreamCaptureMode)),
+            ("CUstreamCaptureStatus", vars(fake.CUstreamCaptureStatus)),
+            ("CUgraphInstantiate_flags", vars(fake.CUgraphInstantiate_flags)),
+            ("CUpointer_attribute", {"CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL": 0}),
+            ("CUresult", {"CUDA_ERROR_NO_DEVICE": 0, "CUDA_SUCCESS": 0})]:
+        for member in members:
+            assert hasattr(getattr(real, enum_name), member), f"{enum_name}.{member}"
