@@ -1,6 +1,7 @@
-"""The GPU tests of test_cuda_runtime.py and test_cuda_graphs.py run against a stand-in driver
-(tests/cuda_fake.py: host memory, kernels run through their CPU build, real NVRTC CUBINs), so
-the CUDA runtime's Python side is exercised on every CI run, GPU or not."""
+"""The GPU tests of test_cuda_runtime.py and test_cuda_graphs.py, and the device-parametrised
+reference examples of test_spec_examples.py, run against a stand-in driver (tests/cuda_fake.py:
+host memory, kernels run through their CPU build, real NVRTC CUBINs), so the CUDA runtime's
+Python side is exercised on every CI run, GPU or not."""
 
 import pytest
 
@@ -21,6 +22,19 @@ from test_cuda_runtime import (test_allocating_during_a_capture_is_a_clear_error
                                test_set_device_and_scoped_device, test_streams_events_and_timing,
                                test_strided_views_read_and_write, test_verify_cuda_and_autodiff_on_gpu,
                                test_wrong_device_is_an_error)
+
+import test_spec_examples as _spec  # noqa: E402
+
+
+def _takes_device(fn):
+    code = getattr(fn, "__code__", None)
+    return code is not None and "device" in code.co_varnames[:code.co_argcount]
+
+
+# the reference's examples that take a device, on the stand-in GPU
+for _name, _fn in list(vars(_spec).items()):
+    if _name.startswith("test_") and _takes_device(_fn):
+        globals()[_name] = _fn
 
 
 @pytest.fixture(autouse=True)
