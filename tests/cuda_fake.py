@@ -64,6 +64,9 @@ class FakeDriver:
     def cuGetErrorString(self, err):
         return OK, b"fake driver error"
 
+    def cuDriverGetVersion(self):
+        return OK, 13000
+
     def cuInit(self, flags):
         return (OK,)
 

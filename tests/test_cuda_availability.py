@@ -114,3 +114,13 @@ def test_default_device_follows_the_reference():
     expected = "cuda:0" if wp.is_cuda_available() else "cpu"
     assert str(wp.get_device()) == expected
     assert device_mod.get_preferred_device() == expected
+
+
+def test_old_driver_is_named():
+    import cuda.bindings
+    from warp_interactive.runtime.cuda.context import check_driver_version
+    from warp_interactive.runtime.cuda.driver import CudaError
+    major = int(cuda.bindings.__version__.split(".")[0])
+    check_driver_version(major * 1000 + 20)                  # same major: fine
+    with pytest.raises(CudaError, match=rf"supports CUDA {major - 1}\.4, older than cuda-bindings"):
+        check_driver_version((major - 1) * 1000 + 40)
