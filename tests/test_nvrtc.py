@@ -149,3 +149,16 @@ def test_check_reports_broken_recorded_source(tmp_path):
                     '#include "warp_interactive/builtin.h"\n__global__ void k() { undefined_thing(); }\n')
     with pytest.raises(CompileError, match="undefined_thing"):
         nvrtc_check.check_file(str(path))
+
+
+def test_moving_a_kernel_keeps_its_module_hash():
+    """The `// py:` markers name the file and lines; they must not force rebuilds when a kernel
+    only moved (lines added above it, a notebook cell run again under a new name)."""
+    import re
+    src = _source()
+    moved = re.sub(r"// py:(?:[^\n]*:)?(\d+)$", lambda m: f"// py:<cell-7>:{int(m.group(1)) + 40}",
+                   src, flags=re.M)
+    assert moved != src
+    key = nvrtc.build_key(90, False, False)
+    assert module_hash(moved, key) == module_hash(src, key)
+    assert module_hash(src.replace("wp::sin(", "wp::cos(", 1), key) != module_hash(src, key)

@@ -3,6 +3,7 @@ into one shared library, content-addressed by the module hash."""
 
 import ctypes
 import hashlib
+import re
 import time
 
 from ..codegen.module_source import generate_source
@@ -112,7 +113,14 @@ class Module:
         return lm
 
 
+_LINE_MARKERS = re.compile(r"  // py:[^\n]*")
+
+
 def module_hash(source, build_key):
+    # codegen's `// py:FILE:LINE` comments only map compiler errors back to Python: a kernel that
+    # moved (lines added above it, a re-run notebook cell) keeps its binary
+    if "// py:" in source:
+        source = _LINE_MARKERS.sub("", source)
     h = hashlib.sha256()
     h.update(source.encode())
     h.update(repr(build_key).encode())
