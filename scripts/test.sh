@@ -8,11 +8,14 @@ if [ ! -x "$VENV/bin/python" ]; then
     python3 -m venv "$VENV"
 fi
 "$VENV/bin/python" -m pip install -q --upgrade pip
-"$VENV/bin/python" -m pip install -q -e ".[test]"
+"$VENV/bin/python" -m pip install -q -e ".[test,cuda]"
 # interop frameworks, pinned: torch 2.13.0 is the CPU build this machine's index serves
 "$VENV/bin/python" -m pip install -q torch==2.13.0 jax==0.10.2 jaxlib==0.10.2 paddlepaddle==3.3.1
 # a fresh kernel cache for this test session (tests also isolate it per session)
 export WARP_INTERACTIVE_CACHE_DIR=$(mktemp -d)
+# every module built below (tests, notebooks) also records its CUDA source here, for the
+# NVRTC check at the end (CUDA code must compile even where no GPU runs it)
+export WARP_INTERACTIVE_RECORD_CUDA="$WARP_INTERACTIVE_CACHE_DIR/cuda-sources"
 set +e
 # the tests, and the tutorial notebooks executed top to bottom by nbval (--nbval-lax: every
 # cell must run; cells marked to check their output are compared after notebooks/sanitize.cfg)
@@ -21,6 +24,13 @@ set +e
     tests notebooks "$@"
 rc=$?
 set -e
+# the CUDA check: every recorded module compiled by NVRTC for sm_90 (only after a full run)
+if [ "$rc" -eq 0 ] && [ "$#" -eq 0 ]; then
+    set +e
+    "$VENV/bin/python" -m pytest -q -n 2 tests/nvrtc_suite_check.py
+    rc=$?
+    set -e
+fi
 rm -rf "$WARP_INTERACTIVE_CACHE_DIR"
 # pytest exits 5 when it collected no tests: that is a failure of this script's purpose
 if [ "$rc" -eq 5 ]; then

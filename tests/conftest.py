@@ -18,7 +18,14 @@ def cuda_available():
     return wp.get_cuda_device_count() > 0
 
 
-DEVICES = ["cpu"] + (["cuda:0"] if cuda_available() else [])
+def cuda_unavailable_reason():
+    from warp_interactive.runtime import cuda_backend
+    return cuda_backend.probe() or "no CUDA device"
+
+
+# every device-parametrised test also runs on the first GPU; without one it is skipped, saying why
+requires_cuda = pytest.mark.skipif(not cuda_available(), reason="CUDA is not available here")
+DEVICES = ["cpu", pytest.param("cuda:0", marks=requires_cuda)]
 
 
 @pytest.fixture(params=DEVICES)

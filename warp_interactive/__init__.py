@@ -32,6 +32,7 @@ from .runtime.cuda.streams import (Event, ScopedStream, Stream, get_event_elapse
                                    record_event, set_stream, synchronize_event, synchronize_stream,
                                    wait_event, wait_stream)
 from .runtime.graph import Graph, ScopedCapture, capture_begin, capture_end, capture_launch
+from .runtime.device import get_cuda_device
 
 # interop (issue 7): converters import their framework lazily, on first call
 from .interop import from_dlpack, to_dlpack

@@ -19,6 +19,7 @@ class _Config:
         self.cuda_block_dim = 256
         self.lineinfo = False            # CUDA: line info in release builds too (profilers)
         self.cuda_graph_cpu = True       # wp.capture_* on the CPU records and replays launches
+        self.enable_graph_capture_module_load_by_default = True  # load every module before a capture
         self.print_launches = False
         self.cache_kernels = True
 

@@ -110,6 +110,14 @@ def get_cuda_devices():
     return [d for d in _devices.values() if d.is_cuda]
 
 
+def get_cuda_device(ordinal=None):
+    """The CUDA device ``ordinal`` (default: the current device if it is a GPU, else cuda:0)."""
+    if ordinal is None:
+        current = get_device()
+        return current if current.is_cuda else get_device("cuda:0")
+    return get_device(f"cuda:{int(ordinal)}")
+
+
 def get_cuda_device_count():
     return len(get_cuda_devices())
 

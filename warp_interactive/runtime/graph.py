@@ -11,7 +11,7 @@ inside the capture is an error rather than a silent stale read.
 """
 
 from ..config import config
-from ..types import array as _array_mod
+from ..types.array import _capturing
 from .device import get_device
 
 _cpu_captures = {}      # device alias -> Graph being recorded
@@ -24,6 +24,7 @@ class Graph:
         self.device = device
         self.ops = []           # CPU: Launch commands and callables, in order
         self.exec = None        # CUDA: the instantiated graph
+        self.keep = []          # CPU: the arrays the recorded launches point into
         self.handle = None
 
     def launch(self, stream=None):
@@ -39,12 +40,15 @@ class Graph:
 
     def __del__(self):
         if self.exec is not None:
-            from .cuda.graphs import destroy_graph
+            try:
+                from .cuda.graphs import destroy_graph
+            except ImportError:     # interpreter shutdown
+                return
             destroy_graph(self)
 
 
 def _start(n):
-    _array_mod._capturing[0] += n
+    _capturing[0] += n
 
 
 def capture_begin(device=None, stream=None, force_module_load=None, external=False):
@@ -109,13 +113,15 @@ class ScopedCapture:
 
 
 # --- hooks called by wp.launch and the array operations while a capture is active -----------------
-def record_launch(cmd):
-    """Keep a packed launch in the CPU capture of its device; False when there is none."""
+def record_launch(cmd, values=()):
+    """Keep a packed launch in the CPU capture of its device; False when there is none.
+    The graph holds the launch's argument objects too: the packed struct has only pointers."""
     g = _cpu_captures.get(cmd.device.alias)
     if g is None:
         return False
     cmd._resolve()       # build/load now, so the replay only calls the entry point
     g.ops.append(cmd)
+    g.keep.append(list(values))
     return True
 
 

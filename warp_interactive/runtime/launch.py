@@ -89,7 +89,7 @@ def _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoi
         cmd.block_dim, cmd.max_blocks, cmd.stream = block_dim, max_blocks, stream
     if record_cmd:
         return cmd
-    if _capturing[0] and graph.record_launch(cmd):
+    if _capturing[0] and graph.record_launch(cmd, values):
         return None    # a CPU graph capture keeps the packed launch for capture_launch
     cmd.launch()
     if device.is_cpu and not adjoint:

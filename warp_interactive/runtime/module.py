@@ -3,9 +3,11 @@ into one shared library, content-addressed by the module hash."""
 
 import ctypes
 import hashlib
+import re
 import time
 
 from ..compiler import cpu as cpu_compiler
+from ..compiler import nvrtc_check
 from ..config import config
 from ..version import __version__
 from . import warm_index
@@ -164,6 +166,8 @@ class Module:
         if key is not None:
             warm_index.store(key, h, kernels)
         lm = LoadedModule(path, h, built, time.perf_counter() - t0)
+        if nvrtc_check.record_dir():
+            nvrtc_check.record_module(self)      # the no-GPU CUDA check (scripts/test.sh)
         self.last_build = (h, built, lm.build_time)
         build_log.append(BuildRecord(self.name, h, built, lm.build_time, list(self.kernels)))
         if built and not config.quiet and config.verbose:
@@ -188,7 +192,14 @@ class Module:
         return lm
 
 
+_LINE_MARKERS = re.compile(r"  // py:[^\n]*")
+
+
 def module_hash(source, build_key):
+    # codegen's `// py:FILE:LINE` comments only map compiler errors back to Python: a kernel that
+    # moved (lines added above it, a re-run notebook cell) keeps its binary
+    if "// py:" in source:
+        source = _LINE_MARKERS.sub("", source)
     h = hashlib.sha256()
     h.update(source.encode())
     h.update(repr(build_key).encode())

@@ -371,7 +371,7 @@ class array:
         elif hasattr(self.dtype, "_np_struct_dtype"):
             value = self.dtype._to_numpy_records([value])[0]
         if self.device.is_cuda:
-            _cuda_arrays().from_numpy(self, value)
+            _cuda_arrays().fill(self, value)
             return self
         view = self.numpy()
         view[...] = value
@@ -502,7 +502,12 @@ def ones_like(src, device=None, requires_grad=None):
 
 def clone(src, device=None, requires_grad=None, pinned=None):
     rg = src.requires_grad if requires_grad is None else requires_grad
-    out = array(src.numpy(), dtype=src.dtype, device=device or src.device, copy=True, requires_grad=rg)
+    target = _device(device or src.device)
+    if target.is_cuda or src.device.is_cuda:     # one device-side or host<->device copy
+        out = array(shape=src.shape, dtype=src.dtype, device=target, requires_grad=rg)
+        _cuda_arrays().copy(out, src, 0, 0, src.size)
+        return out
+    out = array(src.numpy(), dtype=src.dtype, device=target, copy=True, requires_grad=rg)
     return out
 
 

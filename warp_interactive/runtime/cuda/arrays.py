@@ -62,6 +62,22 @@ def from_numpy(a, host):
     memory.upload(a.device, a.ptr + lo, raw)
 
 
+def fill(a, value):
+    """Set every element to ``value``: a memset when its bytes repeat every 1, 2 or 4 bytes
+    (any scalar of up to 4 bytes, vectors of one repeated value...), which graph capture
+    records; otherwise an upload from the host."""
+    npd = np_dtype_of(a.dtype)
+    one = np.broadcast_to(np.asarray(value, dtype=npd), element_shape(a.dtype) or ()).copy()
+    raw = one.tobytes()
+    if a.is_contiguous and a.size:
+        for width in (1, 2, 4):
+            if len(raw) % width == 0 and raw == raw[:width] * (len(raw) // width):
+                word = int.from_bytes(raw[:width], "little")
+                memory.memset(a.device, a.ptr, word, width, a.size * len(raw) // width)
+                return
+    from_numpy(a, one)
+
+
 def zero(a):
     if a.is_contiguous:
         memory.memset_zero(a.device, a.ptr, a.size * type_size(a.dtype))
@@ -134,7 +150,6 @@ def wait_for_producer(device, stream):
     """The interface's ``stream`` says where the data is produced: order our work after it."""
     if stream is None or stream in (1, 2):   # legacy / per-thread default streams: synchronous
         return
-    from ..device import get_device  # noqa: F401
     from .driver import call, drv
     d = drv()
     with device.activated():

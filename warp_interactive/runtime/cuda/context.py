@@ -78,17 +78,22 @@ class _Activated:
 
     def __enter__(self):
         d = drv()
-        self.saved = call(d.cuCtxGetCurrent)
-        call(d.cuCtxSetCurrent, self.device.context)
+        saved = call(d.cuCtxGetCurrent)
+        # already current (the common case): no switch there and back
+        self.saved = None if int(saved or 0) == int(self.device.context) else saved
+        if self.saved is not None:
+            call(d.cuCtxSetCurrent, self.device.context)
         return self.device
 
     def __exit__(self, *exc):
-        call(drv().cuCtxSetCurrent, self.saved)
+        if self.saved is not None:
+            call(drv().cuCtxSetCurrent, self.saved)
 
 
 def discover():
     """One CudaDevice per GPU the driver sees (cuInit first). Raises CudaError on driver trouble."""
     d = drv()
+    check_driver_version(call(d.cuDriverGetVersion))
     err = d.cuInit(0)[0]
     if int(err) == int(d.CUresult.CUDA_ERROR_NO_DEVICE):
         return []
@@ -97,3 +102,15 @@ def discover():
         raise CudaError(f"cuInit failed with {error_text(err)}")
     count = call(d.cuDeviceGetCount)
     return [CudaDevice(i) for i in range(count)]
+
+
+def check_driver_version(version):
+    """cuda-bindings N needs a driver for CUDA N: say so plainly rather than failing later."""
+    import cuda.bindings
+    from .driver import CudaError
+    bindings = cuda.bindings.__version__
+    if int(version) // 1000 < int(bindings.split(".")[0]):
+        raise CudaError(
+            f"the NVIDIA driver supports CUDA {version // 1000}.{version % 1000 // 10}, older than "
+            f"cuda-bindings {bindings} needs; update the driver, or use the CUDA 12 packages: "
+            "pip install warp_interactive[cuda12]")

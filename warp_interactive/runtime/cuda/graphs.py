@@ -7,16 +7,20 @@ def _load_all_modules(device):
     """Modules load before a capture: loading allocates memory, which a capture may not do."""
     from .. import module as module_mod
     for m in list(module_mod._modules.values()):
-        if m.kernels:
+        if not m.kernels:
+            continue
+        try:
             m.load(device)
             if m.option("enable_backward"):
                 m.load(device, backward=True)
+        except Exception:   # a module that does not build cannot be launched in the capture
+            continue        # either: its own launch reports the error
 
 
 def begin_capture(device, stream=None, force_module_load=None, external=False):
     from ...config import config
     if force_module_load is None:
-        force_module_load = getattr(config, "enable_graph_capture_module_load_by_default", True)
+        force_module_load = config.enable_graph_capture_module_load_by_default
     if force_module_load:
         _load_all_modules(device)
     if stream is not None:

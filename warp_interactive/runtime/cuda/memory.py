@@ -51,6 +51,7 @@ class PinnedBuffer:
         if not self.nbytes:
             return np.zeros(shape, dtype)
         raw = (ctypes.c_byte * self.nbytes).from_address(self.ptr)
+        raw._owner = self        # the NumPy array's base keeps the page-locked memory alive
         out = np.frombuffer(raw, dtype=dtype).reshape(shape)
         return out
 
@@ -72,8 +73,25 @@ def memset_zero(device, ptr, nbytes):
             call(drv().cuMemsetD8Async, ptr, 0, nbytes, _stream_of(device))
 
 
+def memset(device, ptr, word, width, count):
+    """``count`` words of ``width`` bytes (1, 2 or 4), each ``word``."""
+    fn = {1: "cuMemsetD8Async", 2: "cuMemsetD16Async", 4: "cuMemsetD32Async"}[width]
+    if count:
+        with device.activated():
+            call(getattr(drv(), fn), ptr, word, count, _stream_of(device))
+
+
+def _no_capture(device, what):
+    if device.captures:
+        raise RuntimeError(f"{what} cannot be part of a graph captured on {device} (it goes through "
+                           "the host and waits for the GPU): do it before wp.capture_begin(), or use "
+                           "kernels, wp.copy between device arrays, zero_() or fill_() with a "
+                           "value whose bytes repeat every 4 bytes")
+
+
 def upload(device, dst_ptr, host):
     """Host (a contiguous NumPy array) -> device; waits, as ``host`` may be pageable."""
+    _no_capture(device, "a copy from host memory to the device")
     if host.nbytes:
         with device.activated():
             call(drv().cuMemcpyHtoDAsync, dst_ptr, host.ctypes.data, host.nbytes, _stream_of(device))
@@ -82,6 +100,7 @@ def upload(device, dst_ptr, host):
 
 def download(device, src_ptr, nbytes):
     """Device -> a new host byte buffer (NumPy uint8); waits for the stream."""
+    _no_capture(device, "a copy from the device to host memory")
     out = np.empty(nbytes, dtype=np.uint8)
     if nbytes:
         with device.activated():

@@ -1,0 +1,164 @@
+"""NVRTC builds without a GPU: CUBIN/PTX output, the cache, compile errors mapped to the user's
+Python line, and the record-then-check machinery scripts/test.sh uses."""
+
+import os
+
+import numpy as np
+import pytest
+
+import warp_interactive as wp
+from warp_interactive.codegen.target import CUDA
+from warp_interactive.compiler import nvrtc, nvrtc_check
+from warp_interactive.lang.errors import CompileError
+from warp_interactive.runtime.module import get_module, module_hash
+
+MOD = "nvrtc_tests"
+
+
+@wp.kernel(module=MOD)
+def scale(a: wp.array(dtype=float), s: float):
+    i = wp.tid()
+    a[i] = wp.sin(a[i]) * s   # the line test_error_maps_to_python_line breaks
+
+
+@wp.kernel(module=MOD)
+def gather2d(src: wp.array2d(dtype=wp.vec3), idx: wp.array(dtype=int), out: wp.array(dtype=float)):
+    i, j = wp.tid()
+    v = src[idx[i], j]
+    wp.atomic_add(out, i, wp.length(v))
+
+
+def _source(backward=True, mode=None):
+    m = get_module(MOD)
+    if mode:
+        m.options["mode"] = mode
+    try:
+        return m.source(CUDA, backward)
+    finally:
+        m.options.pop("mode", None)
+        m.invalidate()
+
+
+def _line_of(text):
+    import inspect
+    lines, first = inspect.getsourcelines(scale.func)
+    return first + next(i for i, ln in enumerate(lines) if text in ln)
+
+
+def test_cubin_for_sm90_has_every_entry_point():
+    cubin = nvrtc.compile_source(_source(), 90, name=MOD)
+    assert cubin[:4] == b"\x7fELF"
+    for k in (scale, gather2d):
+        for which in ("forward", "backward"):
+            assert f"{k.ir.name}_cuda_{which}".encode() in cubin
+
+
+def test_unknown_new_arch_falls_back_to_ptx_of_newest_known():
+    newest = max(nvrtc.supported_archs())
+    kind, arch = nvrtc.target_for(newest + 1000)
+    assert (kind, arch) == ("ptx", newest)
+    ptx = nvrtc.compile_source(_source(backward=False), newest + 1000, name=MOD)
+    text = ptx.decode()
+    assert f".target sm_{newest}" in text and f".entry {scale.ir.name}_cuda_forward" in text
+
+
+def test_too_old_arch_is_a_clear_error():
+    with pytest.raises(CompileError, match=r"cannot build for sm_20.*supports sm_"):
+        nvrtc.target_for(20)
+
+
+def test_error_maps_to_python_line():
+    src = _source(backward=False)
+    broken = src.replace("wp::sin(", "wp::sin_missing(", 1)
+    assert broken != src
+    with pytest.raises(CompileError) as e:
+        nvrtc.compile_source(broken, 90, name=MOD)
+    msg = str(e.value)
+    assert f'File "{__file__}", line {_line_of("a[i] = wp.sin(a[i]) * s")}' in msg
+    assert "a[i] = wp.sin(a[i]) * s" in msg                 # the user's line, quoted
+    assert "sin_missing" in msg and "NVRTC log" in msg      # and the compiler's own words
+    assert f"module '{MOD}'" in msg
+
+
+def test_python_location_reads_markers():
+    src = "\n".join([
+        "static inline __device__ void f_1(int x) {",
+        "    int a = 0;  // py:/x/y.py:10",
+        "    a = 1;",
+        "    a = 2;  // py:12",
+        "    a = 3;",
+        "}"])
+    assert nvrtc.python_location(src, 5) == ("/x/y.py", 12, "f_1")
+    assert nvrtc.python_location(src, 3) == ("/x/y.py", 10, "f_1")
+    assert nvrtc.python_location(src, 1) is None
+
+
+def test_debug_build_has_bounds_checks_and_error_record():
+    src = _source(backward=True, mode="debug")
+    assert "wp::check_bounds(" in src
+    cubin = nvrtc.compile_source(src, 90, debug=True, name=MOD)
+    assert b"wpi_cuda_error" in cubin
+
+
+def test_fast_math_and_lineinfo_options():
+    assert "--use_fast_math" in nvrtc.options(90, "cubin", False, True)
+    assert "--generate-line-info" in nvrtc.options(90, "cubin", False, False, line_info=True)
+    opts = nvrtc.options(90, "cubin", True, False)
+    assert "--device-debug" in opts and "--gpu-architecture=sm_90" in opts
+    assert "--gpu-architecture=compute_90" in nvrtc.options(90, "ptx", False, False)
+
+
+def test_module_cache_hit_and_corruption_rebuild():
+    src = _source(backward=False)
+    h = module_hash(src, nvrtc.build_key(90, False, False))
+    path, kind, built = nvrtc.compile_module(src, h, 90, name=MOD)
+    path2, _, built2 = nvrtc.compile_module(src, h, 90, name=MOD)
+    assert (kind, path2, built2) == ("cubin", path, False)
+    assert os.path.exists(os.path.join(os.path.dirname(path), nvrtc.SOURCE))  # readable .cu beside it
+    with open(path, "r+b") as f:       # a damaged entry is detected and rebuilt
+        f.write(b"junk")
+    _, _, built3 = nvrtc.compile_module(src, h, 90, name=MOD)
+    assert built3
+
+
+def test_build_key_changes_with_options():
+    assert nvrtc.build_key(90, False, False) != nvrtc.build_key(90, True, False)
+    assert nvrtc.build_key(90, False, False) != nvrtc.build_key(90, False, True)
+    assert nvrtc.build_key(90, False, False) != nvrtc.build_key(80, False, False)
+
+
+def test_record_then_check(tmp_path, monkeypatch):
+    folder = tmp_path / "rec"
+    monkeypatch.setenv(nvrtc_check.ENV, str(folder))
+    m = get_module(MOD)
+    first = nvrtc_check.record_module(m)
+    assert nvrtc_check.record_module(m) == first            # same source, same file
+    name, debug, fast, source = nvrtc_check.read_recorded(first)
+    assert (name, debug, fast) == (MOD, False, False) and "_cuda_backward" in source
+    assert nvrtc_check.recorded_sources(str(folder)) == [first]
+    assert nvrtc_check.check_file(first)[:4] == b"\x7fELF"
+    # a CPU build records too (that is how the whole suite is covered)
+    a = wp.array(np.ones(4, dtype=np.float32))
+    wp.launch(scale, dim=4, inputs=[a, 2.0], device="cpu")
+    np.testing.assert_allclose(a.numpy(), np.sin(1.0) * 2.0, rtol=1e-6)
+
+
+def test_check_reports_broken_recorded_source(tmp_path):
+    path = tmp_path / "bad.cu"
+    path.write_text("// module: broken\n// options: debug=0 fast_math=0\n"
+                    '#include "warp_interactive/builtin.h"\n__global__ void k() { undefined_thing(); }\n')
+    with pytest.raises(CompileError, match="undefined_thing"):
+        nvrtc_check.check_file(str(path))
+
+
+def test_moving_a_kernel_keeps_its_module_hash():
+    """The `// py:` markers name the file and lines; they must not force rebuilds when a kernel
+    only moved (lines added above it, a notebook cell run again under a new name)."""
+    import re
+    src = _source()
+    moved = re.sub(r"// py:(?:[^\n]*:)?(\d+)$", lambda m: f"// py:<cell-7>:{int(m.group(1)) + 40}",
+                   src, flags=re.M)
+    assert moved != src
+    key = nvrtc.build_key(90, False, False)
+    assert module_hash(moved, key) == module_hash(src, key)
+    assert module_hash(src.replace("wp::sin(", "wp::cos(", 1), key) != module_hash(src, key)

@@ -1,0 +1,63 @@
+"""Keeping CUDA code from rotting on machines without a GPU.
+
+With ``WARP_INTERACTIVE_RECORD_CUDA=<folder>`` set, every module build on the CPU also writes
+the module's CUDA source (forward and adjoint, its own debug/release mode) into that folder,
+named by the source's hash, so any number of processes (pytest-xdist workers, notebook
+kernels) can record at once and duplicates collapse. ``check_folder`` then compiles each
+recorded source with NVRTC for a given architecture; scripts/test.sh runs it after the suite.
+"""
+
+import hashlib
+import os
+import tempfile
+
+ENV = "WARP_INTERACTIVE_RECORD_CUDA"
+
+
+def record_dir():
+    return os.environ.get(ENV) or None
+
+
+def record_module(module):
+    """Write ``module``'s CUDA source into the record folder (called after a CPU build)."""
+    folder = record_dir()
+    if folder is None or not module.kernels:
+        return None
+    from ..codegen.target import CUDA
+    source = module.source(CUDA, backward=bool(module.option("enable_backward")))
+    debug = module.option("mode") == "debug"
+    fast = bool(module.option("fast_math"))
+    header = f"// module: {module.name}\n// options: debug={int(debug)} fast_math={int(fast)}\n"
+    text = header + source
+    name = hashlib.sha256(text.encode()).hexdigest()[:24] + ".cu"
+    path = os.path.join(folder, name)
+    if os.path.exists(path):
+        return path
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".cu")
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+    return path
+
+
+def recorded_sources(folder):
+    return sorted(os.path.join(folder, n) for n in os.listdir(folder)
+                  if n.endswith(".cu") and not n.startswith("."))
+
+
+def read_recorded(path):
+    """(module name, debug, fast_math, source) of a recorded file."""
+    with open(path) as f:
+        text = f.read()
+    first, second, source = text.split("\n", 2)
+    name = first.split(":", 1)[1].strip()
+    opts = dict(kv.split("=") for kv in second.split(":", 1)[1].split())
+    return name, opts["debug"] == "1", opts["fast_math"] == "1", source
+
+
+def check_file(path, arch=90):
+    """Compile one recorded source with NVRTC for ``sm_<arch>``; raises CompileError."""
+    from . import nvrtc
+    name, debug, fast, source = read_recorded(path)
+    return nvrtc.compile_source(source, arch, debug, fast, name, kind="cubin")
