@@ -101,34 +101,41 @@ struct Builder {
 
         float best_cost = FLT_MAX;
         int best_axis = -1, best_bin = -1;
+        // one pass over the items fills the bins of all three axes
+        Box bins[3][kBins];
+        int counts[3][kBins] = {};
+        float scale[3];
         for (int k = 0; k < 3; ++k) {
             const float extent = cbox.hi[k] - cbox.lo[k];
-            if (extent <= 0.0f) continue;
-            Box bins[kBins];
-            int counts[kBins] = {};
-            const float scale = kBins / extent;
-            for (int i = begin; i < end; ++i) {
-                const int it = items[i];
-                const int b = bin_of(cent[3 * it + k], cbox.lo[k], scale);
-                counts[b]++;
-                bins[b].grow(lo + 3 * it, hi + 3 * it);
+            scale[k] = extent > 0.0f ? kBins / extent : 0.0f;
+        }
+        for (int i = begin; i < end; ++i) {
+            const int it = items[i];
+            const float* c = &cent[3 * it];
+            for (int k = 0; k < 3; ++k) {
+                const int b = bin_of(c[k], cbox.lo[k], scale[k]);
+                counts[k][b]++;
+                bins[k][b].grow(lo + 3 * it, hi + 3 * it);
             }
+        }
+        for (int k = 0; k < 3; ++k) {
+            if (scale[k] == 0.0f) continue;
             // sweep from the right, then from the left, evaluating each of the kBins-1 planes
             float right_area[kBins];
             int right_count[kBins];
             Box acc;
             int cnt = 0;
             for (int b = kBins - 1; b > 0; --b) {
-                acc.grow(bins[b]);
-                cnt += counts[b];
+                acc.grow(bins[k][b]);
+                cnt += counts[k][b];
                 right_area[b] = acc.area();
                 right_count[b] = cnt;
             }
             Box lacc;
             int lcnt = 0;
             for (int b = 0; b < kBins - 1; ++b) {
-                lacc.grow(bins[b]);
-                lcnt += counts[b];
+                lacc.grow(bins[k][b]);
+                lcnt += counts[k][b];
                 if (lcnt == 0 || right_count[b + 1] == 0) continue;
                 const float cost = lacc.area() * lcnt + right_area[b + 1] * right_count[b + 1];
                 if (cost < best_cost) {
@@ -144,13 +151,12 @@ struct Builder {
         if (n <= kMaxLeaf && (best_axis < 0 || split_cost >= float(n))) return -1;
         if (best_axis < 0) return median_split(begin, end, axis);
 
-        const float extent = cbox.hi[best_axis] - cbox.lo[best_axis];
-        const float scale = kBins / extent;
+        const float axis_scale = scale[best_axis];
         const float low = cbox.lo[best_axis];
         auto* first = items.data() + begin;
         auto* last = items.data() + end;
         auto* m = std::partition(first, last, [&](int32_t it) {
-            return bin_of(cent[3 * it + best_axis], low, scale) <= best_bin;
+            return bin_of(cent[3 * it + best_axis], low, axis_scale) <= best_bin;
         });
         const int mid = int(m - items.data());
         if (mid == begin || mid == end) return median_split(begin, end, axis);
