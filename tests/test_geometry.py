@@ -448,10 +448,21 @@ def test_hash_grid_empty_and_rebuild():
 
 
 def test_out_parameter_must_be_a_name():
-    @wp.kernel
+    @wp.kernel(module="test_geometry_bad_out_parameter")   # its own module: it never builds
     def bad(grid: wp.uint64, out: wp.array(dtype=int)):
         query = wp.hash_grid_query(grid, wp.vec3(), 1.0)
         while wp.hash_grid_query_next(query, out[0]):
             pass
     with pytest.raises(wp.CodegenError, match="argument 2 of wp.hash_grid_query_next.. must be a variable name"):
         wp.launch(bad, dim=1, inputs=[wp.HashGrid(2, 2, 2).id, wp.zeros(1, dtype=int)])
+
+
+def test_null_handles_find_nothing():
+    pos, found, signs = wp.zeros(2, dtype=wp.vec3), wp.ones(2, dtype=int), wp.zeros((2, 4), dtype=float)
+    launch(closest, 2, 0, vec3s(np.ones((2, 3))), 10.0, pos, found, signs)
+    assert found.numpy().sum() == 0
+    hits = wp.zeros((1, 1), dtype=int)
+    launch(bvh_boxes, 1, 0, vec3s([-1, -1, -1]), vec3s([1, 1, 1]), hits)
+    out = wp.zeros(1, dtype=wp.vec3)
+    wp.launch(sum, dim=1, inputs=[0, vec3s([[1, 2, 3]]), out, 1.0])
+    assert hits.numpy().sum() == 0 and np.all(out.numpy() == 0)

@@ -278,3 +278,41 @@ def test_bad_inputs_name_the_problem():
         wp.Volume.load_from_nvdb(bytes(data))
     with pytest.raises(ValueError, match="codec must be 'none' or 'zip'"):
         volume.save_to_nvdb(io.BytesIO(), codec="blosc")
+
+
+@wp.kernel
+def generic(volume: wp.uint64, vvol: wp.uint64, p: wp.array(dtype=wp.vec3), out: wp.array(dtype=float, ndim=2)):
+    tid = wp.tid()
+    out[tid, 0] = wp.volume_sample(volume, p[tid], wp.Volume.LINEAR, dtype=float)
+    v = wp.volume_sample(vvol, p[tid], wp.Volume.LINEAR, dtype=wp.vec3)
+    out[tid, 1] = v[1]
+    out[tid, 2] = wp.volume_lookup(volume, 1, 2, 3, dtype=wp.float32)
+    if tid == 0:
+        wp.volume_store(volume, 0, 0, 0, 42.0)
+
+
+@wp.kernel
+def null_handles(out: wp.array(dtype=float)):
+    out[0] = wp.volume_sample_f(wp.uint64(0), wp.vec3(1.0, 2.0, 3.0), wp.Volume.LINEAR)
+    out[1] = wp.volume_lookup_f(wp.uint64(0), 1, 2, 3)
+    wp.volume_store_f(wp.uint64(0), 1, 2, 3, 5.0)
+    out[2] = wp.volume_world_to_index(wp.uint64(0), wp.vec3(1.0, 2.0, 3.0))[2]
+
+
+def test_generic_spellings_and_null_handles():
+    dense = RNG.normal(size=(8, 8, 8)).astype(np.float32)
+    vdense = RNG.normal(size=(8, 8, 8, 3)).astype(np.float32)
+    volume, vvol = wp.Volume.load_from_numpy(dense), wp.Volume.load_from_numpy(vdense)
+    p = RNG.uniform(0, 7, (20, 3)).astype(np.float32)
+    out = wp.zeros((20, 3), dtype=float)
+    wp.launch(generic, dim=20, inputs=[volume.id, vvol.id, vec3s(p), out])
+    o = out.numpy()
+    np.testing.assert_allclose(o[:, 0], trilinear(dense, p.astype(np.float64), 0.0), atol=1e-5)
+    np.testing.assert_allclose(o[:, 1], trilinear(vdense, p.astype(np.float64), np.zeros(3))[:, 1], atol=1e-5)
+    assert np.all(o[:, 2] == dense[1, 2, 3])
+    out2 = wp.zeros(1, dtype=float)
+    wp.launch(read_back, dim=1, inputs=[volume.id, wp.array(np.zeros((1, 3), np.int32), dtype=int), out2])
+    assert out2.numpy()[0] == 42.0
+    nulls = wp.full(3, 7.0, dtype=float)
+    wp.launch(null_handles, dim=1, inputs=[nulls])
+    np.testing.assert_array_equal(nulls.numpy(), [0.0, 0.0, 3.0])

@@ -236,6 +236,7 @@ WPI_FUNC mesh_query_point_t mesh_query_point_impl(uint64 id, const mesh_vec3& p,
                                                   float32 threshold)
 {
     mesh_query_point_t r = {};
+    if (!id) return r;   // a null handle finds nothing (never dereferenced)
     const mesh_t& m = mesh_at(id);
     r.result = mesh_closest(m, p, max_dist, r.face, r.u, r.v);
     if (!r.result) return r;
@@ -344,6 +345,7 @@ WPI_FUNC void mesh_query_point_no_sign(uint64 id, const mesh_vec3& p, float32 ma
 WPI_FUNC mesh_query_point_t mesh_query_furthest_point_no_sign(uint64 id, const mesh_vec3& p, float32 min_dist)
 {
     mesh_query_point_t r = {};
+    if (!id) return r;
     const mesh_t& m = mesh_at(id);
     const bvh_t& bvh = m.bvh;
     if (bvh.num_items == 0) return r;
@@ -380,6 +382,7 @@ WPI_FUNC void adj_mesh_query_furthest_point_no_sign(uint64, const mesh_vec3&, fl
 WPI_FUNC mesh_query_ray_t mesh_query_ray(uint64 id, const mesh_vec3& start, const mesh_vec3& dir, float32 max_t)
 {
     mesh_query_ray_t r = {};
+    if (!id) return r;
     const mesh_t& m = mesh_at(id);
     const bvh_t& bvh = m.bvh;
     if (bvh.num_items == 0) return r;
@@ -475,6 +478,7 @@ WPI_FUNC void mesh_query_aabb_next(bvh_query_t query, int32 index, bool& result,
 // --- evaluation and access -------------------------------------------------------------------------------
 WPI_FUNC mesh_vec3 mesh_eval_position(uint64 id, int32 face, float32 u, float32 v)
 {
+    if (!id) return mesh_vec3();
     mesh_vec3 a, b, c;
     mesh_triangle(mesh_at(id), face, a, b, c);
     return a * u + b * v + c * (1.0f - u - v);
@@ -482,6 +486,7 @@ WPI_FUNC mesh_vec3 mesh_eval_position(uint64 id, int32 face, float32 u, float32 
 WPI_FUNC void adj_mesh_eval_position(uint64 id, int32 face, float32 u, float32 v, uint64&, int32&, float32& adj_u,
                                      float32& adj_v, const mesh_vec3& adj_ret)
 {
+    if (!id) return;
     mesh_vec3 a, b, c;
     mesh_triangle(mesh_at(id), face, a, b, c);
     adj_u += dot(adj_ret, a - c);
@@ -490,6 +495,7 @@ WPI_FUNC void adj_mesh_eval_position(uint64 id, int32 face, float32 u, float32 v
 
 WPI_FUNC mesh_vec3 mesh_eval_velocity(uint64 id, int32 face, float32 u, float32 v)
 {
+    if (!id) return mesh_vec3();
     const mesh_t& m = mesh_at(id);
     if (!m.velocities) return mesh_vec3();
     const mesh_vec3 a = m.velocities[m.indices[3 * face]], b = m.velocities[m.indices[3 * face + 1]],
@@ -499,6 +505,7 @@ WPI_FUNC mesh_vec3 mesh_eval_velocity(uint64 id, int32 face, float32 u, float32 
 WPI_FUNC void adj_mesh_eval_velocity(uint64 id, int32 face, float32 u, float32 v, uint64&, int32&, float32& adj_u,
                                      float32& adj_v, const mesh_vec3& adj_ret)
 {
+    if (!id) return;
     const mesh_t& m = mesh_at(id);
     if (!m.velocities) return;
     const mesh_vec3 a = m.velocities[m.indices[3 * face]], b = m.velocities[m.indices[3 * face + 1]],
@@ -509,6 +516,7 @@ WPI_FUNC void adj_mesh_eval_velocity(uint64 id, int32 face, float32 u, float32 v
 
 WPI_FUNC mesh_vec3 mesh_eval_face_normal(uint64 id, int32 face)
 {
+    if (!id) return mesh_vec3();
     mesh_vec3 a, b, c;
     mesh_triangle(mesh_at(id), face, a, b, c);
     const mesh_vec3 n = cross(b - a, c - a);
@@ -516,12 +524,16 @@ WPI_FUNC mesh_vec3 mesh_eval_face_normal(uint64 id, int32 face)
     return l > 0.0f ? n / l : mesh_vec3();
 }
 
-WPI_FUNC mesh_vec3 mesh_get_point(uint64 id, int32 index) { return mesh_at(id).points[mesh_at(id).indices[index]]; }
+WPI_FUNC mesh_vec3 mesh_get_point(uint64 id, int32 index)
+{
+    return id ? mesh_at(id).points[mesh_at(id).indices[index]] : mesh_vec3();
+}
 WPI_FUNC mesh_vec3 mesh_get_velocity(uint64 id, int32 index)
 {
+    if (!id) return mesh_vec3();
     const mesh_t& m = mesh_at(id);
     return m.velocities ? m.velocities[m.indices[index]] : mesh_vec3();
 }
-WPI_FUNC int32 mesh_get_index(uint64 id, int32 index) { return mesh_at(id).indices[index]; }
+WPI_FUNC int32 mesh_get_index(uint64 id, int32 index) { return id ? mesh_at(id).indices[index] : -1; }
 
 }  // namespace wp
