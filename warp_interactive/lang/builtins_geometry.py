@@ -32,6 +32,9 @@ _add("mesh_query_point_no_sign", _q, MeshQueryPoint, G_MESH, True,
      doc=_POINT_DOC.format("; not computed: 0"))
 _add("mesh_query_point_sign_normal", _q, MeshQueryPoint, G_MESH, True,
      doc=_POINT_DOC.format(", from the closest face's normal"))
+_add("mesh_query_point_sign_normal", {**_q, "epsilon": f32}, MeshQueryPoint, G_MESH, True,
+     doc=_POINT_DOC.format(", from the closest face's normal; faces within `epsilon` (relative) "
+                           "of the closest distance count as ties"))
 _add("mesh_query_point_sign_winding_number", _q, MeshQueryPoint, G_MESH, True,
      doc=_POINT_DOC.format(", from the generalized winding number (> 0.5 is inside)"))
 _add("mesh_query_point_sign_winding_number", {**_q, "accuracy": f32, "threshold": f32},

@@ -300,6 +300,18 @@ WPI_MESH_QUERY_POINT(mesh_query_point_no_sign, 0)
 WPI_MESH_QUERY_POINT(mesh_query_point_sign_normal, 1)
 WPI_MESH_QUERY_POINT(mesh_query_point, 2)
 
+// the epsilon form: ties within the relative tolerance the closest-point search already uses
+WPI_FUNC mesh_query_point_t mesh_query_point_sign_normal(uint64 id, const mesh_vec3& p, float32 max_dist, float32)
+{
+    return mesh_query_point_impl(id, p, max_dist, 1, 0.5f);
+}
+WPI_FUNC void adj_mesh_query_point_sign_normal(uint64 id, const mesh_vec3& p, float32 max_dist, float32, uint64&,
+                                               mesh_vec3& adj_p, float32&, float32&, const mesh_query_point_t& adj_ret)
+{
+    const mesh_query_point_t r = mesh_query_point_impl(id, p, max_dist, 0, 0.5f);
+    if (r.result) adj_closest_uv(mesh_at(id), r.face, r.u, r.v, adj_p, adj_ret.u, adj_ret.v);
+}
+
 WPI_FUNC mesh_query_point_t mesh_query_point_sign_winding_number(uint64 id, const mesh_vec3& p, float32 max_dist,
                                                                  float32 accuracy, float32 threshold)
 {

@@ -53,25 +53,31 @@ struct Builder {
     std::vector<BvhNode>& nodes;
     std::vector<float> cent;  // 3 per item
 
-    int build(int begin, int end, int depth)
+    void bounds(int begin, int end, Box& box, Box& cbox) const
     {
-        const int index = int(nodes.size());
-        nodes.push_back(BvhNode{});
-        Box box, cbox;
         for (int i = begin; i < end; ++i) {
             const int it = items[i];
             box.grow(lo + 3 * it, hi + 3 * it);
             cbox.grow(&cent[3 * it], &cent[3 * it]);
         }
+    }
+
+    // box/cbox: the bounds of the items' boxes and of their centroids, computed by the parent
+    // while it split (so each level reads the items once for binning and once to partition)
+    int build(int begin, int end, int depth, const Box& box, const Box& cbox)
+    {
+        const int index = int(nodes.size());
+        nodes.push_back(BvhNode{});
         const int n = end - begin;
         int mid = -1;
-        if (n > 1) mid = choose_split(begin, end, depth, box, cbox);
+        Box child[4];   // left box, left centroids, right box, right centroids
+        if (n > 1) mid = choose_split(begin, end, depth, box, cbox, child);
         if (mid < 0) {
             set_leaf(index, box, begin, n);
             return index;
         }
-        const int left = build(begin, mid, depth + 1);
-        const int right = build(mid, end, depth + 1);
+        const int left = build(begin, mid, depth + 1, child[0], child[1]);
+        const int right = build(mid, end, depth + 1, child[2], child[3]);
         BvhNode& node = nodes[index];
         std::memcpy(node.lower, box.lo, sizeof(box.lo));
         std::memcpy(node.upper, box.hi, sizeof(box.hi));
@@ -90,30 +96,32 @@ struct Builder {
     }
 
     // The split position in [begin, end), or -1 for a leaf.
-    int choose_split(int begin, int end, int depth, const Box& box, const Box& cbox)
+    int choose_split(int begin, int end, int depth, const Box& box, const Box& cbox, Box* child)
     {
         const int n = end - begin;
         int axis = 0;
         for (int k = 1; k < 3; ++k)
             if (cbox.hi[k] - cbox.lo[k] > cbox.hi[axis] - cbox.lo[axis]) axis = k;
         if (cbox.hi[axis] - cbox.lo[axis] <= 0.0f || depth >= kMedianDepth)
-            return n <= kMaxLeaf ? -1 : median_split(begin, end, axis);
+            return n <= kMaxLeaf ? -1 : median_split(begin, end, axis, child);
 
         float best_cost = FLT_MAX;
         int best_axis = -1, best_bin = -1;
         // one pass over the items fills the bins of all three axes
+        // small nodes use fewer bins (one per item): the same candidate planes, less sweeping
+        const int nb = n < kBins ? (n < 2 ? 2 : n) : kBins;
         Box bins[3][kBins];
         int counts[3][kBins] = {};
         float scale[3];
         for (int k = 0; k < 3; ++k) {
             const float extent = cbox.hi[k] - cbox.lo[k];
-            scale[k] = extent > 0.0f ? kBins / extent : 0.0f;
+            scale[k] = extent > 0.0f ? nb / extent : 0.0f;
         }
         for (int i = begin; i < end; ++i) {
             const int it = items[i];
             const float* c = &cent[3 * it];
             for (int k = 0; k < 3; ++k) {
-                const int b = bin_of(c[k], cbox.lo[k], scale[k]);
+                const int b = bin_of(c[k], cbox.lo[k], scale[k], nb);
                 counts[k][b]++;
                 bins[k][b].grow(lo + 3 * it, hi + 3 * it);
             }
@@ -125,7 +133,7 @@ struct Builder {
             int right_count[kBins];
             Box acc;
             int cnt = 0;
-            for (int b = kBins - 1; b > 0; --b) {
+            for (int b = nb - 1; b > 0; --b) {
                 acc.grow(bins[k][b]);
                 cnt += counts[k][b];
                 right_area[b] = acc.area();
@@ -133,7 +141,7 @@ struct Builder {
             }
             Box lacc;
             int lcnt = 0;
-            for (int b = 0; b < kBins - 1; ++b) {
+            for (int b = 0; b < nb - 1; ++b) {
                 lacc.grow(bins[k][b]);
                 lcnt += counts[k][b];
                 if (lcnt == 0 || right_count[b + 1] == 0) continue;
@@ -149,27 +157,37 @@ struct Builder {
         // SAH with traversal cost 1 and intersection cost 1 per item
         const float split_cost = parent_area > 0 ? 1.0f + best_cost / parent_area : FLT_MAX;
         if (n <= kMaxLeaf && (best_axis < 0 || split_cost >= float(n))) return -1;
-        if (best_axis < 0) return median_split(begin, end, axis);
+        if (best_axis < 0) return median_split(begin, end, axis, child);
 
         const float axis_scale = scale[best_axis];
         const float low = cbox.lo[best_axis];
-        auto* first = items.data() + begin;
-        auto* last = items.data() + end;
-        auto* m = std::partition(first, last, [&](int32_t it) {
-            return bin_of(cent[3 * it + best_axis], low, axis_scale) <= best_bin;
-        });
-        const int mid = int(m - items.data());
-        if (mid == begin || mid == end) return median_split(begin, end, axis);
-        return mid;
+        for (int b = 0; b < nb; ++b) child[b <= best_bin ? 0 : 2].grow(bins[best_axis][b]);
+        // partition in place, growing each side's centroid bounds on the way
+        int i = begin, j = end - 1;
+        while (i <= j) {
+            const int it = items[i];
+            const float* c = &cent[3 * it];
+            if (bin_of(c[best_axis], low, axis_scale, nb) <= best_bin) {
+                child[1].grow(c, c);
+                ++i;
+            } else {
+                child[3].grow(c, c);
+                items[i] = items[j];
+                items[j] = it;
+                --j;
+            }
+        }
+        if (i == begin || i == end) return median_split(begin, end, axis, child);
+        return i;
     }
 
-    static int bin_of(float c, float low, float scale)
+    static int bin_of(float c, float low, float scale, int nb)
     {
         int b = int((c - low) * scale);
-        return b < 0 ? 0 : (b >= kBins ? kBins - 1 : b);
+        return b < 0 ? 0 : (b >= nb ? nb - 1 : b);
     }
 
-    int median_split(int begin, int end, int axis)
+    int median_split(int begin, int end, int axis, Box* child)
     {
         const int mid = begin + (end - begin) / 2;
         std::nth_element(items.begin() + begin, items.begin() + mid, items.begin() + end,
@@ -177,6 +195,9 @@ struct Builder {
                              const float ca = cent[3 * a + axis], cb = cent[3 * b + axis];
                              return ca < cb || (ca == cb && a < b);
                          });
+        for (int k = 0; k < 4; ++k) child[k] = Box();
+        bounds(begin, mid, child[0], child[1]);
+        bounds(mid, end, child[2], child[3]);
         return mid;
     }
 };
@@ -193,7 +214,9 @@ void bvh_build(const float* lowers, const float* uppers, int n, std::vector<BvhN
     Builder b{lowers, uppers, items, nodes, std::vector<float>(size_t(3) * n)};
     for (int i = 0; i < n; ++i)
         for (int k = 0; k < 3; ++k) b.cent[3 * i + k] = 0.5f * (lowers[3 * i + k] + uppers[3 * i + k]);
-    b.build(0, n, 0);
+    Box box, cbox;
+    b.bounds(0, n, box, cbox);
+    b.build(0, n, 0, box, cbox);
 }
 
 void bvh_refit(BvhNode* nodes, int num_nodes, const int32_t* items, const float* lowers,
