@@ -507,3 +507,23 @@ def test_mesh_evaluation_and_access_match_numpy():
                                      verts[faces[[fi]]].astype(np.float64))[0]
                     for i, fi in enumerate(idx.numpy()[:, 1])])
     np.testing.assert_allclose(got, best, atol=1e-5)
+
+
+def test_large_bvh_built_on_several_threads_queries_and_refits():
+    n, nq = 80_000, 6   # above the size where subtrees are built on worker threads
+    c = RNG.uniform(-1, 1, (n, 3)).astype(np.float32)
+    lowers, uppers = vec3s(c - 0.002), vec3s(c + 0.002)
+    bvh = wp.Bvh(lowers, uppers)
+    lo, hi, left, right = bvh.node_bounds()
+    internal = left >= 0
+    assert np.all(left[internal] > np.nonzero(internal)[0]) and np.all(right[internal] > np.nonzero(internal)[0])
+    assert np.sort(bvh._items).tolist() == list(range(n))   # every item in exactly one leaf
+    qc = RNG.uniform(-1, 1, (nq, 3)).astype(np.float32)
+    for _ in range(2):
+        hits = wp.zeros((nq, n), dtype=int)
+        launch(bvh_boxes, nq, bvh.id, vec3s(qc - 0.1), vec3s(qc + 0.1), hits)
+        want = box_overlaps(qc - 0.1, qc + 0.1, lowers.numpy(), uppers.numpy())
+        np.testing.assert_array_equal(hits.numpy(), want.astype(int))
+        lowers.numpy()[...] = lowers.numpy()[::-1].copy()
+        uppers.numpy()[...] = uppers.numpy()[::-1].copy()
+        bvh.refit()

@@ -18,6 +18,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <thread>
 
 namespace wpi_geometry {
 
@@ -26,6 +27,7 @@ namespace {
 constexpr int kBins = 16;
 constexpr int kMaxLeaf = 4;
 constexpr int kMedianDepth = 40;
+constexpr int kParallelItems = 1 << 15;   // subtrees at least this large may run on a thread
 
 struct Box {
     float lo[3] = {FLT_MAX, FLT_MAX, FLT_MAX};
@@ -46,19 +48,28 @@ struct Box {
     }
 };
 
+// An item's box and id, partitioned in place: the builder reads items sequentially (random
+// access through an index array made the build memory bound).
+struct Ref {
+    float lo[3];
+    int32_t id;
+    float hi[3];
+    int32_t pad;
+    float c(int k) const { return 0.5f * (lo[k] + hi[k]); }
+};
+
 struct Builder {
-    const float* lo;
-    const float* hi;
-    std::vector<int32_t>& items;
+    std::vector<Ref>& refs;
     std::vector<BvhNode>& nodes;
-    std::vector<float> cent;  // 3 per item
+    int spawn_depth;   // levels below which subtrees may still be built on another thread
 
     void bounds(int begin, int end, Box& box, Box& cbox) const
     {
         for (int i = begin; i < end; ++i) {
-            const int it = items[i];
-            box.grow(lo + 3 * it, hi + 3 * it);
-            cbox.grow(&cent[3 * it], &cent[3 * it]);
+            const Ref& r = refs[i];
+            const float c[3] = {r.c(0), r.c(1), r.c(2)};
+            box.grow(r.lo, r.hi);
+            cbox.grow(c, c);
         }
     }
 
@@ -76,8 +87,30 @@ struct Builder {
             set_leaf(index, box, begin, n);
             return index;
         }
-        const int left = build(begin, mid, depth + 1, child[0], child[1]);
-        const int right = build(mid, end, depth + 1, child[2], child[3]);
+        int left, right;
+        if (spawn_depth > 0 && n >= kParallelItems) {
+            // the right subtree on another thread, into its own node array appended afterwards
+            // (its indices shifted), so children still follow their parents
+            std::vector<BvhNode> rnodes;
+            rnodes.reserve(size_t(2) * (end - mid));
+            Builder rb{refs, rnodes, spawn_depth - 1};
+            std::thread worker([&] { rb.build(mid, end, depth + 1, child[2], child[3]); });
+            spawn_depth -= 1;
+            left = build(begin, mid, depth + 1, child[0], child[1]);
+            spawn_depth += 1;
+            worker.join();
+            right = int(nodes.size());
+            for (BvhNode node : rnodes) {
+                if (node.left >= 0) {
+                    node.left += right;
+                    node.right += right;
+                }
+                nodes.push_back(node);
+            }
+        } else {
+            left = build(begin, mid, depth + 1, child[0], child[1]);
+            right = build(mid, end, depth + 1, child[2], child[3]);
+        }
         BvhNode& node = nodes[index];
         std::memcpy(node.lower, box.lo, sizeof(box.lo));
         std::memcpy(node.upper, box.hi, sizeof(box.hi));
@@ -118,12 +151,11 @@ struct Builder {
             scale[k] = extent > 0.0f ? nb / extent : 0.0f;
         }
         for (int i = begin; i < end; ++i) {
-            const int it = items[i];
-            const float* c = &cent[3 * it];
+            const Ref& r = refs[i];
             for (int k = 0; k < 3; ++k) {
-                const int b = bin_of(c[k], cbox.lo[k], scale[k], nb);
+                const int b = bin_of(r.c(k), cbox.lo[k], scale[k], nb);
                 counts[k][b]++;
-                bins[k][b].grow(lo + 3 * it, hi + 3 * it);
+                bins[k][b].grow(r.lo, r.hi);
             }
         }
         for (int k = 0; k < 3; ++k) {
@@ -165,15 +197,15 @@ struct Builder {
         // partition in place, growing each side's centroid bounds on the way
         int i = begin, j = end - 1;
         while (i <= j) {
-            const int it = items[i];
-            const float* c = &cent[3 * it];
+            const Ref r = refs[i];
+            const float c[3] = {r.c(0), r.c(1), r.c(2)};
             if (bin_of(c[best_axis], low, axis_scale, nb) <= best_bin) {
                 child[1].grow(c, c);
                 ++i;
             } else {
                 child[3].grow(c, c);
-                items[i] = items[j];
-                items[j] = it;
+                refs[i] = refs[j];
+                refs[j] = r;
                 --j;
             }
         }
@@ -190,10 +222,10 @@ struct Builder {
     int median_split(int begin, int end, int axis, Box* child)
     {
         const int mid = begin + (end - begin) / 2;
-        std::nth_element(items.begin() + begin, items.begin() + mid, items.begin() + end,
-                         [&](int32_t a, int32_t b) {
-                             const float ca = cent[3 * a + axis], cb = cent[3 * b + axis];
-                             return ca < cb || (ca == cb && a < b);
+        std::nth_element(refs.begin() + begin, refs.begin() + mid, refs.begin() + end,
+                         [&](const Ref& a, const Ref& b) {
+                             const float ca = a.c(axis), cb = b.c(axis);
+                             return ca < cb || (ca == cb && a.id < b.id);
                          });
         for (int k = 0; k < 4; ++k) child[k] = Box();
         bounds(begin, mid, child[0], child[1]);
@@ -208,15 +240,23 @@ void bvh_build(const float* lowers, const float* uppers, int n, std::vector<BvhN
                std::vector<int32_t>& items)
 {
     nodes.clear();
-    items.resize(n);
-    for (int i = 0; i < n; ++i) items[i] = i;
     nodes.reserve(n > 0 ? 2 * n : 1);
-    Builder b{lowers, uppers, items, nodes, std::vector<float>(size_t(3) * n)};
-    for (int i = 0; i < n; ++i)
-        for (int k = 0; k < 3; ++k) b.cent[3 * i + k] = 0.5f * (lowers[3 * i + k] + uppers[3 * i + k]);
+    std::vector<Ref> refs(n);
+    for (int i = 0; i < n; ++i) {
+        Ref& r = refs[i];
+        std::memcpy(r.lo, lowers + 3 * i, sizeof(r.lo));
+        std::memcpy(r.hi, uppers + 3 * i, sizeof(r.hi));
+        r.id = i;
+        r.pad = 0;
+    }
+    int spawn = 0;   // log2 of the hardware threads: that many levels fork
+    for (unsigned t = std::thread::hardware_concurrency(); t > 1; t >>= 1) ++spawn;
+    Builder b{refs, nodes, spawn};
     Box box, cbox;
     b.bounds(0, n, box, cbox);
     b.build(0, n, 0, box, cbox);
+    items.resize(n);
+    for (int i = 0; i < n; ++i) items[i] = refs[i].id;
 }
 
 void bvh_refit(BvhNode* nodes, int num_nodes, const int32_t* items, const float* lowers,
