@@ -259,24 +259,34 @@ void bvh_build(const float* lowers, const float* uppers, int n, std::vector<BvhN
     for (int i = 0; i < n; ++i) items[i] = refs[i].id;
 }
 
+namespace {
+
+// Post-order: a subtree's box comes back by value, so the parent never re-reads its children
+// (the right child sits far from its parent in the node array); nodes are visited in memory order.
+Box refit_node(BvhNode* nodes, int i, const int32_t* items, const float* lowers, const float* uppers)
+{
+    BvhNode& node = nodes[i];
+    Box box;
+    if (node.left < 0) {
+        const int first = ~node.left;
+        for (int j = first; j < first + node.right; ++j)
+            box.grow(lowers + 3 * items[j], uppers + 3 * items[j]);
+    } else {
+        const int right = node.right;
+        box = refit_node(nodes, node.left, items, lowers, uppers);
+        box.grow(refit_node(nodes, right, items, lowers, uppers));
+    }
+    std::memcpy(node.lower, box.lo, sizeof(box.lo));
+    std::memcpy(node.upper, box.hi, sizeof(box.hi));
+    return box;
+}
+
+}  // namespace
+
 void bvh_refit(BvhNode* nodes, int num_nodes, const int32_t* items, const float* lowers,
                const float* uppers)
 {
-    // children always follow their parent, so a reverse sweep sees children first
-    for (int i = num_nodes - 1; i >= 0; --i) {
-        BvhNode& node = nodes[i];
-        Box box;
-        if (node.left < 0) {
-            const int first = ~node.left;
-            for (int j = first; j < first + node.right; ++j)
-                box.grow(lowers + 3 * items[j], uppers + 3 * items[j]);
-        } else {
-            box.grow(nodes[node.left].lower, nodes[node.left].upper);
-            box.grow(nodes[node.right].lower, nodes[node.right].upper);
-        }
-        std::memcpy(node.lower, box.lo, sizeof(box.lo));
-        std::memcpy(node.upper, box.hi, sizeof(box.hi));
-    }
+    if (num_nodes > 0) refit_node(nodes, 0, items, lowers, uppers);
 }
 
 void triangle_bounds(const float* points, const int32_t* indices, int num_tris, float* lowers,
