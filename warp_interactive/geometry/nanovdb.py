@@ -60,85 +60,105 @@ def build_grid(grid_type, origins, values, active, background, voxel_size, trans
     L = layout(grid_type)
     vdt = np.float32 if grid_type != INT32 else np.int32
     origins = np.asarray(origins, np.int64).reshape(-1, 3)
-    order = np.lexsort((_child_index(origins, 127, 3, 4), _child_index(origins, 4095, 7, 5),
-                        root_key(origins)))
+    order, lowers, leaf_parent, uppers, lower_parent = _tree_order(origins)
     origins, values, active = origins[order], np.asarray(values)[order], np.asarray(active)[order]
-    n_leaf = len(origins)
-    lowers, leaf_parent = np.unique(origins & ~127, axis=0, return_inverse=True)
-    # np.unique sorts lexicographically by xyz; reorder lowers to (root key, upper index)
-    lo_order = np.lexsort((_child_index(lowers, 4095, 7, 5), root_key(lowers)))
-    rank = np.empty_like(lo_order)
-    rank[lo_order] = np.arange(len(lo_order))
-    lowers, leaf_parent = lowers[lo_order], rank[leaf_parent.reshape(-1)]
-    uppers, lower_parent = np.unique(lowers & ~4095, axis=0, return_inverse=True)
-    up_order = np.argsort(root_key(uppers), kind="stable")
-    rank = np.empty_like(up_order)
-    rank[up_order] = np.arange(len(up_order))
-    uppers, lower_parent = uppers[up_order], rank[lower_parent.reshape(-1)]
-    n_up, n_lo = len(uppers), len(lowers)
-
+    n_leaf, n_lo, n_up = len(origins), len(lowers), len(uppers)
     root_off = TREE
     up_off = root_off + L["root"] + n_up * L["tile"]
     lo_off = up_off + n_up * L["up_size"]
     leaf_off = lo_off + n_lo * L["lo_size"]
     size = GRID + leaf_off + n_leaf * L["leaf_size"]
     buf = aligned_bytes(size)
-    tree = GRID
 
-    # leaf bounding boxes of active voxels
-    coords = origins[:, None, :] + _VOX[None]
-    big = np.int64(2 ** 40)
-    vmin = np.where(active[..., None], coords, big).min(axis=1)
-    vmax = np.where(active[..., None], coords, -big).max(axis=1)
-    empty = ~active.any(axis=1)
-    vmin[empty], vmax[empty] = origins[empty], origins[empty]
-
-    def bbox_of(parent, count, lo, hi):
-        out_lo = np.full((count, 3), big, np.int64)
-        out_hi = np.full((count, 3), -big, np.int64)
-        np.minimum.at(out_lo, parent, lo)
-        np.maximum.at(out_hi, parent, hi)
-        return out_lo, out_hi
-
-    lo_min, lo_max = bbox_of(leaf_parent, n_lo, vmin, vmax)
-    up_min, up_max = bbox_of(lower_parent, n_up, lo_min, lo_max)
+    vmin, vmax = _leaf_bboxes(origins, active)
+    lo_min, lo_max = _bbox_of(leaf_parent, n_lo, vmin, vmax)
+    up_min, up_max = _bbox_of(lower_parent, n_up, lo_min, lo_max)
     all_min = up_min.min(axis=0) if n_up else np.zeros(3, np.int64)
     all_max = up_max.max(axis=0) if n_up else np.zeros(3, np.int64)
     bg = np.asarray(background, vdt).reshape(-1)
 
-    # leaves
-    for k in range(n_leaf):
-        base = GRID + leaf_off + k * L["leaf_size"]
-        buf[base:base + 12] = np.asarray(vmin[k], np.int32).view(np.uint8)
-        buf[base + 12:base + 15] = np.clip(vmax[k] - vmin[k], 0, 7).astype(np.uint8)
-    if n_leaf:
-        leaf_view = buf[GRID + leaf_off:GRID + leaf_off + n_leaf * L["leaf_size"]].reshape(n_leaf, -1)
-        leaf_view[:, 15] = FLAG_HAS_BBOX
-        leaf_view[:, 16:80] = np.packbits(active, axis=1, bitorder="little")
-        vals = np.ascontiguousarray(values, vdt).reshape(n_leaf, -1).view(np.uint8)
-        leaf_view[:, L["leaf_values"]:] = vals
-
+    _write_leaves(buf, GRID + leaf_off, L, vmin, vmax, active, np.ascontiguousarray(values, vdt))
     _write_internal(buf, GRID + lo_off, L["lo_size"], L["lo_table"], L["stride"], 4096, lowers,
                     lo_min, lo_max, leaf_parent, _child_index(origins, 127, 3, 4),
                     leaf_off - lo_off, L["leaf_size"], bg)
     _write_internal(buf, GRID + up_off, L["up_size"], L["up_table"], L["stride"], 32768, uppers,
                     up_min, up_max, lower_parent, _child_index(lowers, 4095, 7, 5),
                     lo_off - up_off, L["lo_size"], bg)
-    # root and its tiles
-    r = GRID + root_off
-    put(buf, r, "<6i", *all_min, *all_max)
-    put(buf, r + 24, "<I", n_up)
-    buf[r + 28:r + 28 + bg.nbytes] = bg.view(np.uint8)
-    keys = root_key(uppers)
-    for k in range(n_up):
-        t = r + L["root"] + k * L["tile"]
-        put(buf, t, "<Qq", int(keys[k]), up_off - root_off + k * L["up_size"])
-    # tree and grid headers
-    put(buf, tree, "<4Q", leaf_off if n_leaf else 0, lo_off if n_lo else 0, up_off if n_up else 0,
+    _write_root(buf, GRID + root_off, L, all_min, all_max, bg, uppers, up_off - root_off)
+    put(buf, GRID, "<4Q", leaf_off if n_leaf else 0, lo_off if n_lo else 0, up_off if n_up else 0,
         root_off)
-    put(buf, tree + 32, "<6IQ", n_leaf, n_lo, n_up, 0, 0, 0, int(active.sum()))
+    put(buf, GRID + 32, "<6IQ", n_leaf, n_lo, n_up, 0, 0, 0, int(active.sum()))
     _write_grid_header(buf, size, grid_type, name, voxel_size, translation, all_min, all_max)
     return buf
+
+
+def _tree_order(origins):
+    """Leaf order and the lower/upper nodes: breadth first, children by their table index in
+    the parent, upper nodes (root tiles) by root key. Returns (order, lowers, parent of each
+    leaf, uppers, parent of each lower)."""
+    order = np.lexsort((_child_index(origins, 127, 3, 4), _child_index(origins, 4095, 7, 5),
+                        root_key(origins)))
+    lowers, leaf_parent = np.unique(origins[order] & ~127, axis=0, return_inverse=True)
+    # np.unique sorts lexicographically by xyz; reorder lowers to (root key, upper index)
+    lo_order = np.lexsort((_child_index(lowers, 4095, 7, 5), root_key(lowers)))
+    lowers, leaf_parent = lowers[lo_order], _ranks(lo_order)[leaf_parent.reshape(-1)]
+    uppers, lower_parent = np.unique(lowers & ~4095, axis=0, return_inverse=True)
+    up_order = np.argsort(root_key(uppers), kind="stable")
+    uppers, lower_parent = uppers[up_order], _ranks(up_order)[lower_parent.reshape(-1)]
+    return order, lowers, leaf_parent, uppers, lower_parent
+
+
+def _ranks(order):
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return rank
+
+
+_BIG = np.int64(2 ** 40)
+
+
+def _leaf_bboxes(origins, active):
+    """Per leaf, the index bounds of its active voxels (the origin for a leaf with none)."""
+    coords = origins[:, None, :] + _VOX[None]
+    vmin = np.where(active[..., None], coords, _BIG).min(axis=1)
+    vmax = np.where(active[..., None], coords, -_BIG).max(axis=1)
+    empty = ~active.any(axis=1)
+    vmin[empty], vmax[empty] = origins[empty], origins[empty]
+    return vmin, vmax
+
+
+def _bbox_of(parent, count, lo, hi):
+    out_lo = np.full((count, 3), _BIG, np.int64)
+    out_hi = np.full((count, 3), -_BIG, np.int64)
+    np.minimum.at(out_lo, parent, lo)
+    np.maximum.at(out_hi, parent, hi)
+    return out_lo, out_hi
+
+
+def _write_leaves(buf, start, L, vmin, vmax, active, values):
+    n = len(vmin)
+    if n == 0:
+        return
+    view = buf[start:start + n * L["leaf_size"]].reshape(n, -1)
+    view[:, 0:12] = vmin.astype(np.int32).view(np.uint8).reshape(n, 12)
+    view[:, 12:15] = np.clip(vmax - vmin, 0, 7).astype(np.uint8)
+    view[:, 15] = FLAG_HAS_BBOX
+    view[:, 16:80] = np.packbits(active, axis=1, bitorder="little")
+    view[:, L["leaf_values"]:] = values.reshape(n, -1).view(np.uint8)
+
+
+def _write_root(buf, r, L, all_min, all_max, bg, uppers, first_child):
+    """RootData (bbox, table size, background) and one child tile per upper node."""
+    n = len(uppers)
+    put(buf, r, "<6i", *all_min, *all_max)
+    put(buf, r + 24, "<I", n)
+    buf[r + 28:r + 28 + bg.nbytes] = bg.view(np.uint8)
+    if n == 0:
+        return
+    tiles = buf[r + L["root"]:r + L["root"] + n * L["tile"]].reshape(n, L["tile"])
+    tiles[:, 0:8] = root_key(uppers).view(np.uint8).reshape(n, 8)
+    child = first_child + np.arange(n, dtype=np.int64) * L["up_size"]
+    tiles[:, 8:16] = child.view(np.uint8).reshape(n, 8)
 
 
 def _write_internal(buf, start, node_size, table, stride, count, nodes, bmin, bmax, child_parent,
