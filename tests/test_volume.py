@@ -316,3 +316,22 @@ def test_generic_spellings_and_null_handles():
     nulls = wp.full(3, 7.0, dtype=float)
     wp.launch(null_handles, dim=1, inputs=[nulls])
     np.testing.assert_array_equal(nulls.numpy(), [0.0, 0.0, 3.0])
+
+
+def test_parallel_stores_mark_every_voxel_active():
+    # every voxel of 8 leaves stored from many threads at once: no active bit may be lost
+    volume = wp.Volume.allocate_by_tiles(np.array([[0, 0, 0], [8, 0, 0], [0, 8, 8], [8, 8, 8]]),
+                                         voxel_size=1.0, bg_value=0.0)
+    tree = struct.unpack_from("<4Q6IQ", volume.buffer(), 672)
+    leaf_start = 672 + tree[0]
+    # clear the active masks, then store every voxel
+    for k in range(tree[4]):
+        volume.buffer()[leaf_start + k * 2144 + 16:leaf_start + k * 2144 + 80] = 0
+    ijk = np.stack(np.meshgrid(np.arange(16), np.arange(16), np.arange(16), indexing="ij"), -1).reshape(-1, 3)
+    ijk = ijk[(ijk[:, 1] < 8) == (ijk[:, 2] < 8)]   # the four allocated tiles
+    n = len(ijk)
+    wp.launch(store, dim=n, inputs=[volume.id, wp.array(ijk.astype(np.int32), dtype=int),
+                                    wp.ones(n, dtype=float), wp.zeros(1, dtype=float)])
+    masks = np.concatenate([volume.buffer()[leaf_start + k * 2144 + 16:leaf_start + k * 2144 + 80]
+                            for k in range(tree[4])])
+    assert np.all(masks == 255)

@@ -89,7 +89,13 @@ template <typename T> WPI_FUNC void nvdb_store(uint64 id, int32 i, int32 j, int3
     *p = value;
     const uint32 n = (uint32(i & 7) << 6) | (uint32(j & 7) << 3) | uint32(k & 7);
     char* leaf = (char*)(p - n) - nvdb_layout<T>::leaf_values();
-    ((uint64*)(leaf + 16))[n >> 6] |= uint64(1) << (n & 63);
+    // other threads may be storing into the same mask word: set the bit atomically
+    uint64* word = (uint64*)(leaf + 16) + (n >> 6);
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+    atomicOr((unsigned long long*)word, (unsigned long long)(uint64(1) << (n & 63)));
+#else
+    __atomic_fetch_or(word, uint64(1) << (n & 63), __ATOMIC_RELAXED);
+#endif
 }
 
 // --- sampling ----------------------------------------------------------------------------------
