@@ -263,18 +263,21 @@ namespace {
 
 // Post-order: a subtree's box comes back by value, so the parent never re-reads its children
 // (the right child sits far from its parent in the node array); nodes are visited in memory order.
-Box refit_node(BvhNode* nodes, int i, const int32_t* items, const float* lowers, const float* uppers)
+Box refit_node(BvhNode* nodes, int i, const int32_t* items, const float* lowers, const float* uppers,
+               bool by_slot)
 {
     BvhNode& node = nodes[i];
     Box box;
     if (node.left < 0) {
         const int first = ~node.left;
-        for (int j = first; j < first + node.right; ++j)
-            box.grow(lowers + 3 * items[j], uppers + 3 * items[j]);
+        for (int j = first; j < first + node.right; ++j) {
+            const int b = by_slot ? j : items[j];
+            box.grow(lowers + 3 * b, uppers + 3 * b);
+        }
     } else {
         const int right = node.right;
-        box = refit_node(nodes, node.left, items, lowers, uppers);
-        box.grow(refit_node(nodes, right, items, lowers, uppers));
+        box = refit_node(nodes, node.left, items, lowers, uppers, by_slot);
+        box.grow(refit_node(nodes, right, items, lowers, uppers, by_slot));
     }
     std::memcpy(node.lower, box.lo, sizeof(box.lo));
     std::memcpy(node.upper, box.hi, sizeof(box.hi));
@@ -284,15 +287,18 @@ Box refit_node(BvhNode* nodes, int i, const int32_t* items, const float* lowers,
 }  // namespace
 
 void bvh_refit(BvhNode* nodes, int num_nodes, const int32_t* items, const float* lowers,
-               const float* uppers)
+               const float* uppers, bool by_slot)
 {
-    if (num_nodes > 0) refit_node(nodes, 0, items, lowers, uppers);
+    if (num_nodes > 0) refit_node(nodes, 0, items, lowers, uppers, by_slot);
 }
 
+// slot_items: when given, box s is the box of triangle slot_items[s] (leaf order, so a refit
+// reads the boxes sequentially); else box t is triangle t's.
 void triangle_bounds(const float* points, const int32_t* indices, int num_tris, float* lowers,
-                     float* uppers)
+                     float* uppers, const int32_t* slot_items)
 {
-    for (int t = 0; t < num_tris; ++t) {
+    for (int s = 0; s < num_tris; ++s) {
+        const int t = slot_items ? slot_items[s] : s;
         for (int k = 0; k < 3; ++k) {
             float lo = FLT_MAX, hi = -FLT_MAX;
             for (int c = 0; c < 3; ++c) {
@@ -300,8 +306,8 @@ void triangle_bounds(const float* points, const int32_t* indices, int num_tris, 
                 lo = std::min(lo, x);
                 hi = std::max(hi, x);
             }
-            lowers[3 * t + k] = lo;
-            uppers[3 * t + k] = hi;
+            lowers[3 * s + k] = lo;
+            uppers[3 * s + k] = hi;
         }
     }
 }
