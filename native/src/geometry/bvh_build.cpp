@@ -13,6 +13,7 @@
 //   leaf:     left = ~first (negative), right = count; items[first, first + count)
 
 #include "bvh_build.h"
+#include "parallel.h"
 
 #include <algorithm>
 #include <cfloat>
@@ -297,19 +298,21 @@ void bvh_refit(BvhNode* nodes, int num_nodes, const int32_t* items, const float*
 void triangle_bounds(const float* points, const int32_t* indices, int num_tris, float* lowers,
                      float* uppers, const int32_t* slot_items)
 {
-    for (int s = 0; s < num_tris; ++s) {
-        const int t = slot_items ? slot_items[s] : s;
-        for (int k = 0; k < 3; ++k) {
-            float lo = FLT_MAX, hi = -FLT_MAX;
-            for (int c = 0; c < 3; ++c) {
-                const float x = points[3 * indices[3 * t + c] + k];
-                lo = std::min(lo, x);
-                hi = std::max(hi, x);
+    parallel_chunks(num_tris, worker_count(num_tris), [&](int, int64_t begin, int64_t end) {
+        for (int64_t s = begin; s < end; ++s) {
+            const int64_t t = slot_items ? slot_items[s] : s;
+            for (int k = 0; k < 3; ++k) {
+                float lo = FLT_MAX, hi = -FLT_MAX;
+                for (int c = 0; c < 3; ++c) {
+                    const float x = points[3 * indices[3 * t + c] + k];
+                    lo = std::min(lo, x);
+                    hi = std::max(hi, x);
+                }
+                lowers[3 * s + k] = lo;
+                uppers[3 * s + k] = hi;
             }
-            lowers[3 * s + k] = lo;
-            uppers[3 * s + k] = hi;
         }
-    }
+    });
 }
 
 }  // namespace wpi_geometry
