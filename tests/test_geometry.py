@@ -448,10 +448,82 @@ def test_hash_grid_empty_and_rebuild():
 
 
 def test_out_parameter_must_be_a_name():
-    @wp.kernel
+    @wp.kernel(module="test_geometry_bad_out_parameter")   # its own module: it never builds
     def bad(grid: wp.uint64, out: wp.array(dtype=int)):
         query = wp.hash_grid_query(grid, wp.vec3(), 1.0)
         while wp.hash_grid_query_next(query, out[0]):
             pass
     with pytest.raises(wp.CodegenError, match="argument 2 of wp.hash_grid_query_next.. must be a variable name"):
         wp.launch(bad, dim=1, inputs=[wp.HashGrid(2, 2, 2).id, wp.zeros(1, dtype=int)])
+
+
+def test_null_handles_find_nothing():
+    pos, found, signs = wp.zeros(2, dtype=wp.vec3), wp.ones(2, dtype=int), wp.zeros((2, 4), dtype=float)
+    launch(closest, 2, 0, vec3s(np.ones((2, 3))), 10.0, pos, found, signs)
+    assert found.numpy().sum() == 0
+    hits = wp.zeros((1, 1), dtype=int)
+    launch(bvh_boxes, 1, 0, vec3s([-1, -1, -1]), vec3s([1, 1, 1]), hits)
+    out = wp.zeros(1, dtype=wp.vec3)
+    wp.launch(sum, dim=1, inputs=[0, vec3s([[1, 2, 3]]), out, 1.0])
+    assert hits.numpy().sum() == 0 and np.all(out.numpy() == 0)
+
+
+@wp.kernel
+def mesh_access(mesh: wp.uint64, face: wp.array(dtype=int), uv: wp.array(dtype=wp.vec3),
+                out: wp.array(dtype=wp.vec3, ndim=2), idx: wp.array(dtype=int, ndim=2)):
+    tid = wp.tid()
+    f = face[tid]
+    out[tid, 0] = wp.mesh_eval_velocity(mesh, f, uv[tid][0], uv[tid][1])
+    out[tid, 1] = wp.mesh_eval_face_normal(mesh, f)
+    out[tid, 2] = wp.mesh_get_point(mesh, 3 * f + 1)
+    out[tid, 3] = wp.mesh_get_velocity(mesh, 3 * f + 2)
+    idx[tid, 0] = wp.mesh_get_index(mesh, 3 * f)
+    idx[tid, 1] = wp.mesh_query_point_sign_normal(mesh, uv[tid] * 3.0, 100.0, 1.0e-3).face
+
+
+def test_mesh_evaluation_and_access_match_numpy():
+    verts, faces = icosphere(1)
+    vel = RNG.normal(size=verts.shape).astype(np.float32)
+    mesh = make_mesh(verts, faces, velocities=vec3s(vel))
+    n = 30
+    f = RNG.integers(0, len(faces), n).astype(np.int32)
+    uv = np.concatenate([RNG.uniform(0, 0.5, (n, 2)), np.zeros((n, 1))], 1).astype(np.float32)
+    out, idx = wp.zeros((n, 4), dtype=wp.vec3), wp.zeros((n, 2), dtype=int)
+    wp.launch(mesh_access, dim=n, inputs=[mesh.id, wp.array(f, dtype=int), vec3s(uv), out, idx])
+    o = out.numpy()
+    a, b, c = (faces[f, k] for k in range(3))
+    u, v = uv[:, :1], uv[:, 1:2]
+    np.testing.assert_allclose(o[:, 0], u * vel[a] + v * vel[b] + (1 - u - v) * vel[c], atol=1e-5)
+    nrm = np.cross(verts[b] - verts[a], verts[c] - verts[a])
+    np.testing.assert_allclose(o[:, 1], nrm / np.linalg.norm(nrm, axis=1, keepdims=True), atol=1e-5)
+    assert np.all((o[:, 1] * verts[a]).sum(axis=1) > 0)   # outward winding
+    np.testing.assert_array_equal(o[:, 2], verts[b])
+    np.testing.assert_array_equal(o[:, 3], vel[c])
+    np.testing.assert_array_equal(idx.numpy()[:, 0], a)
+    # the closest face to a point found by the epsilon form is at the brute-force distance
+    q = uv * 3.0
+    best = closest_distance(q.astype(np.float64), verts[faces].astype(np.float64))
+    got = np.array([closest_distance(q[i:i + 1].astype(np.float64),
+                                     verts[faces[[fi]]].astype(np.float64))[0]
+                    for i, fi in enumerate(idx.numpy()[:, 1])])
+    np.testing.assert_allclose(got, best, atol=1e-5)
+
+
+def test_large_bvh_built_on_several_threads_queries_and_refits():
+    n, nq = 80_000, 6   # above the size where subtrees are built on worker threads
+    c = RNG.uniform(-1, 1, (n, 3)).astype(np.float32)
+    lowers, uppers = vec3s(c - 0.002), vec3s(c + 0.002)
+    bvh = wp.Bvh(lowers, uppers)
+    lo, hi, left, right = bvh.node_bounds()
+    internal = left >= 0
+    assert np.all(left[internal] > np.nonzero(internal)[0]) and np.all(right[internal] > np.nonzero(internal)[0])
+    assert np.sort(bvh._items).tolist() == list(range(n))   # every item in exactly one leaf
+    qc = RNG.uniform(-1, 1, (nq, 3)).astype(np.float32)
+    for _ in range(2):
+        hits = wp.zeros((nq, n), dtype=int)
+        launch(bvh_boxes, nq, bvh.id, vec3s(qc - 0.1), vec3s(qc + 0.1), hits)
+        want = box_overlaps(qc - 0.1, qc + 0.1, lowers.numpy(), uppers.numpy())
+        np.testing.assert_array_equal(hits.numpy(), want.astype(int))
+        lowers.numpy()[...] = lowers.numpy()[::-1].copy()
+        uppers.numpy()[...] = uppers.numpy()[::-1].copy()
+        bvh.refit()

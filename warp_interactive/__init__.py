@@ -69,7 +69,7 @@ _export_builtins(globals())
 
 # geometry: wp.Mesh, wp.Bvh, wp.HashGrid, wp.Volume and their kernel builtins
 from .lang import builtins_geometry as _builtins_geometry  # noqa: E402,F401
-from .geometry import Bvh, HashGrid, Mesh  # noqa: E402
+from .geometry import Bvh, HashGrid, Mesh, Volume  # noqa: E402
 _export_builtins(globals())
 
 

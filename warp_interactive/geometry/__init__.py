@@ -3,3 +3,4 @@
 from .bvh import Bvh
 from .hash_grid import HashGrid
 from .mesh import Mesh
+from .volume import Volume

@@ -24,7 +24,7 @@ class Bvh:
         self._lo, self._hi = lo, hi
         self._nodes, self._items, self._count = native().bvh_build(address(lo), address(hi), len(lo))
         self._desc = BvhDesc(address(self._nodes), address(self._items), address(lo),
-                             address(hi), self._count, len(lo))
+                             address(hi), self._count, len(lo), 0, 0)
         self.id = _address_of(self._desc)
 
     def refit(self):

@@ -17,7 +17,8 @@ vec3 = vector(3, sc.float32)
 class BvhDesc(ctypes.Structure):
     _fields_ = [("nodes", ctypes.c_void_p), ("items", ctypes.c_void_p),
                 ("lowers", ctypes.c_void_p), ("uppers", ctypes.c_void_p),
-                ("num_nodes", ctypes.c_int32), ("num_items", ctypes.c_int32)]
+                ("num_nodes", ctypes.c_int32), ("num_items", ctypes.c_int32),
+                ("by_slot", ctypes.c_int32), ("pad", ctypes.c_int32)]
 
 
 class MeshDesc(ctypes.Structure):

@@ -31,25 +31,28 @@ class Mesh:
         n = len(self._i) // 3
         self._lo = np.empty((n, 3), np.float32)
         self._hi = np.empty((n, 3), np.float32)
-        self._bounds()
+        self._items = None
+        self._bounds()   # by triangle for the build, then in leaf-slot order for queries/refits
         self._nodes, self._items, self._count = native().bvh_build(
             address(self._lo), address(self._hi), n)
+        self._bounds()
         bvh = BvhDesc(address(self._nodes), address(self._items), address(self._lo),
-                      address(self._hi), self._count, n)
+                      address(self._hi), self._count, n, 1, 0)
         self._desc = MeshDesc(bvh, address(self._p), address(self._v) if self._v is not None else 0,
                               address(self._i), len(self._p), n, int(self.support_winding_number), 0)
         self.id = ctypes.addressof(self._desc)
 
     def _bounds(self):
+        slots = address(self._items) if self._items is not None else 0
         native().triangle_bounds(address(self._p), address(self._i), len(self._lo),
-                                 address(self._lo), address(self._hi))
+                                 address(self._lo), address(self._hi), slots)
 
     def refit(self):
         """Update the BVH after the points moved (the topology must stay the same)."""
         self._bounds()
         if len(self._lo):
             native().bvh_refit(address(self._nodes), self._count, address(self._items),
-                               address(self._lo), address(self._hi))
+                               address(self._lo), address(self._hi), True)
 
 
 def _indices(indices, num_points):

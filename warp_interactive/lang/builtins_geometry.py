@@ -32,6 +32,9 @@ _add("mesh_query_point_no_sign", _q, MeshQueryPoint, G_MESH, True,
      doc=_POINT_DOC.format("; not computed: 0"))
 _add("mesh_query_point_sign_normal", _q, MeshQueryPoint, G_MESH, True,
      doc=_POINT_DOC.format(", from the closest face's normal"))
+_add("mesh_query_point_sign_normal", {**_q, "epsilon": f32}, MeshQueryPoint, G_MESH, True,
+     doc=_POINT_DOC.format(", from the closest face's normal; faces within `epsilon` (relative) "
+                           "of the closest distance count as ties"))
 _add("mesh_query_point_sign_winding_number", _q, MeshQueryPoint, G_MESH, True,
      doc=_POINT_DOC.format(", from the generalized winding number (> 0.5 is inside)"))
 _add("mesh_query_point_sign_winding_number", {**_q, "accuracy": f32, "threshold": f32},
@@ -101,3 +104,58 @@ for name, arg in (("volume_world_to_index", "xyz"), ("volume_index_to_world", "u
                   ("volume_world_to_index_dir", "xyz"), ("volume_index_to_world_dir", "uvw")):
     _add(name, {"id": u64, arg: vec3}, vec3, G_VOL, True,
          doc="Transform between world and index space" + (" (a direction)" if "dir" in name else ""))
+
+
+# --- generic spellings: wp.volume_sample(id, uvw, mode, dtype=...), volume_lookup, volume_store ------
+def _dtype_arg(tr, node, kwargs, n_fixed, name):
+    """The dtype= of a generic volume call (keyword or trailing positional), canonicalised."""
+    from ..types.composite import is_vector
+    from .scope import PyValue
+    dnode = kwargs.get("dtype")
+    if dnode is None and len(node.args) > n_fixed:
+        dnode = node.args[n_fixed]
+    if dnode is None:
+        raise tr.scope.error(f"wp.{name}() needs dtype= (float32, vec3 or int32)")
+    v = tr.eval(dnode)
+    t = sc.canonical_scalar(v.obj) if isinstance(v, PyValue) else None
+    if t is f32 or t is i32 or (t is not None and is_vector(t) and t is vec3):
+        return t
+    raise tr.scope.error(f"wp.{name}(): dtype must be float32, vec3 or int32, got "
+                         f"{getattr(getattr(v, 'obj', None), '__name__', v)}", dnode)
+
+
+def _suffix(t):
+    return {f32: "f", i32: "i"}.get(t, "v")
+
+
+def _volume_sample(tr, obj, node, kwargs):
+    t = _dtype_arg(tr, node, kwargs, 3, "volume_sample")
+    args = [tr.eval_var(a) for a in node.args[:3]]
+    if t is i32:
+        args = args[:2]   # integer grids are read at the nearest voxel
+    return tr.call_builtin(f"volume_sample_{_suffix(t)}", args)
+
+
+def _volume_lookup(tr, obj, node, kwargs):
+    t = _dtype_arg(tr, node, kwargs, 4, "volume_lookup")
+    return tr.call_builtin(f"volume_lookup_{_suffix(t)}", [tr.eval_var(a) for a in node.args[:4]])
+
+
+def _volume_store(tr, obj, node, kwargs):
+    if kwargs or len(node.args) != 5:
+        raise tr.scope.error("wp.volume_store(volume, i, j, k, value) takes 5 positional arguments")
+    args = [tr.eval_var(a) for a in node.args]
+    t = args[4].type
+    if args[4].literal:
+        args[4] = tr.retype_literal(args[4], f32 if sc.is_float(t) else i32)
+        t = args[4].type
+    return tr.call_builtin(f"volume_store_{_suffix(t)}", args)
+
+
+def _register_generic():
+    from .intrinsics import INTRINSICS
+    INTRINSICS.update(volume_sample=_volume_sample, volume_lookup=_volume_lookup,
+                      volume_store=_volume_store)
+
+
+_register_generic()

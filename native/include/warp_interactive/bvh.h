@@ -25,6 +25,8 @@ struct bvh_t {
     const bvh_vec3* uppers;
     int32 num_nodes;
     int32 num_items;
+    int32 by_slot;             // 1: lowers/uppers are in leaf-slot order (meshes), 0: by item id
+    int32 pad;
 };
 
 #define WPI_BVH_STACK 64
@@ -130,11 +132,13 @@ WPI_FUNC bool bvh_query_advance(bvh_query_t& q, int32& item)
     const bvh_t& bvh = bvh_at(q.id, q.bvh_offset);
     for (;;) {
         while (q.leaf_next < q.leaf_end) {
-            const int32 it = bvh.items[q.leaf_next++];
-            if (bvh.lowers) {   // user boxes: test each item (a leaf holds up to 4)
+            const int32 slot = q.leaf_next++;
+            const int32 it = bvh.items[slot];
+            if (bvh.lowers) {   // test each item's own box (a leaf holds up to 4)
+                const int32 b = bvh.by_slot ? slot : it;
                 float32 t;
-                const bool hit = q.is_ray ? ray_box(q.a, q.b, geom_inf(), bvh.lowers[it], bvh.uppers[it], t)
-                                          : aabb_overlap(q.a, q.b, bvh.lowers[it], bvh.uppers[it]);
+                const bool hit = q.is_ray ? ray_box(q.a, q.b, geom_inf(), bvh.lowers[b], bvh.uppers[b], t)
+                                          : aabb_overlap(q.a, q.b, bvh.lowers[b], bvh.uppers[b]);
                 if (!hit) continue;
             }
             item = it;

@@ -63,6 +63,10 @@ WPI_FUNC hash_grid_query_t hash_grid_query(uint64 id, const vec_t<3, float32>& p
 {
     hash_grid_query_t q = {};
     q.id = id;
+    if (!id) {   // a null handle finds nothing
+        q.done = 1;
+        return q;
+    }
     const hash_grid_t& g = *(const hash_grid_t*)id;
     if (g.num_points == 0 || !(g.cell_width > 0.0f)) {
         q.done = 1;
@@ -116,6 +120,7 @@ WPI_FUNC void hash_grid_query_next(hash_grid_query_t query, int32 index, bool& r
 
 WPI_FUNC int32 hash_grid_point_id(uint64 id, int32 index)
 {
+    if (!id) return -1;
     const hash_grid_t& g = *(const hash_grid_t*)id;
     return (index >= 0 && index < g.num_points) ? g.point_ids[index] : -1;
 }

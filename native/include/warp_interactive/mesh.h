@@ -99,9 +99,9 @@ WPI_FUNC void closest_on_triangle(const mesh_vec3& p, const mesh_vec3& a, const 
     wa = 1.0f - v - w; wb = v;
 }
 
-// Moller-Trumbore, both faces. Returns t, weights (u of a, v of b), sign (+1 front), unit normal.
-WPI_FUNC bool ray_triangle(const mesh_vec3& o, const mesh_vec3& d, const mesh_vec3& a, const mesh_vec3& b,
-                           const mesh_vec3& c, float32& t, float32& u, float32& v, float32& sign, mesh_vec3& n)
+// Moller-Trumbore, both faces: t and the weights (u of a, v of b) of the hit point.
+WPI_FUNC bool ray_triangle_t(const mesh_vec3& o, const mesh_vec3& d, const mesh_vec3& a, const mesh_vec3& b,
+                             const mesh_vec3& c, float32& t, float32& u, float32& v)
 {
     const mesh_vec3 e1 = b - a, e2 = c - a;
     const mesh_vec3 pv = cross(d, e2);
@@ -117,10 +117,16 @@ WPI_FUNC bool ray_triangle(const mesh_vec3& o, const mesh_vec3& d, const mesh_ve
     t = dot(e2, qv) * inv;
     u = 1.0f - bu - bv;
     v = bu;
-    const mesh_vec3 fn = cross(e1, e2);
+    return true;
+}
+
+// The face's unit normal and the side the ray comes from (+1: against the normal, the front).
+WPI_FUNC void ray_face_normal(const mesh_vec3& d, const mesh_vec3& a, const mesh_vec3& b, const mesh_vec3& c,
+                              float32& sign, mesh_vec3& n)
+{
+    const mesh_vec3 fn = cross(b - a, c - a);
     n = fn / sqrt(dot(fn, fn));
     sign = dot(d, fn) < 0.0f ? 1.0f : -1.0f;
-    return true;
 }
 
 // --- closest point ----------------------------------------------------------------------------------
@@ -187,10 +193,10 @@ WPI_FUNC int32 mesh_ray_crossings(const mesh_t& m, const mesh_vec3& o, const mes
         if (!ray_box(o, inv, geom_inf(), n.lower, n.upper, te)) continue;
         if (bvh_is_leaf(n)) {
             for (int32 s = ~n.left; s < ~n.left + n.right; ++s) {
-                mesh_vec3 a, b, c, nn;
+                mesh_vec3 a, b, c;
                 mesh_triangle(m, bvh.items[s], a, b, c);
-                float32 t, u, v, sg;
-                if (ray_triangle(o, d, a, b, c, t, u, v, sg, nn) && t >= 0.0f) hits++;
+                float32 t, u, v;
+                if (ray_triangle_t(o, d, a, b, c, t, u, v) && t >= 0.0f) hits++;
             }
         } else if (count + 2 <= WPI_BVH_STACK) {
             stack[count++] = n.left;
@@ -230,6 +236,7 @@ WPI_FUNC mesh_query_point_t mesh_query_point_impl(uint64 id, const mesh_vec3& p,
                                                   float32 threshold)
 {
     mesh_query_point_t r = {};
+    if (!id) return r;   // a null handle finds nothing (never dereferenced)
     const mesh_t& m = mesh_at(id);
     r.result = mesh_closest(m, p, max_dist, r.face, r.u, r.v);
     if (!r.result) return r;
@@ -293,6 +300,18 @@ WPI_MESH_QUERY_POINT(mesh_query_point_no_sign, 0)
 WPI_MESH_QUERY_POINT(mesh_query_point_sign_normal, 1)
 WPI_MESH_QUERY_POINT(mesh_query_point, 2)
 
+// the epsilon form: ties within the relative tolerance the closest-point search already uses
+WPI_FUNC mesh_query_point_t mesh_query_point_sign_normal(uint64 id, const mesh_vec3& p, float32 max_dist, float32)
+{
+    return mesh_query_point_impl(id, p, max_dist, 1, 0.5f);
+}
+WPI_FUNC void adj_mesh_query_point_sign_normal(uint64 id, const mesh_vec3& p, float32 max_dist, float32, uint64&,
+                                               mesh_vec3& adj_p, float32&, float32&, const mesh_query_point_t& adj_ret)
+{
+    const mesh_query_point_t r = mesh_query_point_impl(id, p, max_dist, 0, 0.5f);
+    if (r.result) adj_closest_uv(mesh_at(id), r.face, r.u, r.v, adj_p, adj_ret.u, adj_ret.v);
+}
+
 WPI_FUNC mesh_query_point_t mesh_query_point_sign_winding_number(uint64 id, const mesh_vec3& p, float32 max_dist,
                                                                  float32 accuracy, float32 threshold)
 {
@@ -338,6 +357,7 @@ WPI_FUNC void mesh_query_point_no_sign(uint64 id, const mesh_vec3& p, float32 ma
 WPI_FUNC mesh_query_point_t mesh_query_furthest_point_no_sign(uint64 id, const mesh_vec3& p, float32 min_dist)
 {
     mesh_query_point_t r = {};
+    if (!id) return r;
     const mesh_t& m = mesh_at(id);
     const bvh_t& bvh = m.bvh;
     if (bvh.num_items == 0) return r;
@@ -374,32 +394,46 @@ WPI_FUNC void adj_mesh_query_furthest_point_no_sign(uint64, const mesh_vec3&, fl
 WPI_FUNC mesh_query_ray_t mesh_query_ray(uint64 id, const mesh_vec3& start, const mesh_vec3& dir, float32 max_t)
 {
     mesh_query_ray_t r = {};
+    if (!id) return r;
     const mesh_t& m = mesh_at(id);
     const bvh_t& bvh = m.bvh;
     if (bvh.num_items == 0) return r;
     const mesh_vec3 inv = safe_inverse(dir);
-    float32 best = max_t;
+    float32 best = max_t, te;
     int32 stack[WPI_BVH_STACK];
     int32 count = 0;
-    stack[count++] = 0;
+    if (ray_box(start, inv, best, bvh.nodes[0].lower, bvh.nodes[0].upper, te)) stack[count++] = 0;
     while (count) {
         const bvh_node_t& n = bvh.nodes[stack[--count]];
-        float32 te;
-        if (!ray_box(start, inv, best, n.lower, n.upper, te)) continue;
         if (bvh_is_leaf(n)) {
             for (int32 s = ~n.left; s < ~n.left + n.right; ++s) {
-                mesh_vec3 a, b, c, nn;
+                mesh_vec3 a, b, c;
                 const int32 f = bvh.items[s];
                 mesh_triangle(m, f, a, b, c);
-                float32 t, u, v, sg;
-                if (ray_triangle(start, dir, a, b, c, t, u, v, sg, nn) && t >= 0.0f && t < best) {
-                    best = t; r.result = true; r.face = f; r.t = t; r.u = u; r.v = v; r.sign = sg; r.normal = nn;
+                float32 t, u, v;
+                if (ray_triangle_t(start, dir, a, b, c, t, u, v) && t >= 0.0f && t < best) {
+                    best = t; r.result = true; r.face = f; r.t = t; r.u = u; r.v = v;
                 }
             }
         } else if (count + 2 <= WPI_BVH_STACK) {
-            stack[count++] = n.right;
-            stack[count++] = n.left;
+            // children the ray meets before the best hit so far; the nearer one is visited first
+            float32 tl, tr;
+            const bool hl = ray_box(start, inv, best, bvh.nodes[n.left].lower, bvh.nodes[n.left].upper, tl);
+            const bool hr = ray_box(start, inv, best, bvh.nodes[n.right].lower, bvh.nodes[n.right].upper, tr);
+            if (hl && hr) {
+                stack[count++] = tl < tr ? n.right : n.left;
+                stack[count++] = tl < tr ? n.left : n.right;
+            } else if (hl) {
+                stack[count++] = n.left;
+            } else if (hr) {
+                stack[count++] = n.right;
+            }
         }
+    }
+    if (r.result) {
+        mesh_vec3 a, b, c;
+        mesh_triangle(m, r.face, a, b, c);
+        ray_face_normal(dir, a, b, c, r.sign, r.normal);
     }
     return r;
 }
@@ -456,6 +490,7 @@ WPI_FUNC void mesh_query_aabb_next(bvh_query_t query, int32 index, bool& result,
 // --- evaluation and access -------------------------------------------------------------------------------
 WPI_FUNC mesh_vec3 mesh_eval_position(uint64 id, int32 face, float32 u, float32 v)
 {
+    if (!id) return mesh_vec3();
     mesh_vec3 a, b, c;
     mesh_triangle(mesh_at(id), face, a, b, c);
     return a * u + b * v + c * (1.0f - u - v);
@@ -463,6 +498,7 @@ WPI_FUNC mesh_vec3 mesh_eval_position(uint64 id, int32 face, float32 u, float32 
 WPI_FUNC void adj_mesh_eval_position(uint64 id, int32 face, float32 u, float32 v, uint64&, int32&, float32& adj_u,
                                      float32& adj_v, const mesh_vec3& adj_ret)
 {
+    if (!id) return;
     mesh_vec3 a, b, c;
     mesh_triangle(mesh_at(id), face, a, b, c);
     adj_u += dot(adj_ret, a - c);
@@ -471,6 +507,7 @@ WPI_FUNC void adj_mesh_eval_position(uint64 id, int32 face, float32 u, float32 v
 
 WPI_FUNC mesh_vec3 mesh_eval_velocity(uint64 id, int32 face, float32 u, float32 v)
 {
+    if (!id) return mesh_vec3();
     const mesh_t& m = mesh_at(id);
     if (!m.velocities) return mesh_vec3();
     const mesh_vec3 a = m.velocities[m.indices[3 * face]], b = m.velocities[m.indices[3 * face + 1]],
@@ -480,6 +517,7 @@ WPI_FUNC mesh_vec3 mesh_eval_velocity(uint64 id, int32 face, float32 u, float32 
 WPI_FUNC void adj_mesh_eval_velocity(uint64 id, int32 face, float32 u, float32 v, uint64&, int32&, float32& adj_u,
                                      float32& adj_v, const mesh_vec3& adj_ret)
 {
+    if (!id) return;
     const mesh_t& m = mesh_at(id);
     if (!m.velocities) return;
     const mesh_vec3 a = m.velocities[m.indices[3 * face]], b = m.velocities[m.indices[3 * face + 1]],
@@ -490,6 +528,7 @@ WPI_FUNC void adj_mesh_eval_velocity(uint64 id, int32 face, float32 u, float32 v
 
 WPI_FUNC mesh_vec3 mesh_eval_face_normal(uint64 id, int32 face)
 {
+    if (!id) return mesh_vec3();
     mesh_vec3 a, b, c;
     mesh_triangle(mesh_at(id), face, a, b, c);
     const mesh_vec3 n = cross(b - a, c - a);
@@ -497,12 +536,16 @@ WPI_FUNC mesh_vec3 mesh_eval_face_normal(uint64 id, int32 face)
     return l > 0.0f ? n / l : mesh_vec3();
 }
 
-WPI_FUNC mesh_vec3 mesh_get_point(uint64 id, int32 index) { return mesh_at(id).points[mesh_at(id).indices[index]]; }
+WPI_FUNC mesh_vec3 mesh_get_point(uint64 id, int32 index)
+{
+    return id ? mesh_at(id).points[mesh_at(id).indices[index]] : mesh_vec3();
+}
 WPI_FUNC mesh_vec3 mesh_get_velocity(uint64 id, int32 index)
 {
+    if (!id) return mesh_vec3();
     const mesh_t& m = mesh_at(id);
     return m.velocities ? m.velocities[m.indices[index]] : mesh_vec3();
 }
-WPI_FUNC int32 mesh_get_index(uint64 id, int32 index) { return mesh_at(id).indices[index]; }
+WPI_FUNC int32 mesh_get_index(uint64 id, int32 index) { return id ? mesh_at(id).indices[index] : -1; }
 
 }  // namespace wp

@@ -29,7 +29,8 @@ template <typename T> struct nvdb_layout {
 };
 
 WPI_FUNC const char* nvdb_tree(uint64 id) { return (const char*)id + 672; }
-WPI_FUNC uint32 nvdb_grid_type(uint64 id) { return *(const uint32*)((const char*)id + 636); }
+// a null handle has no type, so every typed access below reads or writes nothing
+WPI_FUNC uint32 nvdb_grid_type(uint64 id) { return id ? *(const uint32*)((const char*)id + 636) : 0u; }
 WPI_FUNC uint64 nvdb_node_offset(uint64 id, int level) { return ((const uint64*)nvdb_tree(id))[level]; }
 
 WPI_FUNC uint64 nvdb_root_key(int32 i, int32 j, int32 k)
@@ -88,7 +89,13 @@ template <typename T> WPI_FUNC void nvdb_store(uint64 id, int32 i, int32 j, int3
     *p = value;
     const uint32 n = (uint32(i & 7) << 6) | (uint32(j & 7) << 3) | uint32(k & 7);
     char* leaf = (char*)(p - n) - nvdb_layout<T>::leaf_values();
-    ((uint64*)(leaf + 16))[n >> 6] |= uint64(1) << (n & 63);
+    // other threads may be storing into the same mask word: set the bit atomically
+    uint64* word = (uint64*)(leaf + 16) + (n >> 6);
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+    atomicOr((unsigned long long*)word, (unsigned long long)(uint64(1) << (n & 63)));
+#else
+    __atomic_fetch_or(word, uint64(1) << (n & 63), __ATOMIC_RELAXED);
+#endif
 }
 
 // --- sampling ----------------------------------------------------------------------------------
@@ -193,7 +200,17 @@ WPI_FUNC void volume_store_v(uint64 id, int32 i, int32 j, int32 k, const vol_vec
 WPI_FUNC void volume_store_i(uint64 id, int32 i, int32 j, int32 k, int32 v) { nvdb_store(id, i, j, k, v, NVDB_GRID_INT32); }
 
 // --- transforms (the grid's float map: world = M * index + t) ------------------------------------------
-WPI_FUNC const float32* nvdb_map(uint64 id, int which) { return (const float32*)((const char*)id + 296) + 9 * which; }
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+__device__ const float32 nvdb_identity_data[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+#else
+static const float32 nvdb_identity_data[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+#endif
+WPI_FUNC const float32* nvdb_identity_map() { return nvdb_identity_data; }
+WPI_FUNC const float32* nvdb_map(uint64 id, int which)
+{
+    // a null handle maps through the identity (kept static so the pointer outlives the call)
+    return id ? (const float32*)((const char*)id + 296) + 9 * which : nvdb_identity_map();
+}
 
 WPI_FUNC vol_vec3 nvdb_apply(const float32* m, const vol_vec3& x)
 {
@@ -207,6 +224,7 @@ WPI_FUNC vol_vec3 nvdb_apply_t(const float32* m, const vol_vec3& x)
 }
 WPI_FUNC vol_vec3 nvdb_translation(uint64 id)
 {
+    if (!id) return vol_vec3();
     const float32* t = (const float32*)((const char*)id + 368);
     return vol_vec3(t[0], t[1], t[2]);
 }

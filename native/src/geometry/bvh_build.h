@@ -17,9 +17,9 @@ static_assert(sizeof(BvhNode) == 32, "BvhNode must match wp::bvh_node_t");
 void bvh_build(const float* lowers, const float* uppers, int n, std::vector<BvhNode>& nodes,
                std::vector<int32_t>& items);
 void bvh_refit(BvhNode* nodes, int num_nodes, const int32_t* items, const float* lowers,
-               const float* uppers);
+               const float* uppers, bool by_slot);
 void triangle_bounds(const float* points, const int32_t* indices, int num_tris, float* lowers,
-                     float* uppers);
+                     float* uppers, const int32_t* slot_items);
 
 void hash_grid_build(const float* points, int64_t stride_bytes, int n, float cell_width, int dim_x,
                      int dim_y, int dim_z, int32_t* point_ids, int32_t* cell_starts,

@@ -41,21 +41,26 @@ PYBIND11_MODULE(_geometry, m) {
           "Build a BVH over n boxes (float32 xyz rows at the given addresses); returns "
           "(node bytes, item order, node count).");
     m.def("bvh_refit",
-          [](uintptr_t nodes, int num_nodes, uintptr_t items, uintptr_t lowers, uintptr_t uppers) {
+          [](uintptr_t nodes, int num_nodes, uintptr_t items, uintptr_t lowers, uintptr_t uppers,
+             bool by_slot) {
               py::gil_scoped_release release;
               bvh_refit(ptr<BvhNode>(nodes), num_nodes, ptr<const int32_t>(items),
-                        ptr<const float>(lowers), ptr<const float>(uppers));
+                        ptr<const float>(lowers), ptr<const float>(uppers), by_slot);
           },
           py::arg("nodes"), py::arg("num_nodes"), py::arg("items"), py::arg("lowers"),
-          py::arg("uppers"), "Recompute every node's bounds from the items' bounds, in place.");
+          py::arg("uppers"), py::arg("by_slot") = false,
+          "Recompute every node's bounds from the items' bounds (by item id, or in leaf-slot "
+          "order with by_slot), in place.");
     m.def("triangle_bounds",
-          [](uintptr_t points, uintptr_t indices, int num_tris, uintptr_t lowers, uintptr_t uppers) {
+          [](uintptr_t points, uintptr_t indices, int num_tris, uintptr_t lowers, uintptr_t uppers,
+             uintptr_t slot_items) {
               py::gil_scoped_release release;
               triangle_bounds(ptr<const float>(points), ptr<const int32_t>(indices), num_tris,
-                              ptr<float>(lowers), ptr<float>(uppers));
+                              ptr<float>(lowers), ptr<float>(uppers), ptr<const int32_t>(slot_items));
           },
           py::arg("points"), py::arg("indices"), py::arg("num_tris"), py::arg("lowers"),
-          py::arg("uppers"), "Per-triangle bounding boxes.");
+          py::arg("uppers"), py::arg("slot_items") = 0,
+          "Per-triangle bounding boxes (in leaf-slot order when slot_items is given).");
     m.def("hash_grid_build",
           [](uintptr_t points, int64_t stride, int n, float cell_width, int dx, int dy, int dz,
              uintptr_t ids, uintptr_t starts, uintptr_t ends, uintptr_t keys) {

@@ -1,0 +1,337 @@
+"""wp.Volume: NanoVDB files written and read back bit-exactly, the reference's grid-sampling
+example on a sphere SDF, lookups/stores/sampling against NumPy, transforms and gradients."""
+
+import io
+import struct
+
+import numpy as np
+import pytest
+
+import warp_interactive as wp
+
+RNG = np.random.default_rng(11)
+
+
+@wp.kernel
+def sample_grid(volume: wp.uint64,
+                points: wp.array(dtype=wp.vec3),
+                samples: wp.array(dtype=float)):
+
+    tid = wp.tid()
+
+    # load sample point in world-space
+    p = points[tid]
+
+    # transform position to the volume's local-space
+    q = wp.volume_world_to_index(volume, p)
+
+    # sample volume with trilinear interpolation
+    f = wp.volume_sample_f(volume, q, wp.Volume.LINEAR)
+
+    # write result
+    samples[tid] = f
+
+
+@wp.kernel
+def lookups(volume: wp.uint64, ijk: wp.array(dtype=int, ndim=2), out: wp.array(dtype=float, ndim=2)):
+    tid = wp.tid()
+    i, j, k = ijk[tid, 0], ijk[tid, 1], ijk[tid, 2]
+    uvw = wp.vec3(float(i), float(j), float(k))
+    out[tid, 0] = wp.volume_lookup_f(volume, i, j, k)
+    out[tid, 1] = wp.volume_sample_f(volume, uvw + wp.vec3(0.3, -0.4, 0.2), wp.Volume.CLOSEST)
+    g = wp.vec3()
+    out[tid, 2] = wp.volume_sample_grad_f(volume, uvw + wp.vec3(0.25, 0.5, 0.75), wp.Volume.LINEAR, g)
+    out[tid, 3] = g[0]
+    out[tid, 4] = g[1]
+    out[tid, 5] = g[2]
+
+
+@wp.kernel
+def sample_vec(volume: wp.uint64, uvw: wp.array(dtype=wp.vec3), out: wp.array(dtype=wp.vec3)):
+    tid = wp.tid()
+    out[tid] = wp.volume_sample_v(volume, uvw[tid], wp.Volume.LINEAR)
+
+
+@wp.kernel
+def int_lookups(volume: wp.uint64, uvw: wp.array(dtype=wp.vec3), out: wp.array(dtype=int, ndim=2)):
+    tid = wp.tid()
+    p = uvw[tid]
+    out[tid, 0] = wp.volume_sample_i(volume, p)
+    out[tid, 1] = wp.volume_lookup_i(volume, int(wp.floor(p[0] + 0.5)), int(wp.floor(p[1] + 0.5)),
+                                     int(wp.floor(p[2] + 0.5)))
+
+
+@wp.kernel
+def store(volume: wp.uint64, ijk: wp.array(dtype=int, ndim=2), values: wp.array(dtype=float),
+          out: wp.array(dtype=float)):
+    tid = wp.tid()
+    wp.volume_store_f(volume, ijk[tid, 0], ijk[tid, 1], ijk[tid, 2], values[tid])
+
+
+@wp.kernel
+def read_back(volume: wp.uint64, ijk: wp.array(dtype=int, ndim=2), out: wp.array(dtype=float)):
+    tid = wp.tid()
+    out[tid] = wp.volume_lookup_f(volume, ijk[tid, 0], ijk[tid, 1], ijk[tid, 2])
+
+
+@wp.kernel
+def transforms(volume: wp.uint64, p: wp.array(dtype=wp.vec3), out: wp.array(dtype=wp.vec3, ndim=2)):
+    tid = wp.tid()
+    q = wp.volume_world_to_index(volume, p[tid])
+    out[tid, 0] = q
+    out[tid, 1] = wp.volume_index_to_world(volume, q)
+    out[tid, 2] = wp.volume_world_to_index_dir(volume, p[tid])
+    out[tid, 3] = wp.volume_index_to_world_dir(volume, p[tid])
+
+
+@wp.kernel
+def sdf_loss(volume: wp.uint64, p: wp.array(dtype=wp.vec3), loss: wp.array(dtype=float)):
+    tid = wp.tid()
+    q = wp.volume_world_to_index(volume, p[tid])
+    wp.atomic_add(loss, 0, wp.volume_sample_f(volume, q, wp.Volume.LINEAR))
+
+
+def sphere_volume(n=40, vs=0.1):
+    x = np.arange(n) * vs - 2.0
+    X, Y, Z = np.meshgrid(x, x, x, indexing="ij")
+    sdf = (np.sqrt(X ** 2 + Y ** 2 + Z ** 2) - 1.0).astype(np.float32)
+    return sdf, wp.Volume.load_from_numpy(sdf, min_world=(-2.0, -2.0, -2.0), voxel_size=vs,
+                                          bg_value=100.0)
+
+
+def vec3s(a):
+    return wp.array(np.asarray(a, np.float32).reshape(-1, 3), dtype=wp.vec3)
+
+
+def trilinear(dense, p, bg):
+    """NumPy trilinear sample of a dense array (index space; outside = background)."""
+    f = np.floor(p).astype(int)
+    t = p - f
+    out = 0.0
+    for corner in np.ndindex(2, 2, 2):
+        c = f + np.array(corner)
+        inside = np.all((c >= 0) & (c < np.array(dense.shape[:3])), axis=1)
+        cc = np.clip(c, 0, np.array(dense.shape[:3]) - 1)
+        v = np.where(inside[:, None] if dense.ndim == 4 else inside,
+                     dense[cc[:, 0], cc[:, 1], cc[:, 2]], bg)
+        w = np.prod(np.where(np.array(corner) == 1, t, 1 - t), axis=1)
+        out = out + (w[:, None] if dense.ndim == 4 else w) * v
+    return out
+
+
+def test_reference_grid_sampling_example_on_a_sphere_sdf():
+    sdf, volume = sphere_volume()
+    pts = RNG.uniform(-1.5, 1.5, (2000, 3)).astype(np.float32)
+    samples = wp.zeros(2000, dtype=float)
+    wp.launch(sample_grid, dim=2000, inputs=[volume.id, vec3s(pts), samples])
+    exact = np.linalg.norm(pts, axis=1) - 1.0
+    assert np.abs(samples.numpy() - exact).max() < 0.1 * 0.25   # a quarter voxel
+    # and exactly the trilinear interpolation of the stored voxels
+    np.testing.assert_allclose(samples.numpy(), trilinear(sdf, (pts + 2.0) / 0.1, 100.0), atol=2e-5)
+
+
+@pytest.mark.parametrize("codec", ["none", "zip"])
+def test_nvdb_round_trip_is_bit_exact(tmp_path, codec):
+    _, volume = sphere_volume(n=27)
+    path = tmp_path / f"sphere_{codec}.nvdb"
+    volume.save_to_nvdb(str(path), codec=codec)
+    with open(path, "rb") as f:
+        back = wp.Volume.load_from_nvdb(f, device="cpu")
+    assert back.buffer().tobytes() == volume.buffer().tobytes()
+    again = io.BytesIO()
+    back.save_to_nvdb(again, codec=codec)
+    assert again.getvalue() == path.read_bytes()
+    magic, version, count, file_codec = struct.unpack_from("<QIHH", path.read_bytes())
+    assert (magic, version >> 21, count, file_codec) == (0x304244566F6E614E, 32, 1, int(codec == "zip"))
+    # a raw grid buffer (bytes or a wp.array) loads too
+    raw = wp.Volume.load_from_nvdb(volume.array())
+    assert raw.buffer().tobytes() == volume.buffer().tobytes()
+    assert back.get_voxel_size() == pytest.approx((0.1, 0.1, 0.1))
+
+
+def test_lookup_closest_and_gradient_match_numpy():
+    dense = RNG.normal(size=(20, 13, 9)).astype(np.float32)
+    volume = wp.Volume.load_from_numpy(dense, bg_value=-7.0)
+    ijk = np.stack([RNG.integers(-3, 23, 300), RNG.integers(-3, 16, 300), RNG.integers(-3, 12, 300)], 1)
+    out = wp.zeros((300, 6), dtype=float)
+    wp.launch(lookups, dim=300, inputs=[volume.id, wp.array(ijk.astype(np.int32), dtype=int), out])
+    o = out.numpy()
+    inside = np.all((ijk >= 0) & (ijk < dense.shape), axis=1)
+    want = np.where(inside, dense[tuple(np.clip(ijk, 0, np.array(dense.shape) - 1).T)], -7.0)
+    np.testing.assert_array_equal(o[:, 0], want)
+    np.testing.assert_array_equal(o[:, 1], want)   # closest: the offsets round back to ijk
+    p = ijk + np.array([0.25, 0.5, 0.75])
+    np.testing.assert_allclose(o[:, 2], trilinear(dense, p, -7.0), atol=1e-5)
+    h = 1e-3
+    for axis in range(3):
+        e = np.zeros(3)
+        e[axis] = h
+        fd = (trilinear(dense, p + e, -7.0) - trilinear(dense, p - e, -7.0)) / (2 * h)
+        np.testing.assert_allclose(o[:, 3 + axis], fd, atol=1e-3)
+
+
+def test_vec3_and_int32_volumes():
+    dense = RNG.normal(size=(10, 11, 12, 3)).astype(np.float32)
+    volume = wp.Volume.load_from_numpy(dense, bg_value=(1.0, 2.0, 3.0))
+    assert volume.dtype == "vec3"
+    p = RNG.uniform(-1, 12, (200, 3)).astype(np.float32)
+    out = wp.zeros(200, dtype=wp.vec3)
+    wp.launch(sample_vec, dim=200, inputs=[volume.id, vec3s(p), out])
+    np.testing.assert_allclose(out.numpy(), trilinear(dense, p.astype(np.float64), np.array([1.0, 2.0, 3.0])),
+                               atol=1e-5)
+    ints = RNG.integers(-1000, 1000, (9, 9, 9)).astype(np.int32)
+    ivol = wp.Volume.load_from_numpy(ints, bg_value=5)
+    assert ivol.dtype == "int32"
+    q = RNG.uniform(-0.4, 8.4, (100, 3)).astype(np.float32)
+    iout = wp.zeros((100, 2), dtype=int)
+    wp.launch(int_lookups, dim=100, inputs=[ivol.id, vec3s(q), iout])
+    r = np.floor(q + 0.5).astype(int)
+    np.testing.assert_array_equal(iout.numpy()[:, 0], ints[tuple(r.T)])
+    np.testing.assert_array_equal(iout.numpy()[:, 1], ints[tuple(r.T)])
+    # a float query on an int grid finds no float values: it reads 0
+    out_f = wp.zeros(10, dtype=float)
+    wp.launch(sample_grid, dim=10, inputs=[ivol.id, vec3s(q[:10]), out_f])
+    assert np.all(out_f.numpy() == 0.0)
+
+
+def test_allocate_store_and_read_back():
+    volume = wp.Volume.allocate(min=(-10, -4, 0), max=(5, 20, 3), voxel_size=0.5, bg_value=-1.0)
+    ijk = np.stack([RNG.integers(-10, 6, 200), RNG.integers(-4, 21, 200), RNG.integers(0, 4, 200)], 1)
+    ijk = np.unique(ijk, axis=0)
+    far = np.array([[100, 100, 100], [-50, 0, 0]])   # no leaf there: stores are dropped
+    all_ijk = wp.array(np.concatenate([ijk, far]).astype(np.int32), dtype=int)
+    n = len(ijk) + 2
+    values = RNG.normal(size=n).astype(np.float32)
+    wp.launch(store, dim=n, inputs=[volume.id, all_ijk, wp.array(values, dtype=float), wp.zeros(1, dtype=float)])
+    out = wp.zeros(n, dtype=float)
+    wp.launch(read_back, dim=n, inputs=[volume.id, all_ijk, out])
+    np.testing.assert_array_equal(out.numpy()[:-2], values[:-2])
+    np.testing.assert_array_equal(out.numpy()[-2:], [-1.0, -1.0])
+    # the stored values survive a file round trip
+    f = io.BytesIO()
+    volume.save_to_nvdb(f)
+    back = wp.Volume.load_from_nvdb(f.getvalue())
+    out2 = wp.zeros(n, dtype=float)
+    wp.launch(read_back, dim=n, inputs=[back.id, all_ijk, out2])
+    np.testing.assert_array_equal(out2.numpy(), out.numpy())
+
+
+def test_allocate_by_voxels_and_tiles_activate_the_right_voxels():
+    pts = RNG.integers(-30, 30, (50, 3)).astype(np.int32)
+    vol = wp.Volume.allocate_by_voxels(pts, voxel_size=1.0)
+    tree = struct.unpack_from("<4Q6IQ", vol.buffer(), 672)
+    assert tree[10] == len(np.unique(pts, axis=0))     # active voxel count
+    tiles = wp.Volume.allocate_by_tiles(pts, voxel_size=1.0, bg_value=2.5)
+    n_tiles = len(np.unique(np.floor_divide(pts, 8), axis=0))
+    tree = struct.unpack_from("<4Q6IQ", tiles.buffer(), 672)
+    assert (tree[4], tree[10]) == (n_tiles, 512 * n_tiles)
+    out = wp.zeros(50, dtype=float)
+    wp.launch(read_back, dim=50, inputs=[tiles.id, wp.array(pts, dtype=int), out])
+    assert np.all(out.numpy() == 2.5)
+
+
+def test_transforms_match_the_grid_map():
+    volume = wp.Volume.allocate((0, 0, 0), (8, 8, 8), voxel_size=0.25, translation=(1.0, -2.0, 3.0))
+    p = RNG.normal(size=(50, 3)).astype(np.float32)
+    out = wp.zeros((50, 4), dtype=wp.vec3)
+    wp.launch(transforms, dim=50, inputs=[volume.id, vec3s(p), out])
+    o = out.numpy()
+    np.testing.assert_allclose(o[:, 0], (p - [1.0, -2.0, 3.0]) / 0.25, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(o[:, 1], p, atol=1e-5)
+    np.testing.assert_allclose(o[:, 2], p / 0.25, rtol=1e-6)
+    np.testing.assert_allclose(o[:, 3], p * 0.25, rtol=1e-6)
+
+
+def test_sampling_gradient_matches_finite_differences():
+    sdf, volume = sphere_volume()
+    x = RNG.uniform(-1.2, 1.2, (30, 3)).astype(np.float32)
+    xa = wp.array(x, dtype=wp.vec3, requires_grad=True)
+    loss = wp.zeros(1, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(sdf_loss, dim=30, inputs=[volume.id, xa, loss])
+    tape.backward(loss)
+    g = xa.grad.numpy()
+    h, x64 = 1e-5, x.astype(np.float64)
+    for axis in range(3):
+        e = np.zeros(3)
+        e[axis] = h
+        fd = (trilinear(sdf, (x64 + e + 2.0) / 0.1, 100.0) - trilinear(sdf, (x64 - e + 2.0) / 0.1, 100.0)) / (2 * h)
+        np.testing.assert_allclose(g[:, axis], fd, atol=2e-3)
+    # and close to the SDF's true gradient, the unit radial direction
+    np.testing.assert_allclose(g, x / np.linalg.norm(x, axis=1, keepdims=True), atol=0.1)
+
+
+def test_bad_inputs_name_the_problem():
+    with pytest.raises(ValueError, match="not a NanoVDB file"):
+        wp.Volume.load_from_nvdb(b"\0" * 64)
+    _, volume = sphere_volume(n=9)
+    f = io.BytesIO()
+    volume.save_to_nvdb(f)
+    data = bytearray(f.getvalue())
+    data[12:14] = struct.pack("<H", 2)          # claim two grids
+    with pytest.raises(ValueError, match="holds 2 grids; a Volume holds exactly one"):
+        wp.Volume.load_from_nvdb(bytes(data))
+    data[12:14] = struct.pack("<H", 1)
+    data[16 + 172 - 4:16 + 172 - 2] = struct.pack("<H", 2)   # metadata codec: BLOSC
+    with pytest.raises(ValueError, match="BLOSC"):
+        wp.Volume.load_from_nvdb(bytes(data))
+    with pytest.raises(ValueError, match="codec must be 'none' or 'zip'"):
+        volume.save_to_nvdb(io.BytesIO(), codec="blosc")
+
+
+@wp.kernel
+def generic(volume: wp.uint64, vvol: wp.uint64, p: wp.array(dtype=wp.vec3), out: wp.array(dtype=float, ndim=2)):
+    tid = wp.tid()
+    out[tid, 0] = wp.volume_sample(volume, p[tid], wp.Volume.LINEAR, dtype=float)
+    v = wp.volume_sample(vvol, p[tid], wp.Volume.LINEAR, dtype=wp.vec3)
+    out[tid, 1] = v[1]
+    out[tid, 2] = wp.volume_lookup(volume, 1, 2, 3, dtype=wp.float32)
+    if tid == 0:
+        wp.volume_store(volume, 0, 0, 0, 42.0)
+
+
+@wp.kernel
+def null_handles(out: wp.array(dtype=float)):
+    out[0] = wp.volume_sample_f(wp.uint64(0), wp.vec3(1.0, 2.0, 3.0), wp.Volume.LINEAR)
+    out[1] = wp.volume_lookup_f(wp.uint64(0), 1, 2, 3)
+    wp.volume_store_f(wp.uint64(0), 1, 2, 3, 5.0)
+    out[2] = wp.volume_world_to_index(wp.uint64(0), wp.vec3(1.0, 2.0, 3.0))[2]
+
+
+def test_generic_spellings_and_null_handles():
+    dense = RNG.normal(size=(8, 8, 8)).astype(np.float32)
+    vdense = RNG.normal(size=(8, 8, 8, 3)).astype(np.float32)
+    volume, vvol = wp.Volume.load_from_numpy(dense), wp.Volume.load_from_numpy(vdense)
+    p = RNG.uniform(0, 7, (20, 3)).astype(np.float32)
+    out = wp.zeros((20, 3), dtype=float)
+    wp.launch(generic, dim=20, inputs=[volume.id, vvol.id, vec3s(p), out])
+    o = out.numpy()
+    np.testing.assert_allclose(o[:, 0], trilinear(dense, p.astype(np.float64), 0.0), atol=1e-5)
+    np.testing.assert_allclose(o[:, 1], trilinear(vdense, p.astype(np.float64), np.zeros(3))[:, 1], atol=1e-5)
+    assert np.all(o[:, 2] == dense[1, 2, 3])
+    out2 = wp.zeros(1, dtype=float)
+    wp.launch(read_back, dim=1, inputs=[volume.id, wp.array(np.zeros((1, 3), np.int32), dtype=int), out2])
+    assert out2.numpy()[0] == 42.0
+    nulls = wp.full(3, 7.0, dtype=float)
+    wp.launch(null_handles, dim=1, inputs=[nulls])
+    np.testing.assert_array_equal(nulls.numpy(), [0.0, 0.0, 3.0])
+
+
+def test_parallel_stores_mark_every_voxel_active():
+    # every voxel of 8 leaves stored from many threads at once: no active bit may be lost
+    volume = wp.Volume.allocate_by_tiles(np.array([[0, 0, 0], [8, 0, 0], [0, 8, 8], [8, 8, 8]]),
+                                         voxel_size=1.0, bg_value=0.0)
+    tree = struct.unpack_from("<4Q6IQ", volume.buffer(), 672)
+    leaf_start = 672 + tree[0]
+    # clear the active masks, then store every voxel
+    for k in range(tree[4]):
+        volume.buffer()[leaf_start + k * 2144 + 16:leaf_start + k * 2144 + 80] = 0
+    ijk = np.stack(np.meshgrid(np.arange(16), np.arange(16), np.arange(16), indexing="ij"), -1).reshape(-1, 3)
+    ijk = ijk[(ijk[:, 1] < 8) == (ijk[:, 2] < 8)]   # the four allocated tiles
+    n = len(ijk)
+    wp.launch(store, dim=n, inputs=[volume.id, wp.array(ijk.astype(np.int32), dtype=int),
+                                    wp.ones(n, dtype=float), wp.zeros(1, dtype=float)])
+    masks = np.concatenate([volume.buffer()[leaf_start + k * 2144 + 16:leaf_start + k * 2144 + 80]
+                            for k in range(tree[4])])
+    assert np.all(masks == 255)

@@ -1,0 +1,299 @@
+"""NanoVDB (32.x) grid buffers and .nvdb files: write a grid from leaves, read files back.
+
+Layout (all offsets checked against NanoVDB's own tables, see docs/geometry.md):
+  GridData 672 B | TreeData 64 B | RootData + tiles | upper nodes (32^3) | lower (16^3) | leaves (8^3)
+Node arrays are breadth first; children are ordered by their index in the parent's table and
+root tiles by key. Child offsets are bytes from the parent node (root tiles: from RootData).
+File: FileHeader 16 B, per grid FileMetaData 176 B + name + grid (zip: int64 size + zlib data).
+"""
+
+import struct
+import zlib
+
+import numpy as np
+
+MAGIC = 0x304244566F6E614E            # "NanoVDB0" (legacy magic, read by every 32.x reader)
+MAGICS = (MAGIC, 0x314244566F6E614E, 0x324244566F6E614E)   # NanoVDB0/1/2 accepted on read
+VERSION = (32 << 21) | (6 << 10) | 0
+CODEC_NONE, CODEC_ZIP, CODEC_BLOSC = 0, 1, 2
+GRID, TREE = 672, 64
+FLOAT, INT32, VEC3F = 1, 4, 6
+GRID_TYPES = {FLOAT: ("float32", 1), INT32: ("int32", 1), VEC3F: ("float32", 3)}
+FLAG_HAS_BBOX, FLAG_BREADTH_FIRST = 2, 32
+
+
+def _r32(x):
+    return (x + 31) & ~31
+
+
+def layout(grid_type):
+    """Byte sizes/offsets of one grid type's nodes (value size t; stats are float)."""
+    t = 12 if grid_type == VEC3F else 4
+    stride = 16 if grid_type == VEC3F else 8
+    up_table, lo_table = _r32(32 + 2 * 4096 + 2 * t + 8), _r32(32 + 2 * 512 + 2 * t + 8)
+    leaf_values = _r32(80 + 2 * t + 8)
+    return dict(value=t, root=_r32(28 + 3 * t + 8), tile=_r32(20 + t), stride=stride,
+                up_table=up_table, up_size=up_table + 32768 * stride,
+                lo_table=lo_table, lo_size=lo_table + 4096 * stride,
+                leaf_values=leaf_values, leaf_size=leaf_values + 512 * t)
+
+
+def root_key(o):
+    o = o.astype(np.int64) & 0xFFFFFFFF
+    return ((o[:, 2] >> 12) | ((o[:, 1] >> 12) << 21) | ((o[:, 0] >> 12) << 42)).astype(np.uint64)
+
+
+def _child_index(o, mask, shift, log2):
+    c = (o & mask) >> shift
+    return (c[:, 0] << (2 * log2)) | (c[:, 1] << log2) | c[:, 2]
+
+
+_VOX = np.stack(np.meshgrid(np.arange(8), np.arange(8), np.arange(8), indexing="ij"), -1).reshape(512, 3)
+
+
+def build_grid(grid_type, origins, values, active, background, voxel_size, translation, name=""):
+    """A NanoVDB grid buffer (uint8, 32-byte aligned) from leaves.
+
+    origins (N, 3) int leaf origins (multiples of 8); values (N, 512[, 3]) leaf values in
+    x-major order (offset = x*64 + y*8 + z); active (N, 512) bool.
+    """
+    L = layout(grid_type)
+    vdt = np.float32 if grid_type != INT32 else np.int32
+    origins = np.asarray(origins, np.int64).reshape(-1, 3)
+    order, lowers, leaf_parent, uppers, lower_parent = _tree_order(origins)
+    origins, values, active = origins[order], np.asarray(values)[order], np.asarray(active)[order]
+    n_leaf, n_lo, n_up = len(origins), len(lowers), len(uppers)
+    root_off = TREE
+    up_off = root_off + L["root"] + n_up * L["tile"]
+    lo_off = up_off + n_up * L["up_size"]
+    leaf_off = lo_off + n_lo * L["lo_size"]
+    size = GRID + leaf_off + n_leaf * L["leaf_size"]
+    buf = aligned_bytes(size)
+
+    vmin, vmax = _leaf_bboxes(origins, active)
+    lo_min, lo_max = _bbox_of(leaf_parent, n_lo, vmin, vmax)
+    up_min, up_max = _bbox_of(lower_parent, n_up, lo_min, lo_max)
+    all_min = up_min.min(axis=0) if n_up else np.zeros(3, np.int64)
+    all_max = up_max.max(axis=0) if n_up else np.zeros(3, np.int64)
+    bg = np.asarray(background, vdt).reshape(-1)
+
+    _write_leaves(buf, GRID + leaf_off, L, vmin, vmax, active, np.ascontiguousarray(values, vdt))
+    _write_internal(buf, GRID + lo_off, L["lo_size"], L["lo_table"], L["stride"], 4096, lowers,
+                    lo_min, lo_max, leaf_parent, _child_index(origins, 127, 3, 4),
+                    leaf_off - lo_off, L["leaf_size"], bg)
+    _write_internal(buf, GRID + up_off, L["up_size"], L["up_table"], L["stride"], 32768, uppers,
+                    up_min, up_max, lower_parent, _child_index(lowers, 4095, 7, 5),
+                    lo_off - up_off, L["lo_size"], bg)
+    _write_root(buf, GRID + root_off, L, all_min, all_max, bg, uppers, up_off - root_off)
+    put(buf, GRID, "<4Q", leaf_off if n_leaf else 0, lo_off if n_lo else 0, up_off if n_up else 0,
+        root_off)
+    put(buf, GRID + 32, "<6IQ", n_leaf, n_lo, n_up, 0, 0, 0, int(active.sum()))
+    _write_grid_header(buf, size, grid_type, name, voxel_size, translation, all_min, all_max)
+    return buf
+
+
+def _tree_order(origins):
+    """Leaf order and the lower/upper nodes: breadth first, children by their table index in
+    the parent, upper nodes (root tiles) by root key. Returns (order, lowers, parent of each
+    leaf, uppers, parent of each lower)."""
+    order = np.lexsort((_child_index(origins, 127, 3, 4), _child_index(origins, 4095, 7, 5),
+                        root_key(origins)))
+    lowers, leaf_parent = np.unique(origins[order] & ~127, axis=0, return_inverse=True)
+    # np.unique sorts lexicographically by xyz; reorder lowers to (root key, upper index)
+    lo_order = np.lexsort((_child_index(lowers, 4095, 7, 5), root_key(lowers)))
+    lowers, leaf_parent = lowers[lo_order], _ranks(lo_order)[leaf_parent.reshape(-1)]
+    uppers, lower_parent = np.unique(lowers & ~4095, axis=0, return_inverse=True)
+    up_order = np.argsort(root_key(uppers), kind="stable")
+    uppers, lower_parent = uppers[up_order], _ranks(up_order)[lower_parent.reshape(-1)]
+    return order, lowers, leaf_parent, uppers, lower_parent
+
+
+def _ranks(order):
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return rank
+
+
+_BIG = np.int64(2 ** 40)
+
+
+def _leaf_bboxes(origins, active):
+    """Per leaf, the index bounds of its active voxels (the origin for a leaf with none)."""
+    coords = origins[:, None, :] + _VOX[None]
+    vmin = np.where(active[..., None], coords, _BIG).min(axis=1)
+    vmax = np.where(active[..., None], coords, -_BIG).max(axis=1)
+    empty = ~active.any(axis=1)
+    vmin[empty], vmax[empty] = origins[empty], origins[empty]
+    return vmin, vmax
+
+
+def _bbox_of(parent, count, lo, hi):
+    out_lo = np.full((count, 3), _BIG, np.int64)
+    out_hi = np.full((count, 3), -_BIG, np.int64)
+    np.minimum.at(out_lo, parent, lo)
+    np.maximum.at(out_hi, parent, hi)
+    return out_lo, out_hi
+
+
+def _write_leaves(buf, start, L, vmin, vmax, active, values):
+    n = len(vmin)
+    if n == 0:
+        return
+    view = buf[start:start + n * L["leaf_size"]].reshape(n, -1)
+    view[:, 0:12] = vmin.astype(np.int32).view(np.uint8).reshape(n, 12)
+    view[:, 12:15] = np.clip(vmax - vmin, 0, 7).astype(np.uint8)
+    view[:, 15] = FLAG_HAS_BBOX
+    view[:, 16:80] = np.packbits(active, axis=1, bitorder="little")
+    view[:, L["leaf_values"]:] = values.reshape(n, -1).view(np.uint8)
+
+
+def _write_root(buf, r, L, all_min, all_max, bg, uppers, first_child):
+    """RootData (bbox, table size, background) and one child tile per upper node."""
+    n = len(uppers)
+    put(buf, r, "<6i", *all_min, *all_max)
+    put(buf, r + 24, "<I", n)
+    buf[r + 28:r + 28 + bg.nbytes] = bg.view(np.uint8)
+    if n == 0:
+        return
+    tiles = buf[r + L["root"]:r + L["root"] + n * L["tile"]].reshape(n, L["tile"])
+    tiles[:, 0:8] = root_key(uppers).view(np.uint8).reshape(n, 8)
+    child = first_child + np.arange(n, dtype=np.int64) * L["up_size"]
+    tiles[:, 8:16] = child.view(np.uint8).reshape(n, 8)
+
+
+def _write_internal(buf, start, node_size, table, stride, count, nodes, bmin, bmax, child_parent,
+                    child_slot, child_base, child_size, bg):
+    """Fill internal nodes: bbox, child masks, child offsets (from the node) and tile values."""
+    n = len(nodes)
+    if n == 0:
+        return
+    view = buf[start:start + n * node_size].reshape(n, node_size)
+    view[:, 0:24] = np.concatenate([bmin, bmax], axis=1).astype(np.int32).view(np.uint8)
+    view[:, 24:32] = np.array([FLAG_HAS_BBOX, 0, 0, 0, 0, 0, 0, 0], np.uint8)
+    mbytes = count // 8
+    child_mask = np.zeros((n, count), bool)
+    child_mask[child_parent, child_slot] = True
+    view[:, 32 + mbytes:32 + 2 * mbytes] = np.packbits(child_mask, axis=1, bitorder="little")
+    tiles = view[:, table:table + count * stride].reshape(n, count, stride)
+    tiles[:, :, :bg.nbytes] = bg.view(np.uint8)    # inactive tiles hold the background
+    offsets = (child_base + np.arange(len(child_parent)) * child_size
+               - child_parent * node_size).astype(np.int64)
+    tiles[child_parent, child_slot, :8] = offsets[:, None].view(np.uint8).reshape(-1, 8)
+    if stride > 8:
+        tiles[child_parent, child_slot, 8:] = 0
+
+
+def _write_grid_header(buf, size, grid_type, name, voxel_size, translation, imin, imax):
+    vs = np.asarray(voxel_size, np.float64).reshape(-1)
+    vs = np.repeat(vs, 3) if vs.size == 1 else vs
+    tr = np.asarray(translation, np.float64).reshape(3)
+    put(buf, 0, "<QQIIIIQ", MAGIC, 0xFFFFFFFFFFFFFFFF, VERSION, FLAG_HAS_BBOX | FLAG_BREADTH_FIRST,
+        0, 1, size)
+    raw = name.encode()[:255]
+    buf[40:40 + len(raw)] = np.frombuffer(raw, np.uint8)
+    mat, inv = np.diag(vs), np.diag(1.0 / vs)
+    put(buf, 296, "<9f9f3ff", *mat.reshape(-1), *inv.reshape(-1), *tr, 1.0)
+    put(buf, 384, "<9d9d3dd", *mat.reshape(-1), *inv.reshape(-1), *tr, 1.0)
+    wmin, wmax = np.asarray(imin) * vs + tr, (np.asarray(imax) + 1) * vs + tr
+    put(buf, 560, "<6d3d", *wmin, *wmax, *vs)
+    put(buf, 632, "<IIqIIQQ", 0, grid_type, 0, 0, 0, 0, 0)
+
+
+def put(buf, offset, fmt, *values):
+    data = struct.pack(fmt, *values)
+    buf[offset:offset + len(data)] = np.frombuffer(data, np.uint8)
+
+
+def aligned_bytes(size, data=None):
+    """A zeroed (or copied) uint8 array whose data starts on a 32-byte boundary."""
+    raw = np.zeros(size + 32, np.uint8)
+    start = (-raw.ctypes.data) % 32
+    out = raw[start:start + size]
+    if data is not None:
+        out[:] = np.frombuffer(data, np.uint8, count=size)
+    return out
+
+
+# --- grid header fields ----------------------------------------------------------------------------
+def grid_info(buf):
+    """The header fields of a grid buffer (dict); ValueError if it is not a NanoVDB grid."""
+    if len(buf) < GRID + TREE:
+        raise ValueError(f"a NanoVDB grid is at least {GRID + TREE} bytes, got {len(buf)}")
+    magic, _, version, flags, _, _, size = struct.unpack_from("<QQIIIIQ", buf, 0)
+    if magic not in MAGICS:
+        raise ValueError(f"not a NanoVDB grid (magic {magic:#x})")
+    if version >> 21 != 32:
+        raise ValueError(f"NanoVDB major version {version >> 21} is not supported (32 is)")
+    name = bytes(buf[40:296]).split(b"\0")[0].decode(errors="replace")
+    vs = struct.unpack_from("<3d", buf, 608)
+    grid_class, grid_type = struct.unpack_from("<II", buf, 632)
+    tr = struct.unpack_from("<3d", buf, 528)
+    return dict(size=size, name=name, voxel_size=vs, translation=tr, grid_class=grid_class,
+                grid_type=grid_type, version=version)
+
+
+# --- files ------------------------------------------------------------------------------------------
+def write_file(path_or_file, grid, name="", codec=CODEC_NONE):
+    info = grid_info(grid)
+    data = bytes(grid[:info["size"]])
+    if codec == CODEC_ZIP:
+        packed = zlib.compress(data)
+        payload = struct.pack("<q", len(packed)) + packed
+    elif codec == CODEC_NONE:
+        payload = data
+    else:
+        raise ValueError(f"unsupported codec {codec!r}: use 'none' or 'zip'")
+    name = name or info["name"]
+    raw_name = name.encode() + b"\0"
+    tree = struct.unpack_from("<4Q6IQ", grid, GRID)
+    imin_max = struct.unpack_from("<6i", grid, GRID + tree[3])
+    meta = struct.pack("<QQQQII6d6i3dI4I3IHHI", info["size"], len(payload), _name_key(name), tree[10],
+                       info["grid_type"], info["grid_class"], *struct.unpack_from("<6d", grid, 560),
+                       *imin_max, *info["voxel_size"], len(raw_name), tree[4], tree[5], tree[6], 1,
+                       tree[7], tree[8], tree[9], codec, 0, VERSION)
+    assert len(meta) == 176
+    blob = struct.pack("<QIHH", MAGIC, VERSION, 1, codec) + meta + raw_name + payload
+    if hasattr(path_or_file, "write"):
+        path_or_file.write(blob)
+    else:
+        with open(path_or_file, "wb") as f:
+            f.write(blob)
+
+
+def _name_key(name):
+    h = 0
+    for c in name.encode():
+        h = (31 * h + c) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def read(data):
+    """The grid buffer (aligned uint8 array) in a .nvdb file's bytes, or in a raw grid buffer."""
+    data = memoryview(data).cast("B")
+    if len(data) < 16:
+        raise ValueError(f"not a NanoVDB file: only {len(data)} bytes")
+    magic, version, count, codec = struct.unpack_from("<QIHH", data, 0)
+    if magic not in MAGICS:
+        raise ValueError(f"not a NanoVDB file (magic {magic:#x})")
+    if len(data) >= GRID and struct.unpack_from("<Q", data, 0)[0] in MAGICS and \
+            struct.unpack_from("<I", data, 24)[0] == 0 and struct.unpack_from("<I", data, 28)[0] >= 1 \
+            and struct.unpack_from("<Q", data, 32)[0] == len(data):
+        return aligned_bytes(len(data), data)   # a raw grid buffer
+    if count != 1:
+        raise ValueError(f"the file holds {count} grids; a Volume holds exactly one")
+    meta = struct.unpack_from("<QQQQII6d6i3dI4I3IHHI", data, 16)
+    grid_size, name_size, grid_codec = meta[0], meta[21], meta[29]
+    pos = 16 + 176 + name_size
+    if grid_codec == CODEC_NONE:
+        grid = bytes(data[pos:pos + grid_size])
+    elif grid_codec == CODEC_ZIP:
+        n = struct.unpack_from("<q", data, pos)[0]
+        grid = zlib.decompress(bytes(data[pos + 8:pos + 8 + n]))
+    else:
+        raise ValueError(f"NanoVDB codec {grid_codec} (BLOSC) is not supported: save the file "
+                         f"uncompressed or zip-compressed")
+    if len(grid) != grid_size:
+        raise ValueError(f"truncated NanoVDB file: grid of {grid_size} bytes, got {len(grid)}")
+    buf = aligned_bytes(grid_size, grid)
+    grid_info(buf)
+    return buf

@@ -1,0 +1,162 @@
+"""``wp.Volume``: a sparse NanoVDB grid that kernels sample by id (``volume.id``)."""
+
+import numpy as np
+
+from ..runtime.device import get_device
+from . import nanovdb as nv
+from .descriptors import check_cpu
+
+_DTYPES = {nv.FLOAT: "float32", nv.INT32: "int32", nv.VEC3F: "vec3"}
+
+
+class Volume:
+    """One NanoVDB grid held in host memory; ``id`` is the address kernels read it at.
+
+    Build one with ``load_from_nvdb`` (a .nvdb file, its bytes, or a grid buffer),
+    ``load_from_numpy`` (a dense array), ``allocate`` (a box of voxels), ``allocate_by_tiles``
+    or ``allocate_by_voxels`` (from points); write it with ``save_to_nvdb``.
+    """
+
+    CLOSEST = 0
+    LINEAR = 1
+
+    def __init__(self, data, device=None):
+        self.device = get_device(device)
+        check_cpu("Volume", self.device)
+        buf = data if isinstance(data, np.ndarray) and data.ctypes.data % 32 == 0 else nv.read(data)
+        self._info = nv.grid_info(buf)
+        self._buf = buf
+        self.id = buf.ctypes.data
+
+    # --- creation --------------------------------------------------------------------------------
+    @classmethod
+    def load_from_nvdb(cls, file_or_buffer, device=None):
+        """A Volume from an open .nvdb file, a path, bytes, a NumPy uint8 array or a wp.array."""
+        if hasattr(file_or_buffer, "read"):
+            data = file_or_buffer.read()
+        elif isinstance(file_or_buffer, str) or hasattr(file_or_buffer, "__fspath__"):
+            with open(file_or_buffer, "rb") as f:
+                data = f.read()
+        elif hasattr(file_or_buffer, "numpy"):
+            data = np.ascontiguousarray(file_or_buffer.numpy()).view(np.uint8).reshape(-1).tobytes()
+        else:
+            data = bytes(memoryview(file_or_buffer).cast("B"))
+        return cls(nv.read(data), device)
+
+    @classmethod
+    def load_from_numpy(cls, ndarray, min_world=(0.0, 0.0, 0.0), voxel_size=1.0, bg_value=0.0,
+                        device=None):
+        """A Volume holding a dense (X, Y, Z) float/int32 or (X, Y, Z, 3) vec3 array; voxel
+        (0, 0, 0) sits at ``min_world``. 8^3 blocks that hold only ``bg_value`` are left out."""
+        a = np.asarray(ndarray)
+        vec = a.ndim == 4 and a.shape[3] == 3
+        if a.ndim != 3 and not vec:
+            raise ValueError(f"Volume.load_from_numpy: expected an (X, Y, Z) or (X, Y, Z, 3) "
+                             f"array, got shape {a.shape}")
+        gtype = nv.VEC3F if vec else (nv.INT32 if np.issubdtype(a.dtype, np.integer) else nv.FLOAT)
+        dt = np.int32 if gtype == nv.INT32 else np.float32
+        bg = np.broadcast_to(np.asarray(bg_value, dt), (3,) if vec else ()).copy()
+        shape = np.array(a.shape[:3])
+        padded_shape = tuple((shape + 7) // 8 * 8) + ((3,) if vec else ())
+        full = np.empty(padded_shape, dt)
+        full[...] = bg
+        inside = np.zeros(padded_shape[:3], bool)
+        full[:shape[0], :shape[1], :shape[2]] = a
+        inside[:shape[0], :shape[1], :shape[2]] = True
+        bx, by, bz = (s // 8 for s in padded_shape[:3])
+        blocks = full.reshape(bx, 8, by, 8, bz, 8, *((3,) if vec else ()))
+        blocks = np.moveaxis(blocks, (1, 3, 5), (3, 4, 5)).reshape(bx * by * bz, 512, *((3,) if vec else ()))
+        act = np.moveaxis(inside.reshape(bx, 8, by, 8, bz, 8), (1, 3, 5), (3, 4, 5)).reshape(-1, 512)
+        differs = (blocks != bg).reshape(len(blocks), 512, -1).any(axis=2) & act
+        keep = differs.any(axis=1)
+        ii, jj, kk = np.meshgrid(np.arange(bx), np.arange(by), np.arange(bz), indexing="ij")
+        origins = np.stack([ii, jj, kk], -1).reshape(-1, 3)[keep] * 8
+        buf = nv.build_grid(gtype, origins, blocks[keep], act[keep], bg, voxel_size, min_world)
+        return cls(buf, device)
+
+    @classmethod
+    def allocate(cls, min, max, voxel_size, bg_value=0.0, translation=(0.0, 0.0, 0.0),
+                 points_in_world_space=False, device=None):
+        """A volume whose voxels in the box [min, max] (index space, or world space with
+        ``points_in_world_space``) are active and hold ``bg_value``; its type follows bg_value
+        (float, int or a 3-vector)."""
+        lo, hi = np.asarray(min, np.float64), np.asarray(max, np.float64)
+        tr = np.asarray(translation, np.float64)
+        if points_in_world_space:
+            lo, hi = (lo - tr) / voxel_size, (hi - tr) / voxel_size
+        lo, hi = np.floor(lo).astype(np.int64), np.ceil(hi).astype(np.int64)
+        grid = np.stack(np.meshgrid(*[np.arange(a // 8, b // 8 + 1) for a, b in zip(lo, hi)],
+                                    indexing="ij"), -1).reshape(-1, 3) * 8
+        vox = grid[:, None, :] + nv._VOX[None]
+        active = np.all((vox >= lo) & (vox <= hi), axis=2)
+        return cls._from_leaves(grid, active, bg_value, voxel_size, tr, device)
+
+    @classmethod
+    def allocate_by_tiles(cls, tile_points, voxel_size, bg_value=0.0, translation=(0.0, 0.0, 0.0),
+                          device=None):
+        """Activate every voxel of the 8^3 tiles containing ``tile_points`` (int32 index-space
+        coordinates, or float world-space positions)."""
+        p = _points(tile_points)
+        idx = p if np.issubdtype(p.dtype, np.integer) else \
+            np.floor((p - np.asarray(translation)) / voxel_size).astype(np.int64)
+        tiles = np.unique(np.floor_divide(idx, 8), axis=0) * 8
+        return cls._from_leaves(tiles, np.ones((len(tiles), 512), bool), bg_value, voxel_size,
+                                translation, device)
+
+    @classmethod
+    def allocate_by_voxels(cls, voxel_points, voxel_size, translation=(0.0, 0.0, 0.0), device=None):
+        """Activate exactly the voxels containing ``voxel_points`` (int32 index coordinates, or
+        float world-space positions); values start at 0."""
+        p = _points(voxel_points)
+        idx = p if np.issubdtype(p.dtype, np.integer) else \
+            np.floor((p - np.asarray(translation)) / voxel_size + 0.5).astype(np.int64)
+        idx = np.unique(idx.astype(np.int64), axis=0)
+        tiles, inv = np.unique(np.floor_divide(idx, 8) * 8, axis=0, return_inverse=True)
+        active = np.zeros((len(tiles), 512), bool)
+        local = idx - tiles[inv.reshape(-1)]
+        active[inv.reshape(-1), local[:, 0] * 64 + local[:, 1] * 8 + local[:, 2]] = True
+        return cls._from_leaves(tiles, active, 0.0, voxel_size, translation, device)
+
+    @classmethod
+    def _from_leaves(cls, origins, active, bg_value, voxel_size, translation, device):
+        bg = np.asarray(bg_value)
+        gtype = nv.VEC3F if bg.size == 3 else (nv.INT32 if np.issubdtype(bg.dtype, np.integer)
+                                                else nv.FLOAT)
+        dt = np.int32 if gtype == nv.INT32 else np.float32
+        values = np.empty((len(origins), 512) + ((3,) if gtype == nv.VEC3F else ()), dt)
+        values[...] = bg.astype(dt)
+        buf = nv.build_grid(gtype, origins, values, active, bg.astype(dt), voxel_size, translation)
+        return cls(buf, device)
+
+    # --- saving and inspection ----------------------------------------------------------------------
+    def save_to_nvdb(self, path_or_file, codec="none"):
+        """Write a standard .nvdb file (codec "none" or "zip")."""
+        codes = {"none": nv.CODEC_NONE, "zip": nv.CODEC_ZIP}
+        if codec not in codes:
+            raise ValueError(f"Volume.save_to_nvdb: codec must be 'none' or 'zip', got {codec!r}")
+        nv.write_file(path_or_file, self._buf, codec=codes[codec])
+
+    def array(self):
+        """The grid buffer (a wp.array of uint8, sharing memory)."""
+        from ..types import scalars as sc
+        from ..types.array import array
+        return array(self._buf, dtype=sc.uint8, copy=False, device=self.device)
+
+    def buffer(self):
+        return self._buf
+
+    def get_voxel_size(self):
+        return tuple(self._info["voxel_size"])
+
+    @property
+    def dtype(self):
+        """"float32", "int32", "vec3", or the NanoVDB grid type number for other grids."""
+        return _DTYPES.get(self._info["grid_type"], self._info["grid_type"])
+
+    def get_grid_info(self):
+        return dict(self._info)
+
+
+def _points(points):
+    p = points.numpy() if hasattr(points, "numpy") else np.asarray(points)
+    return np.asarray(p).reshape(-1, 3)
