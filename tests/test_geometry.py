@@ -527,3 +527,35 @@ def test_large_bvh_built_on_several_threads_queries_and_refits():
         lowers.numpy()[...] = lowers.numpy()[::-1].copy()
         uppers.numpy()[...] = uppers.numpy()[::-1].copy()
         bvh.refit()
+
+
+# --- gradients of the signed query variants and of velocities ------------------------------------
+@wp.kernel
+def signed_queries_loss(mesh: wp.uint64, pts: wp.array(dtype=wp.vec3), loss: wp.array(dtype=float)):
+    tid = wp.tid()
+    p = pts[tid]
+    a = wp.mesh_query_point(mesh, p, 10.0)
+    b = wp.mesh_query_point_sign_normal(mesh, p, 10.0)
+    c = wp.mesh_query_point_sign_normal(mesh, p, 10.0, 1.0e-3)
+    d = wp.mesh_query_point_sign_winding_number(mesh, p, 10.0)
+    e = wp.mesh_query_point_sign_winding_number(mesh, p, 10.0, 2.0, 0.5)
+    s = wp.dot(wp.mesh_eval_position(mesh, a.face, a.u, a.v), wp.vec3(1.0, 2.0, 3.0))
+    s += wp.dot(wp.mesh_eval_velocity(mesh, b.face, b.u, b.v), wp.vec3(-1.0, 0.5, 2.0))
+    s += 0.5 * (c.u - c.v) + 0.25 * (d.u + 2.0 * d.v) - 0.75 * e.u
+    wp.atomic_add(loss, 0, s)
+
+
+def test_signed_query_and_velocity_gradients_match_finite_differences():
+    verts, faces = icosphere(1)
+    rng = np.random.default_rng(11)   # its own draws: independent of which tests ran before
+    vel = rng.normal(size=verts.shape).astype(np.float32)
+    mesh = make_mesh(verts, faces, velocities=vec3s(vel), support_winding_number=True)
+    x = (rng.normal(size=(20, 3)) * 0.8).astype(np.float32)
+    grad, _ = _tape_grad(signed_queries_loss, mesh, [], x)
+
+    def f(xv):
+        loss = wp.zeros(1, dtype=float)
+        wp.launch(signed_queries_loss, dim=len(xv), inputs=[mesh.id, vec3s(xv), loss])
+        return float(loss.numpy()[0])
+    np.testing.assert_allclose(grad, _fd(f, x), atol=3e-2)
+    assert np.abs(grad).max() > 0.1

@@ -116,7 +116,7 @@ def test_numpy_snippets():
 def test_cuda_array_interface_absent_on_cpu_arrays():
     a = wp.zeros(3)
     assert not hasattr(a, "__cuda_array_interface__")
-    with pytest.raises(AttributeError, match="only defined for arrays on CUDA devices"):
+    with pytest.raises(AttributeError, match="only arrays on CUDA devices have a __cuda_array_interface__"):
         a.__cuda_array_interface__
 
 

@@ -94,17 +94,6 @@ def from_cuda_array_interface(obj, dtype=None, device=None):
     return from_interface(iface, dtype, device, obj, "the __cuda_array_interface__ array")
 
 
-def cuda_array_interface(a):
-    """The ``__cuda_array_interface__`` (v3) of a wp array on a CUDA device."""
-    if a.device is None or not a.device.is_cuda:
-        raise AttributeError("__cuda_array_interface__ is only defined for arrays on CUDA devices")
-    es = element_shape(a.dtype)
-    npd = np.dtype(scalar_of(a.dtype)._np_dtype)
-    inner = _contiguous_strides(es, npd.itemsize) if es else ()
-    return {"shape": a.shape + es, "strides": a.strides + inner, "typestr": npd.str,
-            "data": (a.ptr or 0, False), "version": 3, "stream": _stream_handle(a.device)}
-
-
 def _stream_handle(device):
     """The raw handle of ``device``'s current stream, or None (the legacy default stream)."""
     s = getattr(device, "stream", None)

@@ -261,7 +261,10 @@ WPI_FUNC void adj_closest_uv(const mesh_t& m, int32 face, float32 u, float32 v, 
 {
     mesh_vec3 a, b, c;
     mesh_triangle(m, face, a, b, c);
-    const float32 w = 1.0f - u - v;
+    // u and v are exact zeros off their regions, but w = 1 - u - v of an edge a-b point rounds
+    // to +-1e-7 rather than 0: snap it, or the edge would take the face interior's derivative
+    float32 w = 1.0f - u - v;
+    if (w < 1.0e-6f) w = 0.0f;
     if (u > 0.0f && v > 0.0f && w > 0.0f) {
         const mesh_vec3 e0 = a - c, e1 = b - c;
         const float32 g00 = dot(e0, e0), g01 = dot(e0, e1), g11 = dot(e1, e1);
