@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import warp_interactive as wp
+from warp_interactive.runtime import module as rt_module
 
 
 @wp.kernel
@@ -136,3 +137,49 @@ def test_inputs_as_any_iterable_after_the_plan_is_warm():
     np.testing.assert_allclose(y.numpy(), 2.0 * np.arange(6) + 1.0)
     wp.launch(axpb, dim=np.int64(3), inputs=[x, y, 3.0, 0], outputs=[wp.vec3(), False])
     np.testing.assert_allclose(y.numpy()[:3], 3.0 * np.arange(3))
+
+
+def test_plan_follows_func_redefinitions_by_module_dependencies():
+    @wp.func
+    def lf_used(v: float):
+        return v + 1.0
+
+    @wp.kernel(module="lf_plan_deps")
+    def k(y: wp.array(dtype=float)):
+        y[wp.tid()] = lf_used(0.0)
+
+    y = wp.zeros(3)
+    for _ in range(2):
+        wp.launch(k, 3, inputs=[y])
+    plan = k._plan
+    assert plan is not None and y.numpy().tolist() == [1.0] * 3
+
+    @wp.func
+    def lf_unrelated(v: float):
+        return v
+
+    # the module does not reach lf_unrelated: same binary, the same plan made current again
+    wp.launch(k, 3, inputs=[y])
+    assert k._plan is plan and plan.gen == rt_module.generation[0]
+    assert plan.run(3, [y]) is True
+
+    @wp.func
+    def lf_used(v: float):  # noqa: F811  (the redefinition is the point)
+        return v + 5.0
+
+    assert plan.run(3, [y]) is False      # stale: the general path rebuilds
+    wp.launch(k, 3, inputs=[y])
+    assert y.numpy().tolist() == [5.0] * 3 and k._plan is not plan
+    wp.launch(k, 3, inputs=[y])
+    assert y.numpy().tolist() == [5.0] * 3
+
+
+def test_timing_recorder_sees_warm_launches():
+    x = wp.zeros(4)
+    for _ in range(2):
+        wp.launch(noop, dim=4, inputs=[x])
+    assert noop._plan is not None
+    with wp.timing.record() as rec:
+        for _ in range(3):
+            wp.launch(noop, dim=4, inputs=[x])
+    assert [r.kind for r in rec.results if r.name == "noop"] == ["forward"] * 3

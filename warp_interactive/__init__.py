@@ -34,16 +34,21 @@ from .runtime.cuda.streams import (Event, ScopedStream, Stream, get_event_elapse
 from .runtime.graph import Graph, ScopedCapture, capture_begin, capture_end, capture_launch
 from .runtime.device import get_cuda_device
 
-# interop (issue 7): converters import their framework lazily, on first call
-from .interop import from_dlpack, to_dlpack
-from .interop.torch import (device_from_torch, device_to_torch, dtype_from_torch, dtype_to_torch,
-                            from_torch, stream_from_torch, stream_to_torch, to_torch)
-from .interop.jax import (device_from_jax, device_to_jax, dtype_from_jax, dtype_to_jax, from_jax,
-                          to_jax)
-from .interop.jax_ffi import jax_kernel
-from .interop.paddle import (device_from_paddle, device_to_paddle, dtype_from_paddle,
-                             dtype_to_paddle, from_paddle, stream_from_paddle, stream_to_paddle,
-                             to_paddle)
+# interop (issue 7), matmul and gradient checks are looked up on first use (see __getattr__),
+# so that importing the package stays light
+_LAZY = {
+    ".interop": ("from_dlpack", "to_dlpack"),
+    ".interop.torch": ("device_from_torch", "device_to_torch", "dtype_from_torch", "dtype_to_torch",
+                       "from_torch", "stream_from_torch", "stream_to_torch", "to_torch"),
+    ".interop.jax": ("device_from_jax", "device_to_jax", "dtype_from_jax", "dtype_to_jax", "from_jax",
+                     "to_jax"),
+    ".interop.jax_ffi": ("jax_kernel",),
+    ".interop.paddle": ("device_from_paddle", "device_to_paddle", "dtype_from_paddle",
+                        "dtype_to_paddle", "from_paddle", "stream_from_paddle", "stream_to_paddle",
+                        "to_paddle"),
+    ".runtime.matmul": ("matmul",),
+}
+_LAZY_NAMES = {name: mod for mod, names in _LAZY.items() for name in names}
 
 bool = bool_  # noqa: A001  (wp.bool, as in the reference)
 
@@ -60,8 +65,6 @@ def _export_builtins(namespace):
 # --- autodiff: custom adjoints/replays, matmul, gradient checks -------------------------------
 from .lang.custom_grad import adjoint  # noqa: E402
 from .lang.decorators import func_grad, func_replay  # noqa: E402
-from .runtime.matmul import matmul  # noqa: E402
-from . import autograd  # noqa: E402
 
 _export_builtins(globals())
 # types that are also constructors in kernels keep their class (wp.vector above is the
@@ -90,9 +93,13 @@ def unload_ipython_extension(ipython):
 
 
 def __getattr__(name):
-    if name == "notebook":      # wp.notebook without importing IPython-side code at start-up
-        import importlib
-        return importlib.import_module(".notebook", __name__)
+    import importlib
+    if name in ("notebook", "autograd"):   # sub-packages imported on first use
+        return importlib.import_module("." + name, __name__)
+    if name in _LAZY_NAMES:
+        value = getattr(importlib.import_module(_LAZY_NAMES[name], __name__), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'warp_interactive' has no attribute '{name}'")
 
 

@@ -4,10 +4,16 @@ A plan holds the entry point, a ``struct.Struct`` with the exact byte layout of 
 ``K_args`` (taken from the ctypes struct in args.py, padding included), a preallocated argument
 buffer, and a small launcher function generated for the kernel's parameter list, so a launch
 is a few type checks, one ``pack_into`` and one native call (~1 us in all). Anything unusual
-(a value of another type, a tape recording, an adjoint launch, a stale binary, a dim not seen
-before) makes the launcher return False without running anything, and ``wp.launch`` takes the
-general, fully validated path, which also produces every error message and teaches the plan
-the new dim.
+(a value of another type, a tape recording, an active wp.timing recorder (it times the general
+path's ``Launch.launch``), an adjoint launch, a stale binary, a dim not seen before) makes the
+launcher return False without running anything, and ``wp.launch`` takes the general, fully
+validated path, which also produces every error message and teaches the plan the new dim.
+
+Staleness: the plan runs only while its binary is still the module's loaded one. A @wp.func
+(re)definition bumps the global generation; the plan then steps aside once, the general path
+syncs the module with its dependency record (``Module._sync_generation``: it rebuilds only when
+a function its kernels reach changed), and ``launch._update_plan`` either makes a new plan (new
+binary) or marks this one current again (``plan.gen``).
 """
 
 import ctypes
@@ -16,7 +22,7 @@ import struct
 from ..config import config
 from ..types import scalars as sc
 from ..types.array import array
-from . import tape_hooks
+from . import tape_hooks, timing
 from .args import args_struct, convert
 
 # ctypes scalar type -> struct format character
@@ -70,7 +76,8 @@ def _layout(kernel, env):
 
 _TEMPLATE = """\
 def run(dim, values):
-    if _gen[0] != GEN or plan.busy or _tape_active or _loaded.get(KEY) is not LM:
+    if _gen[0] != plan.gen or plan.busy or _tape_active or _timing_active or \
+            _loaded.get(KEY) is not LM:
         return False
     try:
         b = _bounds.get(dim)
@@ -105,8 +112,8 @@ class Plan:
         self.busy = False
         self.bounds = {}
         env = {"_array": array, "_bytes": bytes, "_convert": convert, "_dev": device,
-               "_config": config, "_gen": generation_box, "GEN": generation,
-               "_tape_active": tape_hooks.active, "_loaded": kernel.module.loaded,
+               "_config": config, "_gen": generation_box, "_tape_active": tape_hooks.active,
+               "_timing_active": timing._active, "_loaded": kernel.module.loaded,
                "KEY": self.key, "LM": lm, "plan": self, "_bounds": self.bounds,
                "_launch": native_launch, "ENTRY": lm.entry(entry_name(kernel), "forward"),
                "DEBUG": kernel.module.option("mode") == "debug", "_check": _check_error}

@@ -73,13 +73,14 @@ def _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoi
     if dim is None:
         dim = _default_dim(kernel, list(inputs) + list(outputs))
     bounds = make_bounds(dim)
+    if adjoint:    # before any load: a backward load of a kernel without adjoint has no entry
+        _check_backward_enabled(kernel)
     if device.is_cpu and getattr(kernel, "_tid_arity", None) is None:
         kernel.module.load(device, backward=adjoint)   # a warm load learns the tid arity untranslated
     _check_tid_arity(kernel, bounds)
     values = list(inputs) + list(outputs)
     grads = None
     if adjoint:
-        _check_backward_enabled(kernel)
         grads = _adjoint_grads(kernel, values, list(adj_inputs) + list(adj_outputs))
     args = pack(kernel, values, device, grads)
     if record_tape and not adjoint:
@@ -100,10 +101,14 @@ def _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoi
 def _update_plan(kernel, device, cmd, dim):
     """After a general CPU launch: (re)make the kernel's fast plan and teach it this dim."""
     plan = getattr(kernel, "_plan", None)
-    if plan is None or plan.gen != _generation[0] or plan.device is not device or \
-            plan.lm is not cmd._module:
+    if plan is None or plan.device is not device or plan.lm is not cmd._module:
         plan = kernel._plan = fastlaunch.Plan(kernel, device, cmd._module, _generation[0],
                                               _native().launch_fast, _generation)
+    else:
+        # the general launch synced the module with the @wp.func generation (Module.load ->
+        # _sync_generation, which rebuilds only when a function the kernels reach changed):
+        # the binary is still this plan's, so the plan is current again
+        plan.gen = _generation[0]
     plan.learn_bounds(dim, cmd.bounds)
 
 

@@ -143,10 +143,12 @@ class Module:
         if device.is_cuda:
             from . import cuda_backend
             lm = cuda_backend.load_module(self, device, backward)
+            self.deps = function_deps([k.ir for k in self.kernels.values()])
+            h, built, seconds = self.last_build
+            build_log.append(BuildRecord(self.name, h, built, seconds, list(self.kernels)))
         else:
-            lm = self._load_cpu(backward)
+            lm = self._load_cpu(backward)     # records self.deps itself (a warm load translates nothing)
         self.loaded[key] = lm
-        self.deps = function_deps([k.ir for k in self.kernels.values()])
         return lm
 
     def _load_cpu(self, backward):
@@ -155,25 +157,30 @@ class Module:
         t0 = time.perf_counter()
         build_key = cpu_compiler.build_key(debug, fast_math)
         kernels = list(self.kernels.values())
+        reached = []     # the @wp.funcs the kernels' code names (transitively), from the key walk
         key = warm_index.module_key(kernels, (backward, debug, fast_math, config.max_unroll),
-                                    build_key, __version__)
+                                    build_key, __version__, reached)
         lm = self._load_indexed(key, kernels, t0)
         if lm is not None:
-            return lm
-        source = self.source(None, backward)
-        h = module_hash(source, build_key)
-        path, built = cpu_compiler.compile_module(source, h, debug, fast_math, self.name)
-        if key is not None:
-            warm_index.store(key, h, kernels)
-        lm = LoadedModule(path, h, built, time.perf_counter() - t0)
-        if nvrtc_check.record_dir():
-            nvrtc_check.record_module(self)      # the no-GPU CUDA check (scripts/test.sh)
-        self.last_build = (h, built, lm.build_time)
-        build_log.append(BuildRecord(self.name, h, built, lm.build_time, list(self.kernels)))
-        if built and not config.quiet and config.verbose:
-            print(f"Module {self.name} {h[:8]} built in {lm.build_time:.3f} s")
+            # no IR to walk: the functions the key fingerprinted (a superset of those called)
+            # are the dependencies; their versions now are the ones the key describes
+            self.deps = {f: getattr(f, "version", 0) for f in reached}
+        else:
+            source = self.source(None, backward)
+            h = module_hash(source, build_key)
+            path, built = cpu_compiler.compile_module(source, h, debug, fast_math, self.name)
+            if key is not None:
+                warm_index.store(key, h, kernels)
+            lm = LoadedModule(path, h, built, time.perf_counter() - t0)
+            if nvrtc_check.record_dir():
+                nvrtc_check.record_module(self)      # the no-GPU CUDA check (scripts/test.sh)
+            self.deps = function_deps([k.ir for k in kernels])
+        # every load is recorded, the warm-index one included (build_log, notebook reports)
+        self.last_build = (lm.hash, lm.built, lm.build_time)
+        build_log.append(BuildRecord(self.name, lm.hash, lm.built, lm.build_time, list(self.kernels)))
+        if lm.built and not config.quiet and config.verbose:
+            print(f"Module {self.name} {lm.hash[:8]} built in {lm.build_time:.3f} s")
         return lm
-
 
     def _load_indexed(self, key, kernels, t0):
         """The binary the warm-load index names for ``key`` (no translation), or None."""
@@ -187,9 +194,7 @@ class Module:
             return None
         for k in kernels:
             k._tid_arity = arity[k.cpp]
-        lm = LoadedModule(path, entry["module_hash"], False, time.perf_counter() - t0)
-        self.last_build = (lm.hash, False, lm.build_time)
-        return lm
+        return LoadedModule(path, entry["module_hash"], False, time.perf_counter() - t0)
 
 
 _LINE_MARKERS = re.compile(r"  // py:[^\n]*")

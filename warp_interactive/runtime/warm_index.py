@@ -9,12 +9,16 @@ computed from what the translation depends on, to the module hash found last tim
   (every overload) and, recursively, the globals it names; constants by type and value; warp
   types by their C++ name and struct fields; modules only when they are warp_interactive or
   the standard math/numpy modules (whose attributes kernels use as builtins),
-* the module options, the compiler build key and the package version.
+* each kernel's enable_backward state (whether its adjoint is generated), the module options,
+  the compiler build key and the package version.
 
 Anything the key cannot describe exactly (another module's attributes, an arbitrary object)
 makes ``module_key`` return None, and the load translates as before. An entry also records
 each kernel's ``tid`` arity, which the launch checks need. Entries are small JSON files
 written atomically; a stale or damaged one is ignored (the load then translates and rewrites it).
+
+The @wp.funcs the key walk reached are also the module's dependency record after a warm load
+(runtime/module.py): redefining one of them rebuilds the module, as after a translating load.
 """
 
 import hashlib
@@ -33,8 +37,10 @@ class _Opaque(Exception):
 
 
 def _names(code):
-    """Every name a code object (and the code objects nested in it) looks up."""
-    out = set(code.co_names)
+    """Every name a code object (and the code objects nested in it) looks up: globals and
+    attributes (co_names) and the enclosing function's variables (co_freevars: a kernel defined
+    inside a function reaches the @wp.funcs defined beside it through its closure)."""
+    out = set(code.co_names) | set(code.co_freevars)
     for c in code.co_consts:
         if isinstance(c, types.CodeType):
             out |= _names(c)
@@ -95,24 +101,42 @@ def _function_fp(fn, seen):
     if id(fn) in seen:
         return ("func-ref", fn.key)
     seen.add(id(fn))
+    seen.functions.append(fn)
     parts = [("func", fn.key)]
     for ov in fn.overloads:
         from ..lang.func import type_key
         parts.append(([repr(type_key(t)) for t in ov.arg_types.values()], _code_fp(ov.py_func, ov.src, seen)))
     if hasattr(fn, "generic_py"):
         parts.append(("generic", _code_fp(fn.generic_py, fn.generic_src, seen)))
+    custom = getattr(fn, "custom", None)
+    if custom:    # @wp.func_grad / @wp.func_replay: generated into the adjoint code
+        from ..lang.source import source_of
+        for (kind, key), py_func in sorted(custom.items(), key=lambda kv: repr(kv[0])):
+            parts.append(("custom", kind, repr(key), _code_fp(py_func, source_of(py_func), seen)))
     return parts
 
 
-def module_key(kernels, options, build_key, version):
-    """The index key for these kernels, or None when something they use is not describable."""
+class _Seen(set):
+    """The visited set of one key walk, also listing the @wp.funcs it fingerprinted."""
+
+    def __init__(self):
+        super().__init__()
+        self.functions = []
+
+
+def module_key(kernels, options, build_key, version, functions=None):
+    """The index key for these kernels, or None when something they use is not describable.
+    ``functions``, a list, receives every @wp.func the key describes (the module's dependency
+    record after a warm load, which has no IR to walk)."""
     from ..lang.func import type_key
-    seen = set()
+    seen = _Seen()
     try:
         parts = [(k.key, k.cpp, [repr(type_key(t)) for t in k.arg_types.values()],
-                  _code_fp(k.func, k.src, seen)) for k in kernels]
+                  k.backward_enabled(), _code_fp(k.func, k.src, seen)) for k in kernels]
     except _Opaque:
         return None
+    if functions is not None:
+        functions.extend(seen.functions)
     h = hashlib.sha256(repr((parts, options, build_key, version)).encode())
     return h.hexdigest()
 
