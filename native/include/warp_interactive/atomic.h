@@ -32,6 +32,28 @@ template <> struct uint_of_size<2> { typedef unsigned short type; };
 template <> struct uint_of_size<4> { typedef unsigned int type; };
 template <> struct uint_of_size<8> { typedef unsigned long long type; };
 
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+// CUDA has no compare-and-swap on 1 or 2 bytes: swap the aligned 32-bit word holding the value.
+template <typename T, typename Op>
+WPI_FUNC T atomic_rmw_narrow(T* addr, Op op)
+{
+    typedef typename uint_of_size<sizeof(T)>::type U;
+    unsigned int* word = (unsigned int*)((unsigned long long)addr & ~3ull);
+    const unsigned int shift = (unsigned int)((unsigned long long)addr & 3ull) * 8u;
+    const unsigned int mask = ((1u << (sizeof(T) * 8u)) - 1u) << shift;
+    unsigned int old = *(volatile unsigned int*)word;
+    while (true) {
+        const U bits = (U)((old & mask) >> shift);
+        T oldv = *(const T*)&bits;
+        T newv = op(oldv);
+        const unsigned int nw = (old & ~mask) | ((unsigned int)(*(const U*)&newv) << shift);
+        const unsigned int prev = atomicCAS(word, old, nw);
+        if (prev == old) return oldv;
+        old = prev;
+    }
+}
+#endif
+
 // Read-modify-write by compare-and-swap on the value's bits: works for every scalar type.
 template <typename T, typename Op>
 WPI_FUNC T atomic_rmw(T* addr, Op op)
@@ -39,13 +61,17 @@ WPI_FUNC T atomic_rmw(T* addr, Op op)
     typedef typename uint_of_size<sizeof(T)>::type U;
     U* ua = (U*)addr;
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-    U old = *(volatile U*)ua;
-    while (true) {
-        T oldv = *(T*)&old;
-        T newv = op(oldv);
-        U prev = atomicCAS(ua, old, *(U*)&newv);
-        if (prev == old) return oldv;
-        old = prev;
+    if constexpr (sizeof(T) < 4) {
+        return atomic_rmw_narrow(addr, op);
+    } else {
+        U old = *(volatile U*)ua;
+        while (true) {
+            T oldv = *(T*)&old;
+            T newv = op(oldv);
+            U prev = atomicCAS(ua, old, *(U*)&newv);
+            if (prev == old) return oldv;
+            old = prev;
+        }
     }
 #else
     U old = __atomic_load_n(ua, __ATOMIC_RELAXED);

@@ -236,7 +236,7 @@ WPI_FUNC void adj_cross(const vec_t<3, T>& a, const vec_t<3, T>& b, vec_t<3, T>&
 template <unsigned N, typename T> WPI_FUNC T length_sq(const vec_t<N, T>& a) { return dot(a, a); }
 template <unsigned N, typename T> WPI_FUNC void adj_length_sq(const vec_t<N, T>& a, vec_t<N, T>& adj_a, T adj_ret)
 {
-    adj_a += a * (T(2) * adj_ret);
+    adj_a += a * T(T(2) * adj_ret);   // T(...): small integer products promote to int
 }
 
 template <unsigned N, typename T> WPI_FUNC T length(const vec_t<N, T>& a) { return sqrt(dot(a, a)); }
