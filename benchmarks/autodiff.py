@@ -8,12 +8,12 @@
 
 import argparse
 import json
-import statistics
 import time
 
 import numpy as np
 
 import warp_interactive as wp
+from timing_util import median_time as _median
 
 
 @wp.kernel
@@ -32,16 +32,6 @@ def while_loop(x: wp.array(dtype=float), y: wp.array(dtype=float), n: int):
         z = 0.5 * (z + x[i] / z)
         it += 1
     y[i] = z
-
-
-def _median(fn, repeat):
-    fn()   # warm-up (builds)
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def main():

@@ -12,20 +12,10 @@ warp_interactive; warp-lang is never a dependency of the package).
 import argparse
 import importlib
 import json
-import statistics
 import time
 
 import numpy as np
-
-
-def median_time(fn, repeat):
-    fn()  # warm-up (and kernel build)
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+from timing_util import median_time
 
 
 def soup(n_tris, rng):

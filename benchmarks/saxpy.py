@@ -16,21 +16,13 @@ import time
 import numpy as np
 
 import warp_interactive as wp
+from timing_util import median_time
 
 
 @wp.kernel
 def saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
     i = wp.tid()
     y[i] = a * x[i] + y[i]
-
-
-def _time_cpu(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def _time_cuda(fn, repeat, device):
@@ -56,7 +48,7 @@ def bench(device, n, repeat, graph):
         np.testing.assert_allclose(y.numpy(), 2.0 * x_np + y_np, rtol=1e-6)
         run = lambda: wp.launch(saxpy, dim=n, inputs=[x, y, 2.0])  # noqa: E731
         timer = (lambda f: _time_cuda(f, repeat, device)) if device.is_cuda else \
-            (lambda f: _time_cpu(f, repeat))
+            (lambda f: median_time(f, repeat, warmup=False))
         rows = [("launch", timer(run))]
         if graph:
             with wp.ScopedCapture(device) as cap:
