@@ -282,11 +282,17 @@ class BodyWriter:
 
     def _rev_call(self, s, p):
         func = s.func
-        if not getattr(func, "differentiable", False) or isinstance(s.out, list):
+        if not getattr(func, "differentiable", False):
             return []
+        if isinstance(s.out, list):
+            if not _is_user_call(func):
+                return []
+            adj_outs = ", ".join(v.adj for v in s.out)   # a @wp.func returning several values
+        else:
+            adj_outs = s.out.adj if s.out is not None else ""
         args = self.call_args(s)
         adj_args = ", ".join(a.adj for a in s.args)
-        parts = [x for x in (args, adj_args, s.out.adj if s.out is not None else "") if x]
+        parts = [x for x in (args, adj_args, adj_outs) if x]
         return [f"{p}{self.adj_callee(func, s.template)}({', '.join(parts)});"]
 
     def _rev_for(self, s, ind):
@@ -344,9 +350,15 @@ class BodyWriter:
         else:
             out = [f"{p}{self._label(self.return_labels)}:;"]
             self.return_labels -= 1
-        if len(s.values) == 1 and not self.in_kernel:
-            out.append(f"{p}{_accum(s.values[0].type)}({s.values[0].adj}, adj_ret);")
+        if not self.in_kernel:
+            for v, adj_ret in zip(s.values, adj_ret_names(len(s.values))):
+                out.append(f"{p}{_accum(v.type)}({v.adj}, {adj_ret});")
         return out
+
+
+def adj_ret_names(n):
+    """The adjoint parameters of a function's results: ``adj_ret``, or one per value."""
+    return ["adj_ret"] if n == 1 else [f"adj_ret_{i}" for i in range(n)]
 
 
 def _walk(block):

@@ -1,7 +1,7 @@
 """A module's kernels, with every function and struct they use -> one C++ translation unit."""
 
 from ..types.array import array
-from .body import BodyWriter
+from .body import BodyWriter, adj_ret_names
 from .cpp_types import cpp_type
 from .target import CPU
 
@@ -109,7 +109,7 @@ def _function_source(ov, target, debug, backward):
     if len(rets) == 1:
         lines.append(f"    return {{}};")
     lines.append("}")
-    if backward and len(rets) <= 1 and not getattr(ov, "forward_only", False):
+    if backward and not getattr(ov, "forward_only", False):
         grad, replay = getattr(ov, "custom_grad", None), getattr(ov, "custom_replay", None)
         if grad is not None:
             lines += _custom_adjoint(fir, grad, target)
@@ -121,14 +121,14 @@ def _function_source(ov, target, debug, backward):
 def _adjoint_signature(fir, target, cpp_name):
     params = [f"{cpp_type(p.type)} {p.label}" for p in fir.params]
     params += [f"{cpp_type(p.type)}& {p.adj}" for p in fir.params]
-    if fir.return_types:
-        params.append(f"{cpp_type(fir.return_types[0])} adj_ret")
+    rets = fir.return_types
+    params += [f"{cpp_type(t)} {n}" for t, n in zip(rets, adj_ret_names(len(rets)))]
     return f"{target.func_qualifier} void adj_{cpp_name}({', '.join(params)}) {{"
 
 
 def _custom_adjoint(fir, grad, target):
     """f's adjoint calls the user's @wp.func_grad helper, which returns the adjoint increments."""
-    args = [p.label for p in fir.params] + (["adj_ret"] if fir.return_types else [])
+    args = [p.label for p in fir.params] + adj_ret_names(len(fir.return_types))
     incs = [f"_inc_{name}" for name in grad.diff_params]
     lines = [_adjoint_signature(fir, target, fir.name)]
     lines += [f"    {cpp_type(t)} {v} = {{}};" for v, t in zip(incs, grad.diff_types)]
