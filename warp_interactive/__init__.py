@@ -65,15 +65,13 @@ def _export_builtins(namespace):
 # --- autodiff: custom adjoints/replays, matmul, gradient checks -------------------------------
 from .lang.custom_grad import adjoint  # noqa: E402
 from .lang.decorators import func_grad, func_replay  # noqa: E402
+# geometry: wp.Mesh, wp.Bvh, wp.HashGrid, wp.Volume and their kernel builtins
+from .lang import builtins_geometry as _builtins_geometry  # noqa: E402,F401
+from .geometry import Bvh, HashGrid, Mesh, Volume  # noqa: E402
 
 _export_builtins(globals())
 # types that are also constructors in kernels keep their class (wp.vector above is the
 # anonymous constructor; wp.types.vector is the type factory)
-
-# geometry: wp.Mesh, wp.Bvh, wp.HashGrid, wp.Volume and their kernel builtins
-from .lang import builtins_geometry as _builtins_geometry  # noqa: E402,F401
-from .geometry import Bvh, HashGrid, Mesh, Volume  # noqa: E402
-_export_builtins(globals())
 
 
 # --- notebook: launch timings, the IPython extension (loaded only inside IPython) -------------

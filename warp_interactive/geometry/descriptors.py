@@ -49,7 +49,9 @@ def address(a):
 
 def check_cpu(name, device):
     if not device.is_cpu:
-        raise NotImplementedError(f"wp.{name} on {device}: only CPU devices are supported so far")
+        raise NotImplementedError(
+            f"wp.{name} on {device}: meshes, BVHs, hash grids and volumes are built and queried on "
+            "the CPU only in this version; create it with device='cpu' (CUDA support is planned)")
 
 
 def vec3_rows(arr, what, owner):

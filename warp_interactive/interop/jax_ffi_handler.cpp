@@ -57,6 +57,20 @@ ffi::Error describe(array_t& a, void* data, ffi::Span<const int64_t> dims, int64
     return ffi::Error::Success();
 }
 
+// The launch grid from the primitive's launch_dims attribute (at most 4 dimensions).
+launch_bounds_t bounds_of(ffi::Span<const int64_t> launch_dims)
+{
+    launch_bounds_t b;
+    std::memset(&b, 0, sizeof(b));
+    b.ndim = int32_t(launch_dims.size());
+    b.size = 1;
+    for (size_t d = 0; d < launch_dims.size() && d < 4; ++d) {
+        b.shape[d] = int32_t(launch_dims[d]);
+        b.size *= launch_dims[d];
+    }
+    return b;
+}
+
 void run(entry_fn fn, const void* args, const launch_bounds_t& b)
 {
     int64_t workers = int64_t(std::thread::hardware_concurrency());
@@ -101,14 +115,7 @@ ffi::Error call_kernel(ffi::RemainingArgs inputs, ffi::RemainingRets outputs, in
                             ranks[n_in + j], elem_sizes[n_in + j], n_in + j);
         if (err.failure()) return err;
     }
-    launch_bounds_t b;
-    std::memset(&b, 0, sizeof(b));
-    b.ndim = int32_t(launch_dims.size());
-    b.size = 1;
-    for (size_t d = 0; d < launch_dims.size() && d < 4; ++d) {
-        b.shape[d] = int32_t(launch_dims[d]);
-        b.size *= launch_dims[d];
-    }
+    const launch_bounds_t b = bounds_of(launch_dims);
     if (b.size > 0) run(reinterpret_cast<entry_fn>(entry), packed.data(), b);
     return ffi::Error::Success();
 }
@@ -155,14 +162,7 @@ ffi::Error call_adjoint(ffi::RemainingArgs inputs, ffi::RemainingRets results, i
         if (err.failure()) return err;
         packed[i].grad = g.untyped_data();
     }
-    launch_bounds_t b;
-    std::memset(&b, 0, sizeof(b));
-    b.ndim = int32_t(launch_dims.size());
-    b.size = 1;
-    for (size_t d = 0; d < launch_dims.size() && d < 4; ++d) {
-        b.shape[d] = int32_t(launch_dims[d]);
-        b.size *= launch_dims[d];
-    }
+    const launch_bounds_t b = bounds_of(launch_dims);
     // gradients accumulate into arrays with atomic adds (adj_load), so threads may share them
     if (b.size > 0) run(reinterpret_cast<entry_fn>(entry), packed.data(), b);
     return ffi::Error::Success();

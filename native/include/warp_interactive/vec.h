@@ -355,47 +355,6 @@ WPI_FUNC void adj_lerp(const vec_t<N, T>& a, const vec_t<N, T>& b, T t, vec_t<N,
     adj_t += dot(adj_ret, b - a);
 }
 
-// smallest / largest component; the gradient goes to the first such component
-template <unsigned N, typename T> WPI_FUNC T min(const vec_t<N, T>& a)
-{
-    T r = a.c[0];
-    for (unsigned i = 1; i < N; ++i)
-        r = min(r, a.c[i]);
-    return r;
-}
-template <unsigned N, typename T> WPI_FUNC void adj_min(const vec_t<N, T>& a, vec_t<N, T>& adj_a, T adj_ret)
-{
-    unsigned k = 0;
-    for (unsigned i = 1; i < N; ++i)
-        if (a.c[i] < a.c[k])
-            k = i;
-    if (!detail::is_int<T>::value)
-        adj_a.c[k] += adj_ret;
-}
-template <unsigned N, typename T> WPI_FUNC T max(const vec_t<N, T>& a)
-{
-    T r = a.c[0];
-    for (unsigned i = 1; i < N; ++i)
-        r = max(r, a.c[i]);
-    return r;
-}
-template <unsigned N, typename T> WPI_FUNC void adj_max(const vec_t<N, T>& a, vec_t<N, T>& adj_a, T adj_ret)
-{
-    unsigned k = 0;
-    for (unsigned i = 1; i < N; ++i)
-        if (a.c[k] < a.c[i])
-            k = i;
-    if (!detail::is_int<T>::value)
-        adj_a.c[k] += adj_ret;
-}
-template <unsigned N, typename T> WPI_FUNC vec_t<N, T> sign(const vec_t<N, T>& a)
-{
-    vec_t<N, T> r;
-    for (unsigned i = 0; i < N; ++i)
-        r.c[i] = sign(a.c[i]);
-    return r;
-}
-template <unsigned N, typename T> WPI_FUNC void adj_sign(const vec_t<N, T>&, vec_t<N, T>&, const vec_t<N, T>&) {}
 // index of the first smallest / largest component
 template <unsigned N, typename T> WPI_FUNC uint32 argmin(const vec_t<N, T>& a)
 {
@@ -416,6 +375,40 @@ template <unsigned N, typename T> WPI_FUNC uint32 argmax(const vec_t<N, T>& a)
     return k;
 }
 template <unsigned N, typename T> WPI_FUNC void adj_argmax(const vec_t<N, T>&, vec_t<N, T>&, uint32) {}
+
+// smallest / largest component; the gradient goes to the first such component
+template <unsigned N, typename T> WPI_FUNC T min(const vec_t<N, T>& a)
+{
+    T r = a.c[0];
+    for (unsigned i = 1; i < N; ++i)
+        r = min(r, a.c[i]);
+    return r;
+}
+template <unsigned N, typename T> WPI_FUNC void adj_min(const vec_t<N, T>& a, vec_t<N, T>& adj_a, T adj_ret)
+{
+    if (!detail::is_int<T>::value)
+        adj_a.c[argmin(a)] += adj_ret;
+}
+template <unsigned N, typename T> WPI_FUNC T max(const vec_t<N, T>& a)
+{
+    T r = a.c[0];
+    for (unsigned i = 1; i < N; ++i)
+        r = max(r, a.c[i]);
+    return r;
+}
+template <unsigned N, typename T> WPI_FUNC void adj_max(const vec_t<N, T>& a, vec_t<N, T>& adj_a, T adj_ret)
+{
+    if (!detail::is_int<T>::value)
+        adj_a.c[argmax(a)] += adj_ret;
+}
+template <unsigned N, typename T> WPI_FUNC vec_t<N, T> sign(const vec_t<N, T>& a)
+{
+    vec_t<N, T> r;
+    for (unsigned i = 0; i < N; ++i)
+        r.c[i] = sign(a.c[i]);
+    return r;
+}
+template <unsigned N, typename T> WPI_FUNC void adj_sign(const vec_t<N, T>&, vec_t<N, T>&, const vec_t<N, T>&) {}
 
 // ---------------------------------------------------------------------------------------------
 // components
