@@ -66,6 +66,7 @@ template <unsigned R, unsigned C, typename T> WPI_FUNC void adj_len(const mat_t<
 
 // --- expect_eq / expect_neq / expect_near: print a line when the expectation fails -------------------------
 namespace detail {
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 template <typename T> WPI_FUNC void print_components(const T& v)
 {
     printf("[");
@@ -81,6 +82,27 @@ template <typename T> WPI_FUNC void expect_failed(const char* what, const T& a, 
     print_components(b);
     printf("\n");
 }
+#else
+template <typename T> WPI_FUNC int format_components(char* buf, int size, int n, const T& v)
+{
+    n += snprintf(buf + n, size - n, "[");
+    for (int k = 0; k < components<T>::n && n < size; ++k)
+        n += snprintf(buf + n, size - n, k ? " %g" : "%g", double(float64(flat_component(v, k))));
+    return n < size ? n + snprintf(buf + n, size - n, "]") : n;
+}
+// The whole line is formatted first and printed by one call: threads print at the same time, and
+// a line written piecewise would interleave with theirs.
+template <typename T> WPI_FUNC void expect_failed(const char* what, const T& a, const T& b)
+{
+    char buf[2048];
+    const int size = int(sizeof(buf));
+    int n = snprintf(buf, size, "%s failed: ", what);
+    n = format_components(buf, size, n, a);
+    if (n < size) n += snprintf(buf + n, size - n, " vs ");
+    if (n < size) format_components(buf, size, n, b);
+    printf("%s\n", buf);
+}
+#endif
 }  // namespace detail
 
 template <typename T> WPI_FUNC void expect_eq(const T& a, const T& b)
