@@ -14,6 +14,30 @@ import warp_interactive as wp  # noqa: E402
 wp.config.kernel_cache_dir = os.environ["WARP_INTERACTIVE_CACHE_DIR"]
 
 
+def _install_fake_gpu():
+    """WARP_INTERACTIVE_FAKE_CUDA=1: the whole session sees the stand-in GPU of cuda_fake.py as
+    cuda:0 (and as the default device), rehearsing a GPU machine's run: GPU-only tests run, and
+    tests that assume host memory for the default device show up."""
+    from cuda_fake import FakeDriver
+    from warp_interactive.runtime import cuda_backend, device as device_mod
+    from warp_interactive.runtime.cuda import driver
+    from warp_interactive.runtime.cuda.context import discover
+    driver._drv[:] = [FakeDriver()]
+    for d in discover():
+        device_mod._devices[d.alias] = d
+    cuda_backend._state.update(probed=True, reason=None)
+    wp.config.enable_graph_capture_module_load_by_default = False
+
+
+if os.environ.get("WARP_INTERACTIVE_FAKE_CUDA") == "1":
+    _install_fake_gpu()
+
+# Tests that name no device run on the CPU on every machine (a GPU machine's default would be
+# cuda:0, as in the reference); GPU coverage comes from the `device` fixture's parameters.
+from warp_interactive.runtime import device as _device_mod  # noqa: E402
+_device_mod._default[:] = [_device_mod.cpu]
+
+
 def cuda_available():
     return wp.get_cuda_device_count() > 0
 
@@ -30,4 +54,7 @@ DEVICES = ["cpu", pytest.param("cuda:0", marks=requires_cuda)]
 
 @pytest.fixture(params=DEVICES)
 def device(request):
-    return request.param
+    """The device under test, also made the default device (the reference's examples create
+    some arrays without device=, meaning the default device)."""
+    with wp.ScopedDevice(request.param):
+        yield request.param

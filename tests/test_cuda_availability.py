@@ -110,7 +110,8 @@ def test_import_does_not_load_cuda_bindings():
     assert out.stdout.strip() == "False"
 
 
-def test_default_device_follows_the_reference():
+def test_default_device_follows_the_reference(monkeypatch):
+    monkeypatch.setattr(device_mod, "_default", [])   # conftest pins the CPU for the suite
     expected = "cuda:0" if wp.is_cuda_available() else "cpu"
     assert str(wp.get_device()) == expected
     assert device_mod.get_preferred_device() == expected

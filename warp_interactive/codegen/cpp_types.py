@@ -7,6 +7,24 @@ from ..types import scalars as sc
 from ..types.array import array
 
 
+# Python names that C++ (or the C library's macros) reserve: as struct members they get a
+# trailing underscore (a kernel parameter named `do` or `new`, a struct field named `class`).
+CPP_RESERVED = frozenset("""
+alignas alignof and_eq asm auto bitand bitor bool case catch char char8_t char16_t char32_t class
+compl concept const consteval constexpr constinit const_cast continue co_await co_return co_yield
+decltype default delete do double dynamic_cast enum explicit export extern float friend goto
+inline int long mutable namespace new noexcept not_eq nullptr operator or_eq private protected
+public register reinterpret_cast requires short signed sizeof static static_assert static_cast
+struct switch template this thread_local throw typedef typeid typename union unsigned using
+virtual void volatile wchar_t xor xor_eq NULL EOF errno stdin stdout stderr INFINITY NAN
+""".split())
+
+
+def member(name):
+    """The C++ spelling of a struct member (kernel parameter or @wp.struct field) ``name``."""
+    return name + "_" if name in CPP_RESERVED else name
+
+
 def cpp_type(t):
     if isinstance(t, array):
         return f"wp::array_t<{cpp_type(t.dtype)}>"

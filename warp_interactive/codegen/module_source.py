@@ -2,7 +2,7 @@
 
 from ..types.array import array
 from .body import BodyWriter, adj_ret_names
-from .cpp_types import cpp_type
+from .cpp_types import cpp_type, member
 from .target import CPU
 
 HEADER = '#include "warp_interactive/builtin.h"\n'
@@ -77,8 +77,8 @@ def _struct_source(st):
     """The struct and its adjoint accumulation. ``adj_accum`` sits beside the struct in the global
     namespace, where argument-dependent lookup finds it from the header templates (a ``wp::``
     overload declared after those templates would not be seen by them)."""
-    fields = "\n".join(f"    {cpp_type(t)} {name};" for name, t in st.fields.items())
-    accum = "\n".join(f"    adj_accum(a.{name}, b.{name});" for name in st.fields)
+    fields = "\n".join(f"    {cpp_type(t)} {member(name)};" for name, t in st.fields.items())
+    accum = "\n".join(f"    adj_accum(a.{member(name)}, b.{member(name)});" for name in st.fields)
     return (f"struct {st.cpp_name} {{\n{fields}\n}};\n"
             f"WPI_FUNC void adj_accum({st.cpp_name}& a, const {st.cpp_name}& b) {{\n"
             f"    using wp::adj_accum;\n{accum}\n}}\n")
@@ -154,7 +154,7 @@ def _adjoint_function(fir, target, debug, name, cpp_name=None):
 def _kernel_source(kernel, target, debug, backward):
     fir = kernel.ir
     name = fir.name
-    fields = "\n".join(f"    {cpp_type(p.type)} {p.name};" for p in fir.params) or "    int _unused;"
+    fields = "\n".join(f"    {cpp_type(p.type)} {member(p.name)};" for p in fir.params) or "    int _unused;"
     out = [f"struct {name}_args {{\n{fields}\n}};"]
     out.append(_kernel_body(fir, f"{name}_forward_body", target, debug, kernel.key, False))
     out.append(_entry(fir, target, "forward"))
@@ -169,7 +169,7 @@ def _kernel_body(fir, fname, target, debug, key, adjoint):
            f"const wp::launch_bounds_t& _dim, int64_t _idx)")
     lines = [sig + " {"]
     for p in fir.params:
-        lines.append(f"    {cpp_type(p.type)} {p.label} = _args.{p.name};")
+        lines.append(f"    {cpp_type(p.type)} {p.label} = _args.{member(p.name)};")
         if adjoint:
             lines.append(f"    {cpp_type(p.type)} {p.adj} = {{}};")
     lines += _declarations(fir, adjoint)
@@ -211,7 +211,7 @@ def _entry(fir, target, which):
     check, pin = [], []
     for p in fir.params:
         if isinstance(p.type, array):
-            stride = f"a.{p.name}.strides[{p.type.ndim - 1}]"
+            stride = f"a.{member(p.name)}.strides[{p.type.ndim - 1}]"
             size = f"sizeof({cpp_type(p.type.dtype)})"
             check.append(f" && {stride} == {size}")
             pin.append(f"\n        {stride} = {size};")

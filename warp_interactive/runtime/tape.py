@@ -147,13 +147,8 @@ def _backward_func(entry):
 
 
 def _backward_copy(entry):
-    _, dest, src, dest_offset, src_offset, count = entry
-    if dest.grad is None or src.grad is None:
-        return
-    d = dest.grad.numpy().reshape(-1, *dest.grad.numpy().shape[dest.ndim:])
-    s = src.grad.numpy().reshape(-1, *src.grad.numpy().shape[src.ndim:])
-    s[src_offset:src_offset + count] += d[dest_offset:dest_offset + count]
-    d[dest_offset:dest_offset + count] = 0
+    from .copy_adjoint import backward_copy
+    backward_copy(*entry[1:])
 
 
 _BACKWARD = {"launch": _backward_launch, "func": _backward_func, "copy": _backward_copy}

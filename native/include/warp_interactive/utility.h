@@ -67,6 +67,20 @@ template <unsigned R, unsigned C, typename T> WPI_FUNC void adj_len(const mat_t<
 // --- expect_eq / expect_neq / expect_near: print a line when the expectation fails -------------------------
 namespace detail {
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+// Device printf has no snprintf to format a line first, but one printf call is printed whole: the
+// format string is assembled for the type's component count and all values go in one call
+// (device printf takes at most 32 arguments, so types of over 16 components print piecewise).
+WPI_FUNC int append_text(char* fmt, int p, const char* s)
+{
+    while (*s) fmt[p++] = *s++;
+    return p;
+}
+template <typename T> WPI_FUNC int append_components(char* fmt, int p)
+{
+    p = append_text(fmt, p, "[");
+    for (int k = 0; k < components<T>::n; ++k) p = append_text(fmt, p, k ? " %g" : "%g");
+    return append_text(fmt, p, "]");
+}
 template <typename T> WPI_FUNC void print_components(const T& v)
 {
     printf("[");
@@ -76,11 +90,31 @@ template <typename T> WPI_FUNC void print_components(const T& v)
 }
 template <typename T> WPI_FUNC void expect_failed(const char* what, const T& a, const T& b)
 {
-    printf("%s failed: ", what);
-    print_components(a);
-    printf(" vs ");
-    print_components(b);
-    printf("\n");
+    constexpr int n = components<T>::n;
+    if constexpr (n > 16) {
+        printf("%s failed: ", what);
+        print_components(a);
+        printf(" vs ");
+        print_components(b);
+        printf("\n");
+    } else {
+    char fmt[32 + 16 * 3 * 2 + 16];
+    int p = append_text(fmt, 0, what);
+    p = append_text(fmt, p, " failed: ");
+    p = append_components<T>(fmt, p);
+    p = append_text(fmt, p, " vs ");
+    p = append_components<T>(fmt, p);
+    p = append_text(fmt, p, "\n");
+    fmt[p] = 0;
+    double v[32] = {};
+    for (int k = 0; k < n && k < 16; ++k) {
+        v[k] = double(float64(flat_component(a, k)));
+        v[n + k] = double(float64(flat_component(b, k)));
+    }
+    printf(fmt, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12],
+           v[13], v[14], v[15], v[16], v[17], v[18], v[19], v[20], v[21], v[22], v[23], v[24],
+           v[25], v[26], v[27], v[28], v[29], v[30], v[31]);
+    }
 }
 #else
 template <typename T> WPI_FUNC int format_components(char* buf, int size, int n, const T& v)

@@ -1,0 +1,71 @@
+"""The adjoint of ``wp.copy`` recorded on a tape: the source's gradient gains the destination's
+gradient over the copied range, which is then cleared (the copy overwrote those elements).
+
+It runs as kernels on the arrays' own device, so it works on CUDA (where ``numpy()`` is a copy)
+and inside a graph capture; the kernels see each gradient as a flat array of its scalars.
+Non-contiguous or aliasing gradients take a host round trip instead."""
+
+import warp_interactive as wp
+
+from ..types.dtypes import type_size
+
+
+@wp.kernel(enable_backward=False)
+def _accumulate_f16(src: wp.array(dtype=wp.float16), dst: wp.array(dtype=wp.float16), so: int, do: int):
+    i = wp.tid()
+    src[so + i] = src[so + i] + dst[do + i]
+    dst[do + i] = wp.float16(0.0)
+
+
+@wp.kernel(enable_backward=False)
+def _accumulate_f32(src: wp.array(dtype=wp.float32), dst: wp.array(dtype=wp.float32), so: int, do: int):
+    i = wp.tid()
+    src[so + i] = src[so + i] + dst[do + i]
+    dst[do + i] = wp.float32(0.0)
+
+
+@wp.kernel(enable_backward=False)
+def _accumulate_f64(src: wp.array(dtype=wp.float64), dst: wp.array(dtype=wp.float64), so: int, do: int):
+    i = wp.tid()
+    src[so + i] = src[so + i] + dst[do + i]
+    dst[do + i] = wp.float64(0.0)
+
+
+_KERNELS = {wp.float16: _accumulate_f16, wp.float32: _accumulate_f32, wp.float64: _accumulate_f64}
+
+
+def _scalar_of(dtype):
+    return getattr(dtype, "_wp_scalar_type_", dtype)
+
+
+def _flat(g, scalar):
+    n = type_size(g.dtype) // type_size(scalar)
+    return wp.array(ptr=g.ptr, shape=(g.size * n,), dtype=scalar, device=g.device), n
+
+
+def backward_copy(dest, src, dest_offset, src_offset, count):
+    dg, sg = dest.grad, src.grad
+    if dg is None or sg is None or count == 0:
+        return
+    scalar = _scalar_of(dg.dtype)
+    fast = (dg.is_contiguous and sg.is_contiguous and dg.ptr != sg.ptr and scalar in _KERNELS
+            and _scalar_of(sg.dtype) is scalar and dg.device == sg.device)
+    if not fast:
+        return _on_host(dg, sg, dest_offset, src_offset, count)
+    from .launch import launch
+    d, n = _flat(dg, scalar)
+    s, _ = _flat(sg, scalar)
+    launch(_KERNELS[scalar], dim=count * n, inputs=[s, d, src_offset * n, dest_offset * n],
+           device=dg.device)
+
+
+def _on_host(dg, sg, dest_offset, src_offset, count):
+    """Any layout: both gradients read to the host, updated, written back."""
+    rows = lambda a: a.numpy().reshape((a.size,) + a.numpy().shape[len(a.shape):]).copy()  # noqa: E731
+    d, s = rows(dg), rows(sg)
+    s[src_offset:src_offset + count] += d[dest_offset:dest_offset + count]
+    d[dest_offset:dest_offset + count] = 0
+    if dg.ptr == sg.ptr:       # one array copied onto itself: one update holds both
+        d = s if dest_offset != src_offset else d
+    sg.assign(s)
+    dg.assign(d)
