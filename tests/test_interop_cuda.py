@@ -114,3 +114,57 @@ def test_jax_cuda_arrays():
     w = wp.from_jax(x)
     assert w.device.is_cuda and w.ptr == x.unsafe_buffer_pointer()
     assert wp.device_from_jax(gpu).is_cuda
+
+
+# --- jax_kernel on the GPU (needs jax's CUDA plugin: pip install "jax[cuda13]") --------------------
+@wp.kernel
+def triple_kernel(input: wp.array(dtype=float), output: wp.array(dtype=float)):
+    tid = wp.tid()
+    output[tid] = 3.0 * input[tid]
+
+
+@wp.kernel
+def sin_times_x(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = wp.sin(x[i]) * x[i]
+
+
+def _jax_cuda():
+    jax = pytest.importorskip("jax")
+    from warp_interactive.interop.jax_ffi import _jax_gpus
+    if not _jax_gpus() or jax.default_backend() != "gpu":
+        pytest.skip("this jax has no CUDA backend")
+    return jax
+
+
+def test_jax_kernel_on_the_gpu_under_jit_and_grad():
+    jax = _jax_cuda()
+    jp = jax.numpy
+    from warp_interactive.jax_experimental import jax_kernel
+    jax_triple = jax_kernel(triple_kernel)
+
+    @jax.jit
+    def f():
+        x = jp.arange(0, 64, dtype=jp.float32)
+        return jax_triple(x)
+
+    (out,) = f()
+    assert out.devices().pop().platform == "gpu"
+    np.testing.assert_array_equal(np.asarray(out), 3.0 * np.arange(64))
+    g = jax.jit(jax.grad(lambda x: (jax_kernel(sin_times_x)(x)[0] ** 2).sum()))
+    x = jp.linspace(-2.0, 2.0, 1000, dtype=jp.float32)
+    ref = jax.grad(lambda x: ((jp.sin(x) * x) ** 2).sum())(x)
+    np.testing.assert_allclose(np.asarray(g(x)), np.asarray(ref), rtol=1e-4, atol=1e-5)
+
+
+def test_jax_kernel_shard_map_over_the_gpus():
+    jax = _jax_cuda()
+    jp = jax.numpy
+    from jax.sharding import Mesh, PartitionSpec as P
+    from warp_interactive.jax_experimental import jax_kernel
+    gpus = jax.local_devices(backend="gpu")
+    mesh = Mesh(np.array(gpus), ("x",))
+    f = jax.jit(jax.shard_map(lambda x: jax_kernel(triple_kernel)(x)[0], mesh=mesh,
+                              in_specs=P("x"), out_specs=P("x")))
+    x = jp.arange(256 * len(gpus), dtype=jp.float32)
+    np.testing.assert_array_equal(np.asarray(f(x)), 3.0 * np.arange(256 * len(gpus)))

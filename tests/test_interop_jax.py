@@ -271,6 +271,25 @@ def test_jax_kernel_errors():
         jax_kernel(matmul_kernel, launch_dims=8)(jp.zeros((8, 4), jp.float32), jp.zeros((4, 6), jp.float32))
 
 
+def test_handler_refuses_a_call_prepared_for_the_other_platform(monkeypatch):
+    """Both platforms' handlers take one attribute set; the CPU handler names a CUDA-only one."""
+    from warp_interactive.interop import jax_ffi
+    attrs = jax_ffi.JaxKernel._attrs
+    monkeypatch.setattr(jax_ffi.JaxKernel, "_attrs",
+                        lambda self, which, dims: {**attrs(self, which, dims), "entry": np.int64(0)})
+    with pytest.raises(Exception, match="prepared for CUDA, not the CPU"):
+        jax.block_until_ready(jax_kernel(triple_kernel)(jp.zeros(4, dtype=jp.float32)))
+
+
+def test_handler_library_has_both_platforms():
+    import ctypes
+    from warp_interactive.interop import jax_ffi
+    lib = ctypes.CDLL(jax_ffi._build_handler(jax.ffi.include_dir()))
+    for name in ("WpiKernelCall", "WpiKernelAdjoint", "WpiKernelCallCuda", "WpiKernelAdjointCuda"):
+        assert getattr(lib, name)
+    assert not jax_ffi._on_cuda()     # this jax runs on the CPU: calls lower for the CPU handler
+
+
 # --- shard_map: several host devices, then two processes ------------------------------------------
 _MULTIPLY = '''
 @wp.kernel

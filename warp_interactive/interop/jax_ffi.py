@@ -1,9 +1,11 @@
 """``jax_kernel``: a warp kernel as a JAX operation, usable under ``jax.jit``, ``shard_map``...
 
-The call becomes an XLA FFI custom call (``jax.ffi.ffi_call``) whose CPU handler
+The call becomes an XLA FFI custom call (``jax.ffi.ffi_call``) whose handlers
 (``jax_ffi_handler.cpp``, compiled once against the FFI headers shipped in jaxlib and kept in the
-kernel cache) packs XLA's buffers into the kernel's ``array_t`` descriptors and runs its CPU
-entry point. Inputs are followed by outputs in the kernel's parameters; the launch dimensions
+kernel cache) pack XLA's buffers into the kernel's ``array_t`` descriptors and run its CPU entry
+point, or, when JAX's default backend is a CUDA GPU, launch its CUDA entry on XLA's stream of the
+device running the call (the kernel is loaded on every local GPU, so ``shard_map`` over GPUs
+works as over host devices). Inputs are followed by outputs in the kernel's parameters; the launch dimensions
 are the first argument's shape unless ``launch_dims=`` is given; outputs have the launch shape.
 The kernel's generated adjoint is its VJP rule (``jax.custom_vjp``), so ``jax.grad`` works.
 """
@@ -78,7 +80,38 @@ def _ensure_registered():
         jax.ffi.register_ffi_target(TARGET, jax.ffi.pycapsule(lib.WpiKernelCall), platform="cpu")
         jax.ffi.register_ffi_target(ADJOINT_TARGET, jax.ffi.pycapsule(lib.WpiKernelAdjoint),
                                     platform="cpu")
+        if _jax_gpus():
+            jax.ffi.register_ffi_target(TARGET, jax.ffi.pycapsule(lib.WpiKernelCallCuda),
+                                        platform="CUDA")
+            jax.ffi.register_ffi_target(ADJOINT_TARGET, jax.ffi.pycapsule(lib.WpiKernelAdjointCuda),
+                                        platform="CUDA")
         _registered.append(lib)
+
+
+def _jax_gpus():
+    """JAX's local CUDA devices ([] without jax's CUDA plugin or without a GPU)."""
+    import jax
+    try:
+        gpus = jax.local_devices(backend="gpu")
+    except RuntimeError:
+        return []
+    return [d for d in gpus if "rocm" not in str(getattr(d.client, "platform_version", "")).lower()]
+
+
+def _on_cuda():
+    """Whether calls lower for CUDA: JAX's default backend is its CUDA GPU."""
+    import jax
+    return jax.default_backend() == "gpu" and bool(_jax_gpus())
+
+
+_CUDA_API = ("cuLaunchKernel", "cuMemsetD8Async", "cuMemcpyAsync")
+
+
+def _cuda_api():
+    """Addresses of the driver functions the CUDA handler calls (resolved in libcuda)."""
+    from ..runtime.cuda_backend import _driver_library
+    lib = ctypes.CDLL(_driver_library())
+    return [ctypes.cast(getattr(lib, name), ctypes.c_void_p).value for name in _CUDA_API]
 
 
 # --- the JAX-facing callable ---------------------------------------------------------------------
@@ -136,8 +169,18 @@ class JaxKernel:
         return self.launch_dims or tuple(int(s) for s in xs[0].shape[:self._params[0][1].ndim])
 
     def _attrs(self, which, dims):
+        """The handler's attributes: the same set for both platforms, filled for the one the
+        call lowers for (the other's fields are zero, and its handler says so if reached)."""
+        from ..config import config
         params = self._params
-        return dict(entry=np.int64(self._entry(which)), launch_dims=np.array(dims, dtype=np.int64),
+        if _on_cuda():
+            entry, functions = 0, self._cuda_functions(which)
+            api = _cuda_api() + [int(config.cuda_block_dim), 0]
+        else:
+            entry, functions, api = self._entry(which), [0], [0] * 5
+        i64 = lambda v: np.array(v, dtype=np.int64)  # noqa: E731
+        return dict(entry=np.int64(entry), cuda_functions=i64(functions), cuda_api=i64(api),
+                    launch_dims=i64(dims),
                     ranks=np.array([t.ndim for _, t in params], dtype=np.int64),
                     elem_sizes=np.array([type_size(t.dtype) for _, t in params], dtype=np.int64))
 
@@ -182,14 +225,29 @@ class JaxKernel:
                              "the launch shape (pass launch_dims=)")
         return jax.ShapeDtypeStruct(tuple(dims) + element_shape(t.dtype), dtype_to_jax(t.dtype))
 
-    def _entry(self, which):
-        from ..runtime.device import get_device
+    def _current_kernel(self):
         k = self.kernel
         if k.module.kernels.get(k.key) is not k:
             raise RuntimeError(f"jax_kernel: kernel '{k.key}' was defined again in module "
                                f"'{k.module.name}' after this jax_kernel was made: call "
                                "jax_kernel on the newer definition")
+        return k
+
+    def _entry(self, which):
+        from ..runtime.device import get_device
+        k = self._current_kernel()
         return k.module.load(get_device("cpu"), backward=which == "backward").entry(k.ir.name, which)
+
+    def _cuda_functions(self, which):
+        """The kernel's CUDA entry (a CUfunction) on each of JAX's GPUs, by device ordinal."""
+        from ..runtime.device import get_device
+        k = self._current_kernel()
+        ordinals = [int(d.local_hardware_id) for d in _jax_gpus()]
+        table = [0] * (max(ordinals) + 1)
+        for o in ordinals:
+            lm = k.module.load(get_device(f"cuda:{o}"), backward=which == "backward")
+            table[o] = int(lm.entry(k.ir.name, which))
+        return table
 
 
 def _dims(d):

@@ -1,9 +1,13 @@
-// XLA FFI handler that runs a warp_interactive kernel's CPU entry point on JAX buffers.
+// XLA FFI handlers that run a warp_interactive kernel on JAX buffers: its CPU entry point on
+// host buffers, or its CUDA entry (cuLaunchKernel on XLA's stream) on device buffers.
 //
 // One handler serves every kernel: jax_kernel kernels take arrays only, so their argument struct
 // is N consecutive array_t descriptors (72 bytes each, no padding), which this handler fills from
-// XLA's dense row-major buffers (inputs, then outputs). The kernel's entry address, the launch
-// dimensions and each argument's warp rank and element size come as attributes.
+// XLA's dense row-major buffers (inputs, then outputs). The kernel's CPU entry address, its CUDA
+// function per device ordinal, the launch dimensions and each argument's warp rank and element
+// size come as attributes; both platforms' handlers take the same attributes, so one lowering
+// serves either. The CUDA driver is reached through function addresses passed in by Python
+// (ctypes resolves them in libcuda), so this file needs no CUDA headers or libraries to build.
 #include <cstdint>
 #include <cstring>
 #include <thread>
@@ -35,6 +39,14 @@ struct launch_bounds_t {
 };
 
 using entry_fn = void (*)(const void* args, const launch_bounds_t* dim, int64_t begin, int64_t end);
+
+// The CUDA driver entry points used here, by address (their C signatures in cuda.h).
+struct CUstream_st;
+using cu_stream = CUstream_st*;
+using cu_launch_fn = int (*)(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                             unsigned bz, unsigned shmem, cu_stream s, void** params, void** extra);
+using cu_memset_fn = int (*)(unsigned long long dst, unsigned char value, size_t n, cu_stream s);
+using cu_memcpy_fn = int (*)(unsigned long long dst, unsigned long long src, size_t n, cu_stream s);
 
 // Below this many threads' worth of work, splitting costs more than it saves.
 constexpr int64_t kMinPerThread = 1 << 15;
@@ -71,7 +83,7 @@ launch_bounds_t bounds_of(ffi::Span<const int64_t> launch_dims)
     return b;
 }
 
-void run(entry_fn fn, const void* args, const launch_bounds_t& b)
+void run_threads(entry_fn fn, const void* args, const launch_bounds_t& b)
 {
     int64_t workers = int64_t(std::thread::hardware_concurrency());
     if (workers < 1) workers = 1;
@@ -90,12 +102,81 @@ void run(entry_fn fn, const void* args, const launch_bounds_t& b)
     for (auto& t : pool) t.join();
 }
 
-ffi::Error call_kernel(ffi::RemainingArgs inputs, ffi::RemainingRets outputs, int64_t entry,
+// Where a call runs: the host (memset/memcpy, CPU threads) or a CUDA stream (async driver calls).
+struct HostBackend {
+    entry_fn fn;
+
+    ffi::Error zero(void* p, size_t n) const
+    {
+        std::memset(p, 0, n);
+        return ffi::Error::Success();
+    }
+    ffi::Error copy(void* dst, const void* src, size_t n) const
+    {
+        std::memcpy(dst, src, n);
+        return ffi::Error::Success();
+    }
+    ffi::Error run(std::vector<array_t>& args, const launch_bounds_t& b) const
+    {
+        if (fn == nullptr)
+            return ffi::Error(ffi::ErrorCode::kFailedPrecondition,
+                              "warp kernel call: the kernel was prepared for CUDA, not the CPU "
+                              "(jax_kernel picks the platform of jax.default_backend())");
+        if (b.size > 0) run_threads(fn, args.data(), b);
+        return ffi::Error::Success();
+    }
+};
+
+struct CudaBackend {
+    void* function;           // CUfunction of the kernel's entry on this device
+    cu_launch_fn launch;
+    cu_memset_fn memset_async;
+    cu_memcpy_fn memcpy_async;
+    cu_stream stream;
+    int64_t block_dim;
+    int64_t max_blocks;
+
+    static ffi::Error check(int status, const char* what)
+    {
+        if (status == 0) return ffi::Error::Success();
+        return ffi::Error(ffi::ErrorCode::kInternal,
+                          std::string("warp kernel call: ") + what + " failed with CUDA error " +
+                              std::to_string(status));
+    }
+    ffi::Error zero(void* p, size_t n) const
+    {
+        return check(memset_async(reinterpret_cast<unsigned long long>(p), 0, n, stream),
+                     "cuMemsetD8Async");
+    }
+    ffi::Error copy(void* dst, const void* src, size_t n) const
+    {
+        return check(memcpy_async(reinterpret_cast<unsigned long long>(dst),
+                                  reinterpret_cast<unsigned long long>(src), n, stream),
+                     "cuMemcpyAsync");
+    }
+    // The CUDA entry takes (args struct, launch bounds) by value and loops grid-stride, so the
+    // grid is capped like the runtime's own launches (runtime/cuda/modules.py grid_size).
+    ffi::Error run(std::vector<array_t>& args, const launch_bounds_t& b) const
+    {
+        if (b.size <= 0) return ffi::Error::Success();
+        int64_t blocks = (b.size + block_dim - 1) / block_dim;
+        if (max_blocks > 0 && blocks > max_blocks) blocks = max_blocks;
+        if (blocks > 2147483647) blocks = 2147483647;
+        launch_bounds_t bounds = b;
+        void* params[2] = {args.data(), &bounds};
+        return check(launch(function, unsigned(blocks), 1, 1, unsigned(block_dim), 1, 1, 0, stream,
+                            params, nullptr),
+                     "cuLaunchKernel");
+    }
+};
+
+template <typename Backend>
+ffi::Error call_kernel(const Backend& backend, ffi::RemainingArgs inputs, ffi::RemainingRets outputs,
                        ffi::Span<const int64_t> launch_dims, ffi::Span<const int64_t> ranks,
                        ffi::Span<const int64_t> elem_sizes)
 {
     const size_t n_in = inputs.size(), n = n_in + outputs.size();
-    if (ranks.size() != n || elem_sizes.size() != n || entry == 0)
+    if (ranks.size() != n || elem_sizes.size() != n)
         return ffi::Error(ffi::ErrorCode::kInvalidArgument, "warp kernel call: bad attributes");
     std::vector<array_t> packed(n);
     for (size_t i = 0; i < n_in; ++i) {
@@ -110,27 +191,27 @@ ffi::Error call_kernel(ffi::RemainingArgs inputs, ffi::RemainingRets outputs, in
         if (buf.has_error()) return buf.error();
         ffi::AnyBuffer out = **buf;
         // XLA hands outputs uninitialised; kernels that accumulate (atomic_add) need zeros
-        std::memset(out.untyped_data(), 0, out.size_bytes());
-        auto err = describe(packed[n_in + j], out.untyped_data(), out.dimensions(),
+        auto err = backend.zero(out.untyped_data(), out.size_bytes());
+        if (err.failure()) return err;
+        err = describe(packed[n_in + j], out.untyped_data(), out.dimensions(),
                             ranks[n_in + j], elem_sizes[n_in + j], n_in + j);
         if (err.failure()) return err;
     }
-    const launch_bounds_t b = bounds_of(launch_dims);
-    if (b.size > 0) run(reinterpret_cast<entry_fn>(entry), packed.data(), b);
-    return ffi::Error::Success();
+    return backend.run(packed, bounds_of(launch_dims));
 }
 
 // The reverse pass: inputs are the primal inputs then the outputs' cotangents; results are the
 // inputs' gradients, then scratch memory for the outputs' data and gradients. The backward entry
 // replays the forward pass, so the outputs' data start at zero as in the forward call, and the
 // cotangents are copied into writable gradient memory.
-ffi::Error call_adjoint(ffi::RemainingArgs inputs, ffi::RemainingRets results, int64_t entry,
+template <typename Backend>
+ffi::Error call_adjoint(const Backend& backend, ffi::RemainingArgs inputs, ffi::RemainingRets results,
                         ffi::Span<const int64_t> launch_dims, ffi::Span<const int64_t> ranks,
                         ffi::Span<const int64_t> elem_sizes)
 {
     const size_t n = ranks.size();
     if (elem_sizes.size() != n || inputs.size() != n || results.size() < n ||
-        results.size() > 2 * n || entry == 0)
+        results.size() > 2 * n)
         return ffi::Error(ffi::ErrorCode::kInvalidArgument, "warp kernel adjoint: bad attributes");
     const size_t n_out = results.size() - n, n_in = n - n_out;
     std::vector<array_t> packed(n);
@@ -146,15 +227,18 @@ ffi::Error call_adjoint(ffi::RemainingArgs inputs, ffi::RemainingRets results, i
             if (in.has_error()) return in.error();
             data = in->untyped_data();
             dims = in->dimensions();
-            std::memset(g.untyped_data(), 0, g.size_bytes());
+            auto err = backend.zero(g.untyped_data(), g.size_bytes());
+            if (err.failure()) return err;
         } else {
             auto out = results.get<ffi::AnyBuffer>(i);
             auto cot = inputs.get<ffi::AnyBuffer>(i);
             if (out.has_error()) return out.error();
             if (cot.has_error()) return cot.error();
             ffi::AnyBuffer d = **out;
-            std::memset(d.untyped_data(), 0, d.size_bytes());
-            std::memcpy(g.untyped_data(), cot->untyped_data(), g.size_bytes());
+            auto err = backend.zero(d.untyped_data(), d.size_bytes());
+            if (err.failure()) return err;
+            err = backend.copy(g.untyped_data(), cot->untyped_data(), g.size_bytes());
+            if (err.failure()) return err;
             data = d.untyped_data();
             dims = d.dimensions();
         }
@@ -162,28 +246,98 @@ ffi::Error call_adjoint(ffi::RemainingArgs inputs, ffi::RemainingRets results, i
         if (err.failure()) return err;
         packed[i].grad = g.untyped_data();
     }
-    const launch_bounds_t b = bounds_of(launch_dims);
     // gradients accumulate into arrays with atomic adds (adj_load), so threads may share them
-    if (b.size > 0) run(reinterpret_cast<entry_fn>(entry), packed.data(), b);
+    return backend.run(packed, bounds_of(launch_dims));
+}
+
+HostBackend host_backend(int64_t entry)
+{
+    return HostBackend{reinterpret_cast<entry_fn>(entry)};
+}
+
+// The backend for XLA's stream on device `ordinal`; cuda_api holds the addresses of
+// cuLaunchKernel, cuMemsetD8Async and cuMemcpyAsync, then the block size and the block cap.
+ffi::Error cuda_backend(CudaBackend& out, cu_stream stream, int32_t ordinal,
+                        ffi::Span<const int64_t> functions, ffi::Span<const int64_t> cuda_api)
+{
+    if (cuda_api.size() != 5 || cuda_api[0] == 0)
+        return ffi::Error(ffi::ErrorCode::kFailedPrecondition,
+                          "warp kernel call: the kernel was prepared for the CPU, not CUDA "
+                          "(jax_kernel picks the platform of jax.default_backend())");
+    if (ordinal < 0 || size_t(ordinal) >= functions.size() || functions[ordinal] == 0)
+        return ffi::Error(ffi::ErrorCode::kFailedPrecondition,
+                          "warp kernel call: the kernel is not loaded on CUDA device " +
+                              std::to_string(ordinal));
+    out = CudaBackend{reinterpret_cast<void*>(functions[ordinal]),
+                      reinterpret_cast<cu_launch_fn>(cuda_api[0]),
+                      reinterpret_cast<cu_memset_fn>(cuda_api[1]),
+                      reinterpret_cast<cu_memcpy_fn>(cuda_api[2]),
+                      stream, cuda_api[3] > 0 ? cuda_api[3] : 256, cuda_api[4]};
     return ffi::Error::Success();
+}
+
+ffi::Error host_call(ffi::RemainingArgs inputs, ffi::RemainingRets outputs, int64_t entry,
+                     ffi::Span<const int64_t>, ffi::Span<const int64_t>,
+                     ffi::Span<const int64_t> launch_dims, ffi::Span<const int64_t> ranks,
+                     ffi::Span<const int64_t> elem_sizes)
+{
+    return call_kernel(host_backend(entry), inputs, outputs, launch_dims, ranks, elem_sizes);
+}
+
+ffi::Error host_adjoint(ffi::RemainingArgs inputs, ffi::RemainingRets results, int64_t entry,
+                        ffi::Span<const int64_t>, ffi::Span<const int64_t>,
+                        ffi::Span<const int64_t> launch_dims, ffi::Span<const int64_t> ranks,
+                        ffi::Span<const int64_t> elem_sizes)
+{
+    return call_adjoint(host_backend(entry), inputs, results, launch_dims, ranks, elem_sizes);
+}
+
+ffi::Error cuda_call(cu_stream stream, int32_t ordinal, ffi::RemainingArgs inputs,
+                     ffi::RemainingRets outputs, int64_t, ffi::Span<const int64_t> functions,
+                     ffi::Span<const int64_t> cuda_api, ffi::Span<const int64_t> launch_dims,
+                     ffi::Span<const int64_t> ranks, ffi::Span<const int64_t> elem_sizes)
+{
+    CudaBackend backend;
+    auto err = cuda_backend(backend, stream, ordinal, functions, cuda_api);
+    if (err.failure()) return err;
+    return call_kernel(backend, inputs, outputs, launch_dims, ranks, elem_sizes);
+}
+
+ffi::Error cuda_adjoint(cu_stream stream, int32_t ordinal, ffi::RemainingArgs inputs,
+                        ffi::RemainingRets results, int64_t, ffi::Span<const int64_t> functions,
+                        ffi::Span<const int64_t> cuda_api, ffi::Span<const int64_t> launch_dims,
+                        ffi::Span<const int64_t> ranks, ffi::Span<const int64_t> elem_sizes)
+{
+    CudaBackend backend;
+    auto err = cuda_backend(backend, stream, ordinal, functions, cuda_api);
+    if (err.failure()) return err;
+    return call_adjoint(backend, inputs, results, launch_dims, ranks, elem_sizes);
 }
 
 }  // namespace
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(WpiKernelAdjoint, call_adjoint,
-                              ffi::Ffi::Bind()
-                                  .RemainingArgs()
-                                  .RemainingRets()
-                                  .Attr<int64_t>("entry")
-                                  .Attr<ffi::Span<const int64_t>>("launch_dims")
-                                  .Attr<ffi::Span<const int64_t>>("ranks")
-                                  .Attr<ffi::Span<const int64_t>>("elem_sizes"));
+// Both platforms bind the same attributes (see the top of the file).
+#define WPI_FFI_ATTRS                                   \
+    .Attr<int64_t>("entry")                             \
+        .Attr<ffi::Span<const int64_t>>("cuda_functions") \
+        .Attr<ffi::Span<const int64_t>>("cuda_api")       \
+        .Attr<ffi::Span<const int64_t>>("launch_dims")    \
+        .Attr<ffi::Span<const int64_t>>("ranks")          \
+        .Attr<ffi::Span<const int64_t>>("elem_sizes")
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(WpiKernelCall, call_kernel,
+XLA_FFI_DEFINE_HANDLER_SYMBOL(WpiKernelCall, host_call,
+                              ffi::Ffi::Bind().RemainingArgs().RemainingRets() WPI_FFI_ATTRS);
+XLA_FFI_DEFINE_HANDLER_SYMBOL(WpiKernelAdjoint, host_adjoint,
+                              ffi::Ffi::Bind().RemainingArgs().RemainingRets() WPI_FFI_ATTRS);
+XLA_FFI_DEFINE_HANDLER_SYMBOL(WpiKernelCallCuda, cuda_call,
                               ffi::Ffi::Bind()
+                                  .Ctx<ffi::PlatformStream<cu_stream>>()
+                                  .Ctx<ffi::DeviceOrdinal>()
                                   .RemainingArgs()
-                                  .RemainingRets()
-                                  .Attr<int64_t>("entry")
-                                  .Attr<ffi::Span<const int64_t>>("launch_dims")
-                                  .Attr<ffi::Span<const int64_t>>("ranks")
-                                  .Attr<ffi::Span<const int64_t>>("elem_sizes"));
+                                  .RemainingRets() WPI_FFI_ATTRS);
+XLA_FFI_DEFINE_HANDLER_SYMBOL(WpiKernelAdjointCuda, cuda_adjoint,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::PlatformStream<cu_stream>>()
+                                  .Ctx<ffi::DeviceOrdinal>()
+                                  .RemainingArgs()
+                                  .RemainingRets() WPI_FFI_ATTRS);
