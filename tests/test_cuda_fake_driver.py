@@ -23,6 +23,7 @@ from test_cuda_runtime import (test_allocating_during_a_capture_is_a_clear_error
                                test_strided_views_read_and_write, test_verify_cuda_and_autodiff_on_gpu,
                                test_wrong_device_is_an_error)
 
+import test_spec_datatypes as _datatypes  # noqa: E402
 import test_spec_examples as _spec  # noqa: E402
 
 
@@ -32,9 +33,10 @@ def _takes_device(fn):
 
 
 # the reference's examples that take a device, on the stand-in GPU
-for _name, _fn in list(vars(_spec).items()):
-    if _name.startswith("test_") and _takes_device(_fn):
-        globals()[_name] = _fn
+for _mod in (_spec, _datatypes):
+    for _name, _fn in list(vars(_mod).items()):
+        if _name.startswith("test_") and _takes_device(_fn):
+            globals()[_name] = _fn
 
 
 @pytest.fixture(autouse=True)

@@ -199,11 +199,13 @@ def same_sign(q, ref):
 
 
 def _launch(kernel, *outs):
-    wp.launch(kernel, dim=1, inputs=list(outs), device="cpu")
+    """Launch on the default device: tests take the `device` fixture, which makes its device the
+    default, so the examples' arrays created without device= land there too."""
+    wp.launch(kernel, dim=1, inputs=list(outs))
     return [o.numpy() for o in outs]
 
 
-def test_vectors():
+def test_vectors(device):
     c, r = _launch(vector_basics, wp.zeros(1, dtype=wp.vec3), wp.zeros(1, dtype=float))
     np.testing.assert_array_equal(c[0], np.cross([1, 0, 0], [0, 1, 0]))
     assert r[0] == 1.0
@@ -216,19 +218,21 @@ def test_vectors():
     np.testing.assert_array_equal(anon, [[0] * 5, [1] * 5, [1, 2, 3, 4, 5]])
 
 
-def test_matrices():
+def test_matrices(device):
     v, minv = _launch(matrix_inverse, wp.zeros(1, dtype=wp.vec2), wp.zeros(1, dtype=wp.mat22))
     ref_inv = np.linalg.inv([[1.0, 2.0], [3.0, 4.0]])
     np.testing.assert_allclose(minv[0], ref_inv, rtol=1e-6)
     np.testing.assert_allclose(v[0], ref_inv @ [0.5, 0.3], rtol=1e-6)
 
 
-def test_matrix_3x2_and_declaration():
+def test_matrix_3x2_and_declaration(device):
     # declare a new 3x2 half precision float matrix type (as the reference writes it)
     mat32h_doc = wp.types.matrix(shape=(3, 2), dtype=wp.float64)
     # create an array of this type
     a = wp.zeros(10, dtype=mat32h_doc)
-    assert a.numpy().shape == (10, 3, 2)
+    assert a.shape == (10,) and a.numpy().shape == (10, 3, 2) and a.numpy().dtype == np.float64
+    a = wp.zeros(10, dtype=mat32h)
+    assert a.numpy().shape == (10, 3, 2) and a.numpy().dtype == np.float16
     m, v3 = _launch(matrix_32h, wp.zeros(1, dtype=mat32h), wp.zeros(1, dtype=wp.vec3h))
     ref = np.arange(1.0, 7.0).reshape(3, 2)
     np.testing.assert_array_equal(m[0], ref)
@@ -236,7 +240,7 @@ def test_matrix_3x2_and_declaration():
     assert v3.dtype == np.float16
 
 
-def test_matrix_anonymous_and_5x5_identity():
+def test_matrix_anonymous_and_5x5_identity(device):
     m, ident = _launch(matrix_anonymous, wp.zeros(2, dtype=mat32h), wp.zeros(1, dtype=mat55d))
     np.testing.assert_array_equal(m[0], [[1, 2]] * 3)
     np.testing.assert_array_equal(m[1], np.zeros((3, 2)))
@@ -244,7 +248,7 @@ def test_matrix_anonymous_and_5x5_identity():
     assert ident.dtype == np.float64
 
 
-def test_quaternions():
+def test_quaternions(device):
     q, v = _launch(quaternion_rotate, wp.zeros(1, dtype=wp.quat), wp.zeros(1, dtype=wp.vec3))
     # the reference's comment says "30 degree", but wp.degrees(30.0) converts 30 radians to
     # degrees: the angle the example passes is 1718.87 (radians), and that is what we check
@@ -259,7 +263,7 @@ def test_quaternions():
         np.testing.assert_array_equal(arr, np.tile([0, 0, 0, 1], (len(arr), 1)))
 
 
-def test_transforms():
+def test_transforms(device):
     t, p = _launch(transform_apply, wp.zeros(1, dtype=wp.transform), wp.zeros(2, dtype=wp.vec3))
     rot = Rotation.from_rotvec([0.0, np.degrees(30.0), 0.0])   # as above: 1718.87 radians
     np.testing.assert_array_equal(t[0][:3], [1, 2, 3])
@@ -273,11 +277,20 @@ def test_transforms():
 
 
 @pytest.mark.parametrize("values, dtype", [([1.0, 2.0, 3.0], wp.vec3), ([1, 2, 3, 4], wp.vec4)])
-def test_vector_arrays_from_numpy(values, dtype):
+def test_vector_arrays_from_numpy(values, dtype, device):
     """Arrays of vectors round-trip NumPy data (the vectors section's array example)."""
     r = np.tile(values, (4, 1)).astype(np.float32)
-    a = wp.array(r, dtype=dtype, device="cpu")
+    a = wp.array(r, dtype=dtype)
     np.testing.assert_array_equal(a.numpy(), r)
+
+
+def test_generic_types_python_scope():
+    assert wp.types.vector(length=5, dtype=wp.float64) is vec5d
+    assert wp.types.vector(length=3, dtype=wp.float32) is wp.vec3
+    assert vec5d(1.0, 2.0, 3.0, 4.0, 5.0)[4] == 5.0
+    v = wp.vector(wp.float64(1.0), length=5)
+    assert type(v) is vec5d and list(v) == [1.0] * 5
+    assert quatd is wp.quatd and transformd is wp.transformd
 
 
 # --- explicit conversions between element types (no implicit ones) ----------------------------------------
@@ -297,14 +310,14 @@ def conversions(v: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat22), q: wp.a
     out_f[i] = wp.vec3(v[i][1])      # fill from one scalar
 
 
-def test_explicit_conversions():
+def test_explicit_conversions(device):
     rng = np.random.default_rng(3)
     v = rng.uniform(-5, 5, (8, 3)).astype(np.float32)
     m = rng.uniform(-5, 5, (8, 2, 2)).astype(np.float32)
     q = rng.uniform(-1, 1, (8, 4)).astype(np.float32)
     outs = [wp.zeros(8, dtype=t) for t in (wp.vec3d, vec3i, wp.vec3h, wp.mat22d, wp.quatd, wp.vec3)]
     wp.launch(conversions, dim=8, inputs=[wp.array(v, dtype=wp.vec3), wp.array(m, dtype=wp.mat22),
-                                          wp.array(q, dtype=wp.quat)] + outs, device="cpu")
+                                          wp.array(q, dtype=wp.quat)] + outs)
     d, iv, h, md, qd, f = [o.numpy() for o in outs]
     np.testing.assert_array_equal(d, v.astype(np.float64))
     np.testing.assert_array_equal(iv, np.trunc(v).astype(np.int32))     # C conversion: towards zero
