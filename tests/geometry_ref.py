@@ -24,6 +24,39 @@ def closest_distance(points, tris):
     return best
 
 
+def closest_point(points, tris):
+    """The nearest point on any of T triangles (T, 3, 3) to each of Q points: (Q, 3), float64."""
+    a, b, c = tris[:, 0], tris[:, 1], tris[:, 2]
+    cands = []
+    for s0, s1 in ((a, b), (b, c), (c, a)):
+        d = s1 - s0
+        dd = np.maximum(np.einsum("tk,tk->t", d, d), 1e-30)
+        t = np.clip(np.einsum("qtk,tk->qt", points[:, None, :] - s0[None], d) / dd, 0.0, 1.0)
+        cands.append(s0[None] + t[..., None] * d[None])
+    n = np.cross(b - a, c - a)
+    nn = np.maximum(np.linalg.norm(n, axis=1), 1e-30)
+    n = n / nn[:, None]
+    dist = np.einsum("qk,tk->qt", points, n) - np.einsum("tk,tk->t", a, n)[None]
+    proj = points[:, None, :] - dist[..., None] * n[None]
+    inside = np.ones(dist.shape, bool)
+    for u, v in ((a, b), (b, c), (c, a)):
+        inside &= np.einsum("qtk,tk->qt", np.cross(v - u, proj - u[None]), n) >= 0
+    cands.append(np.where(inside[..., None], proj, np.inf))
+    allc = np.concatenate(cands, axis=1)                     # (Q, 4T, 3)
+    d2 = np.nan_to_num(((allc - points[:, None, :]) ** 2).sum(axis=2), nan=np.inf)
+    return allc[np.arange(len(points)), d2.argmin(axis=1)]
+
+
+def winding_numbers(points, tris):
+    """The exact generalized winding number of T triangles at each of Q points (float64)."""
+    a, b, c = (tris[None, :, k] - points[:, None] for k in range(3))
+    la, lb, lc = (np.linalg.norm(x, axis=2) for x in (a, b, c))
+    num = np.einsum("qtk,qtk->qt", a, np.cross(b, c))
+    den = (la * lb * lc + np.einsum("qtk,qtk->qt", a, b) * lc + np.einsum("qtk,qtk->qt", b, c) * la
+           + np.einsum("qtk,qtk->qt", c, a) * lb)
+    return (2.0 * np.arctan2(num, den)).sum(axis=1) / (4.0 * np.pi)
+
+
 def _segment_distance(p, s0, s1):
     d = s1 - s0
     dd = np.maximum(np.einsum("tk,tk->t", d, d), 1e-30)

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import warp_interactive as wp
-from geometry_ref import (box_overlaps, closest_distance, icosphere, ray_box_hits, ray_hits)
+from geometry_ref import (box_overlaps, closest_distance, closest_point, icosphere, ray_box_hits, ray_hits,
+                          winding_numbers)
 
 RNG = np.random.default_rng(7)
 
@@ -545,9 +546,41 @@ def signed_queries_loss(mesh: wp.uint64, pts: wp.array(dtype=wp.vec3), loss: wp.
     wp.atomic_add(loss, 0, s)
 
 
+def _assert_matches_a_side(grad, f, x, eps=1e-3, atol=3e-2):
+    """Each gradient entry matches the central difference, or one of the one-sided ones: the
+    closest point is continuous but kinks where it changes region (face interior, edge,
+    vertex), and a central difference whose step straddles such a boundary mixes the two
+    regions' derivatives while the gradient (rightly) is the one of the region p lies in."""
+    base = f(x)
+    for i in np.ndindex(*x.shape):
+        xp, xm = x.copy(), x.copy()
+        xp[i] += eps
+        xm[i] -= eps
+        fp, fm = f(xp), f(xm)
+        sides = [(fp - fm) / (2 * eps), (fp - base) / eps, (base - fm) / eps]
+        assert min(abs(grad[i] - d) for d in sides) < atol, (i, grad[i], sides)
+
+
+def test_closest_point_gradient_matches_a_float64_reference_near_shared_edges():
+    """Seed 0 puts points 13, 68 and 90 within 1e-3 of an edge region's boundary (a central
+    difference of 1e-3 crosses into the face region there); the gradient must match the
+    float64 brute-force closest point's derivative taken with a step far below that."""
+    verts, faces = icosphere(1)
+    x = (np.random.default_rng(0).normal(size=(100, 3)) * 0.8).astype(np.float32)
+    mesh = make_mesh(verts, faces)
+    grad, _ = _tape_grad(closest_loss, mesh, [], x)
+    tris, w, h = verts[faces].astype(np.float64), np.array([1.0, 2.0, 3.0]), 1e-6
+    want = np.zeros((len(x), 3))
+    for k in range(3):
+        e = np.zeros(3)
+        e[k] = h
+        want[:, k] = (closest_point(x + e, tris) @ w - closest_point(x - e, tris) @ w) / (2 * h)
+    np.testing.assert_allclose(grad, want, atol=2e-3)
+
+
 def test_signed_query_and_velocity_gradients_match_finite_differences():
     verts, faces = icosphere(1)
-    rng = np.random.default_rng(11)   # its own draws: independent of which tests ran before
+    rng = np.random.default_rng(0)   # its own draws: independent of which tests ran before
     vel = rng.normal(size=verts.shape).astype(np.float32)
     mesh = make_mesh(verts, faces, velocities=vec3s(vel), support_winding_number=True)
     x = (rng.normal(size=(20, 3)) * 0.8).astype(np.float32)
@@ -557,5 +590,57 @@ def test_signed_query_and_velocity_gradients_match_finite_differences():
         loss = wp.zeros(1, dtype=float)
         wp.launch(signed_queries_loss, dim=len(xv), inputs=[mesh.id, vec3s(xv), loss])
         return float(loss.numpy()[0])
-    np.testing.assert_allclose(grad, _fd(f, x), atol=3e-2)
+    _assert_matches_a_side(grad, f, x)
     assert np.abs(grad).max() > 0.1
+
+
+# --- fast winding numbers ----------------------------------------------------------------------------
+@wp.kernel
+def winding_sign(mesh: wp.uint64, pts: wp.array(dtype=wp.vec3), threshold: wp.array(dtype=float),
+                 accuracy: float, out: wp.array(dtype=float)):
+    tid = wp.tid()
+    q = wp.mesh_query_point_sign_winding_number(mesh, pts[tid], 100.0, accuracy, threshold[tid])
+    out[tid] = q.sign
+
+
+def _winding_bracket(mesh, pts, exact, accuracy, tol):
+    """The kernel's winding number lies within tol of the exact one: inside (-1) at the
+    threshold exact - tol, outside (+1) at exact + tol."""
+    for offset, want in ((-tol, -1.0), (tol, 1.0)):
+        out = wp.zeros(len(pts), dtype=float)
+        launch(winding_sign, len(pts), mesh.id, vec3s(pts),
+               wp.array((exact + offset).astype(np.float32), dtype=float), accuracy, out)
+        assert np.all(out.numpy() == want), (accuracy, offset, np.nonzero(out.numpy() != want)[0][:5])
+
+
+def test_fast_winding_number_of_an_open_soup_matches_the_exact_sum():
+    rng = np.random.default_rng(0)
+    verts, faces = icosphere(3)
+    faces = faces[rng.random(len(faces)) < 0.7]          # holes: fractional winding numbers
+    mesh = make_mesh(verts, faces, support_winding_number=True)
+    pts = rng.uniform(-1.5, 1.5, (600, 3)).astype(np.float32)
+    exact = winding_numbers(pts.astype(np.float64), verts[faces].astype(np.float64))
+    assert np.mean((exact > 0.1) & (exact < 0.9)) > 0.1   # really fractional
+    # accuracy = the distance (in node radii) beyond which a node's expansion is used; the
+    # error shrinks about as 1/accuracy^2 (second-order expansion)
+    _winding_bracket(mesh, pts, exact, 2.0, 0.05)
+    _winding_bracket(mesh, pts, exact, 8.0, 0.005)
+    # accuracy <= 0, or a mesh built without support_winding_number: the exact sum
+    _winding_bracket(mesh, pts, exact, 0.0, 1e-4)
+    _winding_bracket(make_mesh(verts, faces), pts, exact, 2.0, 1e-4)
+    # refit recomputes the node data: shrink the soup, the winding numbers follow
+    mesh.points.numpy()[...] *= 0.5
+    mesh.refit()
+    exact = winding_numbers(pts.astype(np.float64), 0.5 * verts[faces].astype(np.float64))
+    _winding_bracket(mesh, pts, exact, 2.0, 0.05)
+
+
+def test_fast_winding_number_signs_of_a_closed_mesh():
+    verts, faces = icosphere(3)
+    mesh = make_mesh(verts, faces, support_winding_number=True)
+    pts = np.random.default_rng(1).uniform(-1.5, 1.5, (500, 3)).astype(np.float32)
+    r = np.linalg.norm(pts, axis=1)
+    pts, r = pts[np.abs(r - 0.995) > 0.01], r[np.abs(r - 0.995) > 0.01]   # off the facets
+    out = wp.zeros(len(pts), dtype=float)
+    launch(winding_sign, len(pts), mesh.id, vec3s(pts), wp.full(len(pts), 0.5, dtype=float), 2.0, out)
+    np.testing.assert_array_equal(out.numpy(), np.where(r < 0.995, -1.0, 1.0))

@@ -8,12 +8,12 @@ import subprocess
 import pytest
 
 from warp_interactive._paths import include_dir
-from warp_interactive.geometry.descriptors import BvhDesc, HashGridDesc, MeshDesc
+from warp_interactive.geometry.descriptors import WN_NODE_BYTES, BvhDesc, HashGridDesc, MeshDesc
 
 CHECKS = {
     "bvh_t": (BvhDesc, ["nodes", "items", "lowers", "uppers", "num_nodes", "num_items", "by_slot"]),
     "mesh_t": (MeshDesc, ["bvh", "points", "velocities", "indices", "num_points", "num_tris",
-                          "support_winding_number"]),
+                          "support_winding_number", "winding"]),
     "hash_grid_t": (HashGridDesc, ["point_ids", "cell_starts", "cell_ends", "dim_x", "dim_y",
                                    "dim_z", "num_points", "cell_width"]),
 }
@@ -26,7 +26,8 @@ def test_descriptor_layouts_match_the_headers(tmp_path):
     for cpp, (_, fields) in CHECKS.items():
         lines.append(f'printf("{cpp} %zu\\n", sizeof(wp::{cpp}));')
         lines += [f'printf("{cpp}.{f} %zu\\n", offsetof(wp::{cpp}, {f}));' for f in fields]
-    lines += ['printf("bvh_node_t %zu\\n", sizeof(wp::bvh_node_t));', "return 0; }"]
+    lines += ['printf("bvh_node_t %zu\\n", sizeof(wp::bvh_node_t));',
+              'printf("mesh_wn_node_t %zu\\n", sizeof(wp::mesh_wn_node_t));', "return 0; }"]
     src = tmp_path / "layout.cpp"
     src.write_text("\n".join(lines))
     exe = tmp_path / "layout"
@@ -40,3 +41,4 @@ def test_descriptor_layouts_match_the_headers(tmp_path):
         for f in fields:
             assert int(out[f"{cpp}.{f}"]) == getattr(desc, f).offset, f"{cpp}.{f}"
     assert int(out["bvh_node_t"]) == 32   # native/src/geometry/bvh_build.h BvhNode
+    assert int(out["mesh_wn_node_t"]) == WN_NODE_BYTES   # and WnNode

@@ -3,43 +3,48 @@
 import numpy as np
 
 from ..runtime.device import get_device
-from .descriptors import BvhDesc, address, check_cpu, native, vec3_rows
+from .descriptors import BvhDesc, Placement, address, check_device, native, vec3_rows
 
 
 class Bvh:
     """A BVH over the boxes ``[lowers[i], uppers[i]]`` (wp.array of wp.vec3, kept referenced).
 
     Pass ``bvh.id`` to kernels and query with ``wp.bvh_query_aabb`` / ``wp.bvh_query_ray`` and
-    ``wp.bvh_query_next``. After changing the boxes in place call ``refit()``.
+    ``wp.bvh_query_next``. After changing the boxes in place call ``refit()``. On a CUDA device
+    the tree is built on the host and uploaded; kernels read the boxes in device memory.
     """
 
     def __init__(self, lowers, uppers):
         self.device = get_device(lowers.device)
-        check_cpu("Bvh", self.device)
+        check_device("Bvh", self.device, [("uppers", uppers)])
         lo = vec3_rows(lowers, "lowers", "wp.Bvh")
         hi = vec3_rows(uppers, "uppers", "wp.Bvh")
         if lo.shape != hi.shape:
             raise ValueError(f"wp.Bvh: lowers and uppers differ in length ({len(lo)} and {len(hi)})")
         self.lowers, self.uppers = lowers, uppers
         self._lo, self._hi = lo, hi
+        self._place = Placement(self.device)
         self._nodes, self._items, self._count = native().bvh_build(address(lo), address(hi), len(lo))
-        self._desc = BvhDesc(address(self._nodes), address(self._items), address(lo),
-                             address(hi), self._count, len(lo), 0, 0)
-        self.id = _address_of(self._desc)
+        where = self._place.array
+        self._desc = BvhDesc(self._place.put("nodes", self._nodes), self._place.put("items", self._items),
+                             where(lowers), where(uppers), self._count, len(lo), 0, 0)
+        self.id = self._place.publish(self._desc)
 
     def refit(self):
-        """Recompute the node bounds after the boxes changed (same count, same topology)."""
+        """Recompute the node bounds after the boxes changed (same count, same topology).
+
+        On a CUDA device the boxes are copied to the host, refitted there and the nodes uploaded."""
+        if self._place.is_cuda:
+            self._lo = vec3_rows(self.lowers, "lowers", "Bvh.refit")
+            self._hi = vec3_rows(self.uppers, "uppers", "Bvh.refit")
         if self._count and len(self._lo):
             native().bvh_refit(address(self._nodes), self._count, address(self._items),
                                address(self._lo), address(self._hi))
+            if self._place.is_cuda:
+                self._place.put("nodes", self._nodes)
 
     def node_bounds(self):
         """(lowers, uppers, left, right) of every node as NumPy arrays (for tests and tools)."""
         raw = self._nodes.view(np.int32).reshape(-1, 8)
         f = raw.view(np.float32)
         return f[:, 0:3], f[:, 4:7], raw[:, 3], raw[:, 7]
-
-
-def _address_of(desc):
-    import ctypes
-    return ctypes.addressof(desc)

@@ -25,7 +25,9 @@ class MeshDesc(ctypes.Structure):
     _fields_ = [("bvh", BvhDesc), ("points", ctypes.c_void_p), ("velocities", ctypes.c_void_p),
                 ("indices", ctypes.c_void_p), ("num_points", ctypes.c_int32),
                 ("num_tris", ctypes.c_int32), ("support_winding_number", ctypes.c_int32),
-                ("pad", ctypes.c_int32)]
+                ("pad", ctypes.c_int32), ("winding", ctypes.c_void_p)]
+
+WN_NODE_BYTES = 80   # native/src/geometry/bvh_build.h WnNode = wp::mesh_wn_node_t
 
 
 class HashGridDesc(ctypes.Structure):
@@ -47,11 +49,57 @@ def address(a):
     return a.ctypes.data if a.size else 0
 
 
-def check_cpu(name, device):
-    if not device.is_cpu:
-        raise NotImplementedError(
-            f"wp.{name} on {device}: meshes, BVHs, hash grids and volumes are built and queried on "
-            "the CPU only in this version; create it with device='cpu' (CUDA support is planned)")
+class Placement:
+    """Where a structure's buffers live, so one build path serves every device.
+
+    The structures are built on the host; on the CPU kernels read the host buffers in place, on a
+    CUDA device each buffer is uploaded to device memory (runtime/cuda/memory.py) and the
+    descriptor holds device addresses. ``put`` returns the address kernels should read,
+    ``publish`` the id (the descriptor's address); both keep their memory alive, and re-putting
+    a buffer of the same size or re-publishing reuses the memory, so an id never changes.
+    """
+
+    def __init__(self, device):
+        self.device = device
+        self.is_cuda = device.is_cuda
+        self._held = {}
+
+    def put(self, name, host):
+        """The kernel-visible address of the contiguous NumPy array ``host`` (0 when empty)."""
+        if not self.is_cuda:
+            self._held[name] = host
+            return address(host)
+        from ..runtime.cuda import memory
+        raw = np.ascontiguousarray(host).reshape(-1).view(np.uint8)
+        buf = self._held.get(name)
+        if buf is None or buf.nbytes != raw.nbytes:
+            buf = self._held[name] = memory.DeviceBuffer(self.device, raw.nbytes)
+        memory.upload(self.device, buf.ptr, raw)
+        return buf.ptr
+
+    def array(self, arr):
+        """The address of a user's wp.array as kernels see it (its device memory on CUDA)."""
+        if arr is None or arr.size == 0:
+            return 0
+        if not self.is_cuda:
+            return address(np.asarray(arr.numpy()))
+        return int(arr.ptr)
+
+    def publish(self, desc):
+        """The id of the ctypes descriptor ``desc``: its host address, or a device copy's."""
+        if not self.is_cuda:
+            self._held["desc"] = desc
+            return ctypes.addressof(desc)
+        return self.put("desc", np.frombuffer(bytes(desc), np.uint8))
+
+
+def check_device(name, device, arrays=()):
+    """Every input array must live on the structure's device (the reference's rule)."""
+    for what, arr in arrays:
+        where = getattr(arr, "device", None)   # non-arrays are refused later, with their type
+        if where is not None and where != device:
+            raise ValueError(f"wp.{name}: {what} is on {where} but the {name} is on {device}; "
+                             "all buffers must live on the same device")
 
 
 def vec3_rows(arr, what, owner):
@@ -63,4 +111,5 @@ def vec3_rows(arr, what, owner):
         raise TypeError(f"{owner}: {what} must be a 1-d wp.array of wp.vec3, got {got}")
     if arr.shape[0] > 0 and not arr.is_contiguous:
         raise ValueError(f"{owner}: {what} must be contiguous")
-    return np.asarray(arr.numpy()).reshape(-1, 3)
+    # a view of the user's memory on the CPU, a host copy of a CUDA array
+    return np.ascontiguousarray(np.asarray(arr.numpy()).reshape(-1, 3), dtype=np.float32)

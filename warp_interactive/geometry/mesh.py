@@ -1,13 +1,11 @@
 """``wp.Mesh``: a triangle mesh with a natively built BVH over its triangles."""
 
-import ctypes
-
 import numpy as np
 
 from ..runtime.device import get_device
 from ..types import scalars as sc
 from ..types.array import array
-from .descriptors import BvhDesc, MeshDesc, address, check_cpu, native, vec3_rows
+from .descriptors import WN_NODE_BYTES, BvhDesc, MeshDesc, Placement, address, check_device, native, vec3_rows
 
 
 class Mesh:
@@ -20,9 +18,10 @@ class Mesh:
 
     def __init__(self, points, indices, velocities=None, support_winding_number=False):
         self.device = get_device(points.device)
-        check_cpu("Mesh", self.device)
+        check_device("Mesh", self.device, [("indices", indices), ("velocities", velocities)])
         self.points, self.indices, self.velocities = points, indices, velocities
         self.support_winding_number = bool(support_winding_number)
+        self._place = Placement(self.device)
         self._p = vec3_rows(points, "points", "wp.Mesh")
         self._i = _indices(indices, len(self._p))
         self._v = vec3_rows(velocities, "velocities", "wp.Mesh") if velocities is not None else None
@@ -36,11 +35,23 @@ class Mesh:
         self._nodes, self._items, self._count = native().bvh_build(
             address(self._lo), address(self._hi), n)
         self._bounds()
-        bvh = BvhDesc(address(self._nodes), address(self._items), address(self._lo),
-                      address(self._hi), self._count, n, 1, 0)
-        self._desc = MeshDesc(bvh, address(self._p), address(self._v) if self._v is not None else 0,
-                              address(self._i), len(self._p), n, int(self.support_winding_number), 0)
-        self.id = ctypes.addressof(self._desc)
+        put = self._place.put
+        bvh = BvhDesc(put("nodes", self._nodes), put("items", self._items), put("lo", self._lo),
+                      put("hi", self._hi), self._count, n, 1, 0)
+        # kernels read the user's arrays in place (on a GPU: their device memory)
+        where = self._place.array
+        self._wn = np.zeros(self._count * WN_NODE_BYTES if n and support_winding_number else 0, np.uint8)
+        self._winding()
+        self._desc = MeshDesc(bvh, where(points), where(velocities), where(indices),
+                              len(self._p), n, int(self.support_winding_number), 0,
+                              put("winding", self._wn))
+        self.id = self._place.publish(self._desc)
+
+    def _winding(self):
+        """Per-node data of the fast winding number (only with support_winding_number)."""
+        if self._wn.size:
+            native().winding_data(address(self._nodes), self._count, address(self._items),
+                                  address(self._p), address(self._i), address(self._wn))
 
     def _bounds(self):
         slots = address(self._items) if self._items is not None else 0
@@ -48,11 +59,21 @@ class Mesh:
                                  address(self._lo), address(self._hi), slots)
 
     def refit(self):
-        """Update the BVH after the points moved (the topology must stay the same)."""
+        """Update the BVH after the points moved (the topology must stay the same).
+
+        On a CUDA device the points are copied to the host, the tree is refitted there by the
+        native code, and the node and triangle bounds are uploaded again (one round trip)."""
+        if self._place.is_cuda:
+            self._p = vec3_rows(self.points, "points", "Mesh.refit")
         self._bounds()
         if len(self._lo):
             native().bvh_refit(address(self._nodes), self._count, address(self._items),
                                address(self._lo), address(self._hi), True)
+            self._winding()
+        if self._place.is_cuda:
+            for name, host in (("nodes", self._nodes), ("lo", self._lo), ("hi", self._hi),
+                               ("winding", self._wn)):
+                self._place.put(name, host)
 
 
 def _indices(indices, num_points):
@@ -61,7 +82,7 @@ def _indices(indices, num_points):
         raise TypeError(f"wp.Mesh: indices must be a wp.array of int32, got {got}")
     if indices.size > 0 and not indices.is_contiguous:
         raise ValueError("wp.Mesh: indices must be contiguous")
-    flat = np.asarray(indices.numpy()).reshape(-1)
+    flat = np.ascontiguousarray(np.asarray(indices.numpy()).reshape(-1))
     if len(flat) % 3:
         raise ValueError(f"wp.Mesh: indices holds {len(flat)} entries, not a multiple of 3 "
                          f"(3 per triangle)")

@@ -4,7 +4,6 @@ import numpy as np
 
 from ..runtime.device import get_device
 from . import nanovdb as nv
-from .descriptors import check_cpu
 
 _DTYPES = {nv.FLOAT: "float32", nv.INT32: "int32", nv.VEC3F: "vec3"}
 
@@ -22,11 +21,17 @@ class Volume:
 
     def __init__(self, data, device=None):
         self.device = get_device(device)
-        check_cpu("Volume", self.device)
         buf = data if isinstance(data, np.ndarray) and data.ctypes.data % 32 == 0 else nv.read(data)
         self._info = nv.grid_info(buf)
         self._buf = buf
-        self.id = buf.ctypes.data
+        self._dev = None
+        if self.device.is_cuda:   # the grid is position independent: a byte copy is a grid
+            from ..types import scalars as sc
+            from ..types.array import array
+            self._dev = array(buf, dtype=sc.uint8, device=self.device)
+            self.id = int(self._dev.ptr)
+        else:
+            self.id = buf.ctypes.data
 
     # --- creation --------------------------------------------------------------------------------
     @classmethod
@@ -38,6 +43,7 @@ class Volume:
             with open(file_or_buffer, "rb") as f:
                 data = f.read()
         elif hasattr(file_or_buffer, "numpy"):
+            device = file_or_buffer.device if device is None else device
             data = np.ascontiguousarray(file_or_buffer.numpy()).view(np.uint8).reshape(-1).tobytes()
         else:
             data = bytes(memoryview(file_or_buffer).cast("B"))
@@ -134,15 +140,21 @@ class Volume:
         codes = {"none": nv.CODEC_NONE, "zip": nv.CODEC_ZIP}
         if codec not in codes:
             raise ValueError(f"Volume.save_to_nvdb: codec must be 'none' or 'zip', got {codec!r}")
-        nv.write_file(path_or_file, self._buf, codec=codes[codec])
+        nv.write_file(path_or_file, self.buffer(), codec=codes[codec])
 
     def array(self):
-        """The grid buffer (a wp.array of uint8, sharing memory)."""
+        """The grid buffer (a wp.array of uint8 sharing the memory kernels read)."""
+        if self._dev is not None:
+            return self._dev
         from ..types import scalars as sc
         from ..types.array import array
         return array(self._buf, dtype=sc.uint8, copy=False, device=self.device)
 
     def buffer(self):
+        """The grid's bytes on the host (NumPy uint8); on a CUDA device a fresh copy, so values
+        stored by kernels (``volume_store*``) are included."""
+        if self._dev is not None:
+            self._buf = np.ascontiguousarray(self._dev.numpy())
         return self._buf
 
     def get_voxel_size(self):

@@ -10,6 +10,16 @@ namespace wp {
 
 typedef vec_t<3, float32> mesh_vec3;
 
+// fast winding numbers: per BVH node, the data of native/src/geometry/winding.cpp (WnNode)
+struct mesh_wn_node_t {
+    mesh_vec3 c;        // area-weighted centre
+    float32 r;          // bound on the distance from c to the node's vertices
+    mesh_vec3 n;        // sum of area * unit normal
+    float32 area;
+    float32 m[9];       // sum of area * n (centroid - c)^T, row major
+    float32 pad[3];
+};
+
 struct mesh_t {
     bvh_t bvh;                  // first member: bvh queries on a mesh id read it at offset 0
     const mesh_vec3* points;
@@ -19,6 +29,7 @@ struct mesh_t {
     int32 num_tris;
     int32 support_winding_number;
     int32 pad;
+    const mesh_wn_node_t* winding;   // one per BVH node; null without support_winding_number
 };
 
 WPI_FUNC const mesh_t& mesh_at(uint64 id) { return *(const mesh_t*)id; }
@@ -216,24 +227,65 @@ WPI_FUNC float32 mesh_sign_parity(const mesh_t& m, const mesh_vec3& p)
     return inside >= 2 ? -1.0f : 1.0f;
 }
 
-// Generalized winding number by the exact solid-angle sum (Van Oosterom and Strackee).
-WPI_FUNC float32 mesh_winding_number(const mesh_t& m, const mesh_vec3& p)
+// One triangle's solid angle over 4 pi, seen from the origin (Van Oosterom and Strackee).
+WPI_FUNC float32 triangle_winding(const mesh_vec3& a, const mesh_vec3& b, const mesh_vec3& c)
+{
+    const float32 la = length(a), lb = length(b), lc = length(c);
+    const float32 num = dot(a, cross(b, c));
+    const float32 den = la * lb * lc + dot(a, b) * lc + dot(b, c) * la + dot(c, a) * lb;
+    return 2.0f * atan2(num, den) * (1.0f / (4.0f * 3.14159265358979f));
+}
+
+// Generalized winding number. With the per-node data (support_winding_number=True) it is the
+// fast winding number: a node whose centre is farther than accuracy * r from p contributes its
+// dipole expansion (winding.cpp), nearer ones are opened, leaves summed exactly. Without the data
+// (or accuracy <= 0) the exact sum over all triangles.
+WPI_FUNC float32 mesh_winding_number(const mesh_t& m, const mesh_vec3& p, float32 accuracy)
 {
     float32 total = 0.0f;
-    for (int32 f = 0; f < m.num_tris; ++f) {
-        mesh_vec3 a, b, c;
-        mesh_triangle(m, f, a, b, c);
-        a = a - p; b = b - p; c = c - p;
-        const float32 la = length(a), lb = length(b), lc = length(c);
-        const float32 num = dot(a, cross(b, c));
-        const float32 den = la * lb * lc + dot(a, b) * lc + dot(b, c) * la + dot(c, a) * lb;
-        total += 2.0f * atan2(num, den);
+    const bvh_t& bvh = m.bvh;
+    if (!m.winding || !(accuracy > 0.0f) || bvh.num_items == 0) {
+        for (int32 f = 0; f < m.num_tris; ++f) {
+            mesh_vec3 a, b, c;
+            mesh_triangle(m, f, a, b, c);
+            total += triangle_winding(a - p, b - p, c - p);
+        }
+        return total;
     }
-    return total / (4.0f * 3.14159265358979f);
+    const float32 inv4pi = 1.0f / (4.0f * 3.14159265358979f);
+    int32 stack[WPI_BVH_STACK];
+    int32 count = 0;
+    stack[count++] = 0;
+    while (count) {
+        const int32 i = stack[--count];
+        const bvh_node_t& n = bvh.nodes[i];
+        const mesh_wn_node_t& w = m.winding[i];
+        const mesh_vec3 r = w.c - p;
+        const float32 d2 = dot(r, r);
+        if (d2 > accuracy * accuracy * w.r * w.r) {
+            // f(c).N + J(c) : M with f(x) = (x - p) / (4 pi |x - p|^3)
+            const float32 d = sqrt(d2), inv3 = 1.0f / (d2 * d), inv5 = inv3 / d2;
+            const float32 trace = w.m[0] + w.m[4] + w.m[8];
+            float32 rmr = 0.0f;
+            for (int a = 0; a < 3; ++a)
+                for (int b = 0; b < 3; ++b) rmr += r.c[a] * w.m[3 * a + b] * r.c[b];
+            total += (dot(r, w.n) * inv3 + trace * inv3 - 3.0f * rmr * inv5) * inv4pi;
+        } else if (bvh_is_leaf(n)) {
+            for (int32 s = ~n.left; s < ~n.left + n.right; ++s) {
+                mesh_vec3 a, b, c;
+                mesh_triangle(m, bvh.items[s], a, b, c);
+                total += triangle_winding(a - p, b - p, c - p);
+            }
+        } else if (count + 2 <= WPI_BVH_STACK) {
+            stack[count++] = n.left;
+            stack[count++] = n.right;
+        }
+    }
+    return total;
 }
 
 WPI_FUNC mesh_query_point_t mesh_query_point_impl(uint64 id, const mesh_vec3& p, float32 max_dist, int32 sign_mode,
-                                                  float32 threshold)
+                                                  float32 threshold, float32 accuracy = 2.0f)
 {
     mesh_query_point_t r = {};
     if (!id) return r;   // a null handle finds nothing (never dereferenced)
@@ -250,7 +302,7 @@ WPI_FUNC mesh_query_point_t mesh_query_point_impl(uint64 id, const mesh_vec3& p,
     } else if (sign_mode == 2) {
         r.sign = mesh_sign_parity(m, p);
     } else {
-        r.sign = mesh_winding_number(m, p) > threshold ? -1.0f : 1.0f;
+        r.sign = mesh_winding_number(m, p, accuracy) > threshold ? -1.0f : 1.0f;
     }
     return r;
 }
@@ -318,7 +370,7 @@ WPI_FUNC void adj_mesh_query_point_sign_normal(uint64 id, const mesh_vec3& p, fl
 WPI_FUNC mesh_query_point_t mesh_query_point_sign_winding_number(uint64 id, const mesh_vec3& p, float32 max_dist,
                                                                  float32 accuracy, float32 threshold)
 {
-    return mesh_query_point_impl(id, p, max_dist, 3, threshold);
+    return mesh_query_point_impl(id, p, max_dist, 3, threshold, accuracy);
 }
 WPI_FUNC void adj_mesh_query_point_sign_winding_number(uint64 id, const mesh_vec3& p, float32 max_dist, float32,
                                                        float32, uint64&, mesh_vec3& adj_p, float32&, float32&,

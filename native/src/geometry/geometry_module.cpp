@@ -61,6 +61,17 @@ PYBIND11_MODULE(_geometry, m) {
           py::arg("points"), py::arg("indices"), py::arg("num_tris"), py::arg("lowers"),
           py::arg("uppers"), py::arg("slot_items") = 0,
           "Per-triangle bounding boxes (in leaf-slot order when slot_items is given).");
+    m.def("winding_data",
+          [](uintptr_t nodes, int num_nodes, uintptr_t items, uintptr_t points, uintptr_t indices,
+             uintptr_t out) {
+              py::gil_scoped_release release;
+              winding_data(ptr<const BvhNode>(nodes), num_nodes, ptr<const int32_t>(items),
+                           ptr<const float>(points), ptr<const int32_t>(indices), ptr<WnNode>(out));
+          },
+          py::arg("nodes"), py::arg("num_nodes"), py::arg("items"), py::arg("points"),
+          py::arg("indices"), py::arg("out"),
+          "Per-node centre, radius bound, area-weighted normal sum and first moment for fast "
+          "winding numbers (80 bytes per node at out).");
     m.def("hash_grid_build",
           [](uintptr_t points, int64_t stride, int n, float cell_width, int dx, int dy, int dz,
              uintptr_t ids, uintptr_t starts, uintptr_t ends, uintptr_t keys) {
