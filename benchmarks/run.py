@@ -2,7 +2,7 @@
 NumPy (when installed), medians over repeated runs, ratios to each peer. Not a test.
 
     python benchmarks/run.py --setup-peers     # once: makes benchmarks/.peer-venv (git-ignored)
-    python benchmarks/run.py [--repeat 5] [--only wpi] [--json out.json]
+    python benchmarks/run.py [--repeat 5] [--only wpi] [--json out.json] [--membw]
 
 Figures that need a fresh process (import, cold build, warm-cache load) run one process per
 sample; the rest run in one process per toolkit (benchmarks/inproc.py). Every kernel output is
@@ -205,6 +205,22 @@ def inproc_figures(toolkit, py, repeat):
     return res
 
 
+def membw_figures(saxpy_samples):
+    """The ceiling table of benchmarks/membw.py, and our saxpy as a share of the best C loop."""
+    ceiling = run_json([sys.executable, os.path.join(HERE, "membw.py"), "--json"])
+    print("\nmemory-bandwidth ceiling (benchmarks/membw.py: hand-written C loops, same compiler "
+          "and -O3 -march=native; best of 15):")
+    width = max(len(k) for k in ceiling)
+    for k, v in ceiling.items():
+        print(f"  {k.ljust(width)} | {v:6.1f} GB/s")
+    if saxpy_samples:
+        ours = statistics.median(saxpy_samples)
+        best = max(v for k, v in ceiling.items() if k.startswith("C saxpy"))
+        print(f"  warp_interactive saxpy (median) = {ours:.1f} GB/s = {100 * ours / best:.0f}% of the "
+              f"best C saxpy loop ({best:.1f} GB/s)")
+    return ceiling
+
+
 # --- the table -----------------------------------------------------------------------------------
 def fmt(v, unit):
     if v is None:
@@ -246,6 +262,9 @@ def main():
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--only", nargs="*", choices=TOOLKITS, help="toolkits to run (default: all found)")
     ap.add_argument("--json", help="also write the raw samples here")
+    ap.add_argument("--membw", action="store_true",
+                    help="also measure the machine's memory-bandwidth ceiling (benchmarks/membw.py) "
+                         "and compare the saxpy figure with it")
     ap.add_argument("--clock", choices=["wall", "cpu"], default="wall",
                     help="cpu: CPU time instead of wall time for the single-threaded figures "
                          "(import, builds, loads, launch overheads), to read a busy machine")
@@ -271,6 +290,8 @@ def main():
           f"medians of {a.repeat} runs (saxpy: {3 * a.repeat}); clock: {a.clock}")
     print(table(results, toolkits))
     print("ratios: > 1 means warp_interactive is better than that peer")
+    if a.membw:
+        results["membw"] = membw_figures(results.get("wpi", {}).get("saxpy_gbs"))
     if a.json:
         with open(a.json, "w") as f:
             json.dump(results, f, indent=1)

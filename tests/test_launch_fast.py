@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import warp_interactive as wp
-from warp_interactive.runtime import module as rt_module
+from warp_interactive.runtime import launch_state
 
 
 @wp.kernel
@@ -160,14 +160,15 @@ def test_plan_follows_func_redefinitions_by_module_dependencies():
 
     # the module does not reach lf_unrelated: same binary, the same plan made current again
     wp.launch(k, 3, inputs=[y])
-    assert k._plan is plan and plan.gen == rt_module.generation[0]
-    assert plan.run(3, [y]) is True
+    assert k._plan is plan and plan.epoch == launch_state.fast[0]
+    assert plan.run(3, [y]) is True and plan.native_run(3, [y], ()) is True
 
     @wp.func
     def lf_used(v: float):  # noqa: F811  (the redefinition is the point)
         return v + 5.0
 
     assert plan.run(3, [y]) is False      # stale: the general path rebuilds
+    assert plan.native_run(3, [y], ()) is False
     wp.launch(k, 3, inputs=[y])
     assert y.numpy().tolist() == [5.0] * 3 and k._plan is not plan
     wp.launch(k, 3, inputs=[y])

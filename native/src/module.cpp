@@ -12,6 +12,7 @@
 #include <cstring>
 #include <new>
 
+#include "launch_py.h"
 #include "thread_pool.h"
 
 #ifndef WPI_NATIVE_VERSION
@@ -59,7 +60,7 @@ void launch(uintptr_t entry, uintptr_t args, uintptr_t bounds, int64_t total, in
     if (total <= 0) return;
     if (entry == 0) throw py::value_error("launch: entry address is 0");
     const auto fn = reinterpret_cast<wpi_native::entry_fn>(entry);
-    const bool poll = PyThread_get_thread_ident() == g_main_thread_ident;
+    const bool poll = total > 1 && PyThread_get_thread_ident() == g_main_thread_ident;
     bool completed;
     {
         GilReleased gil;
@@ -72,6 +73,25 @@ void launch(uintptr_t entry, uintptr_t args, uintptr_t bounds, int64_t total, in
         throw py::error_already_set();
     }
 }
+
+}  // namespace
+
+bool wpi_py::run_launch(uintptr_t entry, const void* args, const void* bounds, int64_t total,
+                        int nthreads) {
+    try {
+        launch(entry, reinterpret_cast<uintptr_t>(args), reinterpret_cast<uintptr_t>(bounds), total,
+               nthreads, 0);
+    } catch (py::error_already_set& e) {
+        e.restore();
+        return false;
+    } catch (std::exception& e) {
+        PyErr_SetString(PyExc_RuntimeError, e.what());
+        return false;
+    }
+    return true;
+}
+
+namespace {
 
 // launch_fast(entry, args, bounds, total, nthreads): launch() for the per-launch hot path, a
 // METH_FASTCALL function parsing five ints itself (pybind11's argument conversion costs several
@@ -87,15 +107,9 @@ PyObject* launch_fast(PyObject*, PyObject* const* argv, Py_ssize_t argc) {
     const long long total = PyLong_AsLongLong(argv[3]);
     const long nthreads = PyLong_AsLong(argv[4]);
     if (PyErr_Occurred()) return nullptr;
-    try {
-        launch(entry, args, bounds, total, int(nthreads), 0);
-    } catch (py::error_already_set& e) {
-        e.restore();
+    if (!wpi_py::run_launch(entry, reinterpret_cast<const void*>(args),
+                            reinterpret_cast<const void*>(bounds), total, int(nthreads)))
         return nullptr;
-    } catch (std::exception& e) {
-        PyErr_SetString(PyExc_RuntimeError, e.what());
-        return nullptr;
-    }
     Py_RETURN_NONE;
 }
 
@@ -190,6 +204,10 @@ then not run.  A single chunk is never interrupted midway.)doc");
 
     m.add_object("launch_fast", py::reinterpret_steal<py::object>(
                                     PyCFunction_NewEx(&g_launch_fast_def, nullptr, m.ptr())));
+
+    PyObject* fast_plan = wpi_py::fast_plan_type();
+    if (fast_plan == nullptr) throw py::error_already_set();
+    m.add_object("FastPlan", py::reinterpret_steal<py::object>(fast_plan));
 
     m.def("cpu_count", &wpi_native::cpu_count,
           "Number of CPUs this process may run on (its affinity mask).");

@@ -55,11 +55,13 @@ def lookup(module_hash, binary_name):
     return None
 
 
-def publish(module_hash, files):
+def publish(module_hash, files, move=False):
     """Store ``files`` ({name: path}) in the entry for ``module_hash``; returns the entry dir.
 
     New files are written to a temporary folder beside the entry and renamed into it one by
     one, the manifest last, so a reader sees either the old state or the complete new one.
+    ``move=True`` renames the given files there instead of copying them (they must be on the
+    cache's file system: see ``build_dir``).
     """
     d = entry_dir(module_hash)
     os.makedirs(d, exist_ok=True)
@@ -73,7 +75,10 @@ def publish(module_hash, files):
     try:
         for name, src in files.items():
             staged = os.path.join(tmp, name)
-            shutil.copyfile(src, staged)
+            if move:
+                os.replace(src, staged)
+            else:
+                shutil.copyfile(src, staged)
             if not name.endswith((".cpp", ".cu")):
                 manifest["binaries"][name] = file_sha256(staged)
             os.replace(staged, os.path.join(d, name))
@@ -84,6 +89,12 @@ def publish(module_hash, files):
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return d
+
+
+def build_dir():
+    """A new temporary folder inside the cache (same file system: its files can be published by
+    renaming them); the caller removes it."""
+    return tempfile.mkdtemp(prefix=".build-", dir=cache_dir())
 
 
 def _remove_file(path):

@@ -4,7 +4,23 @@ optional extra, a driver and a GPU are all there."""
 import os
 import threading
 
+from . import launch_state
+
 _local = threading.local()
+_off_default = set()   # threads whose current device is not the default one
+
+
+def _set_current(device):
+    """This thread's current device. A launch with no device= may skip looking it up (a
+    thread-local read) only while no thread has a current device other than the default: the
+    "device" slow reason of launch_state says when one does."""
+    _local.device = device
+    ident = threading.get_ident()
+    if device is None or device is _default_device():
+        _off_default.discard(ident)
+    else:
+        _off_default.add(ident)
+    launch_state.set_reason("device", bool(_off_default))
 
 
 class Device:
@@ -97,7 +113,7 @@ def _default_device():
 
 def set_device(ident):
     """Make ``ident`` the current device for this thread."""
-    _local.device = get_device(ident)
+    _set_current(get_device(ident))
 
 
 def get_devices():
@@ -139,11 +155,11 @@ class ScopedDevice:
 
     def __enter__(self):
         self._saved = getattr(_local, "device", None)
-        _local.device = self.device
+        _set_current(self.device)
         return self.device
 
     def __exit__(self, *exc):
-        _local.device = self._saved
+        _set_current(self._saved)
 
 
 def cpu_thread_count():

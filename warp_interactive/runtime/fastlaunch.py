@@ -3,26 +3,28 @@
 A plan holds the entry point, a ``struct.Struct`` with the exact byte layout of the kernel's
 ``K_args`` (taken from the ctypes struct in args.py, padding included), a preallocated argument
 buffer, and a small launcher function generated for the kernel's parameter list, so a launch
-is a few type checks, one ``pack_into`` and one native call (~1 us in all). Anything unusual
-(a value of another type, a tape recording, an active wp.timing recorder (it times the general
-path's ``Launch.launch``), an adjoint launch, a stale binary, a dim not seen before) makes the
+is one state check, a few type checks, one ``pack_into`` and one native call (~1 us in all).
+Anything unusual (a value of another type, an adjoint launch, a dim not seen before) makes the
 launcher return False without running anything, and ``wp.launch`` takes the general, fully
 validated path, which also produces every error message and teaches the plan the new dim.
 
-Staleness: the plan runs only while its binary is still the module's loaded one. A @wp.func
-(re)definition bumps the global generation; the plan then steps aside once, the general path
-syncs the module with its dependency record (``Module._sync_generation``: it rebuilds only when
-a function its kernels reach changed), and ``launch._update_plan`` either makes a new plan (new
-binary) or marks this one current again (``plan.gen``).
+The state check is ``launch_state.fast[0] != plan.epoch``: one word that folds together
+everything that needs the general path for a while (a tape recording, a wp.timing recorder, a
+graph capture) or for one launch (a @wp.func (re)definition, a module's kernels or options
+changed: the binary may be stale). After an invalidation the plan steps aside once, the general
+path syncs the module with its dependency record (``Module._sync_generation``: it rebuilds only
+when a function its kernels reach changed), and ``launch._update_plan`` either makes a new plan
+(new binary) or re-arms this one (``plan.epoch``).
 """
 
 import ctypes
 import struct
 
 from ..config import config
+from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
-from . import tape_hooks, timing
+from . import launch_state
 from .args import args_struct, convert
 
 # ctypes scalar type -> struct format character
@@ -55,10 +57,30 @@ def _param_code(i, t, ctype, env):
     return f"{ctypes.sizeof(ctype)}s", [f"{v} = _bytes(_convert({v}, T{i}, _dev))"]
 
 
+def _native_spec(t, ctype, off):
+    """The FastPlan spec of one parameter: (kind, offset, size, type, ndim, signed), see
+    native/src/fast_plan.cpp; kind 6 means "never packed natively" (the Python plan converts)."""
+    size = ctypes.sizeof(ctype)
+    if isinstance(t, array):
+        return (0, off, size, t.dtype, t.ndim, False)
+    if t is sc.float32:
+        return (1, off, size, None, 0, False)
+    if t is sc.float64:
+        return (2, off, size, None, 0, False)
+    if t is sc.bool_:
+        return (4, off, size, None, 0, False)
+    if sc.is_scalar(t) and t is not sc.float16 and _FORMATS[t._ctype] in "bBhHiIqQ":
+        return (3, off, size, None, 0, _FORMATS[t._ctype] in "bhiq")
+    if comp.is_composite(t):
+        return (5, off, size, t, 0, False)
+    return (6, off, size, None, 0, False)
+
+
 def _layout(kernel, env):
-    """The struct format (explicit padding, no implicit alignment) and the conversion code."""
+    """The struct format (explicit padding, no implicit alignment), the conversion code and the
+    native packer's parameter specs."""
     st = args_struct(kernel)
-    fmt, pos, code = ["="], 0, []
+    fmt, pos, code, specs = ["="], 0, [], []
     for i, (name, ctype) in enumerate(st._fields_):
         if name not in kernel.arg_types:
             continue
@@ -66,18 +88,18 @@ def _layout(kernel, env):
         f, lines = _param_code(i, kernel.arg_types[name], ctype, env)
         fmt += ["x" * (off - pos), f]
         code += lines
+        specs.append(_native_spec(kernel.arg_types[name], ctype, off))
         pos = off + ctypes.sizeof(ctype)
     fmt.append("x" * (ctypes.sizeof(st) - pos))
     packer = struct.Struct("".join(fmt))
     if packer.size != ctypes.sizeof(st):
         raise AssertionError(f"argument layout mismatch for {kernel.key}: {packer.size} != {ctypes.sizeof(st)}")
-    return packer, code, ctypes.sizeof(st)
+    return packer, code, ctypes.sizeof(st), tuple(specs)
 
 
 _TEMPLATE = """\
 def run(dim, values):
-    if _gen[0] != plan.gen or plan.busy or _tape_active or _timing_active or \
-            _loaded.get(KEY) is not LM:
+    if _fast[0] != plan._epoch or plan.busy:
         return False
     try:
         b = _bounds.get(dim)
@@ -103,21 +125,33 @@ def run(dim, values):
 
 
 class Plan:
-    """Everything a repeated CPU forward launch of one kernel needs (see the module doc)."""
+    """Everything a repeated CPU forward launch of one kernel needs (see the module doc).
 
-    def __init__(self, kernel, device, lm, generation, native_launch, generation_box):
+    Two tiers: ``native_run(dim, inputs, outputs)`` (a ``_native.FastPlan``: exact-typed values
+    packed and launched in C, ~0.3 us) and ``run(dim, values)`` (Python: converts other values,
+    e.g. a tuple for a vec3 or a NumPy scalar). Both return False having run nothing when they
+    decline."""
+
+    def __init__(self, kernel, device, lm, native):
         from .module import entry_name
-        self.device, self.lm, self.key = device, lm, (device.alias, False)
-        self.gen = generation
+        from .device import _default_device
+        self.device, self.lm, self.alias = device, lm, device.alias
+        # while the plan is armed every thread's current device is the default one (see
+        # launch_state), so a launch with device=None targets this plan's device iff it is that
+        self.on_default = device is _default_device()
         self.busy = False
         self.bounds = {}
+        entry = lm.entry(entry_name(kernel), "forward")
+        debug = kernel.module.option("mode") == "debug"
         env = {"_array": array, "_bytes": bytes, "_convert": convert, "_dev": device,
-               "_config": config, "_gen": generation_box, "_tape_active": tape_hooks.active,
-               "_timing_active": timing._active, "_loaded": kernel.module.loaded,
-               "KEY": self.key, "LM": lm, "plan": self, "_bounds": self.bounds,
-               "_launch": native_launch, "ENTRY": lm.entry(entry_name(kernel), "forward"),
-               "DEBUG": kernel.module.option("mode") == "debug", "_check": _check_error}
-        packer, code, size = _layout(kernel, env)
+               "_config": config, "_fast": launch_state.fast, "plan": self, "_bounds": self.bounds,
+               "_launch": native.launch_fast, "ENTRY": entry, "DEBUG": debug, "_check": _check_error}
+        packer, code, size, specs = _layout(kernel, env)
+        # debug mode reads the module's error record after each launch: the Python tier does that
+        self.native = None if debug else native.FastPlan(entry, size, specs, self.bounds, array,
+                                                         device, launch_state.fast, config)
+        self.native_run = self.native.run if self.native is not None else _decline
+        self.epoch = launch_state.armed()   # re-armed by launch._update_plan after general launches
         self.buf = (ctypes.c_char * max(size, 8))()
         env.update(_pack_into=packer.pack_into, _buf=self.buf, ADDR=ctypes.addressof(self.buf))
         n = len(kernel.arg_types)
@@ -128,12 +162,27 @@ class Plan:
         exec(compile(src, f"<wp.launch plan for {kernel.key}>", "exec"), env)
         self.run = env["run"]
 
+    @property
+    def epoch(self):
+        return self._epoch
+
+    @epoch.setter
+    def epoch(self, value):
+        """Arm (a launch-state word) or disarm (None) both tiers."""
+        self._epoch = value
+        if self.native is not None:
+            self.native.epoch = value
+
     def learn_bounds(self, dim, bounds):
         """Remember a launch-bounds record that passed the general path's checks."""
         if type(dim) is int or type(dim) is tuple:
             if len(self.bounds) >= MAX_BOUNDS:
                 self.bounds.clear()
             self.bounds[dim] = (bounds, ctypes.addressof(bounds), bounds.size)
+
+
+def _decline(dim, inputs, outputs):
+    return False
 
 
 def _check_error(lm):

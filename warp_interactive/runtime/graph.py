@@ -12,6 +12,7 @@ inside the capture is an error rather than a silent stale read.
 
 from ..config import config
 from ..types.array import _capturing
+from . import launch_state
 from .device import get_device
 
 _cpu_captures = {}      # device alias -> Graph being recorded
@@ -49,6 +50,7 @@ class Graph:
 
 def _start(n):
     _capturing[0] += n
+    launch_state.set_reason("capture", _capturing[0] > 0)   # a capture must see every launch
 
 
 def capture_begin(device=None, stream=None, force_module_load=None, external=False):

@@ -1,15 +1,16 @@
 """``wp.launch``: validate, pack, record on a tape, run."""
 
 import ctypes
+from functools import partial
 
 from ..config import config
 from ..lang.errors import LaunchError
 from ..types.array import _capturing
-from . import fastlaunch, graph, tape_hooks
+from . import fastlaunch, graph, launch_state, tape_hooks
+from .launch_state import epoch as _epoch
 from .args import pack
 from .device import get_device
 from .module import entry_name, tid_arity
-from .module import generation as _generation
 
 MAX_DIMS = 4
 
@@ -53,11 +54,14 @@ def launch(kernel, dim=None, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(
            block_dim=256):
     """Run ``kernel`` over a grid of ``dim`` threads (an int or a tuple of up to 4)."""
     plan = getattr(kernel, "_plan", None)
-    # a graph capture must see every launch, so it takes the general path
-    if plan is not None and not (adjoint or record_cmd or _capturing[0]) and \
-            get_device(device) is plan.device and \
-            (type(inputs) is list or type(inputs) is tuple) and \
-            plan.run(dim, inputs if not outputs else list(inputs) + list(outputs)):
+    # tapes, timing recorders, graph captures and a thread's non-default current device disarm
+    # the plan itself (see launch_state), so device=None needs no lookup here
+    if plan is not None and not (adjoint or record_cmd) and \
+            (plan.on_default if device is None else
+             device == plan.alias or get_device(device) is plan.device) and \
+            (plan.native_run(dim, inputs, outputs) or
+             ((type(inputs) is list or type(inputs) is tuple) and
+              plan.run(dim, inputs if not outputs else list(inputs) + list(outputs)))):
         return None
     return _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoint,
                    record_tape, record_cmd, stream, max_blocks, block_dim)
@@ -102,13 +106,13 @@ def _update_plan(kernel, device, cmd, dim):
     """After a general CPU launch: (re)make the kernel's fast plan and teach it this dim."""
     plan = getattr(kernel, "_plan", None)
     if plan is None or plan.device is not device or plan.lm is not cmd._module:
-        plan = kernel._plan = fastlaunch.Plan(kernel, device, cmd._module, _generation[0],
-                                              _native().launch_fast, _generation)
+        plan = kernel._plan = fastlaunch.Plan(kernel, device, cmd._module, _native())
     else:
         # the general launch synced the module with the @wp.func generation (Module.load ->
         # _sync_generation, which rebuilds only when a function the kernels reach changed):
-        # the binary is still this plan's, so the plan is current again
-        plan.gen = _generation[0]
+        # the binary is still this plan's, so the plan is current again (unless a tape, timing
+        # recorder or capture is active: then it stays disarmed, see launch_state)
+        plan.epoch = launch_state.armed()
     plan.learn_bounds(dim, cmd.bounds)
 
 
@@ -156,7 +160,7 @@ class Launch:
     def __init__(self, kernel, device, args, bounds, adjoint):
         self.kernel, self.device, self.args, self.bounds, self.adjoint = kernel, device, args, bounds, adjoint
         self._entry = None
-        self._key = (device.alias, adjoint)
+        self._epoch = None
 
     def _resolve(self):
         k = self.kernel
@@ -173,22 +177,28 @@ class Launch:
         self._bounds_addr = ctypes.addressof(self.bounds)
         self._size = self.bounds.size
         self._debug = self.kernel.module.option("mode") == "debug"
-        self._launch_fast = _native().launch_fast
+        # a CPU release-mode replay is this one native call, its arguments bound once
+        self._run = None
+        if self.device.is_cpu and not self._debug:
+            self._run = partial(_native().launch_fast, self._entry, self._args_addr,
+                                self._bounds_addr, self._size)
+        self._epoch = _epoch[0]   # after load(): a load that rebuilt has bumped the epoch
 
     def launch(self):
-        module = self.kernel.module
-        if self._entry is None or module.generation != _generation[0] or \
-                module.loaded.get(self._key) is not self._module:
+        # one word says whether anything this command resolved may be stale (see launch_state)
+        if self._epoch != _epoch[0]:
             self._resolve()
+        if self._run is not None:
+            self._run(config.num_threads or 0)
+            return None
         if self.device.is_cuda:
             from . import cuda_backend
             return cuda_backend.launch(self) if self._size else None
-        self._launch_fast(self._entry, self._args_addr, self._bounds_addr, self._size,
-                          config.num_threads or 0)
-        if self._debug:
-            err = self._module.take_error()
-            if err:
-                raise LaunchError(err)
+        _native().launch_fast(self._entry, self._args_addr, self._bounds_addr, self._size,
+                              config.num_threads or 0)
+        err = self._module.take_error()    # debug mode: a failed bounds check
+        if err:
+            raise LaunchError(err)
 
     def set_param_at_index(self, index, value):
         from .args import convert

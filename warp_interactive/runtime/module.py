@@ -10,7 +10,7 @@ from ..compiler import cpu as cpu_compiler
 from ..compiler import nvrtc_check
 from ..config import config
 from ..version import __version__
-from . import warm_index
+from . import launch_state, warm_index
 
 _modules = {}
 generation = [0]     # bumped when any @wp.func is (re)defined: modules check their dependencies
@@ -26,6 +26,7 @@ def get_module(name):
 
 def bump_generation():
     generation[0] += 1
+    launch_state.invalidate()
 
 
 def replace_module(module):
@@ -106,6 +107,7 @@ class Module:
 
     def invalidate(self):
         self.loaded.clear()
+        launch_state.invalidate()    # fast launches and replays of its kernels re-validate
         for k in self.kernels.values():
             k._ir = None
 

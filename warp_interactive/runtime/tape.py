@@ -3,7 +3,7 @@ reverse through the kernels' generated adjoints to accumulate gradients."""
 
 import numpy as np
 
-from . import tape_hooks
+from . import launch_state, tape_hooks
 
 
 class _GradientMap:
@@ -57,10 +57,12 @@ class Tape:
         if self in tape_hooks.active:
             raise RuntimeError("this tape is already recording")
         tape_hooks.active.append(self)
+        launch_state.set_reason("tape", True)    # launches must reach the tape: no fast path
         return self
 
     def __exit__(self, *exc):
         tape_hooks.active.remove(self)
+        launch_state.set_reason("tape", bool(tape_hooks.active))
 
     # --- recording -------------------------------------------------------------------------------
     def record_launch(self, kernel, dim, inputs, outputs, device):

@@ -16,6 +16,8 @@ module during a launch is recorded as a separate "build" entry, not added to the
 import time
 from dataclasses import dataclass
 
+from . import launch_state
+
 _active = []          # recorders, innermost last
 _original = [None]    # Launch.launch, while recorders are active
 
@@ -42,6 +44,7 @@ class Recorder:
     def start(self):
         _active.append(self)
         _install()
+        launch_state.set_reason("timing", True)   # launches go through the timed Launch.launch
         return self
 
     def stop(self):
@@ -49,6 +52,7 @@ class Recorder:
             _active.remove(self)
         if not _active:
             _uninstall()
+        launch_state.set_reason("timing", bool(_active))
         return self.results
 
     def __enter__(self):

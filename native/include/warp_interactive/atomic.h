@@ -77,10 +77,10 @@ WPI_FUNC T atomic_rmw(T* addr, Op op)
     U old = __atomic_load_n(ua, __ATOMIC_RELAXED);
     while (true) {
         T oldv, newv;
-        std::memcpy(&oldv, &old, sizeof(T));
+        WPI_HOST_MEMCPY(&oldv, &old, sizeof(T));
         newv = op(oldv);
         U nu;
-        std::memcpy(&nu, &newv, sizeof(T));
+        WPI_HOST_MEMCPY(&nu, &newv, sizeof(T));
         if (__atomic_compare_exchange_n(ua, &old, nu, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) return oldv;
     }
 #endif

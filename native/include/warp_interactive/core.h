@@ -4,9 +4,6 @@
 
 #include "scalar.h"
 
-#if !defined(__CUDACC_RTC__)
-#include <cstdio>
-#endif
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define WPI_EXPORT
@@ -115,6 +112,13 @@ WPI_FUNC int32 len(const array_t<T>& a) { return a.shape[0]; }
 
 // --- debug-mode bounds checks ------------------------------------------------------------------
 #if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+// libc's snprintf (see prelude.h: no <cstdio>); found first by unqualified calls inside wp
+template <typename... A>
+WPI_FUNC int snprintf(char* buf, size_t size, const char* fmt, A... args)
+{
+    return WPI_HOST_SNPRINTF(buf, size, fmt, args...);
+}
+
 namespace {
 // One record per generated module (each module is one translation unit); the first failure wins.
 struct error_record_t {
@@ -211,7 +215,7 @@ WPI_FUNC int64 range_count(T start, T stop, T step)
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define WPI_PRINTF ::printf
 #else
-#define WPI_PRINTF std::printf
+#define WPI_PRINTF WPI_HOST_PRINTF
 #endif
 template <typename... A>
 WPI_FUNC void printf(const char* fmt, A... args) { WPI_PRINTF(fmt, args...); }
@@ -224,7 +228,7 @@ extern "C" WPI_EXPORT const char* wpi_get_error()
 {
     static char out[512];
     if (!__atomic_load_n(&wp::g_error.set, __ATOMIC_ACQUIRE)) return nullptr;
-    std::memcpy(out, wp::g_error.message, sizeof(out));
+    WPI_HOST_MEMCPY(out, wp::g_error.message, sizeof(out));
     __atomic_store_n(&wp::g_error.set, 0, __ATOMIC_RELEASE);
     return out;
 }

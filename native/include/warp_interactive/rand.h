@@ -27,7 +27,7 @@ WPI_FUNC float32 unit_float(uint32 s) { return float32(s >> 8) * (1.0f / 1677721
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 WPI_FUNC float32 lgamma32(float32 x) { return ::lgammaf(x); }
 #else
-WPI_FUNC float32 lgamma32(float32 x) { return std::lgamma(x); }
+WPI_FUNC float32 lgamma32(float32 x) { return __builtin_lgammaf(x); }
 #endif
 
 // a function, not a namespace-scope float constant: CUDA device code cannot read the latter

@@ -16,11 +16,7 @@
 #endif
 #endif
 
-#if !defined(__CUDACC_RTC__)
-#include <cmath>
-#include <cstdint>
-#include <cstring>
-#endif
+#include "prelude.h"
 
 #if defined(__CUDACC_RTC__)
 // NVRTC has no <cstdint>: the fixed-width names generated code uses.
@@ -69,7 +65,7 @@ WPI_FUNC uint32 float_bits(float32 f)
     return __float_as_uint(f);
 #else
     uint32 u;
-    std::memcpy(&u, &f, sizeof(u));
+    WPI_HOST_MEMCPY(&u, &f, sizeof(u));
     return u;
 #endif
 }
@@ -80,7 +76,7 @@ WPI_FUNC float32 bits_float(uint32 u)
     return __uint_as_float(u);
 #else
     float32 f;
-    std::memcpy(&f, &u, sizeof(f));
+    WPI_HOST_MEMCPY(&f, &u, sizeof(f));
     return f;
 #endif
 }
@@ -201,8 +197,8 @@ template <typename T> WPI_FUNC void divmod_trunc(T a, T b, T& q, T& r)
 #define WPI_LIBM32(fn) ::fn##f
 #define WPI_LIBM64(fn) ::fn
 #else
-#define WPI_LIBM32(fn) std::fn
-#define WPI_LIBM64(fn) std::fn
+#define WPI_LIBM32(fn) WPI_HOST_LIBM32(fn)
+#define WPI_LIBM64(fn) WPI_HOST_LIBM64(fn)
 #endif
 
 // float32 / float64 overloads that call the libm function of matching precision; half goes
@@ -523,6 +519,15 @@ WPI_FUNC typename detail::if_float<T>::type adj_pow(T a, T b, T& adj_a, T& adj_b
 // ---------------------------------------------------------------------------------------------
 // trigonometric and hyperbolic
 
+// declared ahead: adj_sin and adj_sinh call them (no <cmath> declares a global cos to fall back on)
+#define WPI_DECLARE_UNARY_MATH(fn)                                                                  \
+    WPI_FUNC float32 fn(float32 x);                                                                 \
+    WPI_FUNC float64 fn(float64 x);                                                                 \
+    WPI_FUNC half fn(half x);
+WPI_DECLARE_UNARY_MATH(cos)
+WPI_DECLARE_UNARY_MATH(cosh)
+#undef WPI_DECLARE_UNARY_MATH
+
 WPI_UNARY_MATH(sin)
 template <typename T> WPI_FUNC void adj_sin(T x, T& adj_x, T adj_ret) { adj_x += adj_ret * cos(x); }
 
@@ -638,9 +643,9 @@ WPI_FUNC void adj_smoothstep(T edge0, T edge1, T x, T& adj_edge0, T& adj_edge1, 
     WPI_FUNC bool fn(half x) { return ::fn(float32(x)); }
 #else
 #define WPI_CLASSIFY(fn)                                                                            \
-    WPI_FUNC bool fn(float32 x) { return std::fn(x); }                                              \
-    WPI_FUNC bool fn(float64 x) { return std::fn(x); }                                              \
-    WPI_FUNC bool fn(half x) { return std::fn(float32(x)); }
+    WPI_FUNC bool fn(float32 x) { return WPI_HOST_CLASSIFY(fn)(x); }                                \
+    WPI_FUNC bool fn(float64 x) { return WPI_HOST_CLASSIFY(fn)(x); }                                \
+    WPI_FUNC bool fn(half x) { return WPI_HOST_CLASSIFY(fn)(float32(x)); }
 #endif
 
 // integers are never NaN or infinite
