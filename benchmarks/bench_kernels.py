@@ -1,6 +1,7 @@
 """Kernels shared by warp_interactive and warp-lang in the benchmarks (same source for both:
 BENCH_TOOLKIT=warp picks warp-lang, anything else warp_interactive; BENCH_FAST_MATH=1 turns on
-the module's fast_math option)."""
+the module's fast_math option; BENCH_CPU_LANES=0 turns off warp_interactive's lane-blocked CPU
+bodies, for a before/after comparison)."""
 
 import os
 
@@ -11,6 +12,9 @@ else:
 
 if os.environ.get("BENCH_FAST_MATH") == "1":
     wp.set_module_options({"fast_math": True})
+
+if os.environ.get("BENCH_CPU_LANES") == "0":
+    wp.set_module_options({"cpu_lanes": False})
 
 EPS2 = wp.constant(0.01)
 

@@ -15,6 +15,7 @@ class _Config:
         self.enable_backward = True      # generate adjoint code (compiled only when first needed)
         self.num_threads = None          # CPU launch threads; None = all cores
         self.fast_math = False
+        self.cpu_lanes = True            # lane-blocked CPU forward bodies for kernels with uniform loops
         self.cpu_compiler = os.environ.get("CXX", "g++")
         self.cuda_block_dim = 256
         self.lineinfo = False            # CUDA: line info in release builds too (profilers)

@@ -108,8 +108,7 @@ class BodyWriter:
         if kind is ir.If:
             return self._fwd_if(s, ind, replay)
         if kind is ir.ForRange:
-            head = (f"{p}for ({s.var.label} = {s.start.label}; wp::range_continues({s.var.label}, "
-                    f"{s.stop.label}, {s.step.label}); {s.var.label} += {s.step.label}) {{")
+            head = for_head(s, p)
             pre, count = self._trip_count(s, p, replay)
             return pre + [head] + count + self._loop_body(s.body, ind + 1, replay, s) + [f"{p}}}"]
         if kind is ir.While:
@@ -354,6 +353,12 @@ class BodyWriter:
             for v, adj_ret in zip(s.values, adj_ret_names(len(s.values))):
                 out.append(f"{p}{_accum(v.type)}({v.adj}, {adj_ret});")
         return out
+
+
+def for_head(s, p):
+    """The C++ header of a ``range`` loop (``s`` an ir.ForRange), opening its block."""
+    return (f"{p}for ({s.var.label} = {s.start.label}; wp::range_continues({s.var.label}, "
+            f"{s.stop.label}, {s.step.label}); {s.var.label} += {s.step.label}) {{")
 
 
 def adj_ret_names(n):

@@ -3,13 +3,15 @@
 from ..types.array import array
 from .body import BodyWriter, adj_ret_names
 from .cpp_types import cpp_type, member
+from . import lanes as lanes_mod
 from .target import CPU
 
 HEADER = '#include "warp_interactive/builtin.h"\n'
 
 
-def generate_source(kernels, target=CPU, debug=False, backward=True):
-    """The C++ text for ``kernels`` (Kernel objects) on ``target``."""
+def generate_source(kernels, target=CPU, debug=False, backward=True, lanes=True):
+    """The C++ text for ``kernels`` (Kernel objects) on ``target``; ``lanes``: lane-blocked
+    forward bodies (codegen/lanes.py) where the target has them and a kernel qualifies."""
     irs = [k.ir for k in kernels]
     funcs = _collect_functions(irs)
     structs = _collect_structs(irs + [f.ir for f in funcs])
@@ -17,9 +19,11 @@ def generate_source(kernels, target=CPU, debug=False, backward=True):
     parts += [_struct_source(s) for s in structs]
     for f in funcs:
         parts.append(_function_source(f, target, debug, backward))
-    for k in kernels:
-        parts.append(_kernel_source(k, target, debug, backward))
-    return "\n".join(parts)
+    use_lanes = lanes and target.lanes and not debug
+    kparts = [_kernel_source(k, target, debug, backward, use_lanes) for k in kernels]
+    if any(LANES_MARK in part for part in kparts):
+        parts.append(lanes_mod.PRELUDE)
+    return "\n".join(parts + kparts)
 
 
 # --- dependencies --------------------------------------------------------------------------------
@@ -151,13 +155,20 @@ def _adjoint_function(fir, target, debug, name, cpp_name=None):
 
 
 # --- kernels -------------------------------------------------------------------------------------
-def _kernel_source(kernel, target, debug, backward):
+LANES_MARK = "_forward_lanes("
+
+
+def _kernel_source(kernel, target, debug, backward, use_lanes=False):
     fir = kernel.ir
     name = fir.name
     fields = "\n".join(f"    {cpp_type(p.type)} {member(p.name)};" for p in fir.params) or "    int _unused;"
     out = [f"struct {name}_args {{\n{fields}\n}};"]
     out.append(_kernel_body(fir, f"{name}_forward_body", target, debug, kernel.key, False))
-    out.append(_entry(fir, target, "forward"))
+    lanes = lanes_mod.lanes_body(fir, f"{name}_forward_lanes", target, kernel.key,
+                                 f"{name}_args") if use_lanes else None
+    if lanes is not None:
+        out.append(lanes)
+    out.append(_entry(fir, target, "forward", lanes is not None))
     if backward and kernel.backward_enabled():
         out.append(_kernel_body(fir, f"{name}_backward_body", target, debug, kernel.key, True))
         out.append(_entry(fir, target, "backward"))
@@ -203,11 +214,13 @@ def _straight_line(fir):
     return count <= MAX_VECTOR_BODY
 
 
-def _entry(fir, target, which):
+def _entry(fir, target, which, lanes=False):
     """The entry point; on the CPU its unit-stride fast loop tests (and then pins) the innermost
     byte stride of every array parameter."""
     plain = which == "backward" or not _straight_line(fir)
     template = target.entry_plain if plain and target.entry_plain else target.entry
+    if lanes:
+        template = target.entry_lanes
     check, pin = [], []
     for p in fir.params:
         if isinstance(p.type, array):
@@ -216,4 +229,4 @@ def _entry(fir, target, which):
             check.append(f" && {stride} == {size}")
             pin.append(f"\n        {stride} = {size};")
     return template.format(name=fir.name, which=which, unit_stride_check="".join(check),
-                           unit_stride_set="".join(pin))
+                           unit_stride_set="".join(pin), lanes=target.lanes)

@@ -10,6 +10,8 @@ class Target:
     suffix: str              # entry point name suffix: K_<suffix>_forward
     entry: str               # entry point template: {name}, {which}, {unit_stride_*}
     entry_plain: str = ""     # the one-loop entry (backward, and forward bodies that cannot vectorise); "" = `entry`
+    lanes: int = 0            # threads per lane-blocked forward body (codegen/lanes.py); 0 = none
+    entry_lanes: str = ""     # the entry of a kernel with a lanes body: {name}, {which}, {lanes}, {unit_stride_*}
 
 
 # The arguments are copied to locals (a store through a float* could otherwise alias them, which
@@ -35,6 +37,22 @@ const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
     for (int64_t i = begin; i < end; ++i) {name}_{which}_body(*args, *dim, i);
 }}"""
 
+# Kernels with a lanes body (codegen/lanes.py): full blocks of LANES threads through it where the
+# unit-stride conditions hold (the pinned strides reach it: it is inlined here), the rest one by one.
+_CPU_ENTRY_LANES = """extern "C" WPI_EXPORT void {name}_cpu_{which}(const {name}_args* args, \
+const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
+    {name}_args a = *args;
+    const wp::launch_bounds_t d = *dim;
+    int64_t i = begin;
+    if (begin >= 0 && end <= 2147483647{unit_stride_check}) {{{unit_stride_set}
+        for (; i + {lanes} <= end; i += {lanes}) {name}_{which}_lanes(a, d, i);
+    }}
+    for (; i < end; ++i) {name}_{which}_body(a, d, i);
+}}"""
+
+# 8 float32 lanes fill an AVX2 register; float64 bodies take two per operation
+CPU_LANES = 8
+
 # grid-stride loop: any launch size works with a fixed grid
 _CUDA_ENTRY = """extern "C" __global__ void {name}_cuda_{which}({name}_args args, wp::launch_bounds_t dim) {{
     for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < dim.size;
@@ -43,5 +61,5 @@ _CUDA_ENTRY = """extern "C" __global__ void {name}_cuda_{which}({name}_args args
 
 
 CPU = Target(name="cpu", func_qualifier="static inline", suffix="cpu", entry=_CPU_ENTRY,
-             entry_plain=_CPU_ENTRY_PLAIN)
+             entry_plain=_CPU_ENTRY_PLAIN, lanes=CPU_LANES, entry_lanes=_CPU_ENTRY_LANES)
 CUDA = Target(name="cuda", func_qualifier="static inline __device__", suffix="cuda", entry=_CUDA_ENTRY)

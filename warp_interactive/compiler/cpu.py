@@ -66,6 +66,9 @@ def flags(debug, fast_math):
     opt = ["-O3", "-march=native", "-fno-trapping-math"]
     if fast_math:
         opt.append("-ffast-math")
+    else:   # one IEEE rounding per operation: lane-blocked and scalar bodies agree bit for bit
+        # (-mno-fma too: GCC 12's SLP add/sub pattern emits vfmaddsub despite fp-contract=off)
+        opt += ["-ffp-contract=off", "-mno-fma"]
     return base + opt
 
 

@@ -132,7 +132,8 @@ class Module:
         from ..codegen.module_source import generate_source
         from ..codegen.target import CPU
         debug = self.option("mode") == "debug"
-        return generate_source(list(self.kernels.values()), target or CPU, debug, backward)
+        return generate_source(list(self.kernels.values()), target or CPU, debug, backward,
+                               bool(self.option("cpu_lanes")))
 
     def load(self, device, backward=False):
         """The loaded binary for ``device`` (building it if needed)."""
@@ -160,7 +161,8 @@ class Module:
         build_key = cpu_compiler.build_key(debug, fast_math)
         kernels = list(self.kernels.values())
         reached = []     # the @wp.funcs the kernels' code names (transitively), from the key walk
-        key = warm_index.module_key(kernels, (backward, debug, fast_math, config.max_unroll),
+        key = warm_index.module_key(kernels, (backward, debug, fast_math, config.max_unroll,
+                                              bool(self.option("cpu_lanes"))),
                                     build_key, __version__, reached)
         lm = self._load_indexed(key, kernels, t0)
         if lm is not None:
@@ -250,7 +252,8 @@ def _children(name):
 
 
 def set_module_options(options, module=None):
-    """Per-module options (``enable_backward``, ``mode``, ``fast_math``, ``max_unroll``)."""
+    """Per-module options (``enable_backward``, ``mode``, ``fast_math``, ``max_unroll``,
+    ``cpu_lanes``)."""
     name = _module_name(module)
     m = get_module(name)
     m.options.update(options)
