@@ -519,6 +519,7 @@ def test_large_bvh_built_on_several_threads_queries_and_refits():
     internal = left >= 0
     assert np.all(left[internal] > np.nonzero(internal)[0]) and np.all(right[internal] > np.nonzero(internal)[0])
     assert np.sort(bvh._items).tolist() == list(range(n))   # every item in exactly one leaf
+    assert len(left) >= 2 * 2 ** 15   # the refit forks its top levels onto threads too
     qc = RNG.uniform(-1, 1, (nq, 3)).astype(np.float32)
     for _ in range(2):
         hits = wp.zeros((nq, n), dtype=int)

@@ -284,6 +284,33 @@ def test_grid_sampling_example_and_stores_on_the_device(device, tmp_path):
     assert np.all(expect[tuple(ijk.T)] == values)
 
 
+@wp.kernel
+def sample_index(volume: wp.uint64, uvw: wp.array(dtype=wp.vec3), data: wp.array(dtype=float),
+                 out: wp.array(dtype=float), idx: wp.array(dtype=int)):
+    tid = wp.tid()
+    p = uvw[tid]
+    out[tid] = wp.volume_sample_index(volume, p, wp.Volume.LINEAR, data, -2.0)
+    idx[tid] = wp.volume_lookup_index(volume, int(wp.floor(p[0])), int(wp.floor(p[1])), int(wp.floor(p[2])))
+
+
+def test_index_volume_on_the_device_matches_the_cpu(device):
+    rng = np.random.default_rng(RNG_SEED + 5)
+    pts = rng.integers(-12, 12, (300, 3)).astype(np.int32)
+    gpu = wp.Volume.allocate_by_voxels(wp.array(pts, dtype=wp.vec3i, device=device), 1.0, device=device)
+    cpu = wp.Volume.allocate_by_voxels(pts, 1.0, device="cpu")
+    np.testing.assert_array_equal(gpu.get_voxels(), cpu.get_voxels())
+    data = rng.normal(size=cpu.get_voxel_count()).astype(np.float32)
+    p = (pts[rng.integers(0, 300, 200)] + rng.uniform(0, 1, (200, 3))).astype(np.float32)
+    res = {}
+    for vol, dev in ((gpu, device), (cpu, "cpu")):
+        out, idx = wp.zeros(200, dtype=float, device=dev), wp.zeros(200, dtype=int, device=dev)
+        run(sample_index, 200, [vol.id, vec3s(p, dev), wp.array(data, dtype=float, device=dev), out, idx], dev)
+        res[dev] = out.numpy(), idx.numpy()
+    np.testing.assert_allclose(res[device][0], res["cpu"][0], atol=1e-6)
+    np.testing.assert_array_equal(res[device][1], res["cpu"][1])
+    assert np.all(res["cpu"][1] >= 0)   # each point's own voxel is indexed
+
+
 # --- errors --------------------------------------------------------------------------------------------
 def test_mixed_devices_are_refused_with_the_devices_named(device):
     pts = vec3s(np.zeros((3, 3)), device)

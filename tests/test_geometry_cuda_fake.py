@@ -11,6 +11,7 @@ from test_cuda_fake_driver import fake_cuda  # noqa: F401
 from test_geometry_cuda import (test_bvh_on_device_boxes_and_refit_match_brute_force,  # noqa: F401
                                 test_closest_points_signs_and_box_queries_on_the_device,
                                 test_grid_sampling_example_and_stores_on_the_device,
+                                test_index_volume_on_the_device_matches_the_cpu,
                                 test_mixed_devices_are_refused_with_the_devices_named,
                                 test_neighbour_sum_example_and_rebuild_on_the_device,
                                 test_raycast_example_and_refit_on_the_device_match_the_cpu)

@@ -414,3 +414,210 @@ def test_map_and_vector_sampling_gradients_match_finite_differences():
         xm[i] -= 1e-3
         fd[i] = (f(xp) - f(xm)) / 2e-3
     np.testing.assert_allclose(xa.grad.numpy(), fd, rtol=2e-2, atol=2e-2)
+
+
+# --- index volumes (NanoVDB ValueOnIndex / ValueIndex) ----------------------------------------------
+@wp.kernel
+def index_queries(volume: wp.uint64, ijk: wp.array(dtype=int, ndim=2), uvw: wp.array(dtype=wp.vec3),
+                  data: wp.array(dtype=float), vdata: wp.array(dtype=wp.vec3),
+                  idx: wp.array(dtype=int), out: wp.array(dtype=float, ndim=2),
+                  vout: wp.array(dtype=wp.vec3, ndim=2)):
+    tid = wp.tid()
+    idx[tid] = wp.volume_lookup_index(volume, ijk[tid, 0], ijk[tid, 1], ijk[tid, 2])
+    p = uvw[tid]
+    out[tid, 0] = wp.volume_sample_index(volume, p, wp.Volume.CLOSEST, data, -1.0)
+    out[tid, 1] = wp.volume_sample_index(volume, p, wp.Volume.LINEAR, data, -1.0)
+    g = wp.vec3()
+    out[tid, 2] = wp.volume_sample_grad_index(volume, p, wp.Volume.LINEAR, data, -1.0, g)
+    out[tid, 3] = g[0]
+    out[tid, 4] = g[1]
+    out[tid, 5] = g[2]
+    bg = wp.vec3(1.0, 2.0, 3.0)
+    vout[tid, 0] = wp.volume_sample_index(volume, p, wp.Volume.LINEAR, vdata, bg)
+    m = wp.mat33()
+    vout[tid, 1] = wp.volume_sample_grad_index(volume, p, wp.Volume.LINEAR, vdata, bg, m)
+    vout[tid, 2] = wp.vec3(m[0, 0], m[0, 1], m[0, 2])
+    vout[tid, 3] = wp.vec3(m[0, 2], m[1, 2], m[2, 2])
+
+
+@wp.kernel
+def index_loss(volume: wp.uint64, uvw: wp.array(dtype=wp.vec3), data: wp.array(dtype=float),
+               loss: wp.array(dtype=float)):
+    tid = wp.tid()
+    wp.atomic_add(loss, 0, wp.volume_sample_index(volume, uvw[tid], wp.Volume.LINEAR, data, 0.5))
+
+
+def _index_reference(voxels, data, bg, p, mode):
+    """Brute-force sampling of `data` laid out by `voxels` (row m = the voxel of index m)."""
+    table = {tuple(v): m for m, v in enumerate(voxels.tolist())}
+
+    def at(c):
+        m = table.get(tuple(int(x) for x in c))
+        return data[m] if m is not None else bg
+    if mode == "closest":
+        return np.array([at(np.floor(q + 0.5)) for q in p])
+    f = np.floor(p)
+    t = p - f
+    out = []
+    for q in range(len(p)):
+        acc = 0.0
+        for corner in np.ndindex(2, 2, 2):
+            w = np.prod(np.where(np.array(corner) == 1, t[q], 1 - t[q]))
+            acc = acc + w * at(f[q] + corner)
+        out.append(acc)
+    return np.array(out)
+
+
+def _index_reference_grad(voxels, data, bg, p):
+    """d sample / d uvw of the brute-force trilinear sample, in the cell floor(p) (the one-sided
+    derivative the kernel takes on a cell face): (Q, 3[, C])."""
+    table = {tuple(v): m for m, v in enumerate(voxels.tolist())}
+    f, t = np.floor(p), p - np.floor(p)
+    out = []
+    for q in range(len(p)):
+        g = [0.0, 0.0, 0.0]
+        for corner in np.ndindex(2, 2, 2):
+            c = np.array(corner)
+            m = table.get(tuple(int(x) for x in f[q] + c))
+            v = data[m] if m is not None else bg
+            w = np.where(c == 1, t[q], 1 - t[q])
+            s = np.where(c == 1, 1.0, -1.0)
+            g[0] = g[0] + v * s[0] * w[1] * w[2]
+            g[1] = g[1] + v * w[0] * s[1] * w[2]
+            g[2] = g[2] + v * w[0] * w[1] * s[2]
+        out.append(np.stack([np.asarray(x, float) for x in g]))
+    return np.array(out)
+
+
+def _index_checks(vol, rng):
+    voxels = vol.get_voxels()
+    n = vol.get_voxel_count()
+    assert voxels.shape == (n, 3) and vol.is_index
+    data = rng.normal(size=n).astype(np.float32)
+    vdata = rng.normal(size=(n, 3)).astype(np.float32)
+    # lookups at every indexed voxel give 0..n-1 in order, and -1 off the volume
+    off = voxels[:40] + np.array([1000, 0, 0], np.int32)
+    ijk = np.concatenate([voxels, off])
+    # sample points near indexed voxels, half of their trilinear corners off the volume
+    p = (voxels[rng.integers(0, n, 300)] + rng.uniform(-1, 1, (300, 3))).astype(np.float32)
+    m = max(len(ijk), len(p))
+    ijk = np.resize(ijk, (m, 3)).astype(np.int32)
+    p = np.resize(p, (m, 3)).astype(np.float32)
+    idx, out = wp.zeros(m, dtype=int), wp.zeros((m, 6), dtype=float)
+    vout = wp.zeros((m, 4), dtype=wp.vec3)
+    wp.launch(index_queries, dim=m, inputs=[vol.id, wp.array(ijk, dtype=int), vec3s(p),
+                                            wp.array(data, dtype=float), vec3s(vdata), idx, out, vout])
+    table = {tuple(v): k for k, v in enumerate(voxels.tolist())}
+    np.testing.assert_array_equal(idx.numpy(), [table.get(tuple(c), -1) for c in ijk.tolist()])
+    got = out.numpy()
+    np.testing.assert_allclose(got[:, 0], _index_reference(voxels, data, -1.0, p, "closest"), atol=1e-6)
+    lin = _index_reference(voxels, data, -1.0, p, "linear")
+    np.testing.assert_allclose(got[:, 1], lin, atol=1e-5)
+    np.testing.assert_allclose(got[:, 2], lin, atol=1e-5)
+    np.testing.assert_allclose(got[:, 3:6], _index_reference_grad(voxels, data, -1.0, p), atol=1e-4)
+    vgot = vout.numpy()
+    vbg = np.array([1.0, 2.0, 3.0])
+    vlin = _index_reference(voxels, vdata, vbg, p, "linear")
+    np.testing.assert_allclose(vgot[:, 0], vlin, atol=1e-5)
+    np.testing.assert_allclose(vgot[:, 1], vlin, atol=1e-5)
+    vgrad = _index_reference_grad(voxels, vdata, vbg, p)          # (Q, 3 uvw, 3 components)
+    np.testing.assert_allclose(vgot[:, 2], vgrad[:, :, 0], atol=1e-4)   # row 0: d v_0 / d uvw
+    np.testing.assert_allclose(vgot[:, 3], vgrad[:, 2, :], atol=1e-4)   # column 2: d v / d uvw_2
+    # and the reference gradient is the finite difference wherever the step stays in one cell
+    h = 1e-3
+    inside = np.all(np.abs(p - np.rint(p)) > 2 * h, axis=1)
+    for k in range(3):
+        e = np.zeros(3)
+        e[k] = h
+        fd = (_index_reference(voxels, data, -1.0, p + e, "linear")
+              - _index_reference(voxels, data, -1.0, p - e, "linear")) / (2 * h)
+        np.testing.assert_allclose(got[inside, 3 + k], fd[inside], atol=2e-3)
+
+
+def test_on_index_volume_from_voxels_matches_brute_force(tmp_path):
+    rng = np.random.default_rng(21)
+    pts = rng.integers(-20, 20, (400, 3)).astype(np.int32)
+    vol = wp.Volume.allocate_by_voxels(pts, voxel_size=0.5)
+    assert vol.dtype == "onindex" and vol.get_voxel_count() == len(np.unique(pts, axis=0))
+    assert sorted(map(tuple, vol.get_voxels().tolist())) == sorted(map(tuple, np.unique(pts, axis=0).tolist()))
+    assert vol.get_tile_count() == len(np.unique(np.floor_divide(pts, 8), axis=0))
+    _index_checks(vol, rng)
+    # the file round trip is bit-exact and keeps the indices
+    for codec in ("none", "zip"):
+        path = tmp_path / f"index_{codec}.nvdb"
+        vol.save_to_nvdb(str(path), codec=codec)
+        back = wp.Volume.load_from_nvdb(str(path))
+        np.testing.assert_array_equal(back.buffer(), vol.buffer())
+        np.testing.assert_array_equal(back.get_voxels(), vol.get_voxels())
+    info = vol.get_grid_info()
+    assert (info["grid_type"], info["grid_class"]) == (20, 8)      # ValueOnIndex, IndexGrid
+    # GridData.mData1: the number of indices, the background's (0) included
+    assert struct.unpack_from("<Q", vol.buffer(), 656)[0] == vol.get_voxel_count() + 1
+
+
+def test_index_volume_from_tiles_indexes_every_voxel():
+    rng = np.random.default_rng(22)
+    pts = rng.uniform(-3, 3, (30, 3)).astype(np.float32)
+    vol = wp.Volume.allocate_by_tiles(pts, voxel_size=0.25, bg_value=None)
+    assert vol.dtype == "index" and vol.get_voxel_count() == 512 * vol.get_tile_count()
+    tiles = np.unique(np.floor_divide(np.floor(pts / 0.25).astype(np.int64), 8), axis=0) * 8
+    np.testing.assert_array_equal(np.unique(vol.get_tiles(), axis=0), tiles)
+    voxels = vol.get_voxels()
+    assert len(np.unique(voxels, axis=0)) == len(voxels)
+    _index_checks(vol, rng)
+
+
+def test_lookup_index_of_a_value_volume_follows_get_voxels():
+    sdf, volume = sphere_volume(n=20)
+    voxels = volume.get_voxels()
+    assert len(voxels) == volume.get_voxel_count() == 512 * volume.get_tile_count()
+    pick = voxels[::37]
+    idx, out = wp.zeros(len(pick), dtype=int), wp.zeros((len(pick), 6), dtype=float)
+    vout = wp.zeros((len(pick), 4), dtype=wp.vec3)
+    z = wp.zeros(1, dtype=float)
+    wp.launch(index_queries, dim=len(pick), inputs=[volume.id, wp.array(pick, dtype=int), vec3s(pick),
+                                                    z, vec3s(np.zeros((1, 3))), idx, out, vout])
+    np.testing.assert_array_equal(idx.numpy(), np.arange(0, len(voxels), 37))
+
+
+def test_index_sampling_gradients_reach_uvw_data_and_background():
+    rng = np.random.default_rng(23)
+    pts = rng.integers(-6, 6, (150, 3)).astype(np.int32)
+    vol = wp.Volume.allocate_by_voxels(pts, voxel_size=1.0)
+    voxels = vol.get_voxels()
+    n = len(voxels)
+    data = rng.normal(size=n).astype(np.float32)
+    p = (voxels[rng.integers(0, n, 40)] + rng.uniform(0.1, 0.9, (40, 3))).astype(np.float32)
+    da, pa = wp.array(data, dtype=float, requires_grad=True), vec3s(p)
+    pa.requires_grad = True
+    loss = wp.zeros(1, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(index_loss, dim=len(p), inputs=[vol.id, pa, da, loss])
+    tape.backward(loss)
+    # d loss / d data[m]: the trilinear weights voxel m gets, summed over the points
+    want = np.zeros(n)
+    table = {tuple(v): m for m, v in enumerate(voxels.tolist())}
+    f, t = np.floor(p), p - np.floor(p)
+    for q in range(len(p)):
+        for corner in np.ndindex(2, 2, 2):
+            m = table.get(tuple(int(x) for x in f[q] + corner))
+            if m is not None:
+                want[m] += np.prod(np.where(np.array(corner) == 1, t[q], 1 - t[q]))
+    np.testing.assert_allclose(da.grad.numpy(), want, atol=1e-5)
+    h = 1e-3
+    fd = np.zeros_like(p)
+    for k in range(3):
+        e = np.zeros(3)
+        e[k] = h
+        fd[:, k] = (_index_reference(voxels, data, 0.5, p + e, "linear")
+                    - _index_reference(voxels, data, 0.5, p - e, "linear")) / (2 * h)
+    np.testing.assert_allclose(pa.grad.numpy(), fd, atol=2e-3)
+
+
+def test_index_sampling_type_errors_name_the_arguments():
+    @wp.kernel(module="test_volume_bad_index_sample")   # its own module: it never builds
+    def bad(volume: wp.uint64, data: wp.array(dtype=float)):
+        wp.volume_sample_index(volume, wp.vec3(), wp.Volume.LINEAR, data, wp.vec3())
+    with pytest.raises(wp.CodegenError, match="background must be float32 like voxel_data, got vec3"):
+        wp.launch(bad, dim=1, inputs=[0, wp.zeros(1, dtype=float)])

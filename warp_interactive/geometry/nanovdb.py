@@ -18,7 +18,10 @@ VERSION = (32 << 21) | (6 << 10) | 0
 CODEC_NONE, CODEC_ZIP, CODEC_BLOSC = 0, 1, 2
 GRID, TREE = 672, 64
 FLOAT, INT32, VEC3F = 1, 4, 6
+INDEX, ON_INDEX = 19, 20            # ValueIndex / ValueOnIndex: no values, an index per voxel
+INDEX_TYPES = (INDEX, ON_INDEX)
 GRID_TYPES = {FLOAT: ("float32", 1), INT32: ("int32", 1), VEC3F: ("float32", 3)}
+CLASS_UNKNOWN, CLASS_INDEX = 0, 8
 FLAG_HAS_BBOX, FLAG_BREADTH_FIRST = 2, 32
 
 
@@ -27,12 +30,20 @@ def _r32(x):
 
 
 def layout(grid_type):
-    """Byte sizes/offsets of one grid type's nodes (value size t; stats are float)."""
+    """Byte sizes/offsets of one grid type's nodes (value size t; stats are float). Index grids
+    store uint64 tile values and background and no stats; their leaves end after the first
+    index (uint64 at 80) and the packed prefix sums (uint64 at 88)."""
+    if grid_type in INDEX_TYPES:
+        return dict(value=8, root=96, tile=32, stride=8, bg=32, up_table=8256, up_size=270400,
+                    lo_table=1088, lo_size=33856, leaf_values=80, leaf_size=96)
+    if grid_type not in GRID_TYPES:
+        raise ValueError(f"NanoVDB grid type {grid_type} is not supported (float, int32, vec3f, "
+                         f"index and on-index grids are)")
     t = 12 if grid_type == VEC3F else 4
     stride = 16 if grid_type == VEC3F else 8
     up_table, lo_table = _r32(32 + 2 * 4096 + 2 * t + 8), _r32(32 + 2 * 512 + 2 * t + 8)
     leaf_values = _r32(80 + 2 * t + 8)
-    return dict(value=t, root=_r32(28 + 3 * t + 8), tile=_r32(20 + t), stride=stride,
+    return dict(value=t, root=_r32(28 + 3 * t + 8), tile=_r32(20 + t), stride=stride, bg=28,
                 up_table=up_table, up_size=up_table + 32768 * stride,
                 lo_table=lo_table, lo_size=lo_table + 4096 * stride,
                 leaf_values=leaf_values, leaf_size=leaf_values + 512 * t)
@@ -55,10 +66,15 @@ def build_grid(grid_type, origins, values, active, background, voxel_size, trans
     """A NanoVDB grid buffer (uint8, 32-byte aligned) from leaves.
 
     origins (N, 3) int leaf origins (multiples of 8); values (N, 512[, 3]) leaf values in
-    x-major order (offset = x*64 + y*8 + z); active (N, 512) bool.
+    x-major order (offset = x*64 + y*8 + z); active (N, 512) bool. Index grids take
+    values=None: ValueIndex numbers every voxel of every leaf, ValueOnIndex the active ones,
+    from 1 in leaf order (0 is the background's index).
     """
     L = layout(grid_type)
-    vdt = np.float32 if grid_type != INT32 else np.int32
+    index = grid_type in INDEX_TYPES
+    vdt = np.uint64 if index else (np.float32 if grid_type != INT32 else np.int32)
+    if index:
+        values = np.zeros(len(np.asarray(origins).reshape(-1, 3)), np.uint64)
     origins = np.asarray(origins, np.int64).reshape(-1, 3)
     order, lowers, leaf_parent, uppers, lower_parent = _tree_order(origins)
     origins, values, active = origins[order], np.asarray(values)[order], np.asarray(active)[order]
@@ -77,6 +93,8 @@ def build_grid(grid_type, origins, values, active, background, voxel_size, trans
     all_max = up_max.max(axis=0) if n_up else np.zeros(3, np.int64)
     bg = np.asarray(background, vdt).reshape(-1)
 
+    if index:
+        values, value_count = _index_words(active, grid_type == ON_INDEX)
     _write_leaves(buf, GRID + leaf_off, L, vmin, vmax, active, np.ascontiguousarray(values, vdt))
     _write_internal(buf, GRID + lo_off, L["lo_size"], L["lo_table"], L["stride"], 4096, lowers,
                     lo_min, lo_max, leaf_parent, _child_index(origins, 127, 3, 4),
@@ -88,8 +106,24 @@ def build_grid(grid_type, origins, values, active, background, voxel_size, trans
     put(buf, GRID, "<4Q", leaf_off if n_leaf else 0, lo_off if n_lo else 0, up_off if n_up else 0,
         root_off)
     put(buf, GRID + 32, "<6IQ", n_leaf, n_lo, n_up, 0, 0, 0, int(active.sum()))
-    _write_grid_header(buf, size, grid_type, name, voxel_size, translation, all_min, all_max)
+    _write_grid_header(buf, size, grid_type, name, voxel_size, translation, all_min, all_max,
+                       CLASS_INDEX if index else CLASS_UNKNOWN, value_count if index else 0)
     return buf
+
+
+def _index_words(active, on_only):
+    """Per leaf (first index, packed prefix sums) of an index grid, and the value count.
+
+    ValueOnIndex: a leaf's k-th active voxel (in offset order) has index first + k; the prefix
+    word holds, 9 bits per mask word w = 1..7, the active count of words 0..w-1."""
+    n = len(active)
+    counts = active.sum(axis=1) if on_only else np.full(n, 512)
+    first = 1 + np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.uint64)
+    per_word = active.reshape(n, 8, 64).sum(axis=2).astype(np.uint64)
+    before = np.cumsum(per_word, axis=1)[:, :7]                    # words 0..w-1, w = 1..7
+    prefix = (before << (np.arange(7, dtype=np.uint64) * np.uint64(9))[None]).sum(axis=1)
+    words = np.stack([first, prefix.astype(np.uint64)], axis=1)    # (n, 2) uint64 = 16 bytes
+    return words, 1 + int(counts.sum())
 
 
 def _tree_order(origins):
@@ -152,7 +186,7 @@ def _write_root(buf, r, L, all_min, all_max, bg, uppers, first_child):
     n = len(uppers)
     put(buf, r, "<6i", *all_min, *all_max)
     put(buf, r + 24, "<I", n)
-    buf[r + 28:r + 28 + bg.nbytes] = bg.view(np.uint8)
+    buf[r + L["bg"]:r + L["bg"] + bg.nbytes] = bg.view(np.uint8)
     if n == 0:
         return
     tiles = buf[r + L["root"]:r + L["root"] + n * L["tile"]].reshape(n, L["tile"])
@@ -183,7 +217,8 @@ def _write_internal(buf, start, node_size, table, stride, count, nodes, bmin, bm
         tiles[child_parent, child_slot, 8:] = 0
 
 
-def _write_grid_header(buf, size, grid_type, name, voxel_size, translation, imin, imax):
+def _write_grid_header(buf, size, grid_type, name, voxel_size, translation, imin, imax,
+                       grid_class=CLASS_UNKNOWN, value_count=0):
     vs = np.asarray(voxel_size, np.float64).reshape(-1)
     vs = np.repeat(vs, 3) if vs.size == 1 else vs
     tr = np.asarray(translation, np.float64).reshape(3)
@@ -196,7 +231,8 @@ def _write_grid_header(buf, size, grid_type, name, voxel_size, translation, imin
     put(buf, 384, "<9d9d3dd", *mat.reshape(-1), *inv.reshape(-1), *tr, 1.0)
     wmin, wmax = np.asarray(imin) * vs + tr, (np.asarray(imax) + 1) * vs + tr
     put(buf, 560, "<6d3d", *wmin, *wmax, *vs)
-    put(buf, 632, "<IIqIIQQ", 0, grid_type, 0, 0, 0, 0, 0)
+    # index grids: class IndexGrid, data1 = the number of indices (background included)
+    put(buf, 632, "<IIqIIQQ", grid_class, grid_type, 0, 0, 0, value_count, 0)
 
 
 def put(buf, offset, fmt, *values):
@@ -230,6 +266,24 @@ def grid_info(buf):
     tr = struct.unpack_from("<3d", buf, 528)
     return dict(size=size, name=name, voxel_size=vs, translation=tr, grid_class=grid_class,
                 grid_type=grid_type, version=version)
+
+
+def leaves(buf):
+    """The leaves of a grid buffer in storage order: (origins (N, 3) int64, active (N, 512)
+    bool, first index (N,) uint64 or None for grids with values)."""
+    info = grid_info(buf)
+    L = layout(info["grid_type"])
+    tree = struct.unpack_from("<4Q6IQ", buf, GRID)
+    n = tree[4]
+    if n == 0:
+        return np.zeros((0, 3), np.int64), np.zeros((0, 512), bool), None
+    start = GRID + tree[0]
+    view = np.asarray(buf[start:start + n * L["leaf_size"]]).reshape(n, L["leaf_size"])
+    origins = view[:, 0:12].copy().view(np.int32).reshape(n, 3).astype(np.int64) & ~7
+    active = np.unpackbits(view[:, 16:80], axis=1, bitorder="little").astype(bool)
+    first = view[:, 80:88].copy().view(np.uint64).reshape(n) \
+        if info["grid_type"] in INDEX_TYPES else None
+    return origins, active, first
 
 
 # --- files ------------------------------------------------------------------------------------------

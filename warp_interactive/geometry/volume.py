@@ -1,11 +1,14 @@
 """``wp.Volume``: a sparse NanoVDB grid that kernels sample by id (``volume.id``)."""
 
+import struct
+
 import numpy as np
 
 from ..runtime.device import get_device
 from . import nanovdb as nv
 
-_DTYPES = {nv.FLOAT: "float32", nv.INT32: "int32", nv.VEC3F: "vec3"}
+_DTYPES = {nv.FLOAT: "float32", nv.INT32: "int32", nv.VEC3F: "vec3", nv.INDEX: "index",
+           nv.ON_INDEX: "onindex"}
 
 
 class Volume:
@@ -101,18 +104,24 @@ class Volume:
     def allocate_by_tiles(cls, tile_points, voxel_size, bg_value=0.0, translation=(0.0, 0.0, 0.0),
                           device=None):
         """Activate every voxel of the 8^3 tiles containing ``tile_points`` (int32 index-space
-        coordinates, or float world-space positions)."""
+        coordinates, or float world-space positions), holding ``bg_value``; with
+        ``bg_value=None`` an index volume (NanoVDB ValueIndex: every voxel of the tiles has an
+        index, see ``get_voxels``) for ``wp.volume_sample_index`` on external data."""
         p = _points(tile_points)
         idx = p if np.issubdtype(p.dtype, np.integer) else \
             np.floor((p - np.asarray(translation)) / voxel_size).astype(np.int64)
         tiles = np.unique(np.floor_divide(idx, 8), axis=0) * 8
-        return cls._from_leaves(tiles, np.ones((len(tiles), 512), bool), bg_value, voxel_size,
-                                translation, device)
+        active = np.ones((len(tiles), 512), bool)
+        if bg_value is None:
+            return cls._index_volume(nv.INDEX, tiles, active, voxel_size, translation, device)
+        return cls._from_leaves(tiles, active, bg_value, voxel_size, translation, device)
 
     @classmethod
     def allocate_by_voxels(cls, voxel_points, voxel_size, translation=(0.0, 0.0, 0.0), device=None):
-        """Activate exactly the voxels containing ``voxel_points`` (int32 index coordinates, or
-        float world-space positions); values start at 0."""
+        """An index volume (NanoVDB ValueOnIndex) whose active voxels are exactly those
+        containing ``voxel_points`` (int32 index coordinates, or float world-space positions):
+        each has an index in [0, get_voxel_count()) into external data, read in kernels with
+        ``wp.volume_lookup_index`` / ``wp.volume_sample_index``."""
         p = _points(voxel_points)
         idx = p if np.issubdtype(p.dtype, np.integer) else \
             np.floor((p - np.asarray(translation)) / voxel_size + 0.5).astype(np.int64)
@@ -121,7 +130,12 @@ class Volume:
         active = np.zeros((len(tiles), 512), bool)
         local = idx - tiles[inv.reshape(-1)]
         active[inv.reshape(-1), local[:, 0] * 64 + local[:, 1] * 8 + local[:, 2]] = True
-        return cls._from_leaves(tiles, active, 0.0, voxel_size, translation, device)
+        return cls._index_volume(nv.ON_INDEX, tiles, active, voxel_size, translation, device)
+
+    @classmethod
+    def _index_volume(cls, grid_type, origins, active, voxel_size, translation, device):
+        buf = nv.build_grid(grid_type, origins, None, active, np.uint64(0), voxel_size, translation)
+        return cls(buf, device)
 
     @classmethod
     def _from_leaves(cls, origins, active, bg_value, voxel_size, translation, device):
@@ -167,6 +181,45 @@ class Volume:
 
     def get_grid_info(self):
         return dict(self._info)
+
+    @property
+    def is_index(self):
+        """True for index volumes (NanoVDB ValueIndex / ValueOnIndex grids)."""
+        return self._info["grid_type"] in nv.INDEX_TYPES
+
+    def get_tile_count(self):
+        """The number of leaves (8^3 tiles)."""
+        return int(struct.unpack_from("<I", self._buf, nv.GRID + 32)[0])
+
+    def get_voxel_count(self):
+        """How many voxels have an index: the active ones of a ValueOnIndex volume, every voxel
+        of every tile otherwise (the length external data for volume_sample_index needs)."""
+        if self._info["grid_type"] == nv.ON_INDEX:
+            return int(struct.unpack_from("<Q", self._buf, nv.GRID + 56)[0])
+        return 512 * self.get_tile_count()
+
+    def get_tiles(self):
+        """The tiles' origins in index space: an (N, 3) int32 NumPy array, in storage order."""
+        origins, _, _ = nv.leaves(self.buffer())
+        return origins.astype(np.int32)
+
+    def get_voxels(self):
+        """The index-space coordinates of every indexed voxel, row m holding the voxel whose
+        index (wp.volume_lookup_index) is m: an (get_voxel_count(), 3) int32 NumPy array."""
+        origins, active, first = nv.leaves(self.buffer())
+        coords = origins[:, None, :] + nv._VOX[None]                   # (N, 512, 3)
+        if self._info["grid_type"] == nv.ON_INDEX:
+            rank = np.cumsum(active, axis=1) - 1
+            index = (first[:, None].astype(np.int64) - 1 + rank)[active]
+            out = np.empty((len(index), 3), np.int64)
+            out[index] = coords[active]
+        elif self._info["grid_type"] == nv.INDEX:
+            index = (first[:, None].astype(np.int64) - 1 + np.arange(512)[None]).reshape(-1)
+            out = np.empty((len(index), 3), np.int64)
+            out[index] = coords.reshape(-1, 3)
+        else:
+            out = coords.reshape(-1, 3)
+        return out.astype(np.int32)
 
 
 def _points(points):

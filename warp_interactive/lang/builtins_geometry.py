@@ -11,7 +11,7 @@ those argument variables (see Overload.writes).
 from ..geometry.query_types import (BvhQuery, HashGridQuery, MeshQueryAABB, MeshQueryPoint,
                                     MeshQueryRay, vec3)
 from ..types import scalars as sc
-from .registry import add_builtin
+from .registry import Any, Array, add_builtin, type_name
 
 G_MESH, G_BVH, G_GRID, G_VOL = "Geometry", "Geometry", "Geometry", "Volumes"
 u64, f32, i32, b = sc.uint64, sc.float32, sc.int32, sc.bool_
@@ -104,6 +104,47 @@ for suffix, t in (("f", f32), ("v", vec3), ("i", i32)):
     _add(f"volume_lookup_{suffix}", _ijk, t, G_VOL, doc="The value of voxel (i, j, k).")
     _add(f"volume_store_{suffix}", {**_ijk, "value": t}, None, G_VOL, replay="",
          doc="Store into voxel (i, j, k) where the volume has a leaf there (else nothing).")
+
+# --- index volumes: indices into user arrays ------------------------------------------------------
+def _index_data_rule(ts):
+    from .errors import TypeMismatch
+    from ..types.composite import is_vector
+    data, background = ts[3], ts[4]
+    t = data.dtype
+    if data.ndim != 1 or not (t is f32 or (is_vector(t) and t._wp_scalar_type_ is f32)):
+        raise TypeMismatch(f"voxel_data must be a 1-d array of float32 or a float32 vector, got "
+                           f"{type_name(data)}")
+    if background is not t:
+        raise TypeMismatch(f"background must be {type_name(t)} like voxel_data, got "
+                           f"{type_name(background)}")
+    return t
+
+
+def _index_grad_rule(ts):
+    from .errors import TypeMismatch
+    from ..types.composite import matrix
+    t = _index_data_rule(ts)
+    want = vec3 if t is f32 else (matrix((3, 3), f32) if t is vec3 else None)
+    if want is None or ts[5] is not want:
+        raise TypeMismatch(f"grad must be {type_name(want) if want else 'vec3 (float data) or mat33 (vec3 data)'}"
+                           f", got {type_name(ts[5])}")
+    return t
+
+
+_add("volume_lookup_index", _ijk, i32, G_VOL,
+     doc="The index of voxel (i, j, k): for index volumes its index into external data, for "
+         "other volumes its position in get_voxels() order; -1 where there is none.")
+_xd = {**_s, "voxel_data": Array, "background": Any}
+add_builtin("volume_sample_index", _xd, value_func=_index_data_rule, group=G_VOL,
+            differentiable=True, same_scalar=False,
+            doc="Sample `voxel_data[index]` at index-space `uvw` (CLOSEST or trilinear LINEAR); "
+                "`background` where a voxel has no index. Differentiable in uvw, voxel_data "
+                "and background.")
+add_builtin("volume_sample_grad_index", {**_xd, "grad": Any}, value_func=_index_grad_rule,
+            group=G_VOL, differentiable=False, same_scalar=False, writes=(5,),
+            doc="As volume_sample_index, writing the index-space gradient to `grad` (vec3 for "
+                "float data, mat33 of d value_i / d uvw_k for vec3 data).")
+
 for name, arg in (("volume_world_to_index", "xyz"), ("volume_index_to_world", "uvw"),
                   ("volume_world_to_index_dir", "xyz"), ("volume_index_to_world_dir", "uvw")):
     _add(name, {"id": u64, arg: vec3}, vec3, G_VOL, True,

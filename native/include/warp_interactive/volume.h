@@ -5,6 +5,8 @@
 // The same layout is written by warp_interactive/geometry/nanovdb.py.
 #pragma once
 
+#include "atomic.h"
+#include "mat.h"
 #include "vec.h"
 
 namespace wp {
@@ -12,7 +14,7 @@ namespace wp {
 typedef vec_t<3, float32> vol_vec3;
 
 enum { VOLUME_CLOSEST = 0, VOLUME_LINEAR = 1 };
-enum { NVDB_GRID_FLOAT = 1, NVDB_GRID_INT32 = 4, NVDB_GRID_VEC3F = 6 };
+enum { NVDB_GRID_FLOAT = 1, NVDB_GRID_INT32 = 4, NVDB_GRID_VEC3F = 6, NVDB_GRID_INDEX = 19, NVDB_GRID_ON_INDEX = 20 };
 
 WPI_FUNC uint32 nvdb_round32(uint32 x) { return (x + 31u) & ~31u; }
 
@@ -26,6 +28,9 @@ template <typename T> struct nvdb_layout {
     }
     static constexpr uint32 internal_stride() { return sizeof(T) > 8u ? ((sizeof(T) + 7u) & ~7u) : 8u; }
     static constexpr uint32 leaf_values() { return (80u + 2u * sizeof(T) + 2u * S + 31u) & ~31u; }
+    static constexpr uint32 leaf_size() { return leaf_values() + 512u * sizeof(T); }
+    static constexpr uint32 background() { return 28u; }
+    static constexpr uint32 tile_value() { return 20u; }
 };
 
 WPI_FUNC const char* nvdb_tree(uint64 id) { return (const char*)id + 672; }
@@ -40,12 +45,11 @@ WPI_FUNC uint64 nvdb_root_key(int32 i, int32 j, int32 k)
 
 WPI_FUNC bool nvdb_bit(const char* mask, uint32 n) { return (((const uint64*)mask)[n >> 6] >> (n & 63)) & 1; }
 
-// The address of voxel (i, j, k)'s value: a leaf value, a tile value or the background.
-template <typename T>
-WPI_FUNC const T* nvdb_value_ptr(uint64 id, int32 i, int32 j, int32 k, bool& in_leaf)
+// The leaf holding voxel (i, j, k), with `value` at the start of its value table; or null, with
+// `value` at the tile value or the background that covers the voxel. L: the node layout.
+template <typename L>
+WPI_FUNC const char* nvdb_find(uint64 id, int32 i, int32 j, int32 k, const char*& value)
 {
-    typedef nvdb_layout<T> L;
-    in_leaf = false;
     const char* root = nvdb_tree(id) + nvdb_node_offset(id, 3);
     const uint32 table_size = *(const uint32*)(root + 24);
     const uint64 key = nvdb_root_key(i, j, k);
@@ -54,21 +58,32 @@ WPI_FUNC const T* nvdb_value_ptr(uint64 id, int32 i, int32 j, int32 k, bool& in_
         const char* cand = root + L::root_size() + t * L::tile_size();
         if (*(const uint64*)cand == key) { tile = cand; break; }
     }
-    if (!tile) return (const T*)(root + 28);
+    value = root + L::background();
+    if (!tile) return 0;
     const int64 child = *(const int64*)(tile + 8);
-    if (child == 0) return (const T*)(tile + 20);
+    value = tile + L::tile_value();
+    if (child == 0) return 0;
     const char* upper = root + child;
     uint32 n = ((uint32(i & 4095) >> 7) << 10) | ((uint32(j & 4095) >> 7) << 5) | (uint32(k & 4095) >> 7);
-    const char* entry = upper + L::internal_table(5) + n * L::internal_stride();
-    if (!nvdb_bit(upper + 32 + 4096, n)) return (const T*)entry;
-    const char* lower = upper + *(const int64*)entry;
+    value = upper + L::internal_table(5) + n * L::internal_stride();
+    if (!nvdb_bit(upper + 32 + 4096, n)) return 0;
+    const char* lower = upper + *(const int64*)value;
     n = ((uint32(i & 127) >> 3) << 8) | ((uint32(j & 127) >> 3) << 4) | (uint32(k & 127) >> 3);
-    entry = lower + L::internal_table(4) + n * L::internal_stride();
-    if (!nvdb_bit(lower + 32 + 512, n)) return (const T*)entry;
-    const char* leaf = lower + *(const int64*)entry;
-    n = (uint32(i & 7) << 6) | (uint32(j & 7) << 3) | uint32(k & 7);
-    in_leaf = true;
-    return (const T*)(leaf + L::leaf_values()) + n;
+    value = lower + L::internal_table(4) + n * L::internal_stride();
+    if (!nvdb_bit(lower + 32 + 512, n)) return 0;
+    const char* leaf = lower + *(const int64*)value;
+    value = leaf + L::leaf_values();
+    return leaf;
+}
+
+// The address of voxel (i, j, k)'s value: a leaf value, a tile value or the background.
+template <typename T>
+WPI_FUNC const T* nvdb_value_ptr(uint64 id, int32 i, int32 j, int32 k, bool& in_leaf)
+{
+    const char* value;
+    in_leaf = nvdb_find<nvdb_layout<T> >(id, i, j, k, value) != 0;
+    if (!in_leaf) return (const T*)value;
+    return (const T*)value + ((uint32(i & 7) << 6) | (uint32(j & 7) << 3) | uint32(k & 7));
 }
 
 template <typename T> WPI_FUNC T nvdb_lookup(uint64 id, int32 i, int32 j, int32 k, uint32 grid_type)
@@ -198,6 +213,162 @@ WPI_FUNC void volume_store_v(uint64 id, int32 i, int32 j, int32 k, const vol_vec
     nvdb_store(id, i, j, k, v, NVDB_GRID_VEC3F);
 }
 WPI_FUNC void volume_store_i(uint64 id, int32 i, int32 j, int32 k, int32 v) { nvdb_store(id, i, j, k, v, NVDB_GRID_INT32); }
+
+// --- index grids (NanoVDB ValueIndex = 19, ValueOnIndex = 20) --------------------------------------
+// They store no values: each voxel maps to an index into a user array. Layout: root 96 B
+// (background index at 32), root tiles 32 B (value at 24), internal tables as for float grids
+// (stride 8), leaves 96 B: header 80 B, then the first index (uint64 at 80) and, for ValueOnIndex,
+// the active counts before each 64-bit mask word packed 9 bits apiece (uint64 at 88). Index 0 is
+// the background; voxel_index below is 0-based (NanoVDB index - 1) and -1 where there is none.
+struct nvdb_index_layout {
+    static constexpr uint32 root_size() { return 96u; }
+    static constexpr uint32 tile_size() { return 32u; }
+    static constexpr uint32 background() { return 32u; }
+    static constexpr uint32 tile_value() { return 24u; }
+    static constexpr uint32 internal_table(uint32 log2dim) { return log2dim == 5u ? 8256u : 1088u; }
+    static constexpr uint32 internal_stride() { return 8u; }
+    static constexpr uint32 leaf_values() { return 80u; }
+};
+
+WPI_FUNC uint32 nvdb_popc(uint64 x)
+{
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+    return uint32(__popcll((unsigned long long)x));
+#else
+    return uint32(__builtin_popcountll((unsigned long long)x));
+#endif
+}
+
+// 0-based position of voxel (i, j, k) in the volume's voxel order (Volume.get_voxels()), or -1:
+// index grids use their stored indices; other grids number every voxel of every leaf
+// (leaf * 512 + offset in the leaf), the order of get_voxels() for them.
+WPI_FUNC int64 nvdb_voxel_index(uint64 id, int32 i, int32 j, int32 k)
+{
+    const uint32 type = nvdb_grid_type(id);
+    const char* value;
+    const char* leaf;
+    uint32 leaf_size = 0;
+    switch (type) {
+    case NVDB_GRID_INDEX:
+    case NVDB_GRID_ON_INDEX: leaf = nvdb_find<nvdb_index_layout>(id, i, j, k, value); break;
+    case NVDB_GRID_FLOAT:
+        leaf = nvdb_find<nvdb_layout<float32> >(id, i, j, k, value);
+        leaf_size = nvdb_layout<float32>::leaf_size();
+        break;
+    case NVDB_GRID_INT32:
+        leaf = nvdb_find<nvdb_layout<int32> >(id, i, j, k, value);
+        leaf_size = nvdb_layout<int32>::leaf_size();
+        break;
+    case NVDB_GRID_VEC3F:
+        leaf = nvdb_find<nvdb_layout<vol_vec3> >(id, i, j, k, value);
+        leaf_size = nvdb_layout<vol_vec3>::leaf_size();
+        break;
+    default: return -1;
+    }
+    if (!leaf) return -1;
+    const uint32 n = (uint32(i & 7) << 6) | (uint32(j & 7) << 3) | uint32(k & 7);
+    if (leaf_size) {
+        const char* first = nvdb_tree(id) + nvdb_node_offset(id, 0);
+        return int64(uint64(leaf - first) / leaf_size) * 512 + n;
+    }
+    const uint64 offset = *(const uint64*)(leaf + 80);
+    if (type == NVDB_GRID_INDEX) return int64(offset + n) - 1;
+    const uint32 w = n >> 6;
+    const uint64 word = ((const uint64*)(leaf + 16))[w], bit = uint64(1) << (n & 63);
+    if (!(word & bit)) return -1;
+    uint32 sum = nvdb_popc(word & (bit - 1));
+    if (w > 0) sum += uint32(*(const uint64*)(leaf + 88) >> (9u * (w - 1u))) & 511u;
+    return int64(offset + sum) - 1;
+}
+
+WPI_FUNC int32 volume_lookup_index(uint64 id, int32 i, int32 j, int32 k) { return int32(nvdb_voxel_index(id, i, j, k)); }
+
+template <typename T>
+WPI_FUNC T nvdb_index_value(uint64 id, int32 i, int32 j, int32 k, const array_t<T>& data, const T& background, int64& at)
+{
+    at = nvdb_voxel_index(id, i, j, k);
+    if (at >= data.shape[0]) at = -1;
+    return at >= 0 ? *elem_ptr(data.data, data, at) : background;
+}
+
+WPI_FUNC float32 nvdb_dot(float32 a, float32 b) { return a * b; }
+template <unsigned N, typename S> WPI_FUNC S nvdb_dot(const vec_t<N, S>& a, const vec_t<N, S>& b) { return dot(a, b); }
+
+// Samples user data through an index: closest voxel or trilinear over the 8 neighbours (the
+// background where a neighbour has no index). partials: d value / d uvw along x, y, z.
+template <typename T>
+WPI_FUNC T nvdb_index_sample(uint64 id, const vol_vec3& uvw, int32 mode, const array_t<T>& data, const T& background,
+                             T* partials, int64* at, float32* weights)
+{
+    if (mode != VOLUME_LINEAR) {
+        int64 a;
+        const T r = nvdb_index_value(id, int32(floor(uvw.c[0] + 0.5f)), int32(floor(uvw.c[1] + 0.5f)),
+                                     int32(floor(uvw.c[2] + 0.5f)), data, background, a);
+        if (partials) partials[0] = partials[1] = partials[2] = T();
+        if (at) { at[0] = a; weights[0] = 1.0f; for (int c = 1; c < 8; ++c) { at[c] = -2; weights[c] = 0.0f; } }
+        return r;
+    }
+    const float32 fx = floor(uvw.c[0]), fy = floor(uvw.c[1]), fz = floor(uvw.c[2]);
+    const int32 i = int32(fx), j = int32(fy), k = int32(fz);
+    const float32 t[3] = {uvw.c[0] - fx, uvw.c[1] - fy, uvw.c[2] - fz};
+    T r = T(), g[3] = {T(), T(), T()};
+    for (int c = 0; c < 8; ++c) {
+        const int a = c >> 2, b = (c >> 1) & 1, d = c & 1;
+        int64 where;
+        const T v = nvdb_index_value(id, i + a, j + b, k + d, data, background, where);
+        const float32 w[3] = {a ? t[0] : 1.0f - t[0], b ? t[1] : 1.0f - t[1], d ? t[2] : 1.0f - t[2]};
+        const float32 s[3] = {a ? 1.0f : -1.0f, b ? 1.0f : -1.0f, d ? 1.0f : -1.0f};
+        r = r + v * (w[0] * w[1] * w[2]);
+        g[0] = g[0] + v * (s[0] * w[1] * w[2]);
+        g[1] = g[1] + v * (w[0] * s[1] * w[2]);
+        g[2] = g[2] + v * (w[0] * w[1] * s[2]);
+        if (at) { at[c] = where; weights[c] = w[0] * w[1] * w[2]; }
+    }
+    if (partials) { partials[0] = g[0]; partials[1] = g[1]; partials[2] = g[2]; }
+    return r;
+}
+
+template <typename T>
+WPI_FUNC T volume_sample_index(uint64 id, const vol_vec3& uvw, int32 mode, const array_t<T>& voxel_data, const T& background)
+{
+    return nvdb_index_sample(id, uvw, mode, voxel_data, background, (T*)0, (int64*)0, (float32*)0);
+}
+// adjoints: uvw through the trilinear weights, voxel_data (its grad array) and background
+template <typename T>
+WPI_FUNC void adj_volume_sample_index(uint64 id, const vol_vec3& uvw, int32 mode, const array_t<T>& voxel_data,
+                                      const T& background, uint64&, vol_vec3& adj_uvw, int32&, array_t<T>&,
+                                      T& adj_background, const T& adj_ret)
+{
+    T partials[3];
+    int64 at[8];
+    float32 weights[8];
+    nvdb_index_sample(id, uvw, mode, voxel_data, background, partials, at, weights);
+    if (mode == VOLUME_LINEAR)
+        for (int k = 0; k < 3; ++k) adj_uvw.c[k] += nvdb_dot(partials[k], adj_ret);
+    for (int c = 0; c < 8; ++c) {
+        if (at[c] == -2) continue;   // closest: one voxel
+        const T contrib = adj_ret * weights[c];
+        if (at[c] < 0) adj_background = adj_background + contrib;
+        else if (voxel_data.grad) atomic_add_ptr(elem_ptr(voxel_data.grad, voxel_data, at[c]), contrib);
+    }
+}
+
+// out-parameter form: writes the index-space gradient (vec3 for scalar data, a 3x3 matrix of
+// d value_i / d uvw_k for vec3 data)
+WPI_FUNC void nvdb_set_grad(const float32* p, vol_vec3& grad) { grad = vol_vec3(p[0], p[1], p[2]); }
+WPI_FUNC void nvdb_set_grad(const vol_vec3* p, mat_t<3, 3, float32>& grad)
+{
+    for (int i = 0; i < 3; ++i)
+        for (int k = 0; k < 3; ++k) grad.data[i][k] = p[k].c[i];
+}
+template <typename T, typename G>
+WPI_FUNC void volume_sample_grad_index(uint64 id, const vol_vec3& uvw, int32 mode, const array_t<T>& voxel_data,
+                                       const T& background, const G&, T& result, G& grad)
+{
+    T partials[3];
+    result = nvdb_index_sample(id, uvw, mode, voxel_data, background, partials, (int64*)0, (float32*)0);
+    nvdb_set_grad(partials, grad);
+}
 
 // --- transforms (the grid's float map: world = M * index + t) ------------------------------------------
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)

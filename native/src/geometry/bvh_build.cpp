@@ -264,8 +264,10 @@ namespace {
 
 // Post-order: a subtree's box comes back by value, so the parent never re-reads its children
 // (the right child sits far from its parent in the node array); nodes are visited in memory order.
+// The top `spawn` levels refit their left subtree on another thread (like the build, log2 of the
+// hardware threads levels fork).
 Box refit_node(BvhNode* nodes, int i, const int32_t* items, const float* lowers, const float* uppers,
-               bool by_slot)
+               bool by_slot, int spawn)
 {
     BvhNode& node = nodes[i];
     Box box;
@@ -275,10 +277,17 @@ Box refit_node(BvhNode* nodes, int i, const int32_t* items, const float* lowers,
             const int b = by_slot ? j : items[j];
             box.grow(lowers + 3 * b, uppers + 3 * b);
         }
+    } else if (spawn > 0) {
+        const int left = node.left, right = node.right;
+        Box lbox;
+        std::thread worker([&] { lbox = refit_node(nodes, left, items, lowers, uppers, by_slot, spawn - 1); });
+        box = refit_node(nodes, right, items, lowers, uppers, by_slot, spawn - 1);
+        worker.join();
+        box.grow(lbox);
     } else {
         const int right = node.right;
-        box = refit_node(nodes, node.left, items, lowers, uppers, by_slot);
-        box.grow(refit_node(nodes, right, items, lowers, uppers, by_slot));
+        box = refit_node(nodes, node.left, items, lowers, uppers, by_slot, 0);
+        box.grow(refit_node(nodes, right, items, lowers, uppers, by_slot, 0));
     }
     std::memcpy(node.lower, box.lo, sizeof(box.lo));
     std::memcpy(node.upper, box.hi, sizeof(box.hi));
@@ -290,7 +299,10 @@ Box refit_node(BvhNode* nodes, int i, const int32_t* items, const float* lowers,
 void bvh_refit(BvhNode* nodes, int num_nodes, const int32_t* items, const float* lowers,
                const float* uppers, bool by_slot)
 {
-    if (num_nodes > 0) refit_node(nodes, 0, items, lowers, uppers, by_slot);
+    int spawn = 0;   // small trees refit faster than a thread starts
+    if (num_nodes >= 2 * kParallelItems)
+        for (unsigned t = std::thread::hardware_concurrency(); t > 1; t >>= 1) ++spawn;
+    if (num_nodes > 0) refit_node(nodes, 0, items, lowers, uppers, by_slot, spawn);
 }
 
 // slot_items: when given, box s is the box of triangle slot_items[s] (leaf order, so a refit
