@@ -1,7 +1,8 @@
 """The launch-state word (runtime/launch_state.py) and the native tier of the launch plan
-(native/src/fast_plan.cpp): tapes, timing recorders, graph captures and a thread's non-default
-device turn the fast path off while they last and on again after; exact-typed values are packed
-in C with NumPy's results, other values fall through to the converting tiers."""
+(native/src/fast_plan.cpp): tapes, timing recorders and graph captures turn the fast path off
+while they last and on again after; a launch with no device= follows a thread's current device;
+exact-typed values are packed in C with NumPy's results, other values fall through to the
+converting tiers."""
 
 import threading
 
@@ -102,30 +103,34 @@ def test_cpu_capture_defers_warm_launches_until_replay():
     assert "capture" not in launch_state.slow_reasons()
 
 
-def test_a_thread_with_a_non_default_device_disarms_plans():
+def test_device_none_follows_a_thread_on_another_device():
     x, y, plan = _warm()
-    other = object()           # stands for a device that is not the default one
-    done = threading.Event()
+    other = object()           # stands for a current device that is not the default one
+    outcome = []
 
-    def hold():
+    def on_other_device():
         rt_device._set_current(other)
-        done.wait()
-        rt_device._set_current(None)
+        try:
+            assert rt_device._off_default
+            try:   # must look the current device up, not take the CPU plan
+                wp.launch(scale, dim=4, inputs=[x, y, 9.0])
+                outcome.append("ran")
+            except Exception as e:   # noqa: BLE001  (a stand-in device cannot run anything)
+                outcome.append(type(e).__name__)
+        finally:
+            rt_device._set_current(None)
 
-    t = threading.Thread(target=hold)
+    t = threading.Thread(target=on_other_device)
     t.start()
-    try:
-        while "device" not in launch_state.slow_reasons():
-            pass
-        assert not _armed(plan)
-        wp.launch(scale, dim=4, inputs=[x, y, 4.0], device="cpu")   # the general path, right
-        np.testing.assert_allclose(y.numpy(), 4.0 * np.arange(4))
-    finally:
-        done.set()
-        t.join()
-    assert "device" not in launch_state.slow_reasons()
-    with wp.ScopedDevice("cpu"):           # the default device: nothing to disarm
-        assert "device" not in launch_state.slow_reasons()
+    t.join()
+    assert outcome and outcome[0] != "ran"
+    np.testing.assert_allclose(y.numpy(), 1.0 * np.arange(4))    # nothing ran on the CPU
+    assert not rt_device._off_default
+    with wp.ScopedDevice("cpu"):           # the default device here: nothing to look up
+        assert not rt_device._off_default
+        wp.launch(scale, dim=4, inputs=[x, y, 4.0])
+        assert plan.native_run(4, [x, y, 4.0], ()) is True
+    np.testing.assert_allclose(y.numpy(), 4.0 * np.arange(4))
 
 
 def test_invalidation_disarms_until_the_next_general_launch():

@@ -4,23 +4,20 @@ optional extra, a driver and a GPU are all there."""
 import os
 import threading
 
-from . import launch_state
-
 _local = threading.local()
-_off_default = set()   # threads whose current device is not the default one
+# Threads whose current device is not the default one: while there are none, a launch with no
+# device= targets the default device without a thread-local lookup (runtime/launch.py)
+_off_default = set()
 
 
 def _set_current(device):
-    """This thread's current device. A launch with no device= may skip looking it up (a
-    thread-local read) only while no thread has a current device other than the default: the
-    "device" slow reason of launch_state says when one does."""
+    """Make ``device`` (a Device, or None for the default) this thread's current device."""
     _local.device = device
     ident = threading.get_ident()
     if device is None or device is _default_device():
         _off_default.discard(ident)
     else:
         _off_default.add(ident)
-    launch_state.set_reason("device", bool(_off_default))
 
 
 class Device:

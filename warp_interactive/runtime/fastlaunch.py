@@ -136,8 +136,8 @@ class Plan:
         from .module import entry_name
         from .device import _default_device
         self.device, self.lm, self.alias = device, lm, device.alias
-        # while the plan is armed every thread's current device is the default one (see
-        # launch_state), so a launch with device=None targets this plan's device iff it is that
+        # while every thread's current device is the default one (device._off_default is empty),
+        # a launch with device=None targets this plan's device iff it is that one
         self.on_default = device is _default_device()
         self.busy = False
         self.bounds = {}

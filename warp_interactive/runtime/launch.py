@@ -9,7 +9,7 @@ from ..types.array import _capturing
 from . import fastlaunch, graph, launch_state, tape_hooks
 from .launch_state import epoch as _epoch
 from .args import pack
-from .device import get_device
+from .device import _off_default, get_device
 from .module import entry_name, tid_arity
 
 MAX_DIMS = 4
@@ -54,11 +54,11 @@ def launch(kernel, dim=None, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(
            block_dim=256):
     """Run ``kernel`` over a grid of ``dim`` threads (an int or a tuple of up to 4)."""
     plan = getattr(kernel, "_plan", None)
-    # tapes, timing recorders, graph captures and a thread's non-default current device disarm
-    # the plan itself (see launch_state), so device=None needs no lookup here
+    # tapes, timing recorders and graph captures disarm the plan itself (see launch_state);
+    # device=None needs no thread-local lookup while every thread is on the default device
     if plan is not None and not (adjoint or record_cmd) and \
-            (plan.on_default if device is None else
-             device == plan.alias or get_device(device) is plan.device) and \
+            ((plan.on_default and not _off_default) or get_device() is plan.device
+             if device is None else device == plan.alias or get_device(device) is plan.device) and \
             (plan.native_run(dim, inputs, outputs) or
              ((type(inputs) is list or type(inputs) is tuple) and
               plan.run(dim, inputs if not outputs else list(inputs) + list(outputs)))):
