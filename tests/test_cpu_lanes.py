@@ -363,3 +363,16 @@ def test_nbody_lanes_shape():
     assert body.count(f"for (int _l = 0; _l < {CPU_LANES}; ++_l)") == 3
     assert body.index("range_continues") < body.index("wp::sqrt")
     assert f"wpi_lanes_soa<wp::vec_t<3, wp::float32>, wp::float32, 3, {CPU_LANES}>" in body
+
+
+def test_fast_math_lanes_reference():
+    """With fast_math the lanes body may round differently from the scalar body, but stays
+    close to the float64 reference (including sizes that leave a scalar remainder)."""
+    try:
+        wp.set_module_options({"fast_math": True, "cpu_lanes": True}, THIS)
+        for n in (3 * CPU_LANES + 5, 45):
+            args = [_arr(POS[:n], wp.vec3), _arr(MASS[:n]), wp.zeros(n, dtype=wp.vec3), n]
+            wp.launch(nbody, dim=n, inputs=args)
+            np.testing.assert_allclose(args[2].numpy(), _nbody_ref(POS[:n], MASS[:n]), rtol=1e-3, atol=1e-5)
+    finally:
+        wp.set_module_options({"fast_math": False, "cpu_lanes": True}, THIS)
