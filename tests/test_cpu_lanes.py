@@ -188,6 +188,23 @@ def early_return(x: wp.array(dtype=float), out: wp.array(dtype=float), n: int):
     out[i] = s
 
 
+@wp.struct
+class Params:
+    n: int
+    scale: float
+
+
+@wp.kernel
+def struct_bound(x: wp.array(dtype=float), p: Params, out: wp.array(dtype=float)):
+    i = wp.tid()
+    loc = Params()                           # a struct local carried across regions (per lane)
+    loc.scale = x[i]
+    s = float(0.0)
+    for j in range(p.n):                     # a bound read from a struct argument
+        s += x[j] * p.scale + loc.scale
+    out[i] = s
+
+
 @wp.kernel
 def saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
     i = wp.tid()
@@ -280,6 +297,12 @@ CASES = {
                      lambda o: np.testing.assert_allclose(
                          o[0], [0.0 if i % 3 == 0 else X[:20].sum() for i in range(20)], rtol=1e-5), False),
 }
+PARAMS = Params()
+PARAMS.n = 23
+PARAMS.scale = 1.5
+CASES["struct_bound"] = (struct_bound, 33, lambda: [_arr(X[:33]), PARAMS, wp.zeros(33, dtype=float)], [2],
+                         lambda o: np.testing.assert_allclose(o[0], X[:23].sum() * 1.5 + 23 * X[:33], rtol=1e-5),
+                         True)
 # launch sizes around the lane count, for the n-body kernel
 SIZES = [1, CPU_LANES - 1, CPU_LANES, CPU_LANES + 1, 3 * CPU_LANES + 5]
 
@@ -363,3 +386,33 @@ def test_nbody_lanes_shape():
     assert body.count(f"for (int _l = 0; _l < {CPU_LANES}; ++_l)") == 3
     assert body.index("range_continues") < body.index("wp::sqrt")
     assert f"wpi_lanes_soa<wp::vec_t<3, wp::float32>, wp::float32, 3, {CPU_LANES}>" in body
+
+
+def test_fast_math_lanes_reference():
+    """With fast_math the lanes body may round differently from the scalar body, but stays
+    close to the float64 reference (including sizes that leave a scalar remainder)."""
+    try:
+        wp.set_module_options({"fast_math": True, "cpu_lanes": True}, THIS)
+        for n in (3 * CPU_LANES + 5, 45):
+            args = [_arr(POS[:n], wp.vec3), _arr(MASS[:n]), wp.zeros(n, dtype=wp.vec3), n]
+            wp.launch(nbody, dim=n, inputs=args)
+            np.testing.assert_allclose(args[2].numpy(), _nbody_ref(POS[:n], MASS[:n]), rtol=1e-3, atol=1e-5)
+    finally:
+        wp.set_module_options({"fast_math": False, "cpu_lanes": True}, THIS)
+
+
+def test_config_switch():
+    """wp.config.cpu_lanes is the default of the module option."""
+    from warp_interactive.runtime.module import get_module
+    module = get_module(__name__)
+    saved, saved_options = wp.config.cpu_lanes, dict(module.options)
+    module.options.pop("cpu_lanes", None)     # the option, when set, overrides the config
+    try:
+        wp.config.cpu_lanes = False
+        assert "_forward_lanes(" not in module.source(None, False)
+        wp.config.cpu_lanes = True
+        assert f"{nbody.ir.name}_forward_lanes(" in module.source(None, False)
+    finally:
+        wp.config.cpu_lanes = saved
+        module.options.clear()
+        module.options.update(saved_options)
