@@ -120,6 +120,10 @@ res = {"import": t_import, "first": t_first}
 if EDIT:
     with open(m.__file__, "w") as f:
         f.write(EDITED)
+    # a real edit comes seconds later; Python's .pyc check compares whole-second mtimes (and
+    # the edit keeps the size), so without this the reload could run the stale bytecode
+    _st = os.stat(m.__file__)
+    os.utime(m.__file__, (_st.st_atime, _st.st_mtime + 2))
     importlib.invalidate_caches()
     m = importlib.reload(m)
     res["rebuild"] = first_launch()

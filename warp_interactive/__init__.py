@@ -7,10 +7,10 @@ CPU cores (and NVIDIA GPUs), built for notebooks.
 from . import types
 from .config import config
 from .lang import builtins_core as _builtins_core  # noqa: F401  (declares the builtins)
-from .lang.calls import BuiltinFunction as _BuiltinFunction
+from .lang.builtin_function import intrinsic_names as _intrinsic_names
+from .lang.builtin_function import BuiltinFunction as _BuiltinFunction
 from .lang.decorators import constant, func, kernel, struct
 from .lang.errors import CodegenError, CompileError, LaunchError
-from .lang.intrinsics import INTRINSICS as _INTRINSICS
 from .lang.registry import registry as _registry
 from .runtime.device import (Device, ScopedDevice, get_cuda_device_count, get_cuda_devices,
                              get_device, get_devices, get_preferred_device, is_cuda_available,
@@ -58,7 +58,7 @@ def _export_builtins(namespace):
     for name, b in _registry.items():
         if any(ov.export for ov in b.overloads) and name not in namespace:
             namespace[name] = _BuiltinFunction(name, b.overloads[0].doc)
-    for name in _INTRINSICS:
+    for name in _intrinsic_names():
         namespace[name] = _BuiltinFunction(name)
 
 

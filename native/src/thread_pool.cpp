@@ -86,6 +86,7 @@ namespace {
 
 // ---- tuning (see the header comment) ----------------------------------------
 constexpr int64_t kTargetChunkNs = 250 * 1000;     // aim of one automatic chunk
+constexpr int64_t kLaneBlock = 8;                   // codegen/target.py CPU_LANES
 constexpr int64_t kProbeMinNs = 3 * 1000;          // serial time before trusting the estimate
 constexpr int64_t kEngageMinWorkNs = 20 * 1000;    // remaining work that justifies waking the pool
 constexpr int64_t kMaxAutoChunk = int64_t(1) << 24;
@@ -138,8 +139,12 @@ struct Job {
 inline bool grab(const Job& job, std::atomic<int64_t>& cursor, int64_t size, int64_t& begin,
                  int64_t& end) {
     int64_t n = size;
-    if (job.fixed_chunk == 0)
+    if (job.fixed_chunk == 0) {
         n = guided(size, job.total - cursor.load(std::memory_order_relaxed), job.participants);
+        // Kernels with a lanes body run whole blocks of kLaneBlock threads, the rest one by
+        // one (several times slower each): automatic chunks of a block or more are whole blocks.
+        if (n >= kLaneBlock) n -= n % kLaneBlock;
+    }
     begin = cursor.fetch_add(n, std::memory_order_relaxed);
     if (begin >= job.total) return false;
     end = std::min(begin + n, job.total);

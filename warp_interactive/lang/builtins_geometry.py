@@ -198,7 +198,7 @@ def _volume_store(tr, obj, node, kwargs):
 
 
 def _register_generic():
-    from .intrinsics import INTRINSICS
+    from .builtin_function import INTRINSICS
     INTRINSICS.update(volume_sample=_volume_sample, volume_lookup=_volume_lookup,
                       volume_store=_volume_store)
 

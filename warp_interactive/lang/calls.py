@@ -8,25 +8,10 @@ from ..types import scalars as sc
 from . import ir
 from .errors import TypeMismatch
 from .registry import Overload, registry, resolve, type_name
+from .builtin_function import BuiltinFunction  # noqa: F401  (re-exported)
 from .scope import PyValue
 
 _PY_BUILTIN_MAP = {min: "min", max: "max", abs: "abs", round: "round", pow: "pow"}
-
-
-class BuiltinFunction:
-    """What ``wp.<name>`` is for a kernel builtin: kernels translate calls to it by ``key``."""
-
-    def __init__(self, key, doc=""):
-        self.key = key
-        self.__name__ = key
-        self.__doc__ = doc
-
-    def __call__(self, *args, **kwargs):
-        from .python_scope import call_in_python
-        return call_in_python(self.key, args, kwargs)
-
-    def __repr__(self):
-        return f"<builtin wp.{self.key}>"
 
 
 class CallsMixin:

@@ -5,6 +5,7 @@ import ast
 from ..types import composite as comp
 from ..types import scalars as sc
 from . import ir
+from .builtin_function import INTRINSIC_NAMES, INTRINSICS
 from .registry import Overload, type_name
 from .scope import PyValue
 
@@ -155,7 +156,7 @@ def format_of(tr, t):
     raise tr.scope.error(f"print() does not support values of type {type_name(t)}")
 
 
-INTRINSICS = {
+_CORE = {
     "tid": tid,
     "quat_from_axis_angle": quat_from_axis_angle,
     "printf": printf,
@@ -166,3 +167,5 @@ INTRINSICS = {
     "quat_identity": _typed_identity("quat_identity"),
     "transform_identity": _typed_identity("transform_identity"),
 }
+assert tuple(_CORE) == INTRINSIC_NAMES, "builtin_function.INTRINSIC_NAMES is out of date"
+INTRINSICS.update(_CORE)   # the one table (lang/builtin_function.py) the translator reads

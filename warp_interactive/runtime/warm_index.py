@@ -70,7 +70,7 @@ def _value_fp(v, seen):
         raise _Opaque(v)
     if isinstance(v, type):
         return _type_fp(v)
-    from ..lang.calls import BuiltinFunction
+    from ..lang.builtin_function import BuiltinFunction
     if isinstance(v, BuiltinFunction):
         return ("builtin", v.key)
     from ..types.array import array
