@@ -11,6 +11,9 @@ import pytest
 
 import warp_interactive as wp
 from geometry_ref import box_overlaps, closest_distance, icosphere
+# the reference's raycast, neighbour-sum and grid-sampling example kernels, as the CPU tests run them
+from test_geometry import raycast, sum  # noqa: A004
+from test_volume import sample_grid
 
 pytestmark = pytest.mark.skipif(wp.get_cuda_device_count() == 0, reason="needs a CUDA device")
 
@@ -23,81 +26,6 @@ def device():
 
 
 # --- kernels: the reference's three examples verbatim, then helpers (one module) ------------------
-@wp.kernel
-def raycast(mesh: wp.uint64,
-            ray_origin: wp.array(dtype=wp.vec3),
-            ray_dir: wp.array(dtype=wp.vec3),
-            ray_hit: wp.array(dtype=wp.vec3)):
-
-    tid = wp.tid()
-
-    t = float(0.0)      # hit distance along ray
-    u = float(0.0)      # hit face barycentric u
-    v = float(0.0)      # hit face barycentric v
-    sign = float(0.0)   # hit face sign
-    n = wp.vec3()       # hit face normal
-    f = int(0)          # hit face index
-
-    color = wp.vec3()
-
-    # ray cast against the mesh
-    if wp.mesh_query_ray(mesh, ray_origin[tid], ray_dir[tid], 1.e+6, t, u, v, sign, n, f):
-
-        # if we got a hit then set color to the face normal
-        color = n*0.5 + wp.vec3(0.5, 0.5, 0.5)
-
-    ray_hit[tid] = color
-
-
-@wp.kernel
-def sum(grid : wp.uint64,
-      points: wp.array(dtype=wp.vec3),
-      output: wp.array(dtype=wp.vec3),
-      radius: float):
-
-   tid = wp.tid()
-
-   # query point
-   p = points[tid]
-
-   # create grid query around point
-   query = wp.hash_grid_query(grid, p, radius)
-   index = int(0)
-
-   sum = wp.vec3()
-
-   while(wp.hash_grid_query_next(query, index)):
-
-      neighbor = points[index]
-
-      # compute distance to neighbor point
-      dist = wp.length(p-neighbor)
-      if (dist <= radius):
-            sum += neighbor
-
-   output[tid] = sum
-
-
-@wp.kernel
-def sample_grid(volume: wp.uint64,
-                points: wp.array(dtype=wp.vec3),
-                samples: wp.array(dtype=float)):
-
-    tid = wp.tid()
-
-    # load sample point in world-space
-    p = points[tid]
-
-    # transform position to the volume's local-space
-    q = wp.volume_world_to_index(volume, p)
-
-    # sample volume with trilinear interpolation
-    f = wp.volume_sample_f(volume, q, wp.Volume.LINEAR)
-
-    # write result
-    samples[tid] = f
-
-
 @wp.kernel
 def closest(mesh: wp.uint64, pts: wp.array(dtype=wp.vec3), out: wp.array(dtype=wp.vec3),
             sign: wp.array(dtype=float)):
