@@ -108,3 +108,35 @@ def test_generated_source_is_kept_beside_the_binary(tmp_path, cache):
     first = _run(_write(tmp_path, 1.0), cache)
     src = (cache / first["hash"][:2] / first["hash"] / "module.cpp").read_text()
     assert "scale" in src and '#include "warp_interactive/builtin.h"' in src
+
+
+def test_headers_hash_is_the_content_hash_and_follows_edits(tmp_path, monkeypatch):
+    """The hash of the builtin headers is remembered under their sizes and mtimes (so a warm load
+    stats instead of reading them), and it is still their content hash: an edit changes it."""
+    import hashlib
+    import shutil
+    import warp_interactive as wp
+    from warp_interactive import _paths
+    from warp_interactive.compiler import cpu
+
+    inc = tmp_path / "include"
+    shutil.copytree(os.path.join(_paths.include_dir(), "warp_interactive"), inc / "warp_interactive")
+    monkeypatch.setattr(wp.config, "kernel_cache_dir", str(tmp_path / "cache"))
+
+    def content_hash():
+        h = hashlib.sha256()
+        for name in sorted(os.listdir(inc / "warp_interactive")):
+            h.update(name.encode() + b"\0" + (inc / "warp_interactive" / name).read_bytes())
+        return h.hexdigest()
+
+    first = cpu._headers_hash(str(inc))
+    assert first == content_hash()
+    cpu._headers_hash.cache_clear()
+    assert cpu._headers_hash(str(inc)) == first                  # from the memo this time
+    assert len(os.listdir(tmp_path / "cache" / "headers")) == 1
+    header = inc / "warp_interactive" / "core.h"
+    header.write_text(header.read_text() + "\n// edited\n")
+    cpu._headers_hash.cache_clear()
+    edited = cpu._headers_hash(str(inc))
+    assert edited != first and edited == content_hash()
+    cpu._headers_hash.cache_clear()

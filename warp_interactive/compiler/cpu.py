@@ -45,12 +45,40 @@ def headers_hash():
 
 @lru_cache(maxsize=None)
 def _headers_hash(include_dir):
-    h = hashlib.sha256()
+    """The content hash of the headers, remembered in the cache under their names, sizes and
+    mtimes: a warm-cache load then stats the headers instead of reading and hashing them all."""
     folder = os.path.join(include_dir, "warp_interactive")
-    for name in sorted(os.listdir(folder)):
+    names = sorted(os.listdir(folder))
+    stats = [(n, os.stat(os.path.join(folder, n))) for n in names]
+    sig = hashlib.sha256(repr([(folder, n, st.st_size, st.st_mtime_ns) for n, st in stats])
+                         .encode()).hexdigest()[:32]
+    memo = os.path.join(cache.cache_dir(), "headers", sig)
+    try:
+        with open(memo) as f:
+            known = f.read().strip()
+        if len(known) == 64:
+            return known
+    except OSError:
+        pass
+    h = hashlib.sha256()
+    for name in names:
         with open(os.path.join(folder, name), "rb") as f:
             h.update(name.encode() + b"\0" + f.read())
-    return h.hexdigest()
+    digest = h.hexdigest()
+    _remember(memo, digest)
+    return digest
+
+
+def _remember(path, text):
+    """Write ``text`` to ``path`` atomically; a read-only cache only costs the shortcut."""
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError:
+        pass
 
 
 def reset_caches():
