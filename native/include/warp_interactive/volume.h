@@ -16,7 +16,9 @@ typedef vec_t<3, float32> vol_vec3;
 enum { VOLUME_CLOSEST = 0, VOLUME_LINEAR = 1 };
 enum { NVDB_GRID_FLOAT = 1, NVDB_GRID_INT32 = 4, NVDB_GRID_VEC3F = 6, NVDB_GRID_INDEX = 19, NVDB_GRID_ON_INDEX = 20 };
 
-WPI_FUNC uint32 nvdb_round32(uint32 x) { return (x + 31u) & ~31u; }
+// `template <int = 0>` on plain functions: they are instantiated only by modules that call them,
+// not once into the precompiled header and again in every build (~10 ms of each rebuild).
+template <int = 0> WPI_FUNC uint32 nvdb_round32(uint32 x) { return (x + 31u) & ~31u; }
 
 template <typename T> struct nvdb_layout {
     static constexpr uint32 S = 4;   // stats: float
@@ -33,17 +35,17 @@ template <typename T> struct nvdb_layout {
     static constexpr uint32 tile_value() { return 20u; }
 };
 
-WPI_FUNC const char* nvdb_tree(uint64 id) { return (const char*)id + 672; }
+template <int = 0> WPI_FUNC const char* nvdb_tree(uint64 id) { return (const char*)id + 672; }
 // a null handle has no type, so every typed access below reads or writes nothing
-WPI_FUNC uint32 nvdb_grid_type(uint64 id) { return id ? *(const uint32*)((const char*)id + 636) : 0u; }
-WPI_FUNC uint64 nvdb_node_offset(uint64 id, int level) { return ((const uint64*)nvdb_tree(id))[level]; }
+template <int = 0> WPI_FUNC uint32 nvdb_grid_type(uint64 id) { return id ? *(const uint32*)((const char*)id + 636) : 0u; }
+template <int = 0> WPI_FUNC uint64 nvdb_node_offset(uint64 id, int level) { return ((const uint64*)nvdb_tree(id))[level]; }
 
-WPI_FUNC uint64 nvdb_root_key(int32 i, int32 j, int32 k)
+template <int = 0> WPI_FUNC uint64 nvdb_root_key(int32 i, int32 j, int32 k)
 {
     return (uint64(uint32(k)) >> 12) | ((uint64(uint32(j)) >> 12) << 21) | ((uint64(uint32(i)) >> 12) << 42);
 }
 
-WPI_FUNC bool nvdb_bit(const char* mask, uint32 n) { return (((const uint64*)mask)[n >> 6] >> (n & 63)) & 1; }
+template <int = 0> WPI_FUNC bool nvdb_bit(const char* mask, uint32 n) { return (((const uint64*)mask)[n >> 6] >> (n & 63)) & 1; }
 
 // The leaf holding voxel (i, j, k), with `value` at the start of its value table; or null, with
 // `value` at the tile value or the background that covers the voxel. L: the node layout.
@@ -114,9 +116,9 @@ template <typename T> WPI_FUNC void nvdb_store(uint64 id, int32 i, int32 j, int3
 }
 
 // --- sampling ----------------------------------------------------------------------------------
-WPI_FUNC void nvdb_store_grad(int32, int32, int32, vol_vec3& g) { g = vol_vec3(); }
-WPI_FUNC void nvdb_store_grad(float32 gx, float32 gy, float32 gz, vol_vec3& g) { g = vol_vec3(gx, gy, gz); }
-WPI_FUNC void nvdb_store_grad(const vol_vec3&, const vol_vec3&, const vol_vec3&, vol_vec3& g) { g = vol_vec3(); }
+template <int = 0> WPI_FUNC void nvdb_store_grad(int32, int32, int32, vol_vec3& g) { g = vol_vec3(); }
+template <int = 0> WPI_FUNC void nvdb_store_grad(float32 gx, float32 gy, float32 gz, vol_vec3& g) { g = vol_vec3(gx, gy, gz); }
+template <int = 0> WPI_FUNC void nvdb_store_grad(const vol_vec3&, const vol_vec3&, const vol_vec3&, vol_vec3& g) { g = vol_vec3(); }
 template <typename T>
 WPI_FUNC T nvdb_sample(uint64 id, const vol_vec3& uvw, int32 mode, uint32 grid_type, vol_vec3* grad)
 {
@@ -147,11 +149,11 @@ WPI_FUNC T nvdb_sample(uint64 id, const vol_vec3& uvw, int32 mode, uint32 grid_t
     return r;
 }
 
-WPI_FUNC float32 volume_sample_f(uint64 id, const vol_vec3& uvw, int32 mode)
+template <int = 0> WPI_FUNC float32 volume_sample_f(uint64 id, const vol_vec3& uvw, int32 mode)
 {
     return nvdb_sample<float32>(id, uvw, mode, NVDB_GRID_FLOAT, 0);
 }
-WPI_FUNC void adj_volume_sample_f(uint64 id, const vol_vec3& uvw, int32 mode, uint64&, vol_vec3& adj_uvw, int32&,
+template <int = 0> WPI_FUNC void adj_volume_sample_f(uint64 id, const vol_vec3& uvw, int32 mode, uint64&, vol_vec3& adj_uvw, int32&,
                                   float32 adj_ret)
 {
     vol_vec3 g;
@@ -160,17 +162,17 @@ WPI_FUNC void adj_volume_sample_f(uint64 id, const vol_vec3& uvw, int32 mode, ui
 }
 
 // out-parameter form: (id, uvw, mode, grad) -> value, writing the index-space gradient to grad
-WPI_FUNC void volume_sample_grad_f(uint64 id, const vol_vec3& uvw, int32 mode, const vol_vec3&, float32& result,
+template <int = 0> WPI_FUNC void volume_sample_grad_f(uint64 id, const vol_vec3& uvw, int32 mode, const vol_vec3&, float32& result,
                                    vol_vec3& grad)
 {
     result = nvdb_sample<float32>(id, uvw, mode, NVDB_GRID_FLOAT, &grad);
 }
 
-WPI_FUNC vol_vec3 volume_sample_v(uint64 id, const vol_vec3& uvw, int32 mode)
+template <int = 0> WPI_FUNC vol_vec3 volume_sample_v(uint64 id, const vol_vec3& uvw, int32 mode)
 {
     return nvdb_sample<vol_vec3>(id, uvw, mode, NVDB_GRID_VEC3F, 0);
 }
-WPI_FUNC void adj_volume_sample_v(uint64 id, const vol_vec3& uvw, int32 mode, uint64&, vol_vec3& adj_uvw, int32&,
+template <int = 0> WPI_FUNC void adj_volume_sample_v(uint64 id, const vol_vec3& uvw, int32 mode, uint64&, vol_vec3& adj_uvw, int32&,
                                   const vol_vec3& adj_ret)
 {
     // the Jacobian's columns are the derivatives along x, y, z: sample each component's gradient
@@ -190,29 +192,29 @@ WPI_FUNC void adj_volume_sample_v(uint64 id, const vol_vec3& uvw, int32 mode, ui
             }
 }
 
-WPI_FUNC int32 volume_sample_i(uint64 id, const vol_vec3& uvw)
+template <int = 0> WPI_FUNC int32 volume_sample_i(uint64 id, const vol_vec3& uvw)
 {
     return nvdb_sample<int32>(id, uvw, VOLUME_CLOSEST, NVDB_GRID_INT32, 0);
 }
 
-WPI_FUNC float32 volume_lookup_f(uint64 id, int32 i, int32 j, int32 k)
+template <int = 0> WPI_FUNC float32 volume_lookup_f(uint64 id, int32 i, int32 j, int32 k)
 {
     return nvdb_lookup<float32>(id, i, j, k, NVDB_GRID_FLOAT);
 }
-WPI_FUNC vol_vec3 volume_lookup_v(uint64 id, int32 i, int32 j, int32 k)
+template <int = 0> WPI_FUNC vol_vec3 volume_lookup_v(uint64 id, int32 i, int32 j, int32 k)
 {
     return nvdb_lookup<vol_vec3>(id, i, j, k, NVDB_GRID_VEC3F);
 }
-WPI_FUNC int32 volume_lookup_i(uint64 id, int32 i, int32 j, int32 k)
+template <int = 0> WPI_FUNC int32 volume_lookup_i(uint64 id, int32 i, int32 j, int32 k)
 {
     return nvdb_lookup<int32>(id, i, j, k, NVDB_GRID_INT32);
 }
-WPI_FUNC void volume_store_f(uint64 id, int32 i, int32 j, int32 k, float32 v) { nvdb_store(id, i, j, k, v, NVDB_GRID_FLOAT); }
-WPI_FUNC void volume_store_v(uint64 id, int32 i, int32 j, int32 k, const vol_vec3& v)
+template <int = 0> WPI_FUNC void volume_store_f(uint64 id, int32 i, int32 j, int32 k, float32 v) { nvdb_store(id, i, j, k, v, NVDB_GRID_FLOAT); }
+template <int = 0> WPI_FUNC void volume_store_v(uint64 id, int32 i, int32 j, int32 k, const vol_vec3& v)
 {
     nvdb_store(id, i, j, k, v, NVDB_GRID_VEC3F);
 }
-WPI_FUNC void volume_store_i(uint64 id, int32 i, int32 j, int32 k, int32 v) { nvdb_store(id, i, j, k, v, NVDB_GRID_INT32); }
+template <int = 0> WPI_FUNC void volume_store_i(uint64 id, int32 i, int32 j, int32 k, int32 v) { nvdb_store(id, i, j, k, v, NVDB_GRID_INT32); }
 
 // --- index grids (NanoVDB ValueIndex = 19, ValueOnIndex = 20) --------------------------------------
 // They store no values: each voxel maps to an index into a user array. Layout: root 96 B
@@ -230,7 +232,7 @@ struct nvdb_index_layout {
     static constexpr uint32 leaf_values() { return 80u; }
 };
 
-WPI_FUNC uint32 nvdb_popc(uint64 x)
+template <int = 0> WPI_FUNC uint32 nvdb_popc(uint64 x)
 {
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
     return uint32(__popcll((unsigned long long)x));
@@ -242,7 +244,7 @@ WPI_FUNC uint32 nvdb_popc(uint64 x)
 // 0-based position of voxel (i, j, k) in the volume's voxel order (Volume.get_voxels()), or -1:
 // index grids use their stored indices; other grids number every voxel of every leaf
 // (leaf * 512 + offset in the leaf), the order of get_voxels() for them.
-WPI_FUNC int64 nvdb_voxel_index(uint64 id, int32 i, int32 j, int32 k)
+template <int = 0> WPI_FUNC int64 nvdb_voxel_index(uint64 id, int32 i, int32 j, int32 k)
 {
     const uint32 type = nvdb_grid_type(id);
     const char* value;
@@ -281,7 +283,7 @@ WPI_FUNC int64 nvdb_voxel_index(uint64 id, int32 i, int32 j, int32 k)
     return int64(offset + sum) - 1;
 }
 
-WPI_FUNC int32 volume_lookup_index(uint64 id, int32 i, int32 j, int32 k) { return int32(nvdb_voxel_index(id, i, j, k)); }
+template <int = 0> WPI_FUNC int32 volume_lookup_index(uint64 id, int32 i, int32 j, int32 k) { return int32(nvdb_voxel_index(id, i, j, k)); }
 
 template <typename T>
 WPI_FUNC T nvdb_index_value(uint64 id, int32 i, int32 j, int32 k, const array_t<T>& data, const T& background, int64& at)
@@ -291,7 +293,7 @@ WPI_FUNC T nvdb_index_value(uint64 id, int32 i, int32 j, int32 k, const array_t<
     return at >= 0 ? *elem_ptr(data.data, data, at) : background;
 }
 
-WPI_FUNC float32 nvdb_dot(float32 a, float32 b) { return a * b; }
+template <int = 0> WPI_FUNC float32 nvdb_dot(float32 a, float32 b) { return a * b; }
 template <unsigned N, typename S> WPI_FUNC S nvdb_dot(const vec_t<N, S>& a, const vec_t<N, S>& b) { return dot(a, b); }
 
 // Samples user data through an index: closest voxel or trilinear over the 8 neighbours (the
@@ -355,8 +357,8 @@ WPI_FUNC void adj_volume_sample_index(uint64 id, const vol_vec3& uvw, int32 mode
 
 // out-parameter form: writes the index-space gradient (vec3 for scalar data, a 3x3 matrix of
 // d value_i / d uvw_k for vec3 data)
-WPI_FUNC void nvdb_set_grad(const float32* p, vol_vec3& grad) { grad = vol_vec3(p[0], p[1], p[2]); }
-WPI_FUNC void nvdb_set_grad(const vol_vec3* p, mat_t<3, 3, float32>& grad)
+template <int = 0> WPI_FUNC void nvdb_set_grad(const float32* p, vol_vec3& grad) { grad = vol_vec3(p[0], p[1], p[2]); }
+template <int = 0> WPI_FUNC void nvdb_set_grad(const vol_vec3* p, mat_t<3, 3, float32>& grad)
 {
     for (int i = 0; i < 3; ++i)
         for (int k = 0; k < 3; ++k) grad.data[i][k] = p[k].c[i];
@@ -376,50 +378,50 @@ __device__ const float32 nvdb_identity_data[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0,
 #else
 static const float32 nvdb_identity_data[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
 #endif
-WPI_FUNC const float32* nvdb_identity_map() { return nvdb_identity_data; }
-WPI_FUNC const float32* nvdb_map(uint64 id, int which)
+template <int = 0> WPI_FUNC const float32* nvdb_identity_map() { return nvdb_identity_data; }
+template <int = 0> WPI_FUNC const float32* nvdb_map(uint64 id, int which)
 {
     // a null handle maps through the identity (kept static so the pointer outlives the call)
     return id ? (const float32*)((const char*)id + 296) + 9 * which : nvdb_identity_map();
 }
 
-WPI_FUNC vol_vec3 nvdb_apply(const float32* m, const vol_vec3& x)
+template <int = 0> WPI_FUNC vol_vec3 nvdb_apply(const float32* m, const vol_vec3& x)
 {
     return vol_vec3(m[0] * x.c[0] + m[1] * x.c[1] + m[2] * x.c[2], m[3] * x.c[0] + m[4] * x.c[1] + m[5] * x.c[2],
                     m[6] * x.c[0] + m[7] * x.c[1] + m[8] * x.c[2]);
 }
-WPI_FUNC vol_vec3 nvdb_apply_t(const float32* m, const vol_vec3& x)
+template <int = 0> WPI_FUNC vol_vec3 nvdb_apply_t(const float32* m, const vol_vec3& x)
 {
     return vol_vec3(m[0] * x.c[0] + m[3] * x.c[1] + m[6] * x.c[2], m[1] * x.c[0] + m[4] * x.c[1] + m[7] * x.c[2],
                     m[2] * x.c[0] + m[5] * x.c[1] + m[8] * x.c[2]);
 }
-WPI_FUNC vol_vec3 nvdb_translation(uint64 id)
+template <int = 0> WPI_FUNC vol_vec3 nvdb_translation(uint64 id)
 {
     if (!id) return vol_vec3();
     const float32* t = (const float32*)((const char*)id + 368);
     return vol_vec3(t[0], t[1], t[2]);
 }
 
-WPI_FUNC vol_vec3 volume_index_to_world(uint64 id, const vol_vec3& uvw) { return nvdb_apply(nvdb_map(id, 0), uvw) + nvdb_translation(id); }
-WPI_FUNC void adj_volume_index_to_world(uint64 id, const vol_vec3&, uint64&, vol_vec3& adj_uvw, const vol_vec3& adj_ret)
+template <int = 0> WPI_FUNC vol_vec3 volume_index_to_world(uint64 id, const vol_vec3& uvw) { return nvdb_apply(nvdb_map(id, 0), uvw) + nvdb_translation(id); }
+template <int = 0> WPI_FUNC void adj_volume_index_to_world(uint64 id, const vol_vec3&, uint64&, vol_vec3& adj_uvw, const vol_vec3& adj_ret)
 {
     adj_uvw += nvdb_apply_t(nvdb_map(id, 0), adj_ret);
 }
-WPI_FUNC vol_vec3 volume_world_to_index(uint64 id, const vol_vec3& xyz)
+template <int = 0> WPI_FUNC vol_vec3 volume_world_to_index(uint64 id, const vol_vec3& xyz)
 {
     return nvdb_apply(nvdb_map(id, 1), xyz - nvdb_translation(id));
 }
-WPI_FUNC void adj_volume_world_to_index(uint64 id, const vol_vec3&, uint64&, vol_vec3& adj_xyz, const vol_vec3& adj_ret)
+template <int = 0> WPI_FUNC void adj_volume_world_to_index(uint64 id, const vol_vec3&, uint64&, vol_vec3& adj_xyz, const vol_vec3& adj_ret)
 {
     adj_xyz += nvdb_apply_t(nvdb_map(id, 1), adj_ret);
 }
-WPI_FUNC vol_vec3 volume_index_to_world_dir(uint64 id, const vol_vec3& uvw) { return nvdb_apply(nvdb_map(id, 0), uvw); }
-WPI_FUNC void adj_volume_index_to_world_dir(uint64 id, const vol_vec3&, uint64&, vol_vec3& adj_uvw, const vol_vec3& adj_ret)
+template <int = 0> WPI_FUNC vol_vec3 volume_index_to_world_dir(uint64 id, const vol_vec3& uvw) { return nvdb_apply(nvdb_map(id, 0), uvw); }
+template <int = 0> WPI_FUNC void adj_volume_index_to_world_dir(uint64 id, const vol_vec3&, uint64&, vol_vec3& adj_uvw, const vol_vec3& adj_ret)
 {
     adj_uvw += nvdb_apply_t(nvdb_map(id, 0), adj_ret);
 }
-WPI_FUNC vol_vec3 volume_world_to_index_dir(uint64 id, const vol_vec3& xyz) { return nvdb_apply(nvdb_map(id, 1), xyz); }
-WPI_FUNC void adj_volume_world_to_index_dir(uint64 id, const vol_vec3&, uint64&, vol_vec3& adj_xyz, const vol_vec3& adj_ret)
+template <int = 0> WPI_FUNC vol_vec3 volume_world_to_index_dir(uint64 id, const vol_vec3& xyz) { return nvdb_apply(nvdb_map(id, 1), xyz); }
+template <int = 0> WPI_FUNC void adj_volume_world_to_index_dir(uint64 id, const vol_vec3&, uint64&, vol_vec3& adj_xyz, const vol_vec3& adj_ret)
 {
     adj_xyz += nvdb_apply_t(nvdb_map(id, 1), adj_ret);
 }
