@@ -112,6 +112,7 @@ def test_import_does_not_load_cuda_bindings():
 
 def test_default_device_follows_the_reference(monkeypatch):
     monkeypatch.setattr(device_mod, "_default", [])   # conftest pins the CPU for the suite
+    monkeypatch.setattr(device_mod._local, "device", None, raising=False)  # and no set_device()
     expected = "cuda:0" if wp.is_cuda_available() else "cpu"
     assert str(wp.get_device()) == expected
     assert device_mod.get_preferred_device() == expected
