@@ -93,3 +93,19 @@ def test_copy_adjoint_of_a_strided_view_goes_through_the_host(device):
     expect = np.zeros((4, 3), np.float32)
     expect[1:4, 1] = seed.reshape(-1)[2:5]
     np.testing.assert_array_equal(src.grad.numpy(), expect)
+
+
+def test_copy_adjoint_within_one_array_through_an_overlapping_view(device):
+    """dest and src share memory: the destination's gradient is taken and cleared before the
+    source's gradient gains it (the reverse of the forward copy's overwrite)."""
+    a = wp.array(np.arange(12, dtype=np.float32).reshape(4, 3), device=device, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.copy(a, a[:, 1], dest_offset=0, src_offset=1, count=2)
+    seed = np.arange(1, 13, dtype=np.float32).reshape(4, 3)
+    tape.backward(grads={a: seed})
+    expect = seed.copy()
+    moved = expect.reshape(-1)[0:2].copy()
+    expect.reshape(-1)[0:2] = 0
+    expect[1:3, 1] += moved
+    np.testing.assert_array_equal(a.grad.numpy(), expect)

@@ -11,6 +11,7 @@ The kernel's generated adjoint is its VJP rule (``jax.custom_vjp``), so ``jax.gr
 """
 
 import ctypes
+import functools
 import hashlib
 import os
 import shutil
@@ -107,11 +108,12 @@ def _on_cuda():
 _CUDA_API = ("cuLaunchKernel", "cuMemsetD8Async", "cuMemcpyAsync")
 
 
+@functools.lru_cache(maxsize=None)
 def _cuda_api():
     """Addresses of the driver functions the CUDA handler calls (resolved in libcuda)."""
     from ..runtime.cuda_backend import _driver_library
     lib = ctypes.CDLL(_driver_library())
-    return [ctypes.cast(getattr(lib, name), ctypes.c_void_p).value for name in _CUDA_API]
+    return tuple(ctypes.cast(getattr(lib, name), ctypes.c_void_p).value for name in _CUDA_API)
 
 
 # --- the JAX-facing callable ---------------------------------------------------------------------
@@ -175,7 +177,7 @@ class JaxKernel:
         params = self._params
         if _on_cuda():
             entry, functions = 0, self._cuda_functions(which)
-            api = _cuda_api() + [int(config.cuda_block_dim), 0]
+            api = [*_cuda_api(), int(config.cuda_block_dim), 0]
         else:
             entry, functions, api = self._entry(which), [0], [0] * 5
         i64 = lambda v: np.array(v, dtype=np.int64)  # noqa: E731

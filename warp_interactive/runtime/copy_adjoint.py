@@ -3,7 +3,7 @@ gradient over the copied range, which is then cleared (the copy overwrote those 
 
 It runs as kernels on the arrays' own device, so it works on CUDA (where ``numpy()`` is a copy)
 and inside a graph capture; the kernels see each gradient as a flat array of its scalars.
-Non-contiguous or aliasing gradients take a host round trip instead."""
+Non-contiguous or overlapping gradients take a host round trip instead."""
 
 import warp_interactive as wp
 
@@ -48,7 +48,7 @@ def backward_copy(dest, src, dest_offset, src_offset, count):
     if dg is None or sg is None or count == 0:
         return
     scalar = _scalar_of(dg.dtype)
-    fast = (dg.is_contiguous and sg.is_contiguous and dg.ptr != sg.ptr and scalar in _KERNELS
+    fast = (dg.is_contiguous and sg.is_contiguous and not _overlap(dg, sg) and scalar in _KERNELS
             and _scalar_of(sg.dtype) is scalar and dg.device == sg.device)
     if not fast:
         return _on_host(dg, sg, dest_offset, src_offset, count)
@@ -59,13 +59,26 @@ def backward_copy(dest, src, dest_offset, src_offset, count):
            device=dg.device)
 
 
+def _overlap(a, b):
+    """Whether two contiguous arrays share memory (the kernels would race on it)."""
+    a_end = a.ptr + a.size * type_size(a.dtype)
+    b_end = b.ptr + b.size * type_size(b.dtype)
+    return a.ptr < b_end and b.ptr < a_end
+
+
+def _rows(a):
+    """A host copy of ``a`` as (elements, *element shape)."""
+    n = a.numpy()
+    return n.reshape((a.size,) + n.shape[len(a.shape):]).copy()
+
+
 def _on_host(dg, sg, dest_offset, src_offset, count):
-    """Any layout: both gradients read to the host, updated, written back."""
-    rows = lambda a: a.numpy().reshape((a.size,) + a.numpy().shape[len(a.shape):]).copy()  # noqa: E731
-    d, s = rows(dg), rows(sg)
-    s[src_offset:src_offset + count] += d[dest_offset:dest_offset + count]
+    """Any layout, aliasing included: the destination's gradient is taken and cleared (written
+    back) before the source's gradient is read, so views of one array see each other's update."""
+    d = _rows(dg)
+    moved = d[dest_offset:dest_offset + count].copy()
     d[dest_offset:dest_offset + count] = 0
-    if dg.ptr == sg.ptr:       # one array copied onto itself: one update holds both
-        d = s if dest_offset != src_offset else d
-    sg.assign(s)
     dg.assign(d)
+    s = _rows(sg)
+    s[src_offset:src_offset + count] += moved
+    sg.assign(s)
