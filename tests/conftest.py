@@ -18,15 +18,8 @@ def _install_fake_gpu():
     """WARP_INTERACTIVE_FAKE_CUDA=1: the whole session sees the stand-in GPU of cuda_fake.py as
     cuda:0 (and as the default device), rehearsing a GPU machine's run: GPU-only tests run, and
     tests that assume host memory for the default device show up."""
-    from cuda_fake import FakeDriver
-    from warp_interactive.runtime import cuda_backend, device as device_mod
-    from warp_interactive.runtime.cuda import driver
-    from warp_interactive.runtime.cuda.context import discover
-    driver._drv[:] = [FakeDriver()]
-    for d in discover():
-        device_mod._devices[d.alias] = d
-    cuda_backend._state.update(probed=True, reason=None)
-    wp.config.enable_graph_capture_module_load_by_default = False
+    from cuda_fake import install
+    install(setattr)
 
 
 if os.environ.get("WARP_INTERACTIVE_FAKE_CUDA") == "1":

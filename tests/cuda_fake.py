@@ -292,3 +292,18 @@ def _run_on_cpu(fn, args, bounds, size):
     b = ctypes.create_string_buffer(bounds, 32)
     if size:
         _native.launch(entry, ctypes.addressof(args.buf), ctypes.addressof(b), size, 0, 0)
+
+
+def install(setattr_):
+    """Make a new stand-in the driver, with its device as cuda:0; returns it. ``setattr_`` is
+    ``monkeypatch.setattr`` (undone after the test) or the builtin ``setattr`` (for a session)."""
+    import warp_interactive as wp
+    from warp_interactive.runtime import cuda_backend, device as device_mod
+    from warp_interactive.runtime.cuda import driver
+    from warp_interactive.runtime.cuda.context import discover
+    fake = FakeDriver()
+    setattr_(driver, "_drv", [fake])
+    setattr_(device_mod, "_devices", {"cpu": device_mod.cpu, "cuda:0": discover()[0]})
+    setattr_(cuda_backend, "_state", {"probed": True, "reason": None})
+    setattr_(wp.config, "enable_graph_capture_module_load_by_default", False)
+    return fake

@@ -6,10 +6,9 @@ Python side is exercised on every CI run, GPU or not."""
 import pytest
 
 import warp_interactive as wp
-from warp_interactive.runtime import cuda_backend, device as device_mod
-from warp_interactive.runtime.cuda import driver
+from warp_interactive.runtime import device as device_mod
 
-from cuda_fake import FakeDriver
+from cuda_fake import FakeDriver, install
 # the same test functions, collected here again with the fake device
 from test_cuda_graphs import (test_capture_defers_then_replays, test_reading_inside_a_capture_is_an_error,  # noqa: F401
                               test_scoped_capture_keeps_copies_and_fills_in_order,
@@ -43,14 +42,8 @@ for _mod in (_spec, _datatypes):
 def fake_cuda(monkeypatch):
     if wp.is_cuda_available():
         pytest.skip("a real GPU is here: test_cuda_runtime.py runs on it instead")
-    fake = FakeDriver()
-    monkeypatch.setattr(driver, "_drv", [fake])
-    from warp_interactive.runtime.cuda.context import discover
-    devices = discover()
-    monkeypatch.setattr(device_mod, "_devices", {"cpu": device_mod.cpu, "cuda:0": devices[0]})
+    fake = install(monkeypatch.setattr)
     monkeypatch.setattr(device_mod, "_default", [])
-    monkeypatch.setattr(cuda_backend, "_state", {"probed": True, "reason": None})
-    monkeypatch.setattr(wp.config, "enable_graph_capture_module_load_by_default", False)
     monkeypatch.setattr(device_mod._local, "device", None, raising=False)  # set_device is undone
     yield fake
     for m in list(__import__("warp_interactive.runtime.module", fromlist=["_modules"])._modules.values()):
