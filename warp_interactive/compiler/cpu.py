@@ -97,8 +97,10 @@ def flags(debug, fast_math):
         # this kind of machine (n-body lanes 6.4-7.4 ms vs 9.5-10 ms per core) and more accurate
         opt += ["-ffast-math", "-mno-recip"]
     else:   # one IEEE rounding per operation: lane-blocked and scalar bodies agree bit for bit
-        # (-mno-fma too: GCC 12's SLP add/sub pattern emits vfmaddsub despite fp-contract=off)
-        opt += ["-ffp-contract=off", "-mno-fma"]
+        # (-mno-fma too: GCC 12's SLP add/sub pattern emits vfmaddsub despite fp-contract=off;
+        # -mno-avx512f because on AVX-512 machines the same pattern uses the EVEX forms, which
+        # -mno-fma leaves on: lane bodies then differed from scalar ones by 1 ulp)
+        opt += ["-ffp-contract=off", "-mno-fma", "-mno-avx512f"]
     return base + opt
 
 
