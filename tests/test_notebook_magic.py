@@ -195,3 +195,15 @@ def test_struct_and_func_in_a_magic_cell(ipython):
 def test_annotation_array_repr_is_plain(ipython):
     html = wp.array(dtype=float)._repr_html_()
     assert "wp.array" in html or "array" in html
+
+
+def test_errors_and_kernel_sources_name_the_prompt_number(ipython):
+    """A cell shown as In [N] is "cell [N]" in errors and in its kernels' file names (IPython
+    already counts N+1 while the cell runs)."""
+    out, err = ipython.run(SAXPY.format(extra=" + no_such_name"))
+    n = ipython.last_count
+    assert f"kernel error in cell [{n}], line 4" in str(err)
+    ipython.ok(SAXPY.format(extra=" * 2.0"))
+    n = ipython.last_count
+    filename = ipython.shell.user_ns["nb_saxpy"].func.__code__.co_filename
+    assert filename.startswith(f"<wp.kernel cell [{n}] ")
