@@ -115,3 +115,11 @@ def test_errors_name_the_prompt_number(kernel):
     defined_in = kernel.last_count
     _, err, _ = kernel.run("wp.launch(jk_dec_bad2, 1, inputs=[wp.zeros(1)])")
     assert f"kernel error in cell [{defined_in}], line 3" in "\n".join(err["traceback"])
+
+
+def test_launch_error_without_package_frames(kernel):
+    kernel.ok("@wp.kernel\ndef jk_two(a: wp.array(dtype=float), s: float):\n    a[wp.tid()] = s\n")
+    _, err, _ = kernel.run("wp.launch(jk_two, 2, inputs=[wp.zeros(2)])")
+    assert err["ename"] == "TypeError" and err["evalue"] == "kernel 'jk_two' takes 2 arguments (a, s), got 1"
+    tb = "\n".join(err["traceback"])
+    assert "wp.launch(jk_two, 2" in tb and "warp_interactive" not in tb
