@@ -1,6 +1,8 @@
 """The notebook experience in a real Jupyter kernel (ipykernel, over ZMQ): the extension loads on
 import, cells define/edit/re-run kernels, errors recover, kernel printf reaches the cell."""
 
+import re
+
 import pytest
 
 from notebook_helpers import KernelDriver
@@ -121,5 +123,5 @@ def test_launch_error_without_package_frames(kernel):
     kernel.ok("@wp.kernel\ndef jk_two(a: wp.array(dtype=float), s: float):\n    a[wp.tid()] = s\n")
     _, err, _ = kernel.run("wp.launch(jk_two, 2, inputs=[wp.zeros(2)])")
     assert err["ename"] == "TypeError" and err["evalue"] == "kernel 'jk_two' takes 2 arguments (a, s), got 1"
-    tb = "\n".join(err["traceback"])
+    tb = re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(err["traceback"]))
     assert "wp.launch(jk_two, 2" in tb and "warp_interactive" not in tb
