@@ -393,3 +393,29 @@ def test_fd_capture_copies_c_level_writes():
         libc.printf(b"from C %d\n", 42)
         libc.write(1, b"raw write\n", 10)
     assert "from C 42\n" in sink.getvalue() and "raw write\n" in sink.getvalue()
+
+
+def test_array_widget_has_a_static_html_fallback():
+    pytest.importorskip("ipywidgets")
+    a = wp.array(np.arange(60, dtype=np.float32).reshape(30, 2))
+    box = wp.notebook.array_widget(a, rows=10)
+    bundle = box._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle       # the live widget
+    html = bundle["text/html"]                                         # and what static HTML shows
+    assert "shape=(30, 2)" in html and "<th>9</th>" in html and "<img class='wpi-heatmap'" in html
+    box.go(1)
+    assert "<th>10</th>" in box._repr_mimebundle_()["text/html"]       # the page shown now
+    assert bundle["text/plain"] == repr(a)
+
+
+def test_nbconvert_html_of_a_saved_widget_is_not_blank():
+    """A notebook saved without widget state, converted to HTML, shows the fallback."""
+    nbformat = pytest.importorskip("nbformat")
+    nbconvert = pytest.importorskip("nbconvert")
+    pytest.importorskip("ipywidgets")
+    box = wp.notebook.array_widget(wp.array(np.arange(6, dtype=np.float32).reshape(2, 3)))
+    cell = nbformat.v4.new_code_cell("wp.notebook.array_widget(a)", outputs=[
+        nbformat.v4.new_output("display_data", data=box._repr_mimebundle_())])
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    body, _ = nbconvert.HTMLExporter().from_notebook_node(nb)
+    assert "shape=(2, 3)" in body and "wpi-heatmap" in body
