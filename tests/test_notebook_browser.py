@@ -230,7 +230,13 @@ def test_tutorial_runs_in_jupyterlab_and_its_pictures_render(lab, browser, tmp_p
     width, height, texts = browser.execute_script(TAPE)
     assert width > 100 and height > 50
     assert {"smooth", "mean_square", "small_in", "small_out", "loss"} <= set(texts), texts
+    # the live view ended on its last frame; the annotated cell folds open to its C++
+    live = browser.execute_script("return Array.from(document.querySelectorAll('.wpi-live')).map(e => e.textContent)")
+    assert len(live) == 1 and "done" in live[0]
+    lines = browser.execute_script(
+        "return Array.from(document.querySelectorAll('.wpi-annotate details')).map(d => d.dataset.line)")
+    assert lines == ["3", "4"]
     for name, selector in (("heatmap", "img.wpi-heatmap"), ("timing-chart", "img.wpi-timing-chart"),
-                           ("tape", ".wpi-tape svg")):
+                           ("tape", ".wpi-tape svg"), ("live", ".wpi-live"), ("annotate", ".wpi-annotate")):
         path = _shoot(browser, selector, shots / f"{name}.png")
         assert path.stat().st_size > 1000
