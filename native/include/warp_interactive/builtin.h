@@ -8,6 +8,7 @@
 #include "quat.h"
 #include "transform.h"
 #include "spatial.h"
+#include "math_extra.h"
 #include "atomic.h"
 #include "utility.h"
 #include "rand.h"
