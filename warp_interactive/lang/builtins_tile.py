@@ -227,6 +227,8 @@ def _offset_vars(tr, args, ndim, name):
     if node is None:
         return [int_const(tr, 0) for _ in range(4)]
     v = tr.eval(node)
+    if isinstance(v, PyValue) and isinstance(v.obj, (tuple, list)):   # a tuple from Python scope
+        v = tuple(PyValue(x) for x in v.obj)
     items = list(v) if isinstance(v, tuple) else [v]
     if len(items) != ndim:
         raise tr.scope.error(f"wp.{name}(): offset= needs {ndim} entries (one per dimension), got "
