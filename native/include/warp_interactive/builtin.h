@@ -17,3 +17,4 @@
 #include "mesh.h"
 #include "hashgrid.h"
 #include "volume.h"
+#include "tile.h"
