@@ -241,6 +241,9 @@ def test_displayed_objects_have_text_reprs():
     with wp.timing.record() as rec:
         wp.launch(wd_square, 4, inputs=[a, wp.zeros(4)])
     assert "wd_square" in repr(rec) and "forward" in repr(rec)
+    with wp.ScopedTimer("block", print=False, cuda_filter=1) as timer:
+        wp.launch(wd_square, 4, inputs=[a, wp.zeros(4)])
+    assert repr(timer) == f"<wp.ScopedTimer 'block': {timer.elapsed:.3f} ms, 1 launches timed>"
     tape, x, y, loss = _tape()
     assert repr(tape) == "<wp.Tape: 2 kernel launches, 0 other steps, 3 arrays>"
     assert "wd_square dim=3:" in repr(wp.notebook.show_tape(tape, {x: "x", y: "y", loss: "loss"}))
@@ -419,3 +422,25 @@ def test_nbconvert_html_of_a_saved_widget_is_not_blank():
     nb = nbformat.v4.new_notebook(cells=[cell])
     body, _ = nbconvert.HTMLExporter().from_notebook_node(nb)
     assert "shape=(2, 3)" in body and "wpi-heatmap" in body
+
+
+def test_dot_labels_are_quoted():
+    tape, x, y, loss = _tape()
+    dot = tape.visualize(array_labels={x: 'say "x"\\path'})
+    assert 'label="say \\"x\\"\\\\path"' in dot
+    dot = tape_view.dot_with_names(tape, {id(x): 'a "quoted" name'})
+    assert 'label="a \\"quoted\\" name\\n(3,)' in dot
+
+
+@pytest.mark.skipif(tape_view.shutil.which("dot") is None,
+                    reason="GraphViz is not installed (scripts/test.sh installs it)")
+def test_tape_svg_with_graphviz_draws_the_data_flow():
+    tape, x, y, loss = _tape()
+    tape.backward(loss)
+    svg = tape_view.tape_svg(tape, {id(x): "x", id(y): "y", id(loss): "loss"}, engine="dot")
+    root = ET.fromstring(svg)
+    ns = "{http://www.w3.org/2000/svg}"
+    edges = [g for g in root.iter(ns + "g") if g.get("class") == "edge"]
+    assert len(edges) == 4
+    texts = [t.text for t in root.iter(ns + "text")]
+    assert {"wd_square", "wd_sum", "x", "y", "loss"} <= set(texts)
