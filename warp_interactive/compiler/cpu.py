@@ -119,8 +119,12 @@ def ensure_pch(cxx, fl):
     """Build the precompiled builtin header once; returns the include dir holding it."""
     d = _pch_dir(cxx, fl)
     gch = os.path.join(d, "warp_interactive", "builtin.h.gch")
-    if os.path.exists(gch):
+    try:
+        if time.time() - os.stat(gch).st_mtime > cache.USE_STAMP_S:
+            os.utime(gch)    # the garbage collector's "last used" (cache_gc.py)
         return d
+    except OSError:
+        pass
     os.makedirs(os.path.dirname(gch), exist_ok=True)
     header = os.path.join(_paths.include_dir(), "warp_interactive", "builtin.h")
     tmp = f"{gch}.{os.getpid()}.tmp"
@@ -166,6 +170,8 @@ def compile_units(units, debug=False, fast_math=False, name="module"):
             with ThreadPoolExecutor(min(len(todo), workers())) as pool:
                 paths = pool.map(lambda u: _build(u, cxx, fl, pch, name), todo)
                 built = {u[1]: p for u, p in zip(todo, paths)}
+        from .cache_gc import maybe_collect
+        maybe_collect()
     return [(hit, False) if hit is not None else (built[h], True)
             for (_, h, _), hit in zip(units, hits)]
 

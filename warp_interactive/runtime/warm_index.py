@@ -1,8 +1,8 @@
 """The warm-load index: a module's binary found without translating its kernels.
 
-The module hash is a hash of the generated source, which needs every kernel translated (parse,
+The binary's hash is a hash of the generated source, which needs every kernel translated (parse,
 type, generate: ~10 ms for a small module, most of a warm load). The index maps a cheaper key,
-computed from what the translation depends on, to the module hash found last time:
+computed from what the translation depends on, to the binaries found last time:
 
 * each kernel's source text and parameter types,
 * every global or closure value its code names, followed through: a ``@wp.func``'s source
@@ -13,8 +13,10 @@ computed from what the translation depends on, to the module hash found last tim
   the compiler build key and the package version.
 
 Anything the key cannot describe exactly (another module's attributes, an arbitrary object)
-makes ``module_key`` return None, and the load translates as before. An entry also records
-each kernel's ``tid`` arity, which the launch checks need. Entries are small JSON files
+makes ``module_key`` return None, and the load translates as before. Each kernel also has a key
+of its own (``kernel_keys``), so after an edit only the edited kernels translate. A module's
+entry maps each kernel to its unit and ``tid`` arity (which the launch checks need); a kernel's
+entry names its kernel hash, unit and arity (runtime/cpu_build.py). Entries are small JSON files
 written atomically; a stale or damaged one is ignored (the load then translates and rewrites it).
 
 The @wp.funcs the key walk reached are also the module's dependency record after a warm load
