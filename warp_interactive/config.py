@@ -3,6 +3,16 @@
 import os
 
 
+def default_kernel_cache_dir():
+    """``$WARP_INTERACTIVE_CACHE_DIR``, else ``$XDG_CACHE_HOME/warp_interactive``, else
+    ``~/.cache/warp_interactive``: the folder used when ``kernel_cache_dir`` is not set."""
+    env = os.environ.get("WARP_INTERACTIVE_CACHE_DIR")
+    if env:
+        return env
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "warp_interactive")
+
+
 class _Config:
     def __init__(self):
         self.mode = "release"            # "debug": bounds checks, -O0 -g
@@ -10,7 +20,7 @@ class _Config:
         self.verify_fp = False
         self.verbose = False             # print build commands and cache decisions
         self.quiet = False               # no build messages at all
-        self.kernel_cache_dir = os.environ.get("WARP_INTERACTIVE_CACHE_DIR")
+        self.kernel_cache_dir = default_kernel_cache_dir()   # the effective folder, never None
         # the kernel cache's size cap: least recently used entries are removed above it
         # (compiler/cache_gc.py); 0 or None: no cap
         self.kernel_cache_max_bytes = _int_env("WARP_INTERACTIVE_CACHE_MAX_BYTES", 1 << 30)

@@ -18,17 +18,14 @@ import tempfile
 import threading
 import time
 
-from ..config import config
+from ..config import config, default_kernel_cache_dir
 from ..version import __version__
 
 MANIFEST = "manifest.json"
 
 
 def cache_dir():
-    d = config.kernel_cache_dir
-    if not d:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        d = os.path.join(base, "warp_interactive")
+    d = config.kernel_cache_dir or default_kernel_cache_dir()   # None: the default again
     os.makedirs(d, exist_ok=True)
     return d
 
