@@ -65,25 +65,31 @@ USE_STAMP_S = 3600
 
 
 def lookup(module_hash, binary_name, provides=()):
-    """Path of a valid cached binary, or None (a corrupt entry is removed). ``provides``: kernel
-    hashes the entry's manifest must list (a kernel record that names the wrong entry misses)."""
+    """Path of a valid cached binary, or None. ``provides``: kernel hashes the entry's manifest
+    must list (a kernel record that names the wrong entry misses)."""
+    found = lookup_entry(module_hash, binary_name)
+    if found is None or not set(provides) <= found[1]:
+        return None
+    return found[0]
+
+
+def lookup_entry(module_hash, binary_name):
+    """(path of a valid cached binary, set of the kernel hashes its entry provides), or None.
+    A damaged or half-published entry is a miss; it is left in place: the rebuild's publish
+    replaces it (removing it here could remove the binary of a publish in progress, whose
+    manifest comes last)."""
     d = entry_dir(module_hash)
     binary = os.path.join(d, binary_name)
     try:
         with open(os.path.join(d, MANIFEST)) as f:
             manifest = json.load(f)
             stamp = os.fstat(f.fileno()).st_mtime
-        if provides and not set(provides) <= set(manifest.get("kernels", ())):
-            return None
         if manifest.get("binaries", {}).get(binary_name) == file_sha256(binary):
             if time.time() - stamp > USE_STAMP_S:
                 _touch(os.path.join(d, MANIFEST))
-            return binary
-    except (OSError, ValueError, TypeError):
+            return binary, set(manifest.get("kernels", ()))
+    except (OSError, ValueError, TypeError, AttributeError):
         pass
-    if os.path.exists(binary):
-        # present but unverifiable: a half-written or damaged entry; rebuild it
-        _remove_file(binary)
     return None
 
 
@@ -171,13 +177,6 @@ def build_dir():
     """A new temporary folder inside the cache (same file system: its files can be published by
     renaming them); the caller removes it."""
     return tempfile.mkdtemp(prefix=".build-", dir=cache_dir())
-
-
-def _remove_file(path):
-    try:
-        os.remove(path)
-    except OSError:
-        pass
 
 
 def clear_kernel_cache():

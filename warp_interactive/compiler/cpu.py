@@ -194,7 +194,6 @@ def _build(unit, cxx, fl, pch, name):
         if config.verbose:
             print(f"warp_interactive: built {name} ({unit_hash[:8]}) in {time.perf_counter() - t0:.3f} s")
         entry = cache.publish(unit_hash, {SOURCE: src, BINARY: out}, move=True, kernels=kernels)
-        cache.record_kernels(unit_hash, kernels)
         return os.path.join(entry, BINARY)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

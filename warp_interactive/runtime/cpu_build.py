@@ -20,6 +20,7 @@ group unit keeps serving its unedited kernels after one of them is edited and re
 
 import ctypes
 import hashlib
+import threading
 import time
 
 from ..compiler import cache
@@ -77,6 +78,7 @@ class Load:
     sets ``reached`` (the @wp.funcs the key walk described) or None (no keys: translated)."""
 
     def __init__(self, name, kernels, backward, debug, fast_math, lanes):
+        self.t0 = time.perf_counter()
         self.name, self.kernels, self.backward = name, kernels, backward
         self.debug, self.fast_math, self.lanes = debug, fast_math, lanes
         self.build_key = cpu_compiler.build_key(debug, fast_math)
@@ -85,11 +87,12 @@ class Load:
         self.arity = {}       # kernel C++ name -> tid arity
         self.indexed = set()  # kernels found by their own key (their index entry is current)
         self.paths = {}       # unit hash -> path of its binary
+        self.provided = {}    # unit hash -> the kernel hashes it provides (checked entries)
         self.reached = []
         self.compiled = []    # names of the kernels compiled by this load
 
     def run(self):
-        t0 = time.perf_counter()
+        t0 = self.t0
         options = (self.backward, self.debug, self.fast_math, config.max_unroll, self.lanes)
         keys = warm_index.kernel_keys(self.kernels, options, self.build_key, __version__, self.reached)
         if keys is None:
@@ -98,24 +101,24 @@ class Load:
             return self._loaded(False, t0)
         else:
             self._from_kernel_index(keys[1])
-        self._translate_and_build()
-        if keys is not None:
-            self._store(keys)
+        self._translate_and_build(keys)
         return self._loaded(bool(self.compiled), t0)
 
     # --- the index: no translation ---------------------------------------------------------
     def _from_module_index(self, key):
         entry = warm_index.lookup(key)
-        kernels = entry.get("kernels") if entry else None
-        if not isinstance(kernels, dict) or any(k.cpp not in kernels for k in self.kernels):
+        try:
+            found = {k.cpp: tuple(entry["kernels"][k.cpp]) for k in self.kernels}
+            units = {unit for unit, _ in found.values()}
+        except (KeyError, TypeError, ValueError):   # no entry, or not one of ours
             return False
         paths = {}
-        for unit in {kernels[k.cpp][0] for k in self.kernels}:
-            paths[unit] = cache.lookup(unit, cpu_compiler.BINARY)
+        for unit in units:
+            paths[unit] = cache.lookup(unit, cpu_compiler.BINARY) if isinstance(unit, str) else None
             if paths[unit] is None:
                 return False
-        for k in self.kernels:
-            self.units[k.cpp], self.arity[k.cpp] = kernels[k.cpp]
+        for cpp, (unit, arity) in found.items():
+            self.units[cpp], self.arity[cpp] = unit, arity
         self.paths = paths
         return True
 
@@ -131,17 +134,23 @@ class Load:
         """Take ``unit`` for ``kernel`` if it is a valid entry that provides ``kernel_hash``."""
         if not isinstance(unit, str) or not isinstance(kernel_hash, str):
             return False
-        path = self.paths.get(unit) or cache.lookup(unit, cpu_compiler.BINARY, (kernel_hash,))
-        if path is None:
+        if unit not in self.provided:
+            found = cache.lookup_entry(unit, cpu_compiler.BINARY)
+            if found is None:
+                return False
+            self.paths[unit], self.provided[unit] = found
+        if kernel_hash not in self.provided[unit]:
             return False
-        self.paths[unit], self.units[kernel.cpp] = path, unit
+        self.units[kernel.cpp] = unit
         self.hashes[kernel.cpp] = kernel_hash
         return True
 
     # --- translation and compilation ----------------------------------------------------------
-    def _translate_and_build(self):
+    def _translate_and_build(self, keys):
         todo = [k for k in self.kernels if k.cpp not in self.units]
         if not todo:
+            if keys is not None:
+                self._store(keys, [])
             return
         # codegen is imported here, not at package import: a warm load never generates code
         from ..codegen.module_source import ModuleParts
@@ -161,15 +170,29 @@ class Load:
             source = parts.source(group)
             units.append((source, cache.module_hash(source, self.build_key),
                           [self.hashes[k.cpp] for k in group]))
-        built = cpu_compiler.compile_units(units, self.debug, self.fast_math, self.name)
-        for group, (_, unit, _), (path, was_built) in zip(groups, units, built):
-            self.paths[unit] = path
+        for group, (_, unit, _) in zip(groups, units):
             for k in group:
                 self.units[k.cpp] = unit
+        # the cache's records are written while the compilers run (a cold build of 100 kernels
+        # writes ~200 small files); one that names a unit not published yet is only a miss
+        writer = threading.Thread(target=self._store, args=(keys, units))
+        writer.start()
+        try:
+            built = cpu_compiler.compile_units(units, self.debug, self.fast_math, self.name)
+        finally:
+            writer.join()
+        for group, (_, unit, _), (path, was_built) in zip(groups, units, built):
+            self.paths[unit] = path
             if was_built:
                 self.compiled += [k.key for k in group]
 
-    def _store(self, keys):
+    def _store(self, keys, units):
+        """Kernel records of the new ``units``; the index entries of the kernels not found by
+        their own key, and the module's entry."""
+        for _, unit, kernel_hashes in units:
+            cache.record_kernels(unit, kernel_hashes)
+        if keys is None:
+            return
         module_key, kernel_keys = keys
         for k, key in zip(self.kernels, kernel_keys):
             if k.cpp in self.indexed:
