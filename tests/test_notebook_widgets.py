@@ -447,3 +447,11 @@ def test_tape_svg_with_graphviz_draws_the_data_flow():
     assert len(edges) == 4
     texts = [t.text for t in root.iter(ns + "text")]
     assert {"wd_square", "wd_sum", "x", "y", "loss"} <= set(texts)
+
+
+def test_heatmap_png_is_a_small_palette_image():
+    from matplotlib import image
+    png = plots.heatmap_png(np.random.default_rng(0).random((300, 200)))
+    assert png[25] == 3                                   # PNG colour type 3: a palette
+    w, h = _png_size(png)
+    assert image.imread(io.BytesIO(png), format="png").shape[:2] == (h, w) and h > w

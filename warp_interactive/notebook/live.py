@@ -46,17 +46,16 @@ class LiveView:
 
     def update(self, note="", force=False):
         """Redraw in place, unless the last picture is younger than ``every`` seconds (then
-        nothing is done: call it every iteration). True when it redrew."""
+        nothing is done: call it every iteration). ``frames`` and ``skipped`` count both."""
         now = time.monotonic()
         if not force and now - self._last < self.every:
             self.skipped += 1
-            return False
+            return
         if self._handle is None:
             self.show(note)
-            return True
+            return
         self._handle.update(self._bundle(note), raw=True)
         self.frames, self._last = self.frames + 1, time.monotonic()
-        return True
 
     def __enter__(self):
         return self

@@ -26,9 +26,19 @@ def _figure(width_in, height_in):
     return fig
 
 
-def png_bytes(fig):
+def png_bytes(fig, palette=False):
+    """The figure as PNG. ``palette``: 256 colours (a colour map has 256 and the rest is text):
+    a heat-map's PNG is about a third of the true-colour one, which matters for a notebook that
+    stores its pictures (and for a live view redrawn many times)."""
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=DPI)
+    if not palette:
+        fig.savefig(buf, format="png", dpi=DPI)
+        return buf.getvalue()
+    from PIL import Image          # matplotlib's own dependency
+    fig.canvas.draw()
+    rgb = np.asarray(fig.canvas.buffer_rgba())[..., :3]
+    image = Image.fromarray(rgb).quantize(256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    image.save(buf, format="png")
     return buf.getvalue()
 
 
@@ -77,7 +87,7 @@ def heatmap_figure(values, title=None, cmap="viridis"):
 
 
 def heatmap_png(values, title=None):
-    return png_bytes(heatmap_figure(values, title))
+    return png_bytes(heatmap_figure(values, title), palette=True)
 
 
 def bar_chart_figure(rows, unit="ms", title=None):
