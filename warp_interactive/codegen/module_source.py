@@ -78,14 +78,24 @@ def _collect_structs(irs):
 
 
 def _struct_source(st):
-    """The struct and its adjoint accumulation. ``adj_accum`` sits beside the struct in the global
-    namespace, where argument-dependent lookup finds it from the header templates (a ``wp::``
-    overload declared after those templates would not be seen by them)."""
-    fields = "\n".join(f"    {cpp_type(t)} {member(name)};" for name, t in st.fields.items())
-    accum = "\n".join(f"    adj_accum(a.{member(name)}, b.{member(name)});" for name in st.fields)
-    return (f"struct {st.cpp_name} {{\n{fields}\n}};\n"
-            f"WPI_FUNC void adj_accum({st.cpp_name}& a, const {st.cpp_name}& b) {{\n"
-            f"    using wp::adj_accum;\n{accum}\n}}\n")
+    """The struct and its adjoint helpers: ``adj_accum`` (a += b), and for gradients of arrays of
+    the struct ``grad_add`` (atomic, field by field) and ``grad_take`` (read and clear, field by
+    field; atomic.h). They sit beside the struct in the global namespace, where argument-dependent
+    lookup finds them from the header templates (a ``wp::`` overload declared after those
+    templates would not be seen by them)."""
+    name = st.cpp_name
+    members = [member(f) for f in st.fields]
+    fields = "\n".join(f"    {cpp_type(t)} {member(f)};" for f, t in st.fields.items())
+    accum = "\n".join(f"    adj_accum(a.{m}, b.{m});" for m in members)
+    add = "\n".join(f"    grad_add(&p->{m}, v.{m});" for m in members)
+    take = "\n".join(f"    v.{m} = grad_take(&p->{m});" for m in members)
+    return (f"struct {name} {{\n{fields}\n}};\n"
+            f"WPI_FUNC void adj_accum({name}& a, const {name}& b) {{\n"
+            f"    using wp::adj_accum;\n{accum}\n}}\n"
+            f"WPI_FUNC void grad_add({name}* p, const {name}& v) {{\n"
+            f"    using wp::grad_add;\n{add}\n}}\n"
+            f"WPI_FUNC {name} grad_take({name}* p) {{\n"
+            f"    using wp::grad_take;\n    {name} v = {{}};\n{take}\n    return v;\n}}\n")
 
 
 # --- functions -----------------------------------------------------------------------------------
