@@ -130,3 +130,41 @@ def test_tile_stack_push_pop_count():
     out = wp.zeros(8, dtype=int)
     wp.launch_tiled(k, dim=1, inputs=[out], block_dim=4)
     assert list(out.numpy()) == [2, 20, 1, -1, 3, 0, -1, 1]
+
+
+@wp.kernel
+def bvh_overlaps(bvh_id: wp.uint64, lo: wp.vec3, hi: wp.vec3, hits: wp.array(dtype=wp.int32)):
+    query = wp.tile_bvh_query_aabb(bvh_id, lo, hi)
+    while wp.tile_query_valid(query):
+        bound = wp.untile(wp.tile_bvh_query_next(query))
+        if bound >= 0:
+            hits[bound] = 1
+
+
+@wp.kernel
+def mesh_overlaps(mesh_id: wp.uint64, lo: wp.vec3, hi: wp.vec3, hits: wp.array(dtype=wp.int32)):
+    query = wp.tile_mesh_query_aabb(mesh_id, lo, hi)
+    while wp.tile_query_valid(query):
+        face = wp.untile(wp.tile_mesh_query_aabb_next(query))
+        if face >= 0:
+            hits[face] = 1
+
+
+def test_tiled_bvh_and_mesh_queries_match_brute_force():
+    centers = RNG.uniform(0, 10, (60, 3)).astype(np.float32)
+    lowers, uppers = centers - 0.5, centers + 0.5
+    bvh = wp.Bvh(wp.array(lowers, dtype=wp.vec3), wp.array(uppers, dtype=wp.vec3))
+    lo, hi = np.array([2, 2, 2], np.float32), np.array([6, 7, 5], np.float32)
+    hits = wp.zeros(60, dtype=wp.int32)
+    wp.launch_tiled(bvh_overlaps, dim=1, inputs=[bvh.id, wp.vec3(*lo), wp.vec3(*hi), hits], block_dim=32)
+    want = np.all((lowers <= hi) & (uppers >= lo), axis=1).astype(np.int32)
+    np.testing.assert_array_equal(hits.numpy(), want)
+
+    pts = RNG.uniform(0, 10, (30, 3)).astype(np.float32)
+    tris = RNG.integers(0, 30, (20, 3)).astype(np.int32)
+    mesh = wp.Mesh(wp.array(pts, dtype=wp.vec3), wp.array(tris.reshape(-1), dtype=wp.int32))
+    hits = wp.zeros(20, dtype=wp.int32)
+    wp.launch_tiled(mesh_overlaps, dim=1, inputs=[mesh.id, wp.vec3(*lo), wp.vec3(*hi), hits], block_dim=32)
+    tri_lo, tri_hi = pts[tris].min(axis=1), pts[tris].max(axis=1)
+    want = np.all((tri_lo <= hi) & (tri_hi >= lo), axis=1).astype(np.int32)
+    np.testing.assert_array_equal(hits.numpy(), want)

@@ -217,7 +217,61 @@ def tile_stack_clear(tr, obj, node, kwargs):
            "tile_stack_clear", "s")
 
 
+# --- block-parallel BVH and mesh queries ---------------------------------------------------------------
+class TileQuery:
+    """``BvhQueryTiled`` / ``MeshQueryAABBTiled``: a query advanced one result per step."""
+
+    def __init__(self, name):
+        self.__name__, self._cpp = name, "wp::tile_bvh_query_t"
+
+
+BVH_QUERY, MESH_QUERY = TileQuery("BvhQueryTiled"), TileQuery("MeshQueryAABBTiled")
+_VEC3 = comp.vector(3, sc.float32)
+
+
+def _query(cpp, qtype):
+    def handler(tr, obj, node, kwargs):
+        if kwargs or len(node.args) != 3:
+            raise tr.scope.error(f"wp.{cpp}(id, a, b) takes a uint64 id and two vec3")
+        args = [tr.eval_var(node.args[0])] + [tr.eval_var(a) for a in node.args[1:]]
+        if args[0].literal:
+            args[0] = tr.retype_literal(args[0], sc.uint64)
+        if args[0].type is not sc.uint64 or any(a.type is not _VEC3 for a in args[1:]):
+            raise tr.scope.error(f"wp.{cpp}(): expected (uint64, vec3, vec3), got "
+                                 f"({', '.join(type_name(a.type) for a in args)})")
+        return emit(tr, cpp, qtype, args, differentiable=False)
+    return handler
+
+
+def _query_next(qtype):
+    def handler(tr, obj, node, kwargs):
+        name = obj.key
+        args = bind(tr, node, kwargs, [("query", _REQUIRED)], name)
+        q = tr.eval_var(args["query"])
+        if q.type is not qtype:
+            raise tr.scope.error(f"wp.{name}(): expected a {qtype.__name__}, got {type_name(q.type)}")
+        out, new = tr.scope.new_var(tile_type(sc.int32, (1,))), tr.scope.new_var(q.type)
+        _multi(tr, "tile_query_next", [q], [out, new])
+        rebind(tr, args["query"], new, name, "query")
+        return out
+    return handler
+
+
+def tile_query_valid(tr, obj, node, kwargs):
+    args = bind(tr, node, kwargs, [("query", _REQUIRED)], "tile_query_valid")
+    q = tr.eval_var(args["query"])
+    if not isinstance(q.type, TileQuery):
+        raise tr.scope.error(f"wp.tile_query_valid(): expected a tiled BVH or mesh query, got {type_name(q.type)}")
+    return emit(tr, "tile_query_valid", sc.bool_, [q], differentiable=False)
+
+
 HANDLERS = {
+    "tile_bvh_query_aabb": _query("tile_bvh_query_aabb", BVH_QUERY),
+    "tile_bvh_query_ray": _query("tile_bvh_query_ray", BVH_QUERY),
+    "tile_bvh_query_next": _query_next(BVH_QUERY),
+    "tile_mesh_query_aabb": _query("tile_mesh_query_aabb", MESH_QUERY),
+    "tile_mesh_query_aabb_next": _query_next(MESH_QUERY),
+    "tile_query_valid": tile_query_valid,
     "tile_empty": _filled(0.0),   # contents undefined in the reference; zero here
     "tile_dot": tile_dot,
     "tile_axpy": tile_axpy,

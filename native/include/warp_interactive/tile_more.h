@@ -237,6 +237,8 @@ WPI_FUNC void tile_stack_pop(const S& s, T& value, int32& slot, S& out)
         out.count = slot;
     }
 }
+template <typename T, int CAP>
+WPI_FUNC void adj_accum(tile_stack_t<T, CAP>&, const tile_stack_t<T, CAP>&) {}
 template <typename S>
 WPI_FUNC int32 tile_stack_count(const S& s) { return s.count; }
 template <typename S>
@@ -246,5 +248,33 @@ WPI_FUNC S tile_stack_clear(const S& s)
     r.count = 0;
     return r;
 }
+
+// --- block-parallel BVH / mesh queries (block width one: one result per step) ---------------------
+struct tile_bvh_query_t {
+    bvh_query_t q;
+    bool valid;
+};
+WPI_FUNC void adj_accum(tile_bvh_query_t&, const tile_bvh_query_t&) {}
+WPI_FUNC tile_bvh_query_t tile_bvh_query_aabb(uint64 id, const bvh_vec3& lower, const bvh_vec3& upper)
+{
+    return {bvh_query_aabb(id, lower, upper), true};
+}
+WPI_FUNC tile_bvh_query_t tile_bvh_query_ray(uint64 id, const bvh_vec3& start, const bvh_vec3& dir)
+{
+    return {bvh_query_ray(id, start, dir), true};
+}
+WPI_FUNC tile_bvh_query_t tile_mesh_query_aabb(uint64 id, const mesh_vec3& lower, const mesh_vec3& upper)
+{
+    return {mesh_query_aabb(id, lower, upper), true};
+}
+// the next result as a shape-(1,) tile (-1 when done); the query is returned advanced
+WPI_FUNC void tile_query_next(const tile_bvh_query_t& query, tile_t<int32, 1>& out, tile_bvh_query_t& query_out)
+{
+    query_out = query;
+    int32 index = -1;
+    query_out.valid = query.valid && bvh_query_advance(query_out.q, index);
+    out.data[0] = query_out.valid ? index : -1;
+}
+WPI_FUNC bool tile_query_valid(const tile_bvh_query_t& query) { return query.valid; }
 
 }  // namespace wp
