@@ -29,8 +29,9 @@ def run_job(python, toolkit, n, tiles, repeat):
     cmd = [python, JOB, toolkit, str(n)] + [str(t) for t in tiles] + ["--repeat", str(repeat)]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1800)
     rows = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
-    if proc.returncode != 0 and not rows:
-        print(f"  {toolkit}: failed ({proc.stderr.strip().splitlines()[-1:]})", file=sys.stderr)
+    if proc.returncode != 0:
+        why = [ln for ln in proc.stderr.splitlines() if "failed" in ln.lower() or "error" in ln.lower()]
+        print(f"({toolkit} stopped after {len(rows)} tile size(s): {(why or ['exit code %d' % proc.returncode])[0].strip()})")
     return {r["tile"]: r for r in rows}
 
 
