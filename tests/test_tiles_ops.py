@@ -184,3 +184,12 @@ def test_window_load_store_matches_numpy(rows, cols, oi, oj):
     if r0 < r1 and c0 < c1:
         want[r0:r1, c0:c1] = x[r0:r1, c0:c1] + 1
     np.testing.assert_array_equal(y.numpy(), want)
+
+
+def test_tiles_past_the_stack_budget_are_a_build_error(tmp_path):
+    src = ("@wp.kernel\n"
+           "def k(a: wp.array2d(dtype=float)):\n"
+           "    t = wp.tile_load(a, shape=(1024, 1024))\n"
+           "    wp.tile_store(a, t * 2.0)\n")
+    text = _build_error(src, tmp_path)
+    assert "MB of the block's stack" in text and "shape=(1024, 1024)" in text

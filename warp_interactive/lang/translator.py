@@ -39,6 +39,7 @@ class Translator(ExpressionsMixin, CallsMixin):
         self.is_kernel = is_kernel
         for stmt in fn.body:
             self.stmt(stmt)
+        builtins_tile.check_stack_budget(self, self.scope.vars)
         body = self.scope.pop_block()
         return ir.FunctionIR(
             name=cpp_name, params=params, body=body, vars=self.scope.vars,
