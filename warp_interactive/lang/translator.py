@@ -49,6 +49,7 @@ class Translator(ExpressionsMixin, CallsMixin):
                                    "translate; split it into several statements") from None
         if not is_kernel:
             check_returns(self, fn)
+        builtins_tile.check_stack_budget(self, self.scope.vars)
         body = self.scope.pop_block()
         return ir.FunctionIR(
             name=cpp_name, params=params, body=body, vars=self.scope.vars,
