@@ -9,7 +9,7 @@ import pytest
 import warp_interactive as wp
 from warp_interactive.codegen.target import CUDA
 from warp_interactive.compiler import nvrtc, nvrtc_check
-from warp_interactive.lang.errors import CompileError
+from warp_interactive.errors import CompileError
 from warp_interactive.runtime.module import get_module, module_hash
 
 MOD = "nvrtc_tests"

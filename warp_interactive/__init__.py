@@ -10,8 +10,9 @@ from .lang import builtins_core as _builtins_core  # noqa: F401  (declares the b
 from .lang.builtin_function import intrinsic_names as _intrinsic_names
 from .lang.builtin_function import BuiltinFunction as _BuiltinFunction
 from .lang.decorators import constant, func, kernel, struct
-from .lang.errors import CodegenError, CompileError, LaunchError
+from .errors import CodegenError, CompileError, LaunchError
 from .lang.registry import registry as _registry
+from .runtime import python_scope as _python_scope  # noqa: F401  (registers wp.sin(1.0) &c.)
 from .runtime.device import (Device, ScopedDevice, get_cuda_device_count, get_cuda_devices,
                              get_device, get_devices, get_preferred_device, is_cuda_available,
                              set_device)

@@ -117,7 +117,7 @@ def as_foreign_array(value, t, device):
             return _torch_interop[0].tensor_view(value, t.dtype)
         return _other_foreign_array(value, t, device)
     except (TypeError, ValueError) as e:
-        from ..runtime.args import ArgError
+        from ..errors import ArgError
         raise ArgError(str(e)) from None
 
 

@@ -49,7 +49,7 @@ def _build_handler(include_dir):
     """The handler library's path (from the kernel cache, or compiled now, ~5 s once)."""
     from ..compiler import cache
     from ..config import config
-    from ..lang.errors import CompileError
+    from ..errors import CompileError
     cxx = config.cpu_compiler
     flags = ["-std=c++17", "-O2", "-fPIC", "-shared", "-w"]
     key = _handler_hash(include_dir, cxx, flags)

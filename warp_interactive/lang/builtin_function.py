@@ -9,6 +9,14 @@ INTRINSIC_NAMES = ("tid", "quat_from_axis_angle", "printf", "vector", "matrix", 
                    "identity", "quat_identity", "transform_identity")
 INTRINSICS = {}
 
+# How a builtin runs in Python scope (``wp.sin(1.0)`` outside kernels): that launches a kernel,
+# so the runtime (runtime/python_scope.py) registers it here at import; lang never imports up.
+_python_call = []
+
+
+def set_python_call(fn):
+    _python_call[:] = [fn]
+
 
 def intrinsic_names():
     return sorted(set(INTRINSIC_NAMES) | set(INTRINSICS))
@@ -23,8 +31,10 @@ class BuiltinFunction:
         self.__doc__ = doc
 
     def __call__(self, *args, **kwargs):
-        from .python_scope import call_in_python
-        return call_in_python(self.key, args, kwargs)
+        if not _python_call:
+            raise RuntimeError(f"wp.{self.key}() outside kernels needs the runtime "
+                               "(import warp_interactive)")
+        return _python_call[0](self.key, args, kwargs)
 
     def __repr__(self):
         return f"<builtin wp.{self.key}>"

@@ -9,7 +9,7 @@ from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
 from . import ir, registry
-from .errors import TypeMismatch
+from ..errors import TypeMismatch
 from .registry import type_name
 from .scope import Conflict, PyValue
 

@@ -5,7 +5,7 @@ import hashlib
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
-from .errors import CodegenError, TypeMismatch
+from ..errors import CodegenError, TypeMismatch
 from .registry import type_name
 from .source import source_of
 

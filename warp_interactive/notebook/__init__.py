@@ -28,7 +28,7 @@ def register(shell):
     if _state.get("shell") is not None:
         unregister(_state["shell"])
     from ..lang import decorators
-    from ..lang.errors import CodegenError
+    from ..errors import CodegenError
     from . import capture, display, magic
     cells = CellModules(shell)
     decorators.module_hook = cells
@@ -47,7 +47,7 @@ def unregister(shell):
     if _state.get("shell") is not shell:
         return
     from ..lang import decorators
-    from ..lang.errors import CodegenError
+    from ..errors import CodegenError
     from . import display, magic
     decorators.module_hook = None
     magic.unregister_magics(shell)

@@ -13,7 +13,7 @@ import hashlib
 import shlex
 import time
 
-from ..lang.errors import CodegenError, CompileError
+from ..errors import CodegenError, CompileError
 from .cells import kernel_names, module_name_for, register_source
 from .errors import CellError, format_error
 

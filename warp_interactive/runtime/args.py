@@ -9,6 +9,7 @@ import ctypes
 
 import numpy as np
 
+from ..errors import ArgError
 from ..lang.registry import type_name
 from ..types import composite as comp
 from ..types import scalars as sc
@@ -35,10 +36,6 @@ def args_struct(kernel):
         st = type(f"{kernel.key}_args", (ctypes.Structure,), {"_fields_": fields or [("_unused", ctypes.c_int)]})
         kernel._args_ctype = st
     return st
-
-
-class ArgError(TypeError):
-    pass
 
 
 def as_array(value, t, device):

@@ -188,5 +188,5 @@ def _decline(dim, inputs, outputs):
 def _check_error(lm):
     err = lm.take_error()
     if err:
-        from ..lang.errors import LaunchError
+        from ..errors import LaunchError
         raise LaunchError(err)

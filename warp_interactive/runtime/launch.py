@@ -4,7 +4,7 @@ import ctypes
 from functools import partial
 
 from ..config import config
-from ..lang.errors import LaunchError
+from ..errors import LaunchError
 from ..types.array import _capturing
 from . import fastlaunch, graph, launch_state, tape_hooks
 from .launch_state import epoch as _epoch

@@ -11,8 +11,9 @@ import time
 from ...codegen.target import CUDA
 from ...compiler import nvrtc
 from ...config import config
-from ...lang.errors import LaunchError
-from .driver import CudaError, call, drv
+from ...errors import LaunchError
+from ...errors import CudaError
+from .driver import call, drv
 
 MAX_GRID = 2 ** 31 - 1
 ERROR_GLOBAL = b"wpi_cuda_error"     # the debug-mode error record (native/include/.../cuda.h)
