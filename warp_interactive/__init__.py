@@ -80,6 +80,39 @@ from .runtime import timing  # noqa: E402
 from .runtime.timing import timing_begin, timing_end, timing_print  # noqa: E402,F401
 
 
+# --- calls from the lower layers up (hooks.py) ----------------------------------------------
+# runtime/device.py, runtime/memory.py, runtime/graph.py and runtime/tape_hooks.py register
+# theirs when imported (above); the ones below live in modules imported on first use, so that
+# `import warp_interactive` stays light: each hook imports its module on its first call.
+from . import hooks as _hooks  # noqa: E402
+from .runtime import memory as _memory  # noqa: E402,F401  (registers from_cuda_interface)
+
+
+def _hook_on_first_call(attr, module, name, table=None):
+    def first_call(*args, **kwargs):
+        import importlib
+        fn = getattr(importlib.import_module(module, __name__), name)
+        if table is None:
+            setattr(_hooks, attr, fn)
+        else:
+            table[attr] = fn
+        return fn(*args, **kwargs)
+    if table is None:
+        setattr(_hooks, attr, first_call)
+    else:
+        table[attr] = first_call
+
+
+_hook_on_first_call("matmul", ".runtime.matmul", "matmul_new")
+_hook_on_first_call("dlpack", ".interop.dlpack", "array_dlpack")
+_hook_on_first_call("dlpack_device", ".interop.dlpack", "dlpack_device")
+_hook_on_first_call("foreign_array", ".interop.foreign", "as_foreign_array")
+_hook_on_first_call("array", ".notebook.widgets.array_view", "array_html", _hooks.html_views)
+_hook_on_first_call("timing", ".notebook.widgets.timing_view", "timing_html", _hooks.html_views)
+_hook_on_first_call("scoped_timer", ".notebook.widgets.timing_view", "scoped_timer_html",
+                    _hooks.html_views)
+
+
 def load_ipython_extension(ipython):
     """``%load_ext warp_interactive``: the %%wp.kernel magic, per-cell modules, displays."""
     from .notebook import load_ipython_extension as load

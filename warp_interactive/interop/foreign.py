@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from ..types.array import _contiguous_strides, array
+from ..types.array import contiguous_strides, array
 from ..types.arraydesc import MAX_DIMS
 from ..types.dtypes import element_shape, scalar_of, type_repr
 from ..types.scalars import canonical_scalar, dtype_from_numpy
@@ -30,7 +30,7 @@ def element_layout(shape, strides, scalar, dtype, what):
         if len(shape) <= len(es) or inner != es:
             raise ValueError(f"{what} of shape {tuple(shape)} does not fit dtype {type_repr(dtype)}: "
                              f"its inner dimensions must be {es}")
-        if tuple(strides[len(shape) - len(es):]) != _contiguous_strides(es, scalar.size):
+        if tuple(strides[len(shape) - len(es):]) != contiguous_strides(es, scalar.size):
             raise ValueError(f"{what} has non-contiguous inner dimensions (strides {tuple(strides)} "
                              f"bytes): dtype {type_repr(dtype)} needs its {es} elements packed")
         shape, strides = shape[:len(shape) - len(es)], strides[:len(strides) - len(es)]
@@ -68,7 +68,7 @@ def from_interface(iface, dtype, device, owner, what="the array"):
     scalar = scalar_from_typestr(iface["typestr"], what)
     shape = tuple(int(s) for s in iface["shape"])
     strides = iface.get("strides")
-    strides = tuple(int(s) for s in strides) if strides else _contiguous_strides(shape, scalar.size)
+    strides = tuple(int(s) for s in strides) if strides else contiguous_strides(shape, scalar.size)
     dtype, shape, strides = element_layout(shape, strides, scalar, dtype, what)
     ptr = iface["data"][0] if iface.get("data") else 0
     return wrap(ptr or 0, shape, strides, dtype, device, owner)

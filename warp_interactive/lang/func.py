@@ -64,6 +64,10 @@ class FuncOverload:
         self._ir = None
         self.differentiable = True
 
+    def forget_ir(self):
+        """Translate again on next use (a function this one calls was redefined)."""
+        self._ir = None
+
     @property
     def ir(self):
         if self._ir is None:
@@ -116,6 +120,19 @@ class Function:
         else:
             self.generic_py, self.generic_src = func, src
         self.generic_instances.clear()
+
+    def save(self):
+        """What ``load`` puts back: the definitions, overloads and version (a notebook cell
+        that fails restores the functions it was about to replace, state.restore)."""
+        return (self.func, list(self.overloads), dict(self.generic_instances),
+                self.__dict__.get("generic_py"), self.__dict__.get("generic_src"),
+                getattr(self, "version", 0))
+
+    def load(self, saved):
+        func, overloads, generic, gpy, gsrc, version = saved
+        self.func, self.overloads, self.generic_instances, self.version = func, overloads, generic, version
+        if gpy is not None:
+            self.generic_py, self.generic_src = gpy, gsrc
 
     def set_custom(self, kind, py_func):
         """Register a @wp.func_grad / @wp.func_replay function: for the overload whose parameter

@@ -61,10 +61,10 @@ def gradient_norms(tape, names=None):
 
 
 def _timing_sources(results, timers, builds):
-    from ..runtime.module import build_log
     from ..runtime.utils import ScopedTimer
+    from ..state import state
     return (results, ScopedTimer.history if timers is None else timers,
-            build_log if builds is None else builds)
+            state.build_log if builds is None else builds)
 
 
 def show_timings(results=None, timers=None, builds=None):

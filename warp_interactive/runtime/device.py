@@ -4,6 +4,8 @@ optional extra, a driver and a GPU are all there."""
 import os
 import threading
 
+from .. import hooks
+
 _local = threading.local()
 # Threads whose current device is not the default one: while there are none, a launch with no
 # device= targets the default device without a thread-local lookup (runtime/launch.py)
@@ -28,6 +30,16 @@ class Device:
         self.ordinal = ordinal
         self.is_cpu = alias == "cpu"
         self.is_cuda = not self.is_cpu
+        self._memory = None
+
+    @property
+    def memory(self):
+        """This device's memory backend (runtime/memory.py), chosen once."""
+        m = self._memory
+        if m is None:
+            from .memory import memory_for
+            m = self._memory = memory_for(self)
+        return m
 
     @property
     def name(self):
@@ -157,6 +169,9 @@ class ScopedDevice:
 
     def __exit__(self, *exc):
         _set_current(self._saved)
+
+
+hooks.get_device = get_device   # wp.array resolves devices through this (hooks.py)
 
 
 def cpu_thread_count():

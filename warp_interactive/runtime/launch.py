@@ -5,7 +5,7 @@ from functools import partial
 
 from ..config import config
 from ..errors import LaunchError
-from ..types.array import _capturing
+from ..state import state
 from . import fastlaunch, graph, launch_state, tape_hooks
 from .launch_state import epoch as _epoch
 from .args import pack
@@ -13,6 +13,7 @@ from .device import _off_default, get_device
 from .module import entry_name, tid_arity
 
 MAX_DIMS = 4
+_capturing = state.capturing    # graph captures in progress (bound once: read on every launch)
 
 
 class LaunchBounds(ctypes.Structure):
@@ -44,8 +45,8 @@ _native_mod = None
 def _native():
     global _native_mod
     if _native_mod is None:
-        from .. import _native
-        _native_mod = _native
+        from .native import runtime_module
+        _native_mod = runtime_module()
     return _native_mod
 
 

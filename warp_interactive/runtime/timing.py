@@ -16,9 +16,11 @@ module during a launch is recorded as a separate "build" entry, not added to the
 import time
 from dataclasses import dataclass
 
+from .. import hooks
+from ..state import state
 from . import launch_state
 
-_active = []          # recorders, innermost last
+_active = state.recorders    # the active recorders, innermost last (owned by state)
 _original = [None]    # Launch.launch, while recorders are active
 
 
@@ -71,8 +73,7 @@ class Recorder:
         return sorted(rows, key=lambda row: -row[3])
 
     def _repr_html_(self):
-        from ..notebook.widgets.timing_view import timing_html
-        return timing_html(self.results)
+        return hooks.html_view("timing", self.results)
 
 
 def record(synchronize=True):
@@ -122,7 +123,7 @@ def _uninstall():
 
 
 def _timed_launch(self):
-    from .module import build_log
+    build_log = state.build_log
     original = _original[0] or type(self).launch
     before = len(build_log)
     t0 = time.perf_counter()

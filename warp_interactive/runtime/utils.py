@@ -2,6 +2,8 @@
 
 import time
 
+from .. import hooks
+
 _initialized = [False]
 
 
@@ -9,7 +11,8 @@ def init():
     """Initialise the runtime (idempotent; launches do it on demand)."""
     if _initialized[0]:
         return
-    from .. import _native  # noqa: F401  (loads the native runtime)
+    from .native import runtime_module
+    runtime_module()            # loads the native runtime
     _initialized[0] = True
 
 
@@ -80,5 +83,4 @@ class ScopedTimer:
         ScopedTimer.indent -= 1
 
     def _repr_html_(self):
-        from ..notebook.widgets.timing_view import scoped_timer_html
-        return scoped_timer_html(self)
+        return hooks.html_view("scoped_timer", self)

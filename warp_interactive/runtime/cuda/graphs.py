@@ -5,8 +5,8 @@ from .driver import call, drv
 
 def _load_all_modules(device):
     """Modules load before a capture: loading allocates memory, which a capture may not do."""
-    from .. import module as module_mod
-    for m in list(module_mod._modules.values()):
+    from ...state import state
+    for m in list(state.modules.values()):
         if not m.kernels:
             continue
         try:
