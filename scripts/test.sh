@@ -11,6 +11,9 @@ fi
 "$VENV/bin/python" -m pip install -q -e ".[test,cuda]"
 # interop frameworks, pinned: torch 2.13.0 is the CPU build this machine's index serves
 "$VENV/bin/python" -m pip install -q torch==2.13.0 jax==0.10.2 jaxlib==0.10.2 paddlepaddle==3.3.1
+# layers point one way (pyproject.toml [tool.importlinter]; imports inside functions count too):
+# a lower layer importing a higher one fails here, naming the file and line
+"$VENV/bin/lint-imports" --no-cache
 # a fresh kernel cache for this test session (tests also isolate it per session)
 export WARP_INTERACTIVE_CACHE_DIR=$(mktemp -d)
 # every module built below (tests, notebooks) also records its CUDA source here, for the

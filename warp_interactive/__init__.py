@@ -16,6 +16,8 @@ from .runtime import python_scope as _python_scope  # noqa: F401  (registers wp.
 from .runtime.device import (Device, ScopedDevice, get_cuda_device_count, get_cuda_devices,
                              get_device, get_devices, get_preferred_device, is_cuda_available,
                              set_device)
+from .runtime import cuda_backend as _cuda_backend  # noqa: F401  (registers the CUDA probe)
+from .runtime import memory as _memory  # noqa: F401  (registers each device's memory backend)
 from .runtime.launch import launch
 from .runtime.tape import Tape
 from .runtime.module import get_module_options, load_module, set_module_options
@@ -85,7 +87,6 @@ from .runtime.timing import timing_begin, timing_end, timing_print  # noqa: E402
 # theirs when imported (above); the ones below live in modules imported on first use, so that
 # `import warp_interactive` stays light: each hook imports its module on its first call.
 from . import hooks as _hooks  # noqa: E402
-from .runtime import memory as _memory  # noqa: E402,F401  (registers from_cuda_interface)
 
 
 def _hook_on_first_call(attr, module, name, table=None):
@@ -106,7 +107,7 @@ def _hook_on_first_call(attr, module, name, table=None):
 _hook_on_first_call("matmul", ".runtime.matmul", "matmul_new")
 _hook_on_first_call("dlpack", ".interop.dlpack", "array_dlpack")
 _hook_on_first_call("dlpack_device", ".interop.dlpack", "dlpack_device")
-_hook_on_first_call("foreign_array", ".interop.foreign", "as_foreign_array")
+_hook_on_first_call("foreign_array", ".interop.launch_args", "as_foreign_array")
 _hook_on_first_call("array", ".notebook.widgets.array_view", "array_html", _hooks.html_views)
 _hook_on_first_call("timing", ".notebook.widgets.timing_view", "timing_html", _hooks.html_views)
 _hook_on_first_call("scoped_timer", ".notebook.widgets.timing_view", "scoped_timer_html",

@@ -9,12 +9,29 @@ a half-written one and two processes building the same module both succeed.
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 
 from ..config import config, default_kernel_cache_dir
+from ..version import __version__
 
 MANIFEST = "manifest.json"
+
+
+_LINE_MARKERS = re.compile(r"  // py:[^\n]*")
+
+
+def module_hash(source, build_key):
+    # codegen's `// py:FILE:LINE` comments only map compiler errors back to Python: a kernel that
+    # moved (lines added above it, a re-run notebook cell) keeps its binary
+    if "// py:" in source:
+        source = _LINE_MARKERS.sub("", source)
+    h = hashlib.sha256()
+    h.update(source.encode())
+    h.update(repr(build_key).encode())
+    h.update(__version__.encode())
+    return h.hexdigest()
 
 
 def cache_dir():

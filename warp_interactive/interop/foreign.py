@@ -4,8 +4,6 @@ Every converter (array protocols, DLPack, torch, paddle) ends here, so element-t
 their error messages are the same whatever the source.
 """
 
-import sys
-
 import numpy as np
 
 from ..types.array import contiguous_strides, array
@@ -99,36 +97,3 @@ def _stream_handle(device):
     s = getattr(device, "stream", None)
     h = getattr(s, "cuda_stream", None)
     return int(h) if h else None
-
-
-# --- arrays passed straight to wp.launch ------------------------------------------------------
-_torch_interop = []   # warp_interactive.interop.torch, once a tensor has been seen
-
-
-def as_foreign_array(value, t, device):
-    """A wp array for a launch parameter of type ``t`` from a torch tensor, an object with
-    ``__cuda_array_interface__``, ``__dlpack__`` or ``__array__`` (zero-copy where possible)."""
-    torch = sys.modules.get("torch")
-    try:
-        if torch is not None and isinstance(value, torch.Tensor):
-            if not _torch_interop:
-                from . import torch as torch_interop
-                _torch_interop.append(torch_interop)
-            return _torch_interop[0].tensor_view(value, t.dtype)
-        return _other_foreign_array(value, t, device)
-    except (TypeError, ValueError) as e:
-        from ..errors import ArgError
-        raise ArgError(str(e)) from None
-
-
-def _other_foreign_array(value, t, device):
-    from ..runtime.device import get_device
-    if hasattr(value, "__cuda_array_interface__"):
-        return from_cuda_array_interface(value, t.dtype, device if device.is_cuda else None)
-    if hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"):
-        from .dlpack import from_dlpack
-        return from_dlpack(value, dtype=t.dtype)
-    if hasattr(value, "__array__"):
-        a = np.asarray(value)
-        return from_interface(a.__array_interface__, t.dtype, get_device("cpu"), a, "the array")
-    raise TypeError(f"expected an array, got {type(value).__name__}")

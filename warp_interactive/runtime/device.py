@@ -37,8 +37,7 @@ class Device:
         """This device's memory backend (runtime/memory.py), chosen once."""
         m = self._memory
         if m is None:
-            from .memory import memory_for
-            m = self._memory = memory_for(self)
+            m = self._memory = _memory_for[0](self)
         return m
 
     @property
@@ -81,10 +80,31 @@ cpu = Device("cpu")
 _devices = {"cpu": cpu}
 
 
+# Registered at import by the layers above (device.py keeps only the registry of devices):
+# runtime/cuda_backend.py finds the CUDA devices, runtime/memory.py picks each one's memory.
+_cuda_probe = []
+_memory_for = []
+
+
+def register_cuda_probe(probe):
+    """``probe()`` registers the CUDA devices (once) and returns why CUDA is unusable, or None."""
+    _cuda_probe[:] = [probe]
+
+
+def register_memory(memory_for):
+    """``memory_for(device)``: the memory backend of a device (Device.memory)."""
+    _memory_for[:] = [memory_for]
+
+
+def add_devices(devices):
+    """Make ``devices`` known by their aliases (the CUDA probe)."""
+    for d in devices:
+        _devices[d.alias] = d
+
+
 def _probe_cuda():
     """Register the CUDA devices (once); the reason CUDA is unusable, or None."""
-    from . import cuda_backend
-    return cuda_backend.probe()
+    return _cuda_probe[0]()
 
 
 def _cuda_unavailable_reason():

@@ -84,7 +84,7 @@ def capture_end(device=None, stream=None):
         return graph
     from .cuda.graphs import end_capture
     try:
-        return end_capture(device, stream)
+        return end_capture(device, Graph(device), stream)
     finally:
         _start(-1)
 

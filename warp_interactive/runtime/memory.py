@@ -9,6 +9,7 @@ A copy with a GPU on either side goes through the GPU's backend (``pair_memory``
 import numpy as np
 
 from .. import hooks
+from .device import is_cuda_available, register_memory
 from ..types.array import array, contiguous_strides, copy_count
 from ..types.dtypes import element_shape, infer_dtype, np_dtype_of, type_repr, type_size
 
@@ -28,7 +29,6 @@ def host_zeros(shape, npd, pinned, zero=True):
     usable, else 64-byte aligned (see aligned_empty)."""
     out = None
     if pinned:
-        from .device import is_cuda_available
         if is_cuda_available():
             from .cuda.memory import PinnedBuffer
             nbytes = int(np.prod(shape)) * npd.itemsize
@@ -169,3 +169,6 @@ def from_cuda_interface(a, obj, copy):
 
 
 hooks.from_cuda_interface = from_cuda_interface
+
+
+register_memory(memory_for)

@@ -2,10 +2,9 @@
 into one shared library, content-addressed by the module hash."""
 
 import ctypes
-import hashlib
-import re
 import time
 
+from ..compiler import cache
 from ..compiler import cpu as cpu_compiler
 from ..compiler import nvrtc_check
 from ..config import config
@@ -140,7 +139,7 @@ class Module:
             self.deps = {f: getattr(f, "version", 0) for f in reached}
         else:
             source = self.source(None, backward)
-            h = module_hash(source, build_key)
+            h = cache.module_hash(source, build_key)
             path, built = cpu_compiler.compile_module(source, h, debug, fast_math, self.name)
             if key is not None:
                 warm_index.store(key, h, kernels)
@@ -160,7 +159,6 @@ class Module:
         entry = warm_index.lookup(key) if key is not None else None
         if entry is None:
             return None
-        from ..compiler import cache
         path = cache.lookup(entry["module_hash"], cpu_compiler.BINARY)
         arity = entry["tid_arity"]
         if path is None or any(k.cpp not in arity for k in kernels):
@@ -168,21 +166,6 @@ class Module:
         for k in kernels:
             k._tid_arity = arity[k.cpp]
         return LoadedModule(path, entry["module_hash"], False, time.perf_counter() - t0)
-
-
-_LINE_MARKERS = re.compile(r"  // py:[^\n]*")
-
-
-def module_hash(source, build_key):
-    # codegen's `// py:FILE:LINE` comments only map compiler errors back to Python: a kernel that
-    # moved (lines added above it, a re-run notebook cell) keeps its binary
-    if "// py:" in source:
-        source = _LINE_MARKERS.sub("", source)
-    h = hashlib.sha256()
-    h.update(source.encode())
-    h.update(repr(build_key).encode())
-    h.update(__version__.encode())
-    return h.hexdigest()
 
 
 def entry_name(kernel):

@@ -129,8 +129,8 @@ def _timed_launch(self):
     t0 = time.perf_counter()
     out = original(self)
     if self.device.is_cuda and any(r.synchronize for r in _active):
-        from .utils import synchronize_device
-        synchronize_device(self.device)
+        from . import cuda_backend
+        cuda_backend.synchronize_device(self.device)
     elapsed = (time.perf_counter() - t0) * 1000.0
     builds = build_log[before:]
     elapsed -= sum(b.seconds for b in builds) * 1000.0

@@ -55,7 +55,7 @@ class CudaLoadedModule:
 
 def load_module(module, device, backward):
     """Build (NVRTC, cached by module hash) and load ``module`` for ``device``."""
-    from ..module import module_hash
+    from ...compiler.cache import module_hash
     debug = module.option("mode") == "debug"
     fast_math = bool(module.option("fast_math"))
     t0 = time.perf_counter()
