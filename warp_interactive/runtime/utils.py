@@ -3,6 +3,7 @@
 import time
 
 from .. import hooks
+from ..state import state
 
 _initialized = [False]
 
@@ -52,9 +53,8 @@ class ScopedTimer:
             if self.synchronize:
                 synchronize()
             ScopedTimer.indent += 1
-            from . import tape_hooks
-            if tape_hooks.active and not self.skip_tape:
-                tape_hooks.active[-1].record_scope_begin(self.name)
+            if state.tapes and not self.skip_tape:
+                state.tapes[-1].record_scope_begin(self.name)
             if self.cuda_filter is not None:
                 from .timing import Recorder
                 self._recorder = Recorder().start()
@@ -70,9 +70,8 @@ class ScopedTimer:
         if self._recorder is not None:
             self.timing_results = self._recorder.stop()
             self._recorder = None
-        from . import tape_hooks
-        if tape_hooks.active and not self.skip_tape:
-            tape_hooks.active[-1].record_scope_end()
+        if state.tapes and not self.skip_tape:
+            state.tapes[-1].record_scope_end()
         ScopedTimer.history.append((self.name, self.elapsed))
         if self.dict is not None:
             self.dict.setdefault(self.name, []).append(self.elapsed)
