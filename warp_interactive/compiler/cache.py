@@ -105,6 +105,21 @@ def publish(module_hash, files, move=False):
     return d
 
 
+def write_atomic(path, data):
+    """Write ``data`` (str or bytes) to ``path`` so that a reader sees the old file or the whole
+    new one, never half of it: a temporary file in the same folder, then a rename."""
+    folder = os.path.dirname(path)
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        _remove_file(tmp)
+        raise
+
+
 def build_dir():
     """A new temporary folder inside the cache (same file system: its files can be published by
     renaming them); the caller removes it."""

@@ -72,11 +72,7 @@ def _headers_hash(include_dir):
 def _remember(path, text):
     """Write ``text`` to ``path`` atomically; a read-only cache only costs the shortcut."""
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
+        cache.write_atomic(path, text)
     except OSError:
         pass
 
@@ -138,10 +134,11 @@ def ensure_pch(cxx, fl):
 
 
 def compile_module(source, module_hash, debug=False, fast_math=False, name="module"):
-    """The path of the shared library for ``source`` (from the cache, or built now)."""
+    """(path, built, compiler log) of the shared library for ``source`` (from the cache, or
+    built now). Called by compiler/build.py's ``compile``."""
     hit = cache.lookup(module_hash, BINARY)
     if hit is not None:
-        return hit, False
+        return hit, False, ""
     cxx = config.cpu_compiler
     fl = flags(debug, fast_math)
     pch = ensure_pch(cxx, fl)
@@ -161,7 +158,7 @@ def compile_module(source, module_hash, debug=False, fast_math=False, name="modu
         if config.verbose:
             print(f"warp_interactive: built {name} in {time.perf_counter() - t0:.3f} s")
         entry = cache.publish(module_hash, {SOURCE: src, BINARY: out}, move=True)
-        return os.path.join(entry, BINARY), True
+        return os.path.join(entry, BINARY), True, result.stderr
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -9,7 +9,8 @@ recorded source with NVRTC for a given architecture; scripts/test.sh runs it aft
 
 import hashlib
 import os
-import tempfile
+
+from . import cache
 
 ENV = "WARP_INTERACTIVE_RECORD_CUDA"
 
@@ -33,11 +34,7 @@ def record_module(module):
     path = os.path.join(folder, name)
     if os.path.exists(path):
         return path
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".cu")
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    cache.write_atomic(path, text)
     return path
 
 

@@ -4,8 +4,9 @@ into one shared library, content-addressed by the module hash."""
 import ctypes
 import time
 
-from ..compiler import cache
+from ..compiler import build, cache
 from ..compiler import cpu as cpu_compiler
+from ..compiler.build import BuildOptions
 from ..compiler import nvrtc_check
 from ..config import config
 from ..lang.deps import function_deps
@@ -126,7 +127,8 @@ class Module:
         debug = self.option("mode") == "debug"
         fast_math = bool(self.option("fast_math"))
         t0 = time.perf_counter()
-        build_key = cpu_compiler.build_key(debug, fast_math)
+        options = BuildOptions("cpu", debug, fast_math, name=self.name)
+        build_key = build.build_key(options)
         kernels = list(self.kernels.values())
         reached = []     # the @wp.funcs the kernels' code names (transitively), from the key walk
         key = warm_index.module_key(kernels, (backward, debug, fast_math, config.max_unroll,
@@ -139,11 +141,10 @@ class Module:
             self.deps = {f: getattr(f, "version", 0) for f in reached}
         else:
             source = self.source(None, backward)
-            h = cache.module_hash(source, build_key)
-            path, built = cpu_compiler.compile_module(source, h, debug, fast_math, self.name)
+            binary = build.compile(source, options)
             if key is not None:
-                warm_index.store(key, h, kernels)
-            lm = LoadedModule(path, h, built, time.perf_counter() - t0)
+                warm_index.store(key, binary.hash, kernels)
+            lm = LoadedModule(binary.path, binary.hash, binary.built, time.perf_counter() - t0)
             if nvrtc_check.record_dir():
                 nvrtc_check.record_module(self)      # the no-GPU CUDA check (scripts/test.sh)
             self.deps = function_deps([k.ir for k in kernels])

@@ -161,10 +161,6 @@ def store(key, module_hash, kernels):
     path = _path(key)
     entry = {"module_hash": module_hash, "tid_arity": {k.cpp: k.ir.tid_arity for k in kernels}}
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "w") as f:
-            json.dump(entry, f)
-        os.replace(tmp, path)
+        cache.write_atomic(path, json.dumps(entry))
     except OSError:
         pass   # the index is an optimisation: a read-only cache just means no warm shortcut
