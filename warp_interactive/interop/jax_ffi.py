@@ -33,8 +33,10 @@ def _build_handler(include_dir):
     """The handler library's path: compiled once against this jaxlib's FFI headers (~5 s) by
     the compiler stage, cached like a kernel module."""
     from ..compiler.build import BuildOptions, compile
+    from ..types.arraydesc import ARRAY_DESC_SIZE, LAUNCH_BOUNDS_SIZE
     with open(_HANDLER_SOURCE) as f:
-        source = f.read()
+        source = (f"#define WPI_ARRAY_DESC_SIZE {ARRAY_DESC_SIZE}\n"
+                  f"#define WPI_LAUNCH_BOUNDS_SIZE {LAUNCH_BOUNDS_SIZE}\n" + f.read())
     with open(os.path.join(include_dir, "xla", "ffi", "api", "api.h"), "rb") as f:
         ffi_abi = hashlib.sha256(f.read()).hexdigest()   # the FFI ABI of this jaxlib
     options = BuildOptions("host-library", name="the JAX FFI handler", include_dirs=(include_dir,),

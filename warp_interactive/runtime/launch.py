@@ -6,6 +6,7 @@ from functools import partial
 from ..config import config
 from ..errors import LaunchError
 from ..state import state
+from ..types.arraydesc import LaunchBounds
 from . import fastlaunch, graph, launch_state, tape_hooks
 from .launch_state import epoch as _epoch
 from .args import pack
@@ -14,12 +15,6 @@ from .module import entry_name, tid_arity
 
 MAX_DIMS = 4
 _capturing = state.capturing    # graph captures in progress (bound once: read on every launch)
-
-
-class LaunchBounds(ctypes.Structure):
-    """Mirrors ``wp::launch_bounds_t`` in core.h."""
-    _fields_ = [("shape", ctypes.c_int32 * 4), ("ndim", ctypes.c_int32), ("pad", ctypes.c_int32),
-                ("size", ctypes.c_int64)]
 
 
 def make_bounds(dim):
