@@ -106,8 +106,8 @@ def _build(module, device_name):
     from ..runtime import timing
     from ..runtime.device import get_device
     device = get_device(device_name)
-    lm = module.load(device)
-    timing.record_build(module.name, lm.build_time, device)
+    module.load(device)
+    timing.record_build(device)
 
 
 def _kernel_decorator():
