@@ -32,6 +32,7 @@ class ProcessState:
         self.capturing = [0]     # graph captures in progress, any device (hot paths: [0])
         self.tapes = []          # recording wp.Tapes, innermost last
         self.recorders = []      # wp.timing recorders, innermost last
+        self.timer_history = []  # (name, ms) of every wp.ScopedTimer that ended, in order
         self._versions = itertools.count(1)   # a fresh number per (re)definition of a @wp.func
         # registered by the layers above (see the module docstring)
         self.new_module = None

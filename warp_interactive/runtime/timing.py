@@ -51,8 +51,7 @@ class Recorder:
 
     def start(self):
         build_log = state.build_log
-        from .utils import ScopedTimer
-        self._timer_mark = len(ScopedTimer.history)
+        self._timer_mark = len(state.timer_history)
         self._build_mark = len(build_log)
         _active.append(self)
         _install()
@@ -61,9 +60,8 @@ class Recorder:
 
     def stop(self):
         if self in _active:
-            from .utils import ScopedTimer
             self.collect_builds("")
-            self.timers = list(ScopedTimer.history[self._timer_mark:])
+            self.timers = list(state.timer_history[self._timer_mark:])
             _active.remove(self)
             _last[0] = self
         if not _active:

@@ -36,7 +36,7 @@ class ScopedTimer:
     """``with wp.ScopedTimer("name"):`` prints how long the block took (and records it)."""
 
     indent = -1
-    history = []
+    history = state.timer_history   # (name, ms) of every timer that ended (owned by state)
 
     def __init__(self, name, active=True, print=True, detailed=False, dict=None, use_nvtx=False,
                  color=None, synchronize=False, cuda_filter=None, report_func=None, skip_tape=False):
