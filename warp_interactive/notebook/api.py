@@ -74,7 +74,7 @@ def _timing_sources(results, timers, builds):
 def show_timings(results=None, timers=None, builds=None):
     """Tables and bar charts of launch timings (``wp.timing_end()``'s results, with the module
     builds among them), ``timers`` ((name, ms) pairs, e.g. ``wp.ScopedTimer.history``) and
-    ``builds`` (``runtime.module.build_log`` entries). No arguments: the last recording."""
+    ``builds`` (``state.build_log`` entries). No arguments: the last recording."""
     from .widgets.timing_view import timing_html, timing_text
     sources = _timing_sources(results, timers, builds)
     return Display(timing_html(*sources), timing_text(*sources))
