@@ -52,6 +52,12 @@ def entry_dir(module_hash):
     return os.path.join(cache_dir(), module_hash[:2], module_hash)
 
 
+def side_path(folder, *names):
+    """A path in one of the cache's side folders, beside the module entries: "index" (the
+    warm-load index), "headers" (header hashes), "pch" (precompiled headers)."""
+    return os.path.join(cache_dir(), folder, *names)
+
+
 def lookup(module_hash, binary_name):
     """Path of a valid cached binary, or None (a corrupt entry is removed)."""
     d = entry_dir(module_hash)

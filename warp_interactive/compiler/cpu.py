@@ -52,7 +52,7 @@ def _headers_hash(include_dir):
     stats = [(n, os.stat(os.path.join(folder, n))) for n in names]
     sig = hashlib.sha256(repr([(folder, n, st.st_size, st.st_mtime_ns) for n, st in stats])
                          .encode()).hexdigest()[:32]
-    memo = os.path.join(cache.cache_dir(), "headers", sig)
+    memo = cache.side_path("headers", sig)
     try:
         with open(memo) as f:
             known = f.read().strip()
@@ -108,7 +108,7 @@ def build_key(debug, fast_math):
 
 def _pch_dir(cxx, fl):
     key = hashlib.sha256(repr([compiler_identity(cxx), fl, headers_hash()]).encode()).hexdigest()[:16]
-    return os.path.join(cache.cache_dir(), "pch", key)
+    return cache.side_path("pch", key)
 
 
 def ensure_pch(cxx, fl):

@@ -142,7 +142,7 @@ def module_key(kernels, options, build_key, version, functions=None):
 
 
 def _path(key):
-    return os.path.join(cache.cache_dir(), "index", key[:2], key + ".json")
+    return cache.side_path("index", key[:2], key + ".json")
 
 
 def lookup(key):
