@@ -8,7 +8,7 @@ implements each of these sets the matching attribute here when it is imported:
 - runtime/device.py: ``get_device``;
 - runtime/memory.py: ``from_cuda_interface`` (arrays of other libraries on a GPU);
 - warp_interactive/__init__.py for runtime/args.py: ``foreign_array`` (a torch tensor, a
-  ``__dlpack__`` or ``__array__`` object passed to a kernel: interop/foreign.py);
+  ``__dlpack__`` or ``__array__`` object passed to a kernel: interop/launch_args.py);
 - runtime/tape_hooks.py: ``record_copy``;  runtime/graph.py: ``defer``, ``check_readable``;
 - warp_interactive/__init__.py (the top, which may import anything, lazily):
   ``matmul``, ``dlpack``, ``dlpack_device`` and the notebook's HTML views (``html_views``).
