@@ -18,7 +18,7 @@ from .runtime.device import (Device, ScopedDevice, get_cuda_device_count, get_cu
                              set_device)
 from .runtime import cuda_backend as _cuda_backend  # noqa: F401  (registers the CUDA probe)
 from .runtime import memory as _memory  # noqa: F401  (registers each device's memory backend)
-from .runtime.launch import launch
+from .runtime.launch import launch, launch_tiled
 from .runtime.tape import Tape
 from .runtime.module import get_module_options, load_module, set_module_options
 from .runtime.utils import ScopedTimer, init, synchronize, synchronize_device
