@@ -13,8 +13,8 @@ from warp_interactive.types.arraydesc import (ARRAY_DESC_SIZE, LAUNCH_BOUNDS_SIZ
                                               LaunchBounds)
 
 CHECKS = {
-    "array_t<float>": (ArrayDesc, ["data", "grad", "strides", "shape", "ndim", "pad"]),
-    "array_t<double>": (ArrayDesc, ["data", "grad", "strides", "shape", "ndim", "pad"]),
+    "array_t<float>": (ArrayDesc, ["data", "grad", "strides", "shape", "ndim", "flags"]),
+    "array_t<double>": (ArrayDesc, ["data", "grad", "strides", "shape", "ndim", "flags"]),
     "launch_bounds_t": (LaunchBounds, ["shape", "ndim", "pad", "size"]),
 }
 

@@ -70,9 +70,8 @@ def compile(source, options):
     t0 = time.perf_counter()
     if options.target == "cpu":
         from . import cpu
-        path, built, log = cpu.compile_module(source, key, options.debug, options.fast_math,
-                                              options.name)
-        kind = "so"
+        path, built = cpu.compile_module(source, key, options.debug, options.fast_math, options.name)
+        kind, log = "so", ""
     elif options.target == "cuda":
         from . import nvrtc
         path, kind, built = nvrtc.compile_module(source, key, options.arch, options.debug,
@@ -82,6 +81,21 @@ def compile(source, options):
         path, built, log = _compile_host_library(source, key, options)
         kind = "so"
     return Binary(kind, key, path=path, built=built, seconds=time.perf_counter() - t0, log=log)
+
+
+def compile_units(units, options):
+    """CPU: [Binary] for several sources at once, ``units`` = [(source, hash, kernel hashes)]
+    with each hash ``cache.module_hash(source, build_key(options))``: the cached ones found, the
+    others compiled in parallel (runtime/cpu_build.py: a module's kernels in separately cached
+    units, so that an edit recompiles only the kernels whose code changed)."""
+    from . import cpu
+    if options.target != "cpu":
+        raise ValueError(f"compile_units builds CPU units, not {options.target!r}")
+    t0 = time.perf_counter()
+    found = cpu.compile_units(units, options.debug, options.fast_math, options.name)
+    seconds = time.perf_counter() - t0
+    return [Binary("so", h, path=path, built=built, seconds=seconds if built else 0.0)
+            for (_, h, _), (path, built) in zip(units, found)]
 
 
 def _compile_host_library(source, key, options):

@@ -9,8 +9,7 @@ recorded source with NVRTC for a given architecture; scripts/test.sh runs it aft
 
 import hashlib
 import os
-
-from . import cache
+import tempfile
 
 ENV = "WARP_INTERACTIVE_RECORD_CUDA"
 
@@ -34,7 +33,11 @@ def record_module(module):
     path = os.path.join(folder, name)
     if os.path.exists(path):
         return path
-    cache.write_atomic(path, text)
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".cu")
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
     return path
 
 

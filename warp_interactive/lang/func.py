@@ -234,6 +234,10 @@ class Kernel:
         module.add_kernel(self)
         self._ir = None
 
+    def forget_ir(self):
+        """Translate again on next use (its module was invalidated)."""
+        self._ir = None
+
     @property
     def ir(self):
         if self._ir is None:

@@ -8,6 +8,7 @@ tests/test_abi_layout.py compares every size and field offset with the compiled 
 import ctypes
 
 MAX_DIMS = 4
+RETAIN_GRAD = 1     # flags bit: stores leave the element's gradient (wp.array(retain_grad=True))
 
 
 class ArrayDesc(ctypes.Structure):
@@ -17,7 +18,7 @@ class ArrayDesc(ctypes.Structure):
         ("strides", ctypes.c_int64 * MAX_DIMS),
         ("shape", ctypes.c_int32 * MAX_DIMS),
         ("ndim", ctypes.c_int32),
-        ("pad", ctypes.c_int32),
+        ("flags", ctypes.c_int32),      # RETAIN_GRAD
     ]
 
 
@@ -31,8 +32,9 @@ ARRAY_DESC_SIZE = ctypes.sizeof(ArrayDesc)
 LAUNCH_BOUNDS_SIZE = ctypes.sizeof(LaunchBounds)
 
 
-def make_desc(ptr, grad_ptr, shape, strides):
+def make_desc(ptr, grad_ptr, shape, strides, retain_grad=False):
     d = ArrayDesc()
+    d.flags = RETAIN_GRAD if retain_grad else 0
     d.data = ptr or 0
     d.grad = grad_ptr or 0
     for i, (n, s) in enumerate(zip(shape, strides)):
