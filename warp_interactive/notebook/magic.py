@@ -170,7 +170,7 @@ def annotation(module, cell, label=""):
     """The annotated view of a cell's module (an object that displays as HTML, prints as text)."""
     from ..codegen.target import CPU
     from .annotate import annotate_html, annotate_text
-    from .api import Display
+    from .display_value import Display
     source = module.source(CPU, backward=True)
     lines = [""] + cell.splitlines()   # line 1 is the %%wp.kernel line, as in errors
     lines[0] = "%%wp.kernel --annotate"
