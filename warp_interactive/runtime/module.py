@@ -5,6 +5,8 @@ from ..compiler import nvrtc_check
 from ..compiler.cache import module_hash  # noqa: F401  (re-exported: runtime.module.module_hash)
 from ..config import config
 from . import launch_state
+# imported with the package, not at the first load: a warm load stays a few file reads
+from .cpu_build import Load as _CpuLoad
 
 _modules = {}
 generation = [0]     # bumped when any @wp.func is (re)defined: modules check their dependencies
@@ -136,10 +138,9 @@ class Module:
         return lm
 
     def _load_cpu(self, backward):
-        from .cpu_build import Load
         kernels = list(self.kernels.values())
-        load = Load(self.name, kernels, backward, self.option("mode") == "debug",
-                    bool(self.option("fast_math")), bool(self.option("cpu_lanes")))
+        load = _CpuLoad(self.name, kernels, backward, self.option("mode") == "debug",
+                        bool(self.option("fast_math")), bool(self.option("cpu_lanes")))
         lm = load.run()
         if load.reached is not None:
             # the functions the key fingerprinted (a superset of those called) are the
@@ -147,7 +148,7 @@ class Module:
             self.deps = {f: getattr(f, "version", 0) for f in load.reached}
         else:
             self.deps = function_deps([k.ir for k in kernels])
-        if lm.built and nvrtc_check.record_dir():
+        if load.translated and nvrtc_check.record_dir():
             nvrtc_check.record_module(self)      # the no-GPU CUDA check (scripts/test.sh)
         # every load is recorded, the warm-index one included (build_log, notebook reports)
         self.last_build = (lm.hash, lm.built, lm.build_time)
