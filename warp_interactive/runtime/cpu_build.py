@@ -23,7 +23,7 @@ import hashlib
 import threading
 import time
 
-from ..compiler import cache
+from ..compiler import build, cache
 from ..compiler import cpu as cpu_compiler
 from ..config import config
 from ..version import __version__
@@ -111,6 +111,8 @@ class Load:
         try:
             found = {k.cpp: tuple(entry["kernels"][k.cpp]) for k in self.kernels}
             units = {unit for unit, _ in found.values()}
+            if any(type(arity) is not int for _, arity in found.values()):
+                return False                        # a damaged entry
         except (KeyError, TypeError, ValueError):   # no entry, or not one of ours
             return False
         paths = {}
@@ -126,7 +128,8 @@ class Load:
     def _from_kernel_index(self, keys):
         for k, key in zip(self.kernels, keys):
             entry = warm_index.lookup(key)
-            if entry is None or not self._use(k, entry.get("unit"), entry.get("kernel_hash")):
+            if entry is None or type(entry.get("tid_arity")) is not int or \
+                    not self._use(k, entry.get("unit"), entry.get("kernel_hash")):
                 continue
             self.arity[k.cpp] = entry.get("tid_arity")
             self.indexed.add(k.cpp)
@@ -180,7 +183,8 @@ class Load:
         writer = threading.Thread(target=self._store, args=(keys, units))
         writer.start()
         try:
-            built = cpu_compiler.compile_units(units, self.debug, self.fast_math, self.name)
+            options = build.BuildOptions("cpu", self.debug, self.fast_math, name=self.name)
+            built = [(b.path, b.built) for b in build.compile_units(units, options)]
         finally:
             writer.join()
         for group, (_, unit, _), (path, was_built) in zip(groups, units, built):
