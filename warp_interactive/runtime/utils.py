@@ -44,6 +44,10 @@ class ScopedTimer:
         self.timing_results = []      # per-launch timings when cuda_filter is given
         self._recorder = None
 
+    def __repr__(self):
+        launches = f", {len(self.timing_results)} launches timed" if self.timing_results else ""
+        return f"<wp.ScopedTimer {self.name!r}: {self.elapsed:.3f} ms{launches}>"
+
     def __enter__(self):
         if self.active:
             if self.synchronize:
