@@ -26,6 +26,9 @@ if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then
 else
     echo "chromium/chromedriver could not be installed: the browser test will be skipped" >&2
 fi
+# layers point one way (pyproject.toml [tool.importlinter]; imports inside functions count too):
+# a lower layer importing a higher one fails here, naming the file and line
+"$VENV/bin/lint-imports" --no-cache
 # a fresh kernel cache for this test session (tests also isolate it per session)
 export WARP_INTERACTIVE_CACHE_DIR=$(mktemp -d)
 # every module built below (tests, notebooks) also records its CUDA source here, for the

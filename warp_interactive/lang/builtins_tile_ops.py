@@ -7,7 +7,7 @@ from ..types.tile import is_tile, tile_type
 from . import ir
 from .builtin_function import BuiltinFunction, INTRINSICS
 from .builtins_tile import _REQUIRED, bind, emit, rebind, shape_arg, static, tile_var
-from .errors import TypeMismatch
+from ..errors import TypeMismatch
 from .registry import resolve, type_name
 from .scope import PyValue
 
@@ -277,5 +277,3 @@ HANDLERS = {
     "tile_astype": tile_astype,
 }
 INTRINSICS.update(HANDLERS)
-
-from . import builtins_tile_linalg  # noqa: E402,F401  (matmul, Cholesky, solves, scans, sort)

@@ -4,7 +4,7 @@ really loads and stores, whatever list, ``inputs=`` or ``outputs=``, the array w
 ``ScopedTimer`` scopes as clusters. ``to_dot`` writes GraphViz DOT (``tape.visualize()``); the
 notebook draws the same edges."""
 
-from ..lang.errors import CodegenError
+from ..errors import CodegenError
 
 
 def _is_array(v):
