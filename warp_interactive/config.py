@@ -30,6 +30,7 @@ class _Config:
         self.fast_math = False
         self.cpu_lanes = True            # lane-blocked CPU forward bodies for kernels with uniform loops
         self.cpu_compiler = os.environ.get("CXX", "g++")
+        self.compile_timeout = 600.0     # seconds one compiler run may take (None: no limit)
         self.cuda_block_dim = 256
         self.lineinfo = False            # CUDA: line info in release builds too (profilers)
         self.cuda_graph_cpu = True       # wp.capture_* on the CPU records and replays launches

@@ -110,6 +110,8 @@ class Load:
         try:
             found = {k.cpp: tuple(entry["kernels"][k.cpp]) for k in self.kernels}
             units = {unit for unit, _ in found.values()}
+            if any(type(arity) is not int for _, arity in found.values()):
+                return False                        # a damaged entry
         except (KeyError, TypeError, ValueError):   # no entry, or not one of ours
             return False
         paths = {}
@@ -125,7 +127,8 @@ class Load:
     def _from_kernel_index(self, keys):
         for k, key in zip(self.kernels, keys):
             entry = warm_index.lookup(key)
-            if entry is None or not self._use(k, entry.get("unit"), entry.get("kernel_hash")):
+            if entry is None or type(entry.get("tid_arity")) is not int or \
+                    not self._use(k, entry.get("unit"), entry.get("kernel_hash")):
                 continue
             self.arity[k.cpp] = entry.get("tid_arity")
             self.indexed.add(k.cpp)
