@@ -23,7 +23,7 @@ import hashlib
 import threading
 import time
 
-from ..compiler import build, cache
+from ..compiler import cache
 from ..compiler import cpu as cpu_compiler
 from ..config import config
 from ..version import __version__
@@ -183,6 +183,7 @@ class Load:
         writer = threading.Thread(target=self._store, args=(keys, units))
         writer.start()
         try:
+            from ..compiler import build   # only on a miss: its dataclasses cost ~1 ms to define
             options = build.BuildOptions("cpu", self.debug, self.fast_math, name=self.name)
             built = [(b.path, b.built) for b in build.compile_units(units, options)]
         finally:
