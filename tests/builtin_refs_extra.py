@@ -203,3 +203,17 @@ EXTRA_REFS.update({
     "transform_wrench": F(ref=_wrench_ref),
     "velocity_at_point": F(ref=lambda ts, qd, r: qd[:, 3:] + np.cross(qd[:, :3], r)),
 })
+
+
+def _randu(ts, s, lo=None, hi=None):
+    st = base.Stream(s)
+    u = st.u32().astype(np.int64)
+    if lo is None:
+        return u.astype(np.uint32), st.s
+    lo, hi = lo.astype(np.int64), hi.astype(np.int64)
+    span = np.where(hi > lo, hi - lo, 1)
+    return np.where(hi > lo, lo + u % span, lo).astype(np.uint32), st.s
+
+
+EXTRA_REFS["randu"] = F(ref=_randu, mutates=(0,), domain=("state", "lo_int", "hi_int"))
+EXTRA_REFS["block_dim"] = F(ref=lambda ts: np.ones(base.N_THREADS, dtype=np.int32))   # CPU
