@@ -81,6 +81,7 @@ DOMAINS = {
     "norm_huber": {1: POSITIVE}, "norm_pseudo_huber": {1: POSITIVE},
     "smooth_normalize": {1: POSITIVE},
     "inverse_approx": {"*": _well_conditioned}, "svd2": {"*": _well_conditioned},
+    "closest_point_edge_edge": {4: _u(1e-8, 1e-7)},
 }
 DEFAULT_SAMPLER = _u(-1.0, 1.0)
 

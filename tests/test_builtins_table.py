@@ -138,7 +138,7 @@ def _scalar_values(d, domain, n, rng):
         return v.astype(npd)
     lo, hi = {"pos": (0.1, 3.0), "unit": (-0.9, 0.9), "t01": (0.0, 1.0), "lo": (-2.0, -0.5),
               "hi": (0.5, 2.0), "wide": (-10.0, 10.0), "lac": (1.5, 2.5), "gain": (0.3, 0.7),
-              "lam": (0.5, 60.0), "erfc": (0.01, 1.99)}.get(domain, (-2.0, 2.0))
+              "lam": (0.5, 60.0), "erfc": (0.01, 1.99), "tiny": (1e-7, 1e-6)}.get(domain, (-2.0, 2.0))
     v = rng.uniform(lo, hi, n)
     if domain == "nonzero":
         v = rng.uniform(0.5, 2.0, n) * rng.choice([-1, 1], n)

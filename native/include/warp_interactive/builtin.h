@@ -10,6 +10,7 @@
 #include "spatial.h"
 #include "math_extra.h"
 #include "frames.h"
+#include "intersect.h"
 #include "atomic.h"
 #include "utility.h"
 #include "rand.h"
