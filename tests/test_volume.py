@@ -216,6 +216,22 @@ def test_allocate_store_and_read_back():
     np.testing.assert_array_equal(out2.numpy(), out.numpy())
 
 
+@wp.kernel
+def voxel_count(vid: wp.uint64, out: wp.array(dtype=int)):
+    out[0] = wp.volume_voxel_count(vid)
+
+
+def test_volume_voxel_count_counts_the_indexable_voxels():
+    pts = RNG.integers(-30, 30, (50, 3)).astype(np.int32)
+    out = wp.zeros(1, dtype=int)
+    vol = wp.Volume.allocate_by_voxels(pts, voxel_size=1.0)          # index grid: active voxels
+    wp.launch(voxel_count, dim=1, inputs=[vol.id, out])
+    assert out.numpy()[0] == len(np.unique(pts, axis=0)) == vol.get_voxel_count()
+    tiles = wp.Volume.allocate_by_tiles(pts, voxel_size=1.0, bg_value=2.5)   # float grid
+    wp.launch(voxel_count, dim=1, inputs=[tiles.id, out])
+    assert out.numpy()[0] == 512 * len(np.unique(np.floor_divide(pts, 8), axis=0))
+
+
 def test_allocate_by_voxels_and_tiles_activate_the_right_voxels():
     pts = RNG.integers(-30, 30, (50, 3)).astype(np.int32)
     vol = wp.Volume.allocate_by_voxels(pts, voxel_size=1.0)

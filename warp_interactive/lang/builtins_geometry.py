@@ -131,6 +131,9 @@ def _index_grad_rule(ts):
     return t
 
 
+_add("volume_voxel_count", {"id": u64}, i32, G_VOL,
+     doc="The number of indexable voxels: the active voxels of an index volume, 512 per tile "
+         "otherwise (the length per-voxel data for volume_sample_index needs).")
 _add("volume_lookup_index", _ijk, i32, G_VOL,
      doc="The index of voxel (i, j, k): for index volumes its index into external data, for "
          "other volumes its position in get_voxels() order; -1 where there is none.")

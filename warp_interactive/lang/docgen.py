@@ -28,6 +28,10 @@ INTRINSIC_DOCS = {
     "transform_identity": ("transform_identity(dtype: Float = float32)",
                            "The identity transform (zero translation, identity rotation)."),
     "printf": ("printf(fmt: str, *args)", "C-style formatted print from a kernel."),
+    "print": ("print(value)", "Print a value (any scalar, vector, matrix...) as `print(value)` does."),
+    "cast": ("cast(a, dtype)", "The bits of `a` reinterpreted as `dtype` (a scalar or composite type "
+                               "of the same size): `cast(float32(1.0), int32) == 0x3f800000`."),
+    "svd2": ("svd2(A) -> (U, sigma, V)", "See Matrix Math: the tuple form of svd2."),
 }
 
 

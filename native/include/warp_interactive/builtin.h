@@ -11,6 +11,7 @@
 #include "math_extra.h"
 #include "frames.h"
 #include "intersect.h"
+#include "debugging.h"
 #include "atomic.h"
 #include "utility.h"
 #include "rand.h"
