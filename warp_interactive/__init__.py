@@ -15,7 +15,7 @@ from .lang.registry import registry as _registry
 from .runtime.device import (Device, ScopedDevice, get_cuda_device_count, get_cuda_devices,
                              get_device, get_devices, get_preferred_device, is_cuda_available,
                              set_device)
-from .runtime.launch import launch
+from .runtime.launch import launch, launch_tiled
 from .runtime.tape import Tape
 from .runtime.module import get_module_options, load_module, set_module_options
 from .runtime.utils import ScopedTimer, init, synchronize, synchronize_device

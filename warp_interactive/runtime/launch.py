@@ -149,10 +149,33 @@ def _default_dim(kernel, values):
 
 
 def _check_tid_arity(kernel, bounds):
+    """Unpacking fewer indices than the launch has dimensions gives the leading ones (as the
+    reference does: ``i, j = wp.tid()`` in a tiled launch); more is an error."""
     arity = tid_arity(kernel)
-    if arity > 1 and arity != bounds.ndim:
+    if arity > 1 and arity > bounds.ndim:
         raise ValueError(f"kernel '{kernel.key}' unpacks wp.tid() into {arity} indices but is "
                          f"launched with a {bounds.ndim}-dimensional dim")
+
+
+# A block's effective width: one thread on every device, as warp-lang runs tiles on the CPU
+# (without its experimental enable_cpu_blocks); tiles are then values of their thread.
+TILE_BLOCK_WIDTH = 1
+
+
+def launch_tiled(kernel, dim, inputs=(), outputs=(), device=None, stream=None, block_dim=256,
+                 **kwargs):
+    """Launch ``dim`` blocks (an int or a tuple of up to 3): the grid gets a trailing dimension of
+    the block width, so ``i, j = wp.tid()`` gives the block's index. ``block_dim`` is accepted
+    as in the reference; blocks run one thread wide (TILE_BLOCK_WIDTH), tiles are per-block values."""
+    if isinstance(dim, int) or hasattr(dim, "__index__"):
+        dim = (int(dim),)
+    dim = tuple(int(d) for d in dim)
+    if not 1 <= len(dim) <= MAX_DIMS - 1:
+        raise ValueError(f"wp.launch_tiled() takes a grid of 1 to {MAX_DIMS - 1} dimensions, got {dim}")
+    if block_dim is not None and int(block_dim) < 0:
+        raise ValueError(f"block_dim must not be negative, got {block_dim}")
+    return launch(kernel, dim + (TILE_BLOCK_WIDTH,), inputs=inputs, outputs=outputs, device=device,
+                  stream=stream, block_dim=block_dim if block_dim else 256, **kwargs)
 
 
 def _check_backward_enabled(kernel):

@@ -20,3 +20,4 @@
 #include "mesh.h"
 #include "hashgrid.h"
 #include "volume.h"
+#include "tile.h"

@@ -21,8 +21,10 @@ struct array_t {
     int64 strides[4];  // bytes
     int32 shape[4];
     int32 ndim;
-    int32 pad;
+    int32 flags;  // WPI_ARRAY_RETAIN_GRAD
 };
+// flags bit: a store's adjoint leaves the element's gradient (wp.array(retain_grad=True))
+#define WPI_ARRAY_RETAIN_GRAD 1
 
 struct launch_bounds_t {
     int32 shape[4];
@@ -34,10 +36,12 @@ struct launch_bounds_t {
 // --- thread indices ----------------------------------------------------------------------------
 WPI_FUNC int32 tid(int64 idx, const launch_bounds_t&) { return int32(idx); }
 
-// Index k of a `count`-dimensional launch: the last dimension varies fastest.
+// Index k of the launch grid (the last dimension varies fastest). `count` is how many indices the
+// kernel unpacks: fewer than the launch has dimensions is fine (`i, j = wp.tid()` in a tiled
+// launch of [M, N, block_dim]); they are the leading ones.
 WPI_FUNC int32 tid_nd(int64 idx, const launch_bounds_t& dim, int32 k, int32 count)
 {
-    for (int32 d = count - 1; d > k; --d) idx /= dim.shape[d];
+    for (int32 d = (dim.ndim > count ? dim.ndim : count) - 1; d > k; --d) idx /= dim.shape[d];
     return int32(idx % dim.shape[k]);
 }
 
@@ -98,7 +102,7 @@ WPI_FUNC array_t<T> view(const array_t<T>& a, I i)
     v.shape[3] = 0;
     v.strides[3] = 0;
     v.ndim = a.ndim - 1;
-    v.pad = 0;
+    v.flags = a.flags;
     return v;
 }
 template <typename T, typename I, typename... J>
