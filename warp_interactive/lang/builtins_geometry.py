@@ -59,6 +59,16 @@ _add("mesh_query_ray", _r, MeshQueryRay, G_MESH, True,
 _add("mesh_query_ray", {**_r, "t": f32, "bary_u": f32, "bary_v": f32, "sign": f32,
                         "normal": vec3, "face": i32}, b, G_MESH, writes=(4, 5, 6, 7, 8, 9),
      doc="Out-parameter form: returns whether the ray hit; writes t, u, v, sign, normal, face.")
+_add("mesh_query_ray_anyhit", _r, b, G_MESH,
+     doc="True if the ray hits any face with `0 <= t < max_t` (stops at the first hit found).")
+_add("mesh_query_ray_anyhit", {**_r, "root": i32}, b, G_MESH,
+     doc="As above, traversing from BVH node `root` (-1: the whole tree).")
+_add("mesh_query_ray_count_intersections", {"id": u64, "start": vec3, "dir": vec3}, i32, G_MESH,
+     doc="The number of faces the ray crosses at `t >= 0` (every hit, e.g. for inside/outside parity).")
+_add("mesh_query_ray_count_intersections", {"id": u64, "start": vec3, "dir": vec3, "root": i32}, i32,
+     G_MESH, doc="As above, traversing from BVH node `root` (-1: the whole tree).")
+_add("mesh_get_bvh", {"id": u64}, u64, G_MESH,
+     doc="The id of the mesh's triangle BVH, for the bvh_query_* builtins (items are face indices).")
 _add("mesh_query_aabb", {"id": u64, "lower": vec3, "upper": vec3}, MeshQueryAABB, G_MESH,
      doc="Iterate the triangles whose bounds overlap the box with mesh_query_aabb_next.")
 _add("mesh_query_aabb_next", {"query": MeshQueryAABB, "index": i32}, b, G_MESH, writes=(0, 1),
@@ -80,6 +90,12 @@ _add("bvh_query_ray", {"id": u64, "start": vec3, "dir": vec3}, BvhQuery, G_BVH,
      doc="Iterate the items whose boxes the ray meets with bvh_query_next.")
 _add("bvh_query_next", {"query": BvhQuery, "index": i32}, b, G_BVH, writes=(0, 1),
      doc="Advance the query; writes the next item to `index`; False when done.")
+
+_add("bvh_query_sphere", {"id": u64, "center": vec3, "radius": f32}, BvhQuery, G_BVH,
+     doc="Iterate the items whose boxes are within `radius` of `center` (touching included; a "
+         "negative radius counts as zero) with bvh_query_next.")
+_add("bvh_query_sphere", {"id": u64, "center": vec3, "radius": f32, "root": i32}, BvhQuery, G_BVH,
+     doc="As above, starting the traversal at BVH node `root` (-1: the whole tree).")
 
 # --- hash grids -------------------------------------------------------------------------------------
 _add("hash_grid_query", {"id": u64, "point": vec3, "max_dist": f32}, HashGridQuery, G_GRID,
