@@ -152,3 +152,66 @@ def test_python_scope_calls_of_the_new_builtins():
     assert wp.unot(False) and not wp.unot(wp.int32(3))
     np.testing.assert_allclose(wp.quat_to_rpy(wp.quat_rpy(0.1, 0.2, 0.3)), [0.1, 0.2, 0.3], atol=1e-6)
     np.testing.assert_allclose(wp.norm_huber(wp.vec3(3.0, 4.0, 0.0)), 4.5)
+
+
+# --- spatial_jacobian / spatial_mass: a branched chain, against loops over the documented layout ---------
+@wp.kernel
+def chain_matrices(S: wp.array(dtype=wp.spatial_vectord), parents: wp.array(dtype=int),
+                   qd_start: wp.array(dtype=int), I_s: wp.array(dtype=wp.spatial_matrixd),
+                   J: wp.array(dtype=wp.float64), M: wp.array(dtype=wp.float64)):
+    wp.spatial_jacobian(S, parents, qd_start, 1, 4, 3, J)
+    wp.spatial_mass(I_s, 1, 4, 2, M)
+
+
+def _chain():
+    # joints 0..5; the articulation is joints 1..4: 1 is a root, 2 and 3 hang off 1, 4 off 3
+    parents = np.array([-1, -1, 1, 1, 3, -1], np.int32)
+    qd_start = np.array([0, 2, 5, 6, 8, 9, 11], np.int32)        # dofs per joint: 2 3 1 2 1 2
+    rng = np.random.default_rng(11)
+    return parents, qd_start, rng.normal(size=(11, 6)), rng.normal(size=(6, 6, 6))
+
+
+def _chain_reference(parents, qd_start, S, I):
+    dof0, ndof = qd_start[1], qd_start[5] - qd_start[1]
+    J = np.zeros(3 + 24 * ndof)
+    for i in range(4):
+        j = 1 + i
+        while j >= 0:
+            for k in range(qd_start[j], qd_start[j + 1]):
+                J[3 + (i * 6 + np.arange(6)) * ndof + (k - dof0)] = S[k]
+            j = parents[j]
+    M = np.zeros(2 + 24 * 24)
+    for m in range(4):
+        for r in range(6):
+            M[2 + (m * 6 + r) * 24 + m * 6: 2 + (m * 6 + r) * 24 + m * 6 + 6] = I[1 + m][r]
+    return J, M
+
+
+def test_spatial_jacobian_and_mass_layout_and_gradients():
+    parents, qd_start, S, I = _chain()
+    Jw, Mw = _chain_reference(parents, qd_start, S, I)
+    s = wp.array(S, dtype=wp.spatial_vectord, requires_grad=True)
+    i_s = wp.array(I, dtype=wp.spatial_matrixd, requires_grad=True)
+    J = wp.zeros(len(Jw), dtype=wp.float64, requires_grad=True)
+    M = wp.zeros(len(Mw), dtype=wp.float64, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(chain_matrices, dim=1, inputs=[s, wp.array(parents, dtype=int),
+                                                 wp.array(qd_start, dtype=int), i_s, J, M])
+    np.testing.assert_array_equal(J.numpy(), Jw)
+    np.testing.assert_array_equal(M.numpy(), Mw)
+    # the outputs are linear in S and I_s: the gradient of sum(w * out) is the reference's map of w
+    rng = np.random.default_rng(12)
+    wj, wm = rng.normal(size=len(Jw)), rng.normal(size=len(Mw))
+    tape.backward(grads={J: wp.array(wj, dtype=wp.float64), M: wp.array(wm, dtype=wp.float64)})
+    gs, gi = np.zeros_like(S), np.zeros_like(I)
+    for idx in np.ndindex(S.shape):
+        e = np.zeros_like(S)
+        e[idx] = 1
+        gs[idx] = wj @ _chain_reference(parents, qd_start, e, np.zeros_like(I))[0]
+    for idx in np.ndindex(I.shape):
+        e = np.zeros_like(I)
+        e[idx] = 1
+        gi[idx] = wm @ _chain_reference(parents, qd_start, np.zeros_like(S), e)[1]
+    np.testing.assert_allclose(s.grad.numpy(), gs, atol=1e-12)
+    np.testing.assert_allclose(i_s.grad.numpy(), gi, atol=1e-12)

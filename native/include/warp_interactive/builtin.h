@@ -12,6 +12,7 @@
 #include "frames.h"
 #include "intersect.h"
 #include "debugging.h"
+#include "articulation.h"
 #include "atomic.h"
 #include "utility.h"
 #include "rand.h"
