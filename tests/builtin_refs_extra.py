@@ -262,4 +262,3 @@ EXTRA_REFS.update({
     "intersect_tri_tri": F(ref=_tri_tri),
     "closest_point_edge_edge": F(ref=_edge_edge, domain=("any", "any", "any", "any", "tiny"), tol=10),
 })
-EXTRA_REFS["breakpoint"] = F(ref=lambda ts: ())   # no debugger attached: one line, no effect

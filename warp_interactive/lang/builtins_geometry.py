@@ -200,6 +200,15 @@ def _volume_sample(tr, obj, node, kwargs):
     return tr.call_builtin(f"volume_sample_{_suffix(t)}", args)
 
 
+def _volume_sample_grad(tr, obj, node, kwargs):
+    """``wp.volume_sample_grad(volume, uvw, mode, grad, dtype=float)``: float volumes (grad a vec3)."""
+    t = _dtype_arg(tr, node, kwargs, 4, "volume_sample_grad")
+    if t is not f32:
+        raise tr.scope.error(f"wp.volume_sample_grad(): dtype={type_name(t)} is not supported yet "
+                             "(float32 volumes only; vec3 gradients are not implemented)")
+    return tr.call_with_writes("volume_sample_grad_f", [tr.eval_var(a) for a in node.args[:4]], node)
+
+
 def _volume_lookup(tr, obj, node, kwargs):
     t = _dtype_arg(tr, node, kwargs, 4, "volume_lookup")
     return tr.call_builtin(f"volume_lookup_{_suffix(t)}", [tr.eval_var(a) for a in node.args[:4]])
@@ -219,7 +228,7 @@ def _volume_store(tr, obj, node, kwargs):
 def _register_generic():
     from .builtin_function import INTRINSICS
     INTRINSICS.update(volume_sample=_volume_sample, volume_lookup=_volume_lookup,
-                      volume_store=_volume_store)
+                      volume_store=_volume_store, volume_sample_grad=_volume_sample_grad)
 
 
 _register_generic()

@@ -31,7 +31,9 @@ INTRINSIC_DOCS = {
     "print": ("print(value)", "Print a value (any scalar, vector, matrix...) as `print(value)` does."),
     "cast": ("cast(a, dtype)", "The bits of `a` reinterpreted as `dtype` (a scalar or composite type "
                                "of the same size): `cast(float32(1.0), int32) == 0x3f800000`."),
-    "svd2": ("svd2(A) -> (U, sigma, V)", "See Matrix Math: the tuple form of svd2."),
+    "volume_sample_grad": ("volume_sample_grad(id, uvw, sampling_mode, grad, dtype=float32)",
+                           "Sample a float volume at index-space `uvw` and write the gradient to "
+                           "`grad` (a vec3 variable); vec3 volumes are not supported yet."),
 }
 
 
