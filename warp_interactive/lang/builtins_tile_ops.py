@@ -34,7 +34,10 @@ class FuncRef(ir.Var):
 def function_ref(tr, node, elem_types, name):
     """(FuncRef, result element type) for a builtin or @wp.func applied to ``elem_types``."""
     v = tr.eval(node)
-    obj = v.obj if isinstance(v, PyValue) else None
+    return callable_ref(tr, v.obj if isinstance(v, PyValue) else None, elem_types, name, node)
+
+
+def callable_ref(tr, obj, elem_types, name, node=None):
     fwd = "[](auto&&... _x) {{ return {}(_x...); }}"
     adj = "[](auto&&... _x) {{ {}(_x...); }}"
     if isinstance(obj, BuiltinFunction):

@@ -67,9 +67,16 @@ class FuncOverload:
     @property
     def ir(self):
         if self._ir is None:
+            from .checks import RecursiveFunction
             from .translator import Translator
-            tr = Translator(self.src, self.py_func.__globals__, self.function.max_unroll())
-            self._ir = tr.translate(self.cpp, self.arg_types, is_kernel=False)
+            if getattr(self, "_translating", False):
+                raise RecursiveFunction(self.name)
+            self._translating = True
+            try:
+                tr = Translator(self.src, self.py_func.__globals__, self.function.max_unroll())
+                self._ir = tr.translate(self.cpp, self.arg_types, is_kernel=False)
+            finally:
+                self._translating = False
         return self._ir
 
     def return_types(self):
