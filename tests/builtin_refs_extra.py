@@ -262,3 +262,18 @@ EXTRA_REFS.update({
     "intersect_tri_tri": F(ref=_tri_tri),
     "closest_point_edge_edge": F(ref=_edge_edge, domain=("any", "any", "any", "any", "tiny"), tol=10),
 })
+
+
+def _check_between(ts, args, outs, tol):
+    """q takes normalize(a) to normalize(b), by the angle between them (the shortest arc)."""
+    a, b = args
+    q = outs[0].astype(np.float64)
+    na = a / np.linalg.norm(a, axis=1, keepdims=True)
+    nb = b / np.linalg.norm(b, axis=1, keepdims=True)
+    base._close(np.linalg.norm(q, axis=1), np.ones(len(q)), tol * 10)
+    base._close(base.qrot(q, na), nb, tol * 20)
+    angle = 2 * np.arctan2(np.linalg.norm(q[:, :3], axis=1), np.abs(q[:, 3]))
+    base._close(angle, np.arccos(np.clip(np.sum(na * nb, 1), -1, 1)), tol * 50)
+
+
+EXTRA_REFS["quat_between_vectors"] = F(check=_check_between)

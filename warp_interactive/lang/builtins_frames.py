@@ -48,6 +48,11 @@ add_builtin("quat_to_euler", {"q": Quaternion, "i": Index, "j": Index, "k": Inde
                 "the others in [-2 pi, 2 pi]. " + _AXES + ".")
 add_builtin("quat_to_rpy", {"q": Quaternion}, value_func=lambda ts: comp.vector(3, ts[0]._wp_scalar_type_),
             group=G_QUAT, doc="`(roll, pitch, yaw)`: `quat_to_euler(q, 0, 1, 2)`, the inverse of quat_rpy.")
+add_builtin("quat_between_vectors", {"a": Vector, "b": Vector},
+            value_func=lambda ts: (_v3(ts[0]), _v3(ts[1]), comp.quaternion(ts[0]._wp_scalar_type_))[2],
+            group=G_QUAT,
+            doc="The shortest-arc rotation taking the direction of `a` to the direction of `b` "
+                "(opposite directions: the half turn about an axis perpendicular to `a`).")
 add_builtin("quat_twist", {"axis": Vector, "q": Quaternion}, value_func=lambda ts: (_v3(ts[0]), ts[1])[1],
             group=G_QUAT, doc="The twist of `q` about the unit `axis` (swing-twist decomposition): "
                               "its vector part projected on the axis, normalized.")
