@@ -25,6 +25,14 @@ TILE_NAMES = (
     "tile_bvh_query_aabb", "tile_bvh_query_ray", "tile_bvh_query_next", "tile_mesh_query_aabb",
     "tile_mesh_query_aabb_next", "tile_query_valid")
 
+# How a builtin runs in Python scope (``wp.sin(1.0)`` outside kernels): that launches a kernel,
+# so the runtime (runtime/python_scope.py) registers it here at import; lang never imports up.
+_python_call = []
+
+
+def set_python_call(fn):
+    _python_call[:] = [fn]
+
 
 def intrinsic_names():
     return sorted(set(INTRINSIC_NAMES) | set(TILE_NAMES) | set(INTRINSICS))
@@ -39,8 +47,10 @@ class BuiltinFunction:
         self.__doc__ = doc
 
     def __call__(self, *args, **kwargs):
-        from .python_scope import call_in_python
-        return call_in_python(self.key, args, kwargs)
+        if not _python_call:
+            raise RuntimeError(f"wp.{self.key}() outside kernels needs the runtime "
+                               "(import warp_interactive)")
+        return _python_call[0](self.key, args, kwargs)
 
     def __repr__(self):
         return f"<builtin wp.{self.key}>"

@@ -3,7 +3,7 @@ native/include/warp_interactive/intersect.h)."""
 
 from ..types import composite as comp
 from ..types import scalars as sc
-from .errors import TypeMismatch
+from ..errors import TypeMismatch
 from .registry import Float, Vector, add_builtin
 
 G_GEOM = "Geometry Predicates"

@@ -418,5 +418,5 @@ HANDLERS = {
     "tile_from_thread": tile_from_thread,
 }
 INTRINSICS.update(HANDLERS)
-
-from . import builtins_tile_ops  # noqa: E402,F401  (part 2 registers its handlers)
+# parts 2 and 3 (builtins_tile_ops.py, builtins_tile_linalg.py) register theirs when the
+# translator imports them (lang/expressions.py): they import this file, never the reverse

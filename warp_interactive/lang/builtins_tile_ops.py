@@ -8,7 +8,7 @@ from . import ir
 from .builtin_function import BuiltinFunction, INTRINSICS
 from .builtins_tile import (_REQUIRED, bind, emit, f64_const, rebind, shape_arg, static, tile_var,
                             value_var_of)
-from .errors import TypeMismatch
+from ..errors import TypeMismatch
 from .registry import Overload, resolve, type_name
 from .scope import PyValue
 
@@ -278,5 +278,3 @@ HANDLERS = {
     "tile_astype": tile_astype,
 }
 INTRINSICS.update(HANDLERS)
-
-from . import builtins_tile_linalg  # noqa: E402,F401  (matmul, Cholesky, solves, scans, sort)

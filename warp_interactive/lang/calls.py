@@ -6,7 +6,7 @@ import builtins as py_builtins
 from ..types import composite as comp
 from ..types import scalars as sc
 from . import ir
-from .errors import TypeMismatch
+from ..errors import TypeMismatch
 from .registry import Overload, registry, resolve, type_name
 from .builtin_function import BuiltinFunction  # noqa: F401  (re-exported)
 from .scope import PyValue

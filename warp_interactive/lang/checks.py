@@ -54,7 +54,7 @@ def declared_return(tr, fn):
     it has none or one this check does not interpret (tuples of types)."""
     if fn.returns is None:
         return None
-    from .func import canonical_type, is_concrete
+    from .annotations import canonical_type, is_concrete
     try:
         v = tr.eval(fn.returns)
         if not isinstance(v, PyValue):

@@ -10,7 +10,9 @@ from ..types import scalars as sc
 from ..types.array import array
 from ..types.tile import is_tile
 from . import builtins_tile, ir, registry
-from .errors import TypeMismatch
+# the other tile builtins register their handlers when imported (linalg checks all three parts)
+from . import builtins_tile_ops, builtins_tile_linalg  # noqa: F401  (after builtins_tile)
+from ..errors import TypeMismatch
 from .registry import type_name
 from .scope import Conflict, PyValue
 

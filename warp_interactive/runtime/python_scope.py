@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from ..lang.builtin_function import set_python_call
 from ..types import composite as comp
 from ..types import scalars as sc
 
@@ -98,3 +99,6 @@ def call_in_python(key, args, kwargs):
         return impl(args, kwargs)
     from .native_eval import evaluate
     return evaluate(key, args, kwargs)
+
+
+set_python_call(call_in_python)
