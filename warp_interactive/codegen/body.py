@@ -35,6 +35,7 @@ class BodyWriter:
         self.extra_decls = []   # trip counters, loop-state snapshots, copy shadows
         self.ids = {}           # id(stmt) -> small number, for names of the above
         self.exact = {}         # id(loop) -> whether it keeps checkpoints of its state
+        self.counted = set()    # top-level loops the replay only counts (loop_state.py)
         self.jump = None        # break/continue -> label, while replaying a loop being reversed
         self.labels = {}        # the same map, read by the reverse of that loop body
         self.ret_target = None  # outermost loop of the replay being written: a return in it
@@ -42,6 +43,8 @@ class BodyWriter:
 
     def adjoint(self, block, ind):
         """Declarations, forward replay and reverse of ``block`` (an adjoint function body)."""
+        self.counted = {id(st) for i, st in enumerate(block.stmts)
+                        if loop_state.replay_skippable(st, block.stmts[i + 1:])}
         body = self.forward(block, ind, replay=True) + self.reverse(block, ind)
         return self.extra_decls + body
 
@@ -114,6 +117,9 @@ class BodyWriter:
         if kind is ir.ForRange:
             head = for_head(s, p)
             pre, count = self._trip_count(s, p, replay)
+            if replay and id(s) in self.counted:     # its reverse needs only the trip count
+                return pre[:-1] + [f"{p}_n{self._num(s)} = wp::range_count({s.start.label}, "
+                                   f"{s.stop.label}, {s.step.label});"]
             return (pre + [head] + self._checkpoint(s, p, replay) + count +
                     self._loop_body(s.body, ind + 1, replay, s) + [f"{p}}}"])
         if kind is ir.While:
