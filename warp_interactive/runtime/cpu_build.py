@@ -91,6 +91,7 @@ class Load:
         self.provided = {}    # unit hash -> the kernel hashes it provides (checked entries)
         self.reached = []
         self.compiled = []    # names of the kernels compiled by this load
+        self.translated = False   # whether any kernel was translated (no full index hit)
 
     def run(self):
         t0 = self.t0
@@ -157,6 +158,7 @@ class Load:
             if keys is not None:
                 self._store(keys, [])
             return
+        self.translated = True
         # codegen is imported here, not at package import: a warm load never generates code
         from ..codegen.module_source import ModuleParts
         from ..codegen.target import CPU

@@ -6,6 +6,8 @@ from ..config import config
 from ..lang.deps import function_deps
 from ..state import state
 from . import launch_state
+# imported with the package, not at the first load: a warm load stays a few file reads
+from .cpu_build import Load as _CpuLoad
 
 _generation = state.generation     # bumped when any @wp.func is (re)defined (state.invalidate)
 
@@ -108,11 +110,10 @@ class Module:
         return lm
 
     def _load_cpu(self, backward):
-        from .cpu_build import Load
         kernels = list(self.kernels.values())
-        load = Load(self.name, kernels, backward, self.option("mode") == "debug",
-                    bool(self.option("fast_math")), bool(self.option("cpu_lanes")),
-                    checks=self.checks_bounds())
+        load = _CpuLoad(self.name, kernels, backward, self.option("mode") == "debug",
+                        bool(self.option("fast_math")), bool(self.option("cpu_lanes")),
+                        checks=self.checks_bounds())
         lm = load.run()
         if load.reached is not None:
             # the functions the key fingerprinted (a superset of those called) are the
@@ -120,7 +121,7 @@ class Module:
             self.deps = {f: getattr(f, "version", 0) for f in load.reached}
         else:
             self.deps = function_deps([k.ir for k in kernels])
-        if lm.built and nvrtc_check.record_dir():
+        if load.translated and nvrtc_check.record_dir():
             nvrtc_check.record_module(self)      # the no-GPU CUDA check (scripts/test.sh)
         # every load is recorded, the warm-index one included (build_log, notebook reports)
         self.last_build = (lm.hash, lm.built, lm.build_time)
