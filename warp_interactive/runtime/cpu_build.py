@@ -77,10 +77,11 @@ class Load:
     """One CPU load of ``kernels`` with these options; ``run()`` returns the LoadedModule and
     sets ``reached`` (the @wp.funcs the key walk described) or None (no keys: translated)."""
 
-    def __init__(self, name, kernels, backward, debug, fast_math, lanes):
+    def __init__(self, name, kernels, backward, debug, fast_math, lanes, checks=None):
         self.t0 = time.perf_counter()
         self.name, self.kernels, self.backward = name, kernels, backward
         self.debug, self.fast_math, self.lanes = debug, fast_math, lanes
+        self.checks = debug if checks is None else checks   # index checks in the generated code
         self.build_key = cpu_compiler.build_key(debug, fast_math)
         self.units = {}       # kernel C++ name -> unit hash
         self.hashes = {}      # kernel C++ name -> kernel hash
@@ -94,7 +95,8 @@ class Load:
 
     def run(self):
         t0 = self.t0
-        options = (self.backward, self.debug, self.fast_math, config.max_unroll, self.lanes)
+        options = (self.backward, self.debug, self.fast_math, config.max_unroll, self.lanes,
+                   self.checks)
         keys = warm_index.kernel_keys(self.kernels, options, self.build_key, __version__, self.reached)
         if keys is None:
             self.reached = None
@@ -160,7 +162,7 @@ class Load:
         # codegen is imported here, not at package import: a warm load never generates code
         from ..codegen.module_source import ModuleParts
         from ..codegen.target import CPU
-        parts = ModuleParts(todo, CPU, self.debug, self.backward, self.lanes)
+        parts = ModuleParts(todo, CPU, self.checks, self.backward, self.lanes)
         missing, sizes = [], {}
         for k in todo:
             source = parts.source([k])

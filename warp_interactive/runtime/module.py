@@ -70,6 +70,10 @@ class Module:
             return parent.options[name]
         return getattr(config, name)
 
+    def checks_bounds(self):
+        """Whether kernels check indices (debug mode, or the ``bounds_check`` option)."""
+        return self.option("mode") == "debug" or bool(self.option("bounds_check"))
+
     def _sync_generation(self):
         """After a @wp.func was (re)defined: rebuild only if a function this module's kernels
         call (directly or through other functions) has changed since the last build."""
@@ -82,7 +86,7 @@ class Module:
         # codegen is imported here, not at package import: a warm load never generates code
         from ..codegen.module_source import generate_source
         from ..codegen.target import CPU
-        debug = self.option("mode") == "debug"
+        debug = self.checks_bounds()    # codegen's "debug": the index checks
         return generate_source(list(self.kernels.values()), target or CPU, debug, backward,
                                bool(self.option("cpu_lanes")))
 
@@ -108,7 +112,8 @@ class Module:
     def _load_cpu(self, backward):
         kernels = list(self.kernels.values())
         load = _CpuLoad(self.name, kernels, backward, self.option("mode") == "debug",
-                        bool(self.option("fast_math")), bool(self.option("cpu_lanes")))
+                        bool(self.option("fast_math")), bool(self.option("cpu_lanes")),
+                        checks=self.checks_bounds())
         lm = load.run()
         if load.reached is not None:
             # the functions the key fingerprinted (a superset of those called) are the
@@ -164,7 +169,7 @@ def _children(name):
 
 def set_module_options(options, module=None):
     """Per-module options (``enable_backward``, ``mode``, ``fast_math``, ``max_unroll``,
-    ``cpu_lanes``)."""
+    ``cpu_lanes``, ``bounds_check``)."""
     name = _module_name(module)
     m = get_module(name)
     m.options.update(options)
