@@ -222,7 +222,7 @@ class Launch:
         self._args_addr = ctypes.addressof(self.args)
         self._bounds_addr = ctypes.addressof(self.bounds)
         self._size = self.bounds.size
-        self._debug = self.kernel.module.option("mode") == "debug"
+        self._debug = self.kernel.module.checks_bounds()   # read the error record after launches
         # a CPU release-mode replay is this one native call, its arguments bound once
         self._run = None
         if self.device.is_cpu and not self._debug and self.adjoint:
