@@ -26,7 +26,7 @@ import time
 from ..compiler import cache
 from ..compiler import cpu as cpu_compiler
 from ..config import config
-from ..version import __version__
+from ..version import translator_signature
 from . import warm_index
 
 
@@ -97,7 +97,7 @@ class Load:
         t0 = self.t0
         options = (self.backward, self.debug, self.fast_math, config.max_unroll, self.lanes,
                    self.checks)
-        keys = warm_index.kernel_keys(self.kernels, options, self.build_key, __version__, self.reached)
+        keys = warm_index.kernel_keys(self.kernels, options, self.build_key, translator_signature(), self.reached)
         if keys is None:
             self.reached = None
         elif self._from_module_index(keys[0]):
