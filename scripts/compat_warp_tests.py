@@ -277,6 +277,10 @@ def main():
     for name in files:
         print(f"running {name} ...", flush=True)
         results[name] = run_file(name, root, python_path, args.timeout, cwd)
+        counts = results[name][0]
+        print(f"    {counts.get('passed', 0)} passed, {counts.get('failed', 0)} failed, "
+              f"{counts.get('errors', 0)} errors, {counts.get('skipped', 0)} skipped "
+              f"({counts.get('seconds', 0)} s)", flush=True)
         if args.verbose:
             for test, msg in results[name][1]:
                 print(f"    FAIL {test}: {msg}")

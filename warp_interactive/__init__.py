@@ -11,13 +11,17 @@ from .lang.builtin_function import intrinsic_names as _intrinsic_names
 from .lang.builtin_function import BuiltinFunction as _BuiltinFunction
 from .lang.decorators import constant, func, kernel, struct
 from .lang.errors import CodegenError, CompileError, LaunchError
+from .lang.kernel import Kernel, overload
+from .lang.static import static
+from .types.constants import *  # noqa: F401,F403  (wp.pi, wp.TAU...)
 from .lang.registry import registry as _registry
 from .runtime.device import (Device, ScopedDevice, get_cuda_device_count, get_cuda_devices,
-                             get_device, get_devices, get_preferred_device, is_cuda_available,
-                             set_device)
+                             get_cuda_driver_version, get_device, get_devices,
+                             get_preferred_device, is_cpu_available, is_cuda_available,
+                             is_device_available, set_device)
 from .runtime.launch import launch
 from .runtime.tape import Tape
-from .runtime.module import get_module_options, load_module, set_module_options
+from .runtime.module import Module, get_module, get_module_options, load_module, set_module_options
 from .runtime.utils import ScopedTimer, init, synchronize, synchronize_device
 from .types import *  # noqa: F401,F403
 from .types import (array, array1d, array2d, array3d, array4d, bool_, dtype_from_numpy,
@@ -51,6 +55,9 @@ _LAZY = {
 _LAZY_NAMES = {name: mod for mod, names in _LAZY.items() for name in names}
 
 bool = bool_  # noqa: A001  (wp.bool, as in the reference)
+# the reference's names for translation errors (ours carry the user's file and line)
+WarpCodegenError = WarpCodegenTypeError = WarpCodegenValueError = CodegenError
+WarpCodegenAttributeError = WarpCodegenIndexError = WarpCodegenKeyError = CodegenError
 
 
 def _export_builtins(namespace):

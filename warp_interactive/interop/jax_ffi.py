@@ -229,7 +229,7 @@ class JaxKernel:
 
     def _current_kernel(self):
         k = self.kernel
-        if k.module.kernels.get(k.key) is not k:
+        if not k.is_registered():
             raise RuntimeError(f"jax_kernel: kernel '{k.key}' was defined again in module "
                                f"'{k.module.name}' after this jax_kernel was made: call "
                                "jax_kernel on the newer definition")

@@ -10,6 +10,7 @@ from .errors import TypeMismatch
 from .registry import Overload, registry, resolve, type_name
 from .builtin_function import BuiltinFunction  # noqa: F401  (re-exported)
 from .scope import PyValue
+from . import static as static_mod
 
 _PY_BUILTIN_MAP = {min: "min", max: "max", abs: "abs", round: "round", pow: "pow"}
 
@@ -27,6 +28,8 @@ class CallsMixin:
         return handler(obj, node, kwargs)
 
     def _call_handler(self, obj):
+        if obj is static_mod.static:
+            return lambda o, n, kw: static_mod.evaluate(self, n)
         if isinstance(obj, BuiltinFunction):
             return self.intrinsics.get(obj.key, CallsMixin.call_registered).__get__(self)
         if obj in _PY_BUILTIN_MAP:

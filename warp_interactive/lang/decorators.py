@@ -16,15 +16,28 @@ def _module_name(f, module):
     return module if isinstance(module, str) else module.__name__
 
 
-def kernel(f=None, *, enable_backward=None, module=None):
-    """Compile ``f`` as a kernel: ``@wp.kernel`` or ``@wp.kernel(enable_backward=False)``."""
+def kernel(f=None, *, enable_backward=None, module=None, name=None, launch_bounds=None,
+           module_options=None):
+    """Compile ``f`` as a kernel: ``@wp.kernel`` or ``@wp.kernel(enable_backward=False)``;
+    ``module="unique"`` gives the kernel a module of its own (``module_options`` then sets that
+    module's options); ``launch_bounds`` (a CUDA hint) is accepted and not used."""
+    if module_options is not None and module != "unique":
+        raise ValueError('@wp.kernel: module_options requires module="unique"; use '
+                         "wp.set_module_options() for a shared module")
+
     def wrap(fn):
-        return Kernel(fn, _module_for(fn, module), enable_backward)
+        options = {} if enable_backward is None else {"enable_backward": enable_backward}
+        k = Kernel(fn, key=name, module=module, options=options)
+        if module_options:
+            k.module.options.update(module_options)
+        return k
     return wrap(f) if f is not None else wrap
 
 
 def _module_for(fn, module):
     from ..runtime.module import get_module
+    if module is not None and not isinstance(module, str) and hasattr(module, "add_kernel"):
+        return module            # a Module object
     if module is None and module_hook is not None:
         m = module_hook(fn)      # a notebook cell's own module, not the notebook's __main__
         if m is not None:

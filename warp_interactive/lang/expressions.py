@@ -80,6 +80,10 @@ class ExpressionsMixin:
         t = var.type
         if isinstance(t, array) and attr == "shape":
             return ("shape", var)
+        if isinstance(t, array) and attr == "dtype":     # a type, known at compile time
+            return PyValue(t.dtype)
+        if comp.is_composite(t) and attr == "dtype":
+            return PyValue(t._wp_scalar_type_)
         if hasattr(t, "_wp_struct_"):
             ftype = t._wp_struct_.fields.get(attr)
             if ftype is None:
@@ -200,7 +204,9 @@ class ExpressionsMixin:
         if isinstance(base, tuple) and base[0] == "shape":
             return self.call_builtin("array_shape", [base[1], self.eval_var(indices[0])])
         if isinstance(base, PyValue):
-            raise self.scope.error(f"cannot index {_describe(base.obj)} in a kernel")
+            base = self._python_subscript(base, indices)
+            if isinstance(base, PyValue):
+                return base
         idx = [self.eval_index(i) for i in indices]
         t = base.type
         if isinstance(t, array):
@@ -211,6 +217,24 @@ class ExpressionsMixin:
         if comp.is_composite(t):
             return self.call_builtin("extract", [base] + idx)
         raise self.scope.error(f"a value of type {type_name(t)} cannot be indexed")
+
+    def _python_subscript(self, base, indices):
+        """A Python value indexed in a kernel: a list/tuple/dict element at a compile-time index
+        (a PyValue), or a warp constant made a value to index at run time."""
+        obj = base.obj
+        if isinstance(obj, comp.Composite):
+            return self.to_var(base)
+        if isinstance(obj, (list, tuple, dict)) and len(indices) == 1:
+            key = self.eval(indices[0])
+            if isinstance(key, ir.Var) and key.constant is not None and not key.literal:
+                key = PyValue(key.constant)
+            if isinstance(key, PyValue):
+                try:
+                    return PyValue(_python_scalar(obj[key.obj]))
+                except (IndexError, KeyError, TypeError) as e:
+                    raise self.scope.error(f"cannot index {_describe(obj)} with {key.obj!r}: {e}") from None
+        raise self.scope.error(f"cannot index {_describe(obj)} in a kernel with a value known "
+                               "only at run time")
 
     def eval_index(self, node):
         if isinstance(node, ast.Slice):

@@ -27,7 +27,9 @@ def type_key(t):
 
 
 def is_concrete(t):
-    return isinstance(t, array) or sc.is_scalar(t) or comp.is_composite(t) or hasattr(t, "_wp_struct_")
+    if isinstance(t, array):
+        return is_concrete(t.dtype)
+    return sc.is_scalar(t) or comp.is_composite(t) or hasattr(t, "_wp_struct_")
 
 
 def annotations_of(func, src, kind):
@@ -161,8 +163,13 @@ class Function:
             if retyped is not None:
                 return ov, retyped
         if hasattr(self, "generic_py"):
-            return self._instantiate(types), args
-        cands = "\n".join("  " + o.signature() for o in self.overloads)
+            args = self._generic_args(args, retype_literal)
+            if args is not None:
+                return self._instantiate([a.type for a in args]), args
+        cands = ["  " + o.signature() for o in self.overloads]
+        if hasattr(self, "generic_py"):
+            cands.append(f"  {self.key}({self._generic_signature()})")
+        cands = "\n".join(cands)
         got = ", ".join(type_name(t) for t in types)
         raise TypeMismatch(f"no overload of {self.key}() accepts ({got}); candidates:\n{cands}")
 
@@ -184,8 +191,32 @@ class Function:
             out.append(a)
         return out
 
+    def _generic_annotations(self):
+        return annotations_of(self.generic_py, self.generic_src, "func")
+
+    def _generic_signature(self):
+        from . import generics
+        return ", ".join(f"{k}: {generics.describe(t) if t is not None else 'Any'}"
+                         for k, t in self._generic_annotations().items())
+
+    def _generic_args(self, args, retype_literal):
+        """The arguments for the generic definition, or None when one does not fit its
+        annotation (a concretely annotated parameter takes a literal retyped to its type)."""
+        from . import generics
+        anns = list(self._generic_annotations().values())
+        if len(anns) != len(args):
+            return None
+        out = []
+        for a, ann in zip(args, anns):
+            if ann is not None and not generics.is_generic(ann) and a.literal and sc.is_scalar(ann):
+                a = retype_literal(a, ann) or a
+            if ann is not None and not generics.fits(ann, a.type):
+                return None
+            out.append(a)
+        return out
+
     def _instantiate(self, types):
-        """A generic function (some parameters unannotated) specialised for ``types``."""
+        """The generic definition specialised for ``types`` (made once per type signature)."""
         key = tuple(type_key(t) for t in types)
         ov = self.generic_instances.get(key)
         if ov is None:
@@ -196,45 +227,16 @@ class Function:
             self.generic_instances[key] = ov
         return ov
 
+    def add_generic_overload(self, arg_types):
+        """``wp.overload(func, types)``: the generic definition specialised for ``arg_types``."""
+        from . import generics
+        if not hasattr(self, "generic_py"):
+            raise TypeError(f"wp.overload({self.key}): {self.key} is not generic (no Any or "
+                            "unannotated parameter)")
+        anns = {k: (v if v is not None else generics.Any)
+                for k, v in self._generic_annotations().items()}
+        types = generics.check_overload(self.key, anns, arg_types, what="function")
+        return self._instantiate(list(types.values()))
 
-class Kernel:
-    """A function compiled for launch over a grid (``@wp.kernel``)."""
 
-    def __init__(self, func, module, enable_backward=None):
-        self.func = func
-        self.key = func.__name__
-        self.module = module
-        self.src = source_of(func)
-        self.arg_types = annotations_of(func, self.src, "kernel")
-        for name, t in self.arg_types.items():
-            if not is_concrete(t):
-                raise CodegenError(f"kernel parameter '{name}' has unsupported type {t!r}",
-                                   self.src.filename, self.src.first_line, None, None, self.key)
-        self.cpp = f"{self.key}_{_hash(self.src.text, [type_key(t) for t in self.arg_types.values()])}"
-        self.enable_backward = enable_backward
-        self.__doc__ = func.__doc__
-        self.__name__ = func.__name__
-        module.add_kernel(self)
-        self._ir = None
-
-    @property
-    def ir(self):
-        if self._ir is None:
-            from ..config import config
-            from .translator import Translator
-            tr = Translator(self.src, self.func.__globals__, config.max_unroll)
-            self._ir = tr.translate(self.cpp, self.arg_types, is_kernel=True)
-        return self._ir
-
-    def backward_enabled(self):
-        """@wp.kernel(enable_backward=...) if given, else the module's option (default: wp.config)."""
-        if self.enable_backward is not None:
-            return bool(self.enable_backward)
-        return bool(self.module.option("enable_backward"))
-
-    def __call__(self, *args, **kwargs):
-        raise TypeError(f"kernel {self.key} is launched with wp.launch({self.key}, dim=..., "
-                        "inputs=[...]), not called")
-
-    def __repr__(self):
-        return f"<wp.kernel {self.key}>"
+from .kernel import Kernel  # noqa: E402,F401  (kernel.py builds on the helpers above)

@@ -98,7 +98,7 @@ class _Evaluator:
         exec(compile(text, filename, "exec"), env)
         fn = env[f"{self.key}_eval"]
         fn.__module__ = f"__wp_python_scope__.{self.key}_{sig.hexdigest()[:12]}"
-        return Kernel(fn, get_module(fn.__module__), enable_backward=False)
+        return Kernel(fn, module=get_module(fn.__module__), options={"enable_backward": False})
 
     def __call__(self, args):
         from ..runtime.launch import launch

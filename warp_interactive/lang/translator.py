@@ -11,6 +11,7 @@ from .calls import CallsMixin
 from .expressions import BINOPS, EXPR_TABLE, ExpressionsMixin
 from .registry import type_name
 from .scope import Conflict, PyValue, Scope, contains_break
+from . import static as static_mod
 
 
 class Translator(ExpressionsMixin, CallsMixin):
@@ -187,7 +188,11 @@ class Translator(ExpressionsMixin, CallsMixin):
 
     # --- control flow -----------------------------------------------------------------------------
     def s_If(self, node):
-        cond = self.as_bool(self.eval_var(node.test))
+        test = self.eval(node.test)
+        if isinstance(test, PyValue):     # decided now (wp.static, a constant): one branch only
+            self.stmts(node.body if test.obj else node.orelse)
+            return
+        cond = self.as_bool(self.to_var(test, node.test))
         before = dict(self.scope.symbols)
         body, after_body = self._branch(node.body, before)
         orelse, after_else = self._branch(node.orelse, before)
@@ -229,21 +234,41 @@ class Translator(ExpressionsMixin, CallsMixin):
             raise self.scope.error("a for loop needs a single loop variable")
         it = node.iter
         if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
-            raise self.scope.error("for loops iterate over range(...) only")
+            return self._for_over_python_values(node)
         if not 1 <= len(it.args) <= 3:
             raise self.scope.error("range() takes 1 to 3 arguments")
         consts = [self._static_int(a) for a in it.args]
         if all(c is not None for c in consts):
             values = range(*consts)
-            if len(values) <= self.max_unroll and not contains_break(node.body):
+            # a body whose wp.static() reads the loop variable needs it constant: unroll
+            forced = static_mod.mentions_static(node.body, node.target.id)
+            if (len(values) <= self.max_unroll or forced) and not contains_break(node.body):
                 return self._unrolled(node, values)
         self._dynamic_for(node, it.args)
 
     def _static_int(self, node):
-        v = self.eval(node) if not isinstance(node, ast.Call) else None
+        # a call is evaluated here only if it emits nothing (wp.static): the dynamic loop would
+        # evaluate it again
+        v = self.eval(node) if not isinstance(node, ast.Call) or static_mod.is_static_call(node) \
+            else None
         if isinstance(v, PyValue) and isinstance(v.obj, int) and not isinstance(v.obj, py_builtins.bool):
             return v.obj
         return None
+
+    def _for_over_python_values(self, node):
+        """``for f in wp.static([f1, f2])`` (or a global tuple/list): unrolled, one copy of the
+        body per value, the loop variable bound to the value itself."""
+        it = self.eval(node.iter)
+        if not (isinstance(it, PyValue) and isinstance(it.obj, (list, tuple))):
+            raise self.scope.error("for loops iterate over range(...), or over a Python list or "
+                                   "tuple known when the kernel is built (wp.static(...))")
+        if contains_break(node.body):
+            raise self.scope.error("a loop over Python values is unrolled: break/continue are "
+                                   "not supported in it")
+        for value in it.obj:
+            self.scope.symbols[node.target.id] = PyValue(value)
+            self.scope.set_node(node)
+            self.stmts(node.body)
 
     def _unrolled(self, node, values):
         for i in values:

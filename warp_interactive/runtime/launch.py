@@ -73,6 +73,8 @@ def _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoi
     from ..lang.func import Kernel
     if not isinstance(kernel, Kernel):
         raise TypeError(f"wp.launch expects a @wp.kernel, got {type(kernel).__name__}")
+    if kernel.is_generic:    # the specialisation for these arguments' types (made once)
+        kernel = kernel.for_launch(list(inputs) + list(outputs))
     device = get_device(stream.device if device is None and stream is not None else device)
     if dim is None:
         dim = _default_dim(kernel, list(inputs) + list(outputs))
@@ -164,7 +166,7 @@ class Launch:
 
     def _resolve(self):
         k = self.kernel
-        if k.module.kernels.get(k.key) is not k:
+        if not k.is_registered():
             raise RuntimeError(
                 f"kernel '{k.key}' was defined again in module '{k.module.name}' after this kernel "
                 f"object was made, which replaced it: launch the newer definition, or give the "

@@ -12,6 +12,6 @@ from .struct import struct  # noqa: F401
 globals()["bool"] = bool_
 Float = float_types
 Int = int_types
-Any = object
+from .generic import Any, GenericComposite  # noqa: E402,F401  (typing.Any)
 
 __all__ = list(named_types)

@@ -11,6 +11,7 @@ import ctypes
 import numpy as np
 
 from . import scalars
+from .generic import Any, GenericComposite, is_any
 from .scalars import canonical_scalar, is_scalar
 
 _cache = {}
@@ -239,22 +240,34 @@ def _make(kind, shape, dtype):
 
 
 def vector(length, dtype):
-    """A vector type of ``length`` components of scalar type ``dtype``."""
+    """A vector type of ``length`` components of scalar type ``dtype`` (either may be
+    ``typing.Any`` in a generic annotation)."""
+    if is_any(length) or is_any(dtype):
+        return GenericComposite("vector", (length,), canonical_scalar(dtype))
     return _make("vector", (int(length),), dtype)
 
 
 def matrix(shape, dtype):
-    """A row-major matrix type of ``shape`` (rows, cols) of scalar type ``dtype``."""
+    """A row-major matrix type of ``shape`` (rows, cols) of scalar type ``dtype`` (``Any``
+    anywhere makes a generic annotation)."""
+    if is_any(shape):
+        shape = (Any, Any)
+    if any(is_any(s) for s in shape) or is_any(dtype):
+        return GenericComposite("matrix", tuple(shape), canonical_scalar(dtype))
     return _make("matrix", tuple(int(s) for s in shape), dtype)
 
 
 def quaternion(dtype):
     """A quaternion type (i, j, k, w layout) of scalar type ``dtype``."""
+    if is_any(dtype):
+        return GenericComposite("quaternion", (4,), dtype)
     return _make("quaternion", (4,), dtype)
 
 
 def transformation(dtype):
     """A rigid transform type (p: vec3, q: quat; 7 scalars) of scalar type ``dtype``."""
+    if is_any(dtype):
+        return GenericComposite("transform", (7,), dtype)
     return _make("transform", (7,), dtype)
 
 
