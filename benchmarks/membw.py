@@ -8,7 +8,7 @@ pthreads, static halves, each thread first-touching nothing: the arrays are allo
 filled by NumPy beforehand, as in the saxpy benchmark), plus NumPy's own copy:
 
     copy    y[i] = x[i]              8 B/element moved (as counted by STREAM)
-    saxpy   y[i] = a * x[i] + y[i]  12 B/element (the issue's saxpy figure counts the same)
+    saxpy   y[i] = a * x[i] + y[i]  12 B/element (benchmarks/run.py's saxpy figure counts the same)
     triad   z[i] = x[i] + a * y[i]  12 B/element
 
 The best of ``--repeat`` runs is reported (a ceiling, not a typical value), in GB/s of the bytes

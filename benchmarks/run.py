@@ -1,4 +1,4 @@
-"""The performance table of issue 8: warp_interactive side by side with warp-lang, Numba and
+"""The performance table: warp_interactive side by side with warp-lang, Numba and
 NumPy (when installed), medians over repeated runs, ratios to each peer. Not a test.
 
     python benchmarks/run.py --setup-peers     # once: makes benchmarks/.peer-venv (git-ignored)

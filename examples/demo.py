@@ -3,11 +3,15 @@
 Computes a Julia set (a 2-d launch with a while loop per pixel) and a heat-diffusion
 simulation (100 launches of a stencil kernel), then saves both as one PNG and prints its path.
 
-    python examples/demo.py [--out demo.png] [--size 800]
+    python examples/demo.py [--out PATH] [--size 800]
+
+The picture goes to the system's temporary folder unless ``--out`` says otherwise (never into
+the repository).
 """
 
 import argparse
 import os
+import tempfile
 import time
 
 import numpy as np
@@ -43,7 +47,8 @@ def diffuse(src: wp.array2d(dtype=float), dst: wp.array2d(dtype=float), k: float
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default="demo.png")
+    parser.add_argument("--out", default=os.path.join(tempfile.gettempdir(), "warp_interactive_demo.png"),
+                        help="where to save the picture (default: %(default)s)")
     parser.add_argument("--size", type=int, default=800)
     args = parser.parse_args()
     n = args.size

@@ -12,6 +12,7 @@ class ShellDriver:
     def __init__(self):
         from IPython.core.interactiveshell import InteractiveShell
         self.shell = InteractiveShell.instance()
+        self.last_count = None   # the prompt number (In [N]) of the last cell run
 
     def run(self, code):
         """(stdout text, exception or None) of one cell."""
@@ -20,6 +21,7 @@ class ShellDriver:
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             r = self.shell.run_cell(code, store_history=True)
+        self.last_count = r.execution_count
         err = r.error_in_exec or r.error_before_exec
         return out.getvalue(), err
 
@@ -42,6 +44,7 @@ class KernelDriver:
     def __init__(self):
         from jupyter_client.manager import start_new_kernel
         self.km, self.kc = start_new_kernel(kernel_name="python3", startup_timeout=60)
+        self.last_count = None   # the prompt number (In [N]) the front-end showed for the last cell
 
     def run(self, code, timeout=120):
         """(stdout text, error dict or None, rich outputs) of one cell, from its IOPub messages."""
@@ -55,7 +58,9 @@ class KernelDriver:
             if msg["parent_header"].get("msg_id") != msg_id:
                 continue
             t, c = msg["msg_type"], msg["content"]
-            if t == "stream":
+            if t == "execute_input":
+                self.last_count = c["execution_count"]
+            elif t == "stream":
                 stdout.append(c["text"])
             elif t == "error":
                 error = c

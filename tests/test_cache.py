@@ -140,3 +140,20 @@ def test_headers_hash_is_the_content_hash_and_follows_edits(tmp_path, monkeypatc
     edited = cpu._headers_hash(str(inc))
     assert edited != first and edited == content_hash()
     cpu._headers_hash.cache_clear()
+
+
+@pytest.mark.parametrize("env, expected", [
+    ({"XDG_CACHE_HOME": "{tmp}/xdg"}, "{tmp}/xdg/warp_interactive"),
+    ({"HOME": "{tmp}/home"}, "{tmp}/home/.cache/warp_interactive"),
+    ({"WARP_INTERACTIVE_CACHE_DIR": "{tmp}/mine", "XDG_CACHE_HOME": "{tmp}/xdg"}, "{tmp}/mine"),
+])
+def test_config_shows_the_effective_cache_dir(tmp_path, env, expected):
+    """``wp.config.kernel_cache_dir`` is the folder really used, not None (a fresh process)."""
+    base = {k: v for k, v in os.environ.items()
+            if k not in ("WARP_INTERACTIVE_CACHE_DIR", "XDG_CACHE_HOME")}
+    base.update({k: v.format(tmp=tmp_path) for k, v in env.items()})
+    code = ("import warp_interactive as wp\nfrom warp_interactive.compiler.cache import cache_dir\n"
+            "print(wp.config.kernel_cache_dir)\nprint(cache_dir())")
+    out = subprocess.run([sys.executable, "-c", code], env=base, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == [expected.format(tmp=tmp_path)] * 2

@@ -119,10 +119,10 @@ def test_default_device_follows_the_reference(monkeypatch):
 
 
 def test_old_driver_is_named():
-    import cuda.bindings
+    cuda_bindings = pytest.importorskip("cuda.bindings", reason="the CUDA extra is not installed")
     from warp_interactive.runtime.cuda.context import check_driver_version
     from warp_interactive.runtime.cuda.driver import CudaError
-    major = int(cuda.bindings.__version__.split(".")[0])
+    major = int(cuda_bindings.__version__.split(".")[0])
     check_driver_version(major * 1000 + 20)                  # same major: fine
     with pytest.raises(CudaError, match=rf"supports CUDA {major - 1}\.4, older than cuda-bindings"):
         check_driver_version((major - 1) * 1000 + 40)

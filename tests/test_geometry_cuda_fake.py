@@ -5,6 +5,8 @@ runs on every CI run, GPU or not."""
 
 import pytest
 
+pytest.importorskip("cuda.bindings.nvrtc", reason='the CUDA extra is not installed (pip install -e ".[cuda]": cuda-bindings and the NVRTC wheel)')
+
 # the stand-in driver fixture (autouse: every test here runs with it)
 from test_cuda_fake_driver import fake_cuda  # noqa: F401
 # the same test functions, collected here again with the fake device

@@ -8,7 +8,7 @@ import pytest
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")   # paddle warns at import about a missing ccache
-    import paddle
+    paddle = pytest.importorskip("paddle", reason="paddle is not installed (pip install -e \".[paddle]\")")
 
 import warp_interactive as wp
 

@@ -1,6 +1,8 @@
 """The notebook experience in a real Jupyter kernel (ipykernel, over ZMQ): the extension loads on
 import, cells define/edit/re-run kernels, errors recover, kernel printf reaches the cell."""
 
+import re
+
 import pytest
 
 from notebook_helpers import KernelDriver
@@ -105,3 +107,21 @@ def test_decorator_kernel_error_names_the_cell(kernel):
     tb = "\n".join(err["traceback"])
     assert "kernel error in cell [" in tb and "line 4, in jk_dec_bad" in tb
     assert "y[i] = missing_name" in tb and "Traceback" not in tb
+
+
+def test_errors_name_the_prompt_number(kernel):
+    """The In [N] the front-end shows (execute_input's count) is the N of "cell [N]"."""
+    _, err, _ = kernel.run(CELL.format(extra=" + no_such_name"))
+    assert f"kernel error in cell [{kernel.last_count}], line 4" in "\n".join(err["traceback"])
+    kernel.ok("@wp.kernel\ndef jk_dec_bad2(y: wp.array(dtype=float)):\n    y[0] = missing_name\n")
+    defined_in = kernel.last_count
+    _, err, _ = kernel.run("wp.launch(jk_dec_bad2, 1, inputs=[wp.zeros(1)])")
+    assert f"kernel error in cell [{defined_in}], line 3" in "\n".join(err["traceback"])
+
+
+def test_launch_error_without_package_frames(kernel):
+    kernel.ok("@wp.kernel\ndef jk_two(a: wp.array(dtype=float), s: float):\n    a[wp.tid()] = s\n")
+    _, err, _ = kernel.run("wp.launch(jk_two, 2, inputs=[wp.zeros(2)])")
+    assert err["ename"] == "TypeError" and err["evalue"] == "kernel 'jk_two' takes 2 arguments (a, s), got 1"
+    tb = re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(err["traceback"]))
+    assert "wp.launch(jk_two, 2" in tb and "warp_interactive" not in tb

@@ -1,6 +1,7 @@
 """The %%wp.kernel magic and per-cell modules, driven through a real IPython shell."""
 
 import numpy as np
+import pytest
 
 import warp_interactive as wp
 from notebook_helpers import ipython  # noqa: F401  (fixture)
@@ -195,3 +196,59 @@ def test_struct_and_func_in_a_magic_cell(ipython):
 def test_annotation_array_repr_is_plain(ipython):
     html = wp.array(dtype=float)._repr_html_()
     assert "wp.array" in html or "array" in html
+
+
+def test_errors_and_kernel_sources_name_the_prompt_number(ipython):
+    """A cell shown as In [N] is "cell [N]" in errors and in its kernels' file names (IPython
+    already counts N+1 while the cell runs)."""
+    out, err = ipython.run(SAXPY.format(extra=" + no_such_name"))
+    n = ipython.last_count
+    assert f"kernel error in cell [{n}], line 4" in str(err)
+    ipython.ok(SAXPY.format(extra=" * 2.0"))
+    n = ipython.last_count
+    filename = ipython.shell.user_ns["nb_saxpy"].func.__code__.co_filename
+    assert filename.startswith(f"<wp.kernel cell [{n}] ")
+
+
+LAUNCH_ERRORS = [
+    ("wp.launch(nb_tb, 3, inputs=[wp.zeros(3, dtype=int), 1.0])",
+     "TypeError: kernel 'nb_tb' argument 'a' (type array(dtype=float32, ndim=1)): expected an array of float32"),
+    ("wp.launch(nb_tb, 3, inputs=[wp.zeros(3)])", "TypeError: kernel 'nb_tb' takes 2 arguments (a, s), got 1"),
+    ("wp.launch(nb_tb, 3, inputs=[wp.zeros(3), 'x'])", "expected a number (float32), got str"),
+]
+
+
+def _plain(text):
+    import re
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
+
+
+@pytest.mark.parametrize("cell, message", LAUNCH_ERRORS)
+def test_launch_error_shows_the_cell_line_and_message_only(ipython, cell, message):
+    ipython.ok("@wp.kernel\ndef nb_tb(a: wp.array(dtype=float), s: float):\n    a[wp.tid()] = s\n")
+    out, err = ipython.run(cell)
+    text = _plain(out)
+    assert isinstance(err, TypeError) and message in text
+    assert cell in text                           # the cell's own line, with its arrow
+    assert "warp_interactive" not in text and "File " not in text, text
+    assert len(text.strip().splitlines()) <= 6, text
+
+
+def test_package_frames_can_be_shown_and_user_frames_stay(ipython):
+    ipython.ok("@wp.kernel\ndef nb_tb2(a: wp.array(dtype=float)):\n    a[wp.tid()] = 1.0\n")
+    ipython.ok("def user_helper(x):\n    return wp.launch(nb_tb2, 3, inputs=[x])\n")
+    out, err = ipython.run("user_helper(wp.zeros(3, dtype=int))")
+    text = _plain(out)
+    assert "user_helper" in text and "return wp.launch(nb_tb2" in text   # the user's frame stays
+    assert "runtime/args.py" not in text
+    ipython.ok("wp.notebook.show_package_frames(True)")
+    try:
+        out, err = ipython.run("user_helper(wp.zeros(3, dtype=int))")
+        assert "runtime/args.py" in _plain(out)
+    finally:
+        ipython.ok("wp.notebook.show_package_frames(False)")
+    # an error of the user's own code is shown as IPython shows it
+    out, err = ipython.run("def boom():\n    raise ValueError('mine')\nboom()")
+    assert isinstance(err, ValueError) and "raise ValueError('mine')" in _plain(out)
+    out, err = ipython.run("x = = 1")
+    assert isinstance(err, SyntaxError) and "SyntaxError" in _plain(out)

@@ -6,11 +6,14 @@ import os
 import numpy as np
 import pytest
 
-import warp_interactive as wp
-from warp_interactive.codegen.target import CUDA
-from warp_interactive.compiler import nvrtc, nvrtc_check
-from warp_interactive.lang.errors import CompileError
-from warp_interactive.runtime.module import get_module, module_hash
+# every test here compiles with NVRTC (or reads its output): without the extra, skip, saying why
+pytest.importorskip("cuda.bindings.nvrtc", reason='the CUDA extra is not installed (pip install -e ".[cuda]": cuda-bindings and the NVRTC wheel)')
+
+import warp_interactive as wp  # noqa: E402
+from warp_interactive.codegen.target import CUDA  # noqa: E402
+from warp_interactive.compiler import nvrtc, nvrtc_check  # noqa: E402
+from warp_interactive.lang.errors import CompileError  # noqa: E402
+from warp_interactive.runtime.module import get_module, module_hash  # noqa: E402
 
 MOD = "nvrtc_tests"
 

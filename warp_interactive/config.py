@@ -3,6 +3,16 @@
 import os
 
 
+def default_kernel_cache_dir():
+    """``$WARP_INTERACTIVE_CACHE_DIR``, else ``$XDG_CACHE_HOME/warp_interactive``, else
+    ``~/.cache/warp_interactive``: the folder used when ``kernel_cache_dir`` is not set."""
+    env = os.environ.get("WARP_INTERACTIVE_CACHE_DIR")
+    if env:
+        return env
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "warp_interactive")
+
+
 class _Config:
     def __init__(self):
         self.mode = "release"            # "debug": bounds checks, -O0 -g
@@ -10,7 +20,7 @@ class _Config:
         self.verify_fp = False
         self.verbose = False             # print build commands and cache decisions
         self.quiet = False               # no build messages at all
-        self.kernel_cache_dir = os.environ.get("WARP_INTERACTIVE_CACHE_DIR")
+        self.kernel_cache_dir = default_kernel_cache_dir()   # the effective folder, never None
         self.max_unroll = 16             # static range() loops up to this many iterations unroll
         self.enable_backward = True      # generate adjoint code (compiled only when first needed)
         self.num_threads = None          # CPU launch threads; None = all cores

@@ -12,16 +12,13 @@ import os
 import shutil
 import tempfile
 
-from ..config import config
+from ..config import config, default_kernel_cache_dir
 
 MANIFEST = "manifest.json"
 
 
 def cache_dir():
-    d = config.kernel_cache_dir
-    if not d:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        d = os.path.join(base, "warp_interactive")
+    d = config.kernel_cache_dir or default_kernel_cache_dir()   # None: the default again
     os.makedirs(d, exist_ok=True)
     return d
 

@@ -80,6 +80,16 @@ class Kernel:
             self._ir = tr.translate(self.cpp, self.arg_types, is_kernel=True)
         return self._ir
 
+    @property
+    def array_access(self):
+        """(read, written): the names of the arguments whose memory the kernel's code loads
+        from and stores to (directly, through views and struct fields, or in @wp.func calls),
+        in argument order. The tape graph draws its data flow from this."""
+        from .effects import array_effects
+        read, written = array_effects(self.ir)
+        order = list(self.arg_types)
+        return tuple(n for n in order if n in read), tuple(n for n in order if n in written)
+
     # --- generic kernels ---------------------------------------------------------------------
     def specialise(self, arg_types):
         """The specialisation for ``arg_types`` (a dict by parameter name), made once."""

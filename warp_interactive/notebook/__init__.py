@@ -28,18 +28,19 @@ def register(shell):
     if _state.get("shell") is not None:
         unregister(_state["shell"])
     from ..lang import decorators
-    from ..lang.errors import CodegenError
     from . import capture, display, magic
+    from .tracebacks import show_cell_error
     cells = CellModules(shell)
     decorators.module_hook = cells
     magic.register_magics(shell, cells)
     cap = capture.CellCapture()
     shell.events.register("pre_run_cell", cap.pre_run_cell)
     shell.events.register("post_run_cell", cap.post_run_cell)
-    if not shell.custom_exceptions:
-        shell.set_custom_exc((CodegenError,), _show_codegen_error)
+    ours = not shell.custom_exceptions      # a handler someone else set stays
+    if ours:
+        shell.set_custom_exc((Exception,), show_cell_error)
     display.register_formatters(shell)
-    _state.update(shell=shell, cells=cells, capture=cap)
+    _state.update(shell=shell, cells=cells, capture=cap, custom_exc=ours)
 
 
 def unregister(shell):
@@ -47,7 +48,6 @@ def unregister(shell):
     if _state.get("shell") is not shell:
         return
     from ..lang import decorators
-    from ..lang.errors import CodegenError
     from . import display, magic
     decorators.module_hook = None
     magic.unregister_magics(shell)
@@ -58,17 +58,10 @@ def unregister(shell):
             shell.events.unregister(name, cb)
         except ValueError:
             pass
-    if tuple(shell.custom_exceptions) == (CodegenError,):
+    if _state.get("custom_exc"):
         shell.set_custom_exc((), None)
     display.unregister_formatters(shell)
     _state.clear()
-
-
-def _show_codegen_error(shell, etype, value, tb, tb_offset=None):
-    """A kernel translation error raised anywhere in a cell: one short message, no traceback."""
-    stb = format_error(value, shell=shell).splitlines()
-    shell._showtraceback(etype, value, stb)
-    return stb
 
 
 def current_shell():
@@ -77,3 +70,4 @@ def current_shell():
 
 from .api import (array_widget, gradient_norms, last_error, show_array, show_tape,  # noqa: E402
                   show_timings, tape_svg, timing_widget)
+from .tracebacks import show_package_frames  # noqa: E402

@@ -4,26 +4,24 @@
 from .magic import last_error  # noqa: F401
 
 
-class _Html:
-    def __init__(self, html_text):
-        self.html = html_text
+class Display:
+    """What the ``show_*`` functions return: HTML in a notebook, readable text elsewhere (a
+    terminal IPython, ``print``, a notebook converted to text)."""
+
+    def __init__(self, html_text, text):
+        self.html, self.text = html_text, text
 
     def _repr_html_(self):
         return self.html
 
-
-class _Svg:
-    def __init__(self, svg):
-        self.svg = svg
-
-    def _repr_svg_(self):
-        return self.svg
+    def __repr__(self):
+        return self.text
 
 
 def show_array(a, page=0, rows=20):
     """A page of ``a`` with its statistics and (2-d scalar arrays) a heat-map, as HTML."""
-    from .widgets.array_view import array_html
-    return _Html(array_html(a, page, rows))
+    from .widgets.array_view import array_html, array_text
+    return Display(array_html(a, page, rows), array_text(a, page, rows))
 
 
 def array_widget(a, rows=20):
@@ -32,46 +30,54 @@ def array_widget(a, rows=20):
     return make(a, rows)
 
 
-def _names(names):
-    if names is not None:
-        return names
+def _names(array_labels):
+    """id(array) -> label: the notebook's variable names, then ``array_labels`` ({array: label}
+    or {id(array): label}) over them."""
+    from ..runtime.tape_graph import label_lookup
     from .display import _user_names
-    return _user_names()
+    names = _user_names()
+    names.update(label_lookup(array_labels))
+    return names
 
 
-def tape_svg(tape, names=None, engine="auto"):
-    """The tape's graph as SVG text (GraphViz if installed, else a pure-Python layout)."""
+def tape_svg(tape, array_labels=None, engine="auto"):
+    """The tape's graph as SVG text (GraphViz if installed, else a pure-Python layout); arrays
+    are named by ``array_labels`` or the notebook's variables that hold them."""
     from .widgets.tape_view import tape_svg as make
-    return make(tape, _names(names), engine)
+    return make(tape, _names(array_labels), engine)
 
 
-def show_tape(tape, names=None, engine="auto"):
-    """Display the tape's graph (and gradient norms after backward)."""
-    from .widgets.tape_view import gradient_norms_html
-    out = tape_svg(tape, names, engine)
-    if any(getattr(a, "grad", None) is not None for a in tape.arrays()):
-        out += gradient_norms_html(tape, _names(names))
-    return _Html(out)
+def show_tape(tape, array_labels=None, engine="auto"):
+    """Display the tape's data-flow graph (and gradient norms after backward)."""
+    from .widgets.tape_view import tape_html, tape_text
+    names = _names(array_labels)
+    return Display(tape_html(tape, names, engine), tape_text(tape, names))
 
 
-def gradient_norms(tape, names=None):
+def gradient_norms(tape, array_labels=None):
     """[(array name, shape, |grad|)] after ``tape.backward``."""
     from .widgets.tape_view import gradient_norms as norms
-    return norms(tape, _names(names))
+    return norms(tape, _names(array_labels))
 
 
 def _timing_sources(results, timers, builds):
-    from ..runtime.module import build_log
-    from ..runtime.utils import ScopedTimer
-    return (results, ScopedTimer.history if timers is None else timers,
-            build_log if builds is None else builds)
+    """No arguments: what the last recording saw (``wp.timing_begin()`` .. ``wp.timing_end()``,
+    or a ``wp.timing.record()`` block): its launches, the builds among them and the
+    ScopedTimers that ended meanwhile; nothing from before it."""
+    if results is None and timers is None and builds is None:
+        from ..runtime.timing import last_recorder
+        rec = last_recorder()
+        return (rec.results, rec.timers, None) if rec is not None else (None, None, None)
+    return results, timers, builds
 
 
 def show_timings(results=None, timers=None, builds=None):
-    """Tables and bar charts of launch timings (``wp.timing_end()``'s results), ScopedTimer
-    history and module build times (all builds of the session unless given)."""
-    from .widgets.timing_view import timing_html
-    return _Html(timing_html(*_timing_sources(results, timers, builds)))
+    """Tables and bar charts of launch timings (``wp.timing_end()``'s results, with the module
+    builds among them), ``timers`` ((name, ms) pairs, e.g. ``wp.ScopedTimer.history``) and
+    ``builds`` (``runtime.module.build_log`` entries). No arguments: the last recording."""
+    from .widgets.timing_view import timing_html, timing_text
+    sources = _timing_sources(results, timers, builds)
+    return Display(timing_html(*sources), timing_text(*sources))
 
 
 def timing_widget(results=None, timers=None, builds=None):

@@ -48,6 +48,25 @@ def register_source(filename, text, label):
     _labels[filename] = label
 
 
+def prompt_number(shell):
+    """The number of the prompt (``In [N]``) of the cell running now.
+
+    ``shell.execution_count`` is not it: IPython >= 8 already counts the next cell while one
+    runs (and older versions did not). The number IPython compiled the running cell under is:
+    the cell's code object has a file name that ``shell.compile`` maps to its prompt number,
+    and that code is on the call stack below us.
+    """
+    import sys
+    fmap = getattr(getattr(shell, "compile", None), "_filename_map", {}) or {}
+    frame = sys._getframe(1)
+    while frame is not None:
+        n = fmap.get(frame.f_code.co_filename)
+        if n is not None:
+            return n
+        frame = frame.f_back
+    return shell.execution_count    # run outside a cell (a test calling the magic directly)
+
+
 def label_of(filename, shell=None):
     """A readable name for a source file: "cell [7]" for notebook cells, else the file name."""
     if filename in _labels:

@@ -10,22 +10,29 @@ def _user_names():
 
 
 def tape_html(tape):
-    from .widgets.tape_view import gradient_norms_html, tape_svg
-    names = _user_names()
-    out = tape_svg(tape, names)
-    if any(getattr(a, "grad", None) is not None for a in tape.arrays()):
-        out += gradient_norms_html(tape, names)
-    return out
+    from .widgets.tape_view import tape_html as html
+    return html(tape, _user_names())
+
+
+def tape_text(tape, printer=None, cycle=False):
+    """IPython's text/plain for a tape: its data flow, one line per launch."""
+    from .widgets.tape_view import tape_text as text
+    out = text(tape, _user_names())
+    if printer is None:
+        return out
+    printer.text(out)
 
 
 def register_formatters(shell):
     from ..runtime.tape import Tape
     shell.display_formatter.formatters["text/html"].for_type(Tape, tape_html)
+    shell.display_formatter.formatters["text/plain"].for_type(Tape, tape_text)
 
 
 def unregister_formatters(shell):
     from ..runtime.tape import Tape
-    try:
-        shell.display_formatter.formatters["text/html"].pop(Tape)
-    except KeyError:
-        pass
+    for kind in ("text/html", "text/plain"):
+        try:
+            shell.display_formatter.formatters[kind].pop(Tape)
+        except KeyError:
+            pass

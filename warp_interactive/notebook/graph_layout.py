@@ -1,13 +1,16 @@
 """A tape as a graph, laid out and drawn in pure Python (SVG) when GraphViz is not installed.
 
 The model: kernel launches are boxes, arrays ellipses, an edge per array read (array -> kernel)
-and written (kernel -> array), ScopedTimer scopes are boxes around their launches. The layout
+and stored to (kernel -> array), from what the kernel's code does (runtime.tape_graph), and
+ScopedTimer scopes are boxes around their launches. The layout
 is layered left to right in launch order: a kernel goes one layer right of the arrays it reads,
 an array one layer right of the first kernel that writes it.
 """
 
 import html
 from dataclasses import dataclass, field
+
+from ..runtime.tape_graph import entry_label, launch_arrays
 
 COL_W, ROW_H, NODE_W, NODE_H = 190, 64, 150, 40
 
@@ -66,10 +69,10 @@ def tape_model(tape, names=None, with_grads=True):
         key = f"k{i}"
         if entry[0] == "launch":
             g.nodes[key] = Node(key, entry[1].key, "kernel", extra=f"dim={entry[2]}")
-            ins = [array_node(a) for a in entry[3] if hasattr(a, "ptr")]
-            outs = [array_node(a) for a in entry[4] if hasattr(a, "ptr")]
+            reads, writes = launch_arrays(entry)
+            ins, outs = [array_node(a) for a in reads], [array_node(a) for a in writes]
         else:
-            g.nodes[key] = Node(key, entry[0], "step")
+            g.nodes[key] = Node(key, entry_label(entry), "step")
             ins, outs = [], []
         g.edges += [(a, key) for a in ins] + [(key, a) for a in outs]
         for scope in open_scopes:

@@ -14,7 +14,7 @@ import shlex
 import time
 
 from ..lang.errors import CodegenError, CompileError
-from .cells import kernel_names, module_name_for, register_source
+from .cells import kernel_names, module_name_for, prompt_number, register_source
 from .errors import CellError, format_error
 
 MAGIC_NAMES = ("wp.kernel", "kernel", "wp_kernel")
@@ -64,7 +64,7 @@ def last_error():
 # --- one cell ----------------------------------------------------------------------------------
 def run_kernel_cell(shell, cells, line, cell):
     opts = parse_options(line)
-    label = f"cell [{shell.execution_count}]"
+    label = f"cell [{prompt_number(shell)}]"
     text = "\n" + cell     # line 1 is the %%wp.kernel line: line numbers match the cell's
     digest = hashlib.sha256(cell.encode()).hexdigest()[:12]
     filename = f"<wp.kernel {label} {digest}>"
@@ -106,8 +106,8 @@ def _build(module, device_name):
     from ..runtime import timing
     from ..runtime.device import get_device
     device = get_device(device_name)
-    lm = module.load(device)
-    timing.record_build(module.name, lm.build_time, device)
+    module.load(device)
+    timing.record_build(device)
 
 
 def _kernel_decorator():

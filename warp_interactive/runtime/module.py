@@ -37,17 +37,24 @@ def replace_module(module):
 
 
 class BuildRecord:
-    """One module load: ``compiled`` is True when the C++ compiler ran (a cache miss)."""
+    """One module load: ``compiled`` is True when the C++ compiler ran (a cache miss);
+    ``backward`` when the binary holds the adjoint kernels too (the load ``tape.backward`` needs,
+    a different binary from the forward-only one)."""
 
-    __slots__ = ("module", "hash", "compiled", "seconds", "kernels")
+    __slots__ = ("module", "hash", "compiled", "seconds", "kernels", "backward")
 
-    def __init__(self, module, module_hash, compiled, seconds, kernels):
+    def __init__(self, module, module_hash, compiled, seconds, kernels, backward=False):
         self.module, self.hash, self.compiled = module, module_hash, compiled
-        self.seconds, self.kernels = seconds, kernels
+        self.seconds, self.kernels, self.backward = seconds, kernels, backward
+
+    @property
+    def detail(self):
+        """"forward, compiled", "backward, cache hit"..."""
+        return (f"{'backward' if self.backward else 'forward'}, "
+                f"{'compiled' if self.compiled else 'cache hit'}")
 
     def __repr__(self):
-        kind = "compiled" if self.compiled else "cache hit"
-        return f"<build {self.module} {self.hash[:8]} {kind} {self.seconds:.3f} s>"
+        return f"<build {self.module} {self.hash[:8]} {self.detail} {self.seconds:.3f} s>"
 
 
 def function_deps(irs, translate=True):
@@ -212,7 +219,7 @@ class Module:
             lm = cuda_backend.load_module(self, device, backward)
             self.deps = function_deps([k.ir for k in self.build_kernels()])
             h, built, seconds = self.last_build
-            build_log.append(BuildRecord(self.name, h, built, seconds, list(self.kernels)))
+            build_log.append(BuildRecord(self.name, h, built, seconds, list(self.kernels), backward))
         else:
             lm = self._load_cpu(backward)     # records self.deps itself (a warm load translates nothing)
         self.loaded[key] = lm
@@ -245,7 +252,8 @@ class Module:
             self.deps = function_deps([k.ir for k in kernels])
         # every load is recorded, the warm-index one included (build_log, notebook reports)
         self.last_build = (lm.hash, lm.built, lm.build_time)
-        build_log.append(BuildRecord(self.name, lm.hash, lm.built, lm.build_time, list(self.kernels)))
+        build_log.append(BuildRecord(self.name, lm.hash, lm.built, lm.build_time, list(self.kernels),
+                                     backward))
         if lm.built and not config.quiet and config.verbose:
             print(f"Module {self.name} {lm.hash[:8]} built in {lm.build_time:.3f} s")
         return lm

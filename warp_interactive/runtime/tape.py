@@ -48,6 +48,11 @@ class Tape:
         self.loss = None
         self.gradients = _GradientMap(self)
 
+    def __repr__(self):
+        kernels = sum(1 for e in self.launches if e[0] == "launch")
+        return (f"<wp.Tape: {kernels} kernel launches, {len(self.launches) - kernels} other steps, "
+                f"{len(self.arrays())} arrays>")
+
     @property
     def adjoints(self):
         """The older name of ``gradients``."""

@@ -1,14 +1,70 @@
-"""A tape as a GraphViz DOT graph: kernels as boxes, arrays as ellipses, scopes as clusters."""
+"""A tape as a data-flow graph: kernels as boxes, arrays as ellipses, an edge from each array a
+kernel reads and to each array it stores to (``Kernel.array_access``: what the translated code
+really loads and stores, whatever list, ``inputs=`` or ``outputs=``, the array was passed in),
+``ScopedTimer`` scopes as clusters. ``to_dot`` writes GraphViz DOT (``tape.visualize()``); the
+notebook draws the same edges."""
+
+from ..lang.errors import CodegenError
 
 
-def _array_label(a, names):
-    if id(a) not in names:
-        names[id(a)] = f"a{len(names)}"
-    return names[id(a)]
+def _is_array(v):
+    return hasattr(v, "ptr") and hasattr(v, "grad")
 
 
-def to_dot(tape, graph_name="tape", **_):
-    names, lines = {}, [f"digraph {graph_name} {{", "  rankdir=LR;"]
+def launch_arrays(entry):
+    """(read, written): the arrays a recorded launch ``("launch", kernel, dim, inputs, outputs,
+    device)`` loads from and stores to. An array the code only asks the shape of counts as read
+    (it is an input of the launch all the same)."""
+    _, kernel, _, inputs, outputs = entry[:5]
+    args = list(inputs) + list(outputs)
+    names = list(kernel.arg_types)
+    try:
+        read, written = kernel.array_access
+    except (CodegenError, OSError):      # no longer translatable (its source went away)
+        read, written = names[:len(inputs)], names[len(inputs):]
+    reads = [a for n, a in zip(names, args) if _is_array(a) and (n in read or n not in written)]
+    writes = [a for n, a in zip(names, args) if _is_array(a) and n in written]
+    return _unique(reads), _unique(writes)
+
+
+def _unique(arrays):
+    seen, out = set(), []
+    for a in arrays:
+        if id(a) not in seen:
+            seen.add(id(a))
+            out.append(a)
+    return out
+
+
+def entry_label(entry):
+    """A copy, or a Python step (record_func; wp.matmul names itself "matmul")."""
+    return getattr(entry[1], "key", entry[0]) if entry[0] == "func" else entry[0]
+
+
+def label_lookup(array_labels=None):
+    """id(array) -> label from ``array_labels`` ({array: label}, or {id(array): label})."""
+    out = {}
+    for k, v in (array_labels or {}).items():
+        out[k if isinstance(k, int) else id(k)] = str(v)
+    return out
+
+
+def _quote(text):
+    """A DOT string (a newline becomes DOT's line break)."""
+    text = str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return '"' + text + '"'
+
+
+def to_dot(tape, graph_name="tape", array_labels=None, **_):
+    """GraphViz DOT text of the tape (``array_labels``: {array: label}; others are a0, a1...)."""
+    labels = label_lookup(array_labels)
+    nodes, lines = {}, [f"digraph {graph_name} {{", "  rankdir=LR;"]
+
+    def array_node(a):
+        if id(a) not in nodes:
+            nodes[id(a)] = (f"a{len(nodes)}", labels.get(id(a)) or f"a{len(nodes)}")
+        return nodes[id(a)][0]
+
     depth, scope_at = 0, {}
     for idx, name in tape.scopes:
         scope_at.setdefault(idx, []).append(name)
@@ -18,26 +74,22 @@ def to_dot(tape, graph_name="tape", **_):
                 lines.append("  }")
                 depth -= 1
             else:
-                lines.append(f'  subgraph cluster_{i}_{depth} {{ label="{name}";')
+                lines.append(f"  subgraph cluster_{i}_{depth} {{ label={_quote(name)};")
                 depth += 1
         node = f"k{i}"
         if entry[0] == "launch":
-            lines.append(f'  {node} [shape=box, label="{entry[1].key}\\ndim={entry[2]}"];')
-            for a in entry[3]:
-                if hasattr(a, "ptr"):
-                    lines.append(f"  {_array_label(a, names)} -> {node};")
-            for a in entry[4]:
-                if hasattr(a, "ptr"):
-                    lines.append(f"  {node} -> {_array_label(a, names)};")
-        else:   # a copy, or a Python step (record_func; wp.matmul names itself "matmul")
-            label = getattr(entry[1], "key", entry[0]) if entry[0] == "func" else entry[0]
-            lines.append(f'  {node} [shape=box, style=dashed, label="{label}"];')
+            label = _quote(f"{entry[1].key}\ndim={entry[2]}")
+            lines.append(f"  {node} [shape=box, label={label}];")
+            reads, writes = launch_arrays(entry)
+            lines += [f"  {array_node(a)} -> {node};" for a in reads]
+            lines += [f"  {node} -> {array_node(a)};" for a in writes]
+        else:
+            lines.append(f"  {node} [shape=box, style=dashed, label={_quote(entry_label(entry))}];")
     for name in scope_at.get(len(tape.launches), []):
         if name is None and depth > 0:
             lines.append("  }")
             depth -= 1
     lines += ["  }"] * depth
-    for label in names.values():
-        lines.append(f'  {label} [shape=ellipse, label="{label}"];')
+    lines += [f"  {node} [shape=ellipse, label={_quote(label)}];" for node, label in nodes.values()]
     lines.append("}")
     return "\n".join(lines)

@@ -20,6 +20,7 @@ from . import launch_state
 
 _active = []          # recorders, innermost last
 _original = [None]    # Launch.launch, while recorders are active
+_last = [None]        # the recorder stopped last (what wp.notebook.show_timings() shows)
 
 
 @dataclass
@@ -29,9 +30,11 @@ class TimingResult:
     device: str
     elapsed: float        # milliseconds
     dim: tuple = ()
+    detail: str = ""      # builds: "forward, compiled", "backward, cache hit"...
 
     def __repr__(self):
-        return f"<{self.kind} {self.name} on {self.device}: {self.elapsed:.3f} ms>"
+        what = f"{self.kind} ({self.detail})" if self.detail else self.kind
+        return f"<{what} {self.name} on {self.device}: {self.elapsed:.3f} ms>"
 
 
 class Recorder:
@@ -39,9 +42,16 @@ class Recorder:
 
     def __init__(self, synchronize=True):
         self.results = []
+        self.timers = []          # (name, ms) of the ScopedTimers that ended while recording
         self.synchronize = synchronize
+        self._timer_mark = None
+        self._build_mark = None   # build_log entries before this one are already in results
 
     def start(self):
+        from .module import build_log
+        from .utils import ScopedTimer
+        self._timer_mark = len(ScopedTimer.history)
+        self._build_mark = len(build_log)
         _active.append(self)
         _install()
         launch_state.set_reason("timing", True)   # launches go through the timed Launch.launch
@@ -49,7 +59,11 @@ class Recorder:
 
     def stop(self):
         if self in _active:
+            from .utils import ScopedTimer
+            self.collect_builds("")
+            self.timers = list(ScopedTimer.history[self._timer_mark:])
             _active.remove(self)
+            _last[0] = self
         if not _active:
             _uninstall()
         launch_state.set_reason("timing", bool(_active))
@@ -61,14 +75,26 @@ class Recorder:
     def __exit__(self, *exc):
         self.stop()
 
+    def collect_builds(self, device):
+        """Add the module loads logged since the last call as "build" results (a launch loads
+        its module before it starts, the notebook magic builds a cell outright)."""
+        from .module import build_log
+        if self._build_mark is None:
+            return
+        self.results.extend(build_result(b, device) for b in build_log[self._build_mark:])
+        self._build_mark = len(build_log)
+
     def summary(self):
         """Per (name, kind): launch count, total and mean milliseconds, largest first."""
-        table = {}
-        for r in self.results:
-            n, total = table.get((r.name, r.kind), (0, 0.0))
-            table[(r.name, r.kind)] = (n + 1, total + r.elapsed)
-        rows = [(name, kind, n, total, total / n) for (name, kind), (n, total) in table.items()]
-        return sorted(rows, key=lambda row: -row[3])
+        return summary_rows(self.results)
+
+    def table(self, indent=""):
+        """The summary as text, one row per kernel and kind (what ``timing_print`` prints)."""
+        return format_table(self.results, indent)
+
+    def __repr__(self):
+        state = "recording" if self in _active else "stopped"
+        return f"<timing Recorder, {state}, {len(self.results)} results>\n{self.table('  ')}"
 
     def _repr_html_(self):
         from ..notebook.widgets.timing_view import timing_html
@@ -92,19 +118,50 @@ def timing_end():
     return _active[-1].stop()
 
 
+def last_recorder():
+    """The recorder stopped last (``timing_end``, the end of a ``record()`` block), or None."""
+    return _last[0]
+
+
+def _kind_label(kind, detail):
+    return f"{kind} ({detail})" if detail else kind
+
+
+def summary_rows(results):
+    """Per (name, kind, detail): count, total and mean ms, largest total first (builds of the
+    forward and the backward binary of one module are two rows that say which is which)."""
+    table = {}
+    for r in results:
+        key = (r.name, _kind_label(r.kind, r.detail))
+        n, total = table.get(key, (0, 0.0))
+        table[key] = (n + 1, total + r.elapsed)
+    rows = [(name, kind, n, total, total / n) for (name, kind), (n, total) in table.items()]
+    return sorted(rows, key=lambda row: -row[3])
+
+
+def format_table(results, indent=""):
+    lines = [f"{indent}{'name':<32} {'kind':<28} {'count':>6} {'total ms':>10} {'mean ms':>10}"]
+    for name, kind, n, total, mean in summary_rows(results):
+        lines.append(f"{indent}{name:<32} {kind:<28} {n:>6} {total:>10.3f} {mean:>10.3f}")
+    return "\n".join(lines)
+
+
 def timing_print(results, indent=""):
     """Print results as a table, one row per kernel and kind."""
-    rec = Recorder()
-    rec.results = list(results)
-    print(f"{indent}{'name':<32} {'kind':<9} {'count':>6} {'total ms':>10} {'mean ms':>10}")
-    for name, kind, n, total, mean in rec.summary():
-        print(f"{indent}{name:<32} {kind:<9} {n:>6} {total:>10.3f} {mean:>10.3f}")
+    print(format_table(results, indent))
 
 
-def record_build(module_name, seconds, device="cpu"):
-    """A module build outside a launch (the notebook magic builds a cell at once)."""
+def build_result(record, device):
+    """The TimingResult of a module load (a runtime.module.BuildRecord)."""
+    return TimingResult(record.module, "build", str(device), record.seconds * 1000.0,
+                        detail=record.detail)
+
+
+def record_build(device="cpu"):
+    """Module builds outside a launch (the notebook magic builds a cell at once): every active
+    recorder takes the loads logged since its last look, on ``device``."""
     for rec in _active:
-        rec.results.append(TimingResult(module_name, "build", str(device), seconds * 1000.0))
+        rec.collect_builds(str(device))
 
 
 def _install():
@@ -135,8 +192,7 @@ def _timed_launch(self):
     elapsed -= sum(b.seconds for b in builds) * 1000.0
     kind = "backward" if self.adjoint else "forward"
     dim = tuple(self.bounds.shape[i] for i in range(self.bounds.ndim))
-    entries = [TimingResult(b.module, "build", str(self.device), b.seconds * 1000.0) for b in builds]
-    entries.append(TimingResult(self.kernel.key, kind, str(self.device), max(elapsed, 0.0), dim))
     for rec in _active:
-        rec.results.extend(entries)
+        rec.collect_builds(str(self.device))       # the loads before and during this launch
+        rec.results.append(TimingResult(self.kernel.key, kind, str(self.device), max(elapsed, 0.0), dim))
     return out

@@ -91,22 +91,41 @@ def summary_html(a):
     return f"{head}<br><span{warn}>{body}</span>"
 
 
+def column_headers(a):
+    """The header row's labels: column indices for 2-d and higher arrays (a shown cell of an
+    n-d array is ``a[i, j]``, itself an array past 2-d), "value" for 1-d."""
+    if a.ndim == 1:
+        return ["value"]
+    n = a.shape[1]
+    heads = [str(j) for j in range(min(n, MAX_COLS))]
+    return heads + (["…"] if n > MAX_COLS else [])
+
+
 def table_html(a, page_index=0, rows=PAGE_ROWS):
     if a.size == 0:
         return ""
     data, page_index, pages = page(a, page_index, rows)
+    head = "<tr><th></th>" + "".join(f"<th>{html.escape(h)}</th>" for h in column_headers(a)) + "</tr>"
     trs = "".join(f"<tr><th>{i}</th>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>"
                   for i, cells in data)
     foot = f"<div>page {page_index + 1} of {pages} (rows of axis 0)</div>" if pages > 1 else ""
-    return (f"<table style='font-family:monospace;font-size:90%'>{trs}</table>{foot}")
+    return (f"<table style='font-family:monospace;font-size:90%'>{head}{trs}</table>{foot}")
+
+
+def heatmap_png(a):
+    """The heat-map of a 2-d scalar array as PNG bytes (matplotlib, imported here)."""
+    from .plots import heatmap_png as draw
+    shape = "x".join(str(n) for n in a.shape)
+    return draw(host_view(a), title=f"{shape} {_dtype_name(a)}")
 
 
 def heatmap_html(a):
     if not is_scalar_2d(a):
         return ""
-    from .png import heatmap_png, png_data_uri
-    uri = png_data_uri(heatmap_png(host_view(a)))
-    return f"<img src='{uri}' alt='heat-map' style='image-rendering:pixelated;max-width:320px'/>"
+    from .plots import data_uri
+    rows, cols = a.shape
+    return (f"<img class='wpi-heatmap' src='{data_uri(heatmap_png(a))}' "
+            f"alt='heat-map of a {rows}x{cols} array' style='max-width:100%'/>")
 
 
 def array_html(a, page_index=0, rows=PAGE_ROWS):
@@ -115,6 +134,27 @@ def array_html(a, page_index=0, rows=PAGE_ROWS):
         return html.escape(repr(a))
     parts = [summary_html(a), table_html(a, page_index, rows), heatmap_html(a)]
     return "<div class='wpi-array'>" + "".join(p for p in parts if p) + "</div>"
+
+
+def array_text(a, page_index=0, rows=PAGE_ROWS):
+    """The same as text: the summary line, the statistics and the page of values."""
+    if getattr(a, "is_annotation", False):
+        return repr(a)
+    head = f"wp.array shape={tuple(a.shape)} dtype={_dtype_name(a)} device={a.device}"
+    s = stats(a)
+    if s is None:
+        return head + " (empty)"
+    lines = [head, f"min={s['min']:.6g} max={s['max']:.6g} mean={s['mean']:.6g} "
+                   f"NaN={s['nan']} Inf={s['inf']}"]
+    data, page_index, pages = page(a, page_index, rows)
+    heads = column_headers(a)
+    width = max([len(c) for _, cells in data for c in cells] + [len(h) for h in heads] + [1])
+    label_w = len(str(data[-1][0])) if data else 1
+    lines.append(" " * label_w + " | " + " ".join(h.rjust(width) for h in heads))
+    lines += [str(i).rjust(label_w) + " | " + " ".join(c.rjust(width) for c in cells) for i, cells in data]
+    if pages > 1:
+        lines.append(f"page {page_index + 1} of {pages} (rows of axis 0)")
+    return "\n".join(lines)
 
 
 def array_widget(a, rows=PAGE_ROWS):
@@ -139,4 +179,5 @@ def array_widget(a, rows=PAGE_ROWS):
     box = w.VBox(children)
     box.go = go          # for programs (and tests) that page without clicking
     box.table = table
-    return box
+    from .static import with_static_fallback
+    return with_static_fallback(box, lambda: array_html(a, state["page"], rows), lambda: repr(a))

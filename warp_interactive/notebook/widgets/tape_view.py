@@ -5,7 +5,8 @@ import html
 import shutil
 import subprocess
 
-from ..graph_layout import grad_norm, tape_model, to_svg
+from ...runtime.tape_graph import entry_label, launch_arrays
+from ..graph_layout import array_label, grad_norm, tape_model, to_svg
 
 
 def names_from_namespace(ns):
@@ -46,6 +47,29 @@ def tape_svg(tape, names=None, engine="auto"):
         except (OSError, subprocess.SubprocessError):
             pass
     return to_svg(tape_model(tape, names or {}))
+
+
+def tape_html(tape, names=None, engine="auto"):
+    """The graph as SVG, and the gradient norms after ``tape.backward``."""
+    out = f"<div class='wpi-tape'>{tape_svg(tape, names, engine)}</div>"
+    if any(getattr(a, "grad", None) is not None for a in tape.arrays()):
+        out += gradient_norms_html(tape, names)
+    return out
+
+
+def tape_text(tape, names=None):
+    """The data flow as text: one line per launch, ``kernel(dim): reads -> writes``."""
+    names = names or {}
+    lines = [f"wp.Tape: {len(tape.launches)} recorded steps"]
+    for entry in tape.launches:
+        if entry[0] == "launch":
+            reads, writes = launch_arrays(entry)
+            ins = ", ".join(array_label(a, names) for a in reads) or "-"
+            outs = ", ".join(array_label(a, names) for a in writes) or "-"
+            lines.append(f"  {entry[1].key} dim={entry[2]}: {ins} -> {outs}")
+        else:
+            lines.append(f"  ({entry_label(entry)})")
+    return "\n".join(lines)
 
 
 def gradient_norms(tape, names=None):
