@@ -540,3 +540,8 @@ REFS = {
 }
 
 N_THREADS = 64
+
+# the builtins of the later waves: their references live in their own files
+from builtin_refs_extra import EXTRA_REFS  # noqa: E402
+
+REFS.update(EXTRA_REFS)

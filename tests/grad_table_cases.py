@@ -74,6 +74,13 @@ DOMAINS = {
     "eig3": {"*": _well_conditioned},
     "quat_to_axis_angle": {"*": _unit_quat}, "quat_slerp": {0: _unit_quat, 1: _unit_quat},
     "smoothstep": {0: _u(-1.0, -0.6), 1: _u(0.6, 1.0), 2: _u(-0.5, 0.5)},
+    # issue 16
+    "erfinv": {"*": _u(-0.8, 0.8)}, "erfcinv": {"*": _u(0.2, 1.8)},
+    "copysign": {0: _away_from_zero(0.2, 1.0)},
+    "div_approx": {0: _away_from_zero(0.5, 1.5), 1: _away_from_zero(0.5, 1.5)},
+    "norm_huber": {1: POSITIVE}, "norm_pseudo_huber": {1: POSITIVE},
+    "smooth_normalize": {1: POSITIVE},
+    "inverse_approx": {"*": _well_conditioned}, "svd2": {"*": _well_conditioned},
 }
 DEFAULT_SAMPLER = _u(-1.0, 1.0)
 
@@ -157,7 +164,8 @@ def _syntax(ov, args):
 
 
 # builtins that write results into arguments (by name: the positions of those arguments)
-OUT_PARAMS = {"quat_to_axis_angle": (1, 2), "svd3": (1, 2, 3), "qr3": (1, 2), "eig3": (1, 2)}
+OUT_PARAMS = {"quat_to_axis_angle": (1, 2), "svd3": (1, 2, 3), "qr3": (1, 2), "eig3": (1, 2),
+              "svd2": (1, 2, 3)}
 
 
 def builtin_case(ov, index, scalar):
@@ -167,7 +175,7 @@ def builtin_case(ov, index, scalar):
         return None
     arg_types, ret = found
     rets = list(ret) if isinstance(ret, tuple) else ([] if ret is None else [ret])
-    out_pos = OUT_PARAMS.get(ov.name, ())
+    out_pos = tuple(k for k in OUT_PARAMS.get(ov.name, ()) if k < len(arg_types))   # not tuple forms
     out_types = [arg_types[k] for k in out_pos]
     if not any(is_float_valued(t) for t in rets + out_types):
         return None

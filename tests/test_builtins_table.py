@@ -136,7 +136,7 @@ def _scalar_values(d, domain, n, rng):
         return v.astype(npd)
     lo, hi = {"pos": (0.1, 3.0), "unit": (-0.9, 0.9), "t01": (0.0, 1.0), "lo": (-2.0, -0.5),
               "hi": (0.5, 2.0), "wide": (-10.0, 10.0), "lac": (1.5, 2.5), "gain": (0.3, 0.7),
-              "lam": (0.5, 60.0)}.get(domain, (-2.0, 2.0))
+              "lam": (0.5, 60.0), "erfc": (0.01, 1.99)}.get(domain, (-2.0, 2.0))
     v = rng.uniform(lo, hi, n)
     if domain == "nonzero":
         v = rng.uniform(0.5, 2.0, n) * rng.choice([-1, 1], n)
@@ -198,6 +198,15 @@ def draw_args(spec, types, n, rng):
 
 
 # --- generated kernels ------------------------------------------------------------------------------
+def spec_of(name, ret):
+    """The reference entry of a call; a tuple-returning form has its own (``name/tuple``)."""
+    return REFS[name + "/tuple"] if isinstance(ret, tuple) else REFS[name]
+
+
+def _results(ret):
+    return list(ret) if isinstance(ret, tuple) else ([] if ret is None else [ret])
+
+
 def kernel_source(k, name, types, ret, spec):
     outs, muts = spec.get("out", ()), spec.get("mutates", ())
     params = [f"a{j}: wp.array(dtype=T_{k}_{j})" if not isinstance(t, array_type) else
@@ -213,10 +222,9 @@ def kernel_source(k, name, types, ret, spec):
             body.append(f"    v{j} = a{j}[i]")
         call_args.append(f"v{j}")
     call = f"wp.{name}({', '.join(call_args)})"
-    results = []
-    if ret is not None:
-        body.append(f"    res = {call}")
-        results.append(("res", f"R_{k}"))
+    results = [(f"res{m}", f"R_{k}_{m}") for m in range(len(_results(ret)))]
+    if results:
+        body.append(f"    {', '.join(r for r, _ in results)} = {call}")
     else:
         body.append(f"    {call}")
     results += [(f"v{j}", f"T_{k}_{j}") for j in list(outs) + list(muts)]
@@ -244,11 +252,10 @@ class TableModules:
         for k, (name, ov, types, ret) in enumerate(self.cases):
             if _group(name) != group:
                 continue
-            spec = REFS.get(name, {})
+            spec = spec_of(name, ret) if name in REFS else {}
             src.append(kernel_source(k, name, types, ret, spec))
             names.update({f"T_{k}_{j}": t for j, t in enumerate(types)})
-            if ret is not None:
-                names[f"R_{k}"] = ret
+            names.update({f"R_{k}_{m}": r for m, r in enumerate(_results(ret))})
         mod_name = "wpi_table_" + "".join(c if c.isalnum() else "_" for c in group.lower())
         path = os.path.join(self.folder, mod_name + ".py")
         with open(path, "w") as f:
@@ -295,18 +302,18 @@ def _compare(name, got, want, d, spec):
 
 def run_case(table, k, case):
     name, ov, types, ret = case
-    spec = REFS[name]
+    spec = spec_of(name, ret)
     module = table.module_for(_group(name))
     n = spec.get("n", N_THREADS)
     rng = np.random.default_rng(k)
     args = draw_args(spec, types, n, rng)
     inputs = [_to_wp(a, t.dtype if isinstance(t, array_type) else t) for a, t in zip(args, types)]
-    out_types = ([ret] if ret is not None else []) + [types[j] for j in spec.get("out", ())] + \
+    out_types = _results(ret) + [types[j] for j in spec.get("out", ())] + \
         [types[j] for j in spec.get("mutates", ())]
     outs = [wp.zeros(n, dtype=t) for t in out_types]
     wp.launch(getattr(module, f"case_{k}"), dim=n, inputs=inputs + outs)
     got = [o.numpy() for o in outs]
-    d = reg.scalar_of(ret) if ret is not None and reg.scalar_of(ret) is not None else \
+    d = reg.scalar_of(ret) if not isinstance(ret, tuple) and reg.scalar_of(ret) is not None else \
         next((reg.scalar_of(t) for t in types if reg.scalar_of(t) is not None), sc.float32)
     ref_args = [a.astype(np.float64) if a.dtype.kind == "f" else a for a in args]
     if "check" in spec:

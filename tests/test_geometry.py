@@ -342,7 +342,10 @@ def _tape_grad(kernel, mesh, arrays, x):
 def test_closest_point_gradient_matches_finite_differences():
     verts, faces = icosphere(1)
     mesh = make_mesh(verts, faces)
-    x = (RNG.normal(size=(20, 3)) * 0.8).astype(np.float32)
+    # its own generator: drawn from the shared RNG, the points depended on which tests ran
+    # before on the xdist worker, and some draws put a point within the central difference's
+    # step of an edge region (see the float64 reference test below for that case)
+    x = (np.random.default_rng(3).normal(size=(20, 3)) * 0.8).astype(np.float32)
     grad, _ = _tape_grad(closest_loss, mesh, [], x)
 
     def f(xv):

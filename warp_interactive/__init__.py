@@ -19,7 +19,7 @@ from .runtime.device import (Device, ScopedDevice, get_cuda_device_count, get_cu
                              get_cuda_driver_version, get_device, get_devices,
                              get_preferred_device, is_cpu_available, is_cuda_available,
                              is_device_available, set_device)
-from .runtime.launch import launch
+from .runtime.launch import launch, launch_tiled
 from .runtime.tape import Tape
 from .runtime.module import Module, get_module, get_module_options, load_module, set_module_options
 from .runtime.utils import ScopedTimer, init, synchronize, synchronize_device

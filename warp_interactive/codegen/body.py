@@ -6,7 +6,7 @@ from ..lang import ir
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
-from .cpp_types import c_string, cpp_type, literal, member
+from .cpp_types import c_string, cpp_type, field, literal
 
 CONTEXT_ARGS = "_idx, _dim"          # what a builtin flagged `context` receives first
 BOUNDS_CHECKED = {"load", "view", "array_store", "atomic_add", "atomic_sub", "atomic_min",
@@ -102,9 +102,9 @@ class BodyWriter:
         if kind is ir.Select:
             return [f"{p}{s.out.label} = {s.cond.label} ? {s.if_true.label} : {s.if_false.label};"]
         if kind is ir.GetField:
-            return [f"{p}{s.out.label} = {s.src.label}.{member(s.field)};"]
+            return [f"{p}{s.out.label} = {s.src.label}.{field(s.src.type, s.field)};"]
         if kind is ir.SetField:
-            return [f"{p}{s.out.label} = {s.src.label};", f"{p}{s.out.label}.{member(s.field)} = {s.value.label};"]
+            return [f"{p}{s.out.label} = {s.src.label};", f"{p}{s.out.label}.{field(s.out.type, s.field)} = {s.value.label};"]
         if kind is ir.If:
             return self._fwd_if(s, ind, replay)
         if kind is ir.ForRange:
@@ -261,10 +261,10 @@ class BodyWriter:
         if kind is ir.Select:
             return [f"{p}wp::adj_select({s.cond.label}, {s.if_true.adj}, {s.if_false.adj}, {s.out.adj});"]
         if kind is ir.GetField:
-            return [f"{p}{_accum(s.out.type)}({s.src.adj}.{member(s.field)}, {s.out.adj});"]
+            return [f"{p}{_accum(s.out.type)}({s.src.adj}.{field(s.src.type, s.field)}, {s.out.adj});"]
         if kind is ir.SetField:
-            return [f"{p}{_accum(s.value.type)}({s.value.adj}, {s.out.adj}.{member(s.field)});",
-                    f"{p}{s.out.adj}.{member(s.field)} = {{}};",
+            return [f"{p}{_accum(s.value.type)}({s.value.adj}, {s.out.adj}.{field(s.out.type, s.field)});",
+                    f"{p}{s.out.adj}.{field(s.out.type, s.field)} = {{}};",
                     f"{p}{_accum(s.src.type)}({s.src.adj}, {s.out.adj});"]
         if kind is ir.If:
             out = [f"{p}if ({s.cond.label}) {{"] + self.reverse(s.body, ind + 1)

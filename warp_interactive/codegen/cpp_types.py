@@ -7,22 +7,23 @@ from ..types import scalars as sc
 from ..types.array import array
 
 
-# Python names that C++ (or the C library's macros) reserve: as struct members they get a
-# trailing underscore (a kernel parameter named `do` or `new`, a struct field named `class`).
-CPP_RESERVED = frozenset("""
-alignas alignof and_eq asm auto bitand bitor bool case catch char char8_t char16_t char32_t class
-compl concept const consteval constexpr constinit const_cast continue co_await co_return co_yield
-decltype default delete do double dynamic_cast enum explicit export extern float friend goto
-inline int long mutable namespace new noexcept not_eq nullptr operator or_eq private protected
-public register reinterpret_cast requires short signed sizeof static static_assert static_cast
-struct switch template this thread_local throw typedef typeid typename union unsigned using
-virtual void volatile wchar_t xor xor_eq NULL EOF errno stdin stdout stderr INFINITY NAN
-""".split())
+# Every user name that becomes a C++ member (a kernel parameter in the argument struct, a
+# @wp.struct field) is spelled with this prefix, so no Python name can collide with a C++
+# keyword (`do`, `new`, `true`), a predefined macro (`__LINE__`, `linux`, `unix`, `__x86_64__`)
+# or one of the package's own macros (`WPI_...`). Local variables and parameters are already
+# `var_<id>`/`var_<name>`, functions and structs `<name>_<hash>`.
+MEMBER_PREFIX = "u_"
 
 
 def member(name):
     """The C++ spelling of a struct member (kernel parameter or @wp.struct field) ``name``."""
-    return name + "_" if name in CPP_RESERVED else name
+    return MEMBER_PREFIX + name
+
+
+def field(t, name):
+    """The C++ member for field ``name`` of a value of type ``t``: user structs' members carry
+    the prefix, the native headers' structs (geometry query results) keep their own names."""
+    return member(name) if hasattr(t, "_wp_struct_") else name
 
 
 def cpp_type(t):

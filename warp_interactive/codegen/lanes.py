@@ -18,6 +18,7 @@ scalar values as one array per component (the vectorised loop then reads contigu
 Kernels that print or return, and debug builds, keep the scalar body only.
 """
 
+from ..types.tile import is_tile
 from ..lang import ir
 from ..types import composite as comp
 from ..types import scalars as sc
@@ -183,6 +184,8 @@ def qualifies(fir):
     """The Analysis when the kernel gets a lanes body, else None: no print or return, its
     parameters never reassigned per thread, and at least one uniform loop."""
     kinds = {type(s) for s in _walk(fir.body.stmts)}
+    if any(is_tile(v.type) for v in fir.vars):
+        return None   # tile kernels: one block per thread, their loops are in the tile templates
     if ir.ForRange not in kinds or ir.Print in kinds or ir.Return in kinds:
         return None
     a = Analysis(fir)

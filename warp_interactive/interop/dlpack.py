@@ -223,24 +223,31 @@ class _Exported:
         self.address = ctypes.addressof(m)
 
 
-def _release(address):
-    _live.pop(address, None)
+def _release(address, live=_live):
+    # ``live`` is bound here: a consumer may free its view while the interpreter shuts down,
+    # after this module's globals were cleared
+    live.pop(address, None)
 
 
 @DELETER
-def _deleter(address):
-    _release(address)
+def _deleter(address, release=_release):
+    release(address)
 
 
 @CAPSULE_DESTRUCTOR
-def _capsule_destructor(capsule_ptr):
+def _capsule_destructor(capsule_ptr, names=(_NAME, _NAME_V), is_valid=_IsValidRaw,
+                        get=_GetPointerRaw, release=_release):
     # called when a capsule dies; free its tensor only if nobody consumed it
-    for name in (_NAME, _NAME_V):
-        if _IsValidRaw(capsule_ptr, name):
-            _release(_GetPointerRaw(capsule_ptr, name))
+    for name in names:
+        if is_valid(capsule_ptr, name):
+            release(get(capsule_ptr, name))
 
 
 _DELETER = _deleter
+# The C thunks outlive this module: a NumPy view of an export can be freed at interpreter exit,
+# after this module's dict was cleared, and must still find its deleter (never freed on purpose).
+for _thunk in (_deleter, _capsule_destructor):
+    _api.Py_IncRef(ctypes.py_object(_thunk))
 
 
 def to_dlpack(a):

@@ -71,7 +71,10 @@ def from_interface(iface, dtype, device, owner, what="the array"):
     strides = tuple(int(s) for s in strides) if strides else _contiguous_strides(shape, scalar.size)
     dtype, shape, strides = element_layout(shape, strides, scalar, dtype, what)
     ptr = iface["data"][0] if iface.get("data") else 0
-    return wrap(ptr or 0, shape, strides, dtype, device, owner)
+    a = wrap(ptr or 0, shape, strides, dtype, device, owner)
+    if iface.get("data") and iface["data"][1]:    # the protocol's read-only flag
+        a._set_writability(True)
+    return a
 
 
 def from_cuda_array_interface(obj, dtype=None, device=None):

@@ -8,10 +8,21 @@ warp_interactive`` creates one of these per builtin and must stay light."""
 INTRINSIC_NAMES = ("tid", "quat_from_axis_angle", "printf", "vector", "matrix", "quaternion",
                    "identity", "quat_identity", "transform_identity")
 INTRINSICS = {}
+# the tile builtins (lang/builtins_tile*.py implement them; listed here so that `import
+# warp_interactive` exports wp.tile_* without importing the translator)
+TILE_NAMES = (
+    "tile_zeros", "tile_ones", "tile_full", "tile_arange", "tile_randf", "tile_randi", "tile_load",
+    "tile_store", "tile_atomic_add", "tile_extract", "tile", "untile", "tile_from_thread", "tile_map",
+    "tile_reduce", "tile_sum", "tile_max", "tile_min", "tile_argmax", "tile_argmin", "tile_transpose",
+    "tile_broadcast", "tile_view", "tile_assign", "tile_reshape", "tile_squeeze", "tile_astype",
+    "tile_matmul", "tile_cholesky", "tile_cholesky_inplace", "tile_cholesky_solve",
+    "tile_cholesky_solve_inplace", "tile_lower_solve", "tile_lower_solve_inplace", "tile_upper_solve",
+    "tile_upper_solve_inplace", "tile_diag_add", "tile_scan_inclusive", "tile_scan_exclusive",
+    "tile_scan_max_inclusive", "tile_scan_min_inclusive", "tile_sort")
 
 
 def intrinsic_names():
-    return sorted(set(INTRINSIC_NAMES) | set(INTRINSICS))
+    return sorted(set(INTRINSIC_NAMES) | set(TILE_NAMES) | set(INTRINSICS))
 
 
 class BuiltinFunction:

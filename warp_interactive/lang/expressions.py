@@ -8,7 +8,8 @@ import numpy as np
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
-from . import ir, registry
+from ..types.tile import is_tile
+from . import builtins_tile, ir, registry
 from .errors import TypeMismatch
 from .registry import type_name
 from .scope import Conflict, PyValue
@@ -214,7 +215,7 @@ class ExpressionsMixin:
                 raise self.scope.error(
                     f"too many indices ({len(idx)}) for an array of {t.ndim} dimensions")
             return self.call_builtin("load" if len(idx) == t.ndim else "view", [base] + idx)
-        if comp.is_composite(t):
+        if comp.is_composite(t) or is_tile(t):
             return self.call_builtin("extract", [base] + idx)
         raise self.scope.error(f"a value of type {type_name(t)} cannot be indexed")
 
@@ -265,6 +266,8 @@ class ExpressionsMixin:
     def call_builtin(self, name, args, template=""):
         """Emit a call of builtin ``name``; literals adopt the other arguments' scalar type."""
         arg_types = [a.type for a in args]
+        if any(is_tile(t) for t in arg_types):   # operators on tiles (lang/builtins_tile.py)
+            return builtins_tile.operator(self, name, args)
         try:
             ov, ret = registry.resolve(name, arg_types)
         except TypeMismatch as first_error:

@@ -6,7 +6,8 @@ import builtins as py_builtins
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
-from . import intrinsics, ir
+from ..types.tile import is_tile
+from . import builtins_tile, intrinsics, ir
 from .calls import CallsMixin
 from .expressions import BINOPS, EXPR_TABLE, ExpressionsMixin
 from .registry import type_name
@@ -126,6 +127,8 @@ class Translator(ExpressionsMixin, CallsMixin):
                 self.store(base, idx, value, None)
             elif isinstance(base, ir.Var) and comp.is_composite(base.type):
                 self.write(target.value, self.call_builtin("assign", [base] + idx + [value]))
+            elif isinstance(base, ir.Var) and is_tile(base.type):
+                self.write(target.value, builtins_tile.assign_element(self, base, idx, value))
             else:
                 raise self.scope.error("only arrays and vector/matrix values accept item assignment")
         elif isinstance(target, ast.Attribute):

@@ -56,12 +56,17 @@ def as_array(value, t, device):
     return as_foreign_array(value, t, device)
 
 
-def convert_array(value, t, device, grad=None):
+def convert_array(value, t, device, grad=None, check=None):
+    """``check(array or None)``, if given, vets what the kernel will do with it (see pack)."""
     if value is None:
+        if check is not None:
+            check(None)
         return ArrayDesc()
     if isinstance(value, ArrayDesc):   # a descriptor from from_torch(..., return_ctype=True)
         return value
     a = as_array(value, t, device)
+    if check is not None and a._unwritable is not None:
+        check(a)
     if a.dtype is not t.dtype and type_name(a.dtype) != type_name(t.dtype):
         raise ArgError(f"expected an array of {type_name(t.dtype)}, got an array of {type_name(a.dtype)}")
     if a.ndim != t.ndim:
@@ -109,10 +114,10 @@ def convert_composite(value, t):
         raise ArgError(f"expected {t.__name__}: {e}") from None
 
 
-def convert(value, t, device, grad=None):
+def convert(value, t, device, grad=None, check=None):
     """The C value for a parameter of type ``t``."""
     if isinstance(t, array):
-        return convert_array(value, t, device, grad)
+        return convert_array(value, t, device, grad, check)
     if sc.is_scalar(t):
         return convert_scalar(value, t)
     if comp.is_composite(t):
@@ -138,7 +143,24 @@ def pack(kernel, values, device, grads=None):
     for i, ((name, t), v) in enumerate(zip(types.items(), values)):
         g = grads[i] if grads is not None else None
         try:
-            setattr(st, name, convert(v, t, device, g))
+            setattr(st, name, convert(v, t, device, g, _access_check(kernel, name)))
         except ArgError as e:
             raise TypeError(f"kernel '{kernel.key}' argument '{name}' (type {type_name(t)}): {e}") from None
     return st
+
+
+def _access_check(kernel, name):
+    """A check for an array argument that is None or must not be written: refused when the
+    kernel indexes (None) or may write (read-only, stride-0) it. Translates the kernel only
+    then, so ordinary launches never pay for the analysis."""
+    def check(a):
+        from ..lang.access import kernel_access
+        access = kernel_access(kernel).get(name, ())
+        if a is None and access:
+            raise ArgError(f"is None, but kernel '{kernel.key}' indexes it; pass an array (None "
+                           f"stands only for an array a kernel does not index)")
+        if a is not None and "write" in access:
+            raise ArgError(f"the kernel writes to this array, but it is "
+                           f"{a._unwritable}; pass a writable copy (wp.array(x, copy=True) "
+                           f"or np.array(x))")
+    return check

@@ -45,6 +45,8 @@ def _param_code(i, t, ctype, env):
             f"if type({v}) is not _array or {v}.dtype is not DT{i} or {v}.ndim != {t.ndim} "
             f"or {v}.device is not _dev: return False",
             f"d = {v}._desc",
+            # an array kernels must not write never caches its descriptor: the general path checks it
+            f"if d is None and {v}._unwritable is not None: return False",
             f"{v} = _bytes(d if d is not None else {v}.desc())"]
     env[f"T{i}"] = t
     if sc.is_scalar(t) and t is not sc.float16:
@@ -101,6 +103,8 @@ _TEMPLATE = """\
 def run(dim, values):
     if _fast[0] != plan._epoch or plan.busy:
         return False
+    if type(dim) is not int and (type(dim) is not tuple or not all(type(d) is int for d in dim)):
+        return False    # 1.0 or True would find the record learned for 1
     try:
         b = _bounds.get(dim)
         {unpack} = values

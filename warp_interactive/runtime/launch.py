@@ -3,6 +3,8 @@
 import ctypes
 from functools import partial
 
+import numpy as np
+
 from ..config import config
 from ..lang.errors import LaunchError
 from ..types.array import _capturing
@@ -21,19 +23,39 @@ class LaunchBounds(ctypes.Structure):
                 ("size", ctypes.c_int64)]
 
 
+MAX_DIM = 2**31 - 1   # wp.tid() is an int32 per dimension (as in the reference)
+MAX_SIZE = 2**63 - 1  # the launch's thread count is an int64
+
+
+def _dim_value(d, dim):
+    """One dimension as a Python int: ints and integer-like objects (NumPy integers), never
+    bools, floats or strings, which would otherwise run some number of threads."""
+    if isinstance(d, (bool, np.bool_)) or not hasattr(type(d), "__index__"):
+        raise TypeError(f"wp.launch: dim must be an int or a tuple of up to {MAX_DIMS} ints, got "
+                        f"{dim!r} ({type(d).__name__})")
+    d = d.__index__()
+    if d < 0:
+        raise ValueError(f"launch dim must not be negative, got {dim!r}")
+    if d > MAX_DIM:
+        raise ValueError(f"wp.launch: each dim must be between 0 and 2**31-1 = {MAX_DIM} "
+                         f"(wp.tid() is a 32-bit int), got {dim!r}")
+    return d
+
+
 def make_bounds(dim):
-    if isinstance(dim, int) or hasattr(dim, "__index__"):
-        dim = (int(dim),)
-    dim = tuple(int(d) for d in dim)
+    if isinstance(dim, (list, tuple)):
+        dim = tuple(_dim_value(d, dim) for d in dim)
+    else:
+        dim = (_dim_value(dim, dim),)
     if not 1 <= len(dim) <= MAX_DIMS:
         raise ValueError(f"launch dim must have 1 to {MAX_DIMS} dimensions, got {dim}")
-    if any(d < 0 for d in dim):
-        raise ValueError(f"launch dim must not be negative, got {dim}")
     b = LaunchBounds()
     size = 1
     for i, d in enumerate(dim):
         b.shape[i] = d
         size *= d
+    if size > MAX_SIZE:
+        raise ValueError(f"wp.launch: dim {dim} has {size} threads, more than 2**63-1")
     b.ndim, b.size = len(dim), size
     return b
 
@@ -129,10 +151,33 @@ def _default_dim(kernel, values):
 
 
 def _check_tid_arity(kernel, bounds):
+    """Unpacking fewer indices than the launch has dimensions gives the leading ones (as the
+    reference does: ``i, j = wp.tid()`` in a tiled launch); more is an error."""
     arity = tid_arity(kernel)
-    if arity > 1 and arity != bounds.ndim:
+    if arity > 1 and arity > bounds.ndim:
         raise ValueError(f"kernel '{kernel.key}' unpacks wp.tid() into {arity} indices but is "
                          f"launched with a {bounds.ndim}-dimensional dim")
+
+
+# A block's effective width: one thread on every device, as warp-lang runs tiles on the CPU
+# (without its experimental enable_cpu_blocks); tiles are then values of their thread.
+TILE_BLOCK_WIDTH = 1
+
+
+def launch_tiled(kernel, dim, inputs=(), outputs=(), device=None, stream=None, block_dim=256,
+                 **kwargs):
+    """Launch ``dim`` blocks (an int or a tuple of up to 3): the grid gets a trailing dimension of
+    the block width, so ``i, j = wp.tid()`` gives the block's index. ``block_dim`` is accepted
+    as in the reference; blocks run one thread wide (TILE_BLOCK_WIDTH), tiles are per-block values."""
+    if isinstance(dim, int) or hasattr(dim, "__index__"):
+        dim = (int(dim),)
+    dim = tuple(int(d) for d in dim)
+    if not 1 <= len(dim) <= MAX_DIMS - 1:
+        raise ValueError(f"wp.launch_tiled() takes a grid of 1 to {MAX_DIMS - 1} dimensions, got {dim}")
+    if block_dim is not None and int(block_dim) < 0:
+        raise ValueError(f"block_dim must not be negative, got {block_dim}")
+    return launch(kernel, dim + (TILE_BLOCK_WIDTH,), inputs=inputs, outputs=outputs, device=device,
+                  stream=stream, block_dim=block_dim if block_dim else 256, **kwargs)
 
 
 def _check_backward_enabled(kernel):
@@ -203,6 +248,11 @@ class Launch:
             raise LaunchError(err)
 
     def set_param_at_index(self, index, value):
-        from .args import convert
+        from .args import ArgError, _access_check, convert
+        from ..lang.registry import type_name
         name, t = list(self.kernel.arg_types.items())[index]
-        setattr(self.args, name, convert(value, t, self.device))
+        try:
+            setattr(self.args, name, convert(value, t, self.device, check=_access_check(self.kernel, name)))
+        except ArgError as e:
+            raise TypeError(f"kernel '{self.kernel.key}' argument '{name}' (type {type_name(t)}): "
+                            f"{e}") from None

@@ -52,6 +52,8 @@ class array:
     """An n-d array of ``dtype`` elements on a device (or, without data, a kernel annotation)."""
 
     pinned = False
+    _readonly = False       # the memory is read-only (a read-only NumPy array, bytes, mmap)
+    _unwritable = None      # why kernels must not write it (read-only, or stride 0), else None
 
     def __init__(self, data=None, dtype=None, shape=None, strides=None, length=None, ptr=None,
                  capacity=None, device=None, copy=True, owner=False, ndim=None, grad=None,
@@ -88,6 +90,17 @@ class array:
         self.ptr, self.shape, self.strides, self._ref = ptr, tuple(shape), tuple(strides), ref
         self.ndim = len(self.shape)
         self._desc = None
+        self._set_writability(_is_readonly(ref))
+
+    def _set_writability(self, readonly):
+        """Remember whether kernels may write this memory (launches refuse it otherwise)."""
+        self._readonly = bool(readonly)
+        if readonly:
+            self._unwritable = "read-only memory"
+        elif any(s == 0 and n > 1 for s, n in zip(self.strides, self.shape)):
+            self._unwritable = f"a stride-0 (broadcast) view (strides {self.strides}): its elements share memory"
+        else:
+            self._unwritable = None
 
     def _allocate(self, shape):
         if self.dtype is None:
@@ -231,7 +244,10 @@ class array:
         """The ``array_t`` descriptor (cached; rebuilt when grad changes)."""
         if self._desc is None:
             g = self._grad.ptr if self._grad is not None else 0
-            self._desc = make_desc(self.ptr, g, self.shape, self.strides)
+            d = make_desc(self.ptr, g, self.shape, self.strides)
+            if self._unwritable is not None:
+                return d   # never cached: the fast launch paths then decline it (args.py checks)
+            self._desc = d
         return self._desc
 
     # --- NumPy interop ------------------------------------------------------------------------
@@ -242,7 +258,7 @@ class array:
         es = element_shape(self.dtype)
         npd = np_dtype_of(self.dtype)
         inner = _contiguous_strides(es, npd.itemsize) if es else ()
-        iface = {"data": (self.ptr or 0, False), "shape": self.shape + es,
+        iface = {"data": (self.ptr or 0, self._readonly), "shape": self.shape + es,
                  "strides": self.strides + inner, "typestr": npd.str, "version": 3}
         if npd.fields is not None:
             iface["descr"] = npd.descr
@@ -419,6 +435,13 @@ class array:
     def type_key(self):
         """What makes two annotations the same kernel type."""
         return ("array", self.dtype, self.ndim)
+
+
+def _is_readonly(ref):
+    """Whether the owner of a view's memory forbids writing it."""
+    if isinstance(ref, np.ndarray):
+        return not ref.flags.writeable
+    return isinstance(ref, array) and ref._readonly
 
 
 def _to_element(dtype, value):

@@ -8,6 +8,7 @@
 #include "quat.h"
 #include "transform.h"
 #include "spatial.h"
+#include "math_extra.h"
 #include "atomic.h"
 #include "utility.h"
 #include "rand.h"
@@ -16,3 +17,4 @@
 #include "mesh.h"
 #include "hashgrid.h"
 #include "volume.h"
+#include "tile.h"

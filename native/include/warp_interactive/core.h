@@ -34,10 +34,12 @@ struct launch_bounds_t {
 // --- thread indices ----------------------------------------------------------------------------
 WPI_FUNC int32 tid(int64 idx, const launch_bounds_t&) { return int32(idx); }
 
-// Index k of a `count`-dimensional launch: the last dimension varies fastest.
+// Index k of the launch grid (the last dimension varies fastest). `count` is how many indices the
+// kernel unpacks: fewer than the launch has dimensions is fine (`i, j = wp.tid()` in a tiled
+// launch of [M, N, block_dim]); they are the leading ones.
 WPI_FUNC int32 tid_nd(int64 idx, const launch_bounds_t& dim, int32 k, int32 count)
 {
-    for (int32 d = count - 1; d > k; --d) idx /= dim.shape[d];
+    for (int32 d = (dim.ndim > count ? dim.ndim : count) - 1; d > k; --d) idx /= dim.shape[d];
     return int32(idx % dim.shape[k]);
 }
 

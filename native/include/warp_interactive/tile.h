@@ -1,0 +1,506 @@
+// Tiles: fixed-shape blocks of values that kernels load, combine and store as one value
+// (warp-lang's tile model). A block runs with an effective width of one thread on every target
+// (warp-lang's CPU semantics), so a tile is a plain value of its thread: every operation is a loop
+// over a compile-time size, which the compiler unrolls or vectorises. Depends on core.h, atomic.h.
+#pragma once
+
+namespace wp {
+
+// Shapes are padded to four dimensions with trailing ones; the Python type keeps the true rank.
+template <typename T, int D0, int D1 = 1, int D2 = 1, int D3 = 1>
+struct tile_t {
+    static constexpr int size = D0 * D1 * D2 * D3;
+    static constexpr int d0 = D0, d1 = D1, d2 = D2, d3 = D3;
+    typedef T value_type;
+    T data[size];
+};
+
+#define WPI_TILE_PARAMS typename T, int D0, int D1, int D2, int D3
+#define WPI_TILE_TPL template <WPI_TILE_PARAMS>
+#define WPI_TILE tile_t<T, D0, D1, D2, D3>
+
+// --- construction ------------------------------------------------------------------------------
+template <typename R>
+WPI_FUNC R tile_full(const typename R::value_type& v)
+{
+    R r;
+    for (int i = 0; i < R::size; ++i) r.data[i] = v;
+    return r;
+}
+template <typename R, typename S>
+WPI_FUNC void adj_tile_full(const S&, S& adj_v, const R& adj_ret)
+{
+    for (int i = 0; i < R::size; ++i) adj_accum(adj_v, adj_ret.data[i]);
+}
+
+template <typename R, typename S>
+WPI_FUNC R tile_arange(S start, S step)
+{
+    R r;
+    for (int i = 0; i < R::size; ++i) r.data[i] = S(start + S(i) * step);
+    return r;
+}
+template <typename R, typename S>
+WPI_FUNC void adj_tile_arange(S, S, S&, S&, const R&) {}
+
+// uint32 state, left unchanged: element i draws from a copy advanced i+1 times (as randf does)
+template <typename R>
+WPI_FUNC R tile_randf(uint32 state, float32 lo, float32 hi)
+{
+    R r;
+    for (int i = 0; i < R::size; ++i) r.data[i] = randf(state, lo, hi);
+    return r;
+}
+template <typename R>
+WPI_FUNC R tile_randi(uint32 state)
+{
+    R r;
+    for (int i = 0; i < R::size; ++i) r.data[i] = randi(state);
+    return r;
+}
+template <typename R>
+WPI_FUNC R tile_randi(uint32 state, int32 lo, int32 hi)
+{
+    R r;
+    for (int i = 0; i < R::size; ++i) r.data[i] = randi(state, lo, hi);
+    return r;
+}
+
+// --- element access ----------------------------------------------------------------------------
+WPI_TILE_TPL WPI_FUNC int tile_flat(const WPI_TILE&, int i) { return i; }
+WPI_TILE_TPL WPI_FUNC int tile_flat(const WPI_TILE&, int i, int j) { return i * D1 + j; }
+WPI_TILE_TPL WPI_FUNC int tile_flat(const WPI_TILE&, int i, int j, int k) { return (i * D1 + j) * D2 + k; }
+WPI_TILE_TPL WPI_FUNC int tile_flat(const WPI_TILE&, int i, int j, int k, int l)
+{
+    return ((i * D1 + j) * D2 + k) * D3 + l;
+}
+
+template <WPI_TILE_PARAMS, typename... I>
+WPI_FUNC T tile_extract(const WPI_TILE& t, I... idx) { return t.data[tile_flat(t, int(idx)...)]; }
+
+template <typename Tl, typename... Rest>
+WPI_FUNC void adj_tile_extract_impl(const Tl& t, Tl& adj_t, const typename Tl::value_type& adj_ret, Rest... idx)
+{
+    adj_accum(adj_t.data[tile_flat(t, int(idx)...)], adj_ret);
+}
+template <WPI_TILE_PARAMS, typename I0>
+WPI_FUNC void adj_tile_extract(const WPI_TILE& t, I0 i, WPI_TILE& adj_t, I0&, const T& adj_ret)
+{
+    adj_tile_extract_impl(t, adj_t, adj_ret, i);
+}
+template <WPI_TILE_PARAMS, typename I0, typename I1>
+WPI_FUNC void adj_tile_extract(const WPI_TILE& t, I0 i, I1 j, WPI_TILE& adj_t, I0&, I1&, const T& adj_ret)
+{
+    adj_tile_extract_impl(t, adj_t, adj_ret, i, j);
+}
+template <WPI_TILE_PARAMS, typename I0, typename I1, typename I2>
+WPI_FUNC void adj_tile_extract(const WPI_TILE& t, I0 i, I1 j, I2 k, WPI_TILE& adj_t, I0&, I1&, I2&,
+                               const T& adj_ret)
+{
+    adj_tile_extract_impl(t, adj_t, adj_ret, i, j, k);
+}
+
+// t[idx] = v on a value: returns the modified copy (the translator rebinds the name)
+template <WPI_TILE_PARAMS, typename... I>
+WPI_FUNC WPI_TILE tile_assign_elem(const WPI_TILE& t, const T& v, I... idx)
+{
+    WPI_TILE r = t;
+    r.data[tile_flat(t, int(idx)...)] = v;
+    return r;
+}
+
+// --- elementwise arithmetic (through the scalar/composite builtins, so every dtype works) --------
+#define WPI_TILE_BINARY(NAME, FN)                                                                  \
+    WPI_TILE_TPL WPI_FUNC WPI_TILE NAME(const WPI_TILE& a, const WPI_TILE& b)                       \
+    {                                                                                              \
+        WPI_TILE r;                                                                                \
+        for (int i = 0; i < WPI_TILE::size; ++i) r.data[i] = FN(a.data[i], b.data[i]);             \
+        return r;                                                                                  \
+    }                                                                                              \
+    WPI_TILE_TPL WPI_FUNC void adj_##NAME(const WPI_TILE& a, const WPI_TILE& b, WPI_TILE& adj_a,    \
+                                          WPI_TILE& adj_b, const WPI_TILE& adj_ret)                \
+    {                                                                                              \
+        for (int i = 0; i < WPI_TILE::size; ++i)                                                   \
+            adj_##FN(a.data[i], b.data[i], adj_a.data[i], adj_b.data[i], adj_ret.data[i]);         \
+    }
+WPI_TILE_BINARY(tile_add, add)
+WPI_TILE_BINARY(tile_sub, sub)
+WPI_TILE_BINARY(tile_mul, mul)
+WPI_TILE_BINARY(tile_div, div)
+#undef WPI_TILE_BINARY
+
+// found by adj_accum/adj_copy's generic templates (argument-dependent lookup)
+WPI_TILE_TPL WPI_FUNC WPI_TILE add(const WPI_TILE& a, const WPI_TILE& b) { return tile_add(a, b); }
+
+WPI_TILE_TPL WPI_FUNC WPI_TILE tile_neg(const WPI_TILE& a)
+{
+    WPI_TILE r;
+    for (int i = 0; i < WPI_TILE::size; ++i) r.data[i] = neg(a.data[i]);
+    return r;
+}
+WPI_TILE_TPL WPI_FUNC void adj_tile_neg(const WPI_TILE& a, WPI_TILE& adj_a, const WPI_TILE& adj_ret)
+{
+    for (int i = 0; i < WPI_TILE::size; ++i) adj_neg(a.data[i], adj_a.data[i], adj_ret.data[i]);
+}
+
+// tile * scalar, scalar * tile, tile / scalar
+template <WPI_TILE_PARAMS, typename S>
+WPI_FUNC WPI_TILE tile_mul_scalar(const WPI_TILE& a, S s)
+{
+    WPI_TILE r;
+    for (int i = 0; i < WPI_TILE::size; ++i) r.data[i] = mul(a.data[i], s);
+    return r;
+}
+template <WPI_TILE_PARAMS, typename S>
+WPI_FUNC void adj_tile_mul_scalar(const WPI_TILE& a, S s, WPI_TILE& adj_a, S& adj_s, const WPI_TILE& adj_ret)
+{
+    for (int i = 0; i < WPI_TILE::size; ++i) adj_mul(a.data[i], s, adj_a.data[i], adj_s, adj_ret.data[i]);
+}
+template <WPI_TILE_PARAMS, typename S>
+WPI_FUNC WPI_TILE tile_scalar_mul(S s, const WPI_TILE& a)
+{
+    WPI_TILE r;
+    for (int i = 0; i < WPI_TILE::size; ++i) r.data[i] = mul(s, a.data[i]);
+    return r;
+}
+template <WPI_TILE_PARAMS, typename S>
+WPI_FUNC void adj_tile_scalar_mul(S s, const WPI_TILE& a, S& adj_s, WPI_TILE& adj_a, const WPI_TILE& adj_ret)
+{
+    for (int i = 0; i < WPI_TILE::size; ++i) adj_mul(s, a.data[i], adj_s, adj_a.data[i], adj_ret.data[i]);
+}
+template <WPI_TILE_PARAMS, typename S>
+WPI_FUNC WPI_TILE tile_div_scalar(const WPI_TILE& a, S s)
+{
+    WPI_TILE r;
+    for (int i = 0; i < WPI_TILE::size; ++i) r.data[i] = div(a.data[i], s);
+    return r;
+}
+template <WPI_TILE_PARAMS, typename S>
+WPI_FUNC void adj_tile_div_scalar(const WPI_TILE& a, S s, WPI_TILE& adj_a, S& adj_s, const WPI_TILE& adj_ret)
+{
+    for (int i = 0; i < WPI_TILE::size; ++i) adj_div(a.data[i], s, adj_a.data[i], adj_s, adj_ret.data[i]);
+}
+
+// --- tile_map: a function (a lambda codegen writes around a builtin or @wp.func) per element ----
+template <typename R, typename F, typename A>
+WPI_FUNC R tile_map(F f, const A& a)
+{
+    R r;
+    for (int i = 0; i < R::size; ++i) r.data[i] = f(a.data[i]);
+    return r;
+}
+template <typename R, typename F, typename A, typename G>
+WPI_FUNC void adj_tile_map(F, const A& a, G adj_f, A& adj_a, const R& adj_ret)
+{
+    for (int i = 0; i < R::size; ++i) adj_f(a.data[i], adj_a.data[i], adj_ret.data[i]);
+}
+template <typename R, typename F, typename A, typename B>
+WPI_FUNC R tile_map(F f, const A& a, const B& b)
+{
+    R r;
+    for (int i = 0; i < R::size; ++i) r.data[i] = f(a.data[i], b.data[i]);
+    return r;
+}
+template <typename R, typename F, typename A, typename B, typename G>
+WPI_FUNC void adj_tile_map(F, const A& a, const B& b, G adj_f, A& adj_a, B& adj_b, const R& adj_ret)
+{
+    for (int i = 0; i < R::size; ++i) adj_f(a.data[i], b.data[i], adj_a.data[i], adj_b.data[i], adj_ret.data[i]);
+}
+
+// --- reductions (results are shape-(1,) tiles) ---------------------------------------------------
+// Eight partial sums: independent lanes the compiler vectorises without reassociating a chain.
+WPI_TILE_TPL WPI_FUNC tile_t<T, 1> tile_sum(const WPI_TILE& a)
+{
+    constexpr int W = 8;
+    T part[W];
+    for (int l = 0; l < W; ++l) part[l] = T{};
+    int i = 0;
+    for (; i + W <= WPI_TILE::size; i += W)
+        for (int l = 0; l < W; ++l) part[l] = add(part[l], a.data[i + l]);
+    for (; i < WPI_TILE::size; ++i) part[0] = add(part[0], a.data[i]);
+    tile_t<T, 1> r;
+    r.data[0] = part[0];
+    for (int l = 1; l < W; ++l) r.data[0] = add(r.data[0], part[l]);
+    return r;
+}
+WPI_TILE_TPL WPI_FUNC void adj_tile_sum(const WPI_TILE&, WPI_TILE& adj_a, const tile_t<T, 1>& adj_ret)
+{
+    for (int i = 0; i < WPI_TILE::size; ++i) adj_accum(adj_a.data[i], adj_ret.data[0]);
+}
+
+WPI_TILE_TPL WPI_FUNC int tile_arg_extreme(const WPI_TILE& a, bool want_max)
+{
+    int best = 0;
+    for (int i = 1; i < WPI_TILE::size; ++i)
+        if (want_max ? (a.data[best] < a.data[i]) : (a.data[i] < a.data[best])) best = i;
+    return best;
+}
+WPI_TILE_TPL WPI_FUNC tile_t<T, 1> tile_max(const WPI_TILE& a) { return {{a.data[tile_arg_extreme(a, true)]}}; }
+WPI_TILE_TPL WPI_FUNC tile_t<T, 1> tile_min(const WPI_TILE& a) { return {{a.data[tile_arg_extreme(a, false)]}}; }
+WPI_TILE_TPL WPI_FUNC tile_t<int32, 1> tile_argmax(const WPI_TILE& a) { return {{tile_arg_extreme(a, true)}}; }
+WPI_TILE_TPL WPI_FUNC tile_t<int32, 1> tile_argmin(const WPI_TILE& a) { return {{tile_arg_extreme(a, false)}}; }
+WPI_TILE_TPL WPI_FUNC void adj_tile_max(const WPI_TILE& a, WPI_TILE& adj_a, const tile_t<T, 1>& adj_ret)
+{
+    adj_accum(adj_a.data[tile_arg_extreme(a, true)], adj_ret.data[0]);
+}
+WPI_TILE_TPL WPI_FUNC void adj_tile_min(const WPI_TILE& a, WPI_TILE& adj_a, const tile_t<T, 1>& adj_ret)
+{
+    adj_accum(adj_a.data[tile_arg_extreme(a, false)], adj_ret.data[0]);
+}
+
+template <typename R, typename F, typename A>
+WPI_FUNC R tile_reduce(F f, const A& a)
+{
+    R r;
+    r.data[0] = a.data[0];
+    for (int i = 1; i < A::size; ++i) r.data[0] = f(r.data[0], a.data[i]);
+    return r;
+}
+
+// reduce along one axis: the input viewed as (outer, n, inner); the result is (outer, inner)
+template <typename R, int OUTER, int N, int INNER, typename A>
+WPI_FUNC R tile_sum_axis(const A& a)
+{
+    R r;
+    for (int o = 0; o < OUTER; ++o)
+        for (int k = 0; k < INNER; ++k) {
+            auto s = a.data[o * N * INNER + k];
+            for (int j = 1; j < N; ++j) s = add(s, a.data[(o * N + j) * INNER + k]);
+            r.data[o * INNER + k] = s;
+        }
+    return r;
+}
+template <typename R, int OUTER, int N, int INNER, typename A>
+WPI_FUNC void adj_tile_sum_axis(const A&, A& adj_a, const R& adj_ret)
+{
+    for (int o = 0; o < OUTER; ++o)
+        for (int j = 0; j < N; ++j)
+            for (int k = 0; k < INNER; ++k)
+                adj_accum(adj_a.data[(o * N + j) * INNER + k], adj_ret.data[o * INNER + k]);
+}
+template <typename R, int OUTER, int N, int INNER, typename F, typename A>
+WPI_FUNC R tile_reduce_axis(F f, const A& a)
+{
+    R r;
+    for (int o = 0; o < OUTER; ++o)
+        for (int k = 0; k < INNER; ++k) {
+            auto s = a.data[o * N * INNER + k];
+            for (int j = 1; j < N; ++j) s = f(s, a.data[(o * N + j) * INNER + k]);
+            r.data[o * INNER + k] = s;
+        }
+    return r;
+}
+
+// --- layout: one affine gather covers transpose, broadcast, view, squeeze, reshape ---------------
+// out[i0,i1,i2,i3] = a.data[OFF + i0*S0 + i1*S1 + i2*S2 + i3*S3] (strides may be 0: broadcast)
+template <typename R, int OFF, int S0, int S1, int S2, int S3, typename A>
+WPI_FUNC R tile_gather(const A& a)
+{
+    R r;
+    int n = 0;
+    for (int i0 = 0; i0 < R::d0; ++i0)
+        for (int i1 = 0; i1 < R::d1; ++i1)
+            for (int i2 = 0; i2 < R::d2; ++i2)
+                for (int i3 = 0; i3 < R::d3; ++i3) r.data[n++] = a.data[OFF + i0 * S0 + i1 * S1 + i2 * S2 + i3 * S3];
+    return r;
+}
+template <typename R, int OFF, int S0, int S1, int S2, int S3, typename A>
+WPI_FUNC void adj_tile_gather(const A&, A& adj_a, const R& adj_ret)
+{
+    int n = 0;
+    for (int i0 = 0; i0 < R::d0; ++i0)
+        for (int i1 = 0; i1 < R::d1; ++i1)
+            for (int i2 = 0; i2 < R::d2; ++i2)
+                for (int i3 = 0; i3 < R::d3; ++i3)
+                    adj_accum(adj_a.data[OFF + i0 * S0 + i1 * S1 + i2 * S2 + i3 * S3], adj_ret.data[n++]);
+}
+// the inverse: dst with src written at the positions a gather of the same map reads
+template <int OFF, int S0, int S1, int S2, int S3, typename D, typename Sr>
+WPI_FUNC D tile_scatter(const D& dst, const Sr& src)
+{
+    D r = dst;
+    int n = 0;
+    for (int i0 = 0; i0 < Sr::d0; ++i0)
+        for (int i1 = 0; i1 < Sr::d1; ++i1)
+            for (int i2 = 0; i2 < Sr::d2; ++i2)
+                for (int i3 = 0; i3 < Sr::d3; ++i3) r.data[OFF + i0 * S0 + i1 * S1 + i2 * S2 + i3 * S3] = src.data[n++];
+    return r;
+}
+template <int OFF, int S0, int S1, int S2, int S3, typename D, typename Sr>
+WPI_FUNC void adj_tile_scatter(const D&, const Sr&, D& adj_dst, Sr& adj_src, const D& adj_ret)
+{
+    bool written[D::size];
+    for (int i = 0; i < D::size; ++i) written[i] = false;
+    int n = 0;
+    for (int i0 = 0; i0 < Sr::d0; ++i0)
+        for (int i1 = 0; i1 < Sr::d1; ++i1)
+            for (int i2 = 0; i2 < Sr::d2; ++i2)
+                for (int i3 = 0; i3 < Sr::d3; ++i3) {
+                    int k = OFF + i0 * S0 + i1 * S1 + i2 * S2 + i3 * S3;
+                    adj_accum(adj_src.data[n++], adj_ret.data[k]);
+                    written[k] = true;
+                }
+    for (int i = 0; i < D::size; ++i)
+        if (!written[i]) adj_accum(adj_dst.data[i], adj_ret.data[i]);
+}
+
+// --- memory: loads and stores of an n-d window at an offset; outside the array reads zero and
+// writes nothing (warp-lang's bounds_check=True), so a tile need not divide the array ----------
+template <typename T, typename Tl>
+WPI_FUNC int64 tile_array_offset(const array_t<T>& a, int ndim, const int* o, int n, bool& inside)
+{
+    const int dims[4] = {Tl::d0, Tl::d1, Tl::d2, Tl::d3};
+    int idx[4];
+    int rest = n;
+    for (int d = 3; d >= 0; --d) {
+        idx[d] = rest % dims[d];
+        rest /= dims[d];
+    }
+    int64 off = 0;
+    inside = true;
+    for (int d = 0; d < ndim; ++d) {
+        int64 g = int64(o[d]) + idx[d];
+        if (g < 0 || g >= a.shape[d]) inside = false;
+        off += g * a.strides[d];
+    }
+    return off;
+}
+
+template <typename R, int NDIM, typename T>
+WPI_FUNC R tile_load(const array_t<T>& a, int32 o0, int32 o1, int32 o2, int32 o3)
+{
+    R r;
+    const int o[4] = {o0, o1, o2, o3};
+    // the common case: a whole row-major window with a unit inner stride, copied row by row
+    constexpr int inner = NDIM == 1 ? R::d0 : NDIM == 2 ? R::d1 : NDIM == 3 ? R::d2 : R::d3;
+    bool fits = a.strides[NDIM - 1] == int64(sizeof(T));
+    for (int d = 0; d < NDIM; ++d) {
+        const int dims[4] = {R::d0, R::d1, R::d2, R::d3};
+        fits = fits && o[d] >= 0 && int64(o[d]) + dims[d] <= a.shape[d];
+    }
+    if (fits) {
+        for (int row = 0; row < R::size / inner; ++row) {
+            bool inside;
+            int64 off = tile_array_offset<T, R>(a, NDIM, o, row * inner, inside);
+            const T* src = (const T*)((const char*)a.data + off);
+            for (int j = 0; j < inner; ++j) r.data[row * inner + j] = src[j];
+        }
+        return r;
+    }
+    for (int n = 0; n < R::size; ++n) {
+        bool inside;
+        int64 off = tile_array_offset<T, R>(a, NDIM, o, n, inside);
+        r.data[n] = inside ? *(const T*)((const char*)a.data + off) : T{};
+    }
+    return r;
+}
+template <typename R, int NDIM, typename T>
+WPI_FUNC void adj_tile_load(const array_t<T>& a, int32 o0, int32 o1, int32 o2, int32 o3, array_t<T>&,
+                            int32&, int32&, int32&, int32&, const R& adj_ret)
+{
+    if (!a.grad) return;
+    const int o[4] = {o0, o1, o2, o3};
+    for (int n = 0; n < R::size; ++n) {
+        bool inside;
+        int64 off = tile_array_offset<T, R>(a, NDIM, o, n, inside);
+        if (inside) atomic_add_ptr((T*)((char*)a.grad + off), adj_ret.data[n]);
+    }
+}
+
+template <int NDIM, typename T, typename Tl>
+WPI_FUNC void tile_store(const array_t<T>& a, const Tl& t, int32 o0, int32 o1, int32 o2, int32 o3)
+{
+    const int o[4] = {o0, o1, o2, o3};
+    for (int n = 0; n < Tl::size; ++n) {
+        bool inside;
+        int64 off = tile_array_offset<T, Tl>(a, NDIM, o, n, inside);
+        if (inside) *(T*)((char*)a.data + off) = t.data[n];
+    }
+}
+template <int NDIM, typename T, typename Tl>
+WPI_FUNC void adj_tile_store(const array_t<T>& a, const Tl&, int32 o0, int32 o1, int32 o2, int32 o3,
+                             array_t<T>&, Tl& adj_t, int32&, int32&, int32&, int32&)
+{
+    if (!a.grad) return;
+    const int o[4] = {o0, o1, o2, o3};
+    for (int n = 0; n < Tl::size; ++n) {
+        bool inside;
+        int64 off = tile_array_offset<T, Tl>(a, NDIM, o, n, inside);
+        if (inside) adj_accum(adj_t.data[n], *(const T*)((const char*)a.grad + off));
+    }
+}
+
+// returns the values the array held before the addition
+template <int NDIM, typename T, typename Tl>
+WPI_FUNC Tl tile_atomic_add(const array_t<T>& a, const Tl& t, int32 o0, int32 o1, int32 o2, int32 o3)
+{
+    Tl old;
+    const int o[4] = {o0, o1, o2, o3};
+    for (int n = 0; n < Tl::size; ++n) {
+        bool inside;
+        int64 off = tile_array_offset<T, Tl>(a, NDIM, o, n, inside);
+        old.data[n] = inside ? atomic_add_ptr((T*)((char*)a.data + off), t.data[n]) : T{};
+    }
+    return old;
+}
+template <int NDIM, typename T, typename Tl>
+WPI_FUNC Tl tile_atomic_add_replay(const array_t<T>&, const Tl&, int32, int32, int32, int32) { return Tl{}; }
+template <int NDIM, typename T, typename Tl>
+WPI_FUNC void adj_tile_atomic_add(const array_t<T>& a, const Tl& t, int32 o0, int32 o1, int32 o2, int32 o3,
+                                  array_t<T>& adj_a, Tl& adj_t, int32& a0, int32& a1, int32& a2, int32& a3,
+                                  const Tl&)
+{
+    adj_tile_store<NDIM>(a, t, o0, o1, o2, o3, adj_a, adj_t, a0, a1, a2, a3);
+}
+
+// --- thread values <-> tiles (block width one: a tile of one column) -----------------------------
+template <typename R, typename T>
+WPI_FUNC R tile_from_value(const T& x)
+{
+    R r;
+    r.data[0] = x;
+    return r;
+}
+template <typename R, typename T>
+WPI_FUNC void adj_tile_from_value(const T&, T& adj_x, const R& adj_ret) { adj_accum(adj_x, adj_ret.data[0]); }
+template <typename R, int N, typename T>
+WPI_FUNC R tile_from_vector(const vec_t<N, T>& x)
+{
+    R r;
+    for (int i = 0; i < N; ++i) r.data[i] = x.c[i];
+    return r;
+}
+template <typename R, int N, typename T>
+WPI_FUNC void adj_tile_from_vector(const vec_t<N, T>&, vec_t<N, T>& adj_x, const R& adj_ret)
+{
+    for (int i = 0; i < N; ++i) adj_x.c[i] += adj_ret.data[i];
+}
+WPI_TILE_TPL WPI_FUNC T untile_value(const WPI_TILE& t) { return t.data[0]; }
+WPI_TILE_TPL WPI_FUNC void adj_untile_value(const WPI_TILE&, WPI_TILE& adj_t, const T& adj_ret)
+{
+    adj_accum(adj_t.data[0], adj_ret);
+}
+template <int N, typename T, typename Tl>
+WPI_FUNC vec_t<N, T> untile_vector(const Tl& t)
+{
+    vec_t<N, T> r;
+    for (int i = 0; i < N; ++i) r.c[i] = t.data[i];
+    return r;
+}
+template <int N, typename T, typename Tl>
+WPI_FUNC void adj_untile_vector(const Tl&, Tl& adj_t, const vec_t<N, T>& adj_ret)
+{
+    for (int i = 0; i < N; ++i) adj_t.data[i] += adj_ret.c[i];
+}
+
+template <typename R, typename A>
+WPI_FUNC R tile_astype(const A& a)
+{
+    R r;
+    for (int i = 0; i < R::size; ++i) r.data[i] = typename R::value_type(a.data[i]);
+    return r;
+}
+
+}  // namespace wp
+
+#include "tile_linalg.h"

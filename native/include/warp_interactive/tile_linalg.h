@@ -1,0 +1,297 @@
+// Tile linear algebra, scans and sorting: matmul (register-blocked), Cholesky and triangular
+// solves, prefix scans, a stable key/value sort. Included by tile.h.
+#pragma once
+
+namespace wp {
+
+// half tiles multiply and accumulate in float32, as tensor cores do
+template <typename T> struct tile_acc { typedef T type; };
+template <> struct tile_acc<half> { typedef float32 type; };
+
+// c[M][N] = alpha * a[M][K] @ b[K][N] + beta * c (all row-major). Blocks of MR rows x NR columns
+// of c stay in registers across the whole k loop; the NR loop is what the compiler vectorises
+// (NR = two 256-bit vectors of T). Edges that do not fill a block take the plain loops.
+template <typename T, int M, int N, int K>
+WPI_FUNC void tile_gemm(T* c, const T* a, const T* b, float64 alpha, float64 beta)
+{
+    typedef typename tile_acc<T>::type A;
+    constexpr int MR = 4;
+    constexpr int NR = sizeof(A) >= 8 ? 8 : 16;
+    const A al = A(alpha), be = A(beta);
+    int i = 0;
+    for (; i + MR <= M; i += MR) {
+        int j = 0;
+        for (; j + NR <= N; j += NR) {
+            A acc[MR][NR];
+            for (int r = 0; r < MR; ++r)
+                for (int q = 0; q < NR; ++q) acc[r][q] = A(0);
+            for (int k = 0; k < K; ++k) {
+                A brow[NR];
+                for (int q = 0; q < NR; ++q) brow[q] = A(b[k * N + j + q]);
+                for (int r = 0; r < MR; ++r) {
+                    const A av = A(a[(i + r) * K + k]);
+                    for (int q = 0; q < NR; ++q) acc[r][q] += av * brow[q];
+                }
+            }
+            for (int r = 0; r < MR; ++r)
+                for (int q = 0; q < NR; ++q) {
+                    T& out = c[(i + r) * N + j + q];
+                    out = T(al * acc[r][q] + be * A(out));
+                }
+        }
+        for (; j < N; ++j)
+            for (int r = 0; r < MR; ++r) {
+                A s = A(0);
+                for (int k = 0; k < K; ++k) s += A(a[(i + r) * K + k]) * A(b[k * N + j]);
+                T& out = c[(i + r) * N + j];
+                out = T(al * s + be * A(out));
+            }
+    }
+    for (; i < M; ++i)
+        for (int j = 0; j < N; ++j) {
+            A s = A(0);
+            for (int k = 0; k < K; ++k) s += A(a[i * K + k]) * A(b[k * N + j]);
+            T& out = c[i * N + j];
+            out = T(al * s + be * A(out));
+        }
+}
+
+template <typename T, int R, int C>
+WPI_FUNC void tile_transpose_into(T* out, const T* in)
+{
+    for (int i = 0; i < R; ++i)
+        for (int j = 0; j < C; ++j) out[j * R + i] = in[i * C + j];
+}
+
+// out = alpha * a @ b + beta * out_in (the out-parameter form) and out = alpha * a @ b
+template <typename T, int M, int N, int K>
+WPI_FUNC tile_t<T, M, N> tile_matmul_acc(const tile_t<T, M, K>& a, const tile_t<T, K, N>& b,
+                                         const tile_t<T, M, N>& out, float64 alpha, float64 beta)
+{
+    tile_t<T, M, N> c = out;
+    tile_gemm<T, M, N, K>(c.data, a.data, b.data, alpha, beta);
+    return c;
+}
+template <typename T, int M, int N, int K>
+WPI_FUNC tile_t<T, M, N> tile_matmul(const tile_t<T, M, K>& a, const tile_t<T, K, N>& b, float64 alpha)
+{
+    tile_t<T, M, N> c;
+    for (int i = 0; i < M * N; ++i) c.data[i] = T(0.0f);
+    tile_gemm<T, M, N, K>(c.data, a.data, b.data, alpha, 0.0);
+    return c;
+}
+
+// adj_a += alpha * adj_c @ b^T, adj_b += alpha * a^T @ adj_c
+template <typename T, int M, int N, int K>
+WPI_FUNC void tile_matmul_backward(const tile_t<T, M, K>& a, const tile_t<T, K, N>& b, float64 alpha,
+                                   tile_t<T, M, K>& adj_a, tile_t<T, K, N>& adj_b, const tile_t<T, M, N>& adj_c)
+{
+    tile_t<T, N, K> bt;
+    tile_transpose_into<T, K, N>(bt.data, b.data);
+    tile_gemm<T, M, K, N>(adj_a.data, adj_c.data, bt.data, alpha, 1.0);
+    tile_t<T, K, M> at;
+    tile_transpose_into<T, M, K>(at.data, a.data);
+    tile_gemm<T, K, N, M>(adj_b.data, at.data, adj_c.data, alpha, 1.0);
+}
+template <typename T, int M, int N, int K>
+WPI_FUNC void adj_tile_matmul(const tile_t<T, M, K>& a, const tile_t<T, K, N>& b, float64 alpha,
+                              tile_t<T, M, K>& adj_a, tile_t<T, K, N>& adj_b, float64&,
+                              const tile_t<T, M, N>& adj_ret)
+{
+    tile_matmul_backward(a, b, alpha, adj_a, adj_b, adj_ret);
+}
+template <typename T, int M, int N, int K>
+WPI_FUNC void adj_tile_matmul_acc(const tile_t<T, M, K>& a, const tile_t<T, K, N>& b, const tile_t<T, M, N>&,
+                                  float64 alpha, float64 beta, tile_t<T, M, K>& adj_a, tile_t<T, K, N>& adj_b,
+                                  tile_t<T, M, N>& adj_out, float64&, float64&, const tile_t<T, M, N>& adj_ret)
+{
+    tile_matmul_backward(a, b, alpha, adj_a, adj_b, adj_ret);
+    for (int i = 0; i < M * N; ++i) adj_out.data[i] = add(adj_out.data[i], T(float64(adj_ret.data[i]) * beta));
+}
+
+// --- Cholesky factorisation and triangular solves --------------------------------------------------
+// A = L L^T for symmetric positive definite A; the upper triangle of the result is zero.
+template <typename T, int N>
+WPI_FUNC tile_t<T, N, N> tile_cholesky(const tile_t<T, N, N>& a)
+{
+    tile_t<T, N, N> l;
+    for (int i = 0; i < N * N; ++i) l.data[i] = T(0);
+    for (int j = 0; j < N; ++j) {
+        T d = a.data[j * N + j];
+        for (int k = 0; k < j; ++k) d -= l.data[j * N + k] * l.data[j * N + k];
+        const T ljj = sqrt(d);
+        l.data[j * N + j] = ljj;
+        for (int i = j + 1; i < N; ++i) {
+            T s = a.data[i * N + j];
+            for (int k = 0; k < j; ++k) s -= l.data[i * N + k] * l.data[j * N + k];
+            l.data[i * N + j] = s / ljj;
+        }
+    }
+    return l;
+}
+
+// L z = y (forward substitution); y is (N,) or (N, M): every column solved
+template <typename T, int N, int M, typename Y>
+WPI_FUNC Y tile_lower_solve_impl(const tile_t<T, N, N>& l, const Y& y)
+{
+    Y z = y;
+    for (int c = 0; c < M; ++c)
+        for (int i = 0; i < N; ++i) {
+            T s = z.data[i * M + c];
+            for (int k = 0; k < i; ++k) s -= l.data[i * N + k] * z.data[k * M + c];
+            z.data[i * M + c] = s / l.data[i * N + i];
+        }
+    return z;
+}
+// U x = z (back substitution)
+template <typename T, int N, int M, typename Y>
+WPI_FUNC Y tile_upper_solve_impl(const tile_t<T, N, N>& u, const Y& z)
+{
+    Y x = z;
+    for (int c = 0; c < M; ++c)
+        for (int i = N - 1; i >= 0; --i) {
+            T s = x.data[i * M + c];
+            for (int k = i + 1; k < N; ++k) s -= u.data[i * N + k] * x.data[k * M + c];
+            x.data[i * M + c] = s / u.data[i * N + i];
+        }
+    return x;
+}
+// L^T x = z without forming L^T
+template <typename T, int N, int M, typename Y>
+WPI_FUNC Y tile_lower_transpose_solve(const tile_t<T, N, N>& l, const Y& z)
+{
+    Y x = z;
+    for (int c = 0; c < M; ++c)
+        for (int i = N - 1; i >= 0; --i) {
+            T s = x.data[i * M + c];
+            for (int k = i + 1; k < N; ++k) s -= l.data[k * N + i] * x.data[k * M + c];
+            x.data[i * M + c] = s / l.data[i * N + i];
+        }
+    return x;
+}
+
+template <typename T, int N, typename Y>
+WPI_FUNC Y tile_lower_solve(const tile_t<T, N, N>& l, const Y& y)
+{
+    return tile_lower_solve_impl<T, N, Y::size / N>(l, y);
+}
+template <typename T, int N, typename Y>
+WPI_FUNC Y tile_upper_solve(const tile_t<T, N, N>& u, const Y& y)
+{
+    return tile_upper_solve_impl<T, N, Y::size / N>(u, y);
+}
+// A x = y given L = cholesky(A): L z = y, then L^T x = z
+template <typename T, int N, typename Y>
+WPI_FUNC Y tile_cholesky_solve(const tile_t<T, N, N>& l, const Y& y)
+{
+    return tile_lower_transpose_solve<T, N, Y::size / N>(l, tile_lower_solve_impl<T, N, Y::size / N>(l, y));
+}
+
+// adds d (a scalar or a (N,) tile) to the diagonal
+template <typename T, int N>
+WPI_FUNC tile_t<T, N, N> tile_diag_add(const tile_t<T, N, N>& a, const tile_t<T, N>& d)
+{
+    tile_t<T, N, N> r = a;
+    for (int i = 0; i < N; ++i) r.data[i * N + i] = add(r.data[i * N + i], d.data[i]);
+    return r;
+}
+template <typename T, int N>
+WPI_FUNC void adj_tile_diag_add(const tile_t<T, N, N>&, const tile_t<T, N>&, tile_t<T, N, N>& adj_a,
+                                tile_t<T, N>& adj_d, const tile_t<T, N, N>& adj_ret)
+{
+    for (int i = 0; i < N * N; ++i) adj_a.data[i] = add(adj_a.data[i], adj_ret.data[i]);
+    for (int i = 0; i < N; ++i) adj_d.data[i] = add(adj_d.data[i], adj_ret.data[i * N + i]);
+}
+
+// --- prefix scans over the row-major elements ---------------------------------------------------------
+template <typename Tl>
+WPI_FUNC Tl tile_scan_inclusive(const Tl& a)
+{
+    Tl r;
+    r.data[0] = a.data[0];
+    for (int i = 1; i < Tl::size; ++i) r.data[i] = add(r.data[i - 1], a.data[i]);
+    return r;
+}
+template <typename Tl>
+WPI_FUNC void adj_tile_scan_inclusive(const Tl&, Tl& adj_a, const Tl& adj_ret)
+{
+    auto s = adj_ret.data[Tl::size - 1];   // d r_j / d a_i = 1 for j >= i: a suffix sum
+    s = sub(s, s);
+    for (int i = Tl::size - 1; i >= 0; --i) {
+        s = add(s, adj_ret.data[i]);
+        adj_a.data[i] = add(adj_a.data[i], s);
+    }
+}
+template <typename Tl>
+WPI_FUNC Tl tile_scan_exclusive(const Tl& a)
+{
+    Tl r;
+    r.data[0] = sub(a.data[0], a.data[0]);
+    for (int i = 1; i < Tl::size; ++i) r.data[i] = add(r.data[i - 1], a.data[i - 1]);
+    return r;
+}
+template <typename Tl>
+WPI_FUNC void adj_tile_scan_exclusive(const Tl&, Tl& adj_a, const Tl& adj_ret)
+{
+    auto s = adj_ret.data[0];
+    s = sub(s, s);
+    for (int i = Tl::size - 1; i >= 1; --i) {
+        s = add(s, adj_ret.data[i]);
+        adj_a.data[i - 1] = add(adj_a.data[i - 1], s);
+    }
+}
+template <typename Tl>
+WPI_FUNC Tl tile_scan_max_inclusive(const Tl& a)
+{
+    Tl r;
+    r.data[0] = a.data[0];
+    for (int i = 1; i < Tl::size; ++i) r.data[i] = max(r.data[i - 1], a.data[i]);
+    return r;
+}
+template <typename Tl>
+WPI_FUNC Tl tile_scan_min_inclusive(const Tl& a)
+{
+    Tl r;
+    r.data[0] = a.data[0];
+    for (int i = 1; i < Tl::size; ++i) r.data[i] = min(r.data[i - 1], a.data[i]);
+    return r;
+}
+
+// --- sort: stable, ascending by key, values moved with their keys (bottom-up merge sort) -----------
+template <typename K, typename V>
+WPI_FUNC void tile_sort(const K& keys, const V& values, K& keys_out, V& values_out)
+{
+    K kb;
+    V vb;
+    keys_out = keys;
+    values_out = values;
+    K* src_k = &keys_out;
+    V* src_v = &values_out;
+    K* dst_k = &kb;
+    V* dst_v = &vb;
+    constexpr int n = K::size;
+    for (int width = 1; width < n; width *= 2) {
+        for (int lo = 0; lo < n; lo += 2 * width) {
+            int mid = lo + width < n ? lo + width : n;
+            int hi = lo + 2 * width < n ? lo + 2 * width : n;
+            int i = lo, j = mid;
+            for (int o = lo; o < hi; ++o) {
+                if (i < mid && (j >= hi || !(src_k->data[j] < src_k->data[i]))) {
+                    dst_k->data[o] = src_k->data[i];
+                    dst_v->data[o] = src_v->data[i++];
+                } else {
+                    dst_k->data[o] = src_k->data[j];
+                    dst_v->data[o] = src_v->data[j++];
+                }
+            }
+        }
+        K* tk = src_k; src_k = dst_k; dst_k = tk;
+        V* tv = src_v; src_v = dst_v; dst_v = tv;
+    }
+    if (src_k != &keys_out) {
+        keys_out = *src_k;
+        values_out = *src_v;
+    }
+}
+
+}  // namespace wp

@@ -1,0 +1,99 @@
+"""Which array parameters a function's code indexes, and which it may write.
+
+The launch asks this only when an argument needs it (``None`` for an array, a read-only or
+stride-0 buffer), so ordinary launches never translate for it. The answer is conservative:
+an array passed to a builtin this table does not know counts as written, and a value that
+merely flows through ``Copy``/``Select``/array views keeps its parameter's name.
+"""
+
+from . import ir
+
+READS = frozenset({"load", "lower_bound", "volume_lookup", "volume_sample", "volume_sample_grad"})
+NO_INDEX = frozenset({"array_shape", "len"})   # read the shape only (a null array has shape 0)
+VIEWS = frozenset({"view"})
+
+
+def _blocks(stmt):
+    if isinstance(stmt, ir.If):
+        return [stmt.body, stmt.orelse]
+    if isinstance(stmt, ir.ForRange):
+        return [stmt.body]
+    if isinstance(stmt, ir.While):
+        return [stmt.cond_block, stmt.body]
+    return []
+
+
+def _walk(block):
+    for st in block.stmts if block is not None else ():
+        yield st
+        for b in _blocks(st):
+            yield from _walk(b)
+
+
+def _builtin_access(func):
+    name = getattr(func, "cpp", "") or ""
+    base = getattr(func, "name", name)
+    if base in NO_INDEX or name in NO_INDEX:
+        return None
+    if base in READS or name in READS or base.startswith("volume_sample") or base.startswith("volume_lookup"):
+        return "read"
+    return "write"
+
+
+def param_access(fir, _memo=None):
+    """{parameter name: {"read"} or {"read", "write"}} for the array parameters ``fir`` indexes
+    (directly, through views or through the @wp.funcs it calls)."""
+    memo = {} if _memo is None else _memo
+    if id(fir) in memo:
+        return memo[id(fir)]
+    memo[id(fir)] = {}          # a recursive call sees "nothing more" while this one is walked
+    alias = {id(p): p.name for p in fir.params}
+    out = {}
+
+    def mark(var, kind):
+        name = alias.get(id(var))
+        if name is not None:
+            out.setdefault(name, set()).update({"read", kind} if kind else {"read"})
+
+    for st in _walk(fir.body):
+        if isinstance(st, ir.Copy) and id(st.src) in alias:
+            alias[id(st.dst)] = alias[id(st.src)]
+        elif isinstance(st, ir.Select):
+            for v in (st.if_true, st.if_false):
+                if id(v) in alias:
+                    alias[id(st.out)] = alias[id(v)]
+        elif isinstance(st, ir.Call):
+            _call_access(st, alias, mark, memo)
+    memo[id(fir)] = out
+    return out
+
+
+def _call_access(st, alias, mark, memo):
+    args = [a for a in st.args if hasattr(a, "id")]
+    if hasattr(st.func, "function"):       # a user @wp.func: what it does with its parameters
+        callee = st.func.ir
+        inner = param_access(callee, memo)
+        for p, a in zip(callee.params, args):
+            for kind in inner.get(p.name, ()):
+                mark(a, "write" if kind == "write" else None)
+        return
+    name = getattr(st.func, "name", "")
+    if name in VIEWS and args and id(args[0]) in alias and st.out is not None:
+        alias[id(st.out)] = alias[id(args[0])]
+        mark(args[0], None)
+        return
+    kind = _builtin_access(st.func)
+    if kind is None:
+        return
+    for a in args:
+        if id(a) in alias:
+            mark(a, "write" if kind == "write" else None)
+
+
+def kernel_access(kernel):
+    """``param_access`` of a kernel's IR, cached with that IR (it is remade when the IR is)."""
+    fir = kernel.ir
+    cached = getattr(kernel, "_access", None)
+    if cached is None or cached[0] is not fir:
+        cached = kernel._access = (fir, param_access(fir))
+    return cached[1]

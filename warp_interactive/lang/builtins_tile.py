@@ -1,0 +1,405 @@
+"""Tile builtins (warp-lang's tile model), part 1: argument binding, construction, memory,
+operators, thread values and element access. Part 2 (maps, reductions, layout, linear algebra,
+scans, sort) is builtins_tile_ops.py.
+
+Tile calls take keyword arguments with compile-time values (``shape=``, ``offset=``,
+``storage=``, ``dtype=``), so each is a translator intrinsic (a handler in INTRINSICS) that
+checks its arguments, works out the static result shape and emits a call of the C++ template in
+``native/include/warp_interactive/tile.h``. Every tile runs with a block width of one thread
+(warp-lang's CPU semantics), on every target.
+"""
+
+import ast
+
+from ..types import composite as comp
+from ..types import scalars as sc
+from ..types.array import array
+from ..types.tile import STORAGE_MODES, is_tile, tile_type
+from . import ir
+from .builtin_function import INTRINSICS
+from .registry import Overload, type_name
+from .scope import PyValue
+
+# --- argument binding -----------------------------------------------------------------------------
+_REQUIRED = object()
+
+
+def bind(tr, node, kwargs, params, name):
+    """Positional and keyword argument nodes of a call, by parameter name (warp-lang's order);
+    missing optional ones are absent. ``params``: (name, default or _REQUIRED) pairs."""
+    names = [p for p, _ in params]
+    if len(node.args) > len(names):
+        raise tr.scope.error(f"wp.{name}() takes at most {len(names)} arguments, got {len(node.args)}")
+    out = dict(zip(names, node.args))
+    for k, v in kwargs.items():
+        if k not in names:
+            raise tr.scope.error(f"wp.{name}() got an unexpected keyword argument '{k}'; it takes "
+                                 f"{', '.join(names)}")
+        if k in out:
+            raise tr.scope.error(f"wp.{name}() got argument '{k}' twice")
+        out[k] = v
+    for p, default in params:
+        if p not in out and default is _REQUIRED:
+            raise tr.scope.error(f"wp.{name}() needs the argument '{p}'")
+    return out
+
+
+def static(tr, args, key, default=None, what="a compile-time constant"):
+    """The Python value of a compile-time argument (a tuple of constants becomes a tuple)."""
+    node = args.get(key)
+    if node is None:
+        return default
+    v = tr.eval(node)
+    if isinstance(v, tuple) and all(isinstance(x, PyValue) for x in v):
+        return tuple(x.obj for x in v)
+    if isinstance(v, PyValue):
+        return v.obj
+    raise tr.scope.error(f"'{key}=' must be {what}, got a value computed in the kernel", node)
+
+
+def shape_arg(tr, args, key="shape", name="tile"):
+    shape = static(tr, args, key, what="a compile-time int or tuple of ints")
+    if isinstance(shape, int) and not isinstance(shape, bool):
+        shape = (shape,)
+    if not isinstance(shape, tuple) or not shape or \
+            any(not isinstance(d, int) or isinstance(d, bool) or d <= 0 for d in shape) or len(shape) > 4:
+        raise tr.scope.error(f"wp.{name}(): {key}= must be a tuple of 1 to 4 positive ints known at "
+                             f"build time, got {shape!r}", args.get(key))
+    return shape
+
+
+def storage_arg(tr, args, name):
+    storage = static(tr, args, "storage", "register")
+    if storage not in STORAGE_MODES:
+        raise tr.scope.error(f"wp.{name}(): unknown storage mode {storage!r}; expected 'register' "
+                             f"or 'shared'", args.get("storage"))
+    return storage
+
+
+def dtype_arg(tr, args, default=sc.float32):
+    node = args.get("dtype")
+    if node is None:
+        return default
+    obj = static(tr, args, "dtype", what="a type")
+    t = sc.canonical_scalar(obj) if not comp.is_composite(obj) else obj
+    if t is None or not (sc.is_scalar(t) or comp.is_composite(t)):
+        raise tr.scope.error(f"dtype= must be a scalar, vector or matrix type, got {obj!r}", node)
+    return t
+
+
+def tile_var(tr, args, key, name):
+    node = args[key]
+    v = tr.eval_var(node)
+    if not is_tile(v.type):
+        raise tr.scope.error(f"wp.{name}(): '{key}' must be a tile, got {type_name(v.type)}", node)
+    return v
+
+
+def value_var(tr, node, dtype):
+    """A runtime value of ``dtype`` (a literal adopts it)."""
+    v = tr.eval_var(node)
+    if v.literal:
+        v = tr.retype_literal(v, dtype) or v
+    if v.type is not dtype and type_name(v.type) != type_name(dtype):
+        raise tr.scope.error(f"expected a {type_name(dtype)}, got {type_name(v.type)} (no implicit "
+                             f"conversion)", node)
+    return v
+
+
+def int_const(tr, value):
+    return tr.scope.const(int(value), sc.int32)
+
+
+def f64_const(tr, value):
+    return tr.scope.const(float(value), sc.float64)
+
+
+def emit(tr, cpp, ret, args, template="", differentiable=True, replay=None, name=None):
+    """A call of C++ ``wp::<cpp><template>(args)`` (adjoint ``wp::adj_<cpp><template>``)."""
+    ov = Overload(name=name or cpp, input_types={f"a{i}": a.type for i, a in enumerate(args)},
+                  value_func=None, cpp=cpp, differentiable=differentiable, replay=replay)
+    return tr.emit_call(ov, ret, args, template)
+
+
+def rebind(tr, node, value, name, what):
+    """In-place forms (``tile_matmul(a, b, out)``): the named tile gets the new value."""
+    if not isinstance(node, ast.Name):
+        raise tr.scope.error(f"wp.{name}(): {what} must be a variable name (the call assigns a "
+                             f"new value to it)", node)
+    tr.scope.bind(node.id, value)
+
+
+# --- construction ---------------------------------------------------------------------------------
+def _filled(fill):
+    def handler(tr, obj, node, kwargs):
+        name = obj.key
+        args = bind(tr, node, kwargs, [("shape", _REQUIRED), ("dtype", None), ("storage", None)], name)
+        shape, dtype = shape_arg(tr, args, name=name), dtype_arg(tr, args)
+        storage_arg(tr, args, name)
+        t = tile_type(dtype, shape)
+        scalar = dtype if sc.is_scalar(dtype) else dtype._wp_scalar_type_
+        value = tr.scope.const(float(fill) if sc.is_float(scalar) else int(fill), scalar)
+        if not sc.is_scalar(dtype):
+            value = tr.construct(dtype, [value])
+        return emit(tr, "tile_full", t, [value], f"<{t._cpp}>", differentiable=False)
+    return handler
+
+
+def tile_full(tr, obj, node, kwargs):
+    args = bind(tr, node, kwargs, [("shape", _REQUIRED), ("value", _REQUIRED), ("dtype", None),
+                                   ("storage", None)], "tile_full")
+    shape = shape_arg(tr, args, name="tile_full")
+    storage_arg(tr, args, "tile_full")
+    value = tr.eval_var(args["value"])
+    dtype = dtype_arg(tr, args, default=None) or (sc.float32 if value.literal and value.type is sc.float32
+                                                  else value.type)
+    value = value_var(tr, args["value"], dtype)
+    t = tile_type(dtype, shape)
+    return emit(tr, "tile_full", t, [value], f"<{t._cpp}>")
+
+
+def tile_arange(tr, obj, node, kwargs):
+    """``tile_arange(stop)``, ``(start, stop)``, ``(start, stop, step)``: NumPy's arange, static."""
+    extra = {k: v for k, v in kwargs.items() if k in ("dtype", "storage")}
+    bounds = {k: v for k, v in kwargs.items() if k in ("start", "stop", "step")}
+    if len(extra) + len(bounds) != len(kwargs):
+        raise tr.scope.error("wp.tile_arange() takes start, stop, step, dtype and storage")
+    values = []
+    for a in list(node.args) + list(bounds.values()):
+        v = tr.eval(a)
+        if not isinstance(v, PyValue) or not isinstance(v.obj, (int, float)):
+            raise tr.scope.error("wp.tile_arange(): start, stop and step must be compile-time numbers", a)
+        values.append(v.obj)
+    if not 1 <= len(values) <= 3:
+        raise tr.scope.error("wp.tile_arange() takes 1 to 3 bounds (stop | start, stop | start, stop, step)")
+    start, stop, step = ([0] + values + [1])[-3:] if len(values) == 1 else (values + [1])[:3]
+    if step == 0:
+        raise tr.scope.error("wp.tile_arange(): step must not be zero")
+    n = max(0, -(-(stop - start) // step)) if isinstance(step, int) and isinstance(start, int) \
+        else max(0, int(-(-(stop - start) // step)))
+    if n <= 0:
+        raise tr.scope.error(f"wp.tile_arange({start}, {stop}, {step}) would be empty")
+    args = {"dtype": extra.get("dtype"), "storage": extra.get("storage")}
+    dtype = dtype_arg(tr, {k: v for k, v in args.items() if v is not None}, default=sc.float32)
+    storage_arg(tr, {k: v for k, v in args.items() if v is not None}, "tile_arange")
+    t = tile_type(dtype, (int(n),))
+    cast = float if sc.is_float(dtype) else int
+    return emit(tr, "tile_arange", t, [tr.scope.const(cast(start), dtype), tr.scope.const(cast(step), dtype)],
+                f"<{t._cpp}>", differentiable=False)
+
+
+def _random(kind):
+    def handler(tr, obj, node, kwargs):
+        name = obj.key
+        args = bind(tr, node, kwargs, [("shape", _REQUIRED), ("rng", _REQUIRED), ("min", None),
+                                       ("max", None), ("storage", None)], name)
+        shape = shape_arg(tr, args, name=name)
+        storage_arg(tr, args, name)
+        rng = value_var(tr, args["rng"], sc.uint32)
+        dtype = sc.float32 if kind == "f" else sc.int32
+        extra = []
+        if ("min" in args) != ("max" in args):
+            raise tr.scope.error(f"wp.{name}(): give both min= and max=, or neither")
+        if "min" in args:
+            extra = [value_var(tr, args["min"], dtype), value_var(tr, args["max"], dtype)]
+        elif kind == "f":
+            extra = [tr.scope.const(0.0, dtype), tr.scope.const(1.0, dtype)]
+        t = tile_type(dtype, shape)
+        return emit(tr, f"tile_rand{kind}", t, [rng] + extra, f"<{t._cpp}>", differentiable=False)
+    return handler
+
+
+# --- memory ---------------------------------------------------------------------------------------
+def _array_and_offset(tr, args, name, ndim_of_tile):
+    arr = tr.eval_var(args["a"])
+    if not isinstance(arr.type, array):
+        raise tr.scope.error(f"wp.{name}(): the first argument must be an array, got "
+                             f"{type_name(arr.type)}", args["a"])
+    if arr.type.ndim != ndim_of_tile:
+        raise tr.scope.error(f"wp.{name}(): a {ndim_of_tile}-d tile needs a {ndim_of_tile}-d array, "
+                             f"got a {arr.type.ndim}-d array", args["a"])
+    offs = _offset_vars(tr, args, ndim_of_tile, name)
+    return arr, offs
+
+
+def _offset_vars(tr, args, ndim, name):
+    node = args.get("offset")
+    if node is None:
+        return [int_const(tr, 0) for _ in range(4)]
+    v = tr.eval(node)
+    if isinstance(v, PyValue) and isinstance(v.obj, (tuple, list)):   # a tuple from Python scope
+        v = tuple(PyValue(x) for x in v.obj)
+    items = list(v) if isinstance(v, tuple) else [v]
+    if len(items) != ndim:
+        raise tr.scope.error(f"wp.{name}(): offset= needs {ndim} entries (one per dimension), got "
+                             f"{len(items)}", node)
+    out = []
+    for item in items:
+        var = tr.to_var(item, node)
+        if not sc.is_int(var.type):
+            raise tr.scope.error(f"wp.{name}(): offsets must be integers, got {type_name(var.type)}", node)
+        if var.literal:
+            var = int_const(tr, var.constant)
+        elif var.type is not sc.int32:
+            var = emit(tr, "cast", sc.int32, [var], "<wp::int32>", differentiable=False, name="int32")
+        out.append(var)
+    return out + [int_const(tr, 0) for _ in range(4 - ndim)]
+
+
+def tile_load(tr, obj, node, kwargs):
+    args = bind(tr, node, kwargs, [("a", _REQUIRED), ("shape", _REQUIRED), ("offset", None),
+                                   ("storage", None), ("bounds_check", None), ("aligned", None)],
+                "tile_load")
+    shape = shape_arg(tr, args, name="tile_load")
+    storage_arg(tr, args, "tile_load")
+    arr, offs = _array_and_offset(tr, args, "tile_load", len(shape))
+    t = tile_type(arr.type.dtype, shape)
+    return emit(tr, "tile_load", t, [arr] + offs, f"<{t._cpp}, {len(shape)}>")
+
+
+def _store_like(cpp, returns):
+    def handler(tr, obj, node, kwargs):
+        name = obj.key
+        args = bind(tr, node, kwargs, [("a", _REQUIRED), ("t", _REQUIRED), ("offset", None),
+                                       ("bounds_check", None)], name)
+        t = tile_var(tr, args, "t", name)
+        arr, offs = _array_and_offset(tr, args, name, t.type.ndim)
+        if type_name(arr.type.dtype) != type_name(t.type.dtype):
+            raise tr.scope.error(f"wp.{name}(): a tile of {type_name(t.type.dtype)} cannot be stored "
+                                 f"in an array of {type_name(arr.type.dtype)}", args["t"])
+        ret = t.type if returns else None
+        replay = "tile_atomic_add_replay" if returns else ""
+        return emit(tr, cpp, ret, [arr, t] + offs, f"<{t.type.ndim}>", replay=replay)
+    return handler
+
+
+# --- operators (a + b, a * 2.0, -a, a[i, j]) --------------------------------------------------------
+_ELEMENTWISE = {"add": "tile_add", "sub": "tile_sub", "mul": "tile_mul", "div": "tile_div"}
+
+
+def operator(tr, op, args):
+    """``call_builtin`` of an operator with a tile operand lands here."""
+    if op in ("neg", "pos") and len(args) == 1:
+        return args[0] if op == "pos" else emit(tr, "tile_neg", args[0].type, args)
+    if op == "extract":
+        return extract(tr, args[0], args[1:])
+    if len(args) != 2 or op not in _ELEMENTWISE:
+        raise tr.scope.error(f"operator '{op}' is not defined for tiles "
+                             f"({', '.join(type_name(a.type) for a in args)})")
+    a, b = args
+    if is_tile(a.type) and is_tile(b.type):
+        if a.type is not b.type:
+            raise tr.scope.error(f"tile shapes or dtypes differ: {type_name(a.type)} {op} "
+                                 f"{type_name(b.type)}")
+        return emit(tr, _ELEMENTWISE[op], a.type, [a, b])
+    tile_v, scalar_v = (a, b) if is_tile(a.type) else (b, a)
+    scalar_v = value_var_of(tr, scalar_v, tile_v.type.dtype)
+    if op == "mul":
+        if tile_v is a:
+            return emit(tr, "tile_mul_scalar", a.type, [a, scalar_v])
+        return emit(tr, "tile_scalar_mul", b.type, [scalar_v, b])
+    if op == "div" and tile_v is a:
+        return emit(tr, "tile_div_scalar", a.type, [a, scalar_v])
+    # tile + scalar, scalar - tile...: the scalar as a full tile (warp-lang broadcasts it)
+    full = emit(tr, "tile_full", tile_v.type, [scalar_v], f"<{tile_v.type._cpp}>")
+    pair = [a, full] if tile_v is a else [full, b]
+    return emit(tr, _ELEMENTWISE[op], tile_v.type, pair)
+
+
+def value_var_of(tr, v, dtype):
+    scalar = dtype._wp_scalar_type_ if comp.is_composite(dtype) else dtype
+    if v.literal:
+        v = tr.retype_literal(v, scalar) or v
+    if v.type is not scalar and type_name(v.type) != type_name(scalar):
+        raise tr.scope.error(f"a tile of {type_name(dtype)} combines with {type_name(scalar)} values, "
+                             f"got {type_name(v.type)}")
+    return v
+
+
+def extract(tr, t, idx):
+    if len(idx) != t.type.ndim:
+        raise tr.scope.error(f"a {t.type.ndim}-d tile takes {t.type.ndim} indices, got {len(idx)}")
+    return emit(tr, "tile_extract", t.type.dtype, [t] + list(idx))
+
+
+def assign_element(tr, t, idx, value):
+    if len(idx) != t.type.ndim:
+        raise tr.scope.error(f"a {t.type.ndim}-d tile takes {t.type.ndim} indices, got {len(idx)}")
+    value = value_var_of(tr, value, t.type.dtype) if sc.is_scalar(t.type.dtype) else value
+    return emit(tr, "tile_assign_elem", t.type, [t, value] + list(idx), differentiable=False)
+
+
+def tile_extract(tr, obj, node, kwargs):
+    if kwargs or len(node.args) < 2:
+        raise tr.scope.error("wp.tile_extract(a, i, ...) takes a tile and one index per dimension")
+    t = tr.eval_var(node.args[0])
+    if not is_tile(t.type):
+        raise tr.scope.error(f"wp.tile_extract(): expected a tile, got {type_name(t.type)}")
+    return extract(tr, t, [tr.eval_index(i) for i in node.args[1:]])
+
+
+# --- thread values <-> tiles ---------------------------------------------------------------------------
+def tile_from_value(tr, obj, node, kwargs):
+    """``tile(x)``: each thread of the block contributes x; the block is one thread wide."""
+    args = bind(tr, node, kwargs, [("x", _REQUIRED), ("preserve_type", None)], "tile")
+    x = tr.eval_var(args["x"])
+    preserve = bool(static(tr, args, "preserve_type", False))
+    if sc.is_scalar(x.type) or (preserve and comp.is_composite(x.type)):
+        t = tile_type(x.type, (1,))
+        return emit(tr, "tile_from_value", t, [x], f"<{t._cpp}>")
+    if comp.is_vector(x.type):
+        n, s = x.type._length_, x.type._wp_scalar_type_
+        t = tile_type(s, (n, 1))
+        return emit(tr, "tile_from_vector", t, [x], f"<{t._cpp}, {n}>")
+    raise tr.scope.error(f"wp.tile(): expected a scalar or vector (or preserve_type=True for "
+                         f"matrices/quaternions), got {type_name(x.type)}")
+
+
+def untile(tr, obj, node, kwargs):
+    if kwargs or len(node.args) != 1:
+        raise tr.scope.error("wp.untile(a) takes one tile")
+    t = tr.eval_var(node.args[0])
+    if not is_tile(t.type):
+        raise tr.scope.error(f"wp.untile(): expected a tile, got {type_name(t.type)}")
+    shape = t.type.shape
+    if shape == (1,):
+        return emit(tr, "untile_value", t.type.dtype, [t])
+    if len(shape) == 2 and shape[1] == 1 and sc.is_scalar(t.type.dtype):
+        v = comp.vector(shape[0], t.type.dtype)
+        return emit(tr, "untile_vector", v, [t], f"<{shape[0]}, {t.type.dtype._cpp}>")
+    raise tr.scope.error(f"wp.untile(): the tile must have shape (block_dim,) or (M, block_dim) with a "
+                         f"block width of 1, got {shape}")
+
+
+def tile_from_thread(tr, obj, node, kwargs):
+    args = bind(tr, node, kwargs, [("shape", _REQUIRED), ("value", _REQUIRED), ("thread_idx", _REQUIRED),
+                                   ("storage", None)], "tile_from_thread")
+    shape = shape_arg(tr, args, name="tile_from_thread")
+    storage_arg(tr, args, "tile_from_thread")
+    value = tr.eval_var(args["value"])
+    idx = tr.eval(args["thread_idx"])
+    if isinstance(idx, PyValue) and idx.obj != 0:
+        raise tr.scope.error(f"wp.tile_from_thread(): thread_idx {idx.obj} is outside the block "
+                             f"(blocks are one thread wide, so it must be 0)", args["thread_idx"])
+    t = tile_type(value.type, shape)
+    return emit(tr, "tile_full", t, [value], f"<{t._cpp}>")
+
+
+HANDLERS = {
+    "tile_zeros": _filled(0.0),
+    "tile_ones": _filled(1.0),
+    "tile_full": tile_full,
+    "tile_arange": tile_arange,
+    "tile_randf": _random("f"),
+    "tile_randi": _random("i"),
+    "tile_load": tile_load,
+    "tile_store": _store_like("tile_store", returns=False),
+    "tile_atomic_add": _store_like("tile_atomic_add", returns=True),
+    "tile_extract": tile_extract,
+    "tile": tile_from_value,
+    "untile": untile,
+    "tile_from_thread": tile_from_thread,
+}
+INTRINSICS.update(HANDLERS)
+
+from . import builtins_tile_ops  # noqa: E402,F401  (part 2 registers its handlers)

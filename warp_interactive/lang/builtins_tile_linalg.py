@@ -1,0 +1,170 @@
+"""Tile builtins, part 3: tile_matmul, Cholesky factorisation and solves, diag_add, prefix scans,
+sort. See builtins_tile.py for the conventions."""
+
+from ..types import scalars as sc
+from ..types.tile import tile_type
+from . import ir
+from .builtin_function import INTRINSICS
+from .builtins_tile import _REQUIRED, bind, emit, f64_const, rebind, static, tile_var
+from .registry import Overload, type_name
+
+_FLOATS = (sc.float16, sc.float32, sc.float64)
+
+
+def _float_matrix(tr, t, name, what):
+    if t.type.dtype not in _FLOATS:
+        raise tr.scope.error(f"wp.{name}(): {what} must be a tile of float16/32/64, got {type_name(t.type)}")
+    if t.type.ndim != 2:
+        raise tr.scope.error(f"wp.{name}(): {what} must be a 2-d tile, got shape {t.type.shape}")
+
+
+def tile_matmul(tr, obj, node, kwargs):
+    """``tile_matmul(a, b)`` returns ``a @ b``; ``tile_matmul(a, b, out, alpha=1.0, beta=1.0)``
+    sets ``out = alpha * a @ b + beta * out``."""
+    args = bind(tr, node, kwargs, [("a", _REQUIRED), ("b", _REQUIRED), ("out", None), ("alpha", None),
+                                   ("beta", None)], "tile_matmul")
+    a, b = tile_var(tr, args, "a", "tile_matmul"), tile_var(tr, args, "b", "tile_matmul")
+    _float_matrix(tr, a, "tile_matmul", "a")
+    _float_matrix(tr, b, "tile_matmul", "b")
+    (m, k), (k2, n) = a.type.shape, b.type.shape
+    if k != k2 or a.type.dtype is not b.type.dtype:
+        raise tr.scope.error(f"wp.tile_matmul(): mismatched shapes or dtypes: {type_name(a.type)} @ "
+                             f"{type_name(b.type)} (a's columns must equal b's rows)")
+    alpha = _scalar_const(tr, args, "alpha", 1.0)
+    template = f"<{a.type.dtype._cpp}, {m}, {n}, {k}>"
+    if "out" not in args:
+        return emit(tr, "tile_matmul", tile_type(a.type.dtype, (m, n)), [a, b, alpha], template)
+    out = tile_var(tr, args, "out", "tile_matmul")
+    if out.type is not tile_type(a.type.dtype, (m, n)):
+        raise tr.scope.error(f"wp.tile_matmul(): out must be a tile of shape {(m, n)} and dtype "
+                             f"{type_name(a.type.dtype)}, got {type_name(out.type)}", args["out"])
+    beta = _scalar_const(tr, args, "beta", 1.0)
+    new = emit(tr, "tile_matmul_acc", out.type, [a, b, out, alpha, beta], template)
+    rebind(tr, args["out"], new, "tile_matmul", "out")
+    return None
+
+
+def _scalar_const(tr, args, key, default):
+    """alpha/beta as float64 (compile-time numbers or float values of the kernel)."""
+    if key not in args:
+        return f64_const(tr, default)
+    v = tr.eval(args[key])
+    if hasattr(v, "obj") and isinstance(v.obj, (int, float)):
+        return f64_const(tr, v.obj)
+    v = tr.to_var(v, args[key])
+    if not sc.is_float(v.type):
+        raise tr.scope.error(f"wp.tile_matmul(): {key} must be a float, got {type_name(v.type)}", args[key])
+    if v.type is sc.float64:
+        return v
+    return emit(tr, "cast", sc.float64, [v], "<wp::float64>", name="float64")
+
+
+# --- Cholesky and triangular solves -----------------------------------------------------------------
+def _square(tr, t, name):
+    _float_matrix(tr, t, name, "the matrix")
+    if t.type.shape[0] != t.type.shape[1]:
+        raise tr.scope.error(f"wp.{name}(): the matrix must be square, got shape {t.type.shape}")
+
+
+def _rhs(tr, l, y, name):
+    n = l.type.shape[0]
+    if y.type.dtype is not l.type.dtype or y.type.ndim > 2 or y.type.shape[0] != n:
+        raise tr.scope.error(f"wp.{name}(): the right-hand side must be a tile of {type_name(l.type.dtype)} "
+                             f"with shape ({n},) or ({n}, M), got {type_name(y.type)}")
+
+
+def tile_cholesky(tr, obj, node, kwargs):
+    args = bind(tr, node, kwargs, [("A", _REQUIRED)], obj.key)
+    a = tile_var(tr, args, "A", obj.key)
+    _square(tr, a, obj.key)
+    n = a.type.shape[0]
+    out = emit(tr, "tile_cholesky", a.type, [a], f"<{a.type.dtype._cpp}, {n}>", differentiable=False)
+    if obj.key.endswith("_inplace"):
+        rebind(tr, args["A"], out, obj.key, "A")
+        return None
+    return out
+
+
+def _solver(cpp):
+    def handler(tr, obj, node, kwargs):
+        name = obj.key
+        args = bind(tr, node, kwargs, [("L", _REQUIRED), ("y", _REQUIRED)], name)
+        lt, y = tile_var(tr, args, "L", name), tile_var(tr, args, "y", name)
+        _square(tr, lt, name)
+        _rhs(tr, lt, y, name)
+        out = emit(tr, cpp, y.type, [lt, y], f"<{lt.type.dtype._cpp}, {lt.type.shape[0]}>",
+                   differentiable=False)
+        if name.endswith("_inplace"):
+            rebind(tr, args["y"], out, name, "the right-hand side")
+            return None
+        return out
+    return handler
+
+
+def tile_diag_add(tr, obj, node, kwargs):
+    args = bind(tr, node, kwargs, [("a", _REQUIRED), ("d", _REQUIRED)], "tile_diag_add")
+    a, d = tile_var(tr, args, "a", "tile_diag_add"), tile_var(tr, args, "d", "tile_diag_add")
+    _square(tr, a, "tile_diag_add")
+    n = a.type.shape[0]
+    if d.type is not tile_type(a.type.dtype, (n,)):
+        raise tr.scope.error(f"wp.tile_diag_add(): d must be a tile of shape ({n},) and dtype "
+                             f"{type_name(a.type.dtype)}, got {type_name(d.type)}")
+    return emit(tr, "tile_diag_add", a.type, [a, d], f"<{a.type.dtype._cpp}, {n}>")
+
+
+# --- scans and sort -------------------------------------------------------------------------------------
+def _scan(cpp, differentiable):
+    def handler(tr, obj, node, kwargs):
+        args = bind(tr, node, kwargs, [("a", _REQUIRED)], cpp)
+        t = tile_var(tr, args, "a", cpp)
+        if not sc.is_scalar(t.type.dtype) or t.type.dtype is sc.bool_:
+            raise tr.scope.error(f"wp.{cpp}(): needs a tile of numbers, got {type_name(t.type)}")
+        return emit(tr, cpp, t.type, [t], differentiable=differentiable and sc.is_float(t.type.dtype))
+    return handler
+
+
+def tile_sort(tr, obj, node, kwargs):
+    """Sorts ``keys`` ascending (stable) and moves ``values`` with them; both names are rebound."""
+    args = bind(tr, node, kwargs, [("keys", _REQUIRED), ("values", _REQUIRED)], "tile_sort")
+    keys, values = tile_var(tr, args, "keys", "tile_sort"), tile_var(tr, args, "values", "tile_sort")
+    if keys.type.ndim != 1 or values.type.shape != keys.type.shape:
+        raise tr.scope.error(f"wp.tile_sort(): keys and values must be 1-d tiles of one length, got "
+                             f"{keys.type.shape} and {values.type.shape}")
+    if not sc.is_scalar(keys.type.dtype):
+        raise tr.scope.error(f"wp.tile_sort(): keys must be scalars, got {type_name(keys.type.dtype)}")
+    outs = [tr.scope.new_var(keys.type), tr.scope.new_var(values.type)]
+    ov = Overload(name="tile_sort", input_types={"keys": keys.type, "values": values.type},
+                  value_func=None, cpp="tile_sort", differentiable=False)
+    tr.scope.emit(ir.Call(out=outs, func=ov, args=[keys, values]))
+    rebind(tr, args["keys"], outs[0], "tile_sort", "keys")
+    rebind(tr, args["values"], outs[1], "tile_sort", "values")
+
+
+HANDLERS = {
+    "tile_matmul": tile_matmul,
+    "tile_cholesky": tile_cholesky,
+    "tile_cholesky_inplace": tile_cholesky,
+    "tile_cholesky_solve": _solver("tile_cholesky_solve"),
+    "tile_cholesky_solve_inplace": _solver("tile_cholesky_solve"),
+    "tile_lower_solve": _solver("tile_lower_solve"),
+    "tile_lower_solve_inplace": _solver("tile_lower_solve"),
+    "tile_upper_solve": _solver("tile_upper_solve"),
+    "tile_upper_solve_inplace": _solver("tile_upper_solve"),
+    "tile_diag_add": tile_diag_add,
+    "tile_scan_inclusive": _scan("tile_scan_inclusive", True),
+    "tile_scan_exclusive": _scan("tile_scan_exclusive", True),
+    "tile_scan_max_inclusive": _scan("tile_scan_max_inclusive", False),
+    "tile_scan_min_inclusive": _scan("tile_scan_min_inclusive", False),
+    "tile_sort": tile_sort,
+}
+INTRINSICS.update(HANDLERS)
+
+
+def _check_names():
+    from .builtin_function import TILE_NAMES
+    from .builtins_tile import HANDLERS as core
+    from .builtins_tile_ops import HANDLERS as ops
+    assert set(core) | set(ops) | set(HANDLERS) == set(TILE_NAMES), "builtin_function.TILE_NAMES is out of date"
+
+
+_check_names()

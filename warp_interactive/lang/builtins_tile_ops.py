@@ -1,0 +1,279 @@
+"""Tile builtins, part 2: tile_map/tile_reduce over builtins and @wp.func, reductions, layout
+(transpose, broadcast, view, squeeze, reshape, assign, astype), matmul, Cholesky and triangular
+solves, scans and sort. See builtins_tile.py for the conventions."""
+
+from ..types import scalars as sc
+from ..types.tile import is_tile, tile_type
+from . import ir
+from .builtin_function import BuiltinFunction, INTRINSICS
+from .builtins_tile import (_REQUIRED, bind, emit, f64_const, rebind, shape_arg, static, tile_var,
+                            value_var_of)
+from .errors import TypeMismatch
+from .registry import Overload, resolve, type_name
+from .scope import PyValue
+
+
+# --- functions as arguments (tile_map, tile_reduce) -------------------------------------------------
+class FuncRef(ir.Var):
+    """A function passed to a tile template: C++ lambdas for its forward and adjoint calls, in
+    place of a variable's name. Never declared (it is not in the function's variables)."""
+
+    def __init__(self, forward, adjoint):
+        super().__init__(id=-2, type=None)
+        self._forward, self._adjoint = forward, adjoint
+
+    @property
+    def label(self):
+        return self._forward
+
+    @property
+    def adj(self):
+        return self._adjoint
+
+
+def function_ref(tr, node, elem_types, name):
+    """(FuncRef, result element type) for a builtin or @wp.func applied to ``elem_types``."""
+    v = tr.eval(node)
+    obj = v.obj if isinstance(v, PyValue) else None
+    fwd = "[](auto&&... _x) {{ return {}(_x...); }}"
+    adj = "[](auto&&... _x) {{ {}(_x...); }}"
+    if isinstance(obj, BuiltinFunction):
+        try:
+            ov, ret = resolve(obj.key, list(elem_types))
+        except TypeMismatch as e:
+            raise tr.scope.error(f"wp.{name}(): wp.{obj.key} cannot take the tile elements: {e}", node) from None
+        if ov.context or ov.writes or ret is None:
+            raise tr.scope.error(f"wp.{name}(): wp.{obj.key} cannot be applied to tile elements", node)
+        template = ov.template(list(elem_types), ret) if ov.template else ""
+        adjoint = adj.format(f"wp::{ov.adj_cpp()}{template}") if ov.differentiable \
+            else "[](auto&&...) {}"
+        return FuncRef(fwd.format(f"wp::{ov.cpp}{template}"), adjoint), ret
+    if getattr(obj, "_wp_function_", False):
+        args = [ir.Var(id=-3, type=t) for t in elem_types]
+        try:
+            ov, _ = obj.resolve_overload(args, lambda a, t: None)
+        except TypeMismatch as e:
+            raise tr.scope.error(f"wp.{name}(): {e}", node) from None
+        rets = ov.return_types()
+        if len(rets) != 1:
+            raise tr.scope.error(f"wp.{name}(): {obj.key} must return one value, returns {len(rets)}", node)
+        tr.calls.append(ov)
+        return FuncRef(fwd.format(ov.cpp), adj.format(f"adj_{ov.cpp}")), rets[0]
+    raise tr.scope.error(f"wp.{name}(): the first argument must be a builtin (wp.sin, wp.add...) or a "
+                         f"@wp.func, got {getattr(obj, '__name__', obj)!r}", node)
+
+
+def tile_map(tr, obj, node, kwargs):
+    if kwargs or not 2 <= len(node.args) <= 3:
+        raise tr.scope.error("wp.tile_map(op, a[, b]) takes a function and one or two tiles")
+    tiles = [tr.eval_var(a) for a in node.args[1:]]
+    for t, a in zip(tiles, node.args[1:]):
+        if not is_tile(t.type):
+            raise tr.scope.error(f"wp.tile_map(): expected a tile, got {type_name(t.type)}", a)
+    if len({t.type.shape for t in tiles}) > 1:
+        raise tr.scope.error(f"wp.tile_map(): the tiles' shapes differ: "
+                             f"{', '.join(str(t.type.shape) for t in tiles)}")
+    f, ret = function_ref(tr, node.args[0], [t.type.dtype for t in tiles], "tile_map")
+    out = tile_type(ret, tiles[0].type.shape)
+    return emit(tr, "tile_map", out, [f] + tiles, f"<{out._cpp}>")
+
+
+def _axis_split(tr, t, axis, name):
+    """(result type, OUTER, N, INNER) of reducing tile ``t`` along ``axis``."""
+    shape = t.type.shape
+    if not isinstance(axis, int) or not 0 <= axis < len(shape):
+        raise tr.scope.error(f"wp.{name}(): axis must be a compile-time int in [0, {len(shape)}), got {axis!r}")
+    outer = 1
+    for d in shape[:axis]:
+        outer *= d
+    inner = 1
+    for d in shape[axis + 1:]:
+        inner *= d
+    rest = shape[:axis] + shape[axis + 1:]
+    return tile_type(t.type.dtype, rest or (1,)), outer, shape[axis], inner
+
+
+def tile_reduce(tr, obj, node, kwargs):
+    args = bind(tr, node, kwargs, [("op", _REQUIRED), ("a", _REQUIRED), ("axis", None)], "tile_reduce")
+    t = tile_var(tr, args, "a", "tile_reduce")
+    f, ret = function_ref(tr, args["op"], [t.type.dtype] * 2, "tile_reduce")
+    if type_name(ret) != type_name(t.type.dtype):
+        raise tr.scope.error(f"wp.tile_reduce(): the operator returns {type_name(ret)} for elements of "
+                             f"{type_name(t.type.dtype)}; it must return the element type")
+    if "axis" in args:
+        out, outer, n, inner = _axis_split(tr, t, static(tr, args, "axis"), "tile_reduce")
+        return emit(tr, "tile_reduce_axis", out, [f, t], f"<{out._cpp}, {outer}, {n}, {inner}>",
+                    differentiable=False)
+    out = tile_type(t.type.dtype, (1,))
+    return emit(tr, "tile_reduce", out, [f, t], f"<{out._cpp}>", differentiable=False)
+
+
+def tile_sum(tr, obj, node, kwargs):
+    args = bind(tr, node, kwargs, [("a", _REQUIRED), ("axis", None)], "tile_sum")
+    t = tile_var(tr, args, "a", "tile_sum")
+    if "axis" in args:
+        out, outer, n, inner = _axis_split(tr, t, static(tr, args, "axis"), "tile_sum")
+        return emit(tr, "tile_sum_axis", out, [t], f"<{out._cpp}, {outer}, {n}, {inner}>")
+    return emit(tr, "tile_sum", tile_type(t.type.dtype, (1,)), [t])
+
+
+def _extreme(cpp, index):
+    def handler(tr, obj, node, kwargs):
+        args = bind(tr, node, kwargs, [("a", _REQUIRED)], cpp)
+        t = tile_var(tr, args, "a", cpp)
+        if not sc.is_scalar(t.type.dtype):
+            raise tr.scope.error(f"wp.{cpp}(): needs a tile of scalars, got {type_name(t.type)}")
+        out = tile_type(sc.int32 if index else t.type.dtype, (1,))
+        return emit(tr, cpp, out, [t], differentiable=not index)
+    return handler
+
+
+# --- layout -----------------------------------------------------------------------------------------
+def gather(tr, t, out_shape, offset, strides, differentiable=True):
+    """``out[i...] = t.data[offset + sum(i_k * strides_k)]`` (flat element strides, may be 0)."""
+    out = tile_type(t.type.dtype, out_shape)
+    s = list(strides) + [0] * (4 - len(strides))
+    return emit(tr, "tile_gather", out, [t], f"<{out._cpp}, {offset}, {s[0]}, {s[1]}, {s[2]}, {s[3]}>",
+                differentiable=differentiable)
+
+
+def tile_transpose(tr, obj, node, kwargs):
+    args = bind(tr, node, kwargs, [("a", _REQUIRED)], "tile_transpose")
+    t = tile_var(tr, args, "a", "tile_transpose")
+    if t.type.ndim != 2:
+        raise tr.scope.error(f"wp.tile_transpose(): needs a 2-d tile, got shape {t.type.shape}")
+    r, c = t.type.shape
+    return gather(tr, t, (c, r), 0, (1, c))
+
+
+def tile_broadcast(tr, obj, node, kwargs):
+    args = bind(tr, node, kwargs, [("a", _REQUIRED), ("shape", _REQUIRED)], "tile_broadcast")
+    t = tile_var(tr, args, "a", "tile_broadcast")
+    shape = shape_arg(tr, args, name="tile_broadcast")
+    src, src_strides = t.type.shape, t.type.row_major_strides()
+    lead = len(shape) - len(src)
+    if lead < 0:
+        raise tr.scope.error(f"wp.tile_broadcast(): cannot broadcast shape {src} to fewer dimensions {shape}")
+    strides = []
+    for k, d in enumerate(shape):
+        m = k - lead
+        if m < 0 or src[m] == 1:
+            strides.append(0)
+        elif src[m] == d:
+            strides.append(src_strides[m])
+        else:
+            raise tr.scope.error(f"wp.tile_broadcast(): shape {src} cannot broadcast to {shape} "
+                                 f"(dimension {k}: {src[m]} vs {d})")
+    return gather(tr, t, shape, 0, strides)
+
+
+def _static_offset(tr, args, t, name):
+    off = static(tr, args, "offset", (0,) * t.type.ndim, what="a compile-time tuple of ints")
+    off = (off,) if isinstance(off, int) else tuple(off)
+    if len(off) > t.type.ndim or any(not isinstance(o, int) or o < 0 for o in off):
+        raise tr.scope.error(f"wp.{name}(): offset= must hold at most {t.type.ndim} non-negative ints "
+                             f"known at build time, got {off}", args.get("offset"))
+    return off + (0,) * (t.type.ndim - len(off)), len(off)
+
+
+def _window(tr, t, off, shape, name):
+    """(flat offset, strides) of a ``shape`` window at ``off``: its dims are t's trailing ones."""
+    lead = t.type.ndim - len(shape)
+    if lead < 0:
+        raise tr.scope.error(f"wp.{name}(): shape {shape} has more dimensions than the tile {t.type.shape}")
+    for k, d in enumerate(shape):
+        if off[lead + k] + d > t.type.shape[lead + k]:
+            raise tr.scope.error(f"wp.{name}(): a window of shape {shape} at offset {off} leaves the "
+                                 f"tile of shape {t.type.shape}")
+    st = t.type.row_major_strides()
+    return sum(o * s for o, s in zip(off, st)), st[lead:]
+
+
+def tile_view(tr, obj, node, kwargs):
+    args = bind(tr, node, kwargs, [("t", _REQUIRED), ("offset", None), ("shape", None)], "tile_view")
+    t = tile_var(tr, args, "t", "tile_view")
+    off, given = _static_offset(tr, args, t, "tile_view")
+    shape = shape_arg(tr, args, name="tile_view") if "shape" in args else t.type.shape[given:]
+    if not shape:
+        shape = (1,)
+    flat, strides = _window(tr, t, off, shape, "tile_view")
+    return gather(tr, t, shape, flat, strides)
+
+
+def tile_assign(tr, obj, node, kwargs):
+    args = bind(tr, node, kwargs, [("dst", _REQUIRED), ("src", _REQUIRED), ("offset", None)], "tile_assign")
+    dst, src = tile_var(tr, args, "dst", "tile_assign"), tile_var(tr, args, "src", "tile_assign")
+    if type_name(dst.type.dtype) != type_name(src.type.dtype):
+        raise tr.scope.error(f"wp.tile_assign(): dtypes differ: {type_name(dst.type)} and {type_name(src.type)}")
+    off, _ = _static_offset(tr, args, dst, "tile_assign")
+    flat, strides = _window(tr, dst, off, src.type.shape, "tile_assign")
+    s = list(strides) + [0] * (4 - len(strides))
+    new = emit(tr, "tile_scatter", dst.type, [dst, src], f"<{flat}, {s[0]}, {s[1]}, {s[2]}, {s[3]}>")
+    rebind(tr, args["dst"], new, "tile_assign", "dst")
+
+
+def _reshaped(tr, t, shape):
+    out = tile_type(t.type.dtype, shape)
+    return gather(tr, t, shape, 0, out.row_major_strides())
+
+
+def tile_reshape(tr, obj, node, kwargs):
+    args = bind(tr, node, kwargs, [("t", _REQUIRED), ("shape", _REQUIRED)], "tile_reshape")
+    t = tile_var(tr, args, "t", "tile_reshape")
+    shape = static(tr, args, "shape", what="a compile-time tuple of ints")
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if shape.count(-1) == 1:
+        known = 1
+        for d in shape:
+            known *= d if d != -1 else 1
+        shape = tuple(t.type.size // known if d == -1 else d for d in shape)
+    size = 1
+    for d in shape:
+        size *= d
+    if size != t.type.size or any(d <= 0 for d in shape):
+        raise tr.scope.error(f"wp.tile_reshape(): cannot reshape {t.type.shape} ({t.type.size} elements) "
+                             f"to {shape}")
+    return _reshaped(tr, t, shape)
+
+
+def tile_squeeze(tr, obj, node, kwargs):
+    args = bind(tr, node, kwargs, [("t", _REQUIRED), ("axis", None)], "tile_squeeze")
+    t = tile_var(tr, args, "t", "tile_squeeze")
+    axis = static(tr, args, "axis", None)
+    axes = set(range(t.type.ndim)) if axis is None else {axis} if isinstance(axis, int) else set(axis)
+    for a in axes:
+        if axis is not None and (not 0 <= a < t.type.ndim or t.type.shape[a] != 1):
+            raise tr.scope.error(f"wp.tile_squeeze(): axis {a} of shape {t.type.shape} is not of length one")
+    shape = tuple(d for k, d in enumerate(t.type.shape) if not (k in axes and d == 1)) or (1,)
+    return _reshaped(tr, t, shape)
+
+
+def tile_astype(tr, obj, node, kwargs):
+    args = bind(tr, node, kwargs, [("t", _REQUIRED), ("dtype", _REQUIRED)], "tile_astype")
+    t = tile_var(tr, args, "t", "tile_astype")
+    dtype = sc.canonical_scalar(static(tr, args, "dtype", what="a type"))
+    if dtype is None or not sc.is_scalar(t.type.dtype):
+        raise tr.scope.error("wp.tile_astype(): converts tiles of scalars to a scalar dtype")
+    out = tile_type(dtype, t.type.shape)
+    return emit(tr, "tile_astype", out, [t], f"<{out._cpp}>", differentiable=False)
+
+
+HANDLERS = {
+    "tile_map": tile_map,
+    "tile_reduce": tile_reduce,
+    "tile_sum": tile_sum,
+    "tile_max": _extreme("tile_max", False),
+    "tile_min": _extreme("tile_min", False),
+    "tile_argmax": _extreme("tile_argmax", True),
+    "tile_argmin": _extreme("tile_argmin", True),
+    "tile_transpose": tile_transpose,
+    "tile_broadcast": tile_broadcast,
+    "tile_view": tile_view,
+    "tile_assign": tile_assign,
+    "tile_reshape": tile_reshape,
+    "tile_squeeze": tile_squeeze,
+    "tile_astype": tile_astype,
+}
+INTRINSICS.update(HANDLERS)
+
+from . import builtins_tile_linalg  # noqa: E402,F401  (matmul, Cholesky, solves, scans, sort)
