@@ -7,6 +7,7 @@ CPU cores (and NVIDIA GPUs), built for notebooks.
 from . import types
 from .config import config
 from .lang import builtins_core as _builtins_core  # noqa: F401  (declares the builtins)
+from .lang import intrinsics_transform as _intrinsics_transform  # noqa: F401  (wp.transformation)
 from .lang.builtin_function import intrinsic_names as _intrinsic_names
 from .lang.builtin_function import BuiltinFunction as _BuiltinFunction
 from .lang.decorators import constant, func, kernel, struct

@@ -13,6 +13,8 @@ from .scope import PyValue
 from . import static as static_mod
 
 _PY_BUILTIN_MAP = {min: "min", max: "max", abs: "abs", round: "round", pow: "pow"}
+_TYPE_FACTORIES = {comp.vector: "vector", comp.matrix: "matrix", comp.quaternion: "quaternion",
+                   comp.transformation: "transformation"}
 
 
 class CallsMixin:
@@ -30,6 +32,9 @@ class CallsMixin:
     def _call_handler(self, obj):
         if obj is static_mod.static:
             return lambda o, n, kw: static_mod.evaluate(self, n)
+        factory = _TYPE_FACTORIES.get(obj)
+        if factory is not None:     # wp.types.vector(x, y, z) in a kernel: the anonymous constructor
+            return self.intrinsics[factory].__get__(self)
         if isinstance(obj, BuiltinFunction):
             return self.intrinsics.get(obj.key, CallsMixin.call_registered).__get__(self)
         if obj in _PY_BUILTIN_MAP:

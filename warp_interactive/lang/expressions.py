@@ -52,7 +52,28 @@ class ExpressionsMixin:
             return self.scope.const(obj.value, type(obj))
         if isinstance(obj, comp.Composite):
             return self.scope.const(obj.numpy_view().reshape(-1).tolist(), type(obj))
+        if getattr(type(obj), "_wp_struct_", None) is not None:
+            return self._struct_constant(obj, node)
         raise self.scope.error(f"{_describe(obj)} cannot be used as a value in a kernel", node)
+
+    def _struct_constant(self, obj, node):
+        """A struct instance from Python (a global, a wp.static() result) as a kernel value: a
+        zeroed struct with each field set from the instance's values."""
+        t = type(obj)
+        out = self.scope.new_var(t)
+        self.scope.emit(ir.Const(out=out, value=None))
+        for name, ftype in t._wp_struct_.fields.items():
+            value = getattr(obj, name)
+            if isinstance(value, array) or value is None:
+                raise self.scope.error(f"struct {t.__name__} field '{name}' holds an array: a "
+                                       "struct constant in a kernel holds values only", node)
+            v = self.to_var(PyValue(_python_scalar(value)), node)
+            if v.literal:
+                v = self.retype_literal(v, ftype) or v
+            nxt = self.scope.new_var(t)
+            self.scope.emit(ir.SetField(out=nxt, src=out, field=name, value=v))
+            out = nxt
+        return out
 
     # --- leaves -------------------------------------------------------------------------------
     def eval_Constant(self, node):
@@ -130,6 +151,13 @@ class ExpressionsMixin:
         if isinstance(v, PyValue) and isinstance(v.obj, (int, float)) and \
                 isinstance(node.op, ast.USub) and not isinstance(v.obj, py_builtins.bool):
             return PyValue(-v.obj)  # keep negative literals literal
+        if isinstance(node.op, ast.Not):
+            if isinstance(v, PyValue):           # `not wp.static(...)`: still known now
+                return PyValue(not v.obj)
+            v = self.to_var(v, node)
+            if isinstance(v.type, array):
+                v = self.as_bool(v)
+            return self.call_builtin("bool_not", [v])
         return self.call_builtin(UNARYOPS[type(node.op)], [self.to_var(v, node)])
 
     def eval_Compare(self, node):
@@ -169,6 +197,8 @@ class ExpressionsMixin:
             return v
         if sc.is_scalar(v.type):
             return self.call_builtin("nonzero_bool", [v])
+        if isinstance(v.type, array):     # as in the reference: true when it has memory
+            return self.call_builtin("array_nonnull", [v])
         raise self.scope.error(f"a condition must be a scalar, got {type_name(v.type)}")
 
     def eval_IfExp(self, node):

@@ -53,6 +53,11 @@ class Translator(ExpressionsMixin, CallsMixin):
             return self.py_globals[name]
         if hasattr(py_builtins, name):
             return getattr(py_builtins, name)
+        # as in the reference, a kernel builtin may be named bare (expect_eq(a, b))
+        from .builtin_function import BuiltinFunction, intrinsic_names
+        from .registry import registry
+        if name in registry or name in intrinsic_names():
+            return BuiltinFunction(name)
         raise self.scope.error(f"name '{name}' is not defined", node)
 
     def emit_print(self, node):
@@ -171,6 +176,11 @@ class Translator(ExpressionsMixin, CallsMixin):
             out = self.scope.new_var(t)
             self.scope.emit(ir.SetField(out=out, src=base, field=attr, value=value))
             return out
+        if comp.is_composite(t) and t._kind_ == "transform" and attr in ("p", "q"):
+            # t.p = v / t.q = q: a transform rebuilt from the new part and the kept one
+            keep = self.call_builtin("transform_get_rotation" if attr == "p" else
+                                     "transform_get_translation", [base])
+            return self.construct(t, [value, keep] if attr == "p" else [keep, value])
         if comp.is_composite(t) and t._kind_ != "matrix" and attr in "xyzw" and len(attr) == 1 \
                 and "xyzw".index(attr) < t._length_:
             return self.call_builtin("assign", [base, self.index_const("xyzw".index(attr)), value])

@@ -166,6 +166,10 @@ class Module:
         """Forget the loaded binaries (the next launch loads again, from the cache)."""
         self._drop_binaries()
 
+    def hash_module(self):
+        """The reference's name for get_module_hash()."""
+        return self.get_module_hash()
+
     def get_module_hash(self, device=None):
         """The hash of the module's current source (what names its binary in the cache)."""
         from ..codegen.target import CPU

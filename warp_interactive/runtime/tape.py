@@ -61,6 +61,8 @@ class Tape:
     def __enter__(self):
         if self in tape_hooks.active:
             raise RuntimeError("this tape is already recording")
+        if tape_hooks.active:     # as the reference: one tape records at a time
+            raise RuntimeError("Warp: Error, entering a tape while one is already active")
         tape_hooks.active.append(self)
         launch_state.set_reason("tape", True)    # launches must reach the tape: no fast path
         return self
