@@ -90,3 +90,116 @@ EXTRA_REFS = {
 for _name, _kind, _dom in (("svd3", "svd", "any"), ("qr3", "qr", "wellcond"), ("eig3", "eig", "sym")):
     EXTRA_REFS[_name + "/tuple"] = F(check=_decomposition_check(_kind), domain=(_dom,))
 EXTRA_REFS["svd2/tuple"] = F(check=_decomposition_check("svd"))
+
+
+# --- rotations and frames ----------------------------------------------------------------------------
+from scipy.spatial.transform import Rotation  # noqa: E402
+
+_XYZ = "xyz"
+# every valid fixed-axis sequence (i != j, j != k), drawn per thread by the "axes" domain
+AXIS_SEQUENCES = np.array([(i, j, k) for i in range(3) for j in range(3) for k in range(3)
+                           if i != j and j != k], dtype=np.int32)
+
+
+def _seq(i, j, k):
+    return _XYZ[i] + _XYZ[j] + _XYZ[k]
+
+
+def _from_euler(ts, e, i, j, k):
+    out = np.zeros((len(e), 4))
+    for n in range(len(e)):
+        a, b, c = int(i[n]), int(j[n]), int(k[n])
+        out[n] = Rotation.from_euler(_seq(a, b, c), [e[n, a], e[n, b], e[n, c]]).as_quat()
+    return out
+
+
+def _check_to_euler(ts, args, outs, tol):
+    """SciPy's extrinsic angles, placed by axis (third angle of i == k in slot 3 - i - j), equal
+    modulo 2 pi; the middle angle exactly in SciPy's range."""
+    q, i, j, k = args
+    e = outs[0]
+    for n in range(len(q)):
+        a, b, c = int(i[n]), int(j[n]), int(k[n])
+        want = Rotation.from_quat(q[n]).as_euler(_seq(a, b, c))
+        third = c if a != c else 3 - a - b
+        got = np.array([e[n, a], e[n, b], e[n, third]])
+        diff = np.mod(got - want + np.pi, 2 * np.pi) - np.pi
+        assert np.all(np.abs(diff) <= tol * 10), (a, b, c, got, want)
+        assert abs(got[1] - want[1]) <= tol * 10
+        assert np.all(np.abs(got) <= 2 * np.pi + tol)
+
+
+def _twist(axis, q):
+    p = np.sum(q[:, :3] * axis, -1)
+    return p, q[:, 3]
+
+
+def _quat_twist(ts, axis, q):
+    p, w = _twist(axis, q)
+    t = np.concatenate([axis * p[:, None], w[:, None]], -1)
+    return t / np.linalg.norm(t, axis=-1, keepdims=True)
+
+
+def _unit(ts, axis, *rest):
+    return axis / np.linalg.norm(axis, axis=-1, keepdims=True)
+
+
+def _compose(p, q, s):
+    m = np.zeros((len(p), 4, 4))
+    m[:, :3, :3] = Rotation.from_quat(q).as_matrix() * s[:, None, :]
+    m[:, :3, 3] = p
+    m[:, 3, 3] = 1
+    return m
+
+
+def _check_decompose(ts, args, outs, tol):
+    m = args[0]
+    p, q, s = outs
+    base._close(p, m[:, :3, 3], tol * 10)
+    base._close(s, np.linalg.norm(m[:, :3, :3], axis=1), tol * 10)
+    base._close(_compose(p, q, s), m, tol * 10)
+
+
+def _check_from_matrix(ts, args, outs, tol):
+    m, t = args[0], outs[0].astype(np.float64)
+    base._close(t[:, :3], m[:, :3, 3], tol * 10)
+    got, want = base.same_quat(t[:, 3:], Rotation.from_matrix(m[:, :3, :3]).as_quat())
+    base._close(got, want, tol * 10)
+
+
+def _twist_ref(ts, t, x):
+    R = Rotation.from_quat(t[:, 3:]).as_matrix()
+    w, v = np.einsum("nij,nj->ni", R, x[:, :3]), np.einsum("nij,nj->ni", R, x[:, 3:])
+    return np.concatenate([w, v + np.cross(t[:, :3], w)], -1)
+
+
+def _wrench_ref(ts, t, x):
+    R = Rotation.from_quat(t[:, 3:]).as_matrix()
+    tau, f = np.einsum("nij,nj->ni", R, x[:, :3]), np.einsum("nij,nj->ni", R, x[:, 3:])
+    return np.concatenate([tau + np.cross(t[:, :3], f), f], -1)
+
+
+EXTRA_REFS.update({
+    "quat_from_euler": F(ref=_from_euler, axes=(1, 2, 3), quat_sign=True),
+    "quat_to_euler": F(check=_check_to_euler, axes=(1, 2, 3)),
+    "quat_to_rpy": F(check=lambda ts, args, outs, tol: _check_to_euler(
+        ts, [args[0]] + [np.full(len(args[0]), a) for a in (0, 1, 2)], outs, tol)),
+    # axes are drawn as they come and normalized by the reference's inputs (domain "unitvec")
+    "quat_twist": F(ref=lambda ts, axis, q: _quat_twist(ts, axis, q), domain=("unitvec",), quat_sign=True),
+    "quat_twist_angle": F(ref=lambda ts, axis, q: 2 * np.arctan2(np.abs(_twist(axis, q)[0]), q[:, 3]),
+                          domain=("unitvec",)),
+    "quat_twist_angle_signed": F(ref=lambda ts, axis, q: 2 * np.arctan2(*_twist(axis, q)),
+                                 domain=("unitvec",)),
+    "transform_compose": F(ref=lambda ts, p, q, s: _compose(p, q, s)),
+    "transform_decompose/tuple": F(check=_check_decompose, domain=("trs",)),
+    "transform_decompose": F(check=_check_decompose, out=(1, 2, 3), domain=("trs",)),
+    "transform_to_matrix": F(ref=lambda ts, t: _compose(t[:, :3], t[:, 3:], np.ones((len(t), 3)))),
+    "transform_from_matrix": F(check=_check_from_matrix, domain=("rt",)),
+    "transform_set_rotation_copy": F(ref=lambda ts, t, q: np.concatenate([t[:, :3], q], -1)),
+    "transform_set_translation_copy": F(ref=lambda ts, t, p: np.concatenate([p, t[:, 3:]], -1)),
+    "transform_set_rotation": F(ref=lambda ts, t, q: np.concatenate([t[:, :3], q], -1), mutates=(0,)),
+    "transform_set_translation": F(ref=lambda ts, t, p: np.concatenate([p, t[:, 3:]], -1), mutates=(0,)),
+    "transform_twist": F(ref=_twist_ref),
+    "transform_wrench": F(ref=_wrench_ref),
+    "velocity_at_point": F(ref=lambda ts, qd, r: qd[:, 3:] + np.cross(qd[:, :3], r)),
+})

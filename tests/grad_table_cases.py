@@ -165,7 +165,11 @@ def _syntax(ov, args):
 
 # builtins that write results into arguments (by name: the positions of those arguments)
 OUT_PARAMS = {"quat_to_axis_angle": (1, 2), "svd3": (1, 2, 3), "qr3": (1, 2), "eig3": (1, 2),
-              "svd2": (1, 2, 3)}
+              "svd2": (1, 2, 3), "transform_decompose": (1, 2, 3)}
+# builtins that assign a new value to an argument variable (in place), by name
+MUTATES = {"transform_set_rotation": (0,), "transform_set_translation": (0,)}
+# integer arguments that need particular values (axis sequences), by name and position
+CONST_VALUES = {"quat_from_euler": {1: 2, 2: 0, 3: 1}, "quat_to_euler": {1: 0, 2: 1, 3: 0}}
 
 
 def builtin_case(ov, index, scalar):
@@ -177,7 +181,8 @@ def builtin_case(ov, index, scalar):
     rets = list(ret) if isinstance(ret, tuple) else ([] if ret is None else [ret])
     out_pos = tuple(k for k in OUT_PARAMS.get(ov.name, ()) if k < len(arg_types))   # not tuple forms
     out_types = [arg_types[k] for k in out_pos]
-    if not any(is_float_valued(t) for t in rets + out_types):
+    mut_pos = MUTATES.get(ov.name, ())
+    if not any(is_float_valued(t) for t in rets + out_types + [arg_types[k] for k in mut_pos]):
         return None
     key = f"{ov.name}[{index}]({', '.join(t.__name__ for t in arg_types)})"
     floats = [scalar_kind(t) for t in arg_types + rets if is_float_valued(t)]
@@ -193,17 +198,22 @@ def builtin_case(ov, index, scalar):
         if is_float_valued(t):
             p = Param(f"a{k}", array_type(dtype=t), "in", _np_shape(t, case.dim), _sampler(ov.name, k))
         else:
-            val = True if t is sc.bool_ else INDEX_VALUE
+            val = True if t is sc.bool_ else CONST_VALUES.get(ov.name, {}).get(k, INDEX_VALUE)
             p = Param(f"a{k}", array_type(dtype=t), "const", (case.dim,), value=val)
         case.params.append(p)
-        exprs.append(f"a{k}[i]")
+        if k in mut_pos:        # the builtin assigns a new value to this variable
+            prelude.append(f"m{k} = a{k}[i]")
+            exprs.append(f"m{k}")
+        else:
+            exprs.append(f"a{k}[i]")
     syntax = _syntax(ov, exprs)
     if syntax is None:
         return None
     pre, expr = syntax
     results = [f"r{k}" for k in range(len(rets))]
     case.body = prelude + pre + [f"{', '.join(results)} = {expr}" if results else expr]
-    for name, t in list(zip(results, rets)) + [(f"o{k}", arg_types[k]) for k in out_pos]:
+    for name, t in list(zip(results, rets)) + [(f"o{k}", arg_types[k]) for k in out_pos] + \
+            [(f"m{k}", arg_types[k]) for k in mut_pos]:
         case.params.append(Param(f"out_{name}", array_type(dtype=t), "out", _np_shape(t, case.dim)))
         case.body.append(f"out_{name}[i] = {name}")
     return case

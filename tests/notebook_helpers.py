@@ -45,11 +45,13 @@ class KernelDriver:
         from jupyter_client.manager import start_new_kernel
         self.km, self.kc = start_new_kernel(kernel_name="python3", startup_timeout=60)
         self.last_count = None   # the prompt number (In [N]) the front-end showed for the last cell
+        self.last_updates = []   # update_display_data contents of the last cell (display ids)
 
     def run(self, code, timeout=120):
         """(stdout text, error dict or None, rich outputs) of one cell, from its IOPub messages."""
         msg_id = self.kc.execute(code)
         stdout, error, rich = [], None, []
+        self.last_updates = []
         while True:
             try:
                 msg = self.kc.get_iopub_msg(timeout=timeout)
@@ -66,6 +68,8 @@ class KernelDriver:
                 error = c
             elif t in ("display_data", "execute_result"):
                 rich.append(c["data"])
+            elif t == "update_display_data":
+                self.last_updates.append(c)
             elif t == "status" and c["execution_state"] == "idle":
                 break
         return "".join(stdout), error, rich

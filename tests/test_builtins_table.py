@@ -41,6 +41,8 @@ def _pool(pattern, d):
     """The concrete types an argument pattern may take with scalar type ``d``."""
     if not isinstance(pattern, reg.Pattern):
         return [pattern]
+    if pattern is reg.Index:   # an index is an int32 whatever the other arguments' scalar type
+        return [sc.int32]
     name = pattern.name
     if name in ("Scalar", "Float", "Int"):
         return [d]
@@ -161,8 +163,16 @@ def _composite_values(t, domain, n, rng):
     shape = (n,) + tuple(t._shape_)
     if kind == "matrix" and domain == "rot":
         return Rotation.random(n, random_state=1).as_matrix().astype(npd)
+    if kind == "matrix" and domain in ("trs", "rt") and t._shape_ == (4, 4):   # 4x4 rigid (scaled)
+        m = np.zeros((n, 4, 4))
+        scale = rng.uniform(0.5, 2.0, (n, 1, 3)) if domain == "trs" else 1.0
+        m[:, :3, :3] = Rotation.random(n, random_state=rng.integers(1 << 30)).as_matrix() * scale
+        m[:, :3, 3], m[:, 3, 3] = rng.uniform(-2, 2, (n, 3)), 1
+        return m.astype(npd)
     flat = _scalar_values(d, domain if domain in ("nonzero", "special", "pos") else "any",
                           int(np.prod(shape)), rng).reshape(shape)
+    if kind == "vector" and domain == "unitvec":
+        flat = (flat / np.linalg.norm(flat.astype(np.float64), axis=-1, keepdims=True)).astype(npd)
     if kind == "matrix" and domain in ("wellcond", "sym"):
         r = t._shape_[0]
         flat = flat + (4.0 * np.eye(r) if domain == "wellcond" else 0)
@@ -194,6 +204,11 @@ def draw_args(spec, types, n, rng):
     if "eqhalf" in domains[:len(types)] and types[0] is types[1]:
         same = rng.random(n) < 0.5
         args[1][same] = args[0][same]
+    if "axes" in spec:   # an axis sequence (i, j, k) per thread: i != j, j != k
+        from builtin_refs_extra import AXIS_SEQUENCES
+        seqs = AXIS_SEQUENCES[rng.integers(0, len(AXIS_SEQUENCES), n)]
+        for col, pos in enumerate(spec["axes"]):
+            args[pos] = seqs[:, col].astype(args[pos].dtype)
     return args
 
 

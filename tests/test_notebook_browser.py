@@ -230,7 +230,35 @@ def test_tutorial_runs_in_jupyterlab_and_its_pictures_render(lab, browser, tmp_p
     width, height, texts = browser.execute_script(TAPE)
     assert width > 100 and height > 50
     assert {"smooth", "mean_square", "small_in", "small_out", "loss"} <= set(texts), texts
-    for name, selector in (("heatmap", "img.wpi-heatmap"), ("timing-chart", "img.wpi-timing-chart"),
-                           ("tape", ".wpi-tape svg")):
+    # the live view ended on its last frame; the annotated cell folds open to its C++
+    live = browser.execute_script("return Array.from(document.querySelectorAll('.wpi-live')).map(e => e.textContent)")
+    assert len(live) == 1 and "done" in live[0]
+    lines = browser.execute_script(
+        "return Array.from(document.querySelectorAll('.wpi-annotate details')).map(d => d.dataset.line)")
+    assert lines == ["3", "4"]
+    # fold open the saxpy line of the annotated cell: its C++ shows
+    browser.execute_script("document.querySelector(\".wpi-annotate details[data-line='4'] summary\").click()")
+    time.sleep(0.3)
+    cpp = browser.execute_script("return document.querySelector(\".wpi-annotate details[data-line='4']\").innerText")
+    assert "wp::mul(var_a" in cpp and "wp::adj_mul(" in cpp
+    for name, selector in PICTURES:
         path = _shoot(browser, selector, shots / f"{name}.png")
         assert path.stat().st_size > 1000
+    _publish(shots)
+
+
+# the displays photographed (docs/notebook.md shows them: scripts/notebook_pictures.sh)
+PICTURES = (("array", ".wpi-array"), ("heatmap", "img.wpi-heatmap"),
+            ("timing", ".jp-OutputArea-output:has(img.wpi-timing-chart)"), ("tape", ".wpi-tape"),
+            ("live", ".wpi-live"), ("annotate", ".wpi-annotate"))
+
+
+def _publish(shots):
+    """WARP_INTERACTIVE_PICTURES_TO=DIR: copy the display screenshots there (the docs' pictures)."""
+    dest = os.environ.get("WARP_INTERACTIVE_PICTURES_TO")
+    if dest:
+        os.makedirs(dest, exist_ok=True)
+        for name, _ in PICTURES:
+            if name == "heatmap":
+                continue          # part of the array's picture
+            shutil.copyfile(shots / f"{name}.png", os.path.join(dest, f"notebook-{name}.png"))

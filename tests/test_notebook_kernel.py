@@ -125,3 +125,21 @@ def test_launch_error_without_package_frames(kernel):
     assert err["ename"] == "TypeError" and err["evalue"] == "kernel 'jk_two' takes 2 arguments (a, s), got 1"
     tb = re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(err["traceback"]))
     assert "wp.launch(jk_two, 2" in tb and "warp_interactive" not in tb
+
+
+def test_live_view_updates_one_output_in_place(kernel):
+    """50 launches, an update() after each: one picture, redrawn in place a bounded number of
+    times (rate-limited), the last frame showing the final values."""
+    kernel.ok("%%wp.kernel --quiet\ndef jk_fill(a: wp.array2d(dtype=float), v: float):\n"
+              "    i, j = wp.tid()\n    a[i, j] = v\n")
+    out, err, rich = kernel.run(
+        "field = wp.zeros((20, 30))\nview = wp.notebook.live(field, title='fill', every=3600)\n"
+        "for k in range(50):\n    wp.launch(jk_fill, field.shape, inputs=[field, float(k)])\n"
+        "    view.update(f'step {k}')\nview.update('done', force=True)\nprint(view.frames, view.skipped)")
+    assert err is None
+    assert len(rich) == 1 and "wpi-heatmap" in rich[0]["text/html"]      # one output area
+    assert len(kernel.last_updates) == 1                                  # 49 skipped, 1 forced
+    final = kernel.last_updates[0]
+    assert final["transient"]["display_id"] and "max=49" in final["data"]["text/html"]
+    assert "done" in final["data"]["text/html"]
+    assert out.split() == ["2", "50"]

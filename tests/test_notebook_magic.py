@@ -252,3 +252,32 @@ def test_package_frames_can_be_shown_and_user_frames_stay(ipython):
     assert isinstance(err, ValueError) and "raise ValueError('mine')" in _plain(out)
     out, err = ipython.run("x = = 1")
     assert isinstance(err, SyntaxError) and "SyntaxError" in _plain(out)
+
+
+def test_annotate_shows_each_line_beside_its_cpp(ipython):
+    import re
+    ipython.ok("%%wp.kernel --annotate\ndef nb_ann(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):\n"
+               "    i = wp.tid()\n\n    y[i] = a * x[i] + y[i]\n")
+    from warp_interactive.notebook import magic
+    view = magic._last["annotation"]
+    page = view.html
+    # the lines that made code fold open: 3 (tid) and 5 (the saxpy line), not 2 (def) or 4 (blank)
+    assert re.findall(r"data-line='(\d+)'", page) == ["3", "5"]
+    line5 = page[page.index("data-line='5'"):]
+    assert "wp::mul(var_a" in line5 and "wp::array_store(var_y" in line5       # forward
+    assert "wp::adj_mul(var_a" in line5 and "wp::adj_load(var_x" in line5      # its adjoint
+    assert "y[i] = a * x[i] + y[i]" in line5
+    assert "wp::adj_" not in page[page.index("data-line='3'"):page.index("data-line='5'")]
+    text = repr(view)
+    assert "  5     y[i] = a * x[i] + y[i]" in text and "~ wp::adj_mul" in text
+
+
+def test_annotation_line_map_matches_markers():
+    from warp_interactive.notebook.annotate import line_map
+    src = ("    var_1 = wp::load(var_x, var_0);  // py:/f.py:7\n    var_2 = wp::mul(var_a, var_1);  // py:8\n"
+           "    wp::adj_mul(var_a, var_1, adj_a, adj_1, adj_2);\n    wp::adj_load(var_x, var_0, adj_x, adj_0, adj_1);\n"
+           "    var_1 = wp::load(var_x, var_0);  // py:7\n")
+    forward, adjoint = line_map(src)
+    assert forward == {7: ["var_1 = wp::load(var_x, var_0);"], 8: ["var_2 = wp::mul(var_a, var_1);"]}
+    assert adjoint == {8: ["wp::adj_mul(var_a, var_1, adj_a, adj_1, adj_2);"],
+                       7: ["wp::adj_load(var_x, var_0, adj_x, adj_0, adj_1);"]}

@@ -276,7 +276,8 @@ def test_gradient_norms_after_backward():
     tape.backward(loss)
     norms = {n: v for n, _, v in tape_view.gradient_norms(tape, {id(x): "x", id(y): "y", id(loss): "loss"})}
     assert norms["x"] == pytest.approx(np.linalg.norm(2 * np.array([1.0, 2.0, 3.0])), rel=1e-6)
-    assert norms["y"] == pytest.approx(np.sqrt(3.0)) and norms["loss"] == pytest.approx(1.0)
+    # y was written by a recorded kernel: its adjoint is consumed by the store (as in warp-lang)
+    assert norms["y"] == 0.0 and norms["loss"] == pytest.approx(1.0)
 
 
 def test_tape_svg_pure_python_is_valid_svg():

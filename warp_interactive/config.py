@@ -21,6 +21,9 @@ class _Config:
         self.verbose = False             # print build commands and cache decisions
         self.quiet = False               # no build messages at all
         self.kernel_cache_dir = default_kernel_cache_dir()   # the effective folder, never None
+        # the kernel cache's size cap: least recently used entries are removed above it
+        # (compiler/cache_gc.py); 0 or None: no cap
+        self.kernel_cache_max_bytes = _int_env("WARP_INTERACTIVE_CACHE_MAX_BYTES", 1 << 30)
         self.max_unroll = 16             # static range() loops up to this many iterations unroll
         self.enable_backward = True      # generate adjoint code (compiled only when first needed)
         self.num_threads = None          # CPU launch threads; None = all cores
@@ -40,6 +43,13 @@ class _Config:
         if name == "mode" and value not in ("release", "debug"):
             raise ValueError(f"wp.config.mode must be 'release' or 'debug', got {value!r}")
         object.__setattr__(self, name, value)
+
+
+def _int_env(name, default):
+    try:
+        return int(os.environ.get(name, default))
+    except ValueError:
+        return default
 
 
 config = _Config()

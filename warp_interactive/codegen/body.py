@@ -7,6 +7,7 @@ from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
 from .cpp_types import c_string, cpp_type, field, literal
+from .own_index import OwnIndex
 
 CONTEXT_ARGS = "_idx, _dim"          # what a builtin flagged `context` receives first
 BOUNDS_CHECKED = {"load", "view", "array_store", "atomic_add", "atomic_sub", "atomic_min",
@@ -27,6 +28,7 @@ class BodyWriter:
         self.return_labels = 0
         self.loop_depth = 0     # returns inside dynamic loops leave the adjoint (no labels)
         self.in_kernel = fir.is_kernel
+        self.own = OwnIndex(fir)    # array accesses at the thread's own index (plain adjoints)
         self._marked_file = False
         # adjoint bookkeeping of dynamic loops (declared at the top of the adjoint function)
         self.extra_decls = []   # trip counters, loop-state snapshots, copy shadows
@@ -292,7 +294,10 @@ class BodyWriter:
         args = self.call_args(s)
         adj_args = ", ".join(a.adj for a in s.args)
         parts = [x for x in (args, adj_args, adj_outs) if x]
-        return [f"{p}{self.adj_callee(func, s.template)}({', '.join(parts)});"]
+        callee = self.adj_callee(func, s.template)
+        if func.cpp == "array_store" and not _is_user_call(func) and self.own.is_own(s.args[1:-1]):
+            callee = "wp::adj_array_store_own"   # no other thread stores there: no atomic take
+        return [f"{p}{callee}({', '.join(parts)});"]
 
     def _rev_for(self, s, ind):
         """A dynamic loop runs backwards over the iterations the replay counted; each iteration

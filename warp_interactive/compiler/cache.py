@@ -1,18 +1,25 @@
 """The on-disk kernel cache: content-addressed entries, atomic writes, corruption detection.
 
-An entry is a folder named by the module hash holding the generated source, the binary and a
-manifest with the binary's SHA-256. A missing or mismatching manifest means the entry is
-rebuilt; entries are published by renaming a finished temporary folder, so readers never see
-a half-written one and two processes building the same module both succeed.
+An entry is a folder named by the hash of its source (a module's, or on the CPU a unit's: a
+group of a module's kernels) holding the generated source, the binary and a manifest with the
+binary's SHA-256 and the hashes of the kernels it provides. A missing or mismatching manifest
+means the entry is rebuilt; files are published by renaming finished temporary files, the
+manifest last, so readers never see a half-written entry and two processes building the same
+module both succeed. ``kernels/`` maps a kernel's hash to the entry that provides it
+(runtime/cpu_build.py); garbage collection is in ``compiler/cache_gc.py``.
 """
 
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
+import threading
+import time
 
 from ..config import config, default_kernel_cache_dir
+from ..version import __version__
 
 MANIFEST = "manifest.json"
 
@@ -21,6 +28,23 @@ def cache_dir():
     d = config.kernel_cache_dir or default_kernel_cache_dir()   # None: the default again
     os.makedirs(d, exist_ok=True)
     return d
+
+
+_LINE_MARKERS = re.compile(r"  // py:[^\n]*")
+
+
+def module_hash(source, build_key):
+    """The cache key of a generated source: its text, everything else that decides the binary
+    (``build_key``: compiler, flags, headers) and the package version."""
+    # codegen's `// py:FILE:LINE` comments only map compiler errors back to Python: a kernel that
+    # moved (lines added above it, a re-run notebook cell) keeps its binary
+    if "// py:" in source:
+        source = _LINE_MARKERS.sub("", source)
+    h = hashlib.sha256()
+    h.update(source.encode())
+    h.update(repr(build_key).encode())
+    h.update(__version__.encode())
+    return h.hexdigest()
 
 
 def file_sha256(path):
@@ -35,30 +59,47 @@ def entry_dir(module_hash):
     return os.path.join(cache_dir(), module_hash[:2], module_hash)
 
 
-def lookup(module_hash, binary_name):
-    """Path of a valid cached binary, or None (a corrupt entry is removed)."""
+# a used entry's manifest mtime is refreshed at most this often: the garbage collector's "last
+# used" (cache_gc.py), for one fstat per load and one utime per entry per hour
+USE_STAMP_S = 3600
+
+
+def lookup(module_hash, binary_name, provides=()):
+    """Path of a valid cached binary, or None. ``provides``: kernel hashes the entry's manifest
+    must list (a kernel record that names the wrong entry misses)."""
+    found = lookup_entry(module_hash, binary_name)
+    if found is None or not set(provides) <= found[1]:
+        return None
+    return found[0]
+
+
+def lookup_entry(module_hash, binary_name):
+    """(path of a valid cached binary, set of the kernel hashes its entry provides), or None.
+    A damaged or half-published entry is a miss; it is left in place: the rebuild's publish
+    replaces it (removing it here could remove the binary of a publish in progress, whose
+    manifest comes last)."""
     d = entry_dir(module_hash)
     binary = os.path.join(d, binary_name)
     try:
         with open(os.path.join(d, MANIFEST)) as f:
             manifest = json.load(f)
+            stamp = os.fstat(f.fileno()).st_mtime
         if manifest.get("binaries", {}).get(binary_name) == file_sha256(binary):
-            return binary
-    except (OSError, ValueError):
+            if time.time() - stamp > USE_STAMP_S:
+                _touch(os.path.join(d, MANIFEST))
+            return binary, set(manifest.get("kernels", ()))
+    except (OSError, ValueError, TypeError, AttributeError):
         pass
-    if os.path.exists(binary):
-        # present but unverifiable: a half-written or damaged entry; rebuild it
-        _remove_file(binary)
     return None
 
 
-def publish(module_hash, files, move=False):
+def publish(module_hash, files, move=False, kernels=()):
     """Store ``files`` ({name: path}) in the entry for ``module_hash``; returns the entry dir.
 
     New files are written to a temporary folder beside the entry and renamed into it one by
     one, the manifest last, so a reader sees either the old state or the complete new one.
     ``move=True`` renames the given files there instead of copying them (they must be on the
-    cache's file system: see ``build_dir``).
+    cache's file system: see ``build_dir``). ``kernels``: the hashes of the kernels it provides.
     """
     d = entry_dir(module_hash)
     os.makedirs(d, exist_ok=True)
@@ -68,6 +109,8 @@ def publish(module_hash, files, move=False):
             manifest = json.load(f)
     except (OSError, ValueError):
         manifest = {"binaries": {}}
+    if kernels:
+        manifest["kernels"] = sorted(set(manifest.get("kernels", [])) | set(kernels))
     tmp = tempfile.mkdtemp(prefix=".tmp-", dir=d)
     try:
         for name, src in files.items():
@@ -88,17 +131,52 @@ def publish(module_hash, files, move=False):
     return d
 
 
+def _kernel_record(kernel_hash):
+    return os.path.join(cache_dir(), "kernels", kernel_hash[:2], kernel_hash)
+
+
+def kernel_unit(kernel_hash):
+    """The hash of an entry that provides the kernel ``kernel_hash``, or None."""
+    try:
+        with open(_kernel_record(kernel_hash)) as f:
+            unit = f.read().strip()
+        return unit if len(unit) == 64 else None
+    except OSError:
+        return None
+
+
+def record_kernels(unit_hash, kernel_hashes):
+    """Remember that the entry ``unit_hash`` provides these kernels (atomic writes; a read-only
+    cache only loses the shortcut)."""
+    for h in kernel_hashes:
+        write_atomic(_kernel_record(h), unit_hash)
+
+
+def write_atomic(path, text):
+    """Write ``text`` to ``path`` by renaming a finished temporary file; False if the cache is
+    not writable (callers treat what they write as an optimisation)."""
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+        return True
+    except OSError:
+        return False
+
+
+def _touch(path):
+    try:
+        os.utime(path)
+    except OSError:
+        pass
+
+
 def build_dir():
     """A new temporary folder inside the cache (same file system: its files can be published by
     renaming them); the caller removes it."""
     return tempfile.mkdtemp(prefix=".build-", dir=cache_dir())
-
-
-def _remove_file(path):
-    try:
-        os.remove(path)
-    except OSError:
-        pass
 
 
 def clear_kernel_cache():

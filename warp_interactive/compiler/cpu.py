@@ -119,8 +119,12 @@ def ensure_pch(cxx, fl):
     """Build the precompiled builtin header once; returns the include dir holding it."""
     d = _pch_dir(cxx, fl)
     gch = os.path.join(d, "warp_interactive", "builtin.h.gch")
-    if os.path.exists(gch):
+    try:
+        if time.time() - os.stat(gch).st_mtime > cache.USE_STAMP_S:
+            os.utime(gch)    # the garbage collector's "last used" (cache_gc.py)
         return d
+    except OSError:
+        pass
     os.makedirs(os.path.dirname(gch), exist_ok=True)
     header = os.path.join(_paths.include_dir(), "warp_interactive", "builtin.h")
     tmp = f"{gch}.{os.getpid()}.tmp"
@@ -137,14 +141,43 @@ def ensure_pch(cxx, fl):
     return d
 
 
-def compile_module(source, module_hash, debug=False, fast_math=False, name="module"):
-    """The path of the shared library for ``source`` (from the cache, or built now)."""
-    hit = cache.lookup(module_hash, BINARY)
-    if hit is not None:
-        return hit, False
-    cxx = config.cpu_compiler
-    fl = flags(debug, fast_math)
-    pch = ensure_pch(cxx, fl)
+def compile_module(source, module_hash, debug=False, fast_math=False, name="module", kernels=()):
+    """The path of the shared library for ``source`` (from the cache, or built now), and whether
+    it was built. ``kernels``: the hashes of the kernels it provides (in its manifest)."""
+    [(path, built)] = compile_units([(source, module_hash, kernels)], debug, fast_math, name)
+    return path, built
+
+
+def workers():
+    """How many compilers run at once: ``wp.config.num_threads`` if set, else one per core."""
+    return max(1, config.num_threads or os.cpu_count() or 1)
+
+
+def compile_units(units, debug=False, fast_math=False, name="module"):
+    """[(path, built)] for ``units`` ([(source, hash, kernel hashes)]): cached ones are found,
+    the others compiled in parallel (one compiler process per unit, ``workers()`` at a time)."""
+    hits = [cache.lookup(h, BINARY, kernels) for _, h, kernels in units]
+    todo = [u for u, hit in zip(units, hits) if hit is None]
+    built = {}
+    if todo:
+        cxx = config.cpu_compiler
+        fl = flags(debug, fast_math)
+        pch = ensure_pch(cxx, fl)
+        if len(todo) == 1:
+            built[todo[0][1]] = _build(todo[0], cxx, fl, pch, name)
+        else:   # threads only wait for compiler processes: the GIL is no bottleneck
+            from concurrent.futures import ThreadPoolExecutor
+            with ThreadPoolExecutor(min(len(todo), workers())) as pool:
+                paths = pool.map(lambda u: _build(u, cxx, fl, pch, name), todo)
+                built = {u[1]: p for u, p in zip(todo, paths)}
+        from .cache_gc import maybe_collect
+        maybe_collect()
+    return [(hit, False) if hit is not None else (built[h], True)
+            for (_, h, _), hit in zip(units, hits)]
+
+
+def _build(unit, cxx, fl, pch, name):
+    source, unit_hash, kernels = unit
     tmp = cache.build_dir()
     try:
         src = os.path.join(tmp, SOURCE)
@@ -154,14 +187,14 @@ def compile_module(source, module_hash, debug=False, fast_math=False, name="modu
         includes = (["-I", pch] if pch else []) + ["-I", _paths.include_dir()]
         cmd = [cxx, *fl, "-shared", *includes, src, "-o", out, *LINK]
         t0 = time.perf_counter()
-        import subprocess
+        import subprocess   # here, not at package import: only builds need it
         result = subprocess.run(cmd, capture_output=True, text=True)
         if result.returncode != 0:
             raise CompileError(_compile_error_text(name, source, cmd, result.stderr))
         if config.verbose:
-            print(f"warp_interactive: built {name} in {time.perf_counter() - t0:.3f} s")
-        entry = cache.publish(module_hash, {SOURCE: src, BINARY: out}, move=True)
-        return os.path.join(entry, BINARY), True
+            print(f"warp_interactive: built {name} ({unit_hash[:8]}) in {time.perf_counter() - t0:.3f} s")
+        entry = cache.publish(unit_hash, {SOURCE: src, BINARY: out}, move=True, kernels=kernels)
+        return os.path.join(entry, BINARY)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

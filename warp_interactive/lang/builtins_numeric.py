@@ -96,6 +96,8 @@ add_builtin("svd2", {"A": Matrix, "U": Matrix, "sigma": Vector, "V": Matrix}, va
 # --- tuple-returning forms: U, sigma, V = wp.svd3(A) --------------------------------------------------
 def _outputs(name):
     """(A's type) -> the types of the out-parameters of the decomposition ``name``."""
+    if name == "transform_decompose":
+        return _decompose_outputs
     def rule(ts):
         m = ts[0]
         n, s = m._shape_[0], m._wp_scalar_type_
@@ -114,7 +116,15 @@ _TUPLE_DOC = {"svd2": "`U, sigma, V = svd2(A)`: the decomposition as a tuple.",
               "eig3": "`Q, d = eig3(A)`: the decomposition as a tuple."}
 
 
-def _tuple_form(name):
+def _decompose_outputs(ts):
+    m = ts[0]
+    if m._shape_ != (4, 4) or not sc.is_float(m._wp_scalar_type_):
+        raise TypeMismatch(f"needs a floating-point 4x4 matrix, got {m.__name__}")
+    s = m._wp_scalar_type_
+    return comp.vector(3, s), comp.quaternion(s), comp.vector(3, s)
+
+
+def tuple_form(name):
     """The intrinsic: with only ``A``, zero locals are made for the outputs, the out-parameter
     form fills them (its adjoint is the one of that form), and they come back as a tuple."""
     def handler(tr, obj, node, kwargs):
@@ -133,4 +143,4 @@ def _tuple_form(name):
 
 for _name, _doc in _TUPLE_DOC.items():
     add_builtin(_name, {"A": Matrix}, value_func=_outputs(_name), group=G_MAT, doc=_doc)
-    INTRINSICS[_name] = _tuple_form(_name)
+    INTRINSICS[_name] = tuple_form(_name)

@@ -70,4 +70,6 @@ def current_shell():
 
 from .api import (array_widget, gradient_norms, last_error, show_array, show_tape,  # noqa: E402
                   show_timings, tape_svg, timing_widget)
+from .live import live  # noqa: E402
+from .magic import annotation  # noqa: E402
 from .tracebacks import show_package_frames  # noqa: E402

@@ -36,6 +36,8 @@ def _parser():
                    help="display the generated code")
     p.add_argument("--module", default=None, help="the module's name (default: from the kernels)")
     p.add_argument("--full-errors", action="store_true", help="show the whole C++ compiler log")
+    p.add_argument("--annotate", action="store_true",
+                   help="show the cell with the C++ (forward and adjoint) each line generated")
     return p
 
 
@@ -100,6 +102,8 @@ def run_kernel_cell(shell, cells, line, cell):
         print(summary(module, names, opts.lazy, time.perf_counter() - t0))
     if opts.show_source:
         _show_source(module, opts.show_source)
+    if opts.annotate:
+        _show_annotation(module, cell, label)
 
 
 def _build(module, device_name):
@@ -159,6 +163,28 @@ def _show_source(module, which):
         display(Code(src, language="c++"))
     except ImportError:
         print(src)
+
+
+def annotation(module, cell, label=""):
+    """The annotated view of a cell's module (an object that displays as HTML, prints as text)."""
+    from ..codegen.target import CPU
+    from .annotate import annotate_html, annotate_text
+    from .api import Display
+    source = module.source(CPU, backward=True)
+    lines = [""] + cell.splitlines()   # line 1 is the %%wp.kernel line, as in errors
+    lines[0] = "%%wp.kernel --annotate"
+    title = f"{label}: module {module.name}"
+    return Display(annotate_html(lines, source, title), annotate_text(lines, source))
+
+
+def _show_annotation(module, cell, label):
+    view = annotation(module, cell, label)
+    _last["annotation"] = view
+    try:
+        from IPython.display import display
+        display(view)
+    except ImportError:
+        print(repr(view))
 
 
 class _Snapshot:

@@ -1,5 +1,6 @@
 """The adjoint of ``wp.copy`` recorded on a tape: the source's gradient gains the destination's
-gradient over the copied range, which is then cleared (the copy overwrote those elements).
+gradient over the copied range, which is then cleared (the copy overwrote those elements; not
+for a destination made with ``retain_grad=True``). A copy of constants only clears it.
 
 It runs as kernels on the arrays' own device, so it works on CUDA (where ``numpy()`` is a copy)
 and inside a graph capture; the kernels see each gradient as a flat array of its scalars.
@@ -44,19 +45,33 @@ def _flat(g, scalar):
 
 
 def backward_copy(dest, src, dest_offset, src_offset, count):
-    dg, sg = dest.grad, src.grad
-    if dg is None or sg is None or count == 0:
+    dg, sg = dest.grad, getattr(src, "grad", None)
+    if dg is None or count == 0:
         return
+    keep = getattr(dest, "retain_grad", False)      # wp.array(retain_grad=True): not consumed
+    if sg is None:      # the copied values do not depend on anything differentiable
+        return None if keep else _clear(dg, dest_offset, count)
     scalar = _scalar_of(dg.dtype)
     fast = (dg.is_contiguous and sg.is_contiguous and not _overlap(dg, sg) and scalar in _KERNELS
             and _scalar_of(sg.dtype) is scalar and dg.device == sg.device)
-    if not fast:
-        return _on_host(dg, sg, dest_offset, src_offset, count)
+    if not fast or keep:
+        return _on_host(dg, sg, dest_offset, src_offset, count, keep)
     from .launch import launch
     d, n = _flat(dg, scalar)
     s, _ = _flat(sg, scalar)
     launch(_KERNELS[scalar], dim=count * n, inputs=[s, d, src_offset * n, dest_offset * n],
            device=dg.device)
+
+
+def _clear(dg, offset, count):
+    """The overwritten range's gradient restarts from zero."""
+    if dg.is_contiguous:
+        flat, n = _flat(dg, _scalar_of(dg.dtype))
+        flat[offset * n:(offset + count) * n].zero_()
+        return
+    d = _rows(dg)
+    d[offset:offset + count] = 0
+    dg.assign(d)
 
 
 def _overlap(a, b):
@@ -72,13 +87,14 @@ def _rows(a):
     return n.reshape((a.size,) + n.shape[len(a.shape):]).copy()
 
 
-def _on_host(dg, sg, dest_offset, src_offset, count):
+def _on_host(dg, sg, dest_offset, src_offset, count, keep=False):
     """Any layout, aliasing included: the destination's gradient is taken and cleared (written
     back) before the source's gradient is read, so views of one array see each other's update."""
     d = _rows(dg)
     moved = d[dest_offset:dest_offset + count].copy()
-    d[dest_offset:dest_offset + count] = 0
-    dg.assign(d)
+    if not keep:
+        d[dest_offset:dest_offset + count] = 0
+        dg.assign(d)
     s = _rows(sg)
     s[src_offset:src_offset + count] += moved
     sg.assign(s)

@@ -5,6 +5,7 @@ its adjoint (grad_a += alpha * G b^T, grad_b += alpha * a^T G, grad_c += beta * 
 import numpy as np
 
 from . import tape_hooks
+from ..types.array import write_values
 
 FLOAT_DTYPES = ("float16", "float32", "float64")
 
@@ -53,7 +54,7 @@ def matmul(a, b, c, d, alpha=1.0, beta=1.0, allow_tf32x3_arith=False, device=Non
     result = alpha * np.matmul(an, bn)
     if beta != 0.0:
         result = result + beta * _host(c)
-    d.assign(result.astype(_host(d).dtype, copy=False))
+    write_values(d, result.astype(_host(d).dtype, copy=False))   # the tape records the product
     if tape_hooks.active:
         tape_hooks.active[-1].record_func(_Backward(a, b, c, d, alpha, beta, an, bn), [a, b, c, d])
 
@@ -71,6 +72,7 @@ class _Backward:
         if self.d.grad is None:
             return
         g = self.d.grad.numpy().astype(np.float64)
+        self.d.grad.zero_()                  # d was overwritten: its earlier value gets only beta * G
         _add_to_grad(self.a, self.alpha * np.matmul(g, np.swapaxes(self.bn, -1, -2)))
         _add_to_grad(self.b, self.alpha * np.matmul(np.swapaxes(self.an, -1, -2), g))
         if self.c.grad is not None:

@@ -1,17 +1,12 @@
-"""Modules: the unit of compilation. A Python module's kernels (or a notebook cell's) build
-into one shared library, content-addressed by the module hash."""
+"""Modules: the unit of loading. A Python module's kernels (or a notebook cell's) build into
+one binary per device (on the CPU from separately cached units: runtime/cpu_build.py)."""
 
-import ctypes
-import hashlib
 import itertools
-import re
-import time
 
-from ..compiler import cpu as cpu_compiler
 from ..compiler import nvrtc_check
+from ..compiler.cache import module_hash  # noqa: F401  (re-exported: runtime.module.module_hash)
 from ..config import config
-from ..version import __version__
-from . import launch_state, warm_index
+from . import launch_state
 
 _modules = {}
 generation = [0]     # bumped when any @wp.func is (re)defined: modules check their dependencies
@@ -39,13 +34,17 @@ def replace_module(module):
 class BuildRecord:
     """One module load: ``compiled`` is True when the C++ compiler ran (a cache miss);
     ``backward`` when the binary holds the adjoint kernels too (the load ``tape.backward`` needs,
-    a different binary from the forward-only one)."""
+    a different binary from the forward-only one); ``compiled_kernels``: the names of the kernels
+    it compiled (CPU: an edit recompiles only the kernels whose code changed; None where the
+    whole module compiles as one, CUDA)."""
 
-    __slots__ = ("module", "hash", "compiled", "seconds", "kernels", "backward")
+    __slots__ = ("module", "hash", "compiled", "seconds", "kernels", "backward", "compiled_kernels")
 
-    def __init__(self, module, module_hash, compiled, seconds, kernels, backward=False):
+    def __init__(self, module, module_hash, compiled, seconds, kernels, backward=False,
+                 compiled_kernels=None):
         self.module, self.hash, self.compiled = module, module_hash, compiled
         self.seconds, self.kernels, self.backward = seconds, kernels, backward
+        self.compiled_kernels = compiled_kernels
 
     @property
     def detail(self):
@@ -72,30 +71,6 @@ def function_deps(irs, translate=True):
         if callee_ir is not None:
             stack.extend(callee_ir.calls)
     return deps
-
-
-class LoadedModule:
-    """A built binary, loaded: entry points by kernel name."""
-
-    def __init__(self, path, module_hash, built, build_time):
-        self.path, self.hash, self.built, self.build_time = path, module_hash, built, build_time
-        self.lib = ctypes.CDLL(path)
-        self._entries = {}
-        self._get_error = self.lib.wpi_get_error
-        self._get_error.restype = ctypes.c_char_p
-
-    def entry(self, cpp_name, which):
-        key = (cpp_name, which)
-        addr = self._entries.get(key)
-        if addr is None:
-            fn = getattr(self.lib, f"{cpp_name}_cpu_{which}")
-            addr = self._entries[key] = ctypes.cast(fn, ctypes.c_void_p).value
-        return addr
-
-    def take_error(self):
-        """The first run-time error recorded since the last call (debug mode), or None."""
-        msg = self._get_error()
-        return msg.decode() if msg else None
 
 
 MODULE_OPTIONS = ("enable_backward", "mode", "fast_math", "max_unroll", "cpu_lanes", "lineinfo")
@@ -173,6 +148,7 @@ class Module:
     def get_module_hash(self, device=None):
         """The hash of the module's current source (what names its binary in the cache)."""
         from ..codegen.target import CPU
+        from ..compiler import cpu as cpu_compiler
         source = self.source(CPU, bool(self.option("enable_backward")))
         return module_hash(source, cpu_compiler.build_key(self.option("mode") == "debug",
                                                           bool(self.option("fast_math"))))
@@ -230,66 +206,26 @@ class Module:
         return lm
 
     def _load_cpu(self, backward):
-        debug = self.option("mode") == "debug"
-        fast_math = bool(self.option("fast_math"))
-        t0 = time.perf_counter()
-        build_key = cpu_compiler.build_key(debug, fast_math)
+        from .cpu_build import Load
         kernels = self.build_kernels()
-        reached = []     # the @wp.funcs the kernels' code names (transitively), from the key walk
-        key = warm_index.module_key(kernels, (backward, debug, fast_math, config.max_unroll,
-                                              bool(self.option("cpu_lanes"))),
-                                    build_key, __version__, reached)
-        lm = self._load_indexed(key, kernels, t0)
-        if lm is not None:
-            # no IR to walk: the functions the key fingerprinted (a superset of those called)
-            # are the dependencies; their versions now are the ones the key describes
-            self.deps = {f: getattr(f, "version", 0) for f in reached}
+        load = Load(self.name, kernels, backward, self.option("mode") == "debug",
+                    bool(self.option("fast_math")), bool(self.option("cpu_lanes")))
+        lm = load.run()
+        if load.reached is not None:
+            # the functions the key fingerprinted (a superset of those called) are the
+            # dependencies; their versions now are the ones the key describes
+            self.deps = {f: getattr(f, "version", 0) for f in load.reached}
         else:
-            source = self.source(None, backward)
-            h = module_hash(source, build_key)
-            path, built = cpu_compiler.compile_module(source, h, debug, fast_math, self.name)
-            if key is not None:
-                warm_index.store(key, h, kernels)
-            lm = LoadedModule(path, h, built, time.perf_counter() - t0)
-            if nvrtc_check.record_dir():
-                nvrtc_check.record_module(self)      # the no-GPU CUDA check (scripts/test.sh)
             self.deps = function_deps([k.ir for k in kernels])
+        if lm.built and nvrtc_check.record_dir():
+            nvrtc_check.record_module(self)      # the no-GPU CUDA check (scripts/test.sh)
         # every load is recorded, the warm-index one included (build_log, notebook reports)
         self.last_build = (lm.hash, lm.built, lm.build_time)
         build_log.append(BuildRecord(self.name, lm.hash, lm.built, lm.build_time, list(self.kernels),
-                                     backward))
+                                     backward, lm.compiled_kernels))
         if lm.built and not config.quiet and config.verbose:
             print(f"Module {self.name} {lm.hash[:8]} built in {lm.build_time:.3f} s")
         return lm
-
-    def _load_indexed(self, key, kernels, t0):
-        """The binary the warm-load index names for ``key`` (no translation), or None."""
-        entry = warm_index.lookup(key) if key is not None else None
-        if entry is None:
-            return None
-        from ..compiler import cache
-        path = cache.lookup(entry["module_hash"], cpu_compiler.BINARY)
-        arity = entry["tid_arity"]
-        if path is None or any(k.cpp not in arity for k in kernels):
-            return None
-        for k in kernels:
-            k._tid_arity = arity[k.cpp]
-        return LoadedModule(path, entry["module_hash"], False, time.perf_counter() - t0)
-
-
-_LINE_MARKERS = re.compile(r"  // py:[^\n]*")
-
-
-def module_hash(source, build_key):
-    # codegen's `// py:FILE:LINE` comments only map compiler errors back to Python: a kernel that
-    # moved (lines added above it, a re-run notebook cell) keeps its binary
-    if "// py:" in source:
-        source = _LINE_MARKERS.sub("", source)
-    h = hashlib.sha256()
-    h.update(source.encode())
-    h.update(repr(build_key).encode())
-    h.update(__version__.encode())
-    return h.hexdigest()
 
 
 def entry_name(kernel):

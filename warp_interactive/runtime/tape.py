@@ -81,6 +81,7 @@ class Tape:
         self.launches.append(("func", backward, list(arrays)))
 
     def record_copy(self, dest, src, dest_offset, src_offset, count):
+        """A copy into ``dest`` (``src`` None: constants were written, e.g. ``assign(ndarray)``)."""
         self.launches.append(("copy", dest, src, dest_offset, src_offset, count))
 
     def record_scope_begin(self, name):
@@ -142,7 +143,7 @@ def _entry_arrays(entry):
         return [v for v in entry[3] + entry[4] if hasattr(v, "grad") and hasattr(v, "ptr")]
     if kind == "func":
         return entry[2]
-    return [entry[1], entry[2]]
+    return [a for a in entry[1:3] if a is not None]
 
 
 def _backward_launch(entry):

@@ -1,8 +1,8 @@
 """The warm-load index: a module's binary found without translating its kernels.
 
-The module hash is a hash of the generated source, which needs every kernel translated (parse,
+The binary's hash is a hash of the generated source, which needs every kernel translated (parse,
 type, generate: ~10 ms for a small module, most of a warm load). The index maps a cheaper key,
-computed from what the translation depends on, to the module hash found last time:
+computed from what the translation depends on, to the binaries found last time:
 
 * each kernel's source text and parameter types,
 * every global or closure value its code names, followed through: a ``@wp.func``'s source
@@ -13,8 +13,10 @@ computed from what the translation depends on, to the module hash found last tim
   the compiler build key and the package version.
 
 Anything the key cannot describe exactly (another module's attributes, an arbitrary object)
-makes ``module_key`` return None, and the load translates as before. An entry also records
-each kernel's ``tid`` arity, which the launch checks need. Entries are small JSON files
+makes ``module_key`` return None, and the load translates as before. Each kernel also has a key
+of its own (``kernel_keys``), so after an edit only the edited kernels translate. A module's
+entry maps each kernel to its unit and ``tid`` arity (which the launch checks need); a kernel's
+entry names its kernel hash, unit and arity (runtime/cpu_build.py). Entries are small JSON files
 written atomically; a stale or damaged one is ignored (the load then translates and rewrites it).
 
 The @wp.funcs the key walk reached are also the module's dependency record after a warm load
@@ -128,17 +130,29 @@ def module_key(kernels, options, build_key, version, functions=None):
     """The index key for these kernels, or None when something they use is not describable.
     ``functions``, a list, receives every @wp.func the key describes (the module's dependency
     record after a warm load, which has no IR to walk)."""
+    keys = kernel_keys(kernels, options, build_key, version, functions)
+    return None if keys is None else keys[0]
+
+
+def kernel_keys(kernels, options, build_key, version, functions=None):
+    """(the module's key, [each kernel's own key]) or None (see ``module_key``). A kernel's key
+    describes everything its generated code depends on, walked afresh for each kernel (a
+    function two kernels call is in both keys), so it finds the kernel's binary by itself."""
     from ..lang.func import type_key
-    seen = _Seen()
+    parts = []
     try:
-        parts = [(k.key, k.cpp, [repr(type_key(t)) for t in k.arg_types.values()],
-                  k.backward_enabled(), _code_fp(k.func, k.src, seen)) for k in kernels]
+        for k in kernels:
+            seen = _Seen()
+            parts.append((k.key, k.cpp, [repr(type_key(t)) for t in k.arg_types.values()],
+                          k.backward_enabled(), _code_fp(k.func, k.src, seen)))
+            if functions is not None:
+                functions.extend(seen.functions)
     except _Opaque:
         return None
-    if functions is not None:
-        functions.extend(seen.functions)
-    h = hashlib.sha256(repr((parts, options, build_key, version)).encode())
-    return h.hexdigest()
+    tail = repr((options, build_key, version))
+    module = hashlib.sha256(repr(parts).encode() + tail.encode()).hexdigest()
+    return module, [hashlib.sha256(b"kernel" + repr(p).encode() + tail.encode()).hexdigest()
+                    for p in parts]
 
 
 def _path(key):
@@ -146,25 +160,18 @@ def _path(key):
 
 
 def lookup(key):
-    """{"module_hash": ..., "tid_arity": {kernel cpp name: arity}} or None."""
+    """The entry stored under ``key`` (a dict) or None."""
     try:
         with open(_path(key)) as f:
             entry = json.load(f)
-        if isinstance(entry.get("module_hash"), str) and isinstance(entry.get("tid_arity"), dict):
+        if isinstance(entry, dict):
             return entry
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError):
         pass
     return None
 
 
-def store(key, module_hash, kernels):
-    path = _path(key)
-    entry = {"module_hash": module_hash, "tid_arity": {k.cpp: k.ir.tid_arity for k in kernels}}
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "w") as f:
-            json.dump(entry, f)
-        os.replace(tmp, path)
-    except OSError:
-        pass   # the index is an optimisation: a read-only cache just means no warm shortcut
+def store(key, entry):
+    """Store ``entry`` (a dict) under ``key``; the index is an optimisation: a read-only cache
+    just means no warm shortcut."""
+    cache.write_atomic(_path(key), json.dumps(entry))

@@ -52,13 +52,15 @@ class array:
     """An n-d array of ``dtype`` elements on a device (or, without data, a kernel annotation)."""
 
     pinned = False
+    _retain_grad = False    # for instances made without __init__ (views, interop wrappers)
     _readonly = False       # the memory is read-only (a read-only NumPy array, bytes, mmap)
     _unwritable = None      # why kernels must not write it (read-only, or stride 0), else None
 
     def __init__(self, data=None, dtype=None, shape=None, strides=None, length=None, ptr=None,
                  capacity=None, device=None, copy=True, owner=False, ndim=None, grad=None,
-                 requires_grad=False, pinned=False, n=None):
+                 requires_grad=False, pinned=False, n=None, retain_grad=False):
         self.dtype = canonical_scalar(dtype) if dtype is not None else None
+        self._retain_grad = bool(retain_grad)
         shape = _norm_shape(shape if shape is not None else (length if length is not None else n))
         self._grad = None
         self._requires_grad = bool(requires_grad)
@@ -232,6 +234,17 @@ class array:
             self._alloc_grad()
 
     @property
+    def retain_grad(self):
+        """Keep this array's gradient through stores in the reverse pass (by default a store
+        consumes it: only the last write of an element propagates). For arrays written once."""
+        return self._retain_grad
+
+    @retain_grad.setter
+    def retain_grad(self, value):
+        self._retain_grad = bool(value)
+        self._desc = None
+
+    @property
     def grad(self):
         return self._grad
 
@@ -253,7 +266,7 @@ class array:
         """The ``array_t`` descriptor (cached; rebuilt when grad changes)."""
         if self._desc is None:
             g = self._grad.ptr if self._grad is not None else 0
-            d = make_desc(self.ptr, g, self.shape, self.strides)
+            d = make_desc(self.ptr, g, self.shape, self.strides, self._retain_grad)
             if self._unwritable is not None:
                 return d   # never cached: the fast launch paths then decline it (args.py checks)
             self._desc = d
@@ -413,12 +426,14 @@ class array:
         return self
 
     def assign(self, src):
-        """Copy ``src`` (a wp array, NumPy array or list) into this array."""
-        src_np = src.numpy() if isinstance(src, array) else np.asarray(src, dtype=np_dtype_of(self.dtype))
-        if self.device.is_cuda:
-            _cuda_arrays().from_numpy(self, src_np.reshape(tuple(self.shape) + element_shape(self.dtype)))
+        """Copy ``src`` (a wp array, NumPy array or list) into this array. On a tape it is a
+        differentiable copy (``wp.copy``); values that are not a wp array are constants there."""
+        if isinstance(src, array) and src.dtype is self.dtype and src.size == self.size and self.size:
+            copy(self, src, count=self.size)
             return self
-        self.numpy()[...] = src_np.reshape(self.numpy().shape)
+        write_values(self, src.numpy() if isinstance(src, array) else src)
+        from ..runtime import tape_hooks
+        tape_hooks.record_copy(self, src if isinstance(src, array) else None, 0, 0, self.size)
         return self
 
     def __repr__(self):
@@ -503,19 +518,22 @@ def _shape_arg(shape, n, fn):
     return shape
 
 
-def zeros(shape=None, dtype=float, device=None, requires_grad=False, pinned=False, n=None, **kw):
+def zeros(shape=None, dtype=float, device=None, requires_grad=False, pinned=False, n=None,
+          retain_grad=False, **kw):
     return array(shape=_shape_arg(shape, n, "zeros"), dtype=dtype, device=device,
-                 requires_grad=requires_grad, pinned=pinned)
+                 requires_grad=requires_grad, pinned=pinned, retain_grad=retain_grad)
 
 
-def empty(shape=None, dtype=float, device=None, requires_grad=False, pinned=False, n=None, **kw):
-    return zeros(shape, dtype, device, requires_grad, pinned, n)
+def empty(shape=None, dtype=float, device=None, requires_grad=False, pinned=False, n=None,
+          retain_grad=False, **kw):
+    return zeros(shape, dtype, device, requires_grad, pinned, n, retain_grad)
 
 
-def full(shape=None, value=0, dtype=None, device=None, requires_grad=False, pinned=False):
+def full(shape=None, value=0, dtype=None, device=None, requires_grad=False, pinned=False,
+         retain_grad=False):
     if dtype is None:
         dtype = _dtype_of_value(value)
-    return zeros(shape, dtype, device, requires_grad, pinned).fill_(value)
+    return zeros(shape, dtype, device, requires_grad, pinned, retain_grad=retain_grad).fill_(value)
 
 
 def _dtype_of_value(value):
@@ -527,8 +545,8 @@ def _dtype_of_value(value):
     return float if isinstance(value, (float, np.floating)) else int
 
 
-def ones(shape=None, dtype=float, device=None, requires_grad=False, pinned=False):
-    return full(shape, 1, dtype, device, requires_grad, pinned)
+def ones(shape=None, dtype=float, device=None, requires_grad=False, pinned=False, retain_grad=False):
+    return full(shape, 1, dtype, device, requires_grad, pinned, retain_grad)
 
 
 def zeros_like(src, device=None, requires_grad=None, pinned=None):
@@ -548,14 +566,26 @@ def ones_like(src, device=None, requires_grad=None):
     return full_like(src, 1, device, requires_grad)
 
 
+def write_values(dest, values):
+    """Write ``values`` (array-like) into ``dest``, unrecorded (for steps that record themselves)."""
+    src_np = np.asarray(values, dtype=np_dtype_of(dest.dtype))
+    if dest.device.is_cuda:
+        _cuda_arrays().from_numpy(dest, src_np.reshape(tuple(dest.shape) + element_shape(dest.dtype)))
+    else:
+        dest.numpy()[...] = src_np.reshape(dest.numpy().shape)
+
+
 def clone(src, device=None, requires_grad=None, pinned=None):
     rg = src.requires_grad if requires_grad is None else requires_grad
     target = _device(device or src.device)
     if target.is_cuda or src.device.is_cuda:     # one device-side or host<->device copy
         out = array(shape=src.shape, dtype=src.dtype, device=target, requires_grad=rg)
         _cuda_arrays().copy(out, src, 0, 0, src.size)
-        return out
-    out = array(src.numpy(), dtype=src.dtype, device=target, copy=True, requires_grad=rg)
+    else:
+        out = array(shape=src.shape, dtype=src.dtype, device=target, requires_grad=rg)
+        out.numpy()[...] = src.numpy()      # one NumPy dtype on both sides (struct records too)
+    from ..runtime import tape_hooks
+    tape_hooks.record_copy(out, src, 0, 0, src.size)     # differentiable on a tape, as a copy
     return out
 
 

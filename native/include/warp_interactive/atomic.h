@@ -257,17 +257,62 @@ WPI_FUNC void adj_select(bool cond, T& adj_a, T& adj_b, const T& adj_out)
 }
 
 // --- adjoints of array access (gradients live in the array's `grad` buffer) ----------------------
+// A read adds its adjoint into the element's gradient (atomically: other threads may read it too).
+// A store *takes* the element's gradient: the value it overwrote had no influence after it, so its
+// adjoint restarts from zero (warp-lang's rule: only the last write of an element propagates).
+// Taking is atomic too, so that of several threads storing into one element exactly one receives
+// the adjoint. The `_own` forms are for indices that are the thread's own (wp.tid(), codegen
+// proves it): no other thread touches that element, and plain reads and writes vectorise.
+// Structs (arrays of @wp.struct) get field-wise `grad_add`/`grad_take` generated beside them,
+// found by argument-dependent lookup, as `adj_accum` is.
+template <typename T>
+WPI_FUNC void grad_add(T* p, const T& v) { atomic_add_ptr(p, v); }
+WPI_FUNC void grad_add(bool*, const bool&) {}
+template <typename T>
+WPI_FUNC void grad_add(array_t<T>*, const array_t<T>&) {}
+template <typename T>
+WPI_FUNC T grad_take(T* p) { return atomic_exch_ptr(p, T{}); }
+WPI_FUNC bool grad_take(bool*) { return false; }
+template <typename T>
+WPI_FUNC array_t<T> grad_take(array_t<T>*) { return array_t<T>{}; }
+template <typename T>
+WPI_FUNC void grad_add_own(T* p, const T& v) { adj_accum(*p, v); }
+template <typename T>
+WPI_FUNC T grad_take_own(T* p)
+{
+    T v = *p;
+    *p = T{};
+    return v;
+}
+
 #define WPI_ARRAY_ADJ(IDX_T, IDX_P, IDX_A, IDX_ADJ)                                                 \
     template <typename T, IDX_T>                                                                    \
     WPI_FUNC void adj_load(const array_t<T>& a, IDX_P, array_t<T>&, IDX_ADJ, const T& adj_ret)      \
     {                                                                                               \
-        if (a.grad) atomic_add_ptr(elem_ptr(a.grad, a, IDX_A), adj_ret);                            \
+        if (a.grad) grad_add(elem_ptr(a.grad, a, IDX_A), adj_ret);                                  \
+    }                                                                                               \
+    template <typename T, IDX_T>                                                                    \
+    WPI_FUNC void adj_load_own(const array_t<T>& a, IDX_P, array_t<T>&, IDX_ADJ, const T& adj_ret)  \
+    {                                                                                               \
+        if (a.grad) grad_add_own(elem_ptr(a.grad, a, IDX_A), adj_ret);                              \
     }                                                                                               \
     template <typename T, IDX_T>                                                                    \
     WPI_FUNC void adj_array_store(const array_t<T>& a, IDX_P, const T&, array_t<T>&, IDX_ADJ,       \
                                   T& adj_v)                                                         \
     {                                                                                               \
-        if (a.grad) adj_accum(adj_v, *elem_ptr(a.grad, a, IDX_A));                                  \
+        if (a.grad && (a.flags & WPI_ARRAY_RETAIN_GRAD))                                            \
+            adj_accum(adj_v, *elem_ptr(a.grad, a, IDX_A));                                          \
+        else if (a.grad)                                                                            \
+            adj_accum(adj_v, grad_take(elem_ptr(a.grad, a, IDX_A)));                                \
+    }                                                                                               \
+    template <typename T, IDX_T>                                                                    \
+    WPI_FUNC void adj_array_store_own(const array_t<T>& a, IDX_P, const T&, array_t<T>&, IDX_ADJ,   \
+                                      T& adj_v)                                                     \
+    {                                                                                               \
+        if (a.grad && (a.flags & WPI_ARRAY_RETAIN_GRAD))                                            \
+            adj_accum(adj_v, *elem_ptr(a.grad, a, IDX_A));                                          \
+        else if (a.grad)                                                                            \
+            adj_accum(adj_v, grad_take_own(elem_ptr(a.grad, a, IDX_A)));                            \
     }                                                                                               \
     template <typename T, IDX_T>                                                                    \
     WPI_FUNC void adj_atomic_add(const array_t<T>& a, IDX_P, const T&, array_t<T>&, IDX_ADJ,        \

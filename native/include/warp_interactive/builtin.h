@@ -9,6 +9,7 @@
 #include "transform.h"
 #include "spatial.h"
 #include "math_extra.h"
+#include "frames.h"
 #include "atomic.h"
 #include "utility.h"
 #include "rand.h"

@@ -21,8 +21,10 @@ struct array_t {
     int64 strides[4];  // bytes
     int32 shape[4];
     int32 ndim;
-    int32 pad;
+    int32 flags;  // WPI_ARRAY_RETAIN_GRAD
 };
+// flags bit: a store's adjoint leaves the element's gradient (wp.array(retain_grad=True))
+#define WPI_ARRAY_RETAIN_GRAD 1
 
 struct launch_bounds_t {
     int32 shape[4];
@@ -100,7 +102,7 @@ WPI_FUNC array_t<T> view(const array_t<T>& a, I i)
     v.shape[3] = 0;
     v.strides[3] = 0;
     v.ndim = a.ndim - 1;
-    v.pad = 0;
+    v.flags = a.flags;
     return v;
 }
 template <typename T, typename I, typename... J>

@@ -81,14 +81,17 @@ def heatmap_png(values, title=None):
 
 
 def bar_chart_figure(rows, unit="ms", title=None):
-    """Horizontal bars of ``total`` for rows (label, count, total), largest on top."""
+    """Horizontal bars of ``total`` for rows (label, count, total), largest on top; the label
+    column is as wide as the longest label."""
     rows = sorted(rows, key=lambda r: -r[2])[:30]
-    fig = _figure(7.0, 0.6 + 0.28 * max(len(rows), 1))
-    ax = fig.add_axes((0.38, 0.5 / fig.get_size_inches()[1], 0.5, 1 - 0.75 / fig.get_size_inches()[1]))
-    labels = [r[0] for r in rows]
+    labels = [_short(r[0]) for r in rows]
     totals = [r[2] for r in rows]
+    label_in, bars_in, right_in = 0.25 + 0.07 * max([len(lb) for lb in labels] + [4]), 4.0, 0.9
+    width, height = label_in + bars_in + right_in, 0.75 + 0.28 * max(len(rows), 1)
+    fig = _figure(width, height)
+    ax = fig.add_axes((label_in / width, 0.5 / height, bars_in / width, (height - 0.7) / height))
     bars = ax.barh(range(len(rows)), totals, color="#4c78a8")
-    ax.set_yticks(range(len(rows)), labels=[_short(lb) for lb in labels], fontsize=8)
+    ax.set_yticks(range(len(rows)), labels=labels, fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel(unit, fontsize=8)
     ax.tick_params(axis="x", labelsize=8)

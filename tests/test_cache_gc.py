@@ -1,0 +1,104 @@
+"""Garbage collection of the kernel cache (compiler/cache_gc.py): above the size cap, least
+recently used entries go first, down to the low-water mark; recently used ones stay; the index
+entries and kernel records that named a removed entry go with it; a module whose units were
+collected rebuilds and computes the right values."""
+
+import json
+import os
+import time
+
+import numpy as np
+import pytest
+
+import warp_interactive as wp
+from warp_interactive.compiler import cache, cache_gc
+
+KB = 1024
+
+
+@pytest.fixture
+def fresh_cache(tmp_path, monkeypatch):
+    monkeypatch.setattr(wp.config, "kernel_cache_dir", str(tmp_path / "cache"))
+    return tmp_path
+
+
+def fake_entry(tmp_path, name, size, age_s):
+    """An entry of ``size`` bytes last used ``age_s`` ago, providing kernel ``k-<name>``."""
+    h = (name * 64)[:64]
+    blob = tmp_path / f"{name}.bin"
+    blob.write_bytes(b"x" * size)
+    d = cache.publish(h, {"module.so": str(blob)}, kernels=[("k" + name * 64)[:64]])
+    cache.record_kernels(h, [("k" + name * 64)[:64]])
+    used = time.time() - age_s
+    os.utime(os.path.join(d, cache.MANIFEST), (used, used))
+    return h
+
+
+def present(h):
+    return os.path.isdir(cache.entry_dir(h))
+
+
+@pytest.mark.parametrize("cap_kb, kept", [
+    (1000, "abcd"),   # under the cap: nothing goes
+    (300, "cd"),      # 400 KB > 300: oldest first down to 240 KB (0.8 x 300)
+    (150, "d"),       # down to 120 KB: only the newest stays
+])
+def test_least_recently_used_entries_go_first(fresh_cache, cap_kb, kept):
+    ages = {"a": 4000, "b": 3000, "c": 2000, "d": 1000}
+    hashes = {n: fake_entry(fresh_cache, n, 100 * KB, age) for n, age in ages.items()}
+    cache_gc.collect(cap_kb * KB)
+    assert {n for n, h in hashes.items() if present(h)} == set(kept)
+
+
+def test_recently_used_entries_stay_even_above_the_cap(fresh_cache):
+    old = fake_entry(fresh_cache, "a", 100 * KB, 4000)
+    recent = [fake_entry(fresh_cache, n, 100 * KB, 10) for n in "bc"]
+    removed = cache_gc.collect(50 * KB)
+    assert removed == [old] and all(present(h) for h in recent)
+
+
+def test_records_naming_a_removed_entry_go_with_it(fresh_cache):
+    from warp_interactive.runtime import warm_index
+    old = fake_entry(fresh_cache, "a", 100 * KB, 4000)
+    new = fake_entry(fresh_cache, "b", 100 * KB, 1000)
+    warm_index.store("1" * 64, {"kernels": {"k_1": [old, 1]}})
+    warm_index.store("2" * 64, {"kernel_hash": "x", "unit": new, "tid_arity": 1})
+    cache_gc.collect(150 * KB)
+    assert not present(old) and present(new)
+    assert cache.kernel_unit(("k" + "a" * 64)[:64]) is None
+    assert cache.kernel_unit(("k" + "b" * 64)[:64]) == new
+    assert warm_index.lookup("1" * 64) is None
+    assert warm_index.lookup("2" * 64)["unit"] == new
+
+
+def test_maybe_collect_runs_at_most_once_per_interval(fresh_cache, monkeypatch):
+    fake_entry(fresh_cache, "a", 100 * KB, 4000)
+    monkeypatch.setattr(wp.config, "kernel_cache_max_bytes", 50 * KB)
+    assert cache_gc.maybe_collect() == [("a" * 64)]
+    fake_entry(fresh_cache, "b", 100 * KB, 4000)
+    assert cache_gc.maybe_collect() is None          # stamped a moment ago
+    monkeypatch.setattr(wp.config, "kernel_cache_max_bytes", 0)
+    assert cache_gc.maybe_collect() is None          # no cap
+
+
+def test_a_collected_module_rebuilds_with_the_right_values(fresh_cache):
+    @wp.kernel
+    def gc_scale(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+        i = wp.tid()
+        out[i] = a[i] * 3.0 + 1.0
+
+    a = wp.array(np.arange(8, dtype=np.float32))
+    out = wp.zeros(8, dtype=float)
+    wp.launch(gc_scale, dim=8, inputs=[a, out])
+    unit = gc_scale.module.last_build[0]
+    manifest = os.path.join(cache.entry_dir(unit), cache.MANIFEST)
+    os.utime(manifest, (time.time() - 4000,) * 2)
+    assert unit in cache_gc.collect(1)
+    gc_scale.module.invalidate()
+    out.zero_()
+    wp.launch(gc_scale, dim=8, inputs=[a, out])
+    assert gc_scale.module.last_build[1] is True          # compiled again, not a stale index hit
+    np.testing.assert_array_equal(out.numpy(), np.arange(8) * 3.0 + 1.0)
+    with open(manifest) as f:
+        assert json.load(f)["binaries"]["module.so"] == cache.file_sha256(
+            os.path.join(cache.entry_dir(unit), "module.so"))

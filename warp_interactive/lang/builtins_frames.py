@@ -1,0 +1,121 @@
+"""Euler angles, twists, 4x4 transform matrices, setting a transform's parts, and moving twists
+and wrenches between frames (C++ in native/include/warp_interactive/frames.h)."""
+
+import ast
+
+from ..types import composite as comp
+from ..types import scalars as sc
+from .builtin_function import INTRINSICS
+from .builtins_numeric import _outputs, tuple_form
+from .errors import TypeMismatch
+from .registry import Index, Matrix, Quaternion, Transformation, Vector, add_builtin, resolve
+
+G_QUAT, G_TF, G_SPATIAL = "Quaternion Math", "Transformations", "Spatial Math"
+
+
+def _vec(n, ts_index=0):
+    def check(t):
+        if not comp.is_vector(t) or t._length_ != n or not sc.is_float(t._wp_scalar_type_):
+            raise TypeMismatch(f"needs a floating-point {n}-vector, got {getattr(t, '__name__', t)}")
+        return t
+    return check
+
+
+_v3, _v6 = _vec(3), _vec(6)
+
+
+def _quat(ts):
+    return comp.quaternion(ts[0]._wp_scalar_type_)
+
+
+def _m44(t):
+    if t._shape_ != (4, 4) or not sc.is_float(t._wp_scalar_type_):
+        raise TypeMismatch(f"needs a floating-point 4x4 matrix, got {t.__name__}")
+    return t
+
+
+_AXES = ("`i`, `j`, `k` are axis indices in {0, 1, 2} with `i != j` and `j != k` (other values "
+         "give the identity / zero angles)")
+add_builtin("quat_from_euler", {"e": Vector, "i": Index, "j": Index, "k": Index},
+            value_func=lambda ts: (_v3(ts[0]), _quat(ts))[1], group=G_QUAT,
+            doc="The rotation by `e[i]`, `e[j]`, `e[k]` radians about the fixed axes `i`, `j`, `k` in "
+                "that order (`qk * qj * qi`; `e` is indexed by axis). " + _AXES + ".")
+add_builtin("quat_to_euler", {"q": Quaternion, "i": Index, "j": Index, "k": Index},
+            value_func=lambda ts: comp.vector(3, ts[0]._wp_scalar_type_), group=G_QUAT,
+            doc="The Euler angles of `q` for the fixed-axis sequence `i`, `j`, `k`, indexed by axis "
+                "(the inverse of quat_from_euler for `i != k`; for `i == k` the third angle is in "
+                "slot `3 - i - j`). The second angle is in [-pi/2, pi/2] (in [0, pi] for `i == k`), "
+                "the others in [-2 pi, 2 pi]. " + _AXES + ".")
+add_builtin("quat_to_rpy", {"q": Quaternion}, value_func=lambda ts: comp.vector(3, ts[0]._wp_scalar_type_),
+            group=G_QUAT, doc="`(roll, pitch, yaw)`: `quat_to_euler(q, 0, 1, 2)`, the inverse of quat_rpy.")
+add_builtin("quat_twist", {"axis": Vector, "q": Quaternion}, value_func=lambda ts: (_v3(ts[0]), ts[1])[1],
+            group=G_QUAT, doc="The twist of `q` about the unit `axis` (swing-twist decomposition): "
+                              "its vector part projected on the axis, normalized.")
+add_builtin("quat_twist_angle", {"axis": Vector, "q": Quaternion},
+            value_func=lambda ts: (_v3(ts[0]), ts[1]._wp_scalar_type_)[1], group=G_QUAT,
+            doc="The unsigned twist angle of `q` about the unit `axis`: in [0, pi] if `q.w >= 0`, "
+                "else in (pi, 2 pi].")
+add_builtin("quat_twist_angle_signed", {"axis": Vector, "q": Quaternion},
+            value_func=lambda ts: (_v3(ts[0]), ts[1]._wp_scalar_type_)[1], group=G_QUAT,
+            doc="The signed twist angle of `q` about the unit `axis` (right-handed): in [-pi, pi] if "
+                "`q.w >= 0`, else in [-2 pi, 2 pi].")
+
+# --- 4x4 matrices --------------------------------------------------------------------------------------
+_M = "`[[R diag(s), p], [0, 0, 0, 1]]`"
+add_builtin("transform_compose", {"position": Vector, "rotation": Quaternion, "scale": Vector},
+            value_func=lambda ts: (_v3(ts[0]), _v3(ts[2]), comp.matrix((4, 4), ts[1]._wp_scalar_type_))[2],
+            group=G_TF, doc=f"The 4x4 matrix {_M} of a position, rotation and per-axis scale.")
+add_builtin("transform_decompose", {"m": Matrix}, value_func=_outputs("transform_decompose"), group=G_TF,
+            doc=f"`p, q, s = transform_decompose(m)`: position, rotation and (positive) scale of {_M}.")
+add_builtin("transform_decompose", {"m": Matrix, "p": Vector, "q": Quaternion, "s": Vector},
+            value_func=lambda ts: (_m44(ts[0]), _v3(ts[1]), _v3(ts[3]), None)[3], group=G_TF,
+            hidden=True)
+INTRINSICS["transform_decompose"] = tuple_form("transform_decompose")
+add_builtin("transform_to_matrix", {"xform": Transformation},
+            value_func=lambda ts: comp.matrix((4, 4), ts[0]._wp_scalar_type_), group=G_TF,
+            doc="The 4x4 matrix `[[R, p], [0, 0, 0, 1]]` of a transform.")
+add_builtin("transform_from_matrix", {"mat": Matrix},
+            value_func=lambda ts: comp.transformation(_m44(ts[0])._wp_scalar_type_), group=G_TF,
+            doc="The transform of a 4x4 matrix `[[R, p], [0, 0, 0, 1]]` (R a rotation).")
+
+# --- setting parts ---------------------------------------------------------------------------------------
+for _part, _arg, _pat, _rule in (("rotation", "q", Quaternion, lambda ts: ts[0]),
+                                 ("translation", "p", Vector, lambda ts: (_v3(ts[1]), ts[0])[1])):
+    add_builtin(f"transform_set_{_part}_copy", {"xform": Transformation, _arg: _pat}, value_func=_rule,
+                group=G_TF, doc=f"A copy of `xform` with its {_part} replaced by `{_arg}`.")
+    add_builtin(f"transform_set_{_part}", {"xform": Transformation, _arg: _pat},
+                value_func=lambda ts, r=_rule: (r(ts), None)[1], group=G_TF,
+                doc=f"Replace the {_part} of the transform variable `xform` by `{_arg}` (in place: "
+                    f"the variable is rebound; `xform.{_arg} = {_arg}` is the same).")
+
+
+def _set_part(name):
+    def handler(tr, obj, node, kwargs):
+        args = tr.args_of(node)
+        if kwargs or len(args) != 2:
+            raise tr.scope.error(f"wp.{name}(xform, value) takes 2 positional arguments")
+        if not isinstance(node.args[0], ast.Name):
+            raise tr.scope.error(f"argument 1 of wp.{name}() must be a variable name: the call assigns "
+                                 f"a new transform to it (for an array element, load it into a "
+                                 f"variable, set it, and store it back)", node.args[0])
+        try:   # type-checks against the declared overload
+            resolve(name, [a.type for a in args])
+        except TypeMismatch as e:
+            raise tr.scope.error(str(e)) from None
+        tr.scope.bind(node.args[0].id, tr.call_builtin(name + "_copy", args))
+        return None
+    return handler
+
+
+INTRINSICS["transform_set_rotation"] = _set_part("transform_set_rotation")
+INTRINSICS["transform_set_translation"] = _set_part("transform_set_translation")
+
+# --- spatial vectors between frames ----------------------------------------------------------------------
+_sv = (lambda ts: (_v6(ts[1]), ts[1])[1])
+add_builtin("transform_twist", {"t": Transformation, "x": Vector}, value_func=_sv, group=G_SPATIAL,
+            doc="The twist `x = (w, v)` moved by `t = (R, p)`: `(R w, R v + p x R w)`.")
+add_builtin("transform_wrench", {"t": Transformation, "x": Vector}, value_func=_sv, group=G_SPATIAL,
+            doc="The wrench `x = (tau, f)` moved by `t = (R, p)`: `(R tau + p x R f, R f)`.")
+add_builtin("velocity_at_point", {"qd": Vector, "r": Vector},
+            value_func=lambda ts: (_v6(ts[0]), _v3(ts[1]))[1], group=G_SPATIAL,
+            doc="The velocity `v + w x r` of the point at offset `r` of a body with twist `qd = (w, v)`.")

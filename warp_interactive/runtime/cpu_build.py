@@ -1,0 +1,226 @@
+"""A module's CPU binary, built from separately cached units (issue 21: an edit rebuilds what
+changed, not the whole module).
+
+Every kernel has a *kernel hash*: the hash of a translation unit holding only that kernel and
+the structs and functions it uses (codegen.module_source.ModuleParts). A *unit* is a shared
+library holding one or more kernels, cached under the hash of its own source; the cache's
+kernel records map each kernel hash to a unit that provides it (compiler/cache.py). A load:
+
+1. the warm-load index (runtime/warm_index.py) maps the module's key to each kernel's unit:
+   nothing is translated, each unit is checked and loaded;
+2. otherwise each kernel's own key may name its kernel hash and unit: the kernels found that
+   way are not translated either (after an edit, only the edited kernels are);
+3. the rest are translated; a kernel whose kernel hash has a unit already uses it; the others
+   are compiled, in groups (one kernel per unit when there are at most as many as compiler
+   workers, else one group per worker), the groups in parallel.
+
+A kernel's code is the same in any unit (functions and structs are ``inline`` in each), so a
+group unit keeps serving its unedited kernels after one of them is edited and rebuilt alone.
+"""
+
+import ctypes
+import hashlib
+import threading
+import time
+
+from ..compiler import cache
+from ..compiler import cpu as cpu_compiler
+from ..config import config
+from ..version import __version__
+from . import warm_index
+
+
+class LoadedModule:
+    """A module's built units, loaded: entry points by kernel name."""
+
+    def __init__(self, units, module_hash, built, build_time, compiled_kernels=()):
+        """``units``: {kernel C++ name: path of the unit providing it}."""
+        self.hash, self.built, self.build_time = module_hash, built, build_time
+        self.compiled_kernels = list(compiled_kernels)
+        libs = {path: ctypes.CDLL(path) for path in dict.fromkeys(units.values())}
+        self._lib_of = {cpp: libs[path] for cpp, path in units.items()}
+        self.paths = list(libs)
+        self.path = self.paths[0] if len(self.paths) == 1 else None
+        self._entries = {}
+        self._get_errors = []
+        for lib in libs.values():
+            fn = lib.wpi_get_error
+            fn.restype = ctypes.c_char_p
+            self._get_errors.append(fn)
+
+    def entry(self, cpp_name, which):
+        key = (cpp_name, which)
+        addr = self._entries.get(key)
+        if addr is None:
+            fn = getattr(self._lib_of[cpp_name], f"{cpp_name}_cpu_{which}")
+            addr = self._entries[key] = ctypes.cast(fn, ctypes.c_void_p).value
+        return addr
+
+    def take_error(self):
+        """The first run-time error recorded since the last call (debug mode), or None."""
+        for get_error in self._get_errors:
+            msg = get_error()
+            if msg:
+                return msg.decode()
+        return None
+
+
+def plan_hash(unit_hashes):
+    """A module's identity: its unit's hash when it is one unit, else a hash of the units'."""
+    units = sorted(set(unit_hashes))
+    if len(units) == 1:
+        return units[0]
+    return hashlib.sha256(" ".join(units).encode()).hexdigest()
+
+
+class Load:
+    """One CPU load of ``kernels`` with these options; ``run()`` returns the LoadedModule and
+    sets ``reached`` (the @wp.funcs the key walk described) or None (no keys: translated)."""
+
+    def __init__(self, name, kernels, backward, debug, fast_math, lanes):
+        self.t0 = time.perf_counter()
+        self.name, self.kernels, self.backward = name, kernels, backward
+        self.debug, self.fast_math, self.lanes = debug, fast_math, lanes
+        self.build_key = cpu_compiler.build_key(debug, fast_math)
+        self.units = {}       # kernel C++ name -> unit hash
+        self.hashes = {}      # kernel C++ name -> kernel hash
+        self.arity = {}       # kernel C++ name -> tid arity
+        self.indexed = set()  # kernels found by their own key (their index entry is current)
+        self.paths = {}       # unit hash -> path of its binary
+        self.provided = {}    # unit hash -> the kernel hashes it provides (checked entries)
+        self.reached = []
+        self.compiled = []    # names of the kernels compiled by this load
+
+    def run(self):
+        t0 = self.t0
+        options = (self.backward, self.debug, self.fast_math, config.max_unroll, self.lanes)
+        keys = warm_index.kernel_keys(self.kernels, options, self.build_key, __version__, self.reached)
+        if keys is None:
+            self.reached = None
+        elif self._from_module_index(keys[0]):
+            return self._loaded(False, t0)
+        else:
+            self._from_kernel_index(keys[1])
+        self._translate_and_build(keys)
+        return self._loaded(bool(self.compiled), t0)
+
+    # --- the index: no translation ---------------------------------------------------------
+    def _from_module_index(self, key):
+        entry = warm_index.lookup(key)
+        try:
+            found = {k.cpp: tuple(entry["kernels"][k.cpp]) for k in self.kernels}
+            units = {unit for unit, _ in found.values()}
+        except (KeyError, TypeError, ValueError):   # no entry, or not one of ours
+            return False
+        paths = {}
+        for unit in units:
+            paths[unit] = cache.lookup(unit, cpu_compiler.BINARY) if isinstance(unit, str) else None
+            if paths[unit] is None:
+                return False
+        for cpp, (unit, arity) in found.items():
+            self.units[cpp], self.arity[cpp] = unit, arity
+        self.paths = paths
+        return True
+
+    def _from_kernel_index(self, keys):
+        for k, key in zip(self.kernels, keys):
+            entry = warm_index.lookup(key)
+            if entry is None or not self._use(k, entry.get("unit"), entry.get("kernel_hash")):
+                continue
+            self.arity[k.cpp] = entry.get("tid_arity")
+            self.indexed.add(k.cpp)
+
+    def _use(self, kernel, unit, kernel_hash):
+        """Take ``unit`` for ``kernel`` if it is a valid entry that provides ``kernel_hash``."""
+        if not isinstance(unit, str) or not isinstance(kernel_hash, str):
+            return False
+        if unit not in self.provided:
+            found = cache.lookup_entry(unit, cpu_compiler.BINARY)
+            if found is None:
+                return False
+            self.paths[unit], self.provided[unit] = found
+        if kernel_hash not in self.provided[unit]:
+            return False
+        self.units[kernel.cpp] = unit
+        self.hashes[kernel.cpp] = kernel_hash
+        return True
+
+    # --- translation and compilation ----------------------------------------------------------
+    def _translate_and_build(self, keys):
+        todo = [k for k in self.kernels if k.cpp not in self.units]
+        if not todo:
+            if keys is not None:
+                self._store(keys, [])
+            return
+        # codegen is imported here, not at package import: a warm load never generates code
+        from ..codegen.module_source import ModuleParts
+        from ..codegen.target import CPU
+        parts = ModuleParts(todo, CPU, self.debug, self.backward, self.lanes)
+        missing, sizes = [], {}
+        for k in todo:
+            source = parts.source([k])
+            h = cache.module_hash(source, self.build_key)
+            self.arity[k.cpp] = k.ir.tid_arity
+            if not self._use(k, cache.kernel_unit(h), h):
+                self.hashes[k.cpp], sizes[k.cpp] = h, len(source)
+                missing.append(k)
+        groups = _groups(missing, cpu_compiler.workers(), sizes)
+        units = []
+        for group in groups:
+            source = parts.source(group)
+            units.append((source, cache.module_hash(source, self.build_key),
+                          [self.hashes[k.cpp] for k in group]))
+        for group, (_, unit, _) in zip(groups, units):
+            for k in group:
+                self.units[k.cpp] = unit
+        # the cache's records are written while the compilers run (a cold build of 100 kernels
+        # writes ~200 small files); one that names a unit not published yet is only a miss
+        writer = threading.Thread(target=self._store, args=(keys, units))
+        writer.start()
+        try:
+            built = cpu_compiler.compile_units(units, self.debug, self.fast_math, self.name)
+        finally:
+            writer.join()
+        for group, (_, unit, _), (path, was_built) in zip(groups, units, built):
+            self.paths[unit] = path
+            if was_built:
+                self.compiled += [k.key for k in group]
+
+    def _store(self, keys, units):
+        """Kernel records of the new ``units``; the index entries of the kernels not found by
+        their own key, and the module's entry."""
+        for _, unit, kernel_hashes in units:
+            cache.record_kernels(unit, kernel_hashes)
+        if keys is None:
+            return
+        module_key, kernel_keys = keys
+        for k, key in zip(self.kernels, kernel_keys):
+            if k.cpp in self.indexed:
+                continue
+            warm_index.store(key, {"kernel_hash": self.hashes[k.cpp], "unit": self.units[k.cpp],
+                                   "tid_arity": self.arity[k.cpp]})
+        warm_index.store(module_key, {"kernels": {k.cpp: [self.units[k.cpp], self.arity[k.cpp]]
+                                                  for k in self.kernels}})
+
+    def _loaded(self, built, t0):
+        for k in self.kernels:
+            k._tid_arity = self.arity[k.cpp]
+        units = {k.cpp: self.paths[self.units[k.cpp]] for k in self.kernels}
+        h = plan_hash(self.units.values()) if self.units else cache.module_hash("", self.build_key)
+        return LoadedModule(units, h, built, time.perf_counter() - t0, self.compiled)
+
+
+def _groups(kernels, workers, sizes):
+    """Kernels to compile -> units: one each while there are at most ``workers``, else
+    ``workers`` groups balanced by source length (``sizes``; longest first onto the lightest
+    group), each in the module's order."""
+    if len(kernels) <= workers:
+        return [[k] for k in kernels]
+    groups = [[] for _ in range(workers)]
+    load = [0] * workers
+    for k in sorted(kernels, key=lambda k: -sizes[k.cpp]):
+        i = load.index(min(load))
+        groups[i].append(k)
+        load[i] += sizes[k.cpp]
+    order = {k.cpp: n for n, k in enumerate(kernels)}
+    return [sorted(g, key=lambda k: order[k.cpp]) for g in groups]
