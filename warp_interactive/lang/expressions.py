@@ -238,6 +238,8 @@ class ExpressionsMixin:
             base = self._python_subscript(base, indices)
             if isinstance(base, PyValue):
                 return base
+        if self.has_slice(node):
+            return self.read_slice(base, node)
         idx = [self.eval_index(i) for i in indices]
         t = base.type
         if isinstance(t, array):

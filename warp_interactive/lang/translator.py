@@ -13,9 +13,10 @@ from .expressions import BINOPS, EXPR_TABLE, ExpressionsMixin
 from .registry import type_name
 from .scope import Conflict, PyValue, Scope, contains_break
 from . import static as static_mod
+from .slicing import SlicingMixin
 
 
-class Translator(ExpressionsMixin, CallsMixin):
+class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
     expr_table = EXPR_TABLE
     intrinsics = intrinsics.INTRINSICS
 
@@ -125,6 +126,8 @@ class Translator(ExpressionsMixin, CallsMixin):
         a changed component or field is written back up its path (``s.inner.v.x = 1.0``)."""
         if isinstance(target, ast.Name):
             self.scope.bind(target.id, value)
+        elif isinstance(target, ast.Subscript) and self.has_slice(target):
+            self.write_slice(target, value)
         elif isinstance(target, ast.Subscript):
             base = self.eval(target.value)
             idx = self.subscript_indices(target)
@@ -272,6 +275,8 @@ class Translator(ExpressionsMixin, CallsMixin):
         """``for f in wp.static([f1, f2])`` (or a global tuple/list): unrolled, one copy of the
         body per value, the loop variable bound to the value itself."""
         it = self.eval(node.iter)
+        if isinstance(it, ir.Var) and type_name(it.type) in _QUERY_NEXT:
+            return self._for_over_query(node, it)
         if not (isinstance(it, PyValue) and isinstance(it.obj, (list, tuple))):
             raise self.scope.error("for loops iterate over range(...), or over a Python list or "
                                    "tuple known when the kernel is built (wp.static(...))")
@@ -282,6 +287,21 @@ class Translator(ExpressionsMixin, CallsMixin):
             self.scope.symbols[node.target.id] = PyValue(value)
             self.scope.set_node(node)
             self.stmts(node.body)
+
+    def _for_over_query(self, node, query):
+        """``for index in wp.hash_grid_query(...)`` (and mesh AABB / BVH queries), as the
+        reference: ``while <query>_next(query, index)`` over the query's results."""
+        from .builtin_function import BuiltinFunction
+        q, f, i = f"__query_{id(node)}", f"__query_next_{id(node)}", node.target.id
+        self.scope.bind(q, query)
+        self.scope.bind(i, self.scope.const(0, sc.int32))
+        self.scope.symbols[f] = PyValue(BuiltinFunction(_QUERY_NEXT[type_name(query.type)]))
+        test = ast.Call(func=ast.Name(id=f, ctx=ast.Load()),
+                        args=[ast.Name(id=q, ctx=ast.Load()), ast.Name(id=i, ctx=ast.Load())],
+                        keywords=[])
+        loop = ast.fix_missing_locations(ast.copy_location(
+            ast.While(test=ast.copy_location(test, node.iter), body=node.body, orelse=[]), node))
+        self.stmt(loop)
 
     def _unrolled(self, node, values):
         for i in values:
@@ -370,6 +390,9 @@ class Translator(ExpressionsMixin, CallsMixin):
                 f"one gave ({', '.join(type_name(t) for t in self.return_types)})")
         return values
 
+
+_QUERY_NEXT = {"HashGridQuery": "hash_grid_query_next", "MeshQueryAABB": "mesh_query_aabb_next",
+               "BvhQuery": "bvh_query_next"}
 
 STMT_TABLE = {
     ast.Pass: Translator.s_Pass,
