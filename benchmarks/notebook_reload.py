@@ -57,7 +57,7 @@ def main():
     try:
         cache = tempfile.mkdtemp(prefix="wpi-reload-bench-")
         run(kc, f"import warp_interactive as wp, numpy as np\nwp.config.kernel_cache_dir = {cache!r}\n"
-                "from warp_interactive.runtime.module import build_log")
+                "from warp_interactive.state import state\nbuild_log = state.build_log")
         run(kc, CELL.format(constant="0.0"))        # builds the precompiled header once
         edited, edited_in, same, same_in = [], [], [], []
         for k in range(1, args.repeat + 1):

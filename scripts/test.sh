@@ -11,13 +11,14 @@ fi
 "$VENV/bin/python" -m pip install -q -e ".[test,cuda]"
 # interop frameworks, pinned: torch 2.13.0 is the CPU build this machine's index serves
 "$VENV/bin/python" -m pip install -q torch==2.13.0 jax==0.10.2 jaxlib==0.10.2 paddlepaddle==3.3.1
-# the browser test (tests/test_notebook_browser.py) needs Chromium and its WebDriver: Debian's
-# packages, installed when missing (as root, or with passwordless sudo); with them there, the
-# test must run (a missing piece fails it instead of skipping)
-if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+# the browser test (tests/test_notebook_browser.py) needs Chromium and its WebDriver, and the tape
+# graph's GraphViz path needs `dot`: Debian's packages, installed when missing (as root, or with
+# passwordless sudo); with the browser there, its test must run (missing, it fails, not skips)
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null || ! command -v dot >/dev/null; then
     if [ "$(id -u)" -eq 0 ]; then SUDO=""; elif sudo -n true 2>/dev/null; then SUDO="sudo -n"; else SUDO="no"; fi
     if [ "$SUDO" != "no" ] && command -v apt-get >/dev/null; then
-        timeout 900 $SUDO apt-get update -qq && timeout 900 $SUDO apt-get install -y -qq chromium chromium-driver >/dev/null || true
+        timeout 900 $SUDO apt-get update -qq && \
+            timeout 900 $SUDO apt-get install -y -qq chromium chromium-driver graphviz >/dev/null || true
     fi
 fi
 if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then
@@ -25,6 +26,9 @@ if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then
 else
     echo "chromium/chromedriver could not be installed: the browser test will be skipped" >&2
 fi
+# layers point one way (pyproject.toml [tool.importlinter]; imports inside functions count too):
+# a lower layer importing a higher one fails here, naming the file and line
+"$VENV/bin/lint-imports" --no-cache
 # a fresh kernel cache for this test session (tests also isolate it per session)
 export WARP_INTERACTIVE_CACHE_DIR=$(mktemp -d)
 # every module built below (tests, notebooks) also records its CUDA source here, for the

@@ -272,9 +272,9 @@ class _ArgsCopy:
 
 
 def _kernel_of(fn):
-    from warp_interactive.runtime import module as module_mod
+    from warp_interactive.state import state
     cpp = fn.rsplit("_cuda_", 1)[0]
-    for m in module_mod._modules.values():
+    for m in state.modules.values():
         for k in m.kernels.values():
             if k.cpp == cpp:   # k.ir would translate every kernel, invalid test ones too
                 return k

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import warp_interactive as wp
-from warp_interactive.lang.errors import TypeMismatch
+from warp_interactive.errors import TypeMismatch
 from warp_interactive.lang.registry import Pattern, registry, resolve
 from warp_interactive.types import composite as comp
 from warp_interactive.types import scalars as sc

@@ -121,7 +121,7 @@ def test_default_device_follows_the_reference(monkeypatch):
 def test_old_driver_is_named():
     cuda_bindings = pytest.importorskip("cuda.bindings", reason="the CUDA extra is not installed")
     from warp_interactive.runtime.cuda.context import check_driver_version
-    from warp_interactive.runtime.cuda.driver import CudaError
+    from warp_interactive.errors import CudaError
     major = int(cuda_bindings.__version__.split(".")[0])
     check_driver_version(major * 1000 + 20)                  # same major: fine
     with pytest.raises(CudaError, match=rf"supports CUDA {major - 1}\.4, older than cuda-bindings"):

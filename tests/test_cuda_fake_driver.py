@@ -49,7 +49,7 @@ def fake_cuda(monkeypatch):
     monkeypatch.setattr(device_mod, "_default", [])
     monkeypatch.setattr(device_mod._local, "device", None, raising=False)  # set_device is undone
     yield fake
-    for m in list(__import__("warp_interactive.runtime.module", fromlist=["_modules"])._modules.values()):
+    for m in list(__import__("warp_interactive.state", fromlist=["state"]).state.modules.values()):
         m.loaded.pop(("cuda:0", False), None)
         m.loaded.pop(("cuda:0", True), None)
 

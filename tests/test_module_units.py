@@ -74,7 +74,7 @@ DRIVER = textwrap.dedent('''
     import warp_interactive as wp
     wp.config.num_threads = 2          # two compiler workers whatever the machine's cores
     import unitmod
-    from warp_interactive.runtime.module import build_log
+    from warp_interactive.state import state; build_log = state.build_log
     a = wp.array(np.linspace(-1.0, 1.0, 16, dtype=np.float32))
     out = {}
     for name in sys.argv[2].split(","):

@@ -14,7 +14,7 @@ def kernel(tmp_path_factory):
     cache = tmp_path_factory.mktemp("nb-kernel-cache")
     # importing the package inside IPython registers the magics: no %load_ext here
     k.ok(f"import warp_interactive as wp, numpy as np\nwp.config.kernel_cache_dir = {str(cache)!r}\n"
-         "from warp_interactive.runtime.module import build_log")
+         "from warp_interactive.state import state\nbuild_log = state.build_log")
     yield k
     k.close()
 

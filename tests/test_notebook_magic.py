@@ -5,7 +5,7 @@ import pytest
 
 import warp_interactive as wp
 from notebook_helpers import ipython  # noqa: F401  (fixture)
-from warp_interactive.runtime import module as rt_module
+from warp_interactive.state import state as rt_module
 
 
 def builds_after(mark):

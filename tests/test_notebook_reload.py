@@ -4,7 +4,7 @@ whose kernels reach it (directly or through other functions), and nothing else."
 import numpy as np
 
 import warp_interactive as wp
-from warp_interactive.runtime import module as rt_module
+from warp_interactive.state import state as rt_module
 
 
 def rebuilt_since(mark):

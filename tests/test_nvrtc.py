@@ -12,8 +12,9 @@ pytest.importorskip("cuda.bindings.nvrtc", reason='the CUDA extra is not install
 import warp_interactive as wp  # noqa: E402
 from warp_interactive.codegen.target import CUDA  # noqa: E402
 from warp_interactive.compiler import nvrtc, nvrtc_check  # noqa: E402
-from warp_interactive.lang.errors import CompileError  # noqa: E402
-from warp_interactive.runtime.module import get_module, module_hash  # noqa: E402
+from warp_interactive.errors import CompileError  # noqa: E402
+from warp_interactive.compiler.cache import module_hash  # noqa: E402
+from warp_interactive.runtime.module import get_module  # noqa: E402
 
 MOD = "nvrtc_tests"
 

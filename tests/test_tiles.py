@@ -189,3 +189,21 @@ def test_sort_moves_values_with_keys():
     order = np.argsort(keys, kind="stable")
     np.testing.assert_array_equal(k.numpy(), keys[order])
     np.testing.assert_array_equal(v.numpy(), order)
+
+
+def test_float16_tiles_accumulate_in_float32():
+    @wp.kernel
+    def k(a: wp.array2d(dtype=wp.float16), b: wp.array2d(dtype=wp.float16), c: wp.array2d(dtype=wp.float16),
+          s: wp.array(dtype=wp.float16)):
+        x = wp.tile_load(a, shape=(8, 4))
+        y = wp.tile_load(b, shape=(4, 6))
+        m = wp.tile_matmul(x, y)
+        wp.tile_store(c, m + m)
+        wp.tile_store(s, wp.tile_sum(x))
+
+    a, b = RNG.random((8, 4)).astype(np.float16), RNG.random((4, 6)).astype(np.float16)
+    c, s = wp.zeros((8, 6), dtype=wp.float16), wp.zeros(1, dtype=wp.float16)
+    wp.launch_tiled(k, dim=1, inputs=[wp.array(a), wp.array(b), c, s], block_dim=4)
+    want = 2 * (a.astype(np.float32) @ b.astype(np.float32))
+    np.testing.assert_allclose(c.numpy().astype(np.float32), want, rtol=3e-3, atol=3e-3)
+    np.testing.assert_allclose(float(s.numpy()[0]), a.astype(np.float32).sum(), rtol=3e-3)

@@ -91,3 +91,65 @@ def test_load_store_adjoint_with_partial_tile(offset):
     sl = slice(o, min(o + 4, 5))
     want[sl] = 2 * x.numpy()[sl] * np.arange(1.0, 6.0)[sl]
     np.testing.assert_allclose(x.grad.numpy(), want)
+
+
+@wp.kernel
+def indexed_chain(x: wp.array2d(dtype=wp.float64), idx: wp.array(dtype=int), y: wp.array2d(dtype=wp.float64),
+                  loss: wp.array(dtype=wp.float64)):
+    ix = wp.tile_load(idx, shape=3)
+    t = wp.tile_load_indexed(x, indices=ix, shape=(3, 2), axis=0)
+    wp.tile_store_indexed(y, indices=ix, t=t * t, axis=0)
+    picked = wp.tile_slice_indexed(t, ix * 0 + 1)
+    s = wp.tile_dot(t, picked)
+    wp.tile_atomic_add(loss, s)
+
+
+def test_indexed_adjoints():
+    x = RNG.uniform(-1, 1, (4, 2))
+    idx = np.array([2, 0, 3], dtype=np.int32)
+
+    def run(xv, with_tape):
+        xa = wp.array(xv, dtype=wp.float64, requires_grad=True)
+        y = wp.zeros((4, 2), dtype=wp.float64, requires_grad=True)
+        loss = wp.zeros(1, dtype=wp.float64, requires_grad=True)
+        tape = wp.Tape()
+        with tape:
+            wp.launch_tiled(indexed_chain, dim=1, inputs=[xa, wp.array(idx), y, loss], block_dim=4)
+        if with_tape:
+            y.grad = wp.array(np.arange(8.0).reshape(4, 2), dtype=wp.float64)
+            tape.backward(loss)
+        return (loss.numpy()[0] + (y.numpy() * np.arange(8.0).reshape(4, 2)).sum()), xa
+
+    _, xa = run(x, True)
+    eps, fd = 1e-6, np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        w = x.copy()
+        w[i] += eps
+        up = run(w, False)[0]
+        w[i] -= 2 * eps
+        fd[i] = (up - run(w, False)[0]) / (2 * eps)
+    np.testing.assert_allclose(xa.grad.numpy(), fd, rtol=1e-5, atol=1e-6)
+
+
+@wp.kernel
+def stack_and_loop(x: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    s = wp.tile_stack(capacity=4, dtype=int)
+    t = wp.tile_load(x, shape=4)
+    acc = wp.tile_zeros(shape=4, dtype=wp.float64)
+    for k in range(3):
+        wp.tile_stack_push(s, k, True)
+        acc = acc + t * t
+    n = wp.tile_stack_count(s)
+    wp.tile_store(out, acc * wp.float64(n))
+
+
+def test_backward_of_kernels_with_stacks_and_loops():
+    """Every tile value type has an adjoint accumulation, so backward passes compile."""
+    x = wp.array(RNG.uniform(-1, 1, 4), dtype=wp.float64, requires_grad=True)
+    out = wp.zeros(4, dtype=wp.float64, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(stack_and_loop, dim=1, inputs=[x, out], block_dim=4)
+    out.grad = wp.array(np.ones(4), dtype=wp.float64)
+    tape.backward()
+    np.testing.assert_allclose(x.grad.numpy(), 3 * 3 * 2 * x.numpy())

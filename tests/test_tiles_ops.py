@@ -161,3 +161,35 @@ def test_build_errors_name_the_line(line, message, tmp_path):
     text = _build_error(src, tmp_path)
     assert message in text
     assert line.split("(")[0].strip() in text   # the offending source line is shown
+
+
+# --- property: a window load/store at any offset equals NumPy slicing with zero padding --------------
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@wp.kernel
+def window_copy(x: wp.array2d(dtype=float), y: wp.array2d(dtype=float), oi: int, oj: int):
+    t = wp.tile_load(x, shape=(3, 4), offset=(oi, oj))
+    wp.tile_store(y, t + wp.tile_ones(shape=(3, 4), dtype=float), offset=(oi, oj))
+
+
+@settings(max_examples=25, deadline=None)
+@given(rows=st.integers(1, 7), cols=st.integers(1, 7), oi=st.integers(-4, 8), oj=st.integers(-5, 8))
+def test_window_load_store_matches_numpy(rows, cols, oi, oj):
+    x = np.arange(rows * cols, dtype=np.float32).reshape(rows, cols)
+    y = wp.zeros((rows, cols), dtype=float)
+    wp.launch_tiled(window_copy, dim=1, inputs=[wp.array(x), y, oi, oj], block_dim=4)
+    want = np.zeros((rows, cols), np.float32)
+    r0, r1, c0, c1 = max(oi, 0), min(oi + 3, rows), max(oj, 0), min(oj + 4, cols)
+    if r0 < r1 and c0 < c1:
+        want[r0:r1, c0:c1] = x[r0:r1, c0:c1] + 1
+    np.testing.assert_array_equal(y.numpy(), want)
+
+
+def test_tiles_past_the_stack_budget_are_a_build_error(tmp_path):
+    src = ("@wp.kernel\n"
+           "def k(a: wp.array2d(dtype=float)):\n"
+           "    t = wp.tile_load(a, shape=(1024, 1024))\n"
+           "    wp.tile_store(a, t * 2.0)\n")
+    text = _build_error(src, tmp_path)
+    assert "MB of the block's stack" in text and "shape=(1024, 1024)" in text

@@ -11,15 +11,18 @@ from .lang import intrinsics_transform as _intrinsics_transform  # noqa: F401  (
 from .lang.builtin_function import intrinsic_names as _intrinsic_names
 from .lang.builtin_function import BuiltinFunction as _BuiltinFunction
 from .lang.decorators import constant, func, kernel, struct
-from .lang.errors import CodegenError, CompileError, LaunchError
+from .errors import CodegenError, CompileError, LaunchError
 from .lang.kernel import Kernel, overload
 from .lang.static import static
 from .types.constants import *  # noqa: F401,F403  (wp.pi, wp.TAU...)
 from .lang.registry import registry as _registry
+from .runtime import python_scope as _python_scope  # noqa: F401  (registers wp.sin(1.0) &c.)
 from .runtime.device import (Device, ScopedDevice, get_cuda_device_count, get_cuda_devices,
                              get_cuda_driver_version, get_device, get_devices,
                              get_preferred_device, is_cpu_available, is_cuda_available,
                              is_device_available, set_device)
+from .runtime import cuda_backend as _cuda_backend  # noqa: F401  (registers the CUDA probe)
+from .runtime import memory as _memory  # noqa: F401  (registers each device's memory backend)
 from .runtime.launch import launch, launch_tiled
 from .runtime.tape import Tape
 from .runtime.module import Module, get_module, get_module_options, load_module, set_module_options
@@ -85,6 +88,38 @@ _export_builtins(globals())
 # --- notebook: launch timings, the IPython extension (loaded only inside IPython) -------------
 from .runtime import timing  # noqa: E402
 from .runtime.timing import timing_begin, timing_end, timing_print  # noqa: E402,F401
+
+
+# --- calls from the lower layers up (hooks.py) ----------------------------------------------
+# runtime/device.py, runtime/memory.py, runtime/graph.py and runtime/tape_hooks.py register
+# theirs when imported (above); the ones below live in modules imported on first use, so that
+# `import warp_interactive` stays light: each hook imports its module on its first call.
+from . import hooks as _hooks  # noqa: E402
+
+
+def _hook_on_first_call(attr, module, name, table=None):
+    def first_call(*args, **kwargs):
+        import importlib
+        fn = getattr(importlib.import_module(module, __name__), name)
+        if table is None:
+            setattr(_hooks, attr, fn)
+        else:
+            table[attr] = fn
+        return fn(*args, **kwargs)
+    if table is None:
+        setattr(_hooks, attr, first_call)
+    else:
+        table[attr] = first_call
+
+
+_hook_on_first_call("matmul", ".runtime.matmul", "matmul_new")
+_hook_on_first_call("dlpack", ".interop.dlpack", "array_dlpack")
+_hook_on_first_call("dlpack_device", ".interop.dlpack", "dlpack_device")
+_hook_on_first_call("foreign_array", ".interop.launch_args", "as_foreign_array")
+_hook_on_first_call("array", ".notebook.widgets.array_view", "array_html", _hooks.html_views)
+_hook_on_first_call("timing", ".notebook.widgets.timing_view", "timing_html", _hooks.html_views)
+_hook_on_first_call("scoped_timer", ".notebook.widgets.timing_view", "scoped_timer_html",
+                    _hooks.html_views)
 
 
 def load_ipython_extension(ipython):

@@ -8,6 +8,7 @@ from ..types import scalars as sc
 from ..types.array import array
 from .cpp_types import c_string, cpp_type, field, literal
 from .own_index import OwnIndex
+from . import loop_state
 
 CONTEXT_ARGS = "_idx, _dim"          # what a builtin flagged `context` receives first
 BOUNDS_CHECKED = {"load", "view", "array_store", "atomic_add", "atomic_sub", "atomic_min",
@@ -33,6 +34,7 @@ class BodyWriter:
         # adjoint bookkeeping of dynamic loops (declared at the top of the adjoint function)
         self.extra_decls = []   # trip counters, loop-state snapshots, copy shadows
         self.ids = {}           # id(stmt) -> small number, for names of the above
+        self.exact = {}         # id(loop) -> whether it keeps checkpoints of its state
         self.jump = None        # break/continue -> label, while replaying a loop being reversed
         self.labels = {}        # the same map, read by the reverse of that loop body
         self.ret_target = None  # outermost loop of the replay being written: a return in it
@@ -112,10 +114,12 @@ class BodyWriter:
         if kind is ir.ForRange:
             head = for_head(s, p)
             pre, count = self._trip_count(s, p, replay)
-            return pre + [head] + count + self._loop_body(s.body, ind + 1, replay, s) + [f"{p}}}"]
+            return (pre + [head] + self._checkpoint(s, p, replay) + count +
+                    self._loop_body(s.body, ind + 1, replay, s) + [f"{p}}}"])
         if kind is ir.While:
             pre, count = self._trip_count(s, p, replay)
-            return (pre + [f"{p}while (true) {{"] + self._loop_body(s.cond_block, ind + 1, replay, s) +
+            return (pre + [f"{p}while (true) {{"] + self._checkpoint(s, p, replay) +
+                    self._loop_body(s.cond_block, ind + 1, replay, s) +
                     [f"{p}    if (!{s.cond.label}) break;"] + count +
                     self._loop_body(s.body, ind + 1, replay, s) + [f"{p}}}"])
         if kind in (ir.Break, ir.Continue):
@@ -146,15 +150,59 @@ class BodyWriter:
         also after a break) and keeps the loop state it started from (while loops restart from it)."""
         if not replay:
             return [], []
-        n = self._declare("int64_t", f"_n{self._num(s)}")
+        num = self._num(s)
+        n = self._declare("int64_t", f"_n{num}")
         pre = [f"{p}{snap} = {v.label};" for v, snap in self._snapshots(s)]
+        if self._exact(s):
+            pre += [f"{p}{self._declare('int64_t', f'_c{num}')} = 1;",
+                    f"{p}{self._declare('int64_t', f'_cn{num}')} = 0;"]
         return pre + [f"{p}{n} = 0;"], [f"{p}    {n} += 1;"]
 
     def _snapshots(self, s):
         out = []
-        for m, v in enumerate(_carried_vars(s)):
+        for m, v in enumerate(loop_state.carried(s)):
             out.append((v, self._declare(cpp_type(v.type), f"_snap{self._num(s)}_{m}")))
         return out
+
+    def _exact(self, s):
+        """Whether loop ``s`` keeps checkpoints of its state for its reverse (loop_state.py)."""
+        if id(s) not in self.exact:
+            self.exact[id(s)] = loop_state.needs_exact(s, loop_state.carried(s))
+        return self.exact[id(s)]
+
+    def _slots(self, s):
+        """(state var, its checkpoint array) per state variable of an exact-state loop."""
+        out = []
+        for m, v in enumerate(loop_state.carried(s)):
+            line = f"    {cpp_type(v.type)} _ck{self._num(s)}_{m}[{loop_state.K_SLOTS}];"
+            if line not in self.extra_decls:
+                self.extra_decls.append(line)
+            out.append((v, f"_ck{self._num(s)}_{m}"))
+        return out
+
+    def _checkpoint(self, s, p, replay):
+        """At the top of each replayed iteration of an exact-state loop: the state at every
+        _c-th iteration goes to the next slot; when the K slots are full, every other one is
+        dropped and _c doubles (so slot j always holds iteration j * _c's state)."""
+        if not replay or not self._exact(s):
+            return []
+        num, k, q = self._num(s), loop_state.K_SLOTS, f"{p}    "
+        n, c, cn, t = f"_n{num}", f"_c{num}", f"_cn{num}", f"_t{num}"
+        slots = self._slots(s)
+        thin = [f"{q}        {a}[{t}] = {a}[2 * {t}];" for _, a in slots]
+        keep = [f"{q}        {a}[{cn}] = {v.label};" for v, a in slots]
+        return ([f"{q}if ({n} % {c} == 0) {{", f"{q}    if ({cn} == {k}) {{",
+                 f"{q}        for (int64_t {t} = 0; {t} < {k // 2}; ++{t}) {{"] + thin +
+                [f"{q}        }}", f"{q}        {cn} = {k // 2};", f"{q}        {c} *= 2;",
+                 f"{q}    }}", f"{q}    if ({n} % {c} == 0) {{"] + keep +
+                [f"{q}        {cn} += 1;", f"{q}    }}", f"{q}}}"])
+
+    def _restart(self, s, p, k):
+        """The reverse of iteration ``k`` of an exact-state loop starts from the checkpoint at
+        or before it; returns (lines, first iteration to replay up to k)."""
+        num = self._num(s)
+        lines = [f"{p}{v.label} = {a}[{k} / _c{num}];" for v, a in self._slots(s)]
+        return lines, f"({k} / _c{num}) * _c{num}"
 
     def _shadow(self, s):
         """A loop-state copy keeps the value it overwrites, for its reverse to put back."""
@@ -301,12 +349,20 @@ class BodyWriter:
 
     def _rev_for(self, s, ind):
         """A dynamic loop runs backwards over the iterations the replay counted; each iteration
-        replays its forward body first (from the loop state as it is: the reference's rule that
-        dynamic loops do not mutate earlier locals, except linearly, makes that exact)."""
+        replays its forward body first. From the loop state as it is, when the state is used
+        linearly (loop_state.py: the reverse reads no state value); otherwise from the state the
+        iteration began with: restarted from the checkpoint at or before it, replaying the
+        iterations in between (at most _c - 1; none while the loop ran at most K iterations)."""
         p = "    " * ind
-        n, k = f"_n{self._num(s)}", f"_k{self._num(s)}"
-        head = [f"{p}for (int64_t {k} = {n} - 1; {k} >= 0; --{k}) {{",
-                f"{p}    {s.var.label} = {s.start.label} + decltype({s.var.label})({k}) * {s.step.label};"]
+        num = self._num(s)
+        n, k, j = f"_n{num}", f"_k{num}", f"_j{num}"
+        head = [f"{p}for (int64_t {k} = {n} - 1; {k} >= 0; --{k}) {{"]
+        if self._exact(s):
+            lines, first = self._restart(s, p + "    ", k)
+            head += lines + [f"{p}    for (int64_t {j} = {first}; {j} < {k}; ++{j}) {{",
+                             f"{p}        {s.var.label} = {s.start.label} + decltype({s.var.label})({j}) * {s.step.label};"]
+            head += self._loop_body(s.body, ind + 2, True, s) + [f"{p}    }}"]
+        head += [f"{p}    {s.var.label} = {s.start.label} + decltype({s.var.label})({k}) * {s.step.label};"]
         # each iteration's temporaries are new values: their adjoints start from zero
         head += [f"{p}    {v.adj} = {{}};" for v in s.body_vars]
         restore = [f"{p}{v.label} = {snap};" for v, snap in self._snapshots(s)]
@@ -320,14 +376,13 @@ class BodyWriter:
 
     def _rev_while(self, s, ind):
         """A while loop has no index to recompute an iteration from: iteration k's state is
-        recomputed by restarting from the state the loop began with and replaying k iterations
-        (O(n^2) replays for n iterations, exact for any loop state, no memory per iteration)."""
+        recomputed from the checkpoint at or before it (always an exact-state loop)."""
         p = "    " * ind
         num = self._num(s)
         n, k, j = f"_n{num}", f"_k{num}", f"_j{num}"
-        restore = [f"{p}    {v.label} = {snap};" for v, snap in self._snapshots(s)]
+        restore, first = self._restart(s, p + "    ", k)
         out = [f"{p}for (int64_t {k} = {n} - 1; {k} >= 0; --{k}) {{"] + restore
-        out += [f"{p}    for (int64_t {j} = 0; {j} < {k}; ++{j}) {{"]
+        out += [f"{p}    for (int64_t {j} = {first}; {j} < {k}; ++{j}) {{"]
         out += self._loop_body(s.cond_block, ind + 2, True, s) + self._loop_body(s.body, ind + 2, True, s)
         out += [f"{p}    }}"] + self._loop_body(s.cond_block, ind + 1, True, s)
         out += [f"{p}    {v.adj} = {{}};" for v in _defined_vars(s.body)]
@@ -397,18 +452,6 @@ def _defined_vars(block):
         for v in _outs(st):
             seen.setdefault(id(v), v)
     return list(seen.values())
-
-
-def _carried_vars(loop):
-    """Variables a loop writes that live outside it (its loop state)."""
-    blocks = [loop.body] + ([loop.cond_block] if isinstance(loop, ir.While) else [])
-    defined, carried = set(), {}
-    for b in blocks:
-        defined |= {id(v) for v in _defined_vars(b)}
-        for st in _walk(b):
-            if isinstance(st, ir.Copy):
-                carried.setdefault(id(st.dst), st.dst)
-    return [v for key, v in carried.items() if key not in defined]
 
 
 def _accum(t):

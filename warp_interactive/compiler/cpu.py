@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from .. import _paths
 from ..config import config
-from ..lang.errors import CompileError
+from ..errors import CompileError
 from . import cache
 
 BINARY = "module.so"

@@ -11,13 +11,13 @@ compatibility). Binaries are cached by module hash like the CPU's shared librari
 
 import os
 import re
-import tempfile
+import shutil
 import time
 from functools import lru_cache
 
 from .. import _paths
 from ..config import config
-from ..lang.errors import CompileError
+from ..errors import CompileError
 from . import cache
 
 SOURCE = "module.cu"
@@ -135,20 +135,24 @@ def _output(nvrtc, prog, kind):
 
 
 def compile_module(source, module_hash, arch, debug=False, fast_math=False, name="module"):
-    """(path, kind, built) of the cached CUBIN/PTX for ``source`` on ``arch`` (built on a miss)."""
+    """(path, kind, built) of the cached CUBIN/PTX for ``source`` on ``arch`` (built on a
+    miss). Called by compiler/build.py's ``compile``."""
     kind, target_arch = target_for(arch)
     bname = binary_name(kind, target_arch)
     hit = cache.lookup(module_hash, bname)
     if hit is not None:
         return hit, kind, False
     data = compile_source(source, target_arch, debug, fast_math, name, kind)
-    with tempfile.TemporaryDirectory(prefix="wpi-nvrtc-") as tmp:
+    tmp = cache.build_dir()
+    try:
         src, out = os.path.join(tmp, SOURCE), os.path.join(tmp, bname)
         with open(src, "w") as f:
             f.write(source)
         with open(out, "wb") as f:
             f.write(data)
-        entry = cache.publish(module_hash, {SOURCE: src, bname: out})
+        entry = cache.publish(module_hash, {SOURCE: src, bname: out}, move=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     return os.path.join(entry, bname), kind, True
 
 

@@ -40,8 +40,8 @@ class HashGridDesc(ctypes.Structure):
 
 def native():
     """The native builders module (imported on first use, keeping `import warp_interactive` fast)."""
-    from .. import _geometry
-    return _geometry
+    from ..runtime.native import geometry_module
+    return geometry_module()
 
 
 def address(a):

@@ -11,7 +11,7 @@ calls the deleter (or the capsule dies unconsumed).
 import ctypes
 
 from ..types import scalars as sc
-from ..types.array import _contiguous_strides
+from ..types.array import contiguous_strides
 from ..types.dtypes import element_shape, scalar_of, type_repr
 from .foreign import element_layout, wrap
 
@@ -182,7 +182,7 @@ def from_dlpack(source, dtype=None):
     if t.strides and t.ndim:
         strides = tuple(t.strides[i] * scalar.size for i in range(t.ndim))
     else:
-        strides = _contiguous_strides(shape, scalar.size)
+        strides = contiguous_strides(shape, scalar.size)
     dtype, shape, strides = element_layout(shape, strides, scalar, dtype, "the DLPack tensor")
     data = (t.data or 0) + t.byte_offset
     return wrap(data, shape, strides, dtype, device, owner)
@@ -199,7 +199,7 @@ class _Exported:
         scalar = scalar_of(a.dtype)
         es = element_shape(a.dtype)
         shape = tuple(a.shape) + es
-        inner = _contiguous_strides(es, scalar.size) if es else ()
+        inner = contiguous_strides(es, scalar.size) if es else ()
         strides = tuple(s // scalar.size for s in tuple(a.strides) + inner)
         if any(s * scalar.size != b for s, b in zip(strides, tuple(a.strides) + inner)):
             raise BufferError("DLPack needs strides that are whole multiples of the element size")

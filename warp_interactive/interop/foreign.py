@@ -4,11 +4,9 @@ Every converter (array protocols, DLPack, torch, paddle) ends here, so element-t
 their error messages are the same whatever the source.
 """
 
-import sys
-
 import numpy as np
 
-from ..types.array import _contiguous_strides, array
+from ..types.array import contiguous_strides, array
 from ..types.arraydesc import MAX_DIMS
 from ..types.dtypes import element_shape, scalar_of, type_repr
 from ..types.scalars import canonical_scalar, dtype_from_numpy
@@ -30,7 +28,7 @@ def element_layout(shape, strides, scalar, dtype, what):
         if len(shape) <= len(es) or inner != es:
             raise ValueError(f"{what} of shape {tuple(shape)} does not fit dtype {type_repr(dtype)}: "
                              f"its inner dimensions must be {es}")
-        if tuple(strides[len(shape) - len(es):]) != _contiguous_strides(es, scalar.size):
+        if tuple(strides[len(shape) - len(es):]) != contiguous_strides(es, scalar.size):
             raise ValueError(f"{what} has non-contiguous inner dimensions (strides {tuple(strides)} "
                              f"bytes): dtype {type_repr(dtype)} needs its {es} elements packed")
         shape, strides = shape[:len(shape) - len(es)], strides[:len(strides) - len(es)]
@@ -68,7 +66,7 @@ def from_interface(iface, dtype, device, owner, what="the array"):
     scalar = scalar_from_typestr(iface["typestr"], what)
     shape = tuple(int(s) for s in iface["shape"])
     strides = iface.get("strides")
-    strides = tuple(int(s) for s in strides) if strides else _contiguous_strides(shape, scalar.size)
+    strides = tuple(int(s) for s in strides) if strides else contiguous_strides(shape, scalar.size)
     dtype, shape, strides = element_layout(shape, strides, scalar, dtype, what)
     ptr = iface["data"][0] if iface.get("data") else 0
     a = wrap(ptr or 0, shape, strides, dtype, device, owner)
@@ -102,36 +100,3 @@ def _stream_handle(device):
     s = getattr(device, "stream", None)
     h = getattr(s, "cuda_stream", None)
     return int(h) if h else None
-
-
-# --- arrays passed straight to wp.launch ------------------------------------------------------
-_torch_interop = []   # warp_interactive.interop.torch, once a tensor has been seen
-
-
-def as_foreign_array(value, t, device):
-    """A wp array for a launch parameter of type ``t`` from a torch tensor, an object with
-    ``__cuda_array_interface__``, ``__dlpack__`` or ``__array__`` (zero-copy where possible)."""
-    torch = sys.modules.get("torch")
-    try:
-        if torch is not None and isinstance(value, torch.Tensor):
-            if not _torch_interop:
-                from . import torch as torch_interop
-                _torch_interop.append(torch_interop)
-            return _torch_interop[0].tensor_view(value, t.dtype)
-        return _other_foreign_array(value, t, device)
-    except (TypeError, ValueError) as e:
-        from ..runtime.args import ArgError
-        raise ArgError(str(e)) from None
-
-
-def _other_foreign_array(value, t, device):
-    from ..runtime.device import get_device
-    if hasattr(value, "__cuda_array_interface__"):
-        return from_cuda_array_interface(value, t.dtype, device if device.is_cuda else None)
-    if hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"):
-        from .dlpack import from_dlpack
-        return from_dlpack(value, dtype=t.dtype)
-    if hasattr(value, "__array__"):
-        a = np.asarray(value)
-        return from_interface(a.__array_interface__, t.dtype, get_device("cpu"), a, "the array")
-    raise TypeError(f"expected an array, got {type(value).__name__}")

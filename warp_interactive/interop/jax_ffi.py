@@ -14,9 +14,6 @@ import ctypes
 import functools
 import hashlib
 import os
-import shutil
-import subprocess
-import tempfile
 import threading
 
 import numpy as np
@@ -27,46 +24,24 @@ from ..types.dtypes import element_shape, scalar_of, type_repr, type_size
 TARGET = "warp_interactive_kernel_call"
 ADJOINT_TARGET = "warp_interactive_kernel_adjoint"
 _HANDLER_SOURCE = os.path.join(os.path.dirname(__file__), "jax_ffi_handler.cpp")
-_BINARY = "jax_ffi_handler.so"
 _lock = threading.Lock()
 _registered = []   # the loaded handler library, once registered with JAX
 
 
 # --- the handler library ---------------------------------------------------------------------
-def _handler_hash(include_dir, cxx, flags):
-    from ..compiler.cpu import compiler_identity
-    from ..version import __version__
-    h = hashlib.sha256()
-    with open(_HANDLER_SOURCE, "rb") as f:
-        h.update(f.read())
-    with open(os.path.join(include_dir, "xla", "ffi", "api", "api.h"), "rb") as f:
-        h.update(f.read())   # the FFI ABI of this jaxlib
-    h.update(repr([compiler_identity(cxx), flags, __version__]).encode())
-    return h.hexdigest()
-
-
 def _build_handler(include_dir):
-    """The handler library's path (from the kernel cache, or compiled now, ~5 s once)."""
-    from ..compiler import cache
-    from ..config import config
-    from ..lang.errors import CompileError
-    cxx = config.cpu_compiler
-    flags = ["-std=c++17", "-O2", "-fPIC", "-shared", "-w"]
-    key = _handler_hash(include_dir, cxx, flags)
-    hit = cache.lookup(key, _BINARY)
-    if hit is not None:
-        return hit
-    tmp = tempfile.mkdtemp(prefix="wpi-jaxffi-")
-    try:
-        out = os.path.join(tmp, _BINARY)
-        cmd = [cxx, *flags, "-I", include_dir, _HANDLER_SOURCE, "-o", out, "-pthread"]
-        result = subprocess.run(cmd, capture_output=True, text=True)
-        if result.returncode != 0:
-            raise CompileError(f"building the JAX FFI handler failed\ncommand: {' '.join(cmd)}\n"
-                               f"compiler log:\n{result.stderr[:8000]}")
-        return os.path.join(cache.publish(key, {_BINARY: out}), _BINARY)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    """The handler library's path: compiled once against this jaxlib's FFI headers (~5 s) by
+    the compiler stage, cached like a kernel module."""
+    from ..compiler.build import BuildOptions, compile
+    from ..types.arraydesc import ARRAY_DESC_SIZE, LAUNCH_BOUNDS_SIZE
+    with open(_HANDLER_SOURCE) as f:
+        source = (f"#define WPI_ARRAY_DESC_SIZE {ARRAY_DESC_SIZE}\n"
+                  f"#define WPI_LAUNCH_BOUNDS_SIZE {LAUNCH_BOUNDS_SIZE}\n" + f.read())
+    with open(os.path.join(include_dir, "xla", "ffi", "api", "api.h"), "rb") as f:
+        ffi_abi = hashlib.sha256(f.read()).hexdigest()   # the FFI ABI of this jaxlib
+    options = BuildOptions("host-library", name="the JAX FFI handler", include_dirs=(include_dir,),
+                           key_extra=(ffi_abi,))
+    return compile(source, options).path
 
 
 def _ensure_registered():

@@ -2,7 +2,7 @@
 // host buffers, or its CUDA entry (cuLaunchKernel on XLA's stream) on device buffers.
 //
 // One handler serves every kernel: jax_kernel kernels take arrays only, so their argument struct
-// is N consecutive array_t descriptors (72 bytes each, no padding), which this handler fills from
+// is N consecutive array_t descriptors (sizeof(array_t) each, no padding), which this handler fills from
 // XLA's dense row-major buffers (inputs, then outputs). The kernel's CPU entry address, its CUDA
 // function per device ordinal, the launch dimensions and each argument's warp rank and element
 // size come as attributes; both platforms' handlers take the same attributes, so one lowering
@@ -28,7 +28,8 @@ struct array_t {
     int32_t ndim;
     int32_t pad;
 };
-static_assert(sizeof(array_t) == 72, "array_t layout");
+// the sizes come from types/arraydesc.py (jax_ffi.py defines them when it builds this file)
+static_assert(sizeof(array_t) == WPI_ARRAY_DESC_SIZE, "array_t layout");
 
 // Mirrors wp::launch_bounds_t.
 struct launch_bounds_t {
@@ -37,6 +38,7 @@ struct launch_bounds_t {
     int32_t pad;
     int64_t size;
 };
+static_assert(sizeof(launch_bounds_t) == WPI_LAUNCH_BOUNDS_SIZE, "launch_bounds_t layout");
 
 using entry_fn = void (*)(const void* args, const launch_bounds_t* dim, int64_t begin, int64_t end);
 

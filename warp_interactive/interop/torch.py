@@ -104,8 +104,8 @@ def stream_to_torch(stream_or_device=None):
 
 
 def _stream_class():
-    import warp_interactive as wp
-    cls = getattr(wp, "Stream", None)
+    from ..runtime.cuda import streams
+    cls = getattr(streams, "Stream", None)
     if cls is None:
         raise RuntimeError("CUDA streams need the CUDA backend (pip install warp_interactive[cuda])")
     return cls

@@ -18,7 +18,20 @@ TILE_NAMES = (
     "tile_matmul", "tile_cholesky", "tile_cholesky_inplace", "tile_cholesky_solve",
     "tile_cholesky_solve_inplace", "tile_lower_solve", "tile_lower_solve_inplace", "tile_upper_solve",
     "tile_upper_solve_inplace", "tile_diag_add", "tile_scan_inclusive", "tile_scan_exclusive",
-    "tile_scan_max_inclusive", "tile_scan_min_inclusive", "tile_sort")
+    "tile_scan_max_inclusive", "tile_scan_min_inclusive", "tile_sort", "tile_empty", "tile_dot",
+    "tile_axpy", "tile_load_indexed", "tile_store_indexed", "tile_atomic_add_indexed",
+    "tile_slice_indexed", "tile_scatter_add", "tile_scatter_masked", "tile_fft", "tile_ifft",
+    "tile_stack", "tile_stack_push", "tile_stack_pop", "tile_stack_count", "tile_stack_clear",
+    "tile_bvh_query_aabb", "tile_bvh_query_ray", "tile_bvh_query_next", "tile_mesh_query_aabb",
+    "tile_mesh_query_aabb_next", "tile_query_valid")
+
+# How a builtin runs in Python scope (``wp.sin(1.0)`` outside kernels): that launches a kernel,
+# so the runtime (runtime/python_scope.py) registers it here at import; lang never imports up.
+_python_call = []
+
+
+def set_python_call(fn):
+    _python_call[:] = [fn]
 
 
 def intrinsic_names():
@@ -34,8 +47,10 @@ class BuiltinFunction:
         self.__doc__ = doc
 
     def __call__(self, *args, **kwargs):
-        from .python_scope import call_in_python
-        return call_in_python(self.key, args, kwargs)
+        if not _python_call:
+            raise RuntimeError(f"wp.{self.key}() outside kernels needs the runtime "
+                               "(import warp_interactive)")
+        return _python_call[0](self.key, args, kwargs)
 
     def __repr__(self):
         return f"<builtin wp.{self.key}>"

@@ -3,7 +3,7 @@
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
-from .errors import TypeMismatch
+from ..errors import TypeMismatch
 from .registry import (Any, Pattern, Array, Bool, Float, Index, Int, Matrix, Quaternion, Scalar,
                        Transformation, Vector, add_builtin, registry, same_as, scalar_type_of)
 

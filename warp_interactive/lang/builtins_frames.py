@@ -7,7 +7,7 @@ from ..types import composite as comp
 from ..types import scalars as sc
 from .builtin_function import INTRINSICS
 from .builtins_numeric import _outputs, tuple_form
-from .errors import TypeMismatch
+from ..errors import TypeMismatch
 from .registry import Index, Matrix, Quaternion, Transformation, Vector, add_builtin, resolve
 
 G_QUAT, G_TF, G_SPATIAL = "Quaternion Math", "Transformations", "Spatial Math"

@@ -8,7 +8,7 @@ Out-parameter forms (``wp.mesh_query_ray(mesh, o, d, t_max, t, u, v, sign, n, f)
 those argument variables (see Overload.writes).
 """
 
-from ..geometry.query_types import (BvhQuery, HashGridQuery, MeshQueryAABB, MeshQueryPoint,
+from ..types.query_types import (BvhQuery, HashGridQuery, MeshQueryAABB, MeshQueryPoint,
                                     MeshQueryRay, vec3)
 from ..types import scalars as sc
 from .registry import Any, Array, add_builtin, type_name
@@ -107,7 +107,7 @@ for suffix, t in (("f", f32), ("v", vec3), ("i", i32)):
 
 # --- index volumes: indices into user arrays ------------------------------------------------------
 def _index_data_rule(ts):
-    from .errors import TypeMismatch
+    from ..errors import TypeMismatch
     from ..types.composite import is_vector
     data, background = ts[3], ts[4]
     t = data.dtype
@@ -121,7 +121,7 @@ def _index_data_rule(ts):
 
 
 def _index_grad_rule(ts):
-    from .errors import TypeMismatch
+    from ..errors import TypeMismatch
     from ..types.composite import matrix
     t = _index_data_rule(ts)
     want = vec3 if t is f32 else (matrix((3, 3), f32) if t is vec3 else None)

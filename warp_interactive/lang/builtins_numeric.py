@@ -7,7 +7,7 @@ smooth_normalize, inverse_approx, svd2, and the tuple-returning forms of the dec
 from ..types import composite as comp
 from ..types import scalars as sc
 from .builtin_function import INTRINSICS
-from .errors import TypeMismatch
+from ..errors import TypeMismatch
 from .registry import (Array, Bool, Float, Int, Matrix, Pattern, Quaternion, Vector, add_builtin,
                        resolve, same_as, scalar_type_of)
 

@@ -2,7 +2,7 @@
 
 from ..types import composite as comp
 from ..types import scalars as sc
-from .errors import TypeMismatch
+from ..errors import TypeMismatch
 from .registry import (Float, Matrix, Quaternion, Transformation, Vector, add_builtin, same_as,
                        scalar_type_of)
 

@@ -385,6 +385,23 @@ def tile_from_thread(tr, obj, node, kwargs):
     return emit(tr, "tile_full", t, [value], f"<{t._cpp}>")
 
 
+# --- stack budget ---------------------------------------------------------------------------------------
+# Tiles live on the block thread's stack (8 MB by default for the pool's threads); an adjoint
+# doubles them. Past this budget a kernel would crash the process, so it is a build error instead.
+TILE_STACK_BUDGET = 3 << 20
+
+
+def check_stack_budget(tr, variables):
+    from ..types.dtypes import type_size
+    total = sum(v.type.size * type_size(v.type.dtype) for v in variables if is_tile(v.type))
+    if total > TILE_STACK_BUDGET:
+        biggest = max((v for v in variables if is_tile(v.type)), key=lambda v: v.type.size)
+        raise tr.scope.error(
+            f"the tiles of this function need {total / 2**20:.1f} MB of the block's stack (the budget is "
+            f"{TILE_STACK_BUDGET >> 20} MB; the largest is {type_name(biggest.type)}): use smaller tiles",
+            tr.src.tree)
+
+
 HANDLERS = {
     "tile_zeros": _filled(0.0),
     "tile_ones": _filled(1.0),
@@ -401,5 +418,5 @@ HANDLERS = {
     "tile_from_thread": tile_from_thread,
 }
 INTRINSICS.update(HANDLERS)
-
-from . import builtins_tile_ops  # noqa: E402,F401  (part 2 registers its handlers)
+# parts 2 and 3 (builtins_tile_ops.py, builtins_tile_linalg.py) register theirs when the
+# translator imports them (lang/expressions.py): they import this file, never the reverse

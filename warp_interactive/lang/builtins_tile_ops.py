@@ -8,7 +8,7 @@ from . import ir
 from .builtin_function import BuiltinFunction, INTRINSICS
 from .builtins_tile import (_REQUIRED, bind, emit, f64_const, rebind, shape_arg, static, tile_var,
                             value_var_of)
-from .errors import TypeMismatch
+from ..errors import TypeMismatch
 from .registry import Overload, resolve, type_name
 from .scope import PyValue
 
@@ -34,7 +34,10 @@ class FuncRef(ir.Var):
 def function_ref(tr, node, elem_types, name):
     """(FuncRef, result element type) for a builtin or @wp.func applied to ``elem_types``."""
     v = tr.eval(node)
-    obj = v.obj if isinstance(v, PyValue) else None
+    return callable_ref(tr, v.obj if isinstance(v, PyValue) else None, elem_types, name, node)
+
+
+def callable_ref(tr, obj, elem_types, name, node=None):
     fwd = "[](auto&&... _x) {{ return {}(_x...); }}"
     adj = "[](auto&&... _x) {{ {}(_x...); }}"
     if isinstance(obj, BuiltinFunction):
@@ -275,5 +278,3 @@ HANDLERS = {
     "tile_astype": tile_astype,
 }
 INTRINSICS.update(HANDLERS)
-
-from . import builtins_tile_linalg  # noqa: E402,F401  (matmul, Cholesky, solves, scans, sort)

@@ -2,7 +2,7 @@
 
 from ..types import scalars as sc
 from ..types.array import array
-from .errors import TypeMismatch
+from ..errors import TypeMismatch
 from .registry import Any, Array, Float, Index, Matrix, Pattern, Scalar, Vector, Quaternion, Transformation, add_builtin, type_name
 
 G_UTIL = "Utility"

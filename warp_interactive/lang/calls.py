@@ -7,7 +7,7 @@ from typing import Any as Any_
 from ..types import composite as comp
 from ..types import scalars as sc
 from . import ir
-from .errors import TypeMismatch
+from ..errors import TypeMismatch
 from .registry import Overload, registry, resolve, type_name
 from .builtin_function import BuiltinFunction  # noqa: F401  (re-exported)
 from .scope import PyValue
@@ -199,7 +199,12 @@ class CallsMixin:
         except TypeMismatch as e:
             raise self.scope.error(str(e)) from None
         self.calls.append(ov)
-        rets = ov.return_types()
+        from .checks import RecursiveFunction
+        try:
+            rets = ov.return_types()
+        except RecursiveFunction:
+            raise self.scope.error(f"'{func.key}' calls itself (directly or through other "
+                                   f"functions): recursion is not supported in kernels") from None
         if len(rets) <= 1:
             out = self.scope.new_var(rets[0]) if rets else None
             self.scope.emit(ir.Call(out=out, func=ov, args=args))

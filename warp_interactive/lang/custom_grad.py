@@ -22,7 +22,7 @@ import hashlib
 
 from ..types import composite as comp
 from ..types import scalars as sc
-from .errors import CodegenError
+from ..errors import CodegenError
 from .source import SourceInfo, source_of
 
 

@@ -1,12 +1,13 @@
-"""The decorators users write: ``@wp.kernel``, ``@wp.func``, ``@wp.struct``, ``wp.constant``."""
+"""The decorators users write: ``@wp.kernel``, ``@wp.func``, ``@wp.struct``, ``wp.constant``.
 
-import itertools
+Defined functions and modules belong to the process-wide ``state`` (warp_interactive/state.py):
+lang makes kernels and functions, the runtime registers what a module is."""
 
+from ..state import state
 from ..types.struct import struct  # noqa: F401  (re-exported)
 from .func import Function, Kernel
+from .deps import function_deps
 
-_functions = {}   # (module name, function name) -> Function
-_versions = itertools.count(1)   # a fresh number for each (re)definition of a @wp.func
 module_hook = None   # set by the notebook layer: fn -> the Module for a kernel defined in a cell
 
 
@@ -35,33 +36,29 @@ def kernel(f=None, *, enable_backward=None, module=None, name=None, launch_bound
 
 
 def _module_for(fn, module):
-    from ..runtime.module import get_module
     if module is not None and not isinstance(module, str) and hasattr(module, "add_kernel"):
         return module            # a Module object
     if module is None and module_hook is not None:
         m = module_hook(fn)      # a notebook cell's own module, not the notebook's __main__
         if m is not None:
             return m
-    return get_module(_module_name(fn, module))
+    return state.module(_module_name(fn, module))
 
 
 def func(f=None, *, module=None):
     """A function callable from kernels. Defining it again with other argument types adds an
     overload; with the same types it replaces the earlier definition (kernels rebuild)."""
     def wrap(fn):
-        from ..runtime.module import bump_generation
         key = (_module_name(fn, module), fn.__name__)
-        existing = _functions.get(key)
+        existing = state.functions.get(key)
         if existing is not None:
             from .source import source_of
             existing.func = fn
             existing.add_overload(fn, source_of(fn))
-            result = existing
-            _forget_callers(existing)
-        else:
-            result = _functions[key] = Function(fn, key[0])
-        result.version = next(_versions)
-        bump_generation()
+            state.redefine(existing)
+            return existing
+        result = state.functions[key] = Function(fn, key[0])
+        state.touch(result)
         return result
     return wrap(f) if f is not None else wrap
 
@@ -71,10 +68,8 @@ def _custom(kind, f):
         raise TypeError(f"@wp.func_{kind}(f) needs a @wp.func, got {f!r}")
 
     def wrap(fn):
-        from ..runtime.module import bump_generation
         f.set_custom(kind, fn)
-        f.version = next(_versions)   # modules whose kernels call f rebuild with the new adjoint
-        bump_generation()
+        state.touch(f)     # modules whose kernels call f rebuild with the new adjoint
         return fn
     return wrap
 
@@ -94,10 +89,9 @@ def func_replay(f):
 def _forget_callers(changed):
     """Drop the translated IR of every function overload that calls ``changed`` (directly or
     through others), so it re-resolves against the new definition. Kernels that call it are
-    found by their modules' dependency records (runtime.module.function_deps)."""
-    from ..runtime.module import function_deps
+    found by their modules' dependency records (lang.deps.function_deps)."""
     stale_by_function = []
-    for f in _functions.values():
+    for f in state.functions.values():
         if f is changed:
             continue
         overloads = list(f.overloads) + list(f.generic_instances.values())
@@ -106,9 +100,12 @@ def _forget_callers(changed):
         stale_by_function.append((f, stale))
     for f, stale in stale_by_function:     # cleared only after the walk, which reads them
         for o in stale:
-            o._ir = None
+            o.forget_ir()
         if any(o in stale for o in f.generic_instances.values()):
             f.generic_instances.clear()
+
+
+state.forget_callers = _forget_callers
 
 
 def constant(x):

@@ -10,7 +10,9 @@ from ..types import scalars as sc
 from ..types.array import array
 from ..types.tile import is_tile
 from . import builtins_tile, ir, registry
-from .errors import TypeMismatch
+# the other tile builtins register their handlers when imported (linalg checks all three parts)
+from . import builtins_tile_ops, builtins_tile_linalg  # noqa: F401  (after builtins_tile)
+from ..errors import TypeMismatch
 from .registry import type_name
 from .scope import Conflict, PyValue
 
@@ -41,11 +43,14 @@ class ExpressionsMixin:
     def to_var(self, value, node=None):
         if isinstance(value, ir.Var):
             return value
+        if isinstance(value, tuple):
+            raise self.scope.error("a tuple cannot be used as a value here; use a vector "
+                                   "(wp.vec2(a, b)) or unpack it (a, b = ...)", node)
         obj = value.obj
         if isinstance(obj, py_builtins.bool):
             return self.scope.const(obj, sc.bool_, literal=False)
         if isinstance(obj, int):
-            return self.scope.const(obj, sc.int32, literal=True)
+            return self.scope.const(obj, self.int_literal_type(obj), literal=True)
         if isinstance(obj, float):
             return self.scope.const(obj, sc.float32, literal=True)
         if isinstance(obj, sc.Scalar):
@@ -133,10 +138,24 @@ class ExpressionsMixin:
 
     # --- operators ------------------------------------------------------------------------------
     def eval_BinOp(self, node):
-        op = BINOPS.get(type(node.op))
-        if op is None:
-            raise self.scope.error(f"operator {type(node.op).__name__} is not supported")
-        return self.binary(op, self.eval_var(node.left), self.eval_var(node.right))
+        # a left-leaning chain (a + b + c + ...) is walked in a loop, not by recursion, so a
+        # long sum translates however many terms it has
+        chain = []
+        while isinstance(node, ast.BinOp):
+            chain.append(node)
+            node = node.left
+        acc = self.eval(node)
+        for n in reversed(chain):
+            op = BINOPS.get(type(n.op))
+            if op is None:
+                self.scope.set_node(n)
+                raise self.scope.error(f"operator {type(n.op).__name__} is not supported")
+            right = self.eval(n.right)
+            self.scope.set_node(n)
+            folded = _fold(op, acc, right)
+            acc = folded if folded is not None else \
+                self.binary(op, self.to_var(acc, n), self.to_var(right, n))
+        return acc
 
     def binary(self, op, a, b):
         if op == "matmul":
@@ -248,6 +267,8 @@ class ExpressionsMixin:
                     f"too many indices ({len(idx)}) for an array of {t.ndim} dimensions")
             return self.call_builtin("load" if len(idx) == t.ndim else "view", [base] + idx)
         if comp.is_composite(t) or is_tile(t):
+            if comp.is_composite(t):
+                self.check_component_index(t, idx)
             return self.call_builtin("extract", [base] + idx)
         raise self.scope.error(f"a value of type {type_name(t)} cannot be indexed")
 
@@ -269,6 +290,15 @@ class ExpressionsMixin:
         raise self.scope.error(f"cannot index {_describe(obj)} in a kernel with a value known "
                                "only at run time")
 
+    def check_component_index(self, t, idx):
+        """A constant index past a vector's/matrix's size is a build error (it would read or
+        write another variable's memory)."""
+        for k, (v, n) in enumerate(zip(idx, getattr(t, "_shape_", ()))):
+            c = v.constant
+            if isinstance(c, int) and not 0 <= c < n:
+                raise self.scope.error(f"index {c} is out of range for {type_name(t)} "
+                                       f"(dimension {k} has {n} components: 0..{n - 1})")
+
     def eval_index(self, node):
         if isinstance(node, ast.Slice):
             raise self.scope.error("slices are not supported in kernels; index with integers")
@@ -285,6 +315,13 @@ class ExpressionsMixin:
     def eval_Call(self, node):
         return self.translate_call(node)
 
+    def int_literal_type(self, value):
+        """int32 as in the reference, int64/uint64 for a literal past 32/63 bits (never wrapped)."""
+        for t in (sc.int32, sc.int64, sc.uint64):
+            if _fits(value, t):
+                return t
+        raise self.scope.error(f"the integer literal {value} does not fit in 64 bits")
+
     def retype_literal(self, v, target):
         """A Const of ``target``'s scalar type replacing literal ``v``, or None if not allowed."""
         s = literal_type(v, target)
@@ -293,6 +330,9 @@ class ExpressionsMixin:
         if v.type is s:
             return v
         value = float(v.constant) if sc.is_float(s) else int(v.constant)
+        if sc.is_int(s) and not _fits(value, s):
+            raise self.scope.error(f"the literal {value} does not fit in {type_name(s)}, the type "
+                                   f"of the value it is used with; cast one of them (wp.int64(...))")
         return self.scope.const(value, s)
 
     def call_builtin(self, name, args, template=""):
@@ -339,6 +379,32 @@ class ExpressionsMixin:
 def _python_scalar(obj):
     """A NumPy scalar constant (``np.int64(3)``) is used as the Python number it holds."""
     return obj.item() if isinstance(obj, (np.integer, np.floating, np.bool_)) else obj
+
+
+_FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+         "floordiv": lambda a, b: a // b, "mod": lambda a, b: a % b,
+         "pow": lambda a, b: a ** b, "lshift": lambda a, b: a << b, "rshift": lambda a, b: a >> b,
+         "bit_and": lambda a, b: a & b, "bit_or": lambda a, b: a | b, "bit_xor": lambda a, b: a ^ b}
+
+
+def _fold(op, a, b):
+    """Integer constants combined exactly at build time (``2**40`` is 1099511627776, typed by
+    its size, instead of an int32 power that wraps); None when not foldable (the operation is
+    then emitted). Floor division and modulo fold as Python's, which kernels follow too."""
+    if not (isinstance(a, PyValue) and isinstance(b, PyValue)):
+        return None
+    x, y = a.obj, b.obj
+    if type(x) is not int or type(y) is not int or op not in _FOLD:
+        return None
+    if (op in ("floordiv", "mod") and y == 0) or (op in ("pow", "lshift", "rshift") and not 0 <= y <= 64):
+        return None
+    r = _FOLD[op](x, y)
+    return PyValue(r) if -2**63 <= r < 2**64 else None
+
+
+def _fits(value, t):
+    info = np.iinfo(t._np_dtype)
+    return info.min <= value <= info.max
 
 
 def literal_type(v, target):

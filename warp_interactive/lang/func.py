@@ -2,34 +2,11 @@
 
 import hashlib
 
-from ..types import composite as comp
 from ..types import scalars as sc
-from ..types.array import array
-from .errors import CodegenError, TypeMismatch
+from ..errors import CodegenError, TypeMismatch
+from .annotations import canonical_type, is_concrete, type_key
 from .registry import type_name
 from .source import source_of
-
-
-def canonical_type(t):
-    """Normalise an annotation: Python scalars -> wp scalars, ``array`` annotations as is."""
-    t = sc.canonical_scalar(t)
-    if t is array:
-        return array(dtype=sc.float32)
-    return t
-
-
-def type_key(t):
-    if isinstance(t, array):
-        return ("array", type_key(t.dtype), t.ndim)
-    if hasattr(t, "_wp_struct_"):
-        return ("struct", t._wp_struct_.cpp_name)
-    return getattr(t, "_cpp", None) or getattr(t, "__name__", repr(t))
-
-
-def is_concrete(t):
-    if isinstance(t, array):
-        return is_concrete(t.dtype)
-    return sc.is_scalar(t) or comp.is_composite(t) or hasattr(t, "_wp_struct_")
 
 
 def annotations_of(func, src, kind):
@@ -66,12 +43,23 @@ class FuncOverload:
         self._ir = None
         self.differentiable = True
 
+    def forget_ir(self):
+        """Translate again on next use (a function this one calls was redefined)."""
+        self._ir = None
+
     @property
     def ir(self):
         if self._ir is None:
+            from .checks import RecursiveFunction
             from .translator import Translator
-            tr = Translator(self.src, self.py_func.__globals__, self.function.max_unroll())
-            self._ir = tr.translate(self.cpp, self.arg_types, is_kernel=False)
+            if getattr(self, "_translating", False):
+                raise RecursiveFunction(self.name)
+            self._translating = True
+            try:
+                tr = Translator(self.src, self.py_func.__globals__, self.function.max_unroll())
+                self._ir = tr.translate(self.cpp, self.arg_types, is_kernel=False)
+            finally:
+                self._translating = False
         return self._ir
 
     def return_types(self):
@@ -118,6 +106,19 @@ class Function:
         else:
             self.generic_py, self.generic_src = func, src
         self.generic_instances.clear()
+
+    def save(self):
+        """What ``load`` puts back: the definitions, overloads and version (a notebook cell
+        that fails restores the functions it was about to replace, state.restore)."""
+        return (self.func, list(self.overloads), dict(self.generic_instances),
+                self.__dict__.get("generic_py"), self.__dict__.get("generic_src"),
+                getattr(self, "version", 0))
+
+    def load(self, saved):
+        func, overloads, generic, gpy, gsrc, version = saved
+        self.func, self.overloads, self.generic_instances, self.version = func, overloads, generic, version
+        if gpy is not None:
+            self.generic_py, self.generic_src = gpy, gsrc
 
     def set_custom(self, kind, py_func):
         """Register a @wp.func_grad / @wp.func_replay function: for the overload whose parameter

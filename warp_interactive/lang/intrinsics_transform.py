@@ -5,7 +5,6 @@ from ..types import composite as comp
 from ..types import scalars as sc
 from .builtin_function import INTRINSICS
 from .intrinsics import _const_kw, _scalar_from_args
-from .python_scope import PYTHON_IMPLS, _dtype_of
 
 
 def _positional(args, kwargs, what):
@@ -35,7 +34,17 @@ def transformation(tr, obj, node, kwargs):
     return tr.construct(comp.transformation(dtype), [p, q])
 
 
-def _python_transformation(args, kwargs):
+def _dtype_of(values, kwargs):
+    if kwargs.get("dtype") is not None:
+        return sc.canonical_scalar(kwargs["dtype"])
+    for v in values:
+        if isinstance(v, comp.Composite):
+            return v._wp_scalar_type_
+    return sc.float32
+
+
+def python_transformation(args, kwargs):
+    """``wp.transformation(p, q, dtype=...)`` called in Python (runtime/python_scope.py)."""
     p, q = _positional(args, kwargs, "wp.transformation()")
     t = comp.transformation(_dtype_of([a for a in (p, q) if a is not None], kwargs))
     if p is None and q is None:
@@ -44,4 +53,3 @@ def _python_transformation(args, kwargs):
 
 
 INTRINSICS["transformation"] = transformation
-PYTHON_IMPLS["transformation"] = _python_transformation

@@ -9,8 +9,9 @@ import itertools
 import re
 
 from . import generics
-from .errors import CodegenError
-from .func import _hash, annotations_of, canonical_type, is_concrete, type_key
+from ..errors import CodegenError
+from .annotations import canonical_type, is_concrete, type_key
+from .func import _hash, annotations_of
 from .source import source_of
 
 _unique = itertools.count(1)
@@ -59,6 +60,10 @@ class Kernel:
         if self._generic is None:
             return self.key
         return f"{self.key}[{', '.join(generics.describe(t) for t in self.arg_types.values())}]"
+
+    def forget_ir(self):
+        """Translate again on next use (its module was invalidated)."""
+        self._ir = None
 
     def is_registered(self):
         """False once the module no longer holds this object (a module swapped by the notebook)."""

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
-from .errors import TypeMismatch
+from ..errors import TypeMismatch
 
 
 # --- generic type patterns -----------------------------------------------------------------

@@ -3,7 +3,7 @@
 import ast
 
 from . import ir
-from .errors import CodegenError
+from ..errors import CodegenError
 
 
 class PyValue:

@@ -9,6 +9,7 @@ from ..types.array import array
 from ..types.tile import is_tile
 from . import builtins_tile, intrinsics, ir
 from .calls import CallsMixin
+from .checks import always_exits, check_returns, check_signature, declared_return
 from .expressions import BINOPS, EXPR_TABLE, ExpressionsMixin
 from .registry import type_name
 from .scope import Conflict, PyValue, Scope, contains_break
@@ -39,8 +40,18 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
             params.append(v)
             self.scope.symbols[name] = v
         self.is_kernel = is_kernel
-        for stmt in fn.body:
-            self.stmt(stmt)
+        check_signature(self.scope, fn, is_kernel)
+        if not is_kernel:
+            self.declared_return = declared_return(self, fn)
+        try:
+            for stmt in fn.body:
+                self.stmt(stmt)
+        except RecursionError:
+            raise self.scope.error("this expression or statement is nested too deeply to "
+                                   "translate; split it into several statements") from None
+        if not is_kernel:
+            check_returns(self, fn)
+        builtins_tile.check_stack_budget(self, self.scope.vars)
         body = self.scope.pop_block()
         return ir.FunctionIR(
             name=cpp_name, params=params, body=body, vars=self.scope.vars,
@@ -134,6 +145,7 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
             if isinstance(base, ir.Var) and isinstance(base.type, array):
                 self.store(base, idx, value, None)
             elif isinstance(base, ir.Var) and comp.is_composite(base.type):
+                self.check_component_index(base.type, idx)
                 self.write(target.value, self.call_builtin("assign", [base] + idx + [value]))
             elif isinstance(base, ir.Var) and is_tile(base.type):
                 self.write(target.value, builtins_tile.assign_element(self, base, idx, value))
@@ -229,7 +241,15 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
             if va is vb:
                 self.scope.symbols[name] = va
             elif va is None or vb is None:
-                self.scope.symbols[name] = va or vb  # defined on one path only
+                # defined on one path only: fine when the other path leaves (return, break,
+                # continue); otherwise reading it after the if would read an unassigned value
+                missing = node.orelse if va is not None else node.body
+                self.scope.symbols[name] = va or vb
+                if not always_exits(missing):
+                    self.scope.symbols[name] = Conflict(
+                        f"variable '{name}' is assigned only on one path through the if at line "
+                        f"{self.scope.lineno_of(node)}, so it may be unassigned here; assign it "
+                        f"before the if (or on both paths)")
             elif isinstance(va, ir.Var) and isinstance(vb, ir.Var):
                 if type_name(va.type) != type_name(vb.type):
                     self.scope.symbols[name] = Conflict(
@@ -304,8 +324,10 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
         self.stmt(loop)
 
     def _unrolled(self, node, values):
+        # the index is int32 unless a bound is past 32 bits (then int64: never wrapped)
+        t = sc.int32 if all(-2**31 <= v < 2**31 for v in (values.start, values.stop)) else sc.int64
         for i in values:
-            self.scope.symbols[node.target.id] = self.scope.const(i, sc.int32)
+            self.scope.symbols[node.target.id] = self.scope.const(i, t)
             self.scope.set_node(node)
             self.stmts(node.body)
 
@@ -318,7 +340,9 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
         if len(typed) > 1:
             raise self.scope.error(f"range() arguments must have one integer type, got "
                                    f"{' and '.join(typed)}; cast explicitly")
-        loop_type = next(iter(typed.values()), sc.int32)
+        # untyped bounds: int32, or the widest literal's type (a bound past 32 bits is int64)
+        widest = max((a.type for a in args), key=lambda t: (t.size, t._kind == "uint"))
+        loop_type = next(iter(typed.values()), widest)
         args = [self.retype_literal(a, loop_type) if a.literal else a for a in args]
         if len(args) == 1:
             args = [self.scope.const(0, args[0].type)] + args
@@ -378,6 +402,9 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
         self.scope.emit(ir.Return(values=values))
 
     def _check_return_types(self, values):
+        declared = getattr(self, "declared_return", None)
+        if declared is not None and self.return_types is None:
+            self.return_types = declared      # later returns are checked against the annotation
         types = [v.type for v in values]
         if self.return_types is None:
             self.return_types = types
@@ -386,8 +413,10 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
                   for v, t in zip(values, self.return_types)]
         if [type_name(v.type) for v in values] != [type_name(t) for t in self.return_types]:
             raise self.scope.error(
-                f"this return gives ({', '.join(type_name(v.type) for v in values)}) but an earlier "
-                f"one gave ({', '.join(type_name(t) for t in self.return_types)})")
+                f"this return gives ({', '.join(type_name(v.type) for v in values)}) but "
+                + (f"the function is annotated -> {', '.join(type_name(t) for t in declared)}"
+                   if declared is not None else
+                   f"an earlier one gave ({', '.join(type_name(t) for t in self.return_types)})"))
         return values
 
 

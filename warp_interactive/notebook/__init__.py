@@ -8,8 +8,7 @@ IPython. Nothing here is imported by the core package outside IPython.
 
 from .cells import CellModules
 from .errors import CellError, format_error
-
-_state = {}   # "shell", "cells", "capture": the one registered shell and its helpers
+from .session import _state, current_shell  # noqa: F401  (wp.notebook.current_shell)
 
 
 def load_ipython_extension(ipython):
@@ -62,10 +61,6 @@ def unregister(shell):
         shell.set_custom_exc((), None)
     display.unregister_formatters(shell)
     _state.clear()
-
-
-def current_shell():
-    return _state.get("shell")
 
 
 from .api import (array_widget, gradient_norms, last_error, show_array, show_tape,  # noqa: E402

@@ -1,21 +1,8 @@
 """What notebook users call: ``wp.notebook.show_array(a)``, ``show_tape(tape)``,
 ``show_timings()``... Each returns an object that displays itself (HTML/SVG), or a widget."""
 
+from .display_value import Display
 from .magic import last_error  # noqa: F401
-
-
-class Display:
-    """What the ``show_*`` functions return: HTML in a notebook, readable text elsewhere (a
-    terminal IPython, ``print``, a notebook converted to text)."""
-
-    def __init__(self, html_text, text):
-        self.html, self.text = html_text, text
-
-    def _repr_html_(self):
-        return self.html
-
-    def __repr__(self):
-        return self.text
 
 
 def show_array(a, page=0, rows=20):
@@ -74,7 +61,7 @@ def _timing_sources(results, timers, builds):
 def show_timings(results=None, timers=None, builds=None):
     """Tables and bar charts of launch timings (``wp.timing_end()``'s results, with the module
     builds among them), ``timers`` ((name, ms) pairs, e.g. ``wp.ScopedTimer.history``) and
-    ``builds`` (``runtime.module.build_log`` entries). No arguments: the last recording."""
+    ``builds`` (``state.build_log`` entries). No arguments: the last recording."""
     from .widgets.timing_view import timing_html, timing_text
     sources = _timing_sources(results, timers, builds)
     return Display(timing_html(*sources), timing_text(*sources))

@@ -3,7 +3,7 @@
 
 
 def _user_names():
-    from . import current_shell
+    from .session import current_shell
     from .widgets.tape_view import names_from_namespace
     shell = current_shell()
     return names_from_namespace(shell.user_ns if shell is not None else {})

@@ -1,7 +1,7 @@
 """Kernel errors in a cell as one short message: the cell, the line in it, the line's text and
 a caret. The generated C++ and the compiler log only when asked for."""
 
-from ..lang.errors import CodegenError, CompileError
+from ..errors import CodegenError, CompileError
 
 RED, RESET = "\x1b[31m", "\x1b[0m"
 

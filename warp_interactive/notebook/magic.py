@@ -13,7 +13,7 @@ import hashlib
 import shlex
 import time
 
-from ..lang.errors import CodegenError, CompileError
+from ..errors import CodegenError, CompileError
 from .cells import kernel_names, module_name_for, prompt_number, register_source
 from .errors import CellError, format_error
 
@@ -95,8 +95,8 @@ def run_kernel_cell(shell, cells, line, cell):
     finally:
         cells.staging = None
         shell.user_ns.pop(_KERNEL_DECORATOR, None)
-    from ..runtime.module import replace_module
-    replace_module(module)
+    from ..state import state
+    state.replace_module(module)
     _last["error"] = None
     if not opts.quiet:
         print(summary(module, names, opts.lazy, time.perf_counter() - t0))
@@ -121,9 +121,10 @@ def _kernel_decorator():
 
 def _new_module(name, shell):
     """A fresh module for the cell, with the options of the module it will replace."""
-    from ..runtime.module import Module, _modules
+    from ..runtime.module import Module
+    from ..state import state
     m = Module(name)
-    old = _modules.get(name)
+    old = state.modules.get(name)
     if old is not None:
         m.options = dict(old.options)
     m.parent = shell.user_ns.get("__name__", "__main__")
@@ -169,7 +170,7 @@ def annotation(module, cell, label=""):
     """The annotated view of a cell's module (an object that displays as HTML, prints as text)."""
     from ..codegen.target import CPU
     from .annotate import annotate_html, annotate_text
-    from .api import Display
+    from .display_value import Display
     source = module.source(CPU, backward=True)
     lines = [""] + cell.splitlines()   # line 1 is the %%wp.kernel line, as in errors
     lines[0] = "%%wp.kernel --annotate"
@@ -191,34 +192,17 @@ class _Snapshot:
     """The user-namespace bindings and @wp.func definitions a cell is about to replace."""
 
     def __init__(self, ns, tree):
-        from ..lang.decorators import _functions
+        from ..state import state
         self.ns = ns
         defined = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
         self.bindings = {n: ns[n] for n in defined if n in ns}
         self.unbound = [n for n in defined if n not in ns]
         module_name = ns.get("__name__", "__main__")
-        self.funcs = {}
-        self.new_funcs = [(module_name, n) for n in defined if (module_name, n) not in _functions]
-        for n in defined:
-            f = _functions.get((module_name, n))
-            if f is not None:
-                self.funcs[(module_name, n)] = (f, f.func, list(f.overloads),
-                                                dict(f.generic_instances), f.__dict__.get("generic_py"),
-                                                f.__dict__.get("generic_src"), getattr(f, "version", 0))
+        self.funcs = state.snapshot([(module_name, n) for n in defined])
 
     def restore(self):
-        from ..lang.decorators import _forget_callers, _functions
-        from ..runtime.module import bump_generation
+        from ..state import state
         self.ns.update(self.bindings)
         for n in self.unbound:
             self.ns.pop(n, None)
-        for key in self.new_funcs:
-            _functions.pop(key, None)
-        for key, (f, func, overloads, generic, gpy, gsrc, version) in self.funcs.items():
-            _functions[key] = f
-            f.func, f.overloads, f.generic_instances, f.version = func, overloads, generic, version
-            if gpy is not None:
-                f.generic_py, f.generic_src = gpy, gsrc
-            _forget_callers(f)
-        if self.funcs:
-            bump_generation()
+        state.restore(self.funcs)

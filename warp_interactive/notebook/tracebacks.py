@@ -12,7 +12,7 @@ AttributeError is a bug of ours, and its frames are what a bug report needs), ke
 
 import os
 
-from ..lang.errors import CodegenError
+from ..errors import CodegenError
 
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 # what the package raises to tell the user about their input (LaunchError, CompileError and

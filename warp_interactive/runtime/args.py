@@ -9,6 +9,8 @@ import ctypes
 
 import numpy as np
 
+from .. import hooks
+from ..errors import ArgError
 from ..lang.registry import type_name
 from ..types import composite as comp
 from ..types import scalars as sc
@@ -37,10 +39,6 @@ def args_struct(kernel):
     return st
 
 
-class ArgError(TypeError):
-    pass
-
-
 def as_array(value, t, device):
     """A wp.array for parameter type ``t`` from a wp array, NumPy array or array-like."""
     if isinstance(value, array):
@@ -52,8 +50,7 @@ def as_array(value, t, device):
             raise ArgError(f"expected a NumPy array of {want}, got {a.dtype}")
         return array(a, dtype=t.dtype, copy=False, device=device)
     # torch tensors, __cuda_array_interface__, __dlpack__, __array__ (raises ArgError otherwise)
-    from ..interop.foreign import as_foreign_array
-    return as_foreign_array(value, t, device)
+    return hooks.foreign_array(value, t, device)
 
 
 def convert_array(value, t, device, grad=None, check=None):

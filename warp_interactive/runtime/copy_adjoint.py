@@ -6,33 +6,37 @@ It runs as kernels on the arrays' own device, so it works on CUDA (where ``numpy
 and inside a graph capture; the kernels see each gradient as a flat array of its scalars.
 Non-contiguous or overlapping gradients take a host round trip instead."""
 
-import warp_interactive as wp
-
+from ..lang.builtin_function import BuiltinFunction
+from ..lang.decorators import kernel
+from ..types.array import array
 from ..types.dtypes import type_size
+from ..types.scalars import float16, float32, float64
+
+tid = BuiltinFunction("tid")    # wp.tid, without importing the package's top namespace
 
 
-@wp.kernel(enable_backward=False)
-def _accumulate_f16(src: wp.array(dtype=wp.float16), dst: wp.array(dtype=wp.float16), so: int, do: int):
-    i = wp.tid()
+@kernel(enable_backward=False)
+def _accumulate_f16(src: array(dtype=float16), dst: array(dtype=float16), so: int, do: int):
+    i = tid()
     src[so + i] = src[so + i] + dst[do + i]
-    dst[do + i] = wp.float16(0.0)
+    dst[do + i] = float16(0.0)
 
 
-@wp.kernel(enable_backward=False)
-def _accumulate_f32(src: wp.array(dtype=wp.float32), dst: wp.array(dtype=wp.float32), so: int, do: int):
-    i = wp.tid()
+@kernel(enable_backward=False)
+def _accumulate_f32(src: array(dtype=float32), dst: array(dtype=float32), so: int, do: int):
+    i = tid()
     src[so + i] = src[so + i] + dst[do + i]
-    dst[do + i] = wp.float32(0.0)
+    dst[do + i] = float32(0.0)
 
 
-@wp.kernel(enable_backward=False)
-def _accumulate_f64(src: wp.array(dtype=wp.float64), dst: wp.array(dtype=wp.float64), so: int, do: int):
-    i = wp.tid()
+@kernel(enable_backward=False)
+def _accumulate_f64(src: array(dtype=float64), dst: array(dtype=float64), so: int, do: int):
+    i = tid()
     src[so + i] = src[so + i] + dst[do + i]
-    dst[do + i] = wp.float64(0.0)
+    dst[do + i] = float64(0.0)
 
 
-_KERNELS = {wp.float16: _accumulate_f16, wp.float32: _accumulate_f32, wp.float64: _accumulate_f64}
+_KERNELS = {float16: _accumulate_f16, float32: _accumulate_f32, float64: _accumulate_f64}
 
 
 def _scalar_of(dtype):
@@ -41,7 +45,7 @@ def _scalar_of(dtype):
 
 def _flat(g, scalar):
     n = type_size(g.dtype) // type_size(scalar)
-    return wp.array(ptr=g.ptr, shape=(g.size * n,), dtype=scalar, device=g.device), n
+    return array(ptr=g.ptr, shape=(g.size * n,), dtype=scalar, device=g.device), n
 
 
 def backward_copy(dest, src, dest_offset, src_offset, count):

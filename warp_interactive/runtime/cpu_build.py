@@ -23,7 +23,7 @@ import hashlib
 import threading
 import time
 
-from ..compiler import cache
+from ..compiler import build, cache
 from ..compiler import cpu as cpu_compiler
 from ..config import config
 from ..version import __version__
@@ -178,7 +178,8 @@ class Load:
         writer = threading.Thread(target=self._store, args=(keys, units))
         writer.start()
         try:
-            built = cpu_compiler.compile_units(units, self.debug, self.fast_math, self.name)
+            options = build.BuildOptions("cpu", self.debug, self.fast_math, name=self.name)
+            built = [(b.path, b.built) for b in build.compile_units(units, options)]
         finally:
             writer.join()
         for group, (_, unit, _), (path, was_built) in zip(groups, units, built):

@@ -3,13 +3,16 @@
 CUDA needs three things: the ``[cuda]`` extra (cuda-bindings + the NVRTC wheel), an NVIDIA
 driver (libcuda) and a GPU. ``probe()`` checks them in that order, cheaply (the driver library
 is looked for with ctypes before cuda-bindings is imported), once per process, and registers
-the devices it finds; ``unavailable_reason()`` names the first thing missing. Nothing here is
-imported by ``import warp_interactive``.
+the devices it finds; ``unavailable_reason()`` names the first thing missing. ``import
+warp_interactive`` imports this module (it registers ``probe`` with runtime/device.py) but
+neither cuda-bindings nor the driver.
 """
 
 import ctypes
 import importlib.util
 import sys
+
+from . import device as device_registry
 
 EXTRA_MISSING = ("the CUDA extra is not installed (pip install warp_interactive[cuda], which brings "
                  "cuda-bindings and the nvidia-cuda-nvrtc compiler)")
@@ -65,9 +68,7 @@ def probe():
             devices, reason = [], DRIVER_FAILED.format(detail=e)
         if not devices and reason is None:
             reason = NO_DEVICE
-        from . import device as device_mod
-        for d in devices:
-            device_mod._devices[d.alias] = d
+        device_registry.add_devices(devices)
     _state["reason"] = reason
     return reason
 
@@ -109,3 +110,6 @@ def launch(cmd):
 def synchronize_device(device):
     from .cuda.streams import synchronize_device as sync
     sync(device)
+
+
+device_registry.register_cuda_probe(probe)

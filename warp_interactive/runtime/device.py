@@ -4,6 +4,8 @@ optional extra, a driver and a GPU are all there."""
 import os
 import threading
 
+from .. import hooks
+
 _local = threading.local()
 # Threads whose current device is not the default one: while there are none, a launch with no
 # device= targets the default device without a thread-local lookup (runtime/launch.py)
@@ -28,6 +30,15 @@ class Device:
         self.ordinal = ordinal
         self.is_cpu = alias == "cpu"
         self.is_cuda = not self.is_cpu
+        self._memory = None
+
+    @property
+    def memory(self):
+        """This device's memory backend (runtime/memory.py), chosen once."""
+        m = self._memory
+        if m is None:
+            m = self._memory = _memory_for[0](self)
+        return m
 
     @property
     def name(self):
@@ -69,10 +80,31 @@ cpu = Device("cpu")
 _devices = {"cpu": cpu}
 
 
+# Registered at import by the layers above (device.py keeps only the registry of devices):
+# runtime/cuda_backend.py finds the CUDA devices, runtime/memory.py picks each one's memory.
+_cuda_probe = []
+_memory_for = []
+
+
+def register_cuda_probe(probe):
+    """``probe()`` registers the CUDA devices (once) and returns why CUDA is unusable, or None."""
+    _cuda_probe[:] = [probe]
+
+
+def register_memory(memory_for):
+    """``memory_for(device)``: the memory backend of a device (Device.memory)."""
+    _memory_for[:] = [memory_for]
+
+
+def add_devices(devices):
+    """Make ``devices`` known by their aliases (the CUDA probe)."""
+    for d in devices:
+        _devices[d.alias] = d
+
+
 def _probe_cuda():
     """Register the CUDA devices (once); the reason CUDA is unusable, or None."""
-    from . import cuda_backend
-    return cuda_backend.probe()
+    return _cuda_probe[0]()
 
 
 def _cuda_unavailable_reason():
@@ -177,6 +209,9 @@ class ScopedDevice:
 
     def __exit__(self, *exc):
         _set_current(self._saved)
+
+
+hooks.get_device = get_device   # wp.array resolves devices through this (hooks.py)
 
 
 def cpu_thread_count():

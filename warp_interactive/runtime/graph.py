@@ -11,7 +11,8 @@ inside the capture is an error rather than a silent stale read.
 """
 
 from ..config import config
-from ..types.array import _capturing
+from ..state import state
+from .. import hooks
 from . import launch_state
 from .device import get_device
 
@@ -49,8 +50,8 @@ class Graph:
 
 
 def _start(n):
-    _capturing[0] += n
-    launch_state.set_reason("capture", _capturing[0] > 0)   # a capture must see every launch
+    state.capturing[0] += n
+    launch_state.set_reason("capture", state.capturing[0] > 0)   # a capture must see every launch
 
 
 def capture_begin(device=None, stream=None, force_module_load=None, external=False):
@@ -83,7 +84,7 @@ def capture_end(device=None, stream=None):
         return graph
     from .cuda.graphs import end_capture
     try:
-        return end_capture(device, stream)
+        return end_capture(device, Graph(device), stream)
     finally:
         _start(-1)
 
@@ -145,3 +146,7 @@ def check_readable(device):
     if device is not None and device.is_cuda and device.is_capturing:
         raise RuntimeError(f"cannot copy an array from {device} to the host during a graph capture "
                            "(a synchronous copy is not allowed in a CUDA graph)")
+
+
+# wp.array's fill_/zero_/copy defer and numpy() checks through these (hooks.py)
+hooks.defer, hooks.check_readable = defer, check_readable

@@ -6,8 +6,9 @@ from functools import partial
 import numpy as np
 
 from ..config import config
-from ..lang.errors import LaunchError
-from ..types.array import _capturing
+from ..errors import LaunchError
+from ..state import state
+from ..types.arraydesc import LaunchBounds
 from . import fastlaunch, graph, launch_state, tape_hooks
 from .launch_state import epoch as _epoch
 from .args import pack
@@ -15,12 +16,7 @@ from .device import _off_default, get_device
 from .module import entry_name, tid_arity
 
 MAX_DIMS = 4
-
-
-class LaunchBounds(ctypes.Structure):
-    """Mirrors ``wp::launch_bounds_t`` in core.h."""
-    _fields_ = [("shape", ctypes.c_int32 * 4), ("ndim", ctypes.c_int32), ("pad", ctypes.c_int32),
-                ("size", ctypes.c_int64)]
+_capturing = state.capturing    # graph captures in progress (bound once: read on every launch)
 
 
 MAX_DIM = 2**31 - 1   # wp.tid() is an int32 per dimension (as in the reference)
@@ -66,8 +62,8 @@ _native_mod = None
 def _native():
     global _native_mod
     if _native_mod is None:
-        from .. import _native
-        _native_mod = _native
+        from .native import runtime_module
+        _native_mod = runtime_module()
     return _native_mod
 
 

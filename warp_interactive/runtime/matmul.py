@@ -4,7 +4,7 @@ its adjoint (grad_a += alpha * G b^T, grad_b += alpha * a^T G, grad_c += beta * 
 
 import numpy as np
 
-from . import tape_hooks
+from ..state import state
 from ..types.array import write_values
 
 FLOAT_DTYPES = ("float16", "float32", "float64")
@@ -55,8 +55,8 @@ def matmul(a, b, c, d, alpha=1.0, beta=1.0, allow_tf32x3_arith=False, device=Non
     if beta != 0.0:
         result = result + beta * _host(c)
     write_values(d, result.astype(_host(d).dtype, copy=False))   # the tape records the product
-    if tape_hooks.active:
-        tape_hooks.active[-1].record_func(_Backward(a, b, c, d, alpha, beta, an, bn), [a, b, c, d])
+    if state.tapes:
+        state.tapes[-1].record_func(_Backward(a, b, c, d, alpha, beta, an, bn), [a, b, c, d])
 
 
 class _Backward:

@@ -4,31 +4,16 @@ one binary per device (on the CPU from separately cached units: runtime/cpu_buil
 import itertools
 
 from ..compiler import nvrtc_check
-from ..compiler.cache import module_hash  # noqa: F401  (re-exported: runtime.module.module_hash)
 from ..config import config
+from ..lang.deps import function_deps
+from ..state import state
 from . import launch_state
 
-_modules = {}
-generation = [0]     # bumped when any @wp.func is (re)defined: modules check their dependencies
-build_log = []       # one BuildRecord per module load (compiled or from the cache), in order
+_generation = state.generation     # bumped when any @wp.func is (re)defined (state.invalidate)
 
 
 def get_module(name):
-    m = _modules.get(name)
-    if m is None:
-        m = _modules[name] = Module(name)
-    return m
-
-
-def bump_generation():
-    generation[0] += 1
-    launch_state.invalidate()
-
-
-def replace_module(module):
-    """Make ``module`` the registered module of its name (the notebook magic builds a cell's new
-    module aside and swaps it in only when it built; kernels of the old one keep working)."""
-    _modules[module.name] = module
+    return state.module(name)
 
 
 class BuildRecord:
@@ -56,23 +41,6 @@ class BuildRecord:
         return f"<build {self.module} {self.hash[:8]} {self.detail} {self.seconds:.3f} s>"
 
 
-def function_deps(irs, translate=True):
-    """Every @wp.func the IRs call, transitively: {Function: version when it was used}.
-    With ``translate=False`` callees not translated yet are not looked into."""
-    deps, seen = {}, set()
-    stack = [ov for fir in irs for ov in fir.calls]
-    while stack:
-        ov = stack.pop()
-        if id(ov) in seen:
-            continue
-        seen.add(id(ov))
-        deps[ov.function] = getattr(ov.function, "version", 0)
-        callee_ir = ov.ir if translate else ov._ir
-        if callee_ir is not None:
-            stack.extend(callee_ir.calls)
-    return deps
-
-
 MODULE_OPTIONS = ("enable_backward", "mode", "fast_math", "max_unroll", "cpu_lanes", "lineinfo")
 _retired = itertools.count(1)
 
@@ -86,7 +54,7 @@ class ModuleOptions(dict):
         self._module = module
 
     def __missing__(self, name):
-        parent = _modules.get(self._module.parent) if self._module.parent else None
+        parent = state.modules.get(self._module.parent) if self._module.parent else None
         if parent is not None and name in parent.options:
             return dict.__getitem__(parent.options, name)
         try:
@@ -157,12 +125,12 @@ class Module:
         """Options changed: every kernel translates again."""
         self._drop_binaries()
         for k in self.kernels.values():
-            k._ir = None
+            k.forget_ir()
 
     def option(self, name):
         if name in self.options:
             return self.options[name]
-        parent = _modules.get(self.parent) if self.parent else None
+        parent = state.modules.get(self.parent) if self.parent else None
         if parent is not None and name in parent.options:
             return parent.options[name]
         return getattr(config, name)
@@ -170,8 +138,8 @@ class Module:
     def _sync_generation(self):
         """After a @wp.func was (re)defined: rebuild only if a function this module's kernels
         call (directly or through other functions) has changed since the last build."""
-        if self.generation != generation[0]:
-            self.generation = generation[0]
+        if self.generation != _generation[0]:
+            self.generation = _generation[0]
             if any(getattr(f, "version", 0) != v for f, v in self.deps.items()):
                 self.invalidate()
 
@@ -199,7 +167,7 @@ class Module:
             lm = cuda_backend.load_module(self, device, backward)
             self.deps = function_deps([k.ir for k in self.build_kernels()])
             h, built, seconds = self.last_build
-            build_log.append(BuildRecord(self.name, h, built, seconds, list(self.kernels), backward))
+            state.build_log.append(BuildRecord(self.name, h, built, seconds, list(self.kernels), backward))
         else:
             lm = self._load_cpu(backward)     # records self.deps itself (a warm load translates nothing)
         self.loaded[key] = lm
@@ -221,8 +189,8 @@ class Module:
             nvrtc_check.record_module(self)      # the no-GPU CUDA check (scripts/test.sh)
         # every load is recorded, the warm-index one included (build_log, notebook reports)
         self.last_build = (lm.hash, lm.built, lm.build_time)
-        build_log.append(BuildRecord(self.name, lm.hash, lm.built, lm.build_time, list(self.kernels),
-                                     backward, lm.compiled_kernels))
+        state.build_log.append(BuildRecord(self.name, lm.hash, lm.built, lm.build_time,
+                                           list(self.kernels), backward, lm.compiled_kernels))
         if lm.built and not config.quiet and config.verbose:
             print(f"Module {self.name} {lm.hash[:8]} built in {lm.build_time:.3f} s")
         return lm
@@ -260,7 +228,7 @@ def load_module(module=None, device=None):
 
 
 def _children(name):
-    return [m for m in list(_modules.values()) if m.parent == name]
+    return [m for m in list(state.modules.values()) if m.parent == name]
 
 
 def set_module_options(options, module=None):
@@ -279,3 +247,7 @@ def get_module_options(module=None):
     name = _module_name(module)
     m = get_module(name)
     return {k: m.option(k) for k in MODULE_OPTIONS} | dict(m.options)
+
+
+state.new_module = Module      # state.module(name) makes runtime modules
+state.on_invalidate.append(launch_state.invalidate)   # a (re)defined @wp.func: plans re-validate

@@ -3,7 +3,8 @@ reverse through the kernels' generated adjoints to accumulate gradients."""
 
 import numpy as np
 
-from . import launch_state, tape_hooks
+from ..state import state
+from . import launch_state
 
 
 class _GradientMap:
@@ -59,17 +60,17 @@ class Tape:
         return self.gradients
 
     def __enter__(self):
-        if self in tape_hooks.active:
+        if self in state.tapes:
             raise RuntimeError("this tape is already recording")
-        if tape_hooks.active:     # as the reference: one tape records at a time
+        if state.tapes:     # as the reference: one tape records at a time
             raise RuntimeError("Warp: Error, entering a tape while one is already active")
-        tape_hooks.active.append(self)
+        state.tapes.append(self)
         launch_state.set_reason("tape", True)    # launches must reach the tape: no fast path
         return self
 
     def __exit__(self, *exc):
-        tape_hooks.active.remove(self)
-        launch_state.set_reason("tape", bool(tape_hooks.active))
+        state.tapes.remove(self)
+        launch_state.set_reason("tape", bool(state.tapes))
 
     # --- recording -------------------------------------------------------------------------------
     def record_launch(self, kernel, dim, inputs, outputs, device):

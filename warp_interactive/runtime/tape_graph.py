@@ -4,7 +4,7 @@ really loads and stores, whatever list, ``inputs=`` or ``outputs=``, the array w
 ``ScopedTimer`` scopes as clusters. ``to_dot`` writes GraphViz DOT (``tape.visualize()``); the
 notebook draws the same edges."""
 
-from ..lang.errors import CodegenError
+from ..errors import CodegenError
 
 
 def _is_array(v):
@@ -49,7 +49,7 @@ def label_lookup(array_labels=None):
     return out
 
 
-def _quote(text):
+def dot_quote(text):
     """A DOT string (a newline becomes DOT's line break)."""
     text = str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
     return '"' + text + '"'
@@ -74,22 +74,22 @@ def to_dot(tape, graph_name="tape", array_labels=None, **_):
                 lines.append("  }")
                 depth -= 1
             else:
-                lines.append(f"  subgraph cluster_{i}_{depth} {{ label={_quote(name)};")
+                lines.append(f"  subgraph cluster_{i}_{depth} {{ label={dot_quote(name)};")
                 depth += 1
         node = f"k{i}"
         if entry[0] == "launch":
-            label = _quote(f"{entry[1].key}\ndim={entry[2]}")
+            label = dot_quote(f"{entry[1].key}\ndim={entry[2]}")
             lines.append(f"  {node} [shape=box, label={label}];")
             reads, writes = launch_arrays(entry)
             lines += [f"  {array_node(a)} -> {node};" for a in reads]
             lines += [f"  {node} -> {array_node(a)};" for a in writes]
         else:
-            lines.append(f"  {node} [shape=box, style=dashed, label={_quote(entry_label(entry))}];")
+            lines.append(f"  {node} [shape=box, style=dashed, label={dot_quote(entry_label(entry))}];")
     for name in scope_at.get(len(tape.launches), []):
         if name is None and depth > 0:
             lines.append("  }")
             depth -= 1
     lines += ["  }"] * depth
-    lines += [f"  {node} [shape=ellipse, label={_quote(label)}];" for node, label in nodes.values()]
+    lines += [f"  {node} [shape=ellipse, label={dot_quote(label)}];" for node, label in nodes.values()]
     lines.append("}")
     return "\n".join(lines)

@@ -1,13 +1,19 @@
 """The active tape, if any, as seen by launches and copies (no import of the Tape class)."""
 
-active = []   # stack of recording tapes
+from .. import hooks
+from ..state import state
+
+_tapes = state.tapes    # the recording tapes, innermost last (owned by state)
 
 
 def record_launch(kernel, dim, inputs, outputs, device):
-    if active:
-        active[-1].record_launch(kernel, dim, inputs, outputs, device)
+    if _tapes:
+        _tapes[-1].record_launch(kernel, dim, inputs, outputs, device)
 
 
 def record_copy(dest, src, dest_offset, src_offset, count):
-    if active and getattr(dest, "requires_grad", False):
-        active[-1].record_copy(dest, src, dest_offset, src_offset, count)
+    if _tapes and getattr(dest, "requires_grad", False):
+        _tapes[-1].record_copy(dest, src, dest_offset, src_offset, count)
+
+
+hooks.record_copy = record_copy     # wp.copy records through this (hooks.py)

@@ -16,9 +16,11 @@ module during a launch is recorded as a separate "build" entry, not added to the
 import time
 from dataclasses import dataclass
 
+from .. import hooks
+from ..state import state
 from . import launch_state
 
-_active = []          # recorders, innermost last
+_active = state.recorders    # the active recorders, innermost last (owned by state)
 _original = [None]    # Launch.launch, while recorders are active
 _last = [None]        # the recorder stopped last (what wp.notebook.show_timings() shows)
 
@@ -48,9 +50,8 @@ class Recorder:
         self._build_mark = None   # build_log entries before this one are already in results
 
     def start(self):
-        from .module import build_log
-        from .utils import ScopedTimer
-        self._timer_mark = len(ScopedTimer.history)
+        build_log = state.build_log
+        self._timer_mark = len(state.timer_history)
         self._build_mark = len(build_log)
         _active.append(self)
         _install()
@@ -59,9 +60,8 @@ class Recorder:
 
     def stop(self):
         if self in _active:
-            from .utils import ScopedTimer
             self.collect_builds("")
-            self.timers = list(ScopedTimer.history[self._timer_mark:])
+            self.timers = list(state.timer_history[self._timer_mark:])
             _active.remove(self)
             _last[0] = self
         if not _active:
@@ -78,7 +78,7 @@ class Recorder:
     def collect_builds(self, device):
         """Add the module loads logged since the last call as "build" results (a launch loads
         its module before it starts, the notebook magic builds a cell outright)."""
-        from .module import build_log
+        build_log = state.build_log
         if self._build_mark is None:
             return
         self.results.extend(build_result(b, device) for b in build_log[self._build_mark:])
@@ -97,8 +97,7 @@ class Recorder:
         return f"<timing Recorder, {state}, {len(self.results)} results>\n{self.table('  ')}"
 
     def _repr_html_(self):
-        from ..notebook.widgets.timing_view import timing_html
-        return timing_html(self.results)
+        return hooks.html_view("timing", self.results)
 
 
 def record(synchronize=True):
@@ -179,14 +178,14 @@ def _uninstall():
 
 
 def _timed_launch(self):
-    from .module import build_log
+    build_log = state.build_log
     original = _original[0] or type(self).launch
     before = len(build_log)
     t0 = time.perf_counter()
     out = original(self)
     if self.device.is_cuda and any(r.synchronize for r in _active):
-        from .utils import synchronize_device
-        synchronize_device(self.device)
+        from . import cuda_backend
+        cuda_backend.synchronize_device(self.device)
     elapsed = (time.perf_counter() - t0) * 1000.0
     builds = build_log[before:]
     elapsed -= sum(b.seconds for b in builds) * 1000.0

@@ -2,6 +2,9 @@
 
 import time
 
+from .. import hooks
+from ..state import state
+
 _initialized = [False]
 
 
@@ -9,7 +12,8 @@ def init():
     """Initialise the runtime (idempotent; launches do it on demand)."""
     if _initialized[0]:
         return
-    from .. import _native  # noqa: F401  (loads the native runtime)
+    from .native import runtime_module
+    runtime_module()            # loads the native runtime
     _initialized[0] = True
 
 
@@ -32,7 +36,7 @@ class ScopedTimer:
     """``with wp.ScopedTimer("name"):`` prints how long the block took (and records it)."""
 
     indent = -1
-    history = []
+    history = state.timer_history   # (name, ms) of every timer that ended (owned by state)
 
     def __init__(self, name, active=True, print=True, detailed=False, dict=None, use_nvtx=False,
                  color=None, synchronize=False, cuda_filter=None, report_func=None, skip_tape=False):
@@ -44,14 +48,17 @@ class ScopedTimer:
         self.timing_results = []      # per-launch timings when cuda_filter is given
         self._recorder = None
 
+    def __repr__(self):
+        launches = f", {len(self.timing_results)} launches timed" if self.timing_results else ""
+        return f"<wp.ScopedTimer {self.name!r}: {self.elapsed:.3f} ms{launches}>"
+
     def __enter__(self):
         if self.active:
             if self.synchronize:
                 synchronize()
             ScopedTimer.indent += 1
-            from . import tape_hooks
-            if tape_hooks.active and not self.skip_tape:
-                tape_hooks.active[-1].record_scope_begin(self.name)
+            if state.tapes and not self.skip_tape:
+                state.tapes[-1].record_scope_begin(self.name)
             if self.cuda_filter is not None:
                 from .timing import Recorder
                 self._recorder = Recorder().start()
@@ -67,9 +74,8 @@ class ScopedTimer:
         if self._recorder is not None:
             self.timing_results = self._recorder.stop()
             self._recorder = None
-        from . import tape_hooks
-        if tape_hooks.active and not self.skip_tape:
-            tape_hooks.active[-1].record_scope_end()
+        if state.tapes and not self.skip_tape:
+            state.tapes[-1].record_scope_end()
         ScopedTimer.history.append((self.name, self.elapsed))
         if self.dict is not None:
             self.dict.setdefault(self.name, []).append(self.elapsed)
@@ -80,5 +86,4 @@ class ScopedTimer:
         ScopedTimer.indent -= 1
 
     def _repr_html_(self):
-        from ..notebook.widgets.timing_view import scoped_timer_html
-        return scoped_timer_html(self)
+        return hooks.html_view("scoped_timer", self)

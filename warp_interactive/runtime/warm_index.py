@@ -50,7 +50,7 @@ def _names(code):
 
 
 def _type_fp(t):
-    from ..lang.func import type_key
+    from ..lang.annotations import type_key
     st = getattr(t, "_wp_struct_", None)
     if st is not None:
         return ("struct", st.cpp_name, [(k, _type_fp(v)) for k, v in st.fields.items()])
@@ -106,7 +106,7 @@ def _function_fp(fn, seen):
     seen.functions.append(fn)
     parts = [("func", fn.key)]
     for ov in fn.overloads:
-        from ..lang.func import type_key
+        from ..lang.annotations import type_key
         parts.append(([repr(type_key(t)) for t in ov.arg_types.values()], _code_fp(ov.py_func, ov.src, seen)))
     if hasattr(fn, "generic_py"):
         parts.append(("generic", _code_fp(fn.generic_py, fn.generic_src, seen)))
@@ -138,7 +138,7 @@ def kernel_keys(kernels, options, build_key, version, functions=None):
     """(the module's key, [each kernel's own key]) or None (see ``module_key``). A kernel's key
     describes everything its generated code depends on, walked afresh for each kernel (a
     function two kernels call is in both keys), so it finds the kernel's binary by itself."""
-    from ..lang.func import type_key
+    from ..lang.annotations import type_key
     parts = []
     try:
         for k in kernels:

@@ -1,20 +1,25 @@
 """``wp.array``: n-dimensional typed arrays, and their use as kernel annotations.
 
 ``wp.array(dtype=float, ndim=2)`` with no data is an annotation; with data or a shape it is an
-array. CPU memory is owned by a NumPy array (or borrowed zero-copy from the caller's object);
-every array is a (pointer, shape, byte strides) view that keeps its owner alive.
+array. Every array is a (pointer, shape, byte strides) view that keeps its owner alive; the
+bytes themselves (allocation, copies, transfers) belong to its device's memory backend
+(``array.device.memory``, runtime/memory.py). This module imports nothing above ``types/``:
+what it needs from higher layers is registered in hooks.py.
 """
 
 import numpy as np
 
+from ..state import state
+from .. import hooks
 from .arraydesc import MAX_DIMS, make_desc
 from .dtypes import element_shape, infer_dtype, np_dtype_of, type_repr, type_size
 from .scalars import Scalar, bool_, canonical_scalar
 
+_capturing = state.capturing    # graph captures in progress: the fast check on hot paths
+
 
 def _device(d):
-    from ..runtime.device import get_device
-    return get_device(d)
+    return hooks.get_device(d)
 
 
 def _norm_shape(shape):
@@ -30,7 +35,7 @@ def _norm_shape(shape):
     return shape
 
 
-def _contiguous_strides(shape, itemsize):
+def contiguous_strides(shape, itemsize):
     strides, acc = [], itemsize
     for n in reversed(shape):
         strides.append(acc)
@@ -38,14 +43,14 @@ def _contiguous_strides(shape, itemsize):
     return tuple(reversed(strides))
 
 
-def _aligned_empty(shape, np_dtype, align=64):
-    """An uninitialised C-contiguous NumPy buffer at a 64-byte boundary: what XLA (JAX) needs
-    to share CPU memory zero-copy, and a cache line for the kernels' threads."""
-    np_dtype = np.dtype(np_dtype)
-    nbytes = int(np.prod(shape)) * np_dtype.itemsize
-    raw = np.empty(nbytes + align, dtype=np.uint8)
-    off = (-raw.ctypes.data) % align
-    return raw[off:off + nbytes].view(np_dtype).reshape(shape)
+def copy_count(dest, src, dest_offset, src_offset, count):
+    """The number of elements ``wp.copy`` moves (all when ``count`` is 0), checked in range."""
+    count = count or min(src.size - src_offset, dest.size - dest_offset)
+    if src_offset + count > src.size or dest_offset + count > dest.size:
+        raise ValueError(
+            f"wp.copy out of range: src size {src.size} offset {src_offset}, dest size {dest.size} "
+            f"offset {dest_offset}, count {count}")
+    return count
 
 
 class array:
@@ -107,22 +112,17 @@ class array:
     def _allocate(self, shape):
         if self.dtype is None:
             self.dtype = canonical_scalar(float)
-        if self.device.is_cuda:
-            ptr, owner = _cuda_arrays().allocate(self.device, shape, self.dtype)
-            self._set_view(ptr, shape, _contiguous_strides(shape, type_size(self.dtype)), owner)
-            return
-        buf = _host_zeros(shape + element_shape(self.dtype), np_dtype_of(self.dtype), self.pinned)
-        self._set_view(buf.ctypes.data, shape, buf.strides[:len(shape)], buf)
+        self.device.memory.allocate(self, shape)
 
     def _init_from_ptr(self, ptr, shape, strides, owner):
         if self.dtype is None:
             raise TypeError("wp.array(ptr=...) needs dtype=")
-        strides = strides or _contiguous_strides(shape, type_size(self.dtype))
+        strides = strides or contiguous_strides(shape, type_size(self.dtype))
         self._set_view(int(ptr), shape, strides, None)
 
     def _init_from_data(self, data, copy, shape=None):
         if not isinstance(data, array) and hasattr(data, "__cuda_array_interface__"):
-            return self._init_from_cuda_interface(data, copy)
+            return hooks.from_cuda_interface(self, data, copy)
         if isinstance(data, array):
             self.dtype = self.dtype or data.dtype
             src = data.numpy()
@@ -133,40 +133,7 @@ class array:
         if not copy and self._is_zero_copy_ok(src):
             self._set_view(src.ctypes.data, src.shape[:ndim], src.strides[:ndim], src)
             return
-        if self.device.is_cuda:
-            self._allocate(tuple(src.shape[:ndim]))
-            _cuda_arrays().from_numpy(self, src)
-            return
-        buf = _host_zeros(src.shape, np_dtype_of(self.dtype), self.pinned, zero=False)
-        buf[...] = src
-        self._set_view(buf.ctypes.data, buf.shape[:ndim], buf.strides[:ndim], buf)
-
-    def _init_from_cuda_interface(self, obj, copy):
-        """Zero-copy view of a CUDA array from another library (a copy if ``copy=True``)."""
-        cu = _cuda_arrays()
-        ptr, shape, strides, npd, stream = cu.parse_interface(obj)
-        if self.dtype is None:
-            self.dtype = infer_dtype(np.empty(0, dtype=npd))
-        es = element_shape(self.dtype)
-        if npd != np_dtype_of(self.dtype) or (es and tuple(shape[-len(es):]) != es):
-            raise ValueError(f"the CUDA array (typestr {npd.str}, shape {shape}) does not fit dtype "
-                             f"{type_repr(self.dtype)}")
-        ndim = len(shape) - len(es)
-        device = cu.device_of_pointer(ptr)
-        cu.wait_for_producer(device, stream)
-        strides = strides[:ndim] if strides else _contiguous_strides(shape[:ndim], type_size(self.dtype))
-        view = array.__new__(array)
-        view.dtype, view.device, view._requires_grad, view._grad = self.dtype, device, False, None
-        view.pinned = False
-        view._set_view(ptr, shape[:ndim], strides, obj)
-        if copy and self.device.is_cuda:
-            self._allocate(view.shape)
-            cu.copy(self, view, 0, 0, view.size)
-        elif copy:
-            self._set_view(*_host_copy(view))
-        else:
-            self.device = device
-            self._set_view(ptr, view.shape, view.strides, obj)
+        self.device.memory.init_from_host(self, src, ndim)
 
     def _numpy_from_data(self, data):
         if self.dtype is not None and hasattr(self.dtype, "_np_struct_dtype"):
@@ -221,7 +188,7 @@ class array:
 
     @property
     def is_contiguous(self):
-        return self.strides == _contiguous_strides(self.shape, type_size(self.dtype))
+        return self.strides == contiguous_strides(self.shape, type_size(self.dtype))
 
     @property
     def requires_grad(self):
@@ -279,7 +246,7 @@ class array:
             raise TypeError(f"an array on {self.device} has no __array_interface__: use .numpy()")
         es = element_shape(self.dtype)
         npd = np_dtype_of(self.dtype)
-        inner = _contiguous_strides(es, npd.itemsize) if es else ()
+        inner = contiguous_strides(es, npd.itemsize) if es else ()
         iface = {"data": (self.ptr or 0, self._readonly), "shape": self.shape + es,
                  "strides": self.strides + inner, "typestr": npd.str, "version": 3}
         if npd.fields is not None:
@@ -288,22 +255,16 @@ class array:
 
     # --- other frameworks (warp_interactive.interop) ---------------------------------------------
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
-        from ..interop.dlpack import array_dlpack
-        return array_dlpack(self, stream, max_version, dl_device, copy)
+        return hooks.dlpack(self, stream, max_version, dl_device, copy)
 
     def __dlpack_device__(self):
-        from ..interop.dlpack import dlpack_device
-        return dlpack_device(self)
+        return hooks.dlpack_device(self)
 
     def numpy(self):
         """A NumPy view of the data (zero-copy on the CPU; a copy of a CUDA array)."""
         if _capturing[0]:
-            _check_not_capturing(self.device)
-        if self.device.is_cuda:
-            return _cuda_arrays().to_numpy(self)
-        if self.size == 0:
-            return np.zeros(self.shape + element_shape(self.dtype), dtype=np_dtype_of(self.dtype))
-        return np.asarray(self)
+            hooks.check_readable(self.device)
+        return self.device.memory.to_numpy(self)
 
     def list(self):
         return self.numpy().tolist()
@@ -322,18 +283,13 @@ class array:
         return self._view(key)
 
     def __setitem__(self, key, value):
-        if self.device.is_cuda:
-            host = self.numpy()
-            host[key] = np.asarray(value)
-            _cuda_arrays().from_numpy(self, host)
-            return
-        self.numpy()[key] = np.asarray(value)
+        self.device.memory.set_item(self, key, value)
 
     @property
     def __cuda_array_interface__(self):
         if self.device is None or not self.device.is_cuda:
             raise AttributeError("only arrays on CUDA devices have a __cuda_array_interface__")
-        return _cuda_arrays().interface_of(self)
+        return self.device.memory.interface_of(self)
 
     def _view(self, key):
         if len(key) > self.ndim:
@@ -372,7 +328,7 @@ class array:
             raise ValueError(f"cannot reshape an array of size {self.size} into shape {shape}")
         if not self.is_contiguous:
             raise ValueError("reshape needs a contiguous array: use .contiguous() first")
-        strides = _contiguous_strides(shape, type_size(self.dtype))
+        strides = contiguous_strides(shape, type_size(self.dtype))
         return self._derived(self.ptr, shape, strides, lambda g: g.reshape(shape))
 
     def flatten(self):
@@ -388,8 +344,7 @@ class array:
 
     def __matmul__(self, other):
         """``a @ b``: a new array, by ``wp.matmul`` (2-d, or 3-d batched; on the tape)."""
-        from ..runtime.matmul import matmul_new
-        return matmul_new(self, other)
+        return hooks.matmul(self, other)
 
     def contiguous(self):
         return self if self.is_contiguous else clone(self)
@@ -402,27 +357,19 @@ class array:
         return clone(self, device=device, requires_grad=requires_grad)
 
     def fill_(self, value):
-        if _capturing[0] and _defer(self.device, lambda: self.fill_(value)):
+        if _capturing[0] and hooks.defer(self.device, lambda: self.fill_(value)):
             return self
         if hasattr(value, "numpy_view"):
             value = value.numpy_view()
         elif hasattr(self.dtype, "_np_struct_dtype"):
             value = self.dtype._to_numpy_records([value])[0]
-        if self.device.is_cuda:
-            _cuda_arrays().fill(self, value)
-            return self
-        view = self.numpy()
-        view[...] = value
+        self.device.memory.fill(self, value)
         return self
 
     def zero_(self):
-        if _capturing[0] and _defer(self.device, self.zero_):
+        if _capturing[0] and hooks.defer(self.device, self.zero_):
             return self
-        if self.device.is_cuda:
-            _cuda_arrays().zero(self)
-            return self
-        view = self.numpy()
-        view[...] = np.zeros((), dtype=view.dtype)   # also for arrays of structs
+        self.device.memory.zero(self)
         return self
 
     def assign(self, src):
@@ -432,8 +379,7 @@ class array:
             copy(self, src, count=self.size)
             return self
         write_values(self, src.numpy() if isinstance(src, array) else src)
-        from ..runtime import tape_hooks
-        tape_hooks.record_copy(self, src if isinstance(src, array) else None, 0, 0, self.size)
+        hooks.record_copy(self, src if isinstance(src, array) else None, 0, 0, self.size)
         return self
 
     def __repr__(self):
@@ -446,8 +392,7 @@ class array:
 
     def _repr_html_(self):
         """Notebook display: statistics, one page of values, a heat-map for 2-d scalars."""
-        from ..notebook.widgets.array_view import array_html
-        return array_html(self)
+        return hooks.html_view("array", self)
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         return {"text/html": self._repr_html_(), "text/plain": repr(self)}
@@ -568,11 +513,7 @@ def ones_like(src, device=None, requires_grad=None):
 
 def write_values(dest, values):
     """Write ``values`` (array-like) into ``dest``, unrecorded (for steps that record themselves)."""
-    src_np = np.asarray(values, dtype=np_dtype_of(dest.dtype))
-    if dest.device.is_cuda:
-        _cuda_arrays().from_numpy(dest, src_np.reshape(tuple(dest.shape) + element_shape(dest.dtype)))
-    else:
-        dest.numpy()[...] = src_np.reshape(dest.numpy().shape)
+    dest.device.memory.assign(dest, np.asarray(values, dtype=np_dtype_of(dest.dtype)))
 
 
 def clone(src, device=None, requires_grad=None, pinned=None):
@@ -580,89 +521,21 @@ def clone(src, device=None, requires_grad=None, pinned=None):
     target = _device(device or src.device)
     if target.is_cuda or src.device.is_cuda:     # one device-side or host<->device copy
         out = array(shape=src.shape, dtype=src.dtype, device=target, requires_grad=rg)
-        _cuda_arrays().copy(out, src, 0, 0, src.size)
+        (target if target.is_cuda else src.device).memory.copy(out, src, 0, 0, src.size)
     else:
         out = array(shape=src.shape, dtype=src.dtype, device=target, requires_grad=rg)
         out.numpy()[...] = src.numpy()      # one NumPy dtype on both sides (struct records too)
-    from ..runtime import tape_hooks
-    tape_hooks.record_copy(out, src, 0, 0, src.size)     # differentiable on a tape, as a copy
+    hooks.record_copy(out, src, 0, 0, src.size)     # differentiable on a tape, as a copy
     return out
 
 
 def copy(dest, src, dest_offset=0, src_offset=0, count=0, stream=None):
     """Copy ``count`` elements (all when 0) from ``src`` to ``dest``, at flat element offsets."""
-    if _capturing[0] and _defer(dest.device, lambda: copy(dest, src, dest_offset, src_offset, count)):
+    if _capturing[0] and hooks.defer(dest.device, lambda: copy(dest, src, dest_offset, src_offset, count)):
         return
-    if dest.device.is_cuda or src.device.is_cuda:
-        return _copy_cuda(dest, src, dest_offset, src_offset, count)
-    s = src.numpy().reshape((src.size,) + element_shape(src.dtype)) if src.size else src.numpy()
-    d = dest.numpy().reshape((dest.size,) + element_shape(dest.dtype)) if dest.size else dest.numpy()
-    count = count or min(src.size - src_offset, dest.size - dest_offset)
-    if src_offset + count > src.size or dest_offset + count > dest.size:
-        raise ValueError(
-            f"wp.copy out of range: src size {src.size} offset {src_offset}, dest size {dest.size} "
-            f"offset {dest_offset}, count {count}")
-    if dest.is_contiguous:
-        d[dest_offset:dest_offset + count] = s[src_offset:src_offset + count]
-    else:
-        flat = dest.numpy().copy().reshape(d.shape)
-        flat[dest_offset:dest_offset + count] = s[src_offset:src_offset + count]
-        dest.numpy()[...] = flat.reshape(dest.numpy().shape)
-    from ..runtime import tape_hooks
-    tape_hooks.record_copy(dest, src, dest_offset, src_offset, count)
-
-
-def _copy_cuda(dest, src, dest_offset, src_offset, count):
-    count = count or min(src.size - src_offset, dest.size - dest_offset)
-    if src_offset + count > src.size or dest_offset + count > dest.size:
-        raise ValueError(
-            f"wp.copy out of range: src size {src.size} offset {src_offset}, dest size {dest.size} "
-            f"offset {dest_offset}, count {count}")
-    _cuda_arrays().copy(dest, src, dest_offset, src_offset, count)
-    from ..runtime import tape_hooks
-    tape_hooks.record_copy(dest, src, dest_offset, src_offset, count)
-
-
-# --- CUDA memory and graph capture hooks (runtime/cuda, runtime/graph) ----------------------------
-def _cuda_arrays():
-    from ..runtime.cuda import arrays
-    return arrays
-
-
-def _host_zeros(shape, npd, pinned, zero=True):
-    """Host memory (zeroed unless ``zero=False``): page-locked when ``pinned`` and CUDA is
-    usable, else 64-byte aligned (see _aligned_empty)."""
-    out = None
-    if pinned:
-        from ..runtime.device import is_cuda_available
-        if is_cuda_available():
-            from ..runtime.cuda.memory import PinnedBuffer
-            nbytes = int(np.prod(shape)) * npd.itemsize
-            out = PinnedBuffer(nbytes).numpy(npd, shape)
-    if out is None:
-        out = _aligned_empty(shape, npd)
-    if zero:
-        out[...] = np.zeros((), dtype=npd)
-    return out
-
-
-def _host_copy(view):
-    host = _cuda_arrays().to_numpy(view)
-    ndim = len(view.shape)
-    return host.ctypes.data, host.shape[:ndim], host.strides[:ndim], host
-
-
-_capturing = [0]    # graph captures in progress (any device): the fast check on hot paths
-
-
-def _defer(device, fn):
-    from ..runtime import graph
-    return graph.defer(device, fn)
-
-
-def _check_not_capturing(device):
-    from ..runtime import graph
-    graph.check_readable(device)
+    memory = (dest.device if dest.device.is_cuda else src.device).memory
+    count = memory.copy(dest, src, dest_offset, src_offset, count)
+    hooks.record_copy(dest, src, dest_offset, src_offset, count)
 
 
 def from_numpy(arr, dtype=None, shape=None, device=None, requires_grad=False):

@@ -1,4 +1,9 @@
-"""The array descriptor that crosses into C (mirrors ``wp::array_t<T>`` in core.h)."""
+"""The structs every kernel launch hands to C: the array descriptor (``wp::array_t<T>``) and
+the launch bounds (``wp::launch_bounds_t``), both in native/include/warp_interactive/core.h.
+
+These ctypes layouts are the one Python-side source of truth: the launch paths, the fast plan's
+packing formats and the JAX FFI handler (its static_assert) take their sizes from here, and
+tests/test_abi_layout.py compares every size and field offset with the compiled C++ structs."""
 
 import ctypes
 
@@ -15,6 +20,16 @@ class ArrayDesc(ctypes.Structure):
         ("ndim", ctypes.c_int32),
         ("flags", ctypes.c_int32),      # RETAIN_GRAD
     ]
+
+
+class LaunchBounds(ctypes.Structure):
+    """Mirrors ``wp::launch_bounds_t``."""
+    _fields_ = [("shape", ctypes.c_int32 * MAX_DIMS), ("ndim", ctypes.c_int32),
+                ("pad", ctypes.c_int32), ("size", ctypes.c_int64)]
+
+
+ARRAY_DESC_SIZE = ctypes.sizeof(ArrayDesc)
+LAUNCH_BOUNDS_SIZE = ctypes.sizeof(LaunchBounds)
 
 
 def make_desc(ptr, grad_ptr, shape, strides, retain_grad=False):

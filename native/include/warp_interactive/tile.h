@@ -504,3 +504,4 @@ WPI_FUNC R tile_astype(const A& a)
 }  // namespace wp
 
 #include "tile_linalg.h"
+#include "tile_more.h"

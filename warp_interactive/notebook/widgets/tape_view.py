@@ -5,8 +5,16 @@ import html
 import shutil
 import subprocess
 
-from ...runtime.tape_graph import entry_label, launch_arrays
+from ...runtime.tape_graph import dot_quote, entry_label, launch_arrays
 from ..graph_layout import array_label, grad_norm, tape_model, to_svg
+
+
+# the colours of the pure-Python drawing (graph_layout.py), so both engines look alike
+_DOT_STYLE = {
+    "array": 'shape=ellipse, style=filled, fillcolor="#fff7e6", color="#cc9900"',
+    "kernel": 'shape=box, style="rounded,filled", fillcolor="#e8f0fb", color="#4c78a8"',
+    "step": 'shape=box, style="rounded,dashed", color="#4c78a8"',
+}
 
 
 def names_from_namespace(ns):
@@ -23,11 +31,10 @@ def dot_with_names(tape, names):
     g = tape_model(tape, names)
     lines = ["digraph tape {", "  rankdir=LR;", '  node [fontname="sans-serif", fontsize=10];']
     for name, members in g.scopes:
-        lines.append(f'  subgraph "cluster_{html.escape(name)}_{members[0] if members else 0}" '
-                     f'{{ label="{name}"; {" ".join(members)} }}')
+        cluster = dot_quote(f"cluster_{name}_{members[0] if members else 0}")
+        lines.append(f'  subgraph {cluster} {{ label={dot_quote(name)}; {" ".join(members)} }}')
     for n in g.nodes.values():
-        shape = "ellipse" if n.kind == "array" else "box"
-        lines.append(f'  {n.id} [shape={shape}, label="{n.label}\\n{n.extra}"];')
+        lines.append(f'  {n.id} [{_DOT_STYLE[n.kind]}, label={dot_quote(n.label + chr(10) + n.extra)}];')
     lines += [f"  {a} -> {b};" for a, b in g.edges]
     lines.append("}")
     return "\n".join(lines)
@@ -42,8 +49,8 @@ def tape_svg(tape, names=None, engine="auto"):
         try:
             res = subprocess.run([dot, "-Tsvg"], input=dot_with_names(tape, names or {}),
                                  capture_output=True, text=True, timeout=30)
-            if res.returncode == 0:
-                return res.stdout
+            if res.returncode == 0:     # the <svg> element alone (no XML prolog) to embed in HTML
+                return res.stdout[res.stdout.find("<svg"):]
         except (OSError, subprocess.SubprocessError):
             pass
     return to_svg(tape_model(tape, names or {}))

@@ -98,7 +98,8 @@ def discover():
     if int(err) == int(d.CUresult.CUDA_ERROR_NO_DEVICE):
         return []
     if int(err) != 0:
-        from .driver import CudaError, error_text
+        from ...errors import CudaError
+        from .driver import error_text
         raise CudaError(f"cuInit failed with {error_text(err)}")
     count = call(d.cuDeviceGetCount)
     return [CudaDevice(i) for i in range(count)]
@@ -107,7 +108,7 @@ def discover():
 def check_driver_version(version):
     """cuda-bindings N needs a driver for CUDA N: say so plainly rather than failing later."""
     import cuda.bindings
-    from .driver import CudaError
+    from ...errors import CudaError
     bindings = cuda.bindings.__version__
     if int(version) // 1000 < int(bindings.split(".")[0]):
         raise CudaError(

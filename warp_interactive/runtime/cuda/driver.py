@@ -4,11 +4,9 @@ Every call goes through ``call(fn, *args)``: it raises ``CudaError`` naming the 
 and the driver's own error name and text, and returns the call's results without the status.
 """
 
+from ...errors import CudaError
+
 _drv = []
-
-
-class CudaError(RuntimeError):
-    """A CUDA driver call failed."""
 
 
 def drv():

@@ -5,8 +5,8 @@ from .driver import call, drv
 
 def _load_all_modules(device):
     """Modules load before a capture: loading allocates memory, which a capture may not do."""
-    from .. import module as module_mod
-    for m in list(module_mod._modules.values()):
+    from ...state import state
+    for m in list(state.modules.values()):
         if not m.kernels:
             continue
         try:
@@ -37,7 +37,8 @@ def begin_capture(device, stream=None, force_module_load=None, external=False):
     device.captures.append((stream, saved, external))
 
 
-def end_capture(device, stream=None):
+def end_capture(device, graph, stream=None):
+    """End the capture on ``device``: ``graph`` (a new runtime.graph.Graph) gets its handles."""
     if not device.captures:
         raise RuntimeError(f"wp.capture_end() without a capture in progress on {device}")
     cap_stream, saved, external = device.captures.pop()
@@ -46,8 +47,6 @@ def end_capture(device, stream=None):
         raise RuntimeError("wp.capture_end() was given a different stream than wp.capture_begin()")
     if saved is not None:
         device.stream = saved
-    from ..graph import Graph
-    graph = Graph(device)
     if external:
         return graph
     d = drv()

@@ -9,10 +9,10 @@ import ctypes
 import time
 
 from ...codegen.target import CUDA
-from ...compiler import nvrtc
 from ...config import config
-from ...lang.errors import LaunchError
-from .driver import CudaError, call, drv
+from ...errors import LaunchError
+from ...errors import CudaError
+from .driver import call, drv
 
 MAX_GRID = 2 ** 31 - 1
 ERROR_GLOBAL = b"wpi_cuda_error"     # the debug-mode error record (native/include/.../cuda.h)
@@ -54,14 +54,14 @@ class CudaLoadedModule:
 
 def load_module(module, device, backward):
     """Build (NVRTC, cached by module hash) and load ``module`` for ``device``."""
-    from ..module import module_hash
+    from ...compiler.build import BuildOptions, compile
     debug = module.option("mode") == "debug"
     fast_math = bool(module.option("fast_math"))
     t0 = time.perf_counter()
     source = module.source(CUDA, backward)
-    h = module_hash(source, nvrtc.build_key(device.arch, debug, fast_math))
-    path, kind, built = nvrtc.compile_module(source, h, device.arch, debug, fast_math, module.name)
-    lm = CudaLoadedModule(device, path, kind, h, built, time.perf_counter() - t0)
+    binary = compile(source, BuildOptions("cuda", debug, fast_math, arch=device.arch, name=module.name))
+    h, built = binary.hash, binary.built
+    lm = CudaLoadedModule(device, binary.path, binary.kind, h, built, time.perf_counter() - t0)
     module.last_build = (h, built, lm.build_time)
     if built and not config.quiet and config.verbose:
         print(f"Module {module.name} {h[:8]} built for {device} in {lm.build_time:.3f} s")

@@ -13,8 +13,8 @@ import numpy as np
 
 from ..types import composite as comp
 from ..types import scalars as sc
-from . import registry
-from .errors import TypeMismatch
+from ..lang import registry
+from ..errors import TypeMismatch
 
 _evaluators = {}   # (key, arg types) -> _Evaluator
 
@@ -77,10 +77,10 @@ class _Evaluator:
         self.kernel = self._make_kernel()
 
     def _make_kernel(self):
-        from ..runtime.module import get_module
+        from .module import get_module
         from ..types.array import array
-        from .calls import BuiltinFunction
-        from .func import Kernel
+        from ..lang.builtin_function import BuiltinFunction
+        from ..lang.func import Kernel
         params = [f"a{i}: T{i}" for i in range(len(self.types))]
         call = f"_builtin({', '.join(f'a{i}' for i in range(len(self.types)))})"
         body = f"    out[0] = {call}\n" if self.ret is not None else f"    {call}\n"
@@ -101,7 +101,7 @@ class _Evaluator:
         return Kernel(fn, module=get_module(fn.__module__), options={"enable_backward": False})
 
     def __call__(self, args):
-        from ..runtime.launch import launch
+        from .launch import launch
         from ..types.array import zeros
         inputs = [a.value if isinstance(a, sc.Scalar) else a for a in args]
         if self.ret is None:

@@ -5,8 +5,8 @@ iterator-like queries (``bvh_query_aabb``, ``hash_grid_query``...) are opaque va
 ``*_next`` builtins advance.
 """
 
-from ..types import scalars as sc
-from ..types.composite import vector
+from . import scalars as sc
+from .composite import vector
 
 vec3 = vector(3, sc.float32)
 

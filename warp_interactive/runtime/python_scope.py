@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from ..lang.builtin_function import set_python_call
 from ..types import composite as comp
 from ..types import scalars as sc
 
@@ -59,7 +60,10 @@ def _transform_identity(args, kwargs):
     return comp.transformation(_dtype_of((), kwargs))(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0)
 
 
+from ..lang.intrinsics_transform import python_transformation  # noqa: E402
+
 PYTHON_IMPLS = {
+    "transformation": python_transformation,
     "vector": _vector, "matrix": _matrix, "quaternion": _quaternion, "identity": _identity,
     "quat_identity": _quat_identity, "transform_identity": _transform_identity,
 }
@@ -71,3 +75,6 @@ def call_in_python(key, args, kwargs):
         return impl(args, kwargs)
     from .native_eval import evaluate
     return evaluate(key, args, kwargs)
+
+
+set_python_call(call_in_python)

@@ -1,4 +1,5 @@
-"""Errors that point at the user's kernel source."""
+"""Every exception class of the package, in the bottom layer so that any layer can raise them
+(the compiler and runtime no longer import ``lang`` for them)."""
 
 
 class CodegenError(Exception):
@@ -36,3 +37,11 @@ class CompileError(RuntimeError):
 
 class LaunchError(RuntimeError):
     """A kernel failed at run time (e.g. an out-of-bounds index in debug mode)."""
+
+
+class ArgError(TypeError):
+    """A launch argument does not match its kernel parameter's type."""
+
+
+class CudaError(RuntimeError):
+    """A CUDA driver call failed."""

@@ -1,0 +1,280 @@
+// Tiles, part 3: indexed loads/stores (gather/scatter along one axis through a tile of indices),
+// per-thread scatters into a tile, FFTs of complex (vec2) tiles, the block-wide stack. Included
+// by tile.h.
+#pragma once
+
+namespace wp {
+
+// Byte offset of element n of tile Tl (row-major) in array a: coordinate d is o[d] + c[d], except
+// along AXIS where it is o[AXIS] + indices[c[AXIS]]; `inside` says whether it is in bounds.
+template <int AXIS, typename T, typename Tl, typename Ix>
+WPI_FUNC int64 tile_indexed_offset(const array_t<T>& a, int ndim, const int* o, int n, const Ix& indices,
+                                   bool& inside)
+{
+    const int dims[4] = {Tl::d0, Tl::d1, Tl::d2, Tl::d3};
+    int idx[4];
+    for (int d = 3; d >= 0; --d) {
+        idx[d] = n % dims[d];
+        n /= dims[d];
+    }
+    int64 off = 0;
+    inside = true;
+    for (int d = 0; d < ndim; ++d) {
+        int64 g = d == AXIS ? int64(o[d]) + int64(indices.data[idx[d]]) : int64(o[d]) + idx[d];
+        if (g < 0 || g >= a.shape[d]) inside = false;
+        off += g * a.strides[d];
+    }
+    return off;
+}
+
+template <typename R, int NDIM, int AXIS, typename T, typename Ix>
+WPI_FUNC R tile_load_indexed(const array_t<T>& a, const Ix& indices, int32 o0, int32 o1, int32 o2, int32 o3)
+{
+    R r;
+    const int o[4] = {o0, o1, o2, o3};
+    for (int n = 0; n < R::size; ++n) {
+        bool inside;
+        int64 off = tile_indexed_offset<AXIS, T, R>(a, NDIM, o, n, indices, inside);
+        r.data[n] = inside ? *(const T*)((const char*)a.data + off) : T{};
+    }
+    return r;
+}
+template <typename R, int NDIM, int AXIS, typename T, typename Ix>
+WPI_FUNC void adj_tile_load_indexed(const array_t<T>& a, const Ix& indices, int32 o0, int32 o1, int32 o2, int32 o3,
+                                    array_t<T>&, Ix&, int32&, int32&, int32&, int32&, const R& adj_ret)
+{
+    if (!a.grad) return;
+    const int o[4] = {o0, o1, o2, o3};
+    for (int n = 0; n < R::size; ++n) {
+        bool inside;
+        int64 off = tile_indexed_offset<AXIS, T, R>(a, NDIM, o, n, indices, inside);
+        if (inside) atomic_add_ptr((T*)((char*)a.grad + off), adj_ret.data[n]);
+    }
+}
+
+template <int NDIM, int AXIS, typename T, typename Ix, typename Tl>
+WPI_FUNC void tile_store_indexed(const array_t<T>& a, const Ix& indices, const Tl& t, int32 o0, int32 o1, int32 o2,
+                                 int32 o3)
+{
+    const int o[4] = {o0, o1, o2, o3};
+    for (int n = 0; n < Tl::size; ++n) {
+        bool inside;
+        int64 off = tile_indexed_offset<AXIS, T, Tl>(a, NDIM, o, n, indices, inside);
+        if (inside) *(T*)((char*)a.data + off) = t.data[n];
+    }
+}
+template <int NDIM, int AXIS, typename T, typename Ix, typename Tl>
+WPI_FUNC void adj_tile_store_indexed(const array_t<T>& a, const Ix& indices, const Tl&, int32 o0, int32 o1,
+                                     int32 o2, int32 o3, array_t<T>&, Ix&, Tl& adj_t, int32&, int32&, int32&, int32&)
+{
+    if (!a.grad) return;
+    const int o[4] = {o0, o1, o2, o3};
+    for (int n = 0; n < Tl::size; ++n) {
+        bool inside;
+        int64 off = tile_indexed_offset<AXIS, T, Tl>(a, NDIM, o, n, indices, inside);
+        if (inside) adj_accum(adj_t.data[n], *(const T*)((const char*)a.grad + off));
+    }
+}
+template <int NDIM, int AXIS, typename T, typename Ix, typename Tl>
+WPI_FUNC Tl tile_atomic_add_indexed(const array_t<T>& a, const Ix& indices, const Tl& t, int32 o0, int32 o1,
+                                    int32 o2, int32 o3)
+{
+    Tl old;
+    const int o[4] = {o0, o1, o2, o3};
+    for (int n = 0; n < Tl::size; ++n) {
+        bool inside;
+        int64 off = tile_indexed_offset<AXIS, T, Tl>(a, NDIM, o, n, indices, inside);
+        old.data[n] = inside ? atomic_add_ptr((T*)((char*)a.data + off), t.data[n]) : T{};
+    }
+    return old;
+}
+template <int NDIM, int AXIS, typename T, typename Ix, typename Tl>
+WPI_FUNC Tl tile_atomic_add_indexed_replay(const array_t<T>&, const Ix&, const Tl&, int32, int32, int32, int32)
+{
+    return Tl{};
+}
+template <int NDIM, int AXIS, typename T, typename Ix, typename Tl>
+WPI_FUNC void adj_tile_atomic_add_indexed(const array_t<T>& a, const Ix& indices, const Tl& t, int32 o0, int32 o1,
+                                          int32 o2, int32 o3, array_t<T>& adj_a, Ix& adj_i, Tl& adj_t, int32& a0,
+                                          int32& a1, int32& a2, int32& a3, const Tl&)
+{
+    adj_tile_store_indexed<NDIM, AXIS>(a, indices, t, o0, o1, o2, o3, adj_a, adj_i, adj_t, a0, a1, a2, a3);
+}
+
+// t[indices, ...]: rows (along axis 0) picked by a 1-d tile of indices, negative from the end
+template <typename R, int ROW, typename A, typename Ix>
+WPI_FUNC R tile_slice_indexed(const A& t, const Ix& indices)
+{
+    R r;
+    for (int i = 0; i < Ix::size; ++i) {
+        int src = int(indices.data[i]);
+        if (src < 0) src += A::size / ROW;
+        for (int j = 0; j < ROW; ++j) r.data[i * ROW + j] = t.data[src * ROW + j];
+    }
+    return r;
+}
+template <typename R, int ROW, typename A, typename Ix>
+WPI_FUNC void adj_tile_slice_indexed(const A&, const Ix& indices, A& adj_t, Ix&, const R& adj_ret)
+{
+    for (int i = 0; i < Ix::size; ++i) {
+        int src = int(indices.data[i]);
+        if (src < 0) src += A::size / ROW;
+        for (int j = 0; j < ROW; ++j) adj_accum(adj_t.data[src * ROW + j], adj_ret.data[i * ROW + j]);
+    }
+}
+
+// a thread's value into a tile (the block is one thread wide): add or write at one index
+template <typename Tl, typename V, typename... I>
+WPI_FUNC Tl tile_scatter_add(const Tl& a, const V& value, bool has_value, I... idx)
+{
+    Tl r = a;
+    if (has_value) {
+        const int k = tile_flat(a, int(idx)...);
+        r.data[k] = add(r.data[k], value);
+    }
+    return r;
+}
+template <typename Tl, typename V, typename... I>
+WPI_FUNC Tl tile_scatter_masked(const Tl& a, const V& value, bool has_value, I... idx)
+{
+    Tl r = a;
+    if (has_value) r.data[tile_flat(a, int(idx)...)] = value;
+    return r;
+}
+
+// --- FFT of complex (vec2) rows: the last dimension, unnormalised, NumPy's bin order -------------
+template <typename T>
+WPI_FUNC void tile_fft_row(vec_t<2, T>* x, int n, T sign)
+{
+    const T two_pi = T(6.283185307179586476925286766559);
+    if ((n & (n - 1)) == 0) {   // radix 2, in place: bit reversal then butterflies
+        for (int i = 1, j = 0; i < n; ++i) {
+            int bit = n >> 1;
+            for (; j & bit; bit >>= 1) j ^= bit;
+            j ^= bit;
+            if (i < j) {
+                vec_t<2, T> t = x[i];
+                x[i] = x[j];
+                x[j] = t;
+            }
+        }
+        for (int len = 2; len <= n; len <<= 1) {
+            const T ang = sign * two_pi / T(len);
+            for (int s = 0; s < n; s += len)
+                for (int k = 0; k < len / 2; ++k) {
+                    const T wr = cos(ang * T(k)), wi = sin(ang * T(k));
+                    vec_t<2, T> u = x[s + k], v = x[s + k + len / 2];
+                    const T vr = v.c[0] * wr - v.c[1] * wi, vi = v.c[0] * wi + v.c[1] * wr;
+                    x[s + k] = vec_t<2, T>(u.c[0] + vr, u.c[1] + vi);
+                    x[s + k + len / 2] = vec_t<2, T>(u.c[0] - vr, u.c[1] - vi);
+                }
+        }
+        return;
+    }
+}
+
+// n: the length of the last dimension (given by codegen, which knows the tile's rank)
+template <int n, typename Tl, typename T>
+WPI_FUNC Tl tile_fft_impl(const Tl& a, T sign)
+{
+    Tl r = a;
+    if ((n & (n - 1)) == 0) {
+        for (int row = 0; row < Tl::size / n; ++row) tile_fft_row(r.data + row * n, n, sign);
+        return r;
+    }
+    const T two_pi = T(6.283185307179586476925286766559);
+    for (int row = 0; row < Tl::size / n; ++row)
+        for (int k = 0; k < n; ++k) {
+            T re = T(0), im = T(0);
+            for (int j = 0; j < n; ++j) {
+                const T ang = sign * two_pi * T((int64(j) * k) % n) / T(n);
+                const T c = cos(ang), s = sin(ang);
+                const vec_t<2, T>& x = a.data[row * n + j];
+                re += x.c[0] * c - x.c[1] * s;
+                im += x.c[0] * s + x.c[1] * c;
+            }
+            r.data[row * n + k] = vec_t<2, T>(re, im);
+        }
+    return r;
+}
+template <int N, typename T, int D0, int D1, int D2, int D3>
+WPI_FUNC tile_t<vec_t<2, T>, D0, D1, D2, D3> tile_fft(const tile_t<vec_t<2, T>, D0, D1, D2, D3>& a)
+{
+    return tile_fft_impl<N>(a, T(-1));
+}
+template <int N, typename T, int D0, int D1, int D2, int D3>
+WPI_FUNC tile_t<vec_t<2, T>, D0, D1, D2, D3> tile_ifft(const tile_t<vec_t<2, T>, D0, D1, D2, D3>& a)
+{
+    return tile_fft_impl<N>(a, T(1));
+}
+
+// --- the block-wide stack (block width one: push/pop move at most one element) ---------------------
+template <typename T, int CAP>
+struct tile_stack_t {
+    T data[CAP];
+    int32 count;
+};
+template <typename S, typename T>
+WPI_FUNC void tile_stack_push(const S& s, const T& value, bool has_value, int32& slot, S& out)
+{
+    out = s;
+    slot = -1;
+    if (has_value && s.count < int32(sizeof(s.data) / sizeof(s.data[0]))) {
+        slot = s.count;
+        out.data[slot] = value;
+        out.count = s.count + 1;
+    }
+}
+template <typename S, typename T>
+WPI_FUNC void tile_stack_pop(const S& s, T& value, int32& slot, S& out)
+{
+    out = s;
+    slot = -1;
+    value = T{};
+    if (s.count > 0) {
+        slot = s.count - 1;
+        value = s.data[slot];
+        out.count = slot;
+    }
+}
+template <typename T, int CAP>
+WPI_FUNC void adj_accum(tile_stack_t<T, CAP>&, const tile_stack_t<T, CAP>&) {}
+template <typename S>
+WPI_FUNC int32 tile_stack_count(const S& s) { return s.count; }
+template <typename S>
+WPI_FUNC S tile_stack_clear(const S& s)
+{
+    S r = s;
+    r.count = 0;
+    return r;
+}
+
+// --- block-parallel BVH / mesh queries (block width one: one result per step) ---------------------
+struct tile_bvh_query_t {
+    bvh_query_t q;
+    bool valid;
+};
+WPI_FUNC void adj_accum(tile_bvh_query_t&, const tile_bvh_query_t&) {}
+WPI_FUNC tile_bvh_query_t tile_bvh_query_aabb(uint64 id, const bvh_vec3& lower, const bvh_vec3& upper)
+{
+    return {bvh_query_aabb(id, lower, upper), true};
+}
+WPI_FUNC tile_bvh_query_t tile_bvh_query_ray(uint64 id, const bvh_vec3& start, const bvh_vec3& dir)
+{
+    return {bvh_query_ray(id, start, dir), true};
+}
+WPI_FUNC tile_bvh_query_t tile_mesh_query_aabb(uint64 id, const mesh_vec3& lower, const mesh_vec3& upper)
+{
+    return {mesh_query_aabb(id, lower, upper), true};
+}
+// the next result as a shape-(1,) tile (-1 when done); the query is returned advanced
+WPI_FUNC void tile_query_next(const tile_bvh_query_t& query, tile_t<int32, 1>& out, tile_bvh_query_t& query_out)
+{
+    query_out = query;
+    int32 index = -1;
+    query_out.valid = query.valid && bvh_query_advance(query_out.q, index);
+    out.data[0] = query_out.valid ? index : -1;
+}
+WPI_FUNC bool tile_query_valid(const tile_bvh_query_t& query) { return query.valid; }
+
+}  // namespace wp

@@ -1,0 +1,106 @@
+"""The package's layers point one way (docs/internals.md, "Layers"), and no two files import
+each other, directly or through others. import-linter's ``layers`` contract (pyproject.toml)
+checks the first; grimp, which import-linter is built on, gives the file graph for the second.
+Both see imports made inside functions too."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import grimp
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LINT = os.path.join(os.path.dirname(sys.executable), "lint-imports")
+
+
+def _lint(cwd):
+    return subprocess.run([LINT, "--no-cache", "--config", os.path.join(cwd, "pyproject.toml")],
+                          cwd=cwd, capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=cwd))
+
+
+def _cycles(graph):
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index, low, on_stack, stack, out = {}, {}, set(), [], []
+    for root in sorted(graph.modules):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph.find_modules_directly_imported_by(root))))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(sorted(graph.find_modules_directly_imported_by(w)))))
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    out.append(sorted(comp))
+    return out
+
+
+def test_layers_contract_is_kept():
+    out = _lint(ROOT)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "1 kept, 0 broken" in out.stdout
+
+
+def test_no_import_cycle_between_files():
+    graph = grimp.build_graph("warp_interactive", cache_dir=None)
+    assert len(graph.modules) > 100          # every sub-package seen (none a namespace package)
+    cycles = _cycles(graph)
+    detail = []
+    for comp in cycles:
+        for m in comp:
+            for w in sorted(graph.find_modules_directly_imported_by(m)):
+                if w in comp:
+                    lines = [d["line_number"] for d in graph.get_import_details(importer=m, imported=w)]
+                    detail.append(f"{m} -> {w} (lines {lines})")
+    assert not cycles, "import cycles between files:\n" + "\n".join(detail)
+
+
+def test_cycle_finder_finds_a_cycle():
+    g = grimp.ImportGraph()
+    for a, b in [("p.a", "p.b"), ("p.b", "p.c"), ("p.c", "p.a"), ("p.c", "p.d")]:
+        g.add_import(importer=a, imported=b)
+    assert _cycles(g) == [["p.a", "p.b", "p.c"]]
+
+
+@pytest.mark.parametrize("importer, line, imported", [
+    # inside a function, as the upward imports this contract replaced were
+    ("types/array.py", "def _up():\n    from ..runtime import launch\n", "warp_interactive.runtime.launch"),
+    ("lang/registry.py", "from ..notebook import magic\n", "warp_interactive.notebook.magic"),
+    ("compiler/cache.py", "def _up():\n    from ..runtime.module import get_module\n",
+     "warp_interactive.runtime.module"),
+])
+def test_an_upward_import_breaks_the_contract(tmp_path, importer, line, imported):
+    shutil.copytree(os.path.join(ROOT, "warp_interactive"), tmp_path / "warp_interactive",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.cpp"))
+    shutil.copy(os.path.join(ROOT, "pyproject.toml"), tmp_path)
+    with open(tmp_path / "warp_interactive" / importer, "a") as f:
+        f.write("\n\n" + line)
+    out = _lint(str(tmp_path))
+    module = "warp_interactive." + importer[:-3].replace("/", ".")
+    assert out.returncode != 0
+    assert "0 kept, 1 broken" in out.stdout
+    assert f"{module} -> {imported}" in out.stdout

@@ -1,0 +1,1 @@
+"""codegen layer (see docs/internals.md, Layers)."""

@@ -1,0 +1,142 @@
+"""Which dynamic loops need their per-iteration state in the reverse pass.
+
+The reverse of a dynamic loop replays each iteration before reversing it. When the loop state
+(variables the loop writes that live outside it) only flows through operations whose adjoints do
+not read it (``s += f(x)``, ``s = s * 0.5 + t``, a vector or struct assembled from it...), the
+replay may run from any state: the reverse is exact with the state as it is, and costs one replay
+per iteration. Otherwise (``s = s * x``, ``s = f(s)``, an index or a branch computed from the
+state) the loop is *exact-state*: its replay keeps checkpoints of the state (body.py) and the
+reverse restarts each iteration from the nearest one."""
+
+from ..lang import ir
+from ..types import scalars as sc
+
+# adjoints that read none of their arguments' values (which arguments' values are read: indices)
+LINEAR = {"add", "sub", "neg", "pos", "vec_t", "mat_t", "quat_t", "transform_t", "spatial_vector",
+          "matrix_from_rows", "matrix_from_cols", "spatial_top", "spatial_bottom"}
+SCALED = {"mul", "div"}                    # linear in the state when the other factor is a constant
+STORES = {"array_store", "atomic_add", "atomic_sub"}   # the stored value's adjoint reads no value
+EXTRACT = {"extract"}                      # the component's adjoint needs only the index
+ASSIGN = {"assign"}                        # v with a component replaced: needs only the index
+K_SLOTS = 64                               # checkpoints per exact-state loop (see body.py)
+
+
+def walk(block):
+    for st in block.stmts:
+        yield st
+        for sub in ("cond_block", "body", "orelse"):
+            b = getattr(st, sub, None)
+            if isinstance(b, ir.Block):
+                yield from walk(b)
+
+
+def _var_list(xs):
+    return [x for x in xs if isinstance(x, ir.Var)]
+
+
+def inputs(st):
+    kind = type(st)
+    if kind is ir.Call:
+        return _var_list(st.args)
+    if kind in (ir.Copy, ir.GetField):
+        return _var_list([st.src])
+    if kind is ir.Select:
+        return _var_list([st.cond, st.if_true, st.if_false])
+    if kind is ir.SetField:
+        return _var_list([st.src, st.value])
+    if kind is ir.If:
+        return _var_list([st.cond])
+    if kind is ir.ForRange:
+        return _var_list([st.start, st.stop, st.step])
+    if kind is ir.While:
+        return _var_list([st.cond])
+    return _var_list(getattr(st, "values", None) or getattr(st, "args", None) or [])
+
+
+def outputs(st):
+    """Variables ``st`` writes (a builtin taking a random ``state`` advances it in place)."""
+    if isinstance(st, ir.Copy):
+        return [st.dst]
+    if isinstance(st, ir.ForRange):
+        return [st.var]
+    out = getattr(st, "out", None)
+    outs = list(out) if isinstance(out, list) else _var_list([out])
+    return outs + in_place(st)
+
+
+def in_place(st):
+    if isinstance(st, ir.Call) and not hasattr(st.func, "function") and \
+            "state" in getattr(st.func, "input_types", {}):
+        return _var_list(st.args)
+    return []
+
+
+def _no_gradient(v):
+    """A folded literal, or an integer/bool: nothing flows back into it."""
+    return v.constant is not None or (sc.is_scalar(v.type) and not sc.is_float(v.type))
+
+
+def _value_needed(st, tainted):
+    """Whether the reverse of ``st`` reads the value of a tainted (state-derived) input."""
+    kind = type(st)
+    if not any(id(v) in tainted for v in inputs(st)):
+        return False
+    if kind in (ir.Copy, ir.GetField, ir.SetField, ir.Return, ir.Print):
+        return False
+    if kind is ir.Select:
+        return id(st.cond) in tainted
+    if kind is not ir.Call or hasattr(st.func, "function"):
+        return True         # branches, loop bounds, @wp.func calls: the value matters
+    name = getattr(st.func, "cpp", "").split("<")[0].replace("wp::", "")   # constructors: templates
+    if name in LINEAR:
+        return False
+    if name in SCALED:      # s * c, c * s, s / c with c a constant: the adjoint reads only c
+        a, b = st.args
+        if id(a) in tainted and id(b) not in tainted:
+            return not _no_gradient(b)
+        return not (name == "mul" and id(b) in tainted and id(a) not in tainted and _no_gradient(a))
+    if name in STORES:      # the stored value is free; the array and indices are not
+        return any(id(v) in tainted for v in st.args[:-1])
+    if name in EXTRACT:     # the composite is free; the indices are not
+        return any(id(v) in tainted for v in st.args[1:])
+    if name in ASSIGN:
+        return any(id(v) in tainted for v in st.args[1:-1])
+    return True
+
+
+def carried(loop):
+    """Variables the loop writes (by Copy, or in place) that live outside it: its state."""
+    blocks = [loop.body] + ([loop.cond_block] if isinstance(loop, ir.While) else [])
+    stmts = [st for b in blocks for st in walk(b)]
+    defined = set()
+    for st in stmts:
+        if not isinstance(st, ir.Copy):
+            out = st.var if isinstance(st, ir.ForRange) else getattr(st, "out", None)
+            defined |= {id(v) for v in (out if isinstance(out, list) else _var_list([out]))}
+    state = {}
+    for st in stmts:
+        for v in ([st.dst] if isinstance(st, ir.Copy) else in_place(st)):
+            if id(v) not in defined:
+                state.setdefault(id(v), v)
+    return list(state.values())
+
+
+def needs_exact(loop, state):
+    """Whether the reverse of ``loop`` (ForRange or While) must restore each iteration's
+    state: the state is used where its value matters, or advanced in place (random states)."""
+    if isinstance(loop, ir.While):
+        return True         # its condition reads the state (or the loop never ends)
+    if any(in_place(st) for st in walk(loop.body)):
+        return True
+    tainted = {id(v) for v in state}
+    stmts = list(walk(loop.body))
+    changed = True
+    while changed:          # loops inside: a later statement may feed an earlier one
+        changed = False
+        for st in stmts:
+            if any(id(v) in tainted for v in inputs(st)):
+                for v in outputs(st):
+                    if id(v) not in tainted:
+                        tainted.add(id(v))
+                        changed = True
+    return any(_value_needed(st, tainted) for st in stmts)

@@ -1,0 +1,1 @@
+"""compiler layer (see docs/internals.md, Layers)."""

@@ -1,0 +1,1 @@
+"""lang layer (see docs/internals.md, Layers)."""

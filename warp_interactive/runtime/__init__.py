@@ -1,0 +1,1 @@
+"""runtime layer (see docs/internals.md, Layers)."""

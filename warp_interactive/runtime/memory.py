@@ -1,0 +1,174 @@
+"""Arrays' storage: one memory backend per device, chosen once (``Device.memory``).
+
+``types/array.py`` keeps an array's shape, strides, dtype and views; allocating, filling,
+copying and moving its bytes go through ``array.device.memory``: ``CpuMemory`` (NumPy buffers
+at a 64-byte boundary, page-locked when pinned) or ``CudaMemory`` (runtime/cuda/arrays.py).
+A copy with a GPU on either side goes through the GPU's backend (``pair_memory``).
+"""
+
+import numpy as np
+
+from .. import hooks
+from .device import is_cuda_available, register_memory
+from ..types.array import array, contiguous_strides, copy_count
+from ..types.dtypes import element_shape, infer_dtype, np_dtype_of, type_repr, type_size
+
+
+def aligned_empty(shape, np_dtype, align=64):
+    """An uninitialised C-contiguous NumPy buffer at a 64-byte boundary: what XLA (JAX) needs
+    to share CPU memory zero-copy, and a cache line for the kernels' threads."""
+    np_dtype = np.dtype(np_dtype)
+    nbytes = int(np.prod(shape)) * np_dtype.itemsize
+    raw = np.empty(nbytes + align, dtype=np.uint8)
+    off = (-raw.ctypes.data) % align
+    return raw[off:off + nbytes].view(np_dtype).reshape(shape)
+
+
+def host_zeros(shape, npd, pinned, zero=True):
+    """Host memory (zeroed unless ``zero=False``): page-locked when ``pinned`` and CUDA is
+    usable, else 64-byte aligned (see aligned_empty)."""
+    out = None
+    if pinned:
+        if is_cuda_available():
+            from .cuda.memory import PinnedBuffer
+            nbytes = int(np.prod(shape)) * npd.itemsize
+            out = PinnedBuffer(nbytes).numpy(npd, shape)
+    if out is None:
+        out = aligned_empty(shape, npd)
+    if zero:
+        out[...] = np.zeros((), dtype=npd)
+    return out
+
+
+class CpuMemory:
+    """Host memory owned by NumPy buffers: ``numpy()`` is a zero-copy view."""
+
+    def allocate(self, a, shape):
+        buf = host_zeros(shape + element_shape(a.dtype), np_dtype_of(a.dtype), a.pinned)
+        a._set_view(buf.ctypes.data, shape, buf.strides[:len(shape)], buf)
+
+    def init_from_host(self, a, src, ndim):
+        buf = host_zeros(src.shape, np_dtype_of(a.dtype), a.pinned, zero=False)
+        buf[...] = src
+        a._set_view(buf.ctypes.data, buf.shape[:ndim], buf.strides[:ndim], buf)
+
+    def to_numpy(self, a):
+        if a.size == 0:
+            return np.zeros(a.shape + element_shape(a.dtype), dtype=np_dtype_of(a.dtype))
+        return np.asarray(a)
+
+    def set_item(self, a, key, value):
+        a.numpy()[key] = np.asarray(value)
+
+    def assign(self, a, src_np):
+        a.numpy()[...] = src_np.reshape(a.numpy().shape)
+
+    def fill(self, a, value):
+        view = a.numpy()
+        view[...] = value
+
+    def zero(self, a):
+        view = a.numpy()
+        view[...] = np.zeros((), dtype=view.dtype)   # also for arrays of structs
+
+    def copy(self, dest, src, dest_offset, src_offset, count):
+        """Copy ``count`` elements (all when 0) at flat offsets; the count copied."""
+        s = src.numpy().reshape((src.size,) + element_shape(src.dtype)) if src.size else src.numpy()
+        d = dest.numpy().reshape((dest.size,) + element_shape(dest.dtype)) if dest.size else dest.numpy()
+        count = copy_count(dest, src, dest_offset, src_offset, count)
+        if dest.is_contiguous:
+            d[dest_offset:dest_offset + count] = s[src_offset:src_offset + count]
+        else:
+            flat = dest.numpy().copy().reshape(d.shape)
+            flat[dest_offset:dest_offset + count] = s[src_offset:src_offset + count]
+            dest.numpy()[...] = flat.reshape(dest.numpy().shape)
+        return count
+
+
+class CudaMemory:
+    """Device memory of one GPU (runtime/cuda/arrays.py: driver allocations and transfers)."""
+
+    def __init__(self):
+        from .cuda import arrays
+        self.cu = arrays
+
+    def allocate(self, a, shape):
+        ptr, owner = self.cu.allocate(a.device, shape, a.dtype)
+        a._set_view(ptr, shape, contiguous_strides(shape, type_size(a.dtype)), owner)
+
+    def init_from_host(self, a, src, ndim):
+        self.allocate(a, tuple(src.shape[:ndim]))
+        self.cu.from_numpy(a, src)
+
+    def to_numpy(self, a):
+        return self.cu.to_numpy(a)
+
+    def set_item(self, a, key, value):
+        host = a.numpy()
+        host[key] = np.asarray(value)
+        self.cu.from_numpy(a, host)
+
+    def assign(self, a, src_np):
+        self.cu.from_numpy(a, src_np.reshape(tuple(a.shape) + element_shape(a.dtype)))
+
+    def fill(self, a, value):
+        self.cu.fill(a, value)
+
+    def zero(self, a):
+        self.cu.zero(a)
+
+    def copy(self, dest, src, dest_offset, src_offset, count):
+        count = copy_count(dest, src, dest_offset, src_offset, count)
+        self.cu.copy(dest, src, dest_offset, src_offset, count)
+        return count
+
+    def interface_of(self, a):
+        return self.cu.interface_of(a)
+
+
+_cpu_memory = CpuMemory()
+
+
+def memory_for(device):
+    """The backend of ``device`` (Device.memory calls this once per device)."""
+    return CudaMemory() if device.is_cuda else _cpu_memory
+
+
+def pair_memory(dest, src):
+    """The backend that copies between two arrays: the GPU's when either is on one."""
+    return (dest.device if dest.device.is_cuda else src.device).memory
+
+
+def from_cuda_interface(a, obj, copy):
+    """Zero-copy view of a CUDA array from another library (a copy if ``copy=True``)."""
+    from .cuda import arrays as cu
+    ptr, shape, strides, npd, stream = cu.parse_interface(obj)
+    if a.dtype is None:
+        a.dtype = infer_dtype(np.empty(0, dtype=npd))
+    es = element_shape(a.dtype)
+    if npd != np_dtype_of(a.dtype) or (es and tuple(shape[-len(es):]) != es):
+        raise ValueError(f"the CUDA array (typestr {npd.str}, shape {shape}) does not fit dtype "
+                         f"{type_repr(a.dtype)}")
+    ndim = len(shape) - len(es)
+    device = cu.device_of_pointer(ptr)
+    cu.wait_for_producer(device, stream)
+    strides = strides[:ndim] if strides else contiguous_strides(shape[:ndim], type_size(a.dtype))
+    view = array.__new__(array)
+    view.dtype, view.device, view._requires_grad, view._grad = a.dtype, device, False, None
+    view.pinned = False
+    view._set_view(ptr, shape[:ndim], strides, obj)
+    if copy and a.device.is_cuda:
+        a._allocate(view.shape)
+        cu.copy(a, view, 0, 0, view.size)
+    elif copy:
+        host = cu.to_numpy(view)
+        a._set_view(host.ctypes.data, host.shape[:ndim], host.strides[:ndim], host)
+    else:
+        a.device = device
+        a._set_view(ptr, view.shape, view.strides, obj)
+
+
+hooks.from_cuda_interface = from_cuda_interface
+
+
+register_memory(memory_for)
