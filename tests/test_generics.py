@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import warp_interactive as wp
-from warp_interactive.runtime import module as module_mod
+from warp_interactive.state import state
 
 SCALARS = [wp.int8, wp.uint8, wp.int16, wp.uint16, wp.int32, wp.uint32, wp.int64, wp.uint64,
            wp.float16, wp.float32, wp.float64]
@@ -68,11 +68,11 @@ def test_one_build_per_type_signature():
     f = wp.zeros(3, dtype=wp.float32)
     wp.launch(add_one, dim=3, inputs=[f])
     assert len(add_one.overloads) == 1
-    loads = len(module_mod.build_log)
+    loads = len(state.build_log)
     wp.launch(add_one, dim=3, inputs=[f])
     wp.launch(add_one, dim=3, inputs=[wp.zeros(2, dtype=wp.float32)])
     assert len(add_one.overloads) == 1
-    assert len(module_mod.build_log) == loads       # no load at all: the same binary
+    assert len(state.build_log) == loads       # no load at all: the same binary
     i = wp.zeros(3, dtype=wp.int64)
     wp.launch(add_one, dim=3, inputs=[i])
     assert len(add_one.overloads) == 2

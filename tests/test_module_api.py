@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import warp_interactive as wp
-from warp_interactive.runtime import module as module_mod
+from warp_interactive.state import state
 
 
 def _double(a: wp.array(dtype=float)):
@@ -79,11 +79,11 @@ def test_load_with_block_dim_and_unload():
     assert lm is m.load(wp.get_device("cpu"), block_dim=256)    # one binary
     m.unload()
     assert not m.loaded
-    n = len(module_mod.build_log)
+    n = len(state.build_log)
     a = wp.array([2.0], dtype=float)
     wp.launch(k, dim=1, inputs=[a])               # loads again: from the cache, no compile
     assert a.numpy()[0] == 4.0
-    assert len(module_mod.build_log) == n + 1 and not module_mod.build_log[-1].compiled
+    assert len(state.build_log) == n + 1 and not state.build_log[-1].compiled
 
 
 def test_module_unique_gives_each_kernel_its_own_module():

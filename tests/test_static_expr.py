@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import warp_interactive as wp
-from warp_interactive.runtime import module as module_mod
+from warp_interactive.state import state
 
 OFFSET = 3
 
@@ -235,6 +235,20 @@ def test_static_struct_with_an_array_is_refused():
 def test_build_log_unchanged_by_repeated_launches():
     out = wp.zeros(5, dtype=int)
     wp.launch(static_values, 1, [wp.vec2(), out])
-    n = len(module_mod.build_log)
+    n = len(state.build_log)
     wp.launch(static_values, 1, [wp.vec2(), out])
-    assert len(module_mod.build_log) == n
+    assert len(state.build_log) == n
+
+
+def _reads_loop_variable(out: wp.array(dtype=int)):
+    i = 0
+    while i < 3:
+        out[0] = wp.static(i)
+        i += 1
+
+
+def test_a_variable_a_dynamic_loop_changes_is_not_static():
+    """``i = 0`` is a compile-time constant until a loop assigns it: inside that loop (even
+    before the assignment) wp.static(i) would freeze the first iteration's value."""
+    with pytest.raises(wp.CodegenError, match="name 'i' is not defined"):
+        _build(_reads_loop_variable, wp.zeros(1, dtype=int))

@@ -2,11 +2,12 @@
 @wp.func kernels use to find the row of a block in BSR/CSR row offsets. The BSR matrix type and
 its operations are open work (docs/compatibility.md)."""
 
-import warp_interactive as wp
+from .lang.decorators import func
+from .types.array import array
 
 
-@wp.func
-def bsr_row_index(offsets: wp.array(dtype=int), row_count: int, block_index: int):
+@func
+def bsr_row_index(offsets: array(dtype=int), row_count: int, block_index: int):
     """The row holding block ``block_index`` (``offsets[row] <= block_index < offsets[row + 1]``;
     empty rows are skipped), or -1 when the index is outside ``[0, offsets[row_count])``."""
     if block_index < 0 or block_index >= offsets[row_count]:
@@ -22,9 +23,9 @@ def bsr_row_index(offsets: wp.array(dtype=int), row_count: int, block_index: int
     return lo
 
 
-@wp.func
-def bsr_row_index(offsets: wp.array(dtype=int), row_count: int, block_index: int,  # noqa: F811
-                  row_counts: wp.array(dtype=int)):
+@func
+def bsr_row_index(offsets: array(dtype=int), row_count: int, block_index: int,  # noqa: F811
+                  row_counts: array(dtype=int)):
     """As above for a matrix with row capacity: only the first ``row_counts[row]`` blocks of a
     row are active (``row_counts`` None: every stored block is)."""
     row = bsr_row_index(offsets, row_count, block_index)

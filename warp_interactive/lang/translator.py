@@ -370,6 +370,12 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
     def _loop_body(self, body_nodes, make, pre):
         """Translate a dynamic loop: names defined before it are loop-carried (written back)."""
         self.scope.loop_carried.append(set(self.scope.symbols))
+        # a name the loop assigns is no compile-time constant inside it, even before the
+        # assignment (the next iteration sees the new value): wp.static() must not read it
+        for name in _assigned_names(body_nodes):
+            v = self.scope.symbols.get(name)
+            if isinstance(v, ir.Var):
+                v.constant = None
         before = dict(self.scope.symbols)
         pre()
         self.scope.push_block()
@@ -418,6 +424,18 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
                    if declared is not None else
                    f"an earlier one gave ({', '.join(type_name(t) for t in self.return_types)})"))
         return values
+
+
+def _assigned_names(nodes):
+    """The names a block of statements assigns (targets of =, +=, for, with out-params)."""
+    out = set()
+    for stmt in nodes:
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                out.add(n.id)
+            elif isinstance(n, ast.Call):    # builtins with out-parameters rebind their names
+                out.update(a.id for a in n.args if isinstance(a, ast.Name))
+    return out
 
 
 _QUERY_NEXT = {"HashGridQuery": "hash_grid_query_next", "MeshQueryAABB": "mesh_query_aabb_next",

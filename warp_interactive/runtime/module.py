@@ -117,6 +117,7 @@ class Module:
         """The hash of the module's current source (what names its binary in the cache)."""
         from ..codegen.target import CPU
         from ..compiler import cpu as cpu_compiler
+        from ..compiler.cache import module_hash
         source = self.source(CPU, bool(self.option("enable_backward")))
         return module_hash(source, cpu_compiler.build_key(self.option("mode") == "debug",
                                                           bool(self.option("fast_math"))))
