@@ -18,10 +18,11 @@ from .types.constants import *  # noqa: F401,F403  (wp.pi, wp.TAU...)
 from .lang.registry import registry as _registry
 from .runtime import python_scope as _python_scope  # noqa: F401  (registers wp.sin(1.0) &c.)
 from .runtime.device import (Device, ScopedDevice, get_cuda_device_count, get_cuda_devices,
-                             get_cuda_driver_version, get_device, get_devices,
+                             get_device, get_devices,
                              get_preferred_device, is_cpu_available, is_cuda_available,
                              is_device_available, set_device)
 from .runtime import cuda_backend as _cuda_backend  # noqa: F401  (registers the CUDA probe)
+from .runtime.cuda_backend import get_cuda_driver_version
 from .runtime import memory as _memory  # noqa: F401  (registers each device's memory backend)
 from .runtime.launch import launch, launch_tiled
 from .runtime.tape import Tape

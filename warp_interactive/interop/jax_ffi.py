@@ -96,7 +96,7 @@ class JaxKernel:
     """A warp kernel called like a JAX function: ``outputs = f(*inputs)`` (always a list)."""
 
     def __init__(self, kernel, launch_dims=None):
-        from ..lang.func import Kernel
+        from ..lang.kernel import Kernel
         if not isinstance(kernel, Kernel):
             raise TypeError(f"jax_kernel expects a @wp.kernel, got {type(kernel).__name__}")
         for name, t in kernel.arg_types.items():

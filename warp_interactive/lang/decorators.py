@@ -5,7 +5,8 @@ lang makes kernels and functions, the runtime registers what a module is."""
 
 from ..state import state
 from ..types.struct import struct  # noqa: F401  (re-exported)
-from .func import Function, Kernel
+from .func import Function
+from .kernel import Kernel
 from .deps import function_deps
 
 module_hook = None   # set by the notebook layer: fn -> the Module for a kernel defined in a cell
@@ -28,7 +29,8 @@ def kernel(f=None, *, enable_backward=None, module=None, name=None, launch_bound
 
     def wrap(fn):
         options = {} if enable_backward is None else {"enable_backward": enable_backward}
-        k = Kernel(fn, key=name, module=module, options=options)
+        target = module if module == "unique" else _module_for(fn, module)
+        k = Kernel(fn, key=name, module=target, options=options)
         if module_options:
             k.module.options.update(module_options)
         return k

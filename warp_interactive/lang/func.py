@@ -1,34 +1,10 @@
 """``@wp.kernel``, ``@wp.func`` and the objects they make."""
 
-import hashlib
-
 from ..types import scalars as sc
 from ..errors import CodegenError, TypeMismatch
-from .annotations import canonical_type, is_concrete, type_key
+from .annotations import _hash, annotations_of, canonical_type, is_concrete, type_key  # noqa: F401
 from .registry import type_name
 from .source import source_of
-
-
-def annotations_of(func, src, kind):
-    """Parameter name -> canonical type, in declaration order (None where unannotated)."""
-    ann = getattr(func, "__annotations__", {})
-    out = {}
-    for a in src.tree.args.args:
-        t = ann.get(a.arg)
-        if t is None and kind == "kernel":
-            raise CodegenError(f"kernel parameter '{a.arg}' needs a type annotation",
-                               src.filename, src.first_line + a.lineno - 1, a.col_offset,
-                               src.lines[a.lineno - 1], src.name)
-        out[a.arg] = canonical_type(t) if t is not None else None
-    return out
-
-
-def _hash(*parts):
-    h = hashlib.sha256()
-    for p in parts:
-        h.update(repr(p).encode())
-        h.update(b"\0")
-    return h.hexdigest()[:8]
 
 
 class FuncOverload:
@@ -239,5 +215,3 @@ class Function:
         types = generics.check_overload(self.key, anns, arg_types, what="function")
         return self._instantiate(list(types.values()))
 
-
-from .kernel import Kernel  # noqa: E402,F401  (kernel.py builds on the helpers above)

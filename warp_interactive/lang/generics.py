@@ -30,7 +30,7 @@ def fits(annotation, t):
         return annotation.matches(t)
     if isinstance(annotation, array):
         return isinstance(t, array) and t.ndim == annotation.ndim and fits(annotation.dtype, t.dtype)
-    from .func import type_key
+    from .annotations import type_key
     return type_key(annotation) == type_key(t)
 
 
@@ -94,7 +94,7 @@ def check_overload(name, annotations, types, what="kernel"):
     if len(types) != len(annotations):
         raise TypeError(f"wp.overload({name}): {what} takes {len(annotations)} arguments, "
                         f"{len(types)} types were given")
-    from .func import canonical_type
+    from .annotations import canonical_type
     out = {}
     for (arg, ann), t in zip(annotations.items(), types):
         t = canonical_type(t)

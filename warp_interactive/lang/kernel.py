@@ -10,8 +10,8 @@ import re
 
 from . import generics
 from ..errors import CodegenError
-from .annotations import canonical_type, is_concrete, type_key
-from .func import _hash, annotations_of
+from ..state import state
+from .annotations import _hash, annotations_of, canonical_type, is_concrete, type_key
 from .source import source_of
 
 _unique = itertools.count(1)
@@ -25,6 +25,8 @@ class Kernel:
     """``wp.Kernel(func, key=None, module=None, options=None)``: as ``@wp.kernel`` makes.
     ``module`` is a Module, a module name, ``"unique"`` (a module of its own) or None (the
     function's Python module); ``options`` are per-kernel options (``enable_backward``)."""
+
+    _wp_kernel_ = True
 
     def __init__(self, func, key=None, module=None, options=None, code_transformers=None,
                  source=None, enable_backward=None, _generic=None, _arg_types=None):
@@ -137,10 +139,13 @@ class Kernel:
 
 
 def _resolve_module(func, module):
-    from .decorators import _module_for
+    """A Module object as given; a name (``"unique"``: a fresh one), or the function's Python
+    module when None, through the process state (the decorator resolves notebook cells first)."""
+    if module is not None and not isinstance(module, str):
+        return module
     if module == "unique":
         module = f"{func.__module__}.{func.__qualname__}#{next(_unique)}"
-    return _module_for(func, module)
+    return state.module(module or func.__module__)
 
 
 def overload(kernel_or_func, arg_types=None):

@@ -90,14 +90,12 @@ def evaluate(tr, node):
 def unsupported(value):
     """Why ``value`` cannot stand in a kernel (None if it can)."""
     from .builtin_function import BuiltinFunction
-    from .func import Function
-    from .kernel import Kernel
     if value is None:
         return "None is returned"
     if isinstance(value, array):
         return "a Warp array cannot be created inside Warp kernels"
-    if isinstance(value, (bool, int, float, str, sc.Scalar, comp.Composite, Function, Kernel,
-                          BuiltinFunction, type)):
+    if isinstance(value, (bool, int, float, str, sc.Scalar, comp.Composite, BuiltinFunction, type)) \
+            or getattr(value, "_wp_function_", False) or getattr(value, "_wp_kernel_", False):
         return None
     if isinstance(value, (list, tuple)):
         return next((p for p in (unsupported(v) for v in value) if p), None)

@@ -79,7 +79,7 @@ def reset_probe():
     _state["reason"] = None
 
 
-def driver_version():
+def get_cuda_driver_version():
     """The CUDA driver's version (12040 for 12.4), 0 when no driver loads (as the reference);
     asked of libcuda directly, so cuda-bindings is not needed."""
     try:

@@ -185,12 +185,6 @@ def is_device_available(device):
     return True
 
 
-def get_cuda_driver_version():
-    """The installed CUDA driver's version as an integer (12040 for 12.4); 0 without a driver."""
-    from . import cuda_backend
-    return cuda_backend.driver_version()
-
-
 def get_preferred_device():
     cuda = get_cuda_devices()
     return cuda[0] if cuda else cpu

@@ -88,7 +88,7 @@ def launch(kernel, dim=None, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(
 def _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoint, record_tape,
             record_cmd, stream=None, max_blocks=0, block_dim=256):
     """The general path: validates everything; afterwards the fast plan is (re)made."""
-    from ..lang.func import Kernel
+    from ..lang.kernel import Kernel
     if not isinstance(kernel, Kernel):
         raise TypeError(f"wp.launch expects a @wp.kernel, got {type(kernel).__name__}")
     if kernel.is_generic:    # the specialisation for these arguments' types (made once)

@@ -80,7 +80,7 @@ class _Evaluator:
         from .module import get_module
         from ..types.array import array
         from ..lang.builtin_function import BuiltinFunction
-        from ..lang.func import Kernel
+        from ..lang.kernel import Kernel
         params = [f"a{i}: T{i}" for i in range(len(self.types))]
         call = f"_builtin({', '.join(f'a{i}' for i in range(len(self.types)))})"
         body = f"    out[0] = {call}\n" if self.ret is not None else f"    {call}\n"
