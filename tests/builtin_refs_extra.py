@@ -203,3 +203,77 @@ EXTRA_REFS.update({
     "transform_wrench": F(ref=_wrench_ref),
     "velocity_at_point": F(ref=lambda ts, qd, r: qd[:, 3:] + np.cross(qd[:, :3], r)),
 })
+
+
+def _randu(ts, s, lo=None, hi=None):
+    st = base.Stream(s)
+    u = st.u32().astype(np.int64)
+    if lo is None:
+        return u.astype(np.uint32), st.s
+    lo, hi = lo.astype(np.int64), hi.astype(np.int64)
+    span = np.where(hi > lo, hi - lo, 1)
+    return np.where(hi > lo, lo + u % span, lo).astype(np.uint32), st.s
+
+
+EXTRA_REFS["randu"] = F(ref=_randu, mutates=(0,), domain=("state", "lo_int", "hi_int"))
+EXTRA_REFS["block_dim"] = F(ref=lambda ts: np.ones(base.N_THREADS, dtype=np.int32))   # CPU
+
+
+# --- geometry predicates ---------------------------------------------------------------------------
+def _tri_tri_lp(v, u):
+    """Independent of the kernel's edge tests: the triangles meet iff barycentric weights
+    lam, mu >= 0 (each summing to 1) exist with V lam = U mu, a linear feasibility problem."""
+    from scipy.optimize import linprog
+    a_eq = np.zeros((5, 6))
+    a_eq[:3, :3], a_eq[:3, 3:] = v.T, -u.T
+    a_eq[3, :3], a_eq[4, 3:] = 1, 1
+    res = linprog(np.zeros(6), A_eq=a_eq, b_eq=[0, 0, 0, 1, 1], bounds=[(0, None)] * 6, method="highs")
+    return int(res.status == 0)
+
+
+def _tri_tri(ts, v0, v1, v2, u0, u1, u2):
+    return np.array([_tri_tri_lp(np.stack([v0[n], v1[n], v2[n]]), np.stack([u0[n], u1[n], u2[n]]))
+                     for n in range(len(v0))], dtype=np.int32)
+
+
+def _edge_edge(ts, p1, q1, p2, q2, eps):
+    """Exhaustive: the interior stationary point and the best point of each of the four sides
+    of the (s, t) square, keeping the nearest pair."""
+    out = np.zeros((len(p1), 3))
+    for n in range(len(p1)):
+        d1, d2, r = q1[n] - p1[n], q2[n] - p2[n], p1[n] - p2[n]
+        cands = []
+        m = np.array([[d1 @ d1, -d1 @ d2], [-d1 @ d2, d2 @ d2]])
+        if abs(np.linalg.det(m)) > 1e-12:
+            s, t = np.linalg.solve(m, [-d1 @ r, d2 @ r])
+            if 0 <= s <= 1 and 0 <= t <= 1:
+                cands.append((s, t))
+        for s in (0.0, 1.0):
+            cands.append((s, np.clip(d2 @ (r + s * d1) / (d2 @ d2), 0, 1)))
+        for t in (0.0, 1.0):
+            cands.append((np.clip(-d1 @ (r - t * d2) / (d1 @ d1), 0, 1), t))
+        dist = [np.linalg.norm(r + s * d1 - t * d2) for s, t in cands]
+        k = int(np.argmin(dist))
+        out[n] = cands[k][0], cands[k][1], dist[k]
+    return out
+
+
+EXTRA_REFS.update({
+    "intersect_tri_tri": F(ref=_tri_tri),
+    "closest_point_edge_edge": F(ref=_edge_edge, domain=("any", "any", "any", "any", "tiny"), tol=10),
+})
+
+
+def _check_between(ts, args, outs, tol):
+    """q takes normalize(a) to normalize(b), by the angle between them (the shortest arc)."""
+    a, b = args
+    q = outs[0].astype(np.float64)
+    na = a / np.linalg.norm(a, axis=1, keepdims=True)
+    nb = b / np.linalg.norm(b, axis=1, keepdims=True)
+    base._close(np.linalg.norm(q, axis=1), np.ones(len(q)), tol * 10)
+    base._close(base.qrot(q, na), nb, tol * 20)
+    angle = 2 * np.arctan2(np.linalg.norm(q[:, :3], axis=1), np.abs(q[:, 3]))
+    base._close(angle, np.arccos(np.clip(np.sum(na * nb, 1), -1, 1)), tol * 50)
+
+
+EXTRA_REFS["quat_between_vectors"] = F(check=_check_between)

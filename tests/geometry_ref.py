@@ -122,3 +122,24 @@ def icosphere(subdiv=2, radius=1.0):
             nf += [(a, ab, ca), (b, bc, ab), (c, ca, bc), (ab, bc, ca)]
         f = nf
     return (np.array(verts) * radius).astype(np.float32), np.array(f, np.int32)
+
+
+def ray_triangle_t(o, d, tris):
+    """t of each of Q rays (o + t d) against each of T triangles (T, 3, 3), both faces, float64:
+    (Q, T), NaN where it misses (barycentric weights outside [0, 1] or a ray in the plane)."""
+    a, b, c = (tris[:, k].astype(np.float64) for k in range(3))
+    e1, e2 = b - a, c - a
+    o, d = o.astype(np.float64)[:, None], d.astype(np.float64)[:, None]
+    n = np.cross(e1, e2)[None]                           # (1, T, 3)
+    denom = np.sum(d * n, axis=2)                        # (Q, T)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.sum((a[None] - o) * n, axis=2) / denom
+        x = o + t[..., None] * d - a[None]               # hit point relative to a
+        # weights of b and c from the 2x2 normal equations of x = u e1 + v e2
+        g11, g12, g22 = np.sum(e1 * e1, 1), np.sum(e1 * e2, 1), np.sum(e2 * e2, 1)
+        x1, x2 = np.sum(x * e1[None], 2), np.sum(x * e2[None], 2)
+        det = g11 * g22 - g12 * g12
+        u = (g22 * x1 - g12 * x2) / det
+        v = (g11 * x2 - g12 * x1) / det
+    ok = (denom != 0) & (det > 1e-20) & (u >= 0) & (v >= 0) & (u + v <= 1)
+    return np.where(ok, t, np.nan)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import warp_interactive as wp
-from geometry_ref import (box_overlaps, closest_distance, closest_point, icosphere, ray_box_hits, ray_hits,
+from geometry_ref import (box_overlaps, ray_triangle_t, closest_distance, closest_point, icosphere, ray_box_hits, ray_hits,
                           winding_numbers)
 
 RNG = np.random.default_rng(7)
@@ -648,3 +648,87 @@ def test_fast_winding_number_signs_of_a_closed_mesh():
     out = wp.zeros(len(pts), dtype=float)
     launch(winding_sign, len(pts), mesh.id, vec3s(pts), wp.full(len(pts), 0.5, dtype=float), 2.0, out)
     np.testing.assert_array_equal(out.numpy(), np.where(r < 0.995, -1.0, 1.0))
+
+
+# --- any-hit and counting ray casts, sphere queries, the mesh's BVH (issue 16) ---------------------------
+@wp.kernel
+def ray_anyhit_count(mesh: wp.uint64, o: wp.array(dtype=wp.vec3), d: wp.array(dtype=wp.vec3),
+                     max_t: wp.array(dtype=float), anyhit: wp.array(dtype=int), anyhit_root: wp.array(dtype=int),
+                     count: wp.array(dtype=int), count_root: wp.array(dtype=int)):
+    i = wp.tid()
+    anyhit[i] = int(wp.mesh_query_ray_anyhit(mesh, o[i], d[i], max_t[i]))
+    anyhit_root[i] = int(wp.mesh_query_ray_anyhit(mesh, o[i], d[i], max_t[i], -1))
+    count[i] = wp.mesh_query_ray_count_intersections(mesh, o[i], d[i])
+    count_root[i] = wp.mesh_query_ray_count_intersections(mesh, o[i], d[i], -1)
+
+
+def test_ray_anyhit_and_counts_match_every_triangle():
+    pts, faces = random_soup(200, degenerate=False)
+    mesh = make_mesh(pts, faces)
+    n = 300
+    o = RNG.uniform(-2, 2, (n, 3)).astype(np.float32)
+    d = RNG.normal(size=(n, 3)).astype(np.float32)
+    max_t = RNG.uniform(0.2, 3.0, n).astype(np.float32)
+    outs = [wp.zeros(n, dtype=int) for _ in range(4)]
+    launch(ray_anyhit_count, n, mesh.id, vec3s(o), vec3s(d), wp.array(max_t, dtype=float), *outs)
+    t = ray_triangle_t(o, d, pts.reshape(-1, 3, 3))
+    hit = (t >= 0) & (t < max_t[:, None])
+    for got in outs[:2]:
+        np.testing.assert_array_equal(got.numpy(), hit.any(axis=1).astype(int))
+    for got in outs[2:]:
+        np.testing.assert_array_equal(got.numpy(), (t >= 0).sum(axis=1))
+    assert 0 < hit.any(axis=1).sum() < n and (t >= 0).sum(axis=1).max() > 1
+
+
+@wp.kernel
+def bvh_spheres(bvh: wp.uint64, c: wp.array(dtype=wp.vec3), r: wp.array(dtype=float),
+                hits: wp.array2d(dtype=int), hits_root: wp.array2d(dtype=int)):
+    i = wp.tid()
+    q = wp.bvh_query_sphere(bvh, c[i], r[i])
+    k = int(0)
+    while wp.bvh_query_next(q, k):
+        hits[i, k] = 1
+    q2 = wp.bvh_query_sphere(bvh, c[i], r[i], -1)
+    k2 = int(0)
+    while wp.bvh_query_next(q2, k2):
+        hits_root[i, k2] = 1
+
+
+def test_bvh_sphere_query_matches_box_distances():
+    n, nq = 400, 60
+    c = RNG.uniform(-1, 1, (n, 3)).astype(np.float32)
+    h = RNG.uniform(0.0, 0.08, (n, 3)).astype(np.float32)
+    lo, hi = c - h, c + h
+    bvh = wp.Bvh(vec3s(lo), vec3s(hi))
+    qc = RNG.uniform(-1, 1, (nq, 3)).astype(np.float32)
+    r = RNG.uniform(-0.05, 0.4, nq).astype(np.float32)      # a few negative radii: zero
+    hits, hits_root = wp.zeros((nq, n), dtype=int), wp.zeros((nq, n), dtype=int)
+    launch(bvh_spheres, nq, bvh.id, vec3s(qc), wp.array(r, dtype=float), hits, hits_root)
+    nearest = np.clip(qc[:, None, :], lo[None], hi[None])
+    want = ((nearest - qc[:, None, :]) ** 2).sum(axis=2) <= np.maximum(r, 0)[:, None] ** 2
+    np.testing.assert_array_equal(hits.numpy(), want.astype(int))
+    np.testing.assert_array_equal(hits_root.numpy(), want.astype(int))
+    assert want.sum() > nq
+
+
+@wp.kernel
+def mesh_bvh_boxes(mesh: wp.uint64, lo: wp.array(dtype=wp.vec3), hi: wp.array(dtype=wp.vec3),
+                   hits: wp.array2d(dtype=int)):
+    i = wp.tid()
+    q = wp.bvh_query_aabb(wp.mesh_get_bvh(mesh), lo[i], hi[i])
+    f = int(0)
+    while wp.bvh_query_next(q, f):
+        hits[i, f] = 1
+
+
+def test_mesh_get_bvh_queries_the_faces():
+    pts, faces = random_soup(150, degenerate=False)
+    mesh = make_mesh(pts, faces)
+    tris = pts.reshape(-1, 3, 3)
+    nq = 40
+    qc = RNG.uniform(-1, 1, (nq, 3)).astype(np.float32)
+    qh = RNG.uniform(0.0, 0.3, (nq, 3)).astype(np.float32)
+    hits = wp.zeros((nq, len(tris)), dtype=int)
+    launch(mesh_bvh_boxes, nq, mesh.id, vec3s(qc - qh), vec3s(qc + qh), hits)
+    want = box_overlaps(qc - qh, qc + qh, tris.min(axis=1), tris.max(axis=1))
+    np.testing.assert_array_equal(hits.numpy(), want.astype(int))

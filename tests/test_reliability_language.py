@@ -1,6 +1,8 @@
 """Invalid programs are build errors at the user's line; 64-bit constants are honoured, never
 wrapped (issue 19). Translation errors cannot kill the process, so these run in-process."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -190,3 +192,31 @@ def test_one_path_definitions_that_are_sound_still_build():
     o = wp.zeros(3)
     wp.launch(valid_paths, dim=1, inputs=[o])
     np.testing.assert_array_equal(o.numpy(), [4.0, -9.0, 2.0])
+
+
+@wp.kernel
+def component_at(off: int, row: int, o: wp.array(dtype=wp.vec3), m_out: wp.array(dtype=wp.mat22)):
+    v = wp.vec3()
+    v[off] = 1.0
+    o[0] = v
+    m = wp.mat22()
+    m[row, off] = 2.0
+    m_out[0] = m
+
+
+@pytest.mark.parametrize("off,row,message", [
+    (3, 0, "array 'v (vec3f)' indexed with [3], shape (3,)"),
+    (-1, 0, "array 'v (vec3f)' indexed with [-1], shape (3,)"),
+    (1, 2, "array 'm (mat22f)' indexed with [2], shape (2,)"),
+])
+def test_debug_mode_checks_runtime_component_indices(off, row, message):
+    wp.set_module_options({"mode": "debug"})
+    try:
+        o, m = wp.zeros(1, dtype=wp.vec3), wp.zeros(1, dtype=wp.mat22)
+        with pytest.raises(wp.LaunchError, match=re.escape(message)):
+            wp.launch(component_at, dim=1, inputs=[off, row, o, m])
+        wp.launch(component_at, dim=1, inputs=[1, 1, o, m])     # in range: runs
+        np.testing.assert_array_equal(o.numpy(), [[0.0, 1.0, 0.0]])
+        np.testing.assert_array_equal(m.numpy(), [[[0.0, 0.0], [0.0, 2.0]]])
+    finally:
+        wp.set_module_options({"mode": "release"})

@@ -134,3 +134,34 @@ def test_readonly_array_interface_is_readonly():
         a.fill_(1.0)
     np.testing.assert_array_equal(x, np.arange(4, dtype=np.float32))
     assert wp.array(x).numpy().flags.writeable   # a copy is the user's own memory
+
+
+def test_release_bounds_check_option():
+    """``bounds_check``: a release (-O3) build with debug mode's index checks; an out-of-bounds
+    index raises LaunchError on the general and the fast launch path alike."""
+    got = outcome(run_snippet('''
+        wp.set_module_options({"bounds_check": True})
+
+        @wp.kernel
+        def put(a: wp.array(dtype=float), v: wp.array(dtype=wp.vec3), k: int):
+            i = wp.tid()
+            a[i] = 1.0
+            w = wp.vec3()
+            w[k] = 2.0
+            v[0] = w
+
+        a, v = wp.zeros(4), wp.zeros(1, dtype=wp.vec3)
+        wp.launch(put, dim=4, inputs=[a, v, 1])
+        wp.launch(put, dim=4, inputs=[a, v, 2])      # the fast path
+        errors = []
+        for dim, k in ((5, 0), (5, 0), (4, 3), (4, 3)):
+            try:
+                wp.launch(put, dim=dim, inputs=[a, v, k])
+            except wp.LaunchError as e:
+                errors.append(str(e).split(":", 1)[1].strip())
+        return a.numpy().tolist(), v.numpy().tolist(), errors
+    '''))
+    # (the out-of-bounds launches with k=0 still ran their other threads: w[0] = 2 reached v)
+    assert got.startswith("OK ([1.0, 1.0, 1.0, 1.0], [[2.0, 0.0, 0.0]]"), got
+    assert got.count("array 'a' indexed with [4], shape (4,)") == 2, got
+    assert got.count("array 'w (vec3f)' indexed with [3], shape (3,)") == 2, got

@@ -153,3 +153,16 @@ def test_backward_of_kernels_with_stacks_and_loops():
     out.grad = wp.array(np.ones(4), dtype=wp.float64)
     tape.backward()
     np.testing.assert_allclose(x.grad.numpy(), 3 * 3 * 2 * x.numpy())
+
+
+@wp.kernel
+def element_access(a: wp.array2d(dtype=wp.float64), loss: wp.array(dtype=wp.float64)):
+    t = wp.tile_load(a, shape=(3, 4))
+    x = t[1, 2] * t[0, 0]
+    t[2, 3] = x * 3.0
+    u = wp.tile(t[2, 3] + t[1, 1])
+    loss[0] = wp.untile(u) + wp.tile_sum(t * t)[0]
+
+
+def test_element_access_adjoints():
+    _check(element_access, [(3, 4)])

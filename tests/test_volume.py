@@ -216,6 +216,54 @@ def test_allocate_store_and_read_back():
     np.testing.assert_array_equal(out2.numpy(), out.numpy())
 
 
+@wp.kernel
+def generic_grad(volume: wp.uint64, uvw: wp.array(dtype=wp.vec3), h: float, out: wp.array(dtype=float, ndim=2)):
+    tid = wp.tid()
+    p = uvw[tid]
+    g = wp.vec3()
+    out[tid, 0] = wp.volume_sample_grad(volume, p, wp.Volume.LINEAR, g, dtype=float)
+    out[tid, 1] = wp.volume_sample_f(volume, p, wp.Volume.LINEAR)
+    for k in range(3):
+        e = wp.vec3()
+        e[k] = h
+        fd = (wp.volume_sample_f(volume, p + e, wp.Volume.LINEAR) - wp.volume_sample_f(volume, p - e, wp.Volume.LINEAR)) / (2.0 * h)
+        out[tid, 2 + k] = g[k]
+        out[tid, 5 + k] = fd
+
+
+def test_generic_volume_sample_grad_is_the_value_and_its_gradient():
+    volume = wp.Volume.allocate(min=(-4, -4, -4), max=(4, 4, 4), voxel_size=1.0, bg_value=0.0)
+    ijk = np.stack(np.meshgrid(*[np.arange(-4, 5)] * 3, indexing="ij"), -1).reshape(-1, 3).astype(np.int32)
+    wp.launch(store, dim=len(ijk), inputs=[volume.id, wp.array(ijk, dtype=int),
+                                           wp.array(RNG.normal(size=len(ijk)).astype(np.float32), dtype=float),
+                                           wp.zeros(len(ijk), dtype=float)])
+    n = 64
+    uvw = RNG.uniform(-3, 3, (n, 3)).astype(np.float32)
+    # stay away from cell faces, where the trilinear gradient jumps
+    uvw = np.floor(uvw) + np.clip(uvw - np.floor(uvw), 0.1, 0.9)
+    out = wp.zeros((n, 8), dtype=float)
+    wp.launch(generic_grad, dim=n, inputs=[volume.id, wp.array(uvw, dtype=wp.vec3), 1e-2, out])
+    o = out.numpy()
+    np.testing.assert_allclose(o[:, 2:5], o[:, 5:8], rtol=1e-3, atol=1e-3)
+    assert np.abs(o[:, 2:5]).max() > 0.1
+
+
+@wp.kernel
+def voxel_count(vid: wp.uint64, out: wp.array(dtype=int)):
+    out[0] = wp.volume_voxel_count(vid)
+
+
+def test_volume_voxel_count_counts_the_indexable_voxels():
+    pts = RNG.integers(-30, 30, (50, 3)).astype(np.int32)
+    out = wp.zeros(1, dtype=int)
+    vol = wp.Volume.allocate_by_voxels(pts, voxel_size=1.0)          # index grid: active voxels
+    wp.launch(voxel_count, dim=1, inputs=[vol.id, out])
+    assert out.numpy()[0] == len(np.unique(pts, axis=0)) == vol.get_voxel_count()
+    tiles = wp.Volume.allocate_by_tiles(pts, voxel_size=1.0, bg_value=2.5)   # float grid
+    wp.launch(voxel_count, dim=1, inputs=[tiles.id, out])
+    assert out.numpy()[0] == 512 * len(np.unique(np.floor_divide(pts, 8), axis=0))
+
+
 def test_allocate_by_voxels_and_tiles_activate_the_right_voxels():
     pts = RNG.integers(-30, 30, (50, 3)).astype(np.int32)
     vol = wp.Volume.allocate_by_voxels(pts, voxel_size=1.0)

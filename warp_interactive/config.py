@@ -28,8 +28,12 @@ class _Config:
         self.enable_backward = True      # generate adjoint code (compiled only when first needed)
         self.num_threads = None          # CPU launch threads; None = all cores
         self.fast_math = False
+        # release builds check array and vector/matrix indices too, as debug mode does (a failed
+        # check raises wp.LaunchError after the launch); off by default (see benchmarks/bounds_checks.py)
+        self.bounds_check = False
         self.cpu_lanes = True            # lane-blocked CPU forward bodies for kernels with uniform loops
         self.cpu_compiler = os.environ.get("CXX", "g++")
+        self.compile_timeout = 600.0     # seconds one compiler run may take (None: no limit)
         self.cuda_block_dim = 256
         self.lineinfo = False            # CUDA: line info in release builds too (profilers)
         self.cuda_graph_cpu = True       # wp.capture_* on the CPU records and replays launches

@@ -35,6 +35,7 @@ class BodyWriter:
         self.extra_decls = []   # trip counters, loop-state snapshots, copy shadows
         self.ids = {}           # id(stmt) -> small number, for names of the above
         self.exact = {}         # id(loop) -> whether it keeps checkpoints of its state
+        self.counted = set()    # top-level loops the replay only counts (loop_state.py)
         self.jump = None        # break/continue -> label, while replaying a loop being reversed
         self.labels = {}        # the same map, read by the reverse of that loop body
         self.ret_target = None  # outermost loop of the replay being written: a return in it
@@ -42,6 +43,8 @@ class BodyWriter:
 
     def adjoint(self, block, ind):
         """Declarations, forward replay and reverse of ``block`` (an adjoint function body)."""
+        self.counted = {id(st) for i, st in enumerate(block.stmts)
+                        if loop_state.replay_skippable(st, block.stmts[i + 1:])}
         body = self.forward(block, ind, replay=True) + self.reverse(block, ind)
         return self.extra_decls + body
 
@@ -114,6 +117,9 @@ class BodyWriter:
         if kind is ir.ForRange:
             head = for_head(s, p)
             pre, count = self._trip_count(s, p, replay)
+            if replay and id(s) in self.counted:     # its reverse needs only the trip count
+                return pre[:-1] + [f"{p}_n{self._num(s)} = wp::range_count({s.start.label}, "
+                                   f"{s.stop.label}, {s.step.label});"]
             return (pre + [head] + self._checkpoint(s, p, replay) + count +
                     self._loop_body(s.body, ind + 1, replay, s) + [f"{p}}}"])
         if kind is ir.While:
@@ -243,18 +249,37 @@ class BodyWriter:
         return lines + [f"{p}{s.out.label} = {name}({args});"]
 
     def _bounds_check(self, s, p, replay=False):
-        if getattr(s.func, "cpp", None) not in BOUNDS_CHECKED or not s.args:
+        cpp = getattr(s.func, "cpp", None)
+        if cpp in ("extract", "assign") and not _is_user_call(s.func) and s.args:
+            return self._component_check(s, p, replay)
+        if cpp not in BOUNDS_CHECKED or not s.args:
             return []
         arr = s.args[0]
         if not isinstance(arr.type, array):
             return []
         n_idx = len(s.args) - 1 - (1 if s.func.cpp not in ("load", "view", "address") else 0)
         idx = ", ".join(a.label for a in s.args[1:1 + n_idx])
-        # the replay runs inside the adjoint function, which returns void
-        fail = "return;" if replay or self.in_kernel or not self.fir.return_types or \
-            len(self.fir.return_types) > 1 else f"return {cpp_type(self.fir.return_types[0])}{{}};"
         return [f'{p}if (!wp::check_bounds({arr.label}, {c_string(arr.name or "array")}, '
-                f'{c_string(self.func_name)}, {s.lineno}, {idx})) {fail}']
+                f'{c_string(self.func_name)}, {s.lineno}, {idx})) {self._fail(replay)}']
+
+    def _fail(self, replay):
+        # the replay runs inside the adjoint function, which returns void
+        if replay or self.in_kernel or not self.fir.return_types or len(self.fir.return_types) > 1:
+            return "return;"
+        return f"return {cpp_type(self.fir.return_types[0])}{{}};"
+
+    def _component_check(self, s, p, replay):
+        """Debug mode: a vector/matrix index known only at run time is checked like an array's
+        (constant ones are checked at build time, lang/expressions.py)."""
+        v = s.args[0]
+        dims = getattr(v.type, "_shape_", None)
+        if not comp.is_composite(v.type) or not dims:
+            return []
+        n_idx = len(s.args) - 1 - (1 if s.func.cpp == "assign" else 0)
+        what = c_string(f"{v.name or 'value'} ({getattr(v.type, '__name__', 'vector')})")
+        return [f"{p}if (!wp::check_component({i.label}, {n}, {what}, {c_string(self.func_name)}, "
+                f"{s.lineno})) {self._fail(replay)}"
+                for i, n in zip(s.args[1:1 + n_idx], dims) if i.constant is None]
 
     def _fwd_return(self, s, p, replay):
         if replay and self.loop_depth:

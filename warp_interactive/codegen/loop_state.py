@@ -130,8 +130,40 @@ def needs_exact(loop, state):
         return True
     tainted = {id(v) for v in state}
     stmts = list(walk(loop.body))
+    _propagate(stmts, tainted)
+    return any(_value_needed(st, tainted) for st in stmts)
+
+
+def _own_break(block):
+    for st in block.stmts:
+        if isinstance(st, ir.Break):
+            return True
+        if isinstance(st, ir.If) and (_own_break(st.body) or (st.orelse and _own_break(st.orelse))):
+            return True
+    return False
+
+
+def replay_skippable(loop, rest):
+    """Whether the adjoint's forward replay may skip a top-level ``for`` loop, counting its
+    iterations instead: its reverse replays each iteration from the state as it is (not
+    exact-state), no break or return decides its trip count, and nothing after it (``rest``,
+    the statements that follow in its block) needs the value of anything the loop computed."""
+    if not isinstance(loop, ir.ForRange) or needs_exact(loop, carried(loop)) or \
+            _own_break(loop.body) or any(isinstance(st, ir.Return) for st in walk(loop.body)):
+        return False
+    tainted = {id(loop.var)} | {id(v) for v in carried(loop)}
+    for st in walk(loop.body):
+        tainted |= {id(v) for v in outputs(st)}
+    stmts = [x for st in rest for x in walk(ir.Block([st]))]
+    _propagate(stmts, tainted)
+    return not any(_value_needed(st, tainted) for st in stmts)
+
+
+def _propagate(stmts, tainted):
+    """Taint every output of a statement reading a tainted variable (to a fixed point: a loop
+    may carry a value back to its earlier statements)."""
     changed = True
-    while changed:          # loops inside: a later statement may feed an earlier one
+    while changed:
         changed = False
         for st in stmts:
             if any(id(v) in tainted for v in inputs(st)):
@@ -139,4 +171,3 @@ def needs_exact(loop, state):
                     if id(v) not in tainted:
                         tainted.add(id(v))
                         changed = True
-    return any(_value_needed(st, tainted) for st in stmts)

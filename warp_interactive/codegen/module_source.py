@@ -4,6 +4,7 @@ from ..types.array import array
 from .body import BodyWriter, adj_ret_names
 from .cpp_types import cpp_type, member
 from . import lanes as lanes_mod
+from . import lanes_backward
 from .target import CPU
 
 HEADER = '#include "warp_interactive/builtin.h"\n'
@@ -207,7 +208,11 @@ def _kernel_source(kernel, target, debug, backward, use_lanes=False):
     out.append(_entry(fir, target, "forward", lanes is not None))
     if backward and kernel.backward_enabled():
         out.append(_kernel_body(fir, f"{name}_backward_body", target, debug, kernel.key, True))
-        out.append(_entry(fir, target, "backward"))
+        blanes = lanes_backward.lanes_backward_body(
+            fir, f"{name}_backward_lanes", target, kernel.key, f"{name}_args") if use_lanes else None
+        if blanes is not None:
+            out.append(blanes)
+        out.append(_entry(fir, target, "backward", blanes is not None))
     return "\n".join(out) + "\n"
 
 

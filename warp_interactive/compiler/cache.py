@@ -17,6 +17,7 @@ import shutil
 import tempfile
 import threading
 import time
+import warnings
 
 from ..config import config, default_kernel_cache_dir
 from ..version import __version__
@@ -24,10 +25,53 @@ from ..version import __version__
 MANIFEST = "manifest.json"
 
 
+_fallback = {}     # a configured folder that cannot be written -> the private one used instead
+_writable = set()  # configured folders a build has checked
+
+
 def cache_dir():
     d = config.kernel_cache_dir or default_kernel_cache_dir()   # None: the default again
-    os.makedirs(d, exist_ok=True)
+    if d in _fallback:
+        return _fallback[d]
+    try:
+        os.makedirs(d, exist_ok=True)
+    except OSError as e:
+        return _fall_back(d, e)
     return d
+
+
+def writable_cache_dir():
+    """``cache_dir()``, checked by writing to it once (before a build): a folder that cannot be
+    written (a read-only mount, another user's cache) is replaced, for this process, by a private
+    temporary cache, with a warning, instead of failing every build."""
+    d = cache_dir()
+    if d in _writable or d in _fallback.values():
+        return d
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".probe-", dir=d))
+    except OSError as e:
+        return _fall_back(d, e)
+    _writable.add(d)
+    return d
+
+
+def _fall_back(d, err):
+    private = tempfile.mkdtemp(prefix="warp_interactive-cache-")
+    _fallback[d] = private
+    warnings.warn(f"warp_interactive: the kernel cache {d} cannot be written "
+                  f"({err.strerror or err}); this process builds into the private temporary cache "
+                  f"{private} instead (set wp.config.kernel_cache_dir or WARP_INTERACTIVE_CACHE_DIR "
+                  f"to a writable folder to keep binaries between sessions)", RuntimeWarning,
+                  stacklevel=3)
+    return private
+
+
+def _valid_manifest(manifest):
+    """``manifest`` if it has the shape this module writes, else a fresh one (a damaged entry's
+    manifest is replaced by its rebuild, never a reason to fail)."""
+    ok = isinstance(manifest, dict) and isinstance(manifest.get("binaries"), dict) and \
+        isinstance(manifest.get("kernels", []), list)
+    return manifest if ok else {"binaries": {}}
 
 
 _LINE_MARKERS = re.compile(r"  // py:[^\n]*")
@@ -106,7 +150,7 @@ def publish(module_hash, files, move=False, kernels=()):
     manifest_path = os.path.join(d, MANIFEST)
     try:
         with open(manifest_path) as f:
-            manifest = json.load(f)
+            manifest = _valid_manifest(json.load(f))
     except (OSError, ValueError):
         manifest = {"binaries": {}}
     if kernels:

@@ -7,6 +7,7 @@ header contents), so a module's build parses only its own code.
 import hashlib
 import os
 import shutil
+import threading
 import time
 from functools import lru_cache
 
@@ -116,29 +117,77 @@ def _pch_dir(cxx, fl):
 
 
 def ensure_pch(cxx, fl):
-    """Build the precompiled builtin header once; returns the include dir holding it."""
+    """Build the precompiled builtin header once; returns the include dir holding it. Its SHA-256
+    is recorded beside it and checked once per process: a truncated or damaged PCH (a full disk,
+    a killed build) is rebuilt instead of failing every later compile."""
     d = _pch_dir(cxx, fl)
     gch = os.path.join(d, "warp_interactive", "builtin.h.gch")
     try:
         if time.time() - os.stat(gch).st_mtime > cache.USE_STAMP_S:
             os.utime(gch)    # the garbage collector's "last used" (cache_gc.py)
-        return d
+        if gch in _pch_verified or _pch_intact(gch):
+            _pch_verified.add(gch)
+            return d
     except OSError:
         pass
     os.makedirs(os.path.dirname(gch), exist_ok=True)
     header = os.path.join(_paths.include_dir(), "warp_interactive", "builtin.h")
-    tmp = f"{gch}.{os.getpid()}.tmp"
+    tmp = f"{gch}.{os.getpid()}.{threading.get_ident()}.tmp"
     cmd = [cxx, *fl, "-x", "c++-header", header, "-o", tmp]
-    import subprocess   # here, not at package import: only builds need it
-    result = subprocess.run(cmd, capture_output=True, text=True)
-    if result.returncode != 0:
+    try:
+        returncode, log = run_compiler(cmd, "the precompiled builtin header")
+    except CompileError as e:
+        returncode, log = 1, str(e)
+    if returncode != 0:
         # no PCH is slower, not wrong: compile without one
         _remove(tmp)
         if config.verbose:
-            print(f"warp_interactive: precompiled header failed:\n{result.stderr}")
+            print(f"warp_interactive: precompiled header failed:\n{log}")
         return None
+    digest = cache.file_sha256(tmp)
     os.replace(tmp, gch)
+    cache.write_atomic(gch + ".sha256", digest)
+    _pch_verified.add(gch)
     return d
+
+
+_pch_verified = set()   # PCH files whose content matched their recorded hash in this process
+
+
+def _pch_intact(gch):
+    try:
+        with open(gch + ".sha256") as f:
+            want = f.read().strip()
+    except OSError:
+        return False
+    return len(want) == 64 and cache.file_sha256(gch) == want
+
+
+def _discard_pch(pch):
+    gch = os.path.join(pch, "warp_interactive", "builtin.h.gch")
+    _pch_verified.discard(gch)
+    _remove(gch)
+
+
+def run_compiler(cmd, what):
+    """(return code, log) of one compiler run, limited to ``wp.config.compile_timeout`` seconds:
+    past it the compiler and its children (cc1plus, as) are killed and CompileError says so."""
+    import signal
+    import subprocess   # here, not at package import: only builds need it
+    timeout = config.compile_timeout
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)   # its own process group, killed as one
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except BaseException as e:     # the timeout, or KeyboardInterrupt: stop the compiler
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        if isinstance(e, subprocess.TimeoutExpired):
+            raise CompileError(f"compiling {what} did not finish within {timeout} s "
+                               f"(wp.config.compile_timeout); the compiler was stopped\n"
+                               f"command: {' '.join(cmd)}") from None
+        raise
+    return proc.returncode, (err or "") + (out or "")
 
 
 def compile_module(source, module_hash, debug=False, fast_math=False, name="module", kernels=()):
@@ -162,6 +211,7 @@ def compile_units(units, debug=False, fast_math=False, name="module"):
     if todo:
         cxx = config.cpu_compiler
         fl = flags(debug, fast_math)
+        cache.writable_cache_dir()   # a read-only cache: a private one for this process (warned)
         pch = ensure_pch(cxx, fl)
         if len(todo) == 1:
             built[todo[0][1]] = _build(todo[0], cxx, fl, pch, name)
@@ -184,19 +234,28 @@ def _build(unit, cxx, fl, pch, name):
         out = os.path.join(tmp, BINARY)
         with open(src, "w") as f:
             f.write(source)
-        includes = (["-I", pch] if pch else []) + ["-I", _paths.include_dir()]
-        cmd = [cxx, *fl, "-shared", *includes, src, "-o", out, *LINK]
         t0 = time.perf_counter()
-        import subprocess   # here, not at package import: only builds need it
-        result = subprocess.run(cmd, capture_output=True, text=True)
-        if result.returncode != 0:
-            raise CompileError(_compile_error_text(name, source, cmd, result.stderr))
+        cmd, returncode, log = _compile(cxx, fl, pch, src, out, unit_hash)
+        if returncode != 0 and pch:
+            # a PCH the compiler rejects (damaged after its check, or by another compiler
+            # build) would fail every build: drop it (the next build remakes it), retry without
+            _discard_pch(pch)
+            cmd, returncode, log = _compile(cxx, fl, None, src, out, unit_hash)
+        if returncode != 0:
+            raise CompileError(_compile_error_text(name, source, cmd, log))
         if config.verbose:
             print(f"warp_interactive: built {name} ({unit_hash[:8]}) in {time.perf_counter() - t0:.3f} s")
         entry = cache.publish(unit_hash, {SOURCE: src, BINARY: out}, move=True, kernels=kernels)
         return os.path.join(entry, BINARY)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _compile(cxx, fl, pch, src, out, unit_hash):
+    includes = (["-I", pch] if pch else []) + ["-I", _paths.include_dir()]
+    cmd = [cxx, *fl, "-shared", *includes, src, "-o", out, *LINK]
+    returncode, log = run_compiler(cmd, f"unit {unit_hash[:8]}")
+    return cmd, returncode, log
 
 
 def _compile_error_text(name, source, cmd, log):

@@ -25,6 +25,8 @@ def record_module(module):
         return None
     from ..codegen.target import CUDA
     source = module.source(CUDA, backward=bool(module.option("enable_backward")))
+    if "wp::breakpoint<" in source:   # refused by CUDA builds on purpose (debugging.h)
+        return None
     debug = module.option("mode") == "debug"
     fast = bool(module.option("fast_math"))
     header = f"// module: {module.name}\n// options: debug={int(debug)} fast_math={int(fast)}\n"

@@ -8,7 +8,7 @@ from ..types import scalars as sc
 from .builtin_function import INTRINSICS
 from .builtins_numeric import _outputs, tuple_form
 from ..errors import TypeMismatch
-from .registry import Index, Matrix, Quaternion, Transformation, Vector, add_builtin, resolve
+from .registry import Array, Index, Matrix, Quaternion, Transformation, Vector, add_builtin, resolve
 
 G_QUAT, G_TF, G_SPATIAL = "Quaternion Math", "Transformations", "Spatial Math"
 
@@ -48,6 +48,11 @@ add_builtin("quat_to_euler", {"q": Quaternion, "i": Index, "j": Index, "k": Inde
                 "the others in [-2 pi, 2 pi]. " + _AXES + ".")
 add_builtin("quat_to_rpy", {"q": Quaternion}, value_func=lambda ts: comp.vector(3, ts[0]._wp_scalar_type_),
             group=G_QUAT, doc="`(roll, pitch, yaw)`: `quat_to_euler(q, 0, 1, 2)`, the inverse of quat_rpy.")
+add_builtin("quat_between_vectors", {"a": Vector, "b": Vector},
+            value_func=lambda ts: (_v3(ts[0]), _v3(ts[1]), comp.quaternion(ts[0]._wp_scalar_type_))[2],
+            group=G_QUAT,
+            doc="The shortest-arc rotation taking the direction of `a` to the direction of `b` "
+                "(opposite directions: the half turn about an axis perpendicular to `a`).")
 add_builtin("quat_twist", {"axis": Vector, "q": Quaternion}, value_func=lambda ts: (_v3(ts[0]), ts[1])[1],
             group=G_QUAT, doc="The twist of `q` about the unit `axis` (swing-twist decomposition): "
                               "its vector part projected on the axis, normalized.")
@@ -119,3 +124,58 @@ add_builtin("transform_wrench", {"t": Transformation, "x": Vector}, value_func=_
 add_builtin("velocity_at_point", {"qd": Vector, "r": Vector},
             value_func=lambda ts: (_v6(ts[0]), _v3(ts[1]))[1], group=G_SPATIAL,
             doc="The velocity `v + w x r` of the point at offset `r` of a body with twist `qd = (w, v)`.")
+
+
+# --- dense matrices of a kinematic chain -------------------------------------------------------------------
+def _chain_arrays(ts, layout):
+    """Checks the arrays of spatial_jacobian / spatial_mass (``layout``: position -> (what, test))."""
+    for pos, (what, ok) in layout.items():
+        t = ts[pos]
+        if not ok(t):
+            raise TypeMismatch(f"argument {pos + 1} must be {what}, got {getattr(t, '__name__', t)}")
+    return None
+
+
+def _elem(kind, n=None):
+    def ok(t):
+        d = getattr(t, "dtype", None)
+        if kind == "int":
+            return d is sc.int32
+        if kind == "float":
+            return sc.is_scalar(d) and sc.is_float(d)
+        return comp.is_composite(d) and d._shape_ == n and sc.is_float(d._wp_scalar_type_)
+    return ok
+
+
+def _same_float(ts, a, b):
+    if ts[a].dtype._wp_scalar_type_ is not ts[b].dtype:
+        raise TypeMismatch("the input and output arrays must have one scalar type")
+
+
+def _jacobian_rule(ts):
+    _chain_arrays(ts, {0: ("an array of spatial vectors", _elem("vec", (6,))),
+                       1: ("an int32 array", _elem("int")), 2: ("an int32 array", _elem("int")),
+                       6: ("a float array", _elem("float"))})
+    return _same_float(ts, 0, 6)
+
+
+def _mass_rule(ts):
+    _chain_arrays(ts, {0: ("an array of 6x6 matrices", _elem("mat", (6, 6))),
+                       4: ("a float array", _elem("float"))})
+    return _same_float(ts, 0, 4)
+
+
+add_builtin("spatial_jacobian", {"S": Array, "joint_parents": Array, "joint_qd_start": Array,
+                                 "joint_start": Index, "joint_count": Index, "J_start": Index,
+                                 "J_out": Array},
+            value_func=_jacobian_rule, group=G_SPATIAL, same_scalar=False, replay="",
+            doc="Write the spatial Jacobian of the chain of `joint_count` joints from `joint_start` "
+                "into `J_out` from `J_start`: a row-major `(6 joint_count) x n_dof` matrix (n_dof = "
+                "the chain's degrees of freedom, per `joint_qd_start`) whose 6 rows of joint i hold, "
+                "in the columns of i and of each ancestor a (per `joint_parents`, -1 ends), the "
+                "motion subspace `S[joint_qd_start[a] + k]` of a's degrees of freedom.")
+add_builtin("spatial_mass", {"I_s": Array, "joint_start": Index, "joint_count": Index, "M_start": Index,
+                             "M": Array},
+            value_func=_mass_rule, group=G_SPATIAL, same_scalar=False, replay="",
+            doc="Write the block-diagonal `(6 joint_count)` square mass matrix of the chain into `M` "
+                "from `M_start` (row major): block l is the spatial inertia `I_s[joint_start + l]`.")

@@ -59,6 +59,16 @@ _add("mesh_query_ray", _r, MeshQueryRay, G_MESH, True,
 _add("mesh_query_ray", {**_r, "t": f32, "bary_u": f32, "bary_v": f32, "sign": f32,
                         "normal": vec3, "face": i32}, b, G_MESH, writes=(4, 5, 6, 7, 8, 9),
      doc="Out-parameter form: returns whether the ray hit; writes t, u, v, sign, normal, face.")
+_add("mesh_query_ray_anyhit", _r, b, G_MESH,
+     doc="True if the ray hits any face with `0 <= t < max_t` (stops at the first hit found).")
+_add("mesh_query_ray_anyhit", {**_r, "root": i32}, b, G_MESH,
+     doc="As above, traversing from BVH node `root` (-1: the whole tree).")
+_add("mesh_query_ray_count_intersections", {"id": u64, "start": vec3, "dir": vec3}, i32, G_MESH,
+     doc="The number of faces the ray crosses at `t >= 0` (every hit, e.g. for inside/outside parity).")
+_add("mesh_query_ray_count_intersections", {"id": u64, "start": vec3, "dir": vec3, "root": i32}, i32,
+     G_MESH, doc="As above, traversing from BVH node `root` (-1: the whole tree).")
+_add("mesh_get_bvh", {"id": u64}, u64, G_MESH,
+     doc="The id of the mesh's triangle BVH, for the bvh_query_* builtins (items are face indices).")
 _add("mesh_query_aabb", {"id": u64, "lower": vec3, "upper": vec3}, MeshQueryAABB, G_MESH,
      doc="Iterate the triangles whose bounds overlap the box with mesh_query_aabb_next.")
 _add("mesh_query_aabb_next", {"query": MeshQueryAABB, "index": i32}, b, G_MESH, writes=(0, 1),
@@ -80,6 +90,12 @@ _add("bvh_query_ray", {"id": u64, "start": vec3, "dir": vec3}, BvhQuery, G_BVH,
      doc="Iterate the items whose boxes the ray meets with bvh_query_next.")
 _add("bvh_query_next", {"query": BvhQuery, "index": i32}, b, G_BVH, writes=(0, 1),
      doc="Advance the query; writes the next item to `index`; False when done.")
+
+_add("bvh_query_sphere", {"id": u64, "center": vec3, "radius": f32}, BvhQuery, G_BVH,
+     doc="Iterate the items whose boxes are within `radius` of `center` (touching included; a "
+         "negative radius counts as zero) with bvh_query_next.")
+_add("bvh_query_sphere", {"id": u64, "center": vec3, "radius": f32, "root": i32}, BvhQuery, G_BVH,
+     doc="As above, starting the traversal at BVH node `root` (-1: the whole tree).")
 
 # --- hash grids -------------------------------------------------------------------------------------
 _add("hash_grid_query", {"id": u64, "point": vec3, "max_dist": f32}, HashGridQuery, G_GRID,
@@ -131,6 +147,9 @@ def _index_grad_rule(ts):
     return t
 
 
+_add("volume_voxel_count", {"id": u64}, i32, G_VOL,
+     doc="The number of indexable voxels: the active voxels of an index volume, 512 per tile "
+         "otherwise (the length per-voxel data for volume_sample_index needs).")
 _add("volume_lookup_index", _ijk, i32, G_VOL,
      doc="The index of voxel (i, j, k): for index volumes its index into external data, for "
          "other volumes its position in get_voxels() order; -1 where there is none.")
@@ -181,6 +200,15 @@ def _volume_sample(tr, obj, node, kwargs):
     return tr.call_builtin(f"volume_sample_{_suffix(t)}", args)
 
 
+def _volume_sample_grad(tr, obj, node, kwargs):
+    """``wp.volume_sample_grad(volume, uvw, mode, grad, dtype=float)``: float volumes (grad a vec3)."""
+    t = _dtype_arg(tr, node, kwargs, 4, "volume_sample_grad")
+    if t is not f32:
+        raise tr.scope.error(f"wp.volume_sample_grad(): dtype={type_name(t)} is not supported yet "
+                             "(float32 volumes only; vec3 gradients are not implemented)")
+    return tr.call_with_writes("volume_sample_grad_f", [tr.eval_var(a) for a in node.args[:4]], node)
+
+
 def _volume_lookup(tr, obj, node, kwargs):
     t = _dtype_arg(tr, node, kwargs, 4, "volume_lookup")
     return tr.call_builtin(f"volume_lookup_{_suffix(t)}", [tr.eval_var(a) for a in node.args[:4]])
@@ -200,7 +228,7 @@ def _volume_store(tr, obj, node, kwargs):
 def _register_generic():
     from .builtin_function import INTRINSICS
     INTRINSICS.update(volume_sample=_volume_sample, volume_lookup=_volume_lookup,
-                      volume_store=_volume_store)
+                      volume_store=_volume_store, volume_sample_grad=_volume_sample_grad)
 
 
 _register_generic()

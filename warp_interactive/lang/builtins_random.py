@@ -28,6 +28,9 @@ _rand("rand_init", {"seed": i32, "offset": i32}, u32,
 _rand("randi", {"state": u32}, i32, "A random int32 (all 32 bits random); advances `state`.")
 _rand("randi", {"state": u32, "min": i32, "max": i32}, i32,
       "A random integer in [min, max); advances `state`.")
+_rand("randu", {"state": u32}, u32, "A random uint32 in [0, 2^32); advances `state`.")
+_rand("randu", {"state": u32, "low": u32, "high": u32}, u32,
+      "A random uint32 in [low, high) (modulo reduction; `high <= low` gives `low`); advances `state`.")
 _rand("randf", {"state": u32}, f32, "A random float in [0, 1); advances `state`.")
 _rand("randf", {"state": u32, "min": f32, "max": f32}, f32,
       "A random float in [min, max); advances `state`.")

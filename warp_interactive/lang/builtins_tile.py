@@ -15,7 +15,6 @@ from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
 from ..types.tile import STORAGE_MODES, is_tile, tile_type
-from . import ir
 from .builtin_function import INTRINSICS
 from .registry import Overload, type_name
 from .scope import PyValue
@@ -326,7 +325,7 @@ def assign_element(tr, t, idx, value):
     if len(idx) != t.type.ndim:
         raise tr.scope.error(f"a {t.type.ndim}-d tile takes {t.type.ndim} indices, got {len(idx)}")
     value = value_var_of(tr, value, t.type.dtype) if sc.is_scalar(t.type.dtype) else value
-    return emit(tr, "tile_assign_elem", t.type, [t, value] + list(idx), differentiable=False)
+    return emit(tr, "tile_assign_elem", t.type, [t, value] + list(idx), differentiable=len(idx) <= 3)
 
 
 def tile_extract(tr, obj, node, kwargs):

@@ -5,7 +5,7 @@ from ..types import scalars as sc
 from ..types.tile import tile_type
 from . import ir
 from .builtin_function import INTRINSICS
-from .builtins_tile import _REQUIRED, bind, emit, f64_const, rebind, static, tile_var
+from .builtins_tile import _REQUIRED, bind, emit, f64_const, rebind, tile_var
 from .registry import Overload, type_name
 
 _FLOATS = (sc.float16, sc.float32, sc.float64)

@@ -6,10 +6,9 @@ from ..types import scalars as sc
 from ..types.tile import is_tile, tile_type
 from . import ir
 from .builtin_function import BuiltinFunction, INTRINSICS
-from .builtins_tile import (_REQUIRED, bind, emit, f64_const, rebind, shape_arg, static, tile_var,
-                            value_var_of)
+from .builtins_tile import _REQUIRED, bind, emit, rebind, shape_arg, static, tile_var
 from ..errors import TypeMismatch
-from .registry import Overload, resolve, type_name
+from .registry import resolve, type_name
 from .scope import PyValue
 
 

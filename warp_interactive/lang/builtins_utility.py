@@ -65,3 +65,6 @@ for _pat in (Float, Vector):
                 group=G_UTIL, differentiable=False,
                 doc="Prints `expect_near failed: a vs b` when a component differs by more than "
                     "`tolerance`.")
+
+add_builtin("block_dim", {}, value_type=sc.int32, group=G_UTIL, differentiable=False,
+            doc="The number of threads in the current block: the CUDA block size on a GPU, 1 on the CPU.")

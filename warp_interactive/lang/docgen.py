@@ -28,6 +28,12 @@ INTRINSIC_DOCS = {
     "transform_identity": ("transform_identity(dtype: Float = float32)",
                            "The identity transform (zero translation, identity rotation)."),
     "printf": ("printf(fmt: str, *args)", "C-style formatted print from a kernel."),
+    "print": ("print(value)", "Print a value (any scalar, vector, matrix...) as `print(value)` does."),
+    "cast": ("cast(a, dtype)", "The bits of `a` reinterpreted as `dtype` (a scalar or composite type "
+                               "of the same size): `cast(float32(1.0), int32) == 0x3f800000`."),
+    "volume_sample_grad": ("volume_sample_grad(id, uvw, sampling_mode, grad, dtype=float32)",
+                           "Sample a float volume at index-space `uvw` and write the gradient to "
+                           "`grad` (a vec3 variable); vec3 volumes are not supported yet."),
 }
 
 

@@ -23,7 +23,7 @@ import hashlib
 import threading
 import time
 
-from ..compiler import build, cache
+from ..compiler import cache
 from ..compiler import cpu as cpu_compiler
 from ..config import config
 from ..version import __version__
@@ -77,10 +77,11 @@ class Load:
     """One CPU load of ``kernels`` with these options; ``run()`` returns the LoadedModule and
     sets ``reached`` (the @wp.funcs the key walk described) or None (no keys: translated)."""
 
-    def __init__(self, name, kernels, backward, debug, fast_math, lanes):
+    def __init__(self, name, kernels, backward, debug, fast_math, lanes, checks=None):
         self.t0 = time.perf_counter()
         self.name, self.kernels, self.backward = name, kernels, backward
         self.debug, self.fast_math, self.lanes = debug, fast_math, lanes
+        self.checks = debug if checks is None else checks   # index checks in the generated code
         self.build_key = cpu_compiler.build_key(debug, fast_math)
         self.units = {}       # kernel C++ name -> unit hash
         self.hashes = {}      # kernel C++ name -> kernel hash
@@ -90,10 +91,12 @@ class Load:
         self.provided = {}    # unit hash -> the kernel hashes it provides (checked entries)
         self.reached = []
         self.compiled = []    # names of the kernels compiled by this load
+        self.translated = False   # whether any kernel was translated (no full index hit)
 
     def run(self):
         t0 = self.t0
-        options = (self.backward, self.debug, self.fast_math, config.max_unroll, self.lanes)
+        options = (self.backward, self.debug, self.fast_math, config.max_unroll, self.lanes,
+                   self.checks)
         keys = warm_index.kernel_keys(self.kernels, options, self.build_key, __version__, self.reached)
         if keys is None:
             self.reached = None
@@ -110,6 +113,8 @@ class Load:
         try:
             found = {k.cpp: tuple(entry["kernels"][k.cpp]) for k in self.kernels}
             units = {unit for unit, _ in found.values()}
+            if any(type(arity) is not int for _, arity in found.values()):
+                return False                        # a damaged entry
         except (KeyError, TypeError, ValueError):   # no entry, or not one of ours
             return False
         paths = {}
@@ -125,7 +130,8 @@ class Load:
     def _from_kernel_index(self, keys):
         for k, key in zip(self.kernels, keys):
             entry = warm_index.lookup(key)
-            if entry is None or not self._use(k, entry.get("unit"), entry.get("kernel_hash")):
+            if entry is None or type(entry.get("tid_arity")) is not int or \
+                    not self._use(k, entry.get("unit"), entry.get("kernel_hash")):
                 continue
             self.arity[k.cpp] = entry.get("tid_arity")
             self.indexed.add(k.cpp)
@@ -152,10 +158,11 @@ class Load:
             if keys is not None:
                 self._store(keys, [])
             return
+        self.translated = True
         # codegen is imported here, not at package import: a warm load never generates code
         from ..codegen.module_source import ModuleParts
         from ..codegen.target import CPU
-        parts = ModuleParts(todo, CPU, self.debug, self.backward, self.lanes)
+        parts = ModuleParts(todo, CPU, self.checks, self.backward, self.lanes)
         missing, sizes = [], {}
         for k in todo:
             source = parts.source([k])
@@ -178,6 +185,7 @@ class Load:
         writer = threading.Thread(target=self._store, args=(keys, units))
         writer.start()
         try:
+            from ..compiler import build   # only on a miss: its dataclasses cost ~1 ms to define
             options = build.BuildOptions("cpu", self.debug, self.fast_math, name=self.name)
             built = [(b.path, b.built) for b in build.compile_units(units, options)]
         finally:

@@ -150,10 +150,11 @@ class Plan:
         self.busy = False
         self.bounds = {}
         entry = lm.entry(entry_name(kernel), "forward")
-        debug = kernel.module.option("mode") == "debug"
+        debug = kernel.module.checks_bounds()
         env = {"_array": array, "_bytes": bytes, "_convert": convert, "_dev": device,
                "_config": config, "_fast": launch_state.fast, "plan": self, "_bounds": self.bounds,
-               "_launch": native.launch_fast, "ENTRY": entry, "DEBUG": debug, "_check": _check_error}
+               "_launch": native.launch_fast, "ENTRY": entry, "DEBUG": debug, "_check": _check_error,
+               "LM": lm}
         packer, code, size, specs = _layout(kernel, env)
         # debug mode reads the module's error record after each launch: the Python tier does that
         self.native = None if debug else native.FastPlan(entry, size, specs, self.bounds, array,

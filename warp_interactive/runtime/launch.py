@@ -197,6 +197,11 @@ def _adjoint_grads(kernel, values, adj_values):
     return grads
 
 
+def _adjoint_chunk(total, lanes=8, chunks=128):
+    """A multiple of the CPU lane width giving about ``chunks`` chunks (load balance)."""
+    return lanes * max(1, -(-total // (lanes * chunks)))
+
+
 class Launch:
     """A packed launch, replayable with ``launch()`` (what ``record_cmd=True`` returns)."""
 
@@ -219,10 +224,16 @@ class Launch:
         self._args_addr = ctypes.addressof(self.args)
         self._bounds_addr = ctypes.addressof(self.bounds)
         self._size = self.bounds.size
-        self._debug = self.kernel.module.option("mode") == "debug"
+        self._debug = self.kernel.module.checks_bounds()   # read the error record after launches
         # a CPU release-mode replay is this one native call, its arguments bound once
         self._run = None
-        if self.device.is_cpu and not self._debug:
+        if self.device.is_cpu and not self._debug and self.adjoint:
+            # fixed chunks of whole lane blocks: backward lanes bodies (codegen/lanes_backward.py)
+            # run 8 threads at once, which the timed automatic chunks (often 1 index for a heavy
+            # adjoint) would never give them
+            self._run = partial(_native().launch, self._entry, self._args_addr, self._bounds_addr,
+                                self._size, chunk=_adjoint_chunk(self._size))
+        elif self.device.is_cpu and not self._debug:
             self._run = partial(_native().launch_fast, self._entry, self._args_addr,
                                 self._bounds_addr, self._size)
         self._epoch = _epoch[0]   # after load(): a load that rebuilt has bumped the epoch

@@ -8,6 +8,8 @@ from ..config import config
 from ..lang.deps import function_deps
 from ..state import state
 from . import launch_state
+# imported with the package, not at the first load: a warm load stays a few file reads
+from .cpu_build import Load as _CpuLoad
 
 _generation = state.generation     # bumped when any @wp.func is (re)defined (state.invalidate)
 
@@ -136,6 +138,10 @@ class Module:
             return parent.options[name]
         return getattr(config, name)
 
+    def checks_bounds(self):
+        """Whether kernels check indices (debug mode, or the ``bounds_check`` option)."""
+        return self.option("mode") == "debug" or bool(self.option("bounds_check"))
+
     def _sync_generation(self):
         """After a @wp.func was (re)defined: rebuild only if a function this module's kernels
         call (directly or through other functions) has changed since the last build."""
@@ -148,7 +154,7 @@ class Module:
         # codegen is imported here, not at package import: a warm load never generates code
         from ..codegen.module_source import generate_source
         from ..codegen.target import CPU
-        debug = self.option("mode") == "debug"
+        debug = self.checks_bounds()    # codegen's "debug": the index checks
         return generate_source(self.build_kernels(), target or CPU, debug, backward,
                                bool(self.option("cpu_lanes")))
 
@@ -175,10 +181,10 @@ class Module:
         return lm
 
     def _load_cpu(self, backward):
-        from .cpu_build import Load
         kernels = self.build_kernels()
-        load = Load(self.name, kernels, backward, self.option("mode") == "debug",
-                    bool(self.option("fast_math")), bool(self.option("cpu_lanes")))
+        load = _CpuLoad(self.name, kernels, backward, self.option("mode") == "debug",
+                        bool(self.option("fast_math")), bool(self.option("cpu_lanes")),
+                        checks=self.checks_bounds())
         lm = load.run()
         if load.reached is not None:
             # the functions the key fingerprinted (a superset of those called) are the
@@ -186,7 +192,7 @@ class Module:
             self.deps = {f: getattr(f, "version", 0) for f in load.reached}
         else:
             self.deps = function_deps([k.ir for k in kernels])
-        if lm.built and nvrtc_check.record_dir():
+        if load.translated and nvrtc_check.record_dir():
             nvrtc_check.record_module(self)      # the no-GPU CUDA check (scripts/test.sh)
         # every load is recorded, the warm-index one included (build_log, notebook reports)
         self.last_build = (lm.hash, lm.built, lm.build_time)
@@ -234,7 +240,7 @@ def _children(name):
 
 def set_module_options(options, module=None):
     """Per-module options (``enable_backward``, ``mode``, ``fast_math``, ``max_unroll``,
-    ``cpu_lanes``)."""
+    ``cpu_lanes``, ``bounds_check``)."""
     name = _module_name(module)
     m = get_module(name)
     m.options.update(options)

@@ -117,8 +117,18 @@ WPI_FUNC bvh_query_t bvh_query_begin(uint64 id, int32 offset, int32 is_ray, cons
     return q;
 }
 
+// is_ray: 0 box [a, b]; 1 ray from a with 1/dir b; 2 sphere at a with squared radius b[0]
+WPI_FUNC bool bvh_query_box_hit(const bvh_query_t& q, const bvh_vec3& lo, const bvh_vec3& hi)
+{
+    float32 t;
+    if (q.is_ray == 2) return box_distance_sq(q.a, lo, hi) <= q.b.c[0];
+    if (q.is_ray) return ray_box(q.a, q.b, geom_inf(), lo, hi, t);
+    return aabb_overlap(q.a, q.b, lo, hi);
+}
+
 WPI_FUNC bool bvh_query_node_hit(const bvh_query_t& q, const bvh_node_t& n)
 {
+    if (q.is_ray == 2) return bvh_query_box_hit(q, n.lower, n.upper);
     if (q.is_ray) {
         float32 t;
         return ray_box(q.a, q.b, geom_inf(), n.lower, n.upper, t);
@@ -136,10 +146,7 @@ WPI_FUNC bool bvh_query_advance(bvh_query_t& q, int32& item)
             const int32 it = bvh.items[slot];
             if (bvh.lowers) {   // test each item's own box (a leaf holds up to 4)
                 const int32 b = bvh.by_slot ? slot : it;
-                float32 t;
-                const bool hit = q.is_ray ? ray_box(q.a, q.b, geom_inf(), bvh.lowers[b], bvh.uppers[b], t)
-                                          : aabb_overlap(q.a, q.b, bvh.lowers[b], bvh.uppers[b]);
-                if (!hit) continue;
+                if (!bvh_query_box_hit(q, bvh.lowers[b], bvh.uppers[b])) continue;
             }
             item = it;
             return true;
@@ -170,6 +177,23 @@ WPI_FUNC bvh_query_t bvh_query_ray(uint64 id, const bvh_vec3& start, const bvh_v
 }
 WPI_FUNC void adj_bvh_query_ray(uint64, const bvh_vec3&, const bvh_vec3&, uint64&, bvh_vec3&, bvh_vec3&,
                                 const bvh_query_t&) {}
+
+// the items whose boxes are within `radius` of `center` (touching included); a negative radius
+// counts as zero. `root` >= 0 starts the traversal at that node instead of the tree's root.
+WPI_FUNC bvh_query_t bvh_query_sphere(uint64 id, const bvh_vec3& center, float32 radius, int32 root)
+{
+    const float32 r = radius > 0.0f ? radius : 0.0f;
+    bvh_query_t q = bvh_query_begin(id, 0, 2, center, bvh_vec3(r * r, 0.0f, 0.0f));
+    if (q.count && root >= 0 && root < bvh_at(id, 0).num_nodes) q.stack[0] = root;
+    return q;
+}
+WPI_FUNC void adj_bvh_query_sphere(uint64, const bvh_vec3&, float32, int32, uint64&, bvh_vec3&, float32&, int32&,
+                                   const bvh_query_t&) {}
+WPI_FUNC bvh_query_t bvh_query_sphere(uint64 id, const bvh_vec3& center, float32 radius)
+{
+    return bvh_query_sphere(id, center, radius, -1);
+}
+WPI_FUNC void adj_bvh_query_sphere(uint64, const bvh_vec3&, float32, uint64&, bvh_vec3&, float32&, const bvh_query_t&) {}
 
 // out-parameter form: (query, index) in, (result, query, index) out
 WPI_FUNC void bvh_query_next(bvh_query_t query, int32 index, bool& result, bvh_query_t& query_out, int32& index_out)

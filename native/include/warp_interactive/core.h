@@ -200,6 +200,18 @@ WPI_FUNC bool check_bounds(const array_t<T>& a, const char* name, const char* ke
     return ok;
 }
 
+// A vector/matrix component index that is not a build-time constant (debug mode): recorded like
+// an array index, with the value's type as the "array" and its component count as the shape.
+template <typename I>
+WPI_FUNC bool check_component(I i, int32 n, const char* name, const char* kernel, int line)
+{
+    const int64 ii = int64(i);
+    if (ii >= 0 && ii < n) return true;
+    const int32 shape[1] = {n};
+    record_bounds_error(name, kernel, line, &ii, 1, shape, 1);
+    return false;
+}
+
 // --- truth values (conditions may be any scalar, as in Python) ---------------------------------
 template <typename T>
 WPI_FUNC bool nonzero_bool(T x) { return x != T(0); }

@@ -161,6 +161,44 @@ template <typename T> WPI_FUNC void adj_quat_to_rpy(const quat_t<T>& q, quat_t<T
 }
 
 // ---------------------------------------------------------------------------------------------
+// the shortest-arc rotation taking the direction of a to the direction of b: normalize of
+// (a x b, |a||b| + a.b). Opposite directions (where that vanishes) get the half turn about an
+// axis perpendicular to a (the reference leaves them undefined).
+
+template <typename T> WPI_FUNC quat_t<T> quat_between_vectors(const vec_t<3, T>& a, const vec_t<3, T>& b)
+{
+    const T w = length(a) * length(b) + dot(a, b);
+    const vec_t<3, T> c = cross(a, b);
+    if (!(w > detail::epsilon(T(0)) * length(a) * length(b))) {
+        // a perpendicular axis: cross with the coordinate axis along which a is smallest
+        const vec_t<3, T> aa(abs(a.c[0]), abs(a.c[1]), abs(a.c[2]));
+        vec_t<3, T> e;
+        e.c[aa.c[0] <= aa.c[1] && aa.c[0] <= aa.c[2] ? 0 : (aa.c[1] <= aa.c[2] ? 1 : 2)] = T(1);
+        return quat_t<T>(normalize(cross(a, e)), T(0));
+    }
+    return normalize(quat_t<T>(c, w));
+}
+template <typename T>
+WPI_FUNC void adj_quat_between_vectors(const vec_t<3, T>& a, const vec_t<3, T>& b, vec_t<3, T>& adj_a, vec_t<3, T>& adj_b,
+                                       const quat_t<T>& adj_ret)
+{
+    const T la = length(a), lb = length(b);
+    const T w = la * lb + dot(a, b);
+    if (!(w > detail::epsilon(T(0)) * la * lb))
+        return;   // the half turn: a discontinuous choice of axis, no gradient
+    quat_t<T> adj_raw;
+    adj_normalize(quat_t<T>(cross(a, b), w), adj_raw, adj_ret);
+    adj_cross(a, b, adj_a, adj_b, detail::quat_vec(adj_raw));
+    // w = |a||b| + a.b
+    if (la > T(0))
+        adj_a += a * (adj_raw.w * lb / la);
+    if (lb > T(0))
+        adj_b += b * (adj_raw.w * la / lb);
+    adj_a += b * adj_raw.w;
+    adj_b += a * adj_raw.w;
+}
+
+// ---------------------------------------------------------------------------------------------
 // twist about a (unit) axis: the rotation's vector part projected on the axis
 
 template <typename T> WPI_FUNC quat_t<T> quat_twist(const vec_t<3, T>& axis, const quat_t<T>& q)

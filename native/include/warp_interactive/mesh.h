@@ -603,4 +603,69 @@ WPI_FUNC mesh_vec3 mesh_get_velocity(uint64 id, int32 index)
 }
 WPI_FUNC int32 mesh_get_index(uint64 id, int32 index) { return id ? mesh_at(id).indices[index] : -1; }
 
+// --- any-hit and counting ray casts, the mesh's BVH ---------------------------------------------------
+// `root` >= 0 starts the traversal at that BVH node instead of the root.
+WPI_FUNC int32 mesh_ray_walk(uint64 id, const mesh_vec3& o, const mesh_vec3& d, float32 max_t, int32 root, bool any)
+{
+    if (!id) return 0;
+    const mesh_t& m = mesh_at(id);
+    const bvh_t& bvh = m.bvh;
+    if (bvh.num_items == 0) return 0;
+    const mesh_vec3 inv = safe_inverse(d);
+    int32 stack[WPI_BVH_STACK];
+    int32 count = 0, hits = 0;
+    stack[count++] = root >= 0 && root < bvh.num_nodes ? root : 0;
+    while (count) {
+        const bvh_node_t& n = bvh.nodes[stack[--count]];
+        float32 te;
+        if (!ray_box(o, inv, max_t, n.lower, n.upper, te)) continue;
+        if (bvh_is_leaf(n)) {
+            for (int32 s = ~n.left; s < ~n.left + n.right; ++s) {
+                mesh_vec3 a, b, c;
+                mesh_triangle(m, bvh.items[s], a, b, c);
+                float32 t, u, v;
+                if (ray_triangle_t(o, d, a, b, c, t, u, v) && t >= 0.0f && t < max_t) {
+                    if (any) return 1;
+                    hits++;
+                }
+            }
+        } else if (count + 2 <= WPI_BVH_STACK) {
+            stack[count++] = n.left;
+            stack[count++] = n.right;
+        }
+    }
+    return hits;
+}
+
+WPI_FUNC bool mesh_query_ray_anyhit(uint64 id, const mesh_vec3& start, const mesh_vec3& dir, float32 max_t, int32 root)
+{
+    return mesh_ray_walk(id, start, dir, max_t, root, true) != 0;
+}
+WPI_FUNC void adj_mesh_query_ray_anyhit(uint64, const mesh_vec3&, const mesh_vec3&, float32, int32, uint64&, mesh_vec3&,
+                                        mesh_vec3&, float32&, int32&, bool) {}
+WPI_FUNC bool mesh_query_ray_anyhit(uint64 id, const mesh_vec3& start, const mesh_vec3& dir, float32 max_t)
+{
+    return mesh_ray_walk(id, start, dir, max_t, -1, true) != 0;
+}
+WPI_FUNC void adj_mesh_query_ray_anyhit(uint64, const mesh_vec3&, const mesh_vec3&, float32, uint64&, mesh_vec3&, mesh_vec3&,
+                                        float32&, bool) {}
+
+WPI_FUNC int32 mesh_query_ray_count_intersections(uint64 id, const mesh_vec3& start, const mesh_vec3& dir, int32 root)
+{
+    return mesh_ray_walk(id, start, dir, geom_inf(), root, false);
+}
+WPI_FUNC void adj_mesh_query_ray_count_intersections(uint64, const mesh_vec3&, const mesh_vec3&, int32, uint64&, mesh_vec3&,
+                                                     mesh_vec3&, int32&, int32) {}
+WPI_FUNC int32 mesh_query_ray_count_intersections(uint64 id, const mesh_vec3& start, const mesh_vec3& dir)
+{
+    return mesh_ray_walk(id, start, dir, geom_inf(), -1, false);
+}
+WPI_FUNC void adj_mesh_query_ray_count_intersections(uint64, const mesh_vec3&, const mesh_vec3&, uint64&, mesh_vec3&,
+                                                     mesh_vec3&, int32) {}
+
+// the mesh's triangle BVH as a wp.Bvh id for the bvh_query_* builtins (items are face indices):
+// the descriptor holds it first, at offset 0
+WPI_FUNC uint64 mesh_get_bvh(uint64 id) { return id; }
+WPI_FUNC void adj_mesh_get_bvh(uint64, uint64&, uint64) {}
+
 }  // namespace wp

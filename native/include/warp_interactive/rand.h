@@ -62,6 +62,21 @@ WPI_FUNC int32 randi(uint32& state, int32 lo, int32 hi)
 }
 WPI_FUNC void adj_randi(uint32&, int32, int32, uint32&, int32&, int32&, int32) {}
 
+WPI_FUNC uint32 randu(uint32& state)
+{
+    state = detail::pcg_hash(state);
+    return state;
+}
+WPI_FUNC void adj_randu(uint32&, uint32&, uint32) {}
+
+// in [lo, hi); hi <= lo gives lo
+WPI_FUNC uint32 randu(uint32& state, uint32 lo, uint32 hi)
+{
+    state = detail::pcg_hash(state);
+    return hi <= lo ? lo : lo + state % (hi - lo);
+}
+WPI_FUNC void adj_randu(uint32&, uint32, uint32, uint32&, uint32&, uint32&, uint32) {}
+
 WPI_FUNC float32 randf(uint32& state)
 {
     state = detail::pcg_hash(state);

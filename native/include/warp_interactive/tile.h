@@ -109,6 +109,32 @@ WPI_FUNC WPI_TILE tile_assign_elem(const WPI_TILE& t, const T& v, I... idx)
     return r;
 }
 
+template <typename Tl>
+WPI_FUNC void adj_tile_assign_elem_impl(int k, Tl& adj_t, typename Tl::value_type& adj_v, const Tl& adj_ret)
+{
+    for (int i = 0; i < Tl::size; ++i)
+        if (i != k) adj_accum(adj_t.data[i], adj_ret.data[i]);
+    adj_accum(adj_v, adj_ret.data[k]);
+}
+template <WPI_TILE_PARAMS, typename I0>
+WPI_FUNC void adj_tile_assign_elem(const WPI_TILE& t, const T&, I0 i, WPI_TILE& adj_t, T& adj_v, I0&,
+                                   const WPI_TILE& adj_ret)
+{
+    adj_tile_assign_elem_impl(tile_flat(t, int(i)), adj_t, adj_v, adj_ret);
+}
+template <WPI_TILE_PARAMS, typename I0, typename I1>
+WPI_FUNC void adj_tile_assign_elem(const WPI_TILE& t, const T&, I0 i, I1 j, WPI_TILE& adj_t, T& adj_v, I0&, I1&,
+                                   const WPI_TILE& adj_ret)
+{
+    adj_tile_assign_elem_impl(tile_flat(t, int(i), int(j)), adj_t, adj_v, adj_ret);
+}
+template <WPI_TILE_PARAMS, typename I0, typename I1, typename I2>
+WPI_FUNC void adj_tile_assign_elem(const WPI_TILE& t, const T&, I0 i, I1 j, I2 k, WPI_TILE& adj_t, T& adj_v, I0&,
+                                   I1&, I2&, const WPI_TILE& adj_ret)
+{
+    adj_tile_assign_elem_impl(tile_flat(t, int(i), int(j), int(k)), adj_t, adj_v, adj_ret);
+}
+
 // --- elementwise arithmetic (through the scalar/composite builtins, so every dtype works) --------
 #define WPI_TILE_BINARY(NAME, FN)                                                                  \
     WPI_TILE_TPL WPI_FUNC WPI_TILE NAME(const WPI_TILE& a, const WPI_TILE& b)                       \

@@ -195,4 +195,15 @@ WPI_CLASSIFY_COMPOSITE(template <typename T>, quat_t<T>)
 #undef WPI_COMMA
 #undef WPI_CLASSIFY_COMPOSITE
 
+// the number of threads in the launch's block: 1 on the CPU (one thread at a time per worker)
+WPI_FUNC int32 block_dim()
+{
+#if defined(__CUDA_ARCH__)
+    return int32(blockDim.x);
+#else
+    return 1;
+#endif
+}
+WPI_FUNC void adj_block_dim(int32) {}
+
 }  // namespace wp

@@ -285,6 +285,17 @@ template <int = 0> WPI_FUNC int64 nvdb_voxel_index(uint64 id, int32 i, int32 j, 
 
 template <int = 0> WPI_FUNC int32 volume_lookup_index(uint64 id, int32 i, int32 j, int32 k) { return int32(nvdb_voxel_index(id, i, j, k)); }
 
+// how many voxels have an index: the active voxels of a ValueOnIndex grid (the tree's voxel count,
+// uint64 at 56), every voxel of every leaf otherwise (512 per leaf; leaf count uint32 at 32)
+template <int = 0> WPI_FUNC int32 volume_voxel_count(uint64 id)
+{
+    if (!id) return 0;
+    const char* tree = nvdb_tree(id);
+    if (nvdb_grid_type(id) == NVDB_GRID_ON_INDEX) return int32(*(const uint64*)(tree + 56));
+    return int32(512u * *(const uint32*)(tree + 32));
+}
+template <int = 0> WPI_FUNC void adj_volume_voxel_count(uint64, uint64&, int32) {}
+
 template <typename T>
 WPI_FUNC T nvdb_index_value(uint64 id, int32 i, int32 j, int32 k, const array_t<T>& data, const T& background, int64& at)
 {

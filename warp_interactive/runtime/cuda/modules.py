@@ -98,7 +98,7 @@ def launch(cmd):
                 from .driver import error_text
                 raise CudaError(f"CUDA error after launching kernel '{cmd.kernel.key}' on {device}: "
                                 f"{error_text(err)}")
-        if cmd.kernel.module.option("mode") == "debug":
+        if cmd.kernel.module.checks_bounds():
             msg = cmd._module.take_error()
             if msg:
                 raise LaunchError(msg)

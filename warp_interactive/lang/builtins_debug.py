@@ -1,0 +1,56 @@
+"""wp.print, wp.breakpoint, wp.cast (C++ of the last two in native/include/warp_interactive/
+debugging.h)."""
+
+from ..types import composite as comp
+from ..types import scalars as sc
+from .builtin_function import INTRINSICS
+from .registry import Overload, add_builtin, type_name
+from .scope import PyValue
+
+add_builtin("breakpoint", {}, value_type=None, group="Utility", differentiable=False, replay="",
+            template=lambda ts, ret: "<0>",
+            doc="Stop in a debugger: on the CPU, raises SIGTRAP when a debugger (gdb, lldb...) is "
+                "attached to the process, else prints one line and goes on; CUDA kernels refuse it "
+                "at build time. Skipped in the adjoint's forward replay.")
+
+
+def _print(tr, obj, node, kwargs):
+    """``wp.print(value)``: the builtin spelling of ``print(value)`` in kernels."""
+    if kwargs:
+        raise tr.scope.error("wp.print() takes no keyword arguments")
+    tr.emit_print(node)
+
+
+def _byte_size(t):
+    if sc.is_scalar(t):
+        return t.size
+    if comp.is_composite(t):
+        n = 1
+        for d in (t._shape_ if t._shape_ else (t._length_,)):
+            n *= d
+        return n * t._wp_scalar_type_.size
+    return None
+
+
+def _cast(tr, obj, node, kwargs):
+    """``wp.cast(a, dtype)``: the bits of ``a`` reinterpreted as ``dtype`` (same size)."""
+    dnode = kwargs.get("dtype", node.args[1] if len(node.args) > 1 else None)
+    if len(node.args) < 1 or dnode is None or len(node.args) > 2:
+        raise tr.scope.error("wp.cast(a, dtype) takes a value and a type")
+    a = tr.eval_var(node.args[0])
+    d = tr.eval(dnode)
+    to = d.obj if isinstance(d, PyValue) else None
+    to = sc.canonical_scalar(to) if to is not None and not comp.is_composite(to) else to
+    size_to, size_from = (_byte_size(to) if to is not None else None), _byte_size(a.type)
+    if size_to is None:
+        raise tr.scope.error(f"wp.cast(): dtype must be a scalar, vector, matrix, quaternion or "
+                             f"transform type, got {getattr(d, 'obj', d)!r}", dnode)
+    if size_from is None or size_to != size_from:
+        raise tr.scope.error(f"wp.cast(): cannot reinterpret {type_name(a.type)} ({size_from} bytes) "
+                             f"as {type_name(to)} ({size_to} bytes): the sizes must match")
+    ov = Overload(name="cast", input_types={"a": a.type}, value_func=None, cpp="bit_cast",
+                  differentiable=False)
+    return tr.emit_call(ov, to, [a], template=f"<{to._cpp}>")
+
+
+INTRINSICS.update(print=_print, cast=_cast)
