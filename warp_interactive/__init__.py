@@ -7,20 +7,26 @@ CPU cores (and NVIDIA GPUs), built for notebooks.
 from . import types
 from .config import config
 from .lang import builtins_core as _builtins_core  # noqa: F401  (declares the builtins)
+from .lang import intrinsics_transform as _intrinsics_transform  # noqa: F401  (wp.transformation)
 from .lang.builtin_function import intrinsic_names as _intrinsic_names
 from .lang.builtin_function import BuiltinFunction as _BuiltinFunction
 from .lang.decorators import constant, func, kernel, struct
 from .errors import CodegenError, CompileError, LaunchError
+from .lang.kernel import Kernel, overload
+from .lang.static import static
+from .types.constants import *  # noqa: F401,F403  (wp.pi, wp.TAU...)
 from .lang.registry import registry as _registry
 from .runtime import python_scope as _python_scope  # noqa: F401  (registers wp.sin(1.0) &c.)
 from .runtime.device import (Device, ScopedDevice, get_cuda_device_count, get_cuda_devices,
-                             get_device, get_devices, get_preferred_device, is_cuda_available,
-                             set_device)
+                             get_device, get_devices,
+                             get_preferred_device, is_cpu_available, is_cuda_available,
+                             is_device_available, set_device)
 from .runtime import cuda_backend as _cuda_backend  # noqa: F401  (registers the CUDA probe)
+from .runtime.cuda_backend import get_cuda_driver_version
 from .runtime import memory as _memory  # noqa: F401  (registers each device's memory backend)
 from .runtime.launch import launch, launch_tiled
 from .runtime.tape import Tape
-from .runtime.module import get_module_options, load_module, set_module_options
+from .runtime.module import Module, get_module, get_module_options, load_module, set_module_options
 from .runtime.utils import ScopedTimer, init, synchronize, synchronize_device
 from .types import *  # noqa: F401,F403
 from .types import (array, array1d, array2d, array3d, array4d, bool_, dtype_from_numpy,
@@ -54,6 +60,9 @@ _LAZY = {
 _LAZY_NAMES = {name: mod for mod, names in _LAZY.items() for name in names}
 
 bool = bool_  # noqa: A001  (wp.bool, as in the reference)
+# the reference's names for translation errors (ours carry the user's file and line)
+WarpCodegenError = WarpCodegenTypeError = WarpCodegenValueError = CodegenError
+WarpCodegenAttributeError = WarpCodegenIndexError = WarpCodegenKeyError = CodegenError
 
 
 def _export_builtins(namespace):
@@ -127,7 +136,7 @@ def unload_ipython_extension(ipython):
 
 def __getattr__(name):
     import importlib
-    if name in ("notebook", "autograd"):   # sub-packages imported on first use
+    if name in ("notebook", "autograd", "examples", "sparse"):   # sub-packages imported on first use
         return importlib.import_module("." + name, __name__)
     if name in _LAZY_NAMES:
         value = getattr(importlib.import_module(_LAZY_NAMES[name], __name__), name)

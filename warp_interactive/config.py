@@ -40,6 +40,8 @@ class _Config:
         self.enable_graph_capture_module_load_by_default = True  # load every module before a capture
         self.print_launches = False
         self.cache_kernels = True
+        self.enable_cpu_blocks = False   # the reference's CPU block launches (tile code): read by
+                                         # its test helpers; CPU launches here run one thread per index
 
     def __setattr__(self, name, value):
         if name == "mode" and value not in ("release", "debug"):

@@ -96,7 +96,7 @@ class JaxKernel:
     """A warp kernel called like a JAX function: ``outputs = f(*inputs)`` (always a list)."""
 
     def __init__(self, kernel, launch_dims=None):
-        from ..lang.func import Kernel
+        from ..lang.kernel import Kernel
         if not isinstance(kernel, Kernel):
             raise TypeError(f"jax_kernel expects a @wp.kernel, got {type(kernel).__name__}")
         for name, t in kernel.arg_types.items():
@@ -204,7 +204,7 @@ class JaxKernel:
 
     def _current_kernel(self):
         k = self.kernel
-        if k.module.kernels.get(k.key) is not k:
+        if not k.is_registered():
             raise RuntimeError(f"jax_kernel: kernel '{k.key}' was defined again in module "
                                f"'{k.module.name}' after this jax_kernel was made: call "
                                "jax_kernel on the newer definition")

@@ -9,7 +9,7 @@ merely flows through ``Copy``/``Select``/array views keeps its parameter's name.
 from . import ir
 
 READS = frozenset({"load", "lower_bound", "volume_lookup", "volume_sample", "volume_sample_grad"})
-NO_INDEX = frozenset({"array_shape", "len"})   # read the shape only (a null array has shape 0)
+NO_INDEX = frozenset({"array_shape", "len", "array_nonnull"})   # shape or null test only
 VIEWS = frozenset({"view"})
 
 

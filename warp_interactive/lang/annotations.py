@@ -1,6 +1,9 @@
 """What a parameter annotation means: its canonical type, whether it is concrete, its key.
 (Apart from func.py so that the build checks, lang/checks.py, use them without importing it.)"""
 
+import hashlib
+
+from ..errors import CodegenError
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
@@ -23,4 +26,28 @@ def type_key(t):
 
 
 def is_concrete(t):
-    return isinstance(t, array) or sc.is_scalar(t) or comp.is_composite(t) or hasattr(t, "_wp_struct_")
+    if isinstance(t, array):     # wp.array(dtype=Any) is generic (lang/generics.py)
+        return is_concrete(t.dtype)
+    return sc.is_scalar(t) or comp.is_composite(t) or hasattr(t, "_wp_struct_")
+
+
+def annotations_of(func, src, kind):
+    """Parameter name -> canonical type, in declaration order (None where unannotated)."""
+    ann = getattr(func, "__annotations__", {})
+    out = {}
+    for a in src.tree.args.args:
+        t = ann.get(a.arg)
+        if t is None and kind == "kernel":
+            raise CodegenError(f"kernel parameter '{a.arg}' needs a type annotation",
+                               src.filename, src.first_line + a.lineno - 1, a.col_offset,
+                               src.lines[a.lineno - 1], src.name)
+        out[a.arg] = canonical_type(t) if t is not None else None
+    return out
+
+
+def _hash(*parts):
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(repr(p).encode())
+        h.update(b"\0")
+    return h.hexdigest()[:8]

@@ -5,7 +5,8 @@ lang makes kernels and functions, the runtime registers what a module is."""
 
 from ..state import state
 from ..types.struct import struct  # noqa: F401  (re-exported)
-from .func import Function, Kernel
+from .func import Function
+from .kernel import Kernel
 from .deps import function_deps
 
 module_hook = None   # set by the notebook layer: fn -> the Module for a kernel defined in a cell
@@ -17,14 +18,28 @@ def _module_name(f, module):
     return module if isinstance(module, str) else module.__name__
 
 
-def kernel(f=None, *, enable_backward=None, module=None):
-    """Compile ``f`` as a kernel: ``@wp.kernel`` or ``@wp.kernel(enable_backward=False)``."""
+def kernel(f=None, *, enable_backward=None, module=None, name=None, launch_bounds=None,
+           module_options=None):
+    """Compile ``f`` as a kernel: ``@wp.kernel`` or ``@wp.kernel(enable_backward=False)``;
+    ``module="unique"`` gives the kernel a module of its own (``module_options`` then sets that
+    module's options); ``launch_bounds`` (a CUDA hint) is accepted and not used."""
+    if module_options is not None and module != "unique":
+        raise ValueError('@wp.kernel: module_options requires module="unique"; use '
+                         "wp.set_module_options() for a shared module")
+
     def wrap(fn):
-        return Kernel(fn, _module_for(fn, module), enable_backward)
+        options = {} if enable_backward is None else {"enable_backward": enable_backward}
+        target = module if module == "unique" else _module_for(fn, module)
+        k = Kernel(fn, key=name, module=target, options=options)
+        if module_options:
+            k.module.options.update(module_options)
+        return k
     return wrap(f) if f is not None else wrap
 
 
 def _module_for(fn, module):
+    if module is not None and not isinstance(module, str) and hasattr(module, "add_kernel"):
+        return module            # a Module object
     if module is None and module_hook is not None:
         m = module_hook(fn)      # a notebook cell's own module, not the notebook's __main__
         if m is not None:

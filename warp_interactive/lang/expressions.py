@@ -57,7 +57,28 @@ class ExpressionsMixin:
             return self.scope.const(obj.value, type(obj))
         if isinstance(obj, comp.Composite):
             return self.scope.const(obj.numpy_view().reshape(-1).tolist(), type(obj))
+        if getattr(type(obj), "_wp_struct_", None) is not None:
+            return self._struct_constant(obj, node)
         raise self.scope.error(f"{_describe(obj)} cannot be used as a value in a kernel", node)
+
+    def _struct_constant(self, obj, node):
+        """A struct instance from Python (a global, a wp.static() result) as a kernel value: a
+        zeroed struct with each field set from the instance's values."""
+        t = type(obj)
+        out = self.scope.new_var(t)
+        self.scope.emit(ir.Const(out=out, value=None))
+        for name, ftype in t._wp_struct_.fields.items():
+            value = getattr(obj, name)
+            if isinstance(value, array) or value is None:
+                raise self.scope.error(f"struct {t.__name__} field '{name}' holds an array: a "
+                                       "struct constant in a kernel holds values only", node)
+            v = self.to_var(PyValue(_python_scalar(value)), node)
+            if v.literal:
+                v = self.retype_literal(v, ftype) or v
+            nxt = self.scope.new_var(t)
+            self.scope.emit(ir.SetField(out=nxt, src=out, field=name, value=v))
+            out = nxt
+        return out
 
     # --- leaves -------------------------------------------------------------------------------
     def eval_Constant(self, node):
@@ -86,6 +107,10 @@ class ExpressionsMixin:
         t = var.type
         if isinstance(t, array) and attr == "shape":
             return ("shape", var)
+        if isinstance(t, array) and attr == "dtype":     # a type, known at compile time
+            return PyValue(t.dtype)
+        if comp.is_composite(t) and attr == "dtype":
+            return PyValue(t._wp_scalar_type_)
         if hasattr(t, "_wp_struct_"):
             ftype = t._wp_struct_.fields.get(attr)
             if ftype is None:
@@ -145,6 +170,13 @@ class ExpressionsMixin:
         if isinstance(v, PyValue) and isinstance(v.obj, (int, float)) and \
                 isinstance(node.op, ast.USub) and not isinstance(v.obj, py_builtins.bool):
             return PyValue(-v.obj)  # keep negative literals literal
+        if isinstance(node.op, ast.Not):
+            if isinstance(v, PyValue):           # `not wp.static(...)`: still known now
+                return PyValue(not v.obj)
+            v = self.to_var(v, node)
+            if isinstance(v.type, array):
+                v = self.as_bool(v)
+            return self.call_builtin("bool_not", [v])
         return self.call_builtin(UNARYOPS[type(node.op)], [self.to_var(v, node)])
 
     def eval_Compare(self, node):
@@ -184,6 +216,8 @@ class ExpressionsMixin:
             return v
         if sc.is_scalar(v.type):
             return self.call_builtin("nonzero_bool", [v])
+        if isinstance(v.type, array):     # as in the reference: true when it has memory
+            return self.call_builtin("array_nonnull", [v])
         raise self.scope.error(f"a condition must be a scalar, got {type_name(v.type)}")
 
     def eval_IfExp(self, node):
@@ -220,7 +254,11 @@ class ExpressionsMixin:
         if isinstance(base, tuple) and base[0] == "shape":
             return self.call_builtin("array_shape", [base[1], self.eval_var(indices[0])])
         if isinstance(base, PyValue):
-            raise self.scope.error(f"cannot index {_describe(base.obj)} in a kernel")
+            base = self._python_subscript(base, indices)
+            if isinstance(base, PyValue):
+                return base
+        if self.has_slice(node):
+            return self.read_slice(base, node)
         idx = [self.eval_index(i) for i in indices]
         t = base.type
         if isinstance(t, array):
@@ -233,6 +271,24 @@ class ExpressionsMixin:
                 self.check_component_index(t, idx)
             return self.call_builtin("extract", [base] + idx)
         raise self.scope.error(f"a value of type {type_name(t)} cannot be indexed")
+
+    def _python_subscript(self, base, indices):
+        """A Python value indexed in a kernel: a list/tuple/dict element at a compile-time index
+        (a PyValue), or a warp constant made a value to index at run time."""
+        obj = base.obj
+        if isinstance(obj, comp.Composite):
+            return self.to_var(base)
+        if isinstance(obj, (list, tuple, dict)) and len(indices) == 1:
+            key = self.eval(indices[0])
+            if isinstance(key, ir.Var) and key.constant is not None and not key.literal:
+                key = PyValue(key.constant)
+            if isinstance(key, PyValue):
+                try:
+                    return PyValue(_python_scalar(obj[key.obj]))
+                except (IndexError, KeyError, TypeError) as e:
+                    raise self.scope.error(f"cannot index {_describe(obj)} with {key.obj!r}: {e}") from None
+        raise self.scope.error(f"cannot index {_describe(obj)} in a kernel with a value known "
+                               "only at run time")
 
     def check_component_index(self, t, idx):
         """A constant index past a vector's/matrix's size is a build error (it would read or

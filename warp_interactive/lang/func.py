@@ -1,34 +1,10 @@
 """``@wp.kernel``, ``@wp.func`` and the objects they make."""
 
-import hashlib
-
 from ..types import scalars as sc
 from ..errors import CodegenError, TypeMismatch
-from .annotations import canonical_type, is_concrete, type_key
+from .annotations import _hash, annotations_of, canonical_type, is_concrete, type_key  # noqa: F401
 from .registry import type_name
 from .source import source_of
-
-
-def annotations_of(func, src, kind):
-    """Parameter name -> canonical type, in declaration order (None where unannotated)."""
-    ann = getattr(func, "__annotations__", {})
-    out = {}
-    for a in src.tree.args.args:
-        t = ann.get(a.arg)
-        if t is None and kind == "kernel":
-            raise CodegenError(f"kernel parameter '{a.arg}' needs a type annotation",
-                               src.filename, src.first_line + a.lineno - 1, a.col_offset,
-                               src.lines[a.lineno - 1], src.name)
-        out[a.arg] = canonical_type(t) if t is not None else None
-    return out
-
-
-def _hash(*parts):
-    h = hashlib.sha256()
-    for p in parts:
-        h.update(repr(p).encode())
-        h.update(b"\0")
-    return h.hexdigest()[:8]
 
 
 class FuncOverload:
@@ -164,8 +140,13 @@ class Function:
             if retyped is not None:
                 return ov, retyped
         if hasattr(self, "generic_py"):
-            return self._instantiate(types), args
-        cands = "\n".join("  " + o.signature() for o in self.overloads)
+            args = self._generic_args(args, retype_literal)
+            if args is not None:
+                return self._instantiate([a.type for a in args]), args
+        cands = ["  " + o.signature() for o in self.overloads]
+        if hasattr(self, "generic_py"):
+            cands.append(f"  {self.key}({self._generic_signature()})")
+        cands = "\n".join(cands)
         got = ", ".join(type_name(t) for t in types)
         raise TypeMismatch(f"no overload of {self.key}() accepts ({got}); candidates:\n{cands}")
 
@@ -187,8 +168,32 @@ class Function:
             out.append(a)
         return out
 
+    def _generic_annotations(self):
+        return annotations_of(self.generic_py, self.generic_src, "func")
+
+    def _generic_signature(self):
+        from . import generics
+        return ", ".join(f"{k}: {generics.describe(t) if t is not None else 'Any'}"
+                         for k, t in self._generic_annotations().items())
+
+    def _generic_args(self, args, retype_literal):
+        """The arguments for the generic definition, or None when one does not fit its
+        annotation (a concretely annotated parameter takes a literal retyped to its type)."""
+        from . import generics
+        anns = list(self._generic_annotations().values())
+        if len(anns) != len(args):
+            return None
+        out = []
+        for a, ann in zip(args, anns):
+            if ann is not None and not generics.is_generic(ann) and a.literal and sc.is_scalar(ann):
+                a = retype_literal(a, ann) or a
+            if ann is not None and not generics.fits(ann, a.type):
+                return None
+            out.append(a)
+        return out
+
     def _instantiate(self, types):
-        """A generic function (some parameters unannotated) specialised for ``types``."""
+        """The generic definition specialised for ``types`` (made once per type signature)."""
         key = tuple(type_key(t) for t in types)
         ov = self.generic_instances.get(key)
         if ov is None:
@@ -199,59 +204,14 @@ class Function:
             self.generic_instances[key] = ov
         return ov
 
+    def add_generic_overload(self, arg_types):
+        """``wp.overload(func, types)``: the generic definition specialised for ``arg_types``."""
+        from . import generics
+        if not hasattr(self, "generic_py"):
+            raise TypeError(f"wp.overload({self.key}): {self.key} is not generic (no Any or "
+                            "unannotated parameter)")
+        anns = {k: (v if v is not None else generics.Any)
+                for k, v in self._generic_annotations().items()}
+        types = generics.check_overload(self.key, anns, arg_types, what="function")
+        return self._instantiate(list(types.values()))
 
-class Kernel:
-    """A function compiled for launch over a grid (``@wp.kernel``)."""
-
-    def __init__(self, func, module, enable_backward=None):
-        self.func = func
-        self.key = func.__name__
-        self.module = module
-        self.src = source_of(func)
-        self.arg_types = annotations_of(func, self.src, "kernel")
-        for name, t in self.arg_types.items():
-            if not is_concrete(t):
-                raise CodegenError(f"kernel parameter '{name}' has unsupported type {t!r}",
-                                   self.src.filename, self.src.first_line, None, None, self.key)
-        self.cpp = f"{self.key}_{_hash(self.src.text, [type_key(t) for t in self.arg_types.values()])}"
-        self.enable_backward = enable_backward
-        self.__doc__ = func.__doc__
-        self.__name__ = func.__name__
-        module.add_kernel(self)
-        self._ir = None
-
-    def forget_ir(self):
-        """Translate again on next use (its module was invalidated)."""
-        self._ir = None
-
-    @property
-    def ir(self):
-        if self._ir is None:
-            from ..config import config
-            from .translator import Translator
-            tr = Translator(self.src, self.func.__globals__, config.max_unroll)
-            self._ir = tr.translate(self.cpp, self.arg_types, is_kernel=True)
-        return self._ir
-
-    @property
-    def array_access(self):
-        """(read, written): the names of the arguments whose memory the kernel's code loads
-        from and stores to (directly, through views and struct fields, or in @wp.func calls),
-        in argument order. The tape graph draws its data flow from this."""
-        from .effects import array_effects
-        read, written = array_effects(self.ir)
-        order = list(self.arg_types)
-        return tuple(n for n in order if n in read), tuple(n for n in order if n in written)
-
-    def backward_enabled(self):
-        """@wp.kernel(enable_backward=...) if given, else the module's option (default: wp.config)."""
-        if self.enable_backward is not None:
-            return bool(self.enable_backward)
-        return bool(self.module.option("enable_backward"))
-
-    def __call__(self, *args, **kwargs):
-        raise TypeError(f"kernel {self.key} is launched with wp.launch({self.key}, dim=..., "
-                        "inputs=[...]), not called")
-
-    def __repr__(self):
-        return f"<wp.kernel {self.key}>"

@@ -13,9 +13,11 @@ from .checks import always_exits, check_returns, check_signature, declared_retur
 from .expressions import BINOPS, EXPR_TABLE, ExpressionsMixin
 from .registry import type_name
 from .scope import Conflict, PyValue, Scope, contains_break
+from . import static as static_mod
+from .slicing import SlicingMixin
 
 
-class Translator(ExpressionsMixin, CallsMixin):
+class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
     expr_table = EXPR_TABLE
     intrinsics = intrinsics.INTRINSICS
 
@@ -63,6 +65,11 @@ class Translator(ExpressionsMixin, CallsMixin):
             return self.py_globals[name]
         if hasattr(py_builtins, name):
             return getattr(py_builtins, name)
+        # as in the reference, a kernel builtin may be named bare (expect_eq(a, b))
+        from .builtin_function import BuiltinFunction, intrinsic_names
+        from .registry import registry
+        if name in registry or name in intrinsic_names():
+            return BuiltinFunction(name)
         raise self.scope.error(f"name '{name}' is not defined", node)
 
     def emit_print(self, node):
@@ -130,6 +137,8 @@ class Translator(ExpressionsMixin, CallsMixin):
         a changed component or field is written back up its path (``s.inner.v.x = 1.0``)."""
         if isinstance(target, ast.Name):
             self.scope.bind(target.id, value)
+        elif isinstance(target, ast.Subscript) and self.has_slice(target):
+            self.write_slice(target, value)
         elif isinstance(target, ast.Subscript):
             base = self.eval(target.value)
             idx = self.subscript_indices(target)
@@ -182,6 +191,11 @@ class Translator(ExpressionsMixin, CallsMixin):
             out = self.scope.new_var(t)
             self.scope.emit(ir.SetField(out=out, src=base, field=attr, value=value))
             return out
+        if comp.is_composite(t) and t._kind_ == "transform" and attr in ("p", "q"):
+            # t.p = v / t.q = q: a transform rebuilt from the new part and the kept one
+            keep = self.call_builtin("transform_get_rotation" if attr == "p" else
+                                     "transform_get_translation", [base])
+            return self.construct(t, [value, keep] if attr == "p" else [keep, value])
         if comp.is_composite(t) and t._kind_ != "matrix" and attr in "xyzw" and len(attr) == 1 \
                 and "xyzw".index(attr) < t._length_:
             return self.call_builtin("assign", [base, self.index_const("xyzw".index(attr)), value])
@@ -202,7 +216,11 @@ class Translator(ExpressionsMixin, CallsMixin):
 
     # --- control flow -----------------------------------------------------------------------------
     def s_If(self, node):
-        cond = self.as_bool(self.eval_var(node.test))
+        test = self.eval(node.test)
+        if isinstance(test, PyValue):     # decided now (wp.static, a constant): one branch only
+            self.stmts(node.body if test.obj else node.orelse)
+            return
+        cond = self.as_bool(self.to_var(test, node.test))
         before = dict(self.scope.symbols)
         body, after_body = self._branch(node.body, before)
         orelse, after_else = self._branch(node.orelse, before)
@@ -252,21 +270,58 @@ class Translator(ExpressionsMixin, CallsMixin):
             raise self.scope.error("a for loop needs a single loop variable")
         it = node.iter
         if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
-            raise self.scope.error("for loops iterate over range(...) only")
+            return self._for_over_python_values(node)
         if not 1 <= len(it.args) <= 3:
             raise self.scope.error("range() takes 1 to 3 arguments")
         consts = [self._static_int(a) for a in it.args]
         if all(c is not None for c in consts):
             values = range(*consts)
-            if len(values) <= self.max_unroll and not contains_break(node.body):
+            # a body whose wp.static() reads the loop variable needs it constant: unroll
+            forced = static_mod.mentions_static(node.body, node.target.id)
+            if (len(values) <= self.max_unroll or forced) and not contains_break(node.body):
                 return self._unrolled(node, values)
         self._dynamic_for(node, it.args)
 
     def _static_int(self, node):
-        v = self.eval(node) if not isinstance(node, ast.Call) else None
+        # a call is evaluated here only if it emits nothing (wp.static): the dynamic loop would
+        # evaluate it again
+        v = self.eval(node) if not isinstance(node, ast.Call) or static_mod.is_static_call(node) \
+            else None
         if isinstance(v, PyValue) and isinstance(v.obj, int) and not isinstance(v.obj, py_builtins.bool):
             return v.obj
         return None
+
+    def _for_over_python_values(self, node):
+        """``for f in wp.static([f1, f2])`` (or a global tuple/list): unrolled, one copy of the
+        body per value, the loop variable bound to the value itself."""
+        it = self.eval(node.iter)
+        if isinstance(it, ir.Var) and type_name(it.type) in _QUERY_NEXT:
+            return self._for_over_query(node, it)
+        if not (isinstance(it, PyValue) and isinstance(it.obj, (list, tuple))):
+            raise self.scope.error("for loops iterate over range(...), or over a Python list or "
+                                   "tuple known when the kernel is built (wp.static(...))")
+        if contains_break(node.body):
+            raise self.scope.error("a loop over Python values is unrolled: break/continue are "
+                                   "not supported in it")
+        for value in it.obj:
+            self.scope.symbols[node.target.id] = PyValue(value)
+            self.scope.set_node(node)
+            self.stmts(node.body)
+
+    def _for_over_query(self, node, query):
+        """``for index in wp.hash_grid_query(...)`` (and mesh AABB / BVH queries), as the
+        reference: ``while <query>_next(query, index)`` over the query's results."""
+        from .builtin_function import BuiltinFunction
+        q, f, i = f"__query_{id(node)}", f"__query_next_{id(node)}", node.target.id
+        self.scope.bind(q, query)
+        self.scope.bind(i, self.scope.const(0, sc.int32))
+        self.scope.symbols[f] = PyValue(BuiltinFunction(_QUERY_NEXT[type_name(query.type)]))
+        test = ast.Call(func=ast.Name(id=f, ctx=ast.Load()),
+                        args=[ast.Name(id=q, ctx=ast.Load()), ast.Name(id=i, ctx=ast.Load())],
+                        keywords=[])
+        loop = ast.fix_missing_locations(ast.copy_location(
+            ast.While(test=ast.copy_location(test, node.iter), body=node.body, orelse=[]), node))
+        self.stmt(loop)
 
     def _unrolled(self, node, values):
         # the index is int32 unless a bound is past 32 bits (then int64: never wrapped)
@@ -315,6 +370,12 @@ class Translator(ExpressionsMixin, CallsMixin):
     def _loop_body(self, body_nodes, make, pre):
         """Translate a dynamic loop: names defined before it are loop-carried (written back)."""
         self.scope.loop_carried.append(set(self.scope.symbols))
+        # a name the loop assigns is no compile-time constant inside it, even before the
+        # assignment (the next iteration sees the new value): wp.static() must not read it
+        for name in _assigned_names(body_nodes):
+            v = self.scope.symbols.get(name)
+            if isinstance(v, ir.Var):
+                v.constant = None
         before = dict(self.scope.symbols)
         pre()
         self.scope.push_block()
@@ -364,6 +425,21 @@ class Translator(ExpressionsMixin, CallsMixin):
                    f"an earlier one gave ({', '.join(type_name(t) for t in self.return_types)})"))
         return values
 
+
+def _assigned_names(nodes):
+    """The names a block of statements assigns (targets of =, +=, for, with out-params)."""
+    out = set()
+    for stmt in nodes:
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                out.add(n.id)
+            elif isinstance(n, ast.Call):    # builtins with out-parameters rebind their names
+                out.update(a.id for a in n.args if isinstance(a, ast.Name))
+    return out
+
+
+_QUERY_NEXT = {"HashGridQuery": "hash_grid_query_next", "MeshQueryAABB": "mesh_query_aabb_next",
+               "BvhQuery": "bvh_query_next"}
 
 STMT_TABLE = {
     ast.Pass: Translator.s_Pass,

@@ -79,6 +79,19 @@ def reset_probe():
     _state["reason"] = None
 
 
+def get_cuda_driver_version():
+    """The CUDA driver's version (12040 for 12.4), 0 when no driver loads (as the reference);
+    asked of libcuda directly, so cuda-bindings is not needed."""
+    try:
+        lib = ctypes.CDLL(_driver_library())
+    except OSError:
+        return 0
+    version = ctypes.c_int(0)
+    if lib.cuDriverGetVersion(ctypes.byref(version)) != 0:
+        return 0
+    return version.value
+
+
 def unavailable_reason():
     return probe() or "the device ordinal is out of range"
 

@@ -171,6 +171,20 @@ def is_cuda_available():
     return get_cuda_device_count() > 0
 
 
+def is_cpu_available():
+    """True: the CPU device is always there (the reference can be built without it)."""
+    return True
+
+
+def is_device_available(device):
+    """True if ``device`` (a Device or a name) is present on this machine."""
+    try:
+        get_device(device)
+    except (RuntimeError, ValueError):
+        return False
+    return True
+
+
 def get_preferred_device():
     cuda = get_cuda_devices()
     return cuda[0] if cuda else cpu

@@ -88,9 +88,11 @@ def launch(kernel, dim=None, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(
 def _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoint, record_tape,
             record_cmd, stream=None, max_blocks=0, block_dim=256):
     """The general path: validates everything; afterwards the fast plan is (re)made."""
-    from ..lang.func import Kernel
+    from ..lang.kernel import Kernel
     if not isinstance(kernel, Kernel):
         raise TypeError(f"wp.launch expects a @wp.kernel, got {type(kernel).__name__}")
+    if kernel.is_generic:    # the specialisation for these arguments' types (made once)
+        kernel = kernel.for_launch(list(inputs) + list(outputs))
     device = get_device(stream.device if device is None and stream is not None else device)
     if dim is None:
         dim = _default_dim(kernel, list(inputs) + list(outputs))
@@ -210,7 +212,7 @@ class Launch:
 
     def _resolve(self):
         k = self.kernel
-        if k.module.kernels.get(k.key) is not k:
+        if not k.is_registered():
             raise RuntimeError(
                 f"kernel '{k.key}' was defined again in module '{k.module.name}' after this kernel "
                 f"object was made, which replaced it: launch the newer definition, or give the "

@@ -1,6 +1,8 @@
 """Modules: the unit of loading. A Python module's kernels (or a notebook cell's) build into
 one binary per device (on the CPU from separately cached units: runtime/cpu_build.py)."""
 
+import itertools
+
 from ..compiler import nvrtc_check
 from ..config import config
 from ..lang.deps import function_deps
@@ -41,24 +43,90 @@ class BuildRecord:
         return f"<build {self.module} {self.hash[:8]} {self.detail} {self.seconds:.3f} s>"
 
 
+MODULE_OPTIONS = ("enable_backward", "mode", "fast_math", "max_unroll", "cpu_lanes", "lineinfo")
+_retired = itertools.count(1)
+
+
+class ModuleOptions(dict):
+    """A module's option overrides; reading one it does not override gives the notebook
+    parent's or ``wp.config``'s value (``module.options["enable_backward"]``, as the reference)."""
+
+    def __init__(self, module):
+        super().__init__()
+        self._module = module
+
+    def __missing__(self, name):
+        parent = state.modules.get(self._module.parent) if self._module.parent else None
+        if parent is not None and name in parent.options:
+            return dict.__getitem__(parent.options, name)
+        try:
+            return getattr(config, name)
+        except AttributeError:
+            raise KeyError(name) from None
+
+
 class Module:
     def __init__(self, name):
         self.name = name
         self.kernels = {}
-        self.options = {}
+        self.options = ModuleOptions(self)
         self.loaded = {}          # (device alias, with_backward) -> LoadedModule
         self.generation = -1
         self.last_build = None    # (hash, built?, seconds) of the last load, for reporting
         self.deps = {}            # Function -> version, of the functions the kernels call
         self.parent = None        # a notebook cell's module falls back to its notebook's options
 
-    def add_kernel(self, kernel):
-        self.kernels[kernel.key] = kernel
-        self.invalidate()
+    def add_kernel(self, kernel, entry=None):
+        """Register ``kernel`` (under ``entry``, default its key). A kernel it replaces keeps
+        working: it moves, with its specialisations, into a private module of its own, so a
+        launch of the old object runs the old code (as in the reference)."""
+        entry = entry or kernel.key
+        old = self.kernels.get(entry)
+        if old is not None and old is not kernel:
+            self._retire(old)
+        self.kernels[entry] = kernel
+        self._drop_binaries()
 
-    def invalidate(self):
+    def _retire(self, old):
+        private = Module(f"{self.name}#{old.key}.{next(_retired)}")
+        private.options.update(self.options)
+        private.parent = self.parent
+        moved = [(e, k) for e, k in self.kernels.items()
+                 if k is old or getattr(k, "_generic", None) is old]
+        for e, k in moved:
+            del self.kernels[e]
+            k.module = private
+            private.kernels[e] = k
+
+    def build_kernels(self):
+        """The kernels that go into the binary (generic kernels only through their
+        specialisations)."""
+        return [k for k in self.kernels.values() if not getattr(k, "is_generic", False)]
+
+    def _drop_binaries(self):
         self.loaded.clear()
         launch_state.invalidate()    # fast launches and replays of its kernels re-validate
+
+    def unload(self):
+        """Forget the loaded binaries (the next launch loads again, from the cache)."""
+        self._drop_binaries()
+
+    def hash_module(self):
+        """The reference's name for get_module_hash()."""
+        return self.get_module_hash()
+
+    def get_module_hash(self, device=None):
+        """The hash of the module's current source (what names its binary in the cache)."""
+        from ..codegen.target import CPU
+        from ..compiler import cpu as cpu_compiler
+        from ..compiler.cache import module_hash
+        source = self.source(CPU, bool(self.option("enable_backward")))
+        return module_hash(source, cpu_compiler.build_key(self.option("mode") == "debug",
+                                                          bool(self.option("fast_math"))))
+
+    def invalidate(self):
+        """Options changed: every kernel translates again."""
+        self._drop_binaries()
         for k in self.kernels.values():
             k.forget_ir()
 
@@ -87,11 +155,14 @@ class Module:
         from ..codegen.module_source import generate_source
         from ..codegen.target import CPU
         debug = self.checks_bounds()    # codegen's "debug": the index checks
-        return generate_source(list(self.kernels.values()), target or CPU, debug, backward,
+        return generate_source(self.build_kernels(), target or CPU, debug, backward,
                                bool(self.option("cpu_lanes")))
 
-    def load(self, device, backward=False):
-        """The loaded binary for ``device`` (building it if needed)."""
+    def load(self, device, backward=False, block_dim=None):
+        """The loaded binary for ``device`` (building it if needed). ``block_dim`` is the
+        reference's CUDA block size of the build; here a launch chooses it."""
+        from .device import get_device
+        device = get_device(device)
         self._sync_generation()
         key = (device.alias, backward)
         lm = self.loaded.get(key) or self.loaded.get((device.alias, True))
@@ -101,7 +172,7 @@ class Module:
         if device.is_cuda:
             from . import cuda_backend
             lm = cuda_backend.load_module(self, device, backward)
-            self.deps = function_deps([k.ir for k in self.kernels.values()])
+            self.deps = function_deps([k.ir for k in self.build_kernels()])
             h, built, seconds = self.last_build
             state.build_log.append(BuildRecord(self.name, h, built, seconds, list(self.kernels), backward))
         else:
@@ -110,7 +181,7 @@ class Module:
         return lm
 
     def _load_cpu(self, backward):
-        kernels = list(self.kernels.values())
+        kernels = self.build_kernels()
         load = _CpuLoad(self.name, kernels, backward, self.option("mode") == "debug",
                         bool(self.option("fast_math")), bool(self.option("cpu_lanes")),
                         checks=self.checks_bounds())
@@ -179,8 +250,10 @@ def set_module_options(options, module=None):
 
 
 def get_module_options(module=None):
+    """Every module option's value for ``module`` (its own, else the notebook's or wp.config's)."""
     name = _module_name(module)
-    return dict(get_module(name).options)
+    m = get_module(name)
+    return {k: m.option(k) for k in MODULE_OPTIONS} | dict(m.options)
 
 
 state.new_module = Module      # state.module(name) makes runtime modules

@@ -80,7 +80,7 @@ class _Evaluator:
         from .module import get_module
         from ..types.array import array
         from ..lang.builtin_function import BuiltinFunction
-        from ..lang.func import Kernel
+        from ..lang.kernel import Kernel
         params = [f"a{i}: T{i}" for i in range(len(self.types))]
         call = f"_builtin({', '.join(f'a{i}' for i in range(len(self.types)))})"
         body = f"    out[0] = {call}\n" if self.ret is not None else f"    {call}\n"
@@ -98,7 +98,7 @@ class _Evaluator:
         exec(compile(text, filename, "exec"), env)
         fn = env[f"{self.key}_eval"]
         fn.__module__ = f"__wp_python_scope__.{self.key}_{sig.hexdigest()[:12]}"
-        return Kernel(fn, get_module(fn.__module__), enable_backward=False)
+        return Kernel(fn, module=get_module(fn.__module__), options={"enable_backward": False})
 
     def __call__(self, args):
         from .launch import launch

@@ -86,7 +86,10 @@ def _cast(args, kwargs):
     return to(out) if comp.is_composite(to) else out[0].item()
 
 
+from ..lang.intrinsics_transform import python_transformation  # noqa: E402
+
 PYTHON_IMPLS = {
+    "transformation": python_transformation,
     "vector": _vector, "matrix": _matrix, "quaternion": _quaternion, "identity": _identity,
     "quat_identity": _quat_identity, "transform_identity": _transform_identity,
     "print": _print, "cast": _cast,

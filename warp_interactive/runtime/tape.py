@@ -62,6 +62,8 @@ class Tape:
     def __enter__(self):
         if self in state.tapes:
             raise RuntimeError("this tape is already recording")
+        if state.tapes:     # as the reference: one tape records at a time
+            raise RuntimeError("Warp: Error, entering a tape while one is already active")
         state.tapes.append(self)
         launch_state.set_reason("tape", True)    # launches must reach the tape: no fast path
         return self

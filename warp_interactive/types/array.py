@@ -75,7 +75,7 @@ class array:
         self.device = _device(device)
         self.pinned = bool(pinned) and self.device.is_cpu
         if data is not None:
-            self._init_from_data(data, copy)
+            self._init_from_data(data, copy, shape)
         elif ptr is not None:
             self._init_from_ptr(ptr, shape, strides, owner)
         else:
@@ -120,7 +120,7 @@ class array:
         strides = strides or contiguous_strides(shape, type_size(self.dtype))
         self._set_view(int(ptr), shape, strides, None)
 
-    def _init_from_data(self, data, copy):
+    def _init_from_data(self, data, copy, shape=None):
         if not isinstance(data, array) and hasattr(data, "__cuda_array_interface__"):
             return hooks.from_cuda_interface(self, data, copy)
         if isinstance(data, array):
@@ -128,7 +128,7 @@ class array:
             src = data.numpy()
         else:
             src = self._numpy_from_data(data)
-        self._check_element_shape(src)
+        src = self._check_element_shape(src, shape)
         ndim = src.ndim - len(element_shape(self.dtype))
         if not copy and self._is_zero_copy_ok(src):
             self._set_view(src.ctypes.data, src.shape[:ndim], src.strides[:ndim], src)
@@ -148,14 +148,23 @@ class array:
             src = src.astype(np_dtype_of(self.dtype))
         return src
 
-    def _check_element_shape(self, src):
+    def _check_element_shape(self, src, shape=None):
+        """``src`` shaped (*array shape, *element shape): given ``shape=``, reshaped to it; else
+        flat data is regrouped as the reference does (inner dimensions of length 1 dropped, an
+        inner dimension that is a multiple of the element's size split), so
+        ``wp.array(np.arange(7.), dtype=wp.transformf)`` has shape (1,)."""
         es = element_shape(self.dtype)
-        if es and (src.ndim < len(es) + 1 or tuple(src.shape[-len(es):]) != es):
-            raise ValueError(
-                f"the data's shape {tuple(src.shape)} does not fit dtype {type_repr(self.dtype)}: "
-                f"its inner dimensions must be {es}")
+        if shape is not None:
+            try:
+                src = src.reshape(tuple(shape) + es)
+            except ValueError:
+                raise ValueError(f"the data's shape {tuple(src.shape)} cannot be reshaped to "
+                                 f"shape {tuple(shape)} of dtype {type_repr(self.dtype)}") from None
+        elif es:
+            src = _regroup(src, es, type_repr(self.dtype))
         if src.ndim - len(es) > MAX_DIMS:
             raise ValueError(f"arrays have at most {MAX_DIMS} dimensions, got data of shape {src.shape}")
+        return src
 
     def _is_zero_copy_ok(self, src):
         return src.dtype == np_dtype_of(self.dtype) and self.device.is_cpu and not self.pinned
@@ -402,6 +411,22 @@ def _is_readonly(ref):
     if isinstance(ref, np.ndarray):
         return not ref.flags.writeable
     return isinstance(ref, array) and ref._readonly
+
+
+def _regroup(src, es, name):
+    """Flat or partly flat data for elements of shape ``es`` (see _check_element_shape)."""
+    def fits(a):
+        return a.ndim >= len(es) and tuple(a.shape[a.ndim - len(es):]) == es
+    while not fits(src) and src.ndim > 1 and src.shape[-1] == 1:
+        src = src.reshape(src.shape[:-1])
+    if not fits(src):
+        n = int(np.prod(es))
+        last = src.shape[-1] if src.ndim else 0
+        if last == 0 or last % n:
+            raise ValueError(f"the data's shape {tuple(src.shape)} does not fit dtype {name}: its "
+                             f"inner dimensions must be {es}, or a multiple of {n} values")
+        src = src.reshape(src.shape[:-1] + ((last // n,) if last != n else ()) + es)
+    return src.reshape((1,) + es) if src.ndim == len(es) else src
 
 
 def _to_element(dtype, value):

@@ -11,6 +11,7 @@ import ctypes
 import numpy as np
 
 from . import scalars
+from .generic import Any, GenericComposite, is_any
 from .scalars import canonical_scalar, is_scalar
 
 _cache = {}
@@ -38,11 +39,24 @@ class Composite(ctypes.Array):
     _kind_ = ""
     _wp_scalar_type_ = None
 
-    def __init__(self, *args):
+    def __init__(self, *args, **kwargs):
         super().__init__()
+        if kwargs:
+            args = self._args_from_keywords(args, kwargs)
         if not args:
+            if self._kind_ == "transform":
+                self[6] = 1   # the identity, as the reference's wp.transform()
             return  # zero, as a default-constructed value in a kernel
         self._set_flat(self._flat_from_args(args))
+
+    @classmethod
+    def _args_from_keywords(cls, args, kwargs):
+        """``wp.transform(p=..., q=...)`` (the only keyword form)."""
+        if cls._kind_ != "transform" or set(kwargs) - {"p", "q"} or len(args) + len(kwargs) > 2:
+            raise TypeError(f"{cls.__name__}() got unexpected keyword arguments {sorted(kwargs)}")
+        p = args[0] if args else kwargs.get("p", (0, 0, 0))
+        q = kwargs.get("q", (0, 0, 0, 1))
+        return (p, q)
 
     # --- construction ---------------------------------------------------------------------
     @classmethod
@@ -161,10 +175,19 @@ class Composite(ctypes.Array):
     def __rtruediv__(self, other):
         return self._new(_unwrap(other) / self.numpy_view())
 
-    def __repr__(self):
-        return f"{type(self).__name__}({self.numpy_view().tolist()})"
+    def __str__(self):
+        """As the reference prints values: ``[1.0, 2.0, 3.0]``; a matrix row by row."""
+        rows = self.numpy_view().tolist()
+        if self._kind_ == "matrix":
+            return "[" + ",\n ".join(f"[{', '.join(map(str, r))}]" for r in rows) + "]"
+        return f"[{', '.join(map(str, rows))}]"
 
-    __str__ = __repr__
+    def __repr__(self):
+        rows = self.numpy_view().tolist()
+        if self._kind_ == "matrix":
+            rows = ["[" + ", ".join(map(repr, r)) + "]" for r in rows]
+            return f"{type(self).__name__}([{', '.join(rows)}])"
+        return f"{type(self).__name__}([{', '.join(map(repr, rows))}])"
 
     def __reduce__(self):
         return (_rebuild, (self._kind_, self._shape_, self._wp_scalar_type_.__name__,
@@ -239,22 +262,34 @@ def _make(kind, shape, dtype):
 
 
 def vector(length, dtype):
-    """A vector type of ``length`` components of scalar type ``dtype``."""
+    """A vector type of ``length`` components of scalar type ``dtype`` (either may be
+    ``typing.Any`` in a generic annotation)."""
+    if is_any(length) or is_any(dtype):
+        return GenericComposite("vector", (length,), canonical_scalar(dtype))
     return _make("vector", (int(length),), dtype)
 
 
 def matrix(shape, dtype):
-    """A row-major matrix type of ``shape`` (rows, cols) of scalar type ``dtype``."""
+    """A row-major matrix type of ``shape`` (rows, cols) of scalar type ``dtype`` (``Any``
+    anywhere makes a generic annotation)."""
+    if is_any(shape):
+        shape = (Any, Any)
+    if any(is_any(s) for s in shape) or is_any(dtype):
+        return GenericComposite("matrix", tuple(shape), canonical_scalar(dtype))
     return _make("matrix", tuple(int(s) for s in shape), dtype)
 
 
 def quaternion(dtype):
     """A quaternion type (i, j, k, w layout) of scalar type ``dtype``."""
+    if is_any(dtype):
+        return GenericComposite("quaternion", (4,), dtype)
     return _make("quaternion", (4,), dtype)
 
 
 def transformation(dtype):
     """A rigid transform type (p: vec3, q: quat; 7 scalars) of scalar type ``dtype``."""
+    if is_any(dtype):
+        return GenericComposite("transform", (7,), dtype)
     return _make("transform", (7,), dtype)
 
 

@@ -47,6 +47,9 @@ class Scalar:
     def __hash__(self):
         return hash(self.value)
 
+    def __str__(self):
+        return str(self.value)
+
     def __repr__(self):
         return f"{type(self).__name__}({self.value})"
 

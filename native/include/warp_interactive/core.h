@@ -111,6 +111,10 @@ WPI_FUNC array_t<T> view(const array_t<T>& a, I i, J... rest) { return view(view
 template <typename T, typename I>
 WPI_FUNC int32 array_shape(const array_t<T>& a, I k) { return a.shape[k]; }
 
+// `if a:` in a kernel: an array is true when it has memory (a None argument has none)
+template <typename T>
+WPI_FUNC bool array_nonnull(const array_t<T>& a) { return a.data != nullptr; }
+
 template <typename T>
 WPI_FUNC int32 len(const array_t<T>& a) { return a.shape[0]; }
 

@@ -15,7 +15,8 @@
 namespace wp {
 
 template <unsigned N, typename T> struct vec_t {
-    T c[N];
+    T c[N > 0 ? N : 1];   // a 0-length vector (an empty slice, v[5:]) still needs a storage
+                          // member: NVRTC rejects zero-size arrays
 
     WPI_FUNC vec_t() : c() {}
     WPI_FUNC explicit vec_t(T s)

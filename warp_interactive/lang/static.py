@@ -1,0 +1,121 @@
+"""``wp.static(expr)``: a Python expression evaluated once, when the kernel is translated.
+
+Its value replaces the call: a number or warp value becomes a constant of the generated code (so
+it is part of the module hash: another value, another binary), a @wp.func or builtin becomes the
+function called, a bool decides an ``if`` at translation time (the other branch is not
+generated), an int bounds a ``range`` that unrolls. The expression sees the kernel's globals and
+closure and the kernel's compile-time constants (variables assigned a literal, loop variables of
+unrolled loops); ``len(v)`` of a kernel vector/matrix/array variable is its static length.
+Errors point at the user's line."""
+
+import ast
+import copy
+import enum
+
+from ..types import composite as comp
+from ..types import scalars as sc
+from ..types.array import array
+from . import ir
+from .scope import PyValue
+
+
+def static(expr):
+    """In Python scope ``wp.static(x)`` is ``x``; in kernels see the module docstring."""
+    return expr
+
+
+def is_static_call(node):
+    """Syntactically ``wp.static(...)`` / ``static(...)`` (no IR is emitted to find out)."""
+    if not isinstance(node, ast.Call):
+        return False
+    f = node.func
+    return (isinstance(f, ast.Attribute) and f.attr == "static") or \
+        (isinstance(f, ast.Name) and f.id == "static")
+
+
+def mentions_static(nodes, name=None):
+    """True if a wp.static() call in ``nodes`` (statements) uses ``name`` (any name if None)."""
+    for stmt in nodes:
+        for node in ast.walk(stmt):
+            if is_static_call(node) and (name is None or any(
+                    isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))):
+                return True
+    return False
+
+
+class _StaticLengths(ast.NodeTransformer):
+    """``len(x)`` of a kernel variable with a static length -> that length."""
+
+    def __init__(self, symbols):
+        self.symbols = symbols
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1 \
+                and isinstance(node.args[0], ast.Name):
+            v = self.symbols.get(node.args[0].id)
+            t = getattr(v, "type", None)
+            if comp.is_composite(t):
+                return ast.copy_location(ast.Constant(t._shape_[0] if t._kind_ == "matrix"
+                                                      else t._length_), node)
+        return node
+
+
+def evaluate(tr, node):
+    """The value of ``wp.static(expr)`` at ``node`` (a PyValue), or a CodegenError at it."""
+    if len(node.args) != 1 or node.keywords:
+        raise tr.scope.error("wp.static() takes exactly one argument", node)
+    env = dict(tr.py_globals)
+    env.update(tr.src.closure)      # the closure shadows globals, as in Python
+    env.update({k: v.constant for k, v in tr.scope.symbols.items()
+                if isinstance(v, ir.Var) and v.constant is not None and not v.literal})
+    env.update({k: v.obj for k, v in tr.scope.symbols.items() if isinstance(v, PyValue)})
+    expr = _StaticLengths(tr.scope.symbols).visit(copy.deepcopy(node.args[0]))
+    code = compile(ast.fix_missing_locations(ast.Expression(expr)), tr.src.filename, "eval")
+    try:
+        value = eval(code, env)
+    except NameError as e:
+        raise tr.scope.error(f"Error evaluating static expression: {e}. Make sure all variables "
+                             "used in the static expression are constant.", node) from None
+    except Exception as e:
+        raise tr.scope.error(f"Error evaluating static expression: {e}", node) from None
+    if isinstance(value, (enum.IntEnum, enum.IntFlag)):
+        value = int(value)
+    problem = unsupported(value)
+    if problem:
+        raise tr.scope.error(f"Static expression returns an unsupported value: {problem}", node)
+    return PyValue(value)
+
+
+def unsupported(value):
+    """Why ``value`` cannot stand in a kernel (None if it can)."""
+    from .builtin_function import BuiltinFunction
+    if value is None:
+        return "None is returned"
+    if isinstance(value, array):
+        return "a Warp array cannot be created inside Warp kernels"
+    if isinstance(value, (bool, int, float, str, sc.Scalar, comp.Composite, BuiltinFunction, type)) \
+            or getattr(value, "_wp_function_", False) or getattr(value, "_wp_kernel_", False):
+        return None
+    if isinstance(value, (list, tuple)):
+        return next((p for p in (unsupported(v) for v in value) if p), None)
+    st = getattr(type(value), "_wp_struct_", None)
+    if st is not None:
+        return _struct_problem(value, st.name, ())
+    return f"value of type {type(value)} cannot be constructed inside Warp kernels"
+
+
+def _struct_problem(value, top, path):
+    for name in type(value)._wp_struct_.fields:
+        field = getattr(value, name)
+        if getattr(type(field), "_wp_struct_", None) is not None:
+            problem = _struct_problem(field, top, path + (name,))
+        else:
+            problem = unsupported(field)
+            if problem:
+                problem = (f"the returned Warp struct contains a data type that cannot be "
+                           f"constructed inside Warp kernels: {problem} at "
+                           f"{'.'.join((top,) + path)}")
+        if problem:
+            return problem
+    return None
