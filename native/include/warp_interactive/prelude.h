@@ -15,6 +15,15 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#elif defined(__CUDACC_RTC__)
+// NVRTC has no <cmath>: generated code writes INFINITY and NAN for inf and nan literals
+// (wp.inf, float("nan")), so give them from the bit patterns, as device expressions
+#ifndef INFINITY
+#define INFINITY (__int_as_float(0x7f800000))
+#endif
+#ifndef NAN
+#define NAN (__int_as_float(0x7fffffff))
+#endif
 #elif !defined(__CUDACC_RTC__)
 // <cstdint>'s names, from the compiler's predefined types (the same types glibc's typedefs use)
 typedef __INT8_TYPE__ int8_t;
