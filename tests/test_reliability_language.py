@@ -84,6 +84,12 @@ def k(o: wp.array(dtype=wp.mat22)):
     m[0, 2] = 1.0
     o[0] = m
 """, "index 2 is out of range", "m[0, 2] = 1.0"),
+    "const_index_negative": ("""
+@wp.kernel
+def k(o: wp.array(dtype=float)):
+    v = wp.vec3(1.0, 2.0, 3.0)
+    o[0] = v[-4]
+""", "index -4 is out of range for vec3f", "o[0] = v[-4]"),
     "annotation": ("""
 @wp.func
 def f(x: float) -> int:

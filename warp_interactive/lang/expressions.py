@@ -268,7 +268,7 @@ class ExpressionsMixin:
             return self.call_builtin("load" if len(idx) == t.ndim else "view", [base] + idx)
         if comp.is_composite(t) or is_tile(t):
             if comp.is_composite(t):
-                self.check_component_index(t, idx)
+                idx = self.check_component_index(t, idx)
             return self.call_builtin("extract", [base] + idx)
         raise self.scope.error(f"a value of type {type_name(t)} cannot be indexed")
 
@@ -291,13 +291,20 @@ class ExpressionsMixin:
                                "only at run time")
 
     def check_component_index(self, t, idx):
-        """A constant index past a vector's/matrix's size is a build error (it would read or
+        """The indices with constant negative ones counted from the end (``v[-1]``, as in Python
+        and the reference); a constant index out of range is a build error (it would read or
         write another variable's memory)."""
+        out = list(idx)
         for k, (v, n) in enumerate(zip(idx, getattr(t, "_shape_", ()))):
             c = v.constant
-            if isinstance(c, int) and not 0 <= c < n:
+            if not isinstance(c, int) or isinstance(c, bool):
+                continue
+            if not -n <= c < n:
                 raise self.scope.error(f"index {c} is out of range for {type_name(t)} "
-                                       f"(dimension {k} has {n} components: 0..{n - 1})")
+                                       f"(dimension {k} has {n} components: {-n}..{n - 1})")
+            if c < 0:
+                out[k] = self.index_const(c + n)
+        return out
 
     def eval_index(self, node):
         if isinstance(node, ast.Slice):

@@ -145,7 +145,7 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
             if isinstance(base, ir.Var) and isinstance(base.type, array):
                 self.store(base, idx, value, None)
             elif isinstance(base, ir.Var) and comp.is_composite(base.type):
-                self.check_component_index(base.type, idx)
+                idx = self.check_component_index(base.type, idx)
                 self.write(target.value, self.call_builtin("assign", [base] + idx + [value]))
             elif isinstance(base, ir.Var) and is_tile(base.type):
                 self.write(target.value, builtins_tile.assign_element(self, base, idx, value))
