@@ -7,6 +7,7 @@ import pytest
 import warp_interactive as wp
 
 vec7 = wp.types.vector(7, wp.float32)
+vec1 = wp.types.vector(1, wp.float32)
 SLICES_1D = ["[:]", "[1:]", "[-2:]", "[:2]", "[:-1]", "[::2]", "[1::2]", "[::-1]", "[::-2]",
              "[1::-2]", "[-123:123]", "[2:5]"]
 
@@ -41,7 +42,7 @@ def writes(out: wp.array(dtype=vec7), m_out: wp.array(dtype=wp.mat33)):
     v = vec7(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0)
     v[1:3] = wp.vec2(10.0, 20.0)
     v[::3] += wp.vec3(100.0, 100.0, 100.0)
-    v[-1:] = wp.types.vector(1, float)(-1.0)
+    v[-1:] = vec1(-1.0)
     out[0] = v
     m = wp.mat33(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0)
     m[1:, :2] = wp.mat22(0.0, 0.0, 0.0, 0.0)

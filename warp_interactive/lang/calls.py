@@ -2,7 +2,6 @@
 
 import ast
 import builtins as py_builtins
-from typing import Any as Any_
 
 from ..types import composite as comp
 from ..types import scalars as sc
@@ -58,35 +57,9 @@ class CallsMixin:
         return None
 
     def _type_factory_call(self, obj, node, kwargs):
-        """``wp.types.vector(3, float)`` in a kernel names a type (made now); with component
-        values (``wp.types.vector(x, y, z)``) it is the anonymous constructor."""
-        if any(self._names_a_type(a) for a in list(node.args) + list(kwargs.values())) and \
-                all(isinstance(a, (ast.Name, ast.Attribute, ast.Constant, ast.Tuple))
-                    for a in list(node.args) + list(kwargs.values())):
-            args = [self._static_value(a) for a in node.args]
-            kw = {k: self._static_value(v) for k, v in kwargs.items()}
-            return PyValue(obj(*args, **kw))
+        """``wp.types.vector(x, y, z)`` / ``wp.types.matrix(shape=(3, 3), dtype=float)`` in a
+        kernel: the anonymous constructor (with no components, a zero value), as the reference."""
         return self.intrinsics[_TYPE_FACTORIES[obj]].__get__(self)(obj, node, kwargs)
-
-    def _names_a_type(self, node):
-        """True when ``node`` (a name, or an attribute of a global) is a type; evaluates nothing
-        that emits code."""
-        root = node
-        while isinstance(root, ast.Attribute):
-            root = root.value
-        if not isinstance(root, ast.Name) or root.id in self.scope.symbols:
-            return False
-        v = self.eval(node)
-        return isinstance(v, PyValue) and (isinstance(v.obj, type) or v.obj is Any_)
-
-    def _static_value(self, node):
-        v = self.eval(node)
-        if isinstance(v, tuple):
-            return tuple(x.obj if isinstance(x, PyValue) else x for x in v)
-        if not isinstance(v, PyValue):
-            raise self.scope.error("the arguments of a type made in a kernel must be known when "
-                                   "it is built", node)
-        return v.obj
 
     def args_of(self, node):
         return [self.eval_var(a) for a in node.args]
