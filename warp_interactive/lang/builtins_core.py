@@ -78,7 +78,8 @@ for op, doc in (("div", "a / b"), ("floordiv", "a // b (floor)"), ("mod", "a % b
 # composites divide by floats only (an integer component division by zero would trap)
 for pat in (FloatVector, FloatMatrix, Quaternion):
     add_builtin("div", {"a": pat, "b": Float}, value_func=same_as(0), group=G_OP)
-add_builtin("div", {"a": Float, "b": FloatVector}, value_func=same_as(1), group=G_OP)
+for pat in (FloatVector, FloatMatrix, Quaternion):   # scalar / composite: component-wise
+    add_builtin("div", {"a": Float, "b": pat}, value_func=same_as(1), group=G_OP)
 
 for pat in (Scalar, Vector, Matrix, Quaternion):
     add_builtin("neg", {"x": pat}, value_func=same_as(0), group=G_OP, doc="-x")
