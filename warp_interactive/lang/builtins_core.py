@@ -90,7 +90,7 @@ for op in ("lt", "le", "gt", "ge", "eq", "ne"):
     add_builtin(op, {"a": Scalar, "b": Scalar}, value_type=sc.bool_, group=G_OP, differentiable=False)
 for op in ("eq", "ne"):
     add_builtin(op, {"a": Bool, "b": Bool}, value_type=sc.bool_, group=G_OP, differentiable=False)
-    for pat in (Vector, Matrix, Quaternion):
+    for pat in (Vector, Matrix, Quaternion, Transformation):
         add_builtin(op, {"a": pat, "b": pat}, value_type=sc.bool_, group=G_OP, differentiable=False)
 for op in ("bit_and", "bit_or", "bit_xor", "lshift", "rshift"):
     add_builtin(op, {"a": Int, "b": Int}, value_func=same_as(0), group=G_OP, differentiable=False)

@@ -23,6 +23,12 @@ template <typename T> struct transform_t {
     template <typename U> WPI_FUNC explicit transform_t(const transform_t<U>& t) : p(t.p), q(t.q) {}
 };
 
+template <typename T> WPI_FUNC bool operator==(const transform_t<T>& a, const transform_t<T>& b)
+{
+    return a.p == b.p && a.q == b.q;
+}
+template <typename T> WPI_FUNC bool operator!=(const transform_t<T>& a, const transform_t<T>& b) { return !(a == b); }
+
 // ---------------------------------------------------------------------------------------------
 // constructor adjoints
 
