@@ -770,15 +770,17 @@ WPI_FUNC void svd3(const mat_t<3, 3, T>& A, mat_t<3, 3, T>& U, vec_t<3, T>& sigm
 // Townsend (2016), square full-rank case: with S = diag(sigma) and F_ij = 1 / (s_j^2 - s_i^2) off
 // the diagonal, adj_A = U [(F o (U^T adj_U - adj_U^T U)) S + diag(adj_sigma)
 //                          + S (F o (V^T adj_V - adj_V^T V))] V^T
-template <typename T>
-WPI_FUNC void adj_svd3(const mat_t<3, 3, T>& A, const mat_t<3, 3, T>& U, const vec_t<3, T>& sigma, const mat_t<3, 3, T>& V,
-                       mat_t<3, 3, T>& adj_A, mat_t<3, 3, T>& adj_U, vec_t<3, T>& adj_sigma, mat_t<3, 3, T>& adj_V)
+namespace detail {
+// (adj_svd2 and adj_svd3 share it)
+template <unsigned N, typename T>
+WPI_FUNC void adj_svd_square(const mat_t<N, N, T>& U, const vec_t<N, T>& sigma, const mat_t<N, N, T>& V,
+                             mat_t<N, N, T>& adj_A, mat_t<N, N, T>& adj_U, vec_t<N, T>& adj_sigma, mat_t<N, N, T>& adj_V)
 {
-    const mat_t<3, 3, T> Ju = mul(transpose(U), adj_U), Jv = mul(transpose(V), adj_V);
+    const mat_t<N, N, T> Ju = mul(transpose(U), adj_U), Jv = mul(transpose(V), adj_V);
     const T scale = sigma.c[0] * sigma.c[0] + T(1);
-    mat_t<3, 3, T> inner;
-    for (unsigned i = 0; i < 3; ++i)
-        for (unsigned j = 0; j < 3; ++j) {
+    mat_t<N, N, T> inner;
+    for (unsigned i = 0; i < N; ++i)
+        for (unsigned j = 0; j < N; ++j) {
             if (i == j) {
                 inner.data[i][j] = adj_sigma.c[i];
                 continue;
@@ -791,9 +793,17 @@ WPI_FUNC void adj_svd3(const mat_t<3, 3, T>& A, const mat_t<3, 3, T>& U, const v
                                sigma.c[i] * f * (Jv.data[i][j] - Jv.data[j][i]);
         }
     adj_A += mul(mul(U, inner), transpose(V));
-    adj_U = mat_t<3, 3, T>();
-    adj_sigma = vec_t<3, T>();
-    adj_V = mat_t<3, 3, T>();
+    adj_U = mat_t<N, N, T>();
+    adj_sigma = vec_t<N, T>();
+    adj_V = mat_t<N, N, T>();
+}
+}  // namespace detail
+
+template <typename T>
+WPI_FUNC void adj_svd3(const mat_t<3, 3, T>& A, const mat_t<3, 3, T>& U, const vec_t<3, T>& sigma, const mat_t<3, 3, T>& V,
+                       mat_t<3, 3, T>& adj_A, mat_t<3, 3, T>& adj_U, vec_t<3, T>& adj_sigma, mat_t<3, 3, T>& adj_V)
+{
+    detail::adj_svd_square(U, sigma, V, adj_A, adj_U, adj_sigma, adj_V);
 }
 
 // QR decomposition A = Q R by Givens rotations: Q orthogonal, R upper triangular with a

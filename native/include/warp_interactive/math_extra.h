@@ -371,26 +371,7 @@ template <typename T>
 WPI_FUNC void adj_svd2(const mat_t<2, 2, T>& A, const mat_t<2, 2, T>& U, const vec_t<2, T>& sigma, const mat_t<2, 2, T>& V,
                        mat_t<2, 2, T>& adj_A, mat_t<2, 2, T>& adj_U, vec_t<2, T>& adj_sigma, mat_t<2, 2, T>& adj_V)
 {
-    const mat_t<2, 2, T> Ju = mul(transpose(U), adj_U), Jv = mul(transpose(V), adj_V);
-    const T scale = sigma.c[0] * sigma.c[0] + T(1);
-    mat_t<2, 2, T> inner;
-    for (unsigned i = 0; i < 2; ++i)
-        for (unsigned j = 0; j < 2; ++j) {
-            if (i == j) {
-                inner.data[i][j] = adj_sigma.c[i];
-                continue;
-            }
-            const T gap = sigma.c[j] * sigma.c[j] - sigma.c[i] * sigma.c[i];
-            if (!(abs(gap) > detail::epsilon(T(0)) * scale))
-                continue;
-            const T f = T(1) / gap;
-            inner.data[i][j] = f * (Ju.data[i][j] - Ju.data[j][i]) * sigma.c[j] +
-                               sigma.c[i] * f * (Jv.data[i][j] - Jv.data[j][i]);
-        }
-    adj_A += mul(mul(U, inner), transpose(V));
-    adj_U = mat_t<2, 2, T>();
-    adj_sigma = vec_t<2, T>();
-    adj_V = mat_t<2, 2, T>();
+    detail::adj_svd_square(U, sigma, V, adj_A, adj_U, adj_sigma, adj_V);
 }
 
 }  // namespace wp
