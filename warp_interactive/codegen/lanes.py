@@ -23,6 +23,7 @@ from ..lang import ir
 from ..types import composite as comp
 from ..types import scalars as sc
 from .body import BodyWriter, for_head
+from .ir_uses import reads, walk_stmts, writes
 from .cpp_types import cpp_type, member
 
 # Calls that may run once for all lanes when their arguments are uniform: side-effect free,
@@ -48,57 +49,7 @@ template <typename T, int W> struct wpi_lanes_aos {
 """
 
 
-# --- statement reads and writes ------------------------------------------------------------------
-def _vars(xs):
-    return [x for x in xs if isinstance(x, ir.Var)]
-
-
-def reads(st):
-    k = type(st)
-    if k is ir.Call:
-        return _vars(st.args)
-    if k is ir.Copy:
-        return _vars([st.src])
-    if k is ir.Select:
-        return _vars([st.cond, st.if_true, st.if_false])
-    if k is ir.GetField:
-        return _vars([st.src])
-    if k is ir.SetField:
-        return _vars([st.src, st.value])
-    if k is ir.If:
-        return _vars([st.cond])
-    if k is ir.ForRange:
-        return _vars([st.start, st.stop, st.step])
-    if k is ir.While:
-        return _vars([st.cond])
-    if k in (ir.Print, ir.Return):
-        return _vars(getattr(st, "args", None) or getattr(st, "values", None) or [])
-    return []
-
-
-def writes(st):
-    """Variables ``st`` may assign (a builtin taking a random ``state`` advances it in place)."""
-    k = type(st)
-    if k is ir.Copy:
-        return [st.dst]
-    if k is ir.ForRange:
-        return [st.var]
-    out = getattr(st, "out", None)
-    outs = out if isinstance(out, list) else _vars([out])
-    if k is ir.Call and not hasattr(st.func, "function") and \
-            "state" in getattr(st.func, "input_types", {}):
-        outs = outs + _vars(st.args)
-    return outs
-
-
-def _walk(stmts):
-    """Every statement of ``stmts``, nested blocks included."""
-    for st in stmts:
-        yield st
-        for sub in ("cond_block", "body", "orelse"):
-            b = getattr(st, sub, None)
-            if isinstance(b, ir.Block):
-                yield from _walk(b.stmts)
+_walk = walk_stmts
 
 
 def _own_jumps(block):

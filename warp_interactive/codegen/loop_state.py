@@ -10,6 +10,7 @@ reverse restarts each iteration from the nearest one."""
 
 from ..lang import ir
 from ..types import scalars as sc
+from .ir_uses import in_place, reads, var_list as _var_list, walk_stmts, writes
 
 # adjoints that read none of their arguments' values (which arguments' values are read: indices)
 LINEAR = {"add", "sub", "neg", "pos", "vec_t", "mat_t", "quat_t", "transform_t", "spatial_vector",
@@ -22,53 +23,14 @@ K_SLOTS = 64                               # checkpoints per exact-state loop (s
 
 
 def walk(block):
-    for st in block.stmts:
-        yield st
-        for sub in ("cond_block", "body", "orelse"):
-            b = getattr(st, sub, None)
-            if isinstance(b, ir.Block):
-                yield from walk(b)
-
-
-def _var_list(xs):
-    return [x for x in xs if isinstance(x, ir.Var)]
+    return walk_stmts(block.stmts)
 
 
 def inputs(st):
-    kind = type(st)
-    if kind is ir.Call:
-        return _var_list(st.args)
-    if kind in (ir.Copy, ir.GetField):
-        return _var_list([st.src])
-    if kind is ir.Select:
-        return _var_list([st.cond, st.if_true, st.if_false])
-    if kind is ir.SetField:
-        return _var_list([st.src, st.value])
-    if kind is ir.If:
-        return _var_list([st.cond])
-    if kind is ir.ForRange:
-        return _var_list([st.start, st.stop, st.step])
-    if kind is ir.While:
-        return _var_list([st.cond])
-    return _var_list(getattr(st, "values", None) or getattr(st, "args", None) or [])
+    return reads(st, every_kind=True)
 
 
-def outputs(st):
-    """Variables ``st`` writes (a builtin taking a random ``state`` advances it in place)."""
-    if isinstance(st, ir.Copy):
-        return [st.dst]
-    if isinstance(st, ir.ForRange):
-        return [st.var]
-    out = getattr(st, "out", None)
-    outs = list(out) if isinstance(out, list) else _var_list([out])
-    return outs + in_place(st)
-
-
-def in_place(st):
-    if isinstance(st, ir.Call) and not hasattr(st.func, "function") and \
-            "state" in getattr(st.func, "input_types", {}):
-        return _var_list(st.args)
-    return []
+outputs = writes
 
 
 def _no_gradient(v):
