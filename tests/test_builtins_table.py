@@ -30,8 +30,9 @@ from builtin_refs import N_THREADS, REFS, same_quat  # noqa: E402
 # names the table does not call through the generic kernel (tested in their own tests below)
 ATOMICS = ("atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_exch", "atomic_cas",
            "atomic_and", "atomic_or", "atomic_xor")
-DTYPES = (sc.float32, sc.float64, sc.float16, sc.int32, sc.uint8)
-TOL = {sc.float16: 3e-2, sc.float32: 2e-4, sc.float64: 1e-9}
+DTYPES = (sc.float32, sc.float64, sc.float16, sc.bfloat16, sc.int32, sc.uint8)
+# bfloat16 keeps 8 significant bits (float16 11): its rounding error is 8 times float16's
+TOL = {sc.float16: 3e-2, sc.bfloat16: 2.4e-1, sc.float32: 2e-4, sc.float64: 1e-9}
 VEC_LENGTHS = (3, 2, 4, 6)
 MAT_SHAPES = ((3, 3), (2, 2), (4, 4), (3, 2), (2, 3), (6, 6))
 
@@ -128,8 +129,18 @@ def _group(name):
 
 
 # --- inputs -------------------------------------------------------------------------------------------
+def _np_values(d):
+    """The NumPy dtype values of scalar type ``d`` are drawn in (bfloat16: float32, rounded to
+    bfloat16 by _round_bf16, so the reference sees exactly the kernel's inputs)."""
+    return np.dtype(np.float32) if d is sc.bfloat16 else np.dtype(wp.dtype_to_numpy(d))
+
+
+def _round_bf16(v):
+    return sc.bfloat16_bits_to_float32(sc.float32_to_bfloat16_bits(v))
+
+
 def _scalar_values(d, domain, n, rng):
-    npd = np.dtype(wp.dtype_to_numpy(d))
+    npd = _np_values(d)
     if domain == "state":
         return rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
     if npd.kind in "iu":
@@ -157,7 +168,7 @@ def _scalar_values(d, domain, n, rng):
 def _composite_values(t, domain, n, rng):
     from scipy.spatial.transform import Rotation
     d = t._wp_scalar_type_
-    npd = np.dtype(wp.dtype_to_numpy(d))
+    npd = _np_values(d)
     kind = t._kind_
     if kind == "quaternion":
         q = rng.normal(size=(n, 4))
@@ -190,6 +201,12 @@ def _composite_values(t, domain, n, rng):
 
 def draw(t, domain, n, rng):
     """NumPy values (batch of n) for an argument of type ``t``."""
+    v = _draw(t, domain, n, rng)
+    s = reg.scalar_of(t.dtype if isinstance(t, array_type) else t)
+    return _round_bf16(v) if s is sc.bfloat16 else v
+
+
+def _draw(t, domain, n, rng):
     if isinstance(t, array_type):
         if domain == "sorted":
             return np.sort(_scalar_values(t.dtype, "any", 5, rng))
@@ -333,7 +350,7 @@ def run_case(table, k, case):
         [types[j] for j in spec.get("mutates", ())]
     outs = [wp.zeros(n, dtype=t) for t in out_types]
     wp.launch(getattr(module, f"case_{k}"), dim=n, inputs=inputs + outs)
-    got = [o.numpy() for o in outs]
+    got = [np.asarray(o.list()) if reg.scalar_of(o.dtype) is sc.bfloat16 else o.numpy() for o in outs]
     d = reg.scalar_of(ret) if not isinstance(ret, tuple) and reg.scalar_of(ret) is not None else \
         next((reg.scalar_of(t) for t in types if reg.scalar_of(t) is not None), sc.float32)
     ref_args = [a.astype(np.float64) if a.dtype.kind == "f" else a for a in args]
@@ -387,7 +404,7 @@ def test_every_exported_overload_is_tested():
 
 
 # --- atomics: their own table (the results depend on every thread, not one) -------------------------------
-ATOMIC_SCALARS = (sc.float32, sc.float64, sc.float16, sc.int8, sc.uint8, sc.int16, sc.uint16,
+ATOMIC_SCALARS = (sc.float32, sc.float64, sc.float16, sc.bfloat16, sc.int8, sc.uint8, sc.int16, sc.uint16,
                   sc.int32, sc.uint32, sc.int64, sc.uint64)
 ATOMIC_COMPOSITES = (comp.vector(3, sc.float32), comp.matrix((2, 2), sc.float64), comp.vector(2, sc.int32))
 
@@ -445,7 +462,7 @@ def atomic_module(tmp_path_factory):
 def _atomic_values(d, shape, rng, distinct=False):
     s = d._wp_scalar_type_ if comp.is_composite(d) else d
     extra = tuple(d._shape_) if comp.is_composite(d) else ()
-    npd = np.dtype(wp.dtype_to_numpy(s))
+    npd = _np_values(s)   # bfloat16: float32 values (integers up to 256 are exact in bfloat16)
     if distinct:
         return (np.arange(shape[0]) + 1).astype(npd)
     return rng.integers(0, 10, shape + extra).astype(npd)  # small integers: exact sums in any order
@@ -458,7 +475,7 @@ def test_atomic(atomic_module, k):
     n, rng = 64, np.random.default_rng(1000 + k)
     shape = (3,) * ndim
     cas = name == "atomic_cas"
-    init = np.zeros(shape, dtype=np.dtype(wp.dtype_to_numpy(d))) if cas else _atomic_values(d, shape, rng)
+    init = np.zeros(shape, dtype=_np_values(reg.scalar_of(d))) if cas else _atomic_values(d, shape, rng)
     idx = [rng.integers(0, 3, n).astype(np.int32) for _ in range(ndim)]
     vals = _atomic_values(d, (n,), rng, distinct=cas)
     arr = wp.array(init, dtype=d)
@@ -466,7 +483,7 @@ def test_atomic(atomic_module, k):
     cmp = wp.zeros(n, dtype=d)
     wp.launch(getattr(atomic_module, f"atomic_{k}"), dim=n,
               inputs=[arr, *[wp.array(i, dtype=wp.int32) for i in idx], cmp, wp.array(vals, dtype=d), olds])
-    got, old = arr.numpy(), olds.numpy()
+    got, old = (np.asarray(a.list()) if reg.scalar_of(d) is sc.bfloat16 else a.numpy() for a in (arr, olds))
     where = tuple(idx)
     ref = init.copy()
     if name in ("atomic_add", "+="):

@@ -854,7 +854,8 @@ def test_print_and_printf(capfd):
     wp.launch(printing, dim=1, inputs=[wp.array([1.5], dtype=float)])
     flush_c_stdio()
     out = capfd.readouterr().out
-    assert out.splitlines() == ["value 0 1.5", "printf 0 1.50|", "[1 2 3]", "-5 200 1 0.25", "100%"]
+    # the reference's formats: a vector's components each followed by a space, True/False
+    assert out.splitlines() == ["value 0 1.5", "printf 0 1.50|", "1 2 3 ", "-5 200 True 0.25", "100%"]
 
 
 def test_print_many_threads_whole_lines(capfd):
@@ -864,7 +865,7 @@ def test_print_many_threads_whole_lines(capfd):
     flush_c_stdio()
     lines = capfd.readouterr().out.splitlines()
     assert sorted(x for x in lines if x.startswith("value")) == sorted(f"value {i} {i}" for i in range(n))
-    assert lines.count("[1 2 3]") == n
+    assert lines.count("1 2 3 ") == n
 
 
 # --- structs -----------------------------------------------------------------------------------------------

@@ -247,7 +247,7 @@ def test_struct_kernel_argument(capfd):
     wp.launch(compute, dim=10, inputs=[s])
     flush_c_stdio()
     lines = capfd.readouterr().out.splitlines()
-    assert sorted(lines) == sorted(["10"] * 10 + ["2.5"] * 10 + ["[0 0 0]"] * 10)
+    assert sorted(lines) == sorted(["10"] * 10 + ["2.5"] * 10 + ["0 0 0 "] * 10)   # the reference's format
 
 
 def test_struct_values_reach_kernel(device):

@@ -30,7 +30,7 @@ from .runtime.module import Module, get_module, get_module_options, load_module,
 from .runtime.utils import ScopedTimer, init, synchronize, synchronize_device
 from .types import *  # noqa: F401,F403
 from .types import (array, array1d, array2d, array3d, array4d, bool_, dtype_from_numpy,
-                    dtype_to_numpy, float16, float32, float64, int8, int16, int32, int64,
+                    bfloat16, dtype_to_numpy, float16, float32, float64, int8, int16, int32, int64,
                     matrix, quaternion, transformation, uint8, uint16, uint32, uint64, vector)
 from .types.array import (clone, copy, empty, empty_like, from_numpy, full, full_like, ones,
                           ones_like, zeros, zeros_like)

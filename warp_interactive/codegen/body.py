@@ -135,8 +135,8 @@ class BodyWriter:
             return [f"{p}{'break' if kind is ir.Break else 'continue'};"]
         if kind is ir.Return:
             return self._fwd_return(s, p, replay)
-        if kind is ir.Print:
-            return [] if replay else [f"{p}{self._printf(s)}"]
+        if kind is ir.Print:   # also in the adjoint's replay: the reference prints there too
+            return [f"{p}{self._printf(s)}"]
         raise TypeError(f"codegen: unknown statement {kind.__name__}")
 
     def _loop_body(self, block, ind, replay, loop):
@@ -305,12 +305,12 @@ class BodyWriter:
     def _label(k):
         return f"label_ret_{k}"
 
-    def _printf(self, s):
+    def _printf(self, s, adjoint=False):
         args = []
         for v in s.args:
-            args += _printf_args(v.label, v.type)
+            args += _printf_args(v.adj if adjoint else v.label, v.type)
         tail = (", " + ", ".join(args)) if args else ""
-        return f"wp::printf({c_string(s.fmt)}{tail});"
+        return f"wp::printf({c_string(s.adj_fmt if adjoint else s.fmt)}{tail});"
 
     # --- reverse ------------------------------------------------------------------------------
     def reverse(self, block, ind):
@@ -352,6 +352,8 @@ class BodyWriter:
             return self._rev_while(s, ind)
         if kind is ir.Return:
             return self._rev_return(s, p)
+        if kind is ir.Print and s.adj_fmt:
+            return [f"{p}{self._printf(s, adjoint=True)}"]   # print() shows the adjoints, as the reference
         return []  # Const, Print: nothing flows back
 
     def _rev_call(self, s, p):
@@ -485,15 +487,16 @@ def _accum(t):
 
 
 def _printf_args(expr, t):
+    """The printf arguments of a value, matching lang/print_format.py's format of its type."""
     if sc.is_scalar(t):
         if sc.is_float(t):
             return [f"double(float({expr}))" if t.size < 8 else f"double({expr})"]
         if t is sc.bool_:
-            return [f"int({expr})"]
+            return [f'(({expr}) ? "True" : "False")']
         if t.size == 8:
             return [f"({'long long' if t._kind == 'int' else 'unsigned long long'})({expr})"]
         return [f"({'int' if t._kind == 'int' else 'unsigned'})({expr})"]
     if comp.is_composite(t):
         return [a for i in range(t._length_)
                 for a in _printf_args(f"wp::flat_component({expr}, {i})", t._wp_scalar_type_)]
-    raise TypeError(f"cannot print {t!r}")
+    return []   # structs, arrays: a placeholder text, no arguments

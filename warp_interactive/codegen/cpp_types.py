@@ -50,7 +50,7 @@ def scalar_literal(value, t):
             return f"{text}f"
         if t is sc.float64:
             return text
-        return f"wp::half({text}f)"
+        return f"{t._cpp}({text}f)"   # half, bfloat16: from a float
     suffix = {8: "ll"}.get(t.size, "")
     if t._kind == "uint":
         suffix = "u" + suffix

@@ -4,13 +4,10 @@ import ast
 
 from ..types import composite as comp
 from ..types import scalars as sc
-from . import ir
+from . import ir, print_format
 from .builtin_function import INTRINSIC_NAMES, INTRINSICS
 from .registry import Overload, type_name
 from .scope import PyValue
-
-_PRINTF_SPEC = {"int": {8: "%lld"}, "uint": {8: "%llu"}}
-
 
 def _const_kw(tr, kwargs, name, default=None):
     node = kwargs.get(name)
@@ -125,35 +122,21 @@ def printf(tr, obj, node, kwargs):
 
 
 def emit_print(tr, node):
-    """``print(a, b, ...)``: one printf call per statement, so threads' lines never interleave."""
-    parts, args = [], []
+    """``print(a, b, ...)``: one printf call per statement, so threads' lines never interleave;
+    the reverse pass prints the adjoints of the values (see print_format.py)."""
+    parts, adj_parts, args = [], [], []
     for a in node.args:
         v = tr.eval(a)
         if isinstance(v, PyValue) and isinstance(v.obj, str):
             parts.append(v.obj.replace("%", "%%"))
+            adj_parts.append(parts[-1])
             continue
         v = tr.to_var(v, a)
-        parts.append(format_of(tr, v.type))
+        parts.append(print_format.value_format(v.type))
+        adj_parts.append(print_format.value_format(v.type, adjoint=True))
         args.append(v)
-    tr.scope.emit(ir.Print(fmt=" ".join(parts) + "\n", args=args))
-
-
-def format_of(tr, t):
-    if sc.is_scalar(t):
-        if t is sc.bool_:
-            return "%d"
-        if sc.is_float(t):
-            return "%g"
-        return _PRINTF_SPEC.get(t._kind, {}).get(t.size, "%d" if t._kind == "int" else "%u")
-    if comp.is_composite(t):
-        inner = format_of(tr, t._wp_scalar_type_)
-        if comp.is_matrix(t):
-            row = "[" + " ".join([inner] * t._shape_[1]) + "]"
-            return "[" + ",\n ".join([row] * t._shape_[0]) + "]"
-        return "[" + " ".join([inner] * t._length_) + "]"
-    if hasattr(t, "_wp_struct_"):
-        raise tr.scope.error(f"print() of struct {t.__name__}: print its fields instead")
-    raise tr.scope.error(f"print() does not support values of type {type_name(t)}")
+    adj_fmt = print_format.ADJ_PREFIX + print_format.line_format(adj_parts) if args else ""
+    tr.scope.emit(ir.Print(fmt=print_format.line_format(parts), args=args, adj_fmt=adj_fmt))
 
 
 _CORE = {

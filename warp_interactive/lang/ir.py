@@ -130,6 +130,7 @@ class Return(Stmt):
 class Print(Stmt):
     fmt: str = ""                    # printf format
     args: list = field(default_factory=list)
+    adj_fmt: str = ""                # the reverse pass prints the args' adjoints with it (print())
 
 
 @dataclass

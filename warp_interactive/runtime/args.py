@@ -95,8 +95,8 @@ def convert_scalar(value, t):
         return value
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         raise ArgError(f"expected a number ({t.__name__}), got {type(value).__name__}")
-    if t is sc.float16:
-        return int(np.float16(value).view(np.uint16))
+    if t is sc.float16 or t is sc.bfloat16:
+        return sc.to_storage(t, value)   # their bit patterns
     return float(value)
 
 

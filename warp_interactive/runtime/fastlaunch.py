@@ -34,6 +34,7 @@ _FORMATS = {
     ctypes.c_uint16: "H", ctypes.c_int32: "i", ctypes.c_uint32: "I", ctypes.c_int64: "q",
     ctypes.c_uint64: "Q", ctypes.c_float: "f", ctypes.c_double: "d",
 }
+_BITS_16 = (sc.float16, sc.bfloat16)   # 16-bit floats travel as their bit patterns
 _DESC_FORMAT = f"{ARRAY_DESC_SIZE}s"   # an array parameter: its descriptor's bytes
 MAX_BOUNDS = 64   # launch-bounds records cached per plan (one per distinct dim)
 
@@ -51,12 +52,12 @@ def _param_code(i, t, ctype, env):
             f"if d is None and {v}._unwritable is not None: return False",
             f"{v} = _bytes(d if d is not None else {v}.desc())"]
     env[f"T{i}"] = t
-    if sc.is_scalar(t) and t is not sc.float16:
+    if sc.is_scalar(t) and t not in _BITS_16:
         fmt = _FORMATS[t._ctype]
         if fmt in "fd":   # the common case needs no conversion call
             return fmt, [f"if type({v}) is not float: {v} = _convert({v}, T{i}, _dev)"]
         return fmt, [f"{v} = _convert({v}, T{i}, _dev)"]
-    if t is sc.float16:
+    if t in _BITS_16:
         return "H", [f"{v} = _convert({v}, T{i}, _dev)"]
     return f"{ctypes.sizeof(ctype)}s", [f"{v} = _bytes(_convert({v}, T{i}, _dev))"]
 
@@ -73,7 +74,7 @@ def _native_spec(t, ctype, off):
         return (2, off, size, None, 0, False)
     if t is sc.bool_:
         return (4, off, size, None, 0, False)
-    if sc.is_scalar(t) and t is not sc.float16 and _FORMATS[t._ctype] in "bBhHiIqQ":
+    if sc.is_scalar(t) and t not in _BITS_16 and _FORMATS[t._ctype] in "bBhHiIqQ":
         return (3, off, size, None, 0, _FORMATS[t._ctype] in "bhiq")
     if comp.is_composite(t):
         return (5, off, size, t, 0, False)

@@ -58,30 +58,30 @@ class CpuMemory:
         return np.asarray(a)
 
     def set_item(self, a, key, value):
-        a.numpy()[key] = np.asarray(value)
+        self.to_numpy(a)[key] = np.asarray(value)
 
     def assign(self, a, src_np):
-        a.numpy()[...] = src_np.reshape(a.numpy().shape)
+        self.to_numpy(a)[...] = src_np.reshape(self.to_numpy(a).shape)
 
     def fill(self, a, value):
-        view = a.numpy()
+        view = self.to_numpy(a)
         view[...] = value
 
     def zero(self, a):
-        view = a.numpy()
+        view = self.to_numpy(a)
         view[...] = np.zeros((), dtype=view.dtype)   # also for arrays of structs
 
     def copy(self, dest, src, dest_offset, src_offset, count):
         """Copy ``count`` elements (all when 0) at flat offsets; the count copied."""
-        s = src.numpy().reshape((src.size,) + element_shape(src.dtype)) if src.size else src.numpy()
-        d = dest.numpy().reshape((dest.size,) + element_shape(dest.dtype)) if dest.size else dest.numpy()
+        s = self.to_numpy(src).reshape((src.size,) + element_shape(src.dtype)) if src.size else self.to_numpy(src)
+        d = self.to_numpy(dest).reshape((dest.size,) + element_shape(dest.dtype)) if dest.size else self.to_numpy(dest)
         count = copy_count(dest, src, dest_offset, src_offset, count)
         if dest.is_contiguous:
             d[dest_offset:dest_offset + count] = s[src_offset:src_offset + count]
         else:
-            flat = dest.numpy().copy().reshape(d.shape)
+            flat = self.to_numpy(dest).copy().reshape(d.shape)
             flat[dest_offset:dest_offset + count] = s[src_offset:src_offset + count]
-            dest.numpy()[...] = flat.reshape(dest.numpy().shape)
+            self.to_numpy(dest)[...] = flat.reshape(self.to_numpy(dest).shape)
         return count
 
 
@@ -104,7 +104,7 @@ class CudaMemory:
         return self.cu.to_numpy(a)
 
     def set_item(self, a, key, value):
-        host = a.numpy()
+        host = self.to_numpy(a)
         host[key] = np.asarray(value)
         self.cu.from_numpy(a, host)
 

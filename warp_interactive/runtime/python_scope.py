@@ -68,22 +68,24 @@ def _cast(args, kwargs):
     """Python scope: the bits of a number or composite read as ``dtype`` (same size)."""
     a = args[0]
     dtype = kwargs.get("dtype", args[1] if len(args) > 1 else None)
-    if isinstance(a, comp.Composite):   # its components as values (float16 arrays hold bits)
-        src = np.asarray(list(np.asarray(a, dtype=None).reshape(-1)) if a._wp_scalar_type_ is not
-                         sc.float16 else [float(c) for c in np.ravel(list(a))],
-                         dtype=a._wp_scalar_type_._np_dtype)
+    if isinstance(a, comp.Composite):   # a ctypes array: its bytes are exactly its storage
+        raw = bytes(a)
     elif isinstance(a, sc.Scalar):
-        src = np.asarray(a.value, dtype=type(a)._np_dtype)
+        bits = a.value if type(a) is not sc.bfloat16 else sc.to_storage(sc.bfloat16, a.value)
+        raw = np.asarray(bits, dtype=type(a)._np_dtype).tobytes()
     else:
-        src = np.asarray(a, dtype=np.float32 if isinstance(a, float) else np.int32)
+        raw = np.asarray(a, dtype=np.float32 if isinstance(a, float) else np.int32).tobytes()
     to = dtype if comp.is_composite(dtype) else sc.canonical_scalar(dtype)
     to_scalar = to._wp_scalar_type_ if comp.is_composite(to) else to
-    raw = np.ascontiguousarray(src).tobytes()
     size = to_scalar.size * (int(np.prod(to._shape_)) if comp.is_composite(to) else 1)
     if len(raw) != size:
         raise TypeError(f"wp.cast(): cannot reinterpret {len(raw)} bytes as {to.__name__} ({size} bytes)")
+    if comp.is_composite(to):
+        return to.from_buffer_copy(raw)
     out = np.frombuffer(raw, dtype=to_scalar._np_dtype)
-    return to(out) if comp.is_composite(to) else out[0].item()
+    if to is sc.bfloat16:
+        return float(sc.bfloat16_bits_to_float32(out)[0])
+    return out[0].item()
 
 
 from ..lang.intrinsics_transform import python_transformation  # noqa: E402

@@ -7,7 +7,7 @@ from .composite import Composite, matrix, quaternion, transformation, vector  # 
 from .dtypes import dtype_from_numpy, dtype_to_numpy  # noqa: F401
 from .introspection import *  # noqa: F401,F403  (type_repr, type_size, types_equal, is_vector...)
 from .introspection import type_size_in_bytes  # noqa: F401
-from .scalars import (Scalar, bool_, float16, float32, float64, float_types, int8, int16,  # noqa: F401
+from .scalars import (Scalar, bfloat16, bool_, float16, float32, float64, float_types, int8, int16,  # noqa: F401
                       int32, int64, int_types, scalar_types, uint8, uint16, uint32, uint64)
 from .struct import struct  # noqa: F401
 

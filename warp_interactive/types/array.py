@@ -12,8 +12,9 @@ import numpy as np
 from ..state import state
 from .. import hooks
 from .arraydesc import MAX_DIMS, make_desc
-from .dtypes import element_shape, infer_dtype, np_dtype_of, type_repr, type_size
-from .scalars import Scalar, bool_, canonical_scalar
+from .dtypes import element_shape, infer_dtype, np_dtype_of, scalar_of, type_repr, type_size
+from .scalars import (Scalar, bfloat16, bfloat16_bits_to_float32, bfloat16_from_numpy,
+                      bfloat16_to_numpy, bool_, canonical_scalar)
 
 _capturing = state.capturing    # graph captures in progress: the fast check on hot paths
 
@@ -125,7 +126,7 @@ class array:
             return hooks.from_cuda_interface(self, data, copy)
         if isinstance(data, array):
             self.dtype = self.dtype or data.dtype
-            src = data.numpy()
+            src = to_storage(self.dtype, data.numpy())
         else:
             src = self._numpy_from_data(data)
         src = self._check_element_shape(src, shape)
@@ -139,14 +140,14 @@ class array:
         if self.dtype is not None and hasattr(self.dtype, "_np_struct_dtype"):
             return self.dtype._to_numpy_records(data)
         if isinstance(data, (list, tuple)) and self.dtype is not None:
-            return np.asarray([np.asarray(x) if hasattr(x, "numpy_view") else x for x in data],
-                              dtype=np_dtype_of(self.dtype))
+            values = [np.asarray(x) if hasattr(x, "numpy_view") else x for x in data]
+            if scalar_of(self.dtype) is bfloat16:   # numbers, never bits
+                return bfloat16_from_numpy(np.asarray(values, dtype=np.float32))
+            return np.asarray(values, dtype=np_dtype_of(self.dtype))
         src = np.asarray(data)
         if self.dtype is None:
             self.dtype = infer_dtype(src)
-        if src.dtype != np_dtype_of(self.dtype):
-            src = src.astype(np_dtype_of(self.dtype))
-        return src
+        return to_storage(self.dtype, src)
 
     def _check_element_shape(self, src, shape=None):
         """``src`` shaped (*array shape, *element shape): given ``shape=``, reshaped to it; else
@@ -261,13 +262,21 @@ class array:
         return hooks.dlpack_device(self)
 
     def numpy(self):
-        """A NumPy view of the data (zero-copy on the CPU; a copy of a CUDA array)."""
+        """A NumPy view of the data (zero-copy on the CPU; a copy of a CUDA array). bfloat16
+        data come as ml_dtypes.bfloat16 when that package is installed, else as their uint16 bits."""
         if _capturing[0]:
             hooks.check_readable(self.device)
-        return self.device.memory.to_numpy(self)
+        out = self.device.memory.to_numpy(self)
+        return bfloat16_to_numpy(out) if scalar_of(self.dtype) is bfloat16 else out
 
     def list(self):
-        return self.numpy().tolist()
+        return self._values().tolist()
+
+    def _values(self):
+        """numpy(), with bfloat16 data decoded to float32 (NumPy has no bfloat16 of its own)."""
+        if scalar_of(self.dtype) is bfloat16:
+            return bfloat16_bits_to_float32(self.device.memory.to_numpy(self))
+        return self.numpy()
 
     def __array__(self, dtype=None, copy=None):
         a = self.numpy()
@@ -278,11 +287,13 @@ class array:
         if not isinstance(key, tuple):
             key = (key,)
         if len(key) == self.ndim and all(isinstance(k, (int, np.integer)) for k in key):
-            value = self.numpy()[key]
+            value = self._values()[key]
             return _to_element(self.dtype, value)
         return self._view(key)
 
     def __setitem__(self, key, value):
+        if scalar_of(self.dtype) is bfloat16:
+            value = _bf16_values(value)
         self.device.memory.set_item(self, key, value)
 
     @property
@@ -363,6 +374,8 @@ class array:
             value = value.numpy_view()
         elif hasattr(self.dtype, "_np_struct_dtype"):
             value = self.dtype._to_numpy_records([value])[0]
+        if scalar_of(self.dtype) is bfloat16:
+            value = _bf16_values(value)
         self.device.memory.fill(self, value)
         return self
 
@@ -511,9 +524,27 @@ def ones_like(src, device=None, requires_grad=None):
     return full_like(src, 1, device, requires_grad)
 
 
+def to_storage(dtype, src):
+    """NumPy data ``src`` in ``dtype``'s storage dtype (bfloat16: bits, see bfloat16_from_numpy)."""
+    if scalar_of(dtype) is bfloat16:
+        return bfloat16_from_numpy(src)
+    npd = np_dtype_of(dtype)
+    return src if src.dtype == npd else src.astype(npd)
+
+
+def _bf16_values(value):
+    """A value (or values) written into a bfloat16 array, as bits: numbers by value; a bfloat16
+    array's own ``numpy()`` output (bits or ml_dtypes.bfloat16) as it is."""
+    if isinstance(value, Scalar):
+        value = value.value
+    return bfloat16_from_numpy(np.asarray(value))
+
+
 def write_values(dest, values):
     """Write ``values`` (array-like) into ``dest``, unrecorded (for steps that record themselves)."""
-    dest.device.memory.assign(dest, np.asarray(values, dtype=np_dtype_of(dest.dtype)))
+    if isinstance(values, (list, tuple)) and scalar_of(dest.dtype) is bfloat16:
+        values = np.asarray(values, dtype=np.float32)   # numbers, never bits
+    dest.device.memory.assign(dest, to_storage(dest.dtype, np.asarray(values)))
 
 
 def clone(src, device=None, requires_grad=None, pinned=None):
@@ -524,7 +555,7 @@ def clone(src, device=None, requires_grad=None, pinned=None):
         (target if target.is_cuda else src.device).memory.copy(out, src, 0, 0, src.size)
     else:
         out = array(shape=src.shape, dtype=src.dtype, device=target, requires_grad=rg)
-        out.numpy()[...] = src.numpy()      # one NumPy dtype on both sides (struct records too)
+        out.device.memory.to_numpy(out)[...] = src.device.memory.to_numpy(src)  # same storage dtype
     hooks.record_copy(out, src, 0, 0, src.size)     # differentiable on a tape, as a copy
     return out
 

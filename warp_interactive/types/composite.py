@@ -76,14 +76,27 @@ class Composite(ctypes.Array):
         return flat
 
     def _set_flat(self, flat):
-        self.numpy_view()[...] = np.asarray(flat).reshape(self._shape_)
+        self._store(..., np.asarray(flat).reshape(self._shape_))
+
+    def _store(self, key, value):
+        if self._wp_scalar_type_ is scalars.bfloat16:   # stored as bits: decode, set, encode
+            values = self.numpy_view()
+            values[key] = value
+            self._raw()[...] = scalars.float32_to_bfloat16_bits(values)
+        else:
+            self.numpy_view()[key] = value
 
     # --- NumPy views ----------------------------------------------------------------------
-    def numpy_view(self):
-        """A NumPy array sharing this value's memory, shaped like the type."""
+    def _raw(self):
         np_dtype = self._wp_scalar_type_._np_dtype
-        buf = np.frombuffer(self, dtype=np_dtype, count=self._length_)
-        return buf.reshape(self._shape_)
+        return np.frombuffer(self, dtype=np_dtype, count=self._length_).reshape(self._shape_)
+
+    def numpy_view(self):
+        """A NumPy array sharing this value's memory, shaped like the type (for bfloat16, which
+        NumPy lacks, a float32 copy of the values)."""
+        if self._wp_scalar_type_ is scalars.bfloat16:
+            return scalars.bfloat16_bits_to_float32(self._raw())
+        return self._raw()
 
     def __array__(self, dtype=None, copy=None):
         a = self.numpy_view().copy()
@@ -101,7 +114,7 @@ class Composite(ctypes.Array):
         return v.item() if np.ndim(v) == 0 else v.copy()
 
     def __setitem__(self, key, value):
-        self.numpy_view()[key] = _unwrap(value)
+        self._store(key, _unwrap(value))
 
     def __len__(self):
         return self._shape_[0]
@@ -229,7 +242,7 @@ def _quat_mul(a, b):
     ])
 
 
-_NAMES = {"float32": "f", "float64": "d", "float16": "h", "uint8": "ub", "int32": "i",
+_NAMES = {"float32": "f", "float64": "d", "float16": "h", "bfloat16": "bf", "uint8": "ub", "int32": "i",
           "int8": "b", "int16": "s", "uint16": "us", "uint32": "ui", "int64": "l", "uint64": "ul"}
 
 

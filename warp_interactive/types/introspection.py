@@ -10,7 +10,7 @@ from .array import array
 from .dtypes import type_size as _bytes
 from .generic import GenericComposite
 
-_SHORT = {"float16": "h", "float32": "f", "float64": "d", "int8": "b", "uint8": "ub",
+_SHORT = {"float16": "h", "bfloat16": "bf", "float32": "f", "float64": "d", "int8": "b", "uint8": "ub",
           "int16": "s", "uint16": "us", "int32": "i", "uint32": "ui", "int64": "l", "uint64": "ul"}
 
 

@@ -9,7 +9,7 @@ from .array import array
 from .arraydesc import ArrayDesc
 from .composite import is_composite
 from .dtypes import type_repr
-from .scalars import canonical_scalar, float16, is_scalar
+from .scalars import bfloat16, canonical_scalar, float16, is_scalar, to_storage
 
 
 class StructInstance:
@@ -46,7 +46,7 @@ def _default_value(t):
     if isinstance(t, array):
         return None
     if is_scalar(t):
-        return t._np_dtype.type(0).item()
+        return t._convert(0)
     return t()
 
 
@@ -72,8 +72,8 @@ def _field_to_c(t, value):
         return value.desc() if value is not None else ArrayDesc()
     if isinstance(value, StructInstance):
         return value.to_ctype()
-    if t is float16:
-        return int(np.float16(value).view(np.uint16))   # stored as its bit pattern
+    if t is float16 or t is bfloat16:
+        return to_storage(t, value)   # stored as its bit pattern
     return value
 
 

@@ -102,12 +102,12 @@ def copy(dest, src, dest_offset, src_offset, count):
         return
     # strided views: through the host
     s = to_numpy(src).reshape((src.size,) + element_shape(src.dtype))
-    d = dest.numpy().reshape((dest.size,) + element_shape(dest.dtype)).copy()
+    d = to_numpy(dest).reshape((dest.size,) + element_shape(dest.dtype)).copy()
     d[dest_offset:dest_offset + count] = s[src_offset:src_offset + count]
     if dest.device.is_cuda:
         from_numpy(dest, d.reshape(tuple(dest.shape) + element_shape(dest.dtype)))
     else:
-        dest.numpy()[...] = d.reshape(dest.numpy().shape)
+        to_numpy(dest)[...] = d.reshape(to_numpy(dest).shape)
 
 
 # --- __cuda_array_interface__ ----------------------------------------------------------------------

@@ -1,0 +1,54 @@
+"""The printf formats of ``print(value)`` / ``wp.print(value)`` in kernels, as the reference
+prints: scalars with ``%g`` (floats) or as integers, booleans as True/False, a vector's
+components each followed by a space, a matrix one such line per row, a quaternion's four
+components, a transform as ``(p) (q)``; other values (structs, arrays) as a placeholder line.
+In the reverse pass the same statement prints the adjoint, prefixed ``adj: `` (vectors without
+the trailing space; a matrix's later rows indented under the first).
+The arguments that match these formats are expanded by codegen (body.py, ``_printf_args``)."""
+
+from ..types import composite as comp
+from ..types import scalars as sc
+
+_INT_SPEC = {"int": {8: "%lld"}, "uint": {8: "%llu"}}
+NOT_PRINTABLE = "<type without print implementation>"
+ADJ_PREFIX = "adj: "
+
+
+def scalar_format(t):
+    if t is sc.bool_:
+        return "%s"
+    if sc.is_float(t):
+        return "%g"
+    return _INT_SPEC.get(t._kind, {}).get(t.size, "%d" if t._kind == "int" else "%u")
+
+
+def value_format(t, adjoint=False):
+    """The printf format of one value of type ``t`` (forward, or the adjoint's line)."""
+    if sc.is_scalar(t):
+        return scalar_format(t)
+    if not comp.is_composite(t):
+        return NOT_PRINTABLE
+    s = scalar_format(t._wp_scalar_type_)
+    kind = t._kind_
+    if kind == "quaternion":
+        return " ".join([s] * 4)
+    if kind == "transform":
+        return f"({' '.join([s] * 3)}) ({' '.join([s] * 4)})"
+    if kind == "matrix":
+        rows, cols = t._shape_
+        if adjoint:
+            return ("\n" + " " * len(ADJ_PREFIX)).join([" ".join([s] * cols)] * rows)
+        return f"{s} " * cols + "\n" + (f"{s} " * cols + "\n") * (rows - 1)
+    return " ".join([s] * t._length_) if adjoint else f"{s} " * t._length_
+
+
+def line_format(parts):
+    """One printf format for a print statement's parts (format strings of values, or literal
+    text already escaped): joined by spaces, ended by a newline; a part that ends a line or with
+    a space (a matrix, a vector) needs no separator after it."""
+    out = ""
+    for p in parts:
+        if out and not out.endswith((" ", "\n")):
+            out += " "
+        out += p
+    return out if out.endswith("\n") else out + "\n"
