@@ -238,6 +238,9 @@ def array_case(ov, index, scalar):
         "atomic_add": [f"wp.atomic_add(y, {idx}, wp.sin({sq}))",
                        f"wp.atomic_add(y, {idx}, {sq})"],
         "atomic_sub": [f"wp.atomic_sub(y, {idx}, wp.sin({sq}))"],
+        # y starts at 0: the value wins (and takes y's gradient) where it is below / above it
+        "atomic_min": [f"wp.atomic_min(y, {idx}, -wp.sin({sq}))"],
+        "atomic_max": [f"wp.atomic_max(y, {idx}, wp.sin({sq}))"],
     }
     body = bodies.get(ov.name)
     if body is None:

@@ -261,7 +261,10 @@ def test_translation_errors(kernel, marker, words):
     assert f"in {kernel.key}" in msg or kernel is tid_in_func
     for w in words:
         assert w in msg, f"{w!r} not in:\n{msg}"
-    assert "^" in msg.splitlines()[-1]
+    # the caret under the source line, then the message last (as Python's tracebacks, and the
+    # reference's errors, which tests match with a trailing `$`)
+    assert msg.endswith(err.msg) and "^" in msg[:-len(err.msg)].splitlines()[-1]
+    assert isinstance(err, RuntimeError)    # as the reference's WarpCodegenError
 
 
 @wp.struct

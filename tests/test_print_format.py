@@ -116,3 +116,27 @@ def test_text_only_print_has_no_adjoint_line(capfd):
 def test_python_scope_scalar_text(make, text):
     """Integers wrap into their type's range as C does; floats keep the number given."""
     assert repr(make()) == text
+
+
+@wp.kernel
+def big(m: wp.spatial_matrix):
+    print(m)
+
+
+def test_over_32_components_print_in_several_calls(capfd):
+    """Device printf takes at most 32 arguments: a 6x6 matrix is printed by two calls."""
+    m = wp.spatial_matrix(*range(36))
+    want = "".join(" ".join(str(6 * r + c) for c in range(6)) + " \n" for r in range(6))
+    assert printed(capfd, lambda: wp.launch(big, dim=1, inputs=[m])) == want
+
+
+def test_printf_argument_limit():
+    @wp.kernel(module="unique")
+    def too_many():
+        wp.printf("%d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d "
+                  "%d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d\n", 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
+                  20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32)
+
+    with pytest.raises(RuntimeError, match=r"the maximum number of variadic arguments that can be "
+                                           r"passed to `printf` is 32$"):
+        wp.launch(too_many, dim=1)

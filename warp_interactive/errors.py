@@ -2,8 +2,10 @@
 (the compiler and runtime no longer import ``lang`` for them)."""
 
 
-class CodegenError(Exception):
-    """A kernel could not be translated: names the file, line, source line and a caret."""
+class CodegenError(RuntimeError):
+    """A kernel could not be translated: names the file, line, source line and a caret, then
+    the message (last, as Python's own tracebacks and the reference's errors end with it).
+    A RuntimeError, as the reference's WarpCodegenError."""
 
     def __init__(self, msg, filename=None, lineno=None, col=None, source_line=None, func_name=None):
         self.msg, self.filename, self.lineno, self.col = msg, filename, lineno, col
@@ -16,7 +18,7 @@ class CodegenError(Exception):
         where = f'File "{self.filename}", line {self.lineno}'
         if self.func_name:
             where += f", in {self.func_name}"
-        out = [f"{self.msg}", f"  {where}"]
+        out = [f"  {where}"]
         if self.source_line is not None:
             line = self.source_line.rstrip("\n")
             stripped = line.lstrip()
@@ -24,7 +26,7 @@ class CodegenError(Exception):
             if self.col is not None:
                 caret_at = max(0, self.col - (len(line) - len(stripped)))
                 out.append("    " + " " * caret_at + "^")
-        return "\n".join(out)
+        return "\n".join(out + [self.msg])
 
 
 class TypeMismatch(TypeError):

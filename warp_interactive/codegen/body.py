@@ -3,6 +3,7 @@
 reverse form side by side, in one place."""
 
 from ..lang import ir
+from ..lang.print_format import split_format
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
@@ -306,11 +307,16 @@ class BodyWriter:
         return f"label_ret_{k}"
 
     def _printf(self, s, adjoint=False):
+        """One printf call (several when the values have over 32 components: device printf's limit)."""
         args = []
         for v in s.args:
             args += _printf_args(v.adj if adjoint else v.label, v.type)
-        tail = (", " + ", ".join(args)) if args else ""
-        return f"wp::printf({c_string(s.adj_fmt if adjoint else s.fmt)}{tail});"
+        calls = []
+        for piece, n in split_format(s.adj_fmt if adjoint else s.fmt):
+            tail = (", " + ", ".join(args[:n])) if n else ""
+            calls.append(f"wp::printf({c_string(piece)}{tail});")
+            args = args[n:]
+        return " ".join(calls)
 
     # --- reverse ------------------------------------------------------------------------------
     def reverse(self, block, ind):

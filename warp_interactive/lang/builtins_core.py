@@ -3,6 +3,7 @@
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
+from ..types.introspection import type_repr
 from ..errors import TypeMismatch
 from .registry import (Any, Pattern, Array, Bool, Float, Index, Int, Matrix, Quaternion, Scalar,
                        Transformation, Vector, add_builtin, registry, same_as, scalar_type_of)
@@ -127,21 +128,46 @@ def _store_rule(ts):
     return None
 
 
-def _atomic_rule(ts):
-    _store_rule(ts)
-    return ts[0].dtype
+# The element scalar types each atomic accepts, as the reference (the GPU's native atomics; a
+# `+=` into an array of another type is a plain load and store, see Translator.store)
+_ATOMIC_INTS = (sc.int32, sc.uint32, sc.int64, sc.uint64)
+_ATOMIC_TYPES = {
+    "add": (_ATOMIC_INTS + (sc.float16, sc.bfloat16, sc.float32, sc.float64),
+            "[u]int32, [u]int64, float16, bfloat16, float32, or float64"),
+    "min": (_ATOMIC_INTS + (sc.bfloat16, sc.float32, sc.float64), "[u]int32, [u]int64, bfloat16, float32, or float64"),
+    "exch": (_ATOMIC_INTS + (sc.float32, sc.float64), "[u]int32, [u]int64, float32, or float64"),
+    "and": (_ATOMIC_INTS, "[u]int32 or [u]int64"),
+}
+_ATOMIC_KIND = {"add": "add", "sub": "add", "min": "min", "max": "min", "exch": "exch", "cas": "exch",
+                "and": "and", "or": "and", "xor": "and"}
 
 
-def _int_atomic_rule(ts):
-    s = _elem_scalar(ts[0])
-    if not sc.is_int(s):
-        raise TypeMismatch(f"bitwise atomics need integer elements, got {getattr(s, '__name__', s)}")
-    return _atomic_rule(ts)
+def has_atomic(op, dtype):
+    """Whether ``atomic_<op>`` works on arrays of ``dtype`` (its scalar type decides)."""
+    return _elem_scalar_of(dtype) in _ATOMIC_TYPES[_ATOMIC_KIND[op]][0]
+
+
+def _check_atomic_type(op, a):
+    if not has_atomic(op, a.dtype):
+        s, names = _elem_scalar(a), _ATOMIC_TYPES[_ATOMIC_KIND[op]][1]
+        raise TypeMismatch(f"atomic_{op}() operations only work on arrays with {names} as the underlying "
+                           f"scalar types, but got {type_repr(a.dtype)} (with scalar type {type_repr(s)})")
+
+
+def _atomic_rule_for(op):
+    def rule(ts):
+        _store_rule(ts)
+        _check_atomic_type(op, ts[0])
+        return ts[0].dtype
+    return rule
+
+
+def _elem_scalar_of(d):
+    return d._wp_scalar_type_ if comp.is_composite(d) else d
 
 
 def _elem_scalar(a):
-    d = a.dtype
-    return d._wp_scalar_type_ if comp.is_composite(d) else d
+    return _elem_scalar_of(a.dtype)
 
 
 def _cas_rule(ts):
@@ -151,6 +177,7 @@ def _cas_rule(ts):
                            f"{getattr(a.dtype, '__name__', a.dtype)}")
     _store_rule([a, compare])
     _store_rule([a, value])
+    _check_atomic_type("cas", a)
     return a.dtype
 
 
@@ -163,11 +190,11 @@ for n in (1, 2, 3, 4):
     add_builtin("array_store", {"a": Array, **idx, "value": Any}, value_func=_store_rule,
                 group=G_ARR, hidden=True, export=False, replay="")
     for op in ("atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_exch"):
-        add_builtin(op, {"a": Array, **idx, "value": Any}, value_func=_atomic_rule, group="Atomics",
-                    replay="atomic_replay", differentiable=op in ("atomic_add", "atomic_sub"),
+        add_builtin(op, {"a": Array, **idx, "value": Any}, value_func=_atomic_rule_for(op[7:]), group="Atomics",
+                    replay="atomic_replay", differentiable=op != "atomic_exch",
                     doc=f"{op.split('_')[1]} `value` into `a[i...]` atomically; returns the old value.")
     for op in ("atomic_and", "atomic_or", "atomic_xor"):
-        add_builtin(op, {"a": Array, **idx, "value": Any}, value_func=_int_atomic_rule, group="Atomics",
+        add_builtin(op, {"a": Array, **idx, "value": Any}, value_func=_atomic_rule_for(op[7:]), group="Atomics",
                     replay="atomic_replay", differentiable=False,
                     doc=f"Bitwise {op.split('_')[1]} of `value` into `a[i...]` atomically (integers); "
                         "returns the old value.")

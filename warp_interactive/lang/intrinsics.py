@@ -118,6 +118,9 @@ def printf(tr, obj, node, kwargs):
             not isinstance(node.args[0].value, str):
         raise tr.scope.error("wp.printf() needs a string literal format as its first argument")
     args = [tr.eval_var(a) for a in node.args[1:]]
+    if len(args) > print_format.MAX_PRINTF_ARGS:
+        raise tr.scope.error("the maximum number of variadic arguments that can be passed to `printf` is "
+                             f"{print_format.MAX_PRINTF_ARGS}")
     tr.scope.emit(ir.Print(fmt=node.args[0].value, args=args))
 
 

@@ -6,6 +6,8 @@ In the reverse pass the same statement prints the adjoint, prefixed ``adj: `` (v
 the trailing space; a matrix's later rows indented under the first).
 The arguments that match these formats are expanded by codegen (body.py, ``_printf_args``)."""
 
+import re
+
 from ..types import composite as comp
 from ..types import scalars as sc
 
@@ -52,3 +54,23 @@ def line_format(parts):
             out += " "
         out += p
     return out if out.endswith("\n") else out + "\n"
+
+
+MAX_PRINTF_ARGS = 32   # CUDA's device printf takes at most 32 arguments after the format
+_CONVERSION = re.compile(r"%%|%[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z)?[diouxXeEfFgGcsp]")
+
+
+def split_format(fmt, limit=MAX_PRINTF_ARGS):
+    """``fmt`` cut into pieces of at most ``limit`` conversions each, as (piece, number of
+    arguments it takes): print() of large values (a 6x6 matrix has 36 components) becomes several
+    printf calls."""
+    pieces, start, count = [], 0, 0
+    for m in _CONVERSION.finditer(fmt):
+        if m.group() == "%%":
+            continue
+        if count == limit:
+            pieces.append((fmt[start:m.start()], count))
+            start, count = m.start(), 0
+        count += 1
+    pieces.append((fmt[start:], count))
+    return pieces

@@ -160,14 +160,26 @@ def resolve(name, arg_types):
     b = registry.get(name)
     if b is None:
         raise TypeMismatch(f"unknown builtin {name!r}")
-    reasons = []
+    reasons, fitting = [], []
     for ov in b.overloads:
         try:
             return ov, ov.match(arg_types)
         except TypeMismatch as e:
             reasons.append(f"  {ov.signature()}: {e}")
+            if _takes(ov, len(arg_types)):
+                fitting.append(str(e))
     got = ", ".join(type_name(t) for t in arg_types)
+    if len(fitting) == 1:   # one overload takes this many arguments: its reason is the answer
+        raise TypeMismatch(f"no overload of {name}() accepts ({got}): {fitting[0]}")
     raise TypeMismatch(f"no overload of {name}() accepts ({got}); candidates:\n" + "\n".join(reasons))
+
+
+def _takes(ov, n):
+    try:
+        ov.patterns(n)
+        return True
+    except TypeMismatch:
+        return False
 
 
 # --- common return-type rules --------------------------------------------------------------------

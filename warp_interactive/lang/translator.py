@@ -7,7 +7,7 @@ from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
 from ..types.tile import is_tile
-from . import builtins_tile, intrinsics, ir
+from . import builtins_core, builtins_tile, intrinsics, ir
 from .calls import CallsMixin
 from .checks import always_exits, check_returns, check_signature, declared_return
 from .expressions import BINOPS, EXPR_TABLE, ExpressionsMixin
@@ -15,6 +15,10 @@ from .registry import type_name
 from .scope import Conflict, PyValue, Scope, contains_break
 from . import static as static_mod
 from .slicing import SlicingMixin
+
+
+# augmented assignments into array elements that are atomics (where the element type has them)
+_AUG_ATOMICS = {"add": "add", "sub": "sub", "bit_and": "and", "bit_or": "or", "bit_xor": "xor"}
 
 
 class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
@@ -168,9 +172,10 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
         if len(idx) != t.ndim:
             raise self.scope.error(
                 f"storing into an array of {t.ndim} dimensions needs {t.ndim} indices, got {len(idx)}")
-        if op in ("add", "sub"):
-            self.call_builtin("atomic_" + op, [arr] + idx + [value])
-        elif op is not None:
+        atomic = _AUG_ATOMICS.get(op)
+        if atomic and builtins_core.has_atomic(atomic, t.dtype):   # as the reference: a += b is atomic
+            self.call_builtin("atomic_" + atomic, [arr] + idx + [value])
+        elif op is not None:    # types without that atomic (int8...): a plain read-modify-write
             current = self.call_builtin("load", [arr] + idx)
             self.call_builtin("array_store", [arr] + idx + [self.binary(op, current, value)])
         else:

@@ -285,6 +285,21 @@ WPI_FUNC T grad_take_own(T* p)
     return v;
 }
 
+namespace detail {
+// atomic_min / atomic_max: the element's gradient goes to each value that equals the element's
+// final value, component by component (every tied value gets it, as the reference does)
+template <typename T>
+WPI_FUNC void adj_minmax(const T& final_value, const T& grad, const T& v, T& adj_v)
+{
+    typedef typename components<T>::scalar S;
+    for (int k = 0; k < components<T>::n; ++k) {
+        const S f = ((const S*)&final_value)[k], x = ((const S*)&v)[k];
+        if (f == x || (isnan(f) && isnan(x)))
+            ((S*)&adj_v)[k] += ((const S*)&grad)[k];
+    }
+}
+}  // namespace detail
+
 #define WPI_ARRAY_ADJ(IDX_T, IDX_P, IDX_A, IDX_ADJ)                                                 \
     template <typename T, IDX_T>                                                                    \
     WPI_FUNC void adj_load(const array_t<T>& a, IDX_P, array_t<T>&, IDX_ADJ, const T& adj_ret)      \
@@ -325,6 +340,18 @@ WPI_FUNC T grad_take_own(T* p)
                                  T& adj_v, const T&)                                                \
     {                                                                                               \
         if (a.grad) adj_accum(adj_v, T(-*elem_ptr(a.grad, a, IDX_A)));                              \
+    }                                                                                               \
+    template <typename T, IDX_T>                                                                    \
+    WPI_FUNC void adj_atomic_min(const array_t<T>& a, IDX_P, const T& v, array_t<T>&, IDX_ADJ,      \
+                                 T& adj_v, const T&)                                                \
+    {                                                                                               \
+        if (a.grad) detail::adj_minmax(*elem_ptr(a.data, a, IDX_A), *elem_ptr(a.grad, a, IDX_A), v, adj_v); \
+    }                                                                                               \
+    template <typename T, IDX_T>                                                                    \
+    WPI_FUNC void adj_atomic_max(const array_t<T>& a, IDX_P, const T& v, array_t<T>&, IDX_ADJ,      \
+                                 T& adj_v, const T&)                                                \
+    {                                                                                               \
+        if (a.grad) detail::adj_minmax(*elem_ptr(a.data, a, IDX_A), *elem_ptr(a.grad, a, IDX_A), v, adj_v); \
     }                                                                                               \
     template <typename T, IDX_T>                                                                    \
     WPI_FUNC void adj_view(const array_t<T>&, IDX_P, array_t<T>&, IDX_ADJ, const array_t<T>&) {}

@@ -602,6 +602,7 @@ namespace detail {
 WPI_FUNC float32 epsilon(float32) { return 1.1920929e-7f; }
 WPI_FUNC float64 epsilon(float64) { return 2.220446049250313e-16; }
 WPI_FUNC half epsilon(half) { return half(9.765625e-4f); }
+WPI_FUNC bfloat16 epsilon(bfloat16) { return bfloat16(7.8125e-3f); }
 
 // Jacobi rotation: t = tan(phi) of the rotation that zeroes the off-diagonal entry of the
 // symmetric 2x2 block [[app, apq], [apq, aqq]] (the smaller of the two roots, for stability).

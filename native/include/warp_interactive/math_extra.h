@@ -29,6 +29,12 @@ WPI_FUNC half copysign(half x, half y)
     r.bits = uint16((x.bits & 0x7fffu) | (y.bits & 0x8000u));
     return r;
 }
+WPI_FUNC bfloat16 copysign(bfloat16 x, bfloat16 y)
+{
+    bfloat16 r;
+    r.bits = uint16((x.bits & 0x7fffu) | (y.bits & 0x8000u));
+    return r;
+}
 template <typename T> WPI_FUNC void adj_copysign(T x, T y, T& adj_x, T& adj_y, T adj_ret)
 {
     // d/dx = +1 where x and the result have the same sign, else -1; y only picks a sign
@@ -132,6 +138,7 @@ template <typename T> WPI_FUNC T erfinv_impl(T x)
 WPI_FUNC float32 erfinv(float32 x) { return erfinv_impl(x); }
 WPI_FUNC float64 erfinv(float64 x) { return erfinv_impl(x); }
 WPI_FUNC half erfinv(half x) { return half(erfinv_impl(float32(x))); }
+WPI_FUNC bfloat16 erfinv(bfloat16 x) { return bfloat16(erfinv_impl(float32(x))); }
 template <typename T> WPI_FUNC void adj_erfinv(T x, T& adj_x, T adj_ret)
 {
     const T y = erfinv(x);
@@ -154,6 +161,7 @@ template <typename T> WPI_FUNC T erfcinv_impl(T c)
 WPI_FUNC float32 erfcinv(float32 x) { return erfcinv_impl(x); }
 WPI_FUNC float64 erfcinv(float64 x) { return erfcinv_impl(x); }
 WPI_FUNC half erfcinv(half x) { return half(erfcinv_impl(float32(x))); }
+WPI_FUNC bfloat16 erfcinv(bfloat16 x) { return bfloat16(erfcinv_impl(float32(x))); }
 template <typename T> WPI_FUNC void adj_erfcinv(T x, T& adj_x, T adj_ret)
 {
     const T y = erfcinv(x);

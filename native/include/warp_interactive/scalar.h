@@ -128,6 +128,18 @@ WPI_FUNC float32 half_bits_to_float(uint16 h)
     return bits_float(sign | ((e + 112u) << 23) | (m << 13));
 }
 
+// bfloat16: float32's top 16 bits, rounded to nearest with ties to even. Every NaN stays a
+// NaN: its quiet bit is set before the payload is cut, so no NaN turns into an infinity.
+WPI_FUNC uint16 float_to_bfloat16_bits(float32 f)
+{
+    const uint32 x = float_bits(f);
+    if ((x & 0x7fffffffu) > 0x7f800000u)
+        return uint16((x | 0x00400000u) >> 16);
+    return uint16((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);  // a carry bumps the exponent (to inf at most)
+}
+
+WPI_FUNC float32 bfloat16_bits_to_float(uint16 b) { return bits_float(uint32(b) << 16); }
+
 }  // namespace detail
 
 struct half {
@@ -139,27 +151,42 @@ struct half {
     template <typename U> WPI_FUNC explicit operator U() const { return U(detail::half_bits_to_float(bits)); }
 };
 
-WPI_FUNC half operator+(half a, half b) { return half(float32(a) + float32(b)); }
-WPI_FUNC half operator-(half a, half b) { return half(float32(a) - float32(b)); }
-WPI_FUNC half operator*(half a, half b) { return half(float32(a) * float32(b)); }
-WPI_FUNC half operator/(half a, half b) { return half(float32(a) / float32(b)); }
-WPI_FUNC half operator-(half a)
-{
-    half r;
-    r.bits = uint16(a.bits ^ 0x8000u);
-    return r;
-}
-WPI_FUNC half operator+(half a) { return a; }
-WPI_FUNC half& operator+=(half& a, half b) { return a = a + b; }
-WPI_FUNC half& operator-=(half& a, half b) { return a = a - b; }
-WPI_FUNC half& operator*=(half& a, half b) { return a = a * b; }
-WPI_FUNC half& operator/=(half& a, half b) { return a = a / b; }
-WPI_FUNC bool operator<(half a, half b) { return float32(a) < float32(b); }
-WPI_FUNC bool operator<=(half a, half b) { return float32(a) <= float32(b); }
-WPI_FUNC bool operator>(half a, half b) { return float32(a) > float32(b); }
-WPI_FUNC bool operator>=(half a, half b) { return float32(a) >= float32(b); }
-WPI_FUNC bool operator==(half a, half b) { return float32(a) == float32(b); }
-WPI_FUNC bool operator!=(half a, half b) { return float32(a) != float32(b); }
+// bfloat16 (brain float): 8 exponent bits as float32, 7 mantissa bits; stored as its bit pattern,
+// arithmetic is done in float and rounded back, as for half.
+struct bfloat16 {
+    uint16 bits;
+
+    WPI_FUNC bfloat16() : bits(0) {}
+    WPI_FUNC explicit bfloat16(float32 f) : bits(detail::float_to_bfloat16_bits(f)) {}
+    template <typename U> WPI_FUNC explicit operator U() const { return U(detail::bfloat16_bits_to_float(bits)); }
+};
+
+// The operators of the 16-bit float types: computed in float32, rounded to the type.
+#define WPI_LOWP_OPERATORS(T)                                                                       \
+    WPI_FUNC T operator+(T a, T b) { return T(float32(a) + float32(b)); }                          \
+    WPI_FUNC T operator-(T a, T b) { return T(float32(a) - float32(b)); }                          \
+    WPI_FUNC T operator*(T a, T b) { return T(float32(a) * float32(b)); }                          \
+    WPI_FUNC T operator/(T a, T b) { return T(float32(a) / float32(b)); }                          \
+    WPI_FUNC T operator-(T a)                                                                       \
+    {                                                                                               \
+        T r;                                                                                        \
+        r.bits = uint16(a.bits ^ 0x8000u);                                                          \
+        return r;                                                                                   \
+    }                                                                                               \
+    WPI_FUNC T operator+(T a) { return a; }                                                         \
+    WPI_FUNC T& operator+=(T& a, T b) { return a = a + b; }                                         \
+    WPI_FUNC T& operator-=(T& a, T b) { return a = a - b; }                                         \
+    WPI_FUNC T& operator*=(T& a, T b) { return a = a * b; }                                         \
+    WPI_FUNC T& operator/=(T& a, T b) { return a = a / b; }                                         \
+    WPI_FUNC bool operator<(T a, T b) { return float32(a) < float32(b); }                           \
+    WPI_FUNC bool operator<=(T a, T b) { return float32(a) <= float32(b); }                         \
+    WPI_FUNC bool operator>(T a, T b) { return float32(a) > float32(b); }                           \
+    WPI_FUNC bool operator>=(T a, T b) { return float32(a) >= float32(b); }                         \
+    WPI_FUNC bool operator==(T a, T b) { return float32(a) == float32(b); }                         \
+    WPI_FUNC bool operator!=(T a, T b) { return float32(a) != float32(b); }
+WPI_LOWP_OPERATORS(half)
+WPI_LOWP_OPERATORS(bfloat16)
+#undef WPI_LOWP_OPERATORS
 
 namespace detail {
 
@@ -201,17 +228,19 @@ template <typename T> WPI_FUNC void divmod_trunc(T a, T b, T& q, T& r)
 #define WPI_LIBM64(fn) WPI_HOST_LIBM64(fn)
 #endif
 
-// float32 / float64 overloads that call the libm function of matching precision; half goes
-// through float.
+// float32 / float64 overloads that call the libm function of matching precision; half and
+// bfloat16 go through float.
 #define WPI_UNARY_MATH(fn)                                                                          \
     WPI_FUNC float32 fn(float32 x) { return WPI_LIBM32(fn)(x); }                                    \
     WPI_FUNC float64 fn(float64 x) { return WPI_LIBM64(fn)(x); }                                    \
-    WPI_FUNC half fn(half x) { return half(WPI_LIBM32(fn)(float32(x))); }
+    WPI_FUNC half fn(half x) { return half(WPI_LIBM32(fn)(float32(x))); }                           \
+    WPI_FUNC bfloat16 fn(bfloat16 x) { return bfloat16(WPI_LIBM32(fn)(float32(x))); }
 
 #define WPI_BINARY_MATH(fn)                                                                         \
     WPI_FUNC float32 fn(float32 a, float32 b) { return WPI_LIBM32(fn)(a, b); }                      \
     WPI_FUNC float64 fn(float64 a, float64 b) { return WPI_LIBM64(fn)(a, b); }                      \
-    WPI_FUNC half fn(half a, half b) { return half(WPI_LIBM32(fn)(float32(a), float32(b))); }
+    WPI_FUNC half fn(half a, half b) { return half(WPI_LIBM32(fn)(float32(a), float32(b))); }       \
+    WPI_FUNC bfloat16 fn(bfloat16 a, bfloat16 b) { return bfloat16(WPI_LIBM32(fn)(float32(a), float32(b))); }
 
 namespace detail {
 
@@ -238,6 +267,7 @@ template <typename T> WPI_FUNC void float_divmod(T a, T b, T& q, T& m)
 
 template <typename T> struct is_scalar { static const bool value = is_int<T>::value; };
 template <> struct is_scalar<half> { static const bool value = true; };
+template <> struct is_scalar<bfloat16> { static const bool value = true; };
 template <> struct is_scalar<float32> { static const bool value = true; };
 template <> struct is_scalar<float64> { static const bool value = true; };
 
@@ -288,6 +318,7 @@ template <typename T> WPI_FUNC T div(T a, T b)
 WPI_FUNC float32 div(float32 a, float32 b) { return a / b; }
 WPI_FUNC float64 div(float64 a, float64 b) { return a / b; }
 WPI_FUNC half div(half a, half b) { return a / b; }
+WPI_FUNC bfloat16 div(bfloat16 a, bfloat16 b) { return a / b; }
 template <typename T> WPI_FUNC void adj_div(T a, T b, T& adj_a, T& adj_b, T adj_ret)
 {
     if (detail::is_int<T>::value) return;
@@ -317,6 +348,7 @@ WPI_FUNC float64 floordiv(float64 a, float64 b)
     return q;
 }
 WPI_FUNC half floordiv(half a, half b) { return half(floordiv(float32(a), float32(b))); }
+WPI_FUNC bfloat16 floordiv(bfloat16 a, bfloat16 b) { return bfloat16(floordiv(float32(a), float32(b))); }
 template <typename T> WPI_FUNC void adj_floordiv(T, T, T&, T&, T) {}
 
 // Python modulo (result has the divisor's sign); integers: x % 0 == 0
@@ -341,6 +373,7 @@ WPI_FUNC float64 mod(float64 a, float64 b)
     return m;
 }
 WPI_FUNC half mod(half a, half b) { return half(mod(float32(a), float32(b))); }
+WPI_FUNC bfloat16 mod(bfloat16 a, bfloat16 b) { return bfloat16(mod(float32(a), float32(b))); }
 template <typename T> WPI_FUNC void adj_mod(T a, T b, T& adj_a, T& adj_b, T adj_ret)
 {
     if (detail::is_int<T>::value) return;
@@ -412,6 +445,11 @@ template <typename T> WPI_FUNC T abs(T x) { return x < T(0) ? T(-x) : x; }
 WPI_FUNC float32 abs(float32 x) { return WPI_LIBM32(fabs)(x); }
 WPI_FUNC float64 abs(float64 x) { return WPI_LIBM64(fabs)(x); }
 WPI_FUNC half abs(half x)
+{
+    x.bits = uint16(x.bits & 0x7fffu);
+    return x;
+}
+WPI_FUNC bfloat16 abs(bfloat16 x)
 {
     x.bits = uint16(x.bits & 0x7fffu);
     return x;
@@ -523,7 +561,8 @@ WPI_FUNC typename detail::if_float<T>::type adj_pow(T a, T b, T& adj_a, T& adj_b
 #define WPI_DECLARE_UNARY_MATH(fn)                                                                  \
     WPI_FUNC float32 fn(float32 x);                                                                 \
     WPI_FUNC float64 fn(float64 x);                                                                 \
-    WPI_FUNC half fn(half x);
+    WPI_FUNC half fn(half x);                                                                       \
+    WPI_FUNC bfloat16 fn(bfloat16 x);
 WPI_DECLARE_UNARY_MATH(cos)
 WPI_DECLARE_UNARY_MATH(cosh)
 #undef WPI_DECLARE_UNARY_MATH
@@ -640,12 +679,14 @@ WPI_FUNC void adj_smoothstep(T edge0, T edge1, T x, T& adj_edge0, T& adj_edge1, 
 #define WPI_CLASSIFY(fn)                                                                            \
     WPI_FUNC bool fn(float32 x) { return ::fn(x); }                                                 \
     WPI_FUNC bool fn(float64 x) { return ::fn(x); }                                                 \
-    WPI_FUNC bool fn(half x) { return ::fn(float32(x)); }
+    WPI_FUNC bool fn(half x) { return ::fn(float32(x)); }                                           \
+    WPI_FUNC bool fn(bfloat16 x) { return ::fn(float32(x)); }
 #else
 #define WPI_CLASSIFY(fn)                                                                            \
     WPI_FUNC bool fn(float32 x) { return WPI_HOST_CLASSIFY(fn)(x); }                                \
     WPI_FUNC bool fn(float64 x) { return WPI_HOST_CLASSIFY(fn)(x); }                                \
-    WPI_FUNC bool fn(half x) { return WPI_HOST_CLASSIFY(fn)(float32(x)); }
+    WPI_FUNC bool fn(half x) { return WPI_HOST_CLASSIFY(fn)(float32(x)); }                          \
+    WPI_FUNC bool fn(bfloat16 x) { return WPI_HOST_CLASSIFY(fn)(float32(x)); }
 #endif
 
 // integers are never NaN or infinite

@@ -4,9 +4,10 @@
 
 namespace wp {
 
-// half tiles multiply and accumulate in float32, as tensor cores do
+// half and bfloat16 tiles multiply and accumulate in float32, as tensor cores do
 template <typename T> struct tile_acc { typedef T type; };
 template <> struct tile_acc<half> { typedef float32 type; };
+template <> struct tile_acc<bfloat16> { typedef float32 type; };
 
 // c[i][j] = alpha * sum_k a[i][k] b[k][j] + beta * c[i][j] over rows [i0, i1) and columns [j0, j1)
 // (all row-major): the plain loops, for edges, half tiles and the GPU
