@@ -19,10 +19,13 @@ def _module_name(f, module):
 
 
 def kernel(f=None, *, enable_backward=None, module=None, name=None, launch_bounds=None,
-           module_options=None):
+           module_options=None, grid_stride=None):
     """Compile ``f`` as a kernel: ``@wp.kernel`` or ``@wp.kernel(enable_backward=False)``;
     ``module="unique"`` gives the kernel a module of its own (``module_options`` then sets that
-    module's options); ``launch_bounds`` (a CUDA hint) is accepted and not used."""
+    module's options); ``launch_bounds`` and ``grid_stride`` (CUDA launch shape hints that do
+    not change results) are accepted and not used."""
+    if grid_stride not in (None, True, False):
+        raise TypeError(f"@wp.kernel: grid_stride must be True, False or None, got {grid_stride!r}")
     if module_options is not None and module != "unique":
         raise ValueError('@wp.kernel: module_options requires module="unique"; use '
                          "wp.set_module_options() for a shared module")
