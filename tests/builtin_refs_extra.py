@@ -189,7 +189,7 @@ EXTRA_REFS.update({
     "quat_twist_angle": F(ref=lambda ts, axis, q: 2 * np.arctan2(np.abs(_twist(axis, q)[0]), q[:, 3]),
                           domain=("unitvec",)),
     "quat_twist_angle_signed": F(ref=lambda ts, axis, q: 2 * np.arctan2(*_twist(axis, q)),
-                                 domain=("unitvec",)),
+                                 domain=("unitvec",), period=4 * np.pi),   # +-2 pi are one twist
     "transform_compose": F(ref=lambda ts, p, q, s: _compose(p, q, s)),
     "transform_decompose/tuple": F(check=_check_decompose, domain=("trs",)),
     "transform_decompose": F(check=_check_decompose, out=(1, 2, 3), domain=("trs",)),
