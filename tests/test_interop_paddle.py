@@ -87,7 +87,7 @@ def test_gradients_paddle_to_warp_via_to_paddle():
     np.testing.assert_allclose(a.grad.numpy(), 0.5 + 2.0 * np.arange(4))
 
 
-TABLE = [(wp.float16, "float16"), (wp.float32, "float32"), (wp.float64, "float64"),
+TABLE = [(wp.float16, "float16"), (wp.bfloat16, "bfloat16"), (wp.float32, "float32"), (wp.float64, "float64"),
          (wp.int8, "int8"), (wp.uint8, "uint8"), (wp.int16, "int16"), (wp.int32, "int32"),
          (wp.int64, "int64"), (wp.bool, "bool")]
 

@@ -129,7 +129,7 @@ def test_to_torch_vector_elements_become_dimensions():
     assert a.numpy()[1, 2] == -1.0
 
 
-TABLE = [(wp.float16, torch.float16), (wp.float32, torch.float32), (wp.float64, torch.float64),
+TABLE = [(wp.float16, torch.float16), (wp.bfloat16, torch.bfloat16), (wp.float32, torch.float32), (wp.float64, torch.float64),
          (wp.int8, torch.int8), (wp.uint8, torch.uint8), (wp.int16, torch.int16),
          (wp.uint16, torch.uint16), (wp.int32, torch.int32), (wp.uint32, torch.uint32),
          (wp.int64, torch.int64), (wp.uint64, torch.uint64), (wp.bool, torch.bool)]
@@ -151,7 +151,7 @@ def test_dtype_to_torch_of_composite_is_its_scalar():
     assert wp.dtype_to_torch(wp.mat22d) == torch.float64
 
 
-@pytest.mark.parametrize("bad", [torch.bfloat16, torch.complex64, torch.complex128])
+@pytest.mark.parametrize("bad", [torch.complex64, torch.complex128])
 def test_unsupported_torch_dtypes(bad):
     with pytest.raises(TypeError, match=rf"{bad}.*no warp_interactive equivalent"):
         wp.dtype_from_torch(bad)

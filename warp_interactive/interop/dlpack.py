@@ -79,13 +79,19 @@ _GetPointerRaw = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_ch
 
 # --- dtypes ----------------------------------------------------------------------------------
 _CODES = {"int": kDLInt, "uint": kDLUInt, "float": kDLFloat, "bool": kDLBool}
-_FROM_CODE = {(_CODES[t._kind], t.size * 8): t for t in sc.scalar_types}
+
+
+def _code(t):
+    return kDLBfloat if t is sc.bfloat16 else _CODES[t._kind]
+
+
+_FROM_CODE = {(_code(t), t.size * 8): t for t in sc.scalar_types}
 _CODE_NAMES = {kDLInt: "int", kDLUInt: "uint", kDLFloat: "float", kDLBfloat: "bfloat",
                kDLComplex: "complex", kDLBool: "bool"}
 
 
 def dtype_to_dl(scalar):
-    return DLDataType(_CODES[scalar._kind], scalar.size * 8, 1)
+    return DLDataType(_code(scalar), scalar.size * 8, 1)
 
 
 def dtype_from_dl(dt):
@@ -94,7 +100,7 @@ def dtype_from_dl(dt):
         name = f"{_CODE_NAMES.get(dt.code, f'code {dt.code}')}{dt.bits}"
         lanes = f"x{dt.lanes}" if dt.lanes != 1 else ""
         raise TypeError(f"DLPack tensor of element type {name}{lanes} has no warp_interactive "
-                        "equivalent (supported: bool, int8..int64, uint8..uint64, float16/32/64)")
+                        "equivalent (supported: bool, int8..int64, uint8..uint64, float16/32/64, bfloat16)")
     return t
 
 

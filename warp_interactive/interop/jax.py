@@ -7,6 +7,7 @@ the JAX array is not used again. jax is imported on first use only.
 import numpy as np
 
 from ..types.dtypes import scalar_of, type_repr
+from ..types import scalars as sc
 from ..types.scalars import dtype_from_numpy
 
 
@@ -23,6 +24,8 @@ def dtype_to_jax(warp_dtype):
     s = scalar_of(warp_dtype)
     if s is None:
         raise TypeError(f"warp type {type_repr(warp_dtype)} has no JAX equivalent")
+    if s is sc.bfloat16:
+        return _jax().numpy.dtype(_jax().numpy.bfloat16)
     return _jax().numpy.dtype(s._np_dtype)
 
 
@@ -32,7 +35,7 @@ def dtype_from_jax(jax_dtype):
         return dtype_from_numpy(np.dtype(jax_dtype))
     except TypeError:
         raise TypeError(f"JAX dtype {jax_dtype} has no warp_interactive equivalent "
-                        "(supported: bool, int8..int64, uint8..uint64, float16/32/64)") from None
+                        "(supported: bool, int8..int64, uint8..uint64, float16/32/64, bfloat16)") from None
 
 
 def device_from_jax(jax_device):

@@ -19,7 +19,7 @@ def _paddle():
     return paddle
 
 
-_NAMES = {sc.float16: "float16", sc.float32: "float32", sc.float64: "float64",
+_NAMES = {sc.float16: "float16", sc.bfloat16: "bfloat16", sc.float32: "float32", sc.float64: "float64",
           sc.int8: "int8", sc.uint8: "uint8", sc.int16: "int16", sc.int32: "int32",
           sc.int64: "int64", sc.bool_: "bool"}
 
@@ -39,7 +39,7 @@ def dtype_from_paddle(paddle_dtype):
         if paddle_dtype == getattr(paddle, name):
             return s
     raise TypeError(f"paddle dtype {paddle_dtype} has no warp_interactive equivalent "
-                    "(supported: bool, int8..int64, uint8, float16/32/64)")
+                    "(supported: bool, int8..int64, uint8, float16/32/64, bfloat16)")
 
 
 def device_from_paddle(paddle_device):

@@ -23,7 +23,7 @@ def _torch():
 
 
 # --- dtypes ----------------------------------------------------------------------------------
-_NAMES = {sc.float16: "float16", sc.float32: "float32", sc.float64: "float64",
+_NAMES = {sc.float16: "float16", sc.bfloat16: "bfloat16", sc.float32: "float32", sc.float64: "float64",
           sc.int8: "int8", sc.uint8: "uint8", sc.int16: "int16", sc.uint16: "uint16",
           sc.int32: "int32", sc.uint32: "uint32", sc.int64: "int64", sc.uint64: "uint64",
           sc.bool_: "bool"}
@@ -48,7 +48,7 @@ def dtype_from_torch(torch_dtype):
         t = table.get(torch_dtype)
         if t is None:
             raise TypeError(f"torch dtype {torch_dtype} has no warp_interactive equivalent "
-                            "(supported: bool, int8..int64, uint8..uint64, float16/32/64)")
+                            "(supported: bool, int8..int64, uint8..uint64, float16/32/64, bfloat16)")
         _from_torch_cache[torch_dtype] = t
     return t
 
@@ -209,5 +209,7 @@ def _tensor_of(torch, a):
     if a.device.is_cpu:
         if a.size == 0:
             return torch.empty(tuple(a.numpy().shape), dtype=dtype_to_torch(a.dtype))
+        if scalar_of(a.dtype) is sc.bfloat16:   # NumPy has no bfloat16: share its bits
+            return torch.from_numpy(a.device.memory.to_numpy(a)).view(torch.bfloat16)
         return torch.from_numpy(a.numpy())
     return torch.utils.dlpack.from_dlpack(a)

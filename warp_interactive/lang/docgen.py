@@ -74,7 +74,7 @@ def render():
     out = ["# Kernel function reference", "",
            "Generated from the builtin registry by `python -m warp_interactive.lang.docgen`; do not edit.",
            f"{n_names} builtins, {n_overloads} overloads. Generic argument types: `Scalar` (any "
-           "numeric scalar), `Float` (float16/32/64), `Int` (any integer), `Vector`/`Matrix` "
+           "numeric scalar), `Float` (float16, bfloat16, float32, float64), `Int` (any integer), `Vector`/`Matrix` "
            "(any length/shape), `FloatVector`/`FloatMatrix` (floating-point components), "
            "`Quaternion`, `Transformation`, `Array`, `Any`; arguments of one overload share one "
            "scalar type unless noted.", ""]
