@@ -404,3 +404,55 @@ def test_python_scope_vector_times_matrix_is_the_row_vector_product(dtype):
         assert type(r) is type(v)
         np.testing.assert_array_equal(_values(r), ref)
     np.testing.assert_array_equal(_values(m * v), np.array(((-1, 2, 3), (4, -5, 6), (7, 8, -9))) @ [5, 5, 5])
+
+
+# --- slices of matrices in kernels ---------------------------------------------------------------------
+mat00 = wp.types.matrix((0, 0), float)
+
+
+@wp.kernel(module="unique")
+def _empty_matrix_slices(out: wp.array(dtype=wp.int32)):
+    m = wp.matrix_from_rows(wp.vec4(1.0, 2.0, 3.0, 4.0), wp.vec4(5.0, 6.0, 7.0, 8.0))
+    empty = mat00()
+    out[0] = wp.where(m[5:] == empty, 1, 0)          # 0 rows x 4 columns: the 0x0 matrix
+    out[1] = wp.where(m[:, :-123] == empty, 1, 0)    # 2 rows x 0 columns: the 0x0 matrix
+
+
+def test_an_empty_matrix_slice_is_the_0x0_matrix():
+    out = wp.zeros(2, dtype=wp.int32)
+    wp.launch(_empty_matrix_slices, 1, outputs=[out])
+    np.testing.assert_array_equal(out.numpy(), [1, 1])
+
+
+@wp.kernel(module="unique")
+def _slice_overwrite(x: wp.array(dtype=wp.vec2d), y: wp.array(dtype=wp.types.matrix((2, 3), wp.float64)),
+                     z: wp.array(dtype=wp.mat44d)):
+    i = wp.tid()
+    m = z[i]
+    m[0, :2] = x[i]
+    m[:2, 1:] = y[i]          # overwrites m[0, 1], the copy of x[1]
+    m[:2, 3] += x[i][:2]
+    m[2:, 3] -= x[i][0:]
+    z[i] = m
+
+
+def test_a_component_overwritten_by_a_slice_assignment_gets_no_gradient():
+    """x[1] reaches z only through m[1, 3] (+) and m[3, 3] (-): its gradient is 0 (finite
+    differences agree). warp-lang 1.19 keeps the overwritten copy's adjoint and reports 1."""
+    def run(xv):
+        x = wp.array(xv[None], dtype=wp.vec2d, requires_grad=True)
+        y = wp.ones(1, dtype=wp.types.matrix((2, 3), wp.float64), requires_grad=True)
+        z = wp.zeros(1, dtype=wp.mat44d, requires_grad=True)
+        tape = wp.Tape()
+        with tape:
+            wp.launch(_slice_overwrite, 1, inputs=[x, y], outputs=[z])
+        return x, z, tape
+
+    x0 = np.array([1.0, 1.0])
+    x, z, tape = run(x0)
+    z.grad = wp.ones_like(z)
+    tape.backward()
+    fd = [(run(x0 + h)[1].numpy().sum() - run(x0 - h)[1].numpy().sum()) / 2e-6
+          for h in (np.array([1e-6, 0.0]), np.array([0.0, 1e-6]))]
+    np.testing.assert_allclose(x.grad.numpy()[0], fd, atol=1e-8)
+    np.testing.assert_allclose(x.grad.numpy()[0], [1.0, 0.0], atol=1e-12)
