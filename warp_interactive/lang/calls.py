@@ -11,6 +11,7 @@ from .registry import Overload, registry, resolve, type_name
 from .builtin_function import BuiltinFunction  # noqa: F401  (re-exported)
 from .scope import PyValue
 from . import static as static_mod
+from .array_views import is_array_constructor
 
 _PY_BUILTIN_MAP = {min: "min", max: "max", abs: "abs", round: "round", pow: "pow"}
 _TYPE_FACTORIES = {comp.vector: "vector", comp.matrix: "matrix", comp.quaternion: "quaternion",
@@ -54,6 +55,8 @@ class CallsMixin:
             return self.construct_struct
         if getattr(obj, "_wp_function_", False):
             return self.call_user_function
+        if is_array_constructor(obj):
+            return self.array_from_ptr
         return None
 
     def _type_factory_call(self, obj, node, kwargs):
