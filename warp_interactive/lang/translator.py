@@ -15,9 +15,10 @@ from .registry import type_name
 from .scope import Conflict, PyValue, Scope, contains_break
 from . import static as static_mod
 from .slicing import SlicingMixin
+from .array_views import ArrayViewsMixin
 
 
-class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
+class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
     expr_table = EXPR_TABLE
     intrinsics = intrinsics.INTRINSICS
 
