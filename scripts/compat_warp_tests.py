@@ -55,6 +55,11 @@ import warp_interactive as _wi
 
 # our public names (wp.len, wp.print... shadow Python's builtins in this module: use builtins.X)
 globals().update({k: v for k, v in vars(_wi).items() if not k.startswith("__")})
+
+
+def __getattr__(name):
+    """Names our package provides on first use (interop: wp.from_dlpack, wp.dtype_from_torch...)."""
+    return getattr(_wi, name)
 __version__ = _wi.__version__
 _TESTS = @TESTS@
 

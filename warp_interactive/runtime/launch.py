@@ -104,9 +104,10 @@ def _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoi
         kernel.module.load(device, backward=adjoint)   # a warm load learns the tid arity untranslated
     _check_tid_arity(kernel, bounds)
     values = list(inputs) + list(outputs)
-    grads = None
+    grads, staged = None, []
     if adjoint:
         grads = _adjoint_grads(kernel, values, list(adj_inputs) + list(adj_outputs))
+        grads, staged = _stage_grads(kernel, values, grads, device, len(inputs))
     args = pack(kernel, values, device, grads)
     if record_tape and not adjoint:
         tape_hooks.record_launch(kernel, dim, list(inputs), list(outputs), device)
@@ -118,9 +119,38 @@ def _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoi
     if _capturing[0] and graph.record_launch(cmd, values):
         return None    # a CPU graph capture keeps the packed launch for capture_launch
     cmd.launch()
+    for given, copy in staged:   # the adjoints the kernel wrote, back into the caller's arrays
+        device.memory.copy(given, copy, 0, 0, 0)
     if device.is_cpu and not adjoint:
         _update_plan(kernel, device, cmd, dim)
     return None
+
+
+def _stage_grads(kernel, values, grads, device, n_inputs):
+    """Kernels index a gradient with its array's strides (one descriptor, one set of strides): an
+    adjoint array laid out differently (a strided or broadcast torch gradient) is copied into one
+    laid out as the array; the inputs' adjoints (which the launch accumulates into) are copied back
+    after it, the outputs' (which it only reads) are left as given. (grads, [(given, copy)])."""
+    from ..types.array import array
+    staged, out = [], list(grads)
+    for i, (v, g) in enumerate(zip(values, grads)):
+        if not isinstance(v, array) or g is False or g is None:
+            continue
+        g = g if isinstance(g, array) else array(g, dtype=v.dtype, copy=False, device=device)
+        if g.shape != v.shape:
+            raise TypeError(f"adjoint launch of '{kernel.key}': the adjoint of argument {i} has shape "
+                            f"{g.shape}, the array {v.shape}")
+        if g.strides == v.strides:
+            continue
+        if not v.is_contiguous:
+            raise TypeError(f"adjoint launch of '{kernel.key}': the adjoint of argument {i} has strides "
+                            f"{g.strides}, the (non-contiguous) array {v.strides}; give them one layout")
+        copy = array(shape=v.shape, dtype=v.dtype, device=device)
+        device.memory.copy(copy, g, 0, 0, 0)
+        out[i] = copy
+        if i < n_inputs and g._unwritable is None:
+            staged.append((g, copy))
+    return out, staged
 
 
 def _update_plan(kernel, device, cmd, dim):
