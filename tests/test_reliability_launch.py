@@ -80,6 +80,9 @@ CASES = [
      r"RAISED TypeError: .*\(str\)"),
     ("dim_too_many_threads", "wp.launch(fill, dim=(2**31 - 1,) * 3, inputs=[wp.zeros(20), 1, 2.0])",
      r"RAISED ValueError: .*more than 2\*\*63-1"),
+    # no dim (or None): over the first array's shape, as the reference's examples do
+    ("dim_none", "a = wp.zeros(5); wp.launch(fill, dim=None, inputs=[a, 1, 2.0]); return a.numpy().tolist()",
+     r"OK \[2\.0, 2\.0, 2\.0, 2\.0, 2\.0\]"),
     ("dim_numpy_int", "a = wp.zeros(6); wp.launch(fill, dim=np.int64(3), inputs=[a, 1, 2.0]); return a.numpy().tolist()",
      r"OK \[2\.0, 2\.0, 2\.0, 0\.0, 0\.0, 0\.0\]"),
     ("readonly_numpy", RO + "wp.launch(fill, dim=8, inputs=[x, 1, 2.0])", "RAISED TypeError: .*" + WRITE_REFUSED),
