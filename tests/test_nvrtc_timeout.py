@@ -93,3 +93,12 @@ def test_worker_and_in_process_builds_agree(timeout, limit):
     broken = src.replace("wp::sin(", "wp::no_such_function(", 1)
     with pytest.raises(CompileError, match=r"CUDA compilation \(NVRTC\) of module 'mod' failed"):
         nvrtc.compile_source(broken, 90, name="mod")
+
+
+def test_a_worker_that_cannot_start_is_a_clear_error(timeout, monkeypatch, tmp_path):
+    monkeypatch.setattr(nvrtc_worker, "worker_command", lambda: [str(tmp_path / "no-such-python")])
+    nvrtc_worker.shutdown()
+    wp.config.compile_timeout = 30
+    with pytest.raises(CompileError, match="module 'nostart'.*could not start the NVRTC worker.*"
+                                           r"compile_timeout = None"):
+        nvrtc.compile_source(_source(), 90, name="nostart")

@@ -68,7 +68,12 @@ def compile_program(source, filename, opts, kind, timeout, name):
     ``timeout`` seconds or when the worker fails."""
     with _lock:
         if not _worker or not _worker[0].alive():
-            _worker[:] = [_Worker()]
+            try:
+                _worker[:] = [_Worker()]
+            except OSError as e:
+                raise CompileError(f"CUDA compilation (NVRTC) of module '{name}': could not start "
+                                   f"the NVRTC worker process ({e}); wp.config.compile_timeout = "
+                                   f"None compiles in this process, without a timeout") from None
         worker = _worker[0]
         out = []
         thread = threading.Thread(target=worker.exchange, args=((source, filename, opts, kind), out),
