@@ -73,9 +73,11 @@ _HOOKS = []
 
 
 def _interrupt_hooks():
-    """The native launcher's (poll, stopping) addresses, as ctypes arguments."""
+    """The native launcher's (poll, stopping) addresses, as ctypes arguments (NULLs from a
+    native module built before it had them: its kernels' loops then never stop)."""
     if not _HOOKS:
-        _HOOKS.extend(ctypes.c_void_p(a) for a in runtime_module().interrupt_hooks())
+        hooks = getattr(runtime_module(), "interrupt_hooks", None)
+        _HOOKS.extend(ctypes.c_void_p(a) for a in (hooks() if hooks else (None, None)))
     return _HOOKS
 
 
