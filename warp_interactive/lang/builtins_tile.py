@@ -315,17 +315,33 @@ def value_var_of(tr, v, dtype):
     return v
 
 
-def extract(tr, t, idx):
+def element_indices(tr, t, idx):
+    """Index Vars of one element of tile ``t``: constant ones checked (a build error when out of
+    range) and counted from the end when negative; run-time ones wrapped the same way by
+    ``tile_index``, which gives -1 when outside (a read gives zero, a write is dropped)."""
     if len(idx) != t.type.ndim:
         raise tr.scope.error(f"a {t.type.ndim}-d tile takes {t.type.ndim} indices, got {len(idx)}")
-    return emit(tr, "tile_extract", t.type.dtype, [t] + list(idx))
+    out = []
+    for k, (v, n) in enumerate(zip(idx, t.type.shape)):
+        c = v.constant
+        if isinstance(c, int) and not isinstance(c, bool):
+            if not -n <= c < n:
+                raise tr.scope.error(f"index {c} is out of bounds for axis {k} of the tile of shape "
+                                     f"{t.type.shape} (length {n})")
+            out.append(int_const(tr, c % n))
+        else:
+            out.append(emit(tr, "tile_index", sc.int32, [v, int_const(tr, n)], differentiable=False))
+    return out
+
+
+def extract(tr, t, idx):
+    return emit(tr, "tile_extract", t.type.dtype, [t] + element_indices(tr, t, idx))
 
 
 def assign_element(tr, t, idx, value):
-    if len(idx) != t.type.ndim:
-        raise tr.scope.error(f"a {t.type.ndim}-d tile takes {t.type.ndim} indices, got {len(idx)}")
+    idx = element_indices(tr, t, idx)
     value = value_var_of(tr, value, t.type.dtype) if sc.is_scalar(t.type.dtype) else value
-    return emit(tr, "tile_assign_elem", t.type, [t, value] + list(idx), differentiable=len(idx) <= 3)
+    return emit(tr, "tile_assign_elem", t.type, [t, value] + idx, differentiable=len(idx) <= 3)
 
 
 def tile_extract(tr, obj, node, kwargs):
