@@ -215,3 +215,34 @@ def test_bad_view_writes_are_build_errors(target, msg):
     spec.loader.exec_module(mod)
     with pytest.raises(wp.WarpCodegenError, match=msg):
         wp.launch_tiled(wp.kernel(mod.k, module="unique"), dim=1, inputs=[], block_dim=4)
+
+
+@wp.kernel
+def view_writes(a: wp.array2d(dtype=float), r: int, out: wp.array2d(dtype=float), same: wp.array2d(dtype=float)):
+    t = wp.tile_load(a, shape=(4, 6))
+    b = wp.tile_zeros(shape=(4, 6), dtype=float)
+    for i in range(r):                       # a dynamic loop: b is carried through it
+        row = b[i]
+        wp.tile_assign(row, t[i] * 2.0)      # writing into a view writes into b (warp-lang)
+    v = b[1:3, 2:4]
+    v += wp.tile_ones(shape=(2, 2), dtype=float)
+    w = wp.tile_view(b, offset=(r - 1,))     # a run-time view
+    w[0] = 100.0
+    wp.tile_store(out, b)
+    c = t
+    x = c[0]
+    x = wp.tile_zeros(shape=6, dtype=float)  # rebinding a name is no write
+    wp.tile_store(same, c + wp.tile_zeros(shape=(4, 6), dtype=float) * x[0])
+
+
+@pytest.mark.parametrize("r", [1, 3])
+def test_writes_through_views_reach_the_tile(r):
+    a = np.arange(24, dtype=np.float32).reshape(4, 6)
+    out, same = wp.zeros((4, 6), dtype=float), wp.zeros((4, 6), dtype=float)
+    wp.launch_tiled(view_writes, dim=1, inputs=[wp.array(a), r, out, same], block_dim=4)
+    want = np.zeros((4, 6), np.float32)
+    want[:r] = 2 * a[:r]
+    want[1:3, 2:4] += 1
+    want[r - 1, 0] = 100
+    np.testing.assert_array_equal(out.numpy(), want)
+    np.testing.assert_array_equal(same.numpy(), a)

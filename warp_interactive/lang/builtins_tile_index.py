@@ -13,8 +13,10 @@ import ast
 from ..types import scalars as sc
 from ..types.tile import is_tile, tile_type
 from . import ir
-from .builtins_tile import assign_element, emit, extract, int_const
+from .builtins_tile import assign_element, emit, extract, int_const, mark_view
+from .builtin_function import INTRINSICS
 from .builtins_tile_ops import _strides4, gather
+from .builtins_tile_ops import tile_view as _tile_view_of_ints
 from .registry import type_name
 
 
@@ -111,11 +113,12 @@ def read_axes(tr, t, elts, node):
     if all(a[0] == "int" for a in axes):
         return extract(tr, t, [_index_var(tr, a[1]) for a in axes])
     shape, strides, off, dynamic = _window(tr, t, axes)
-    if dynamic is None:
-        return gather(tr, t, shape, off, strides)
+    if dynamic is None:       # a view: writes into it reach t (builtins_tile.bind_tile)
+        return mark_view(gather(tr, t, shape, off, strides), t, off, strides, None)
     out = tile_type(t.type.dtype, shape)
     total = tr.call_builtin("add", [dynamic, int_const(tr, off)])
-    return emit(tr, "tile_gather_at", out, [t, total], f"<{out._cpp}, {_strides4(strides)}>")
+    view = emit(tr, "tile_gather_at", out, [t, total], f"<{out._cpp}, {_strides4(strides)}>")
+    return mark_view(view, t, 0, strides, total)
 
 
 def _gather_read(tr, t, axes, node):
@@ -171,3 +174,43 @@ def check_augassign(tr, t, target):
     if not is_element(tr, t, target):
         raise tr.scope.error("Compound assignment to a tile view (t[0:4, :] += u, t[0] += row) is not "
                              "supported, as in warp-lang: write t[0:4, :] = t[0:4, :] + u", target)
+
+
+# --- tile_view(t, offset=(slice(a, b, c), i, ...)): the subscript t[a:b:c, i] -------------------------
+def _slice_offsets(node):
+    """offset=(slice(a, b, c), i, ...) as subscript elements (ast.Slice for each slice(...)
+    call), or None when no entry is a slice."""
+    if node is None:
+        return None
+    elts = node.elts if isinstance(node, ast.Tuple) else [node]
+    calls = [isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "slice" for e in elts]
+    if not any(calls):
+        return None
+    out = []
+    for e, is_slice in zip(elts, calls):
+        if not is_slice:
+            out.append(e)
+            continue
+        bounds = list(e.args) + [None] * (3 - len(e.args))
+        if len(e.args) == 1:
+            bounds = [None, e.args[0], None]
+        out.append(ast.Slice(lower=bounds[0], upper=bounds[1], step=bounds[2]))
+    return out
+
+
+def tile_view(tr, obj, node, kwargs):
+    """``wp.tile_view``: slices in offset= make it the subscript; int offsets go to
+    builtins_tile_ops.tile_view (this handler replaces that one in INTRINSICS)."""
+    sliced = _slice_offsets(kwargs.get("offset", node.args[1] if len(node.args) > 1 else None))
+    if sliced is None:
+        return _tile_view_of_ints(tr, obj, node, kwargs)
+    if "shape" in kwargs or len(node.args) > 2:
+        raise tr.scope.error("wp.tile_view(): 'shape' together with a slice in offset= is not supported "
+                             "(the slice gives the shape)", node)
+    t = tr.eval_var(node.args[0] if node.args else kwargs["t"])
+    if not is_tile(t.type):
+        raise tr.scope.error(f"wp.tile_view(): 't' must be a tile, got {type_name(t.type)}", node)
+    return read_axes(tr, t, sliced, node)
+
+
+INTRINSICS["tile_view"] = tile_view

@@ -2,13 +2,11 @@
 (transpose, broadcast, view, squeeze, reshape, assign, astype), matmul, Cholesky and triangular
 solves, scans and sort. See builtins_tile.py for the conventions."""
 
-import ast
-
 from ..types import scalars as sc
 from ..types.tile import is_tile, tile_type
 from . import ir
 from .builtin_function import BuiltinFunction, INTRINSICS
-from .builtins_tile import _REQUIRED, bind, emit, rebind, shape_arg, static, tile_var
+from .builtins_tile import _REQUIRED, bind, emit, mark_view, rebind, shape_arg, static, tile_var
 from ..errors import TypeMismatch
 from .registry import resolve, type_name
 from .scope import PyValue
@@ -227,44 +225,17 @@ def _strides4(strides):
 def tile_view(tr, obj, node, kwargs):
     args = bind(tr, node, kwargs, [("t", _REQUIRED), ("offset", None), ("shape", None)], "tile_view")
     t = tile_var(tr, args, "t", "tile_view")
-    sliced = _slice_offsets(args.get("offset"))
-    if sliced is not None:      # offset=(slice(0, 4, 1), 2): the subscript t[0:4:1, 2]
-        if "shape" in args:
-            raise tr.scope.error("wp.tile_view(): 'shape' together with a slice in offset= is not "
-                                 "supported (the slice gives the shape)", args["shape"])
-        from .builtins_tile_index import read_axes
-        return read_axes(tr, t, sliced, node)
     off, given = _offsets(tr, args, t, "tile_view")
     shape = shape_arg(tr, args, name="tile_view") if "shape" in args else t.type.shape[given:]
     if not shape:
         shape = (1,)
     flat, strides, dynamic = _window(tr, t, off, shape, "tile_view")
     if dynamic is None:
-        return gather(tr, t, shape, flat, strides)
+        return mark_view(gather(tr, t, shape, flat, strides), t, flat, strides, None)
     out = tile_type(t.type.dtype, shape)
     total = tr.call_builtin("add", [dynamic, tr.scope.const(flat, sc.int32)])
-    return emit(tr, "tile_gather_at", out, [t, total], f"<{out._cpp}, {_strides4(strides)}>")
-
-
-def _slice_offsets(node):
-    """offset=(slice(a, b, c), i, ...) as subscript elements (ast.Slice for each slice(...)
-    call), or None when no entry is a slice."""
-    if node is None:
-        return None
-    elts = node.elts if isinstance(node, ast.Tuple) else [node]
-    calls = [isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "slice" for e in elts]
-    if not any(calls):
-        return None
-    out = []
-    for e, is_slice in zip(elts, calls):
-        if not is_slice:
-            out.append(e)
-            continue
-        bounds = list(e.args) + [None] * (3 - len(e.args))
-        if len(e.args) == 1:
-            bounds = [None, e.args[0], None]
-        out.append(ast.Slice(lower=bounds[0], upper=bounds[1], step=bounds[2]))
-    return out
+    view = emit(tr, "tile_gather_at", out, [t, total], f"<{out._cpp}, {_strides4(strides)}>")
+    return mark_view(view, t, 0, strides, total)
 
 
 def tile_assign(tr, obj, node, kwargs):

@@ -143,8 +143,8 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
         if isinstance(target, ast.Name):
             self.scope.bind(target.id, value)
         elif isinstance(target, ast.Subscript) and self._tile_base(target) is not None:
-            base = self._tile_base(target)
-            self.write(target.value, builtins_tile_index.write(self, base, target, value))
+            base = self._tile_base(target)    # a view's new value reaches its tile (bind_tile)
+            builtins_tile.bind_tile(self, target.value.id, builtins_tile_index.write(self, base, target, value))
         elif isinstance(target, ast.Subscript) and self.has_slice(target):
             self.write_slice(target, value)
         elif isinstance(target, ast.Subscript):
@@ -227,6 +227,9 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
             if isinstance(base, ir.Var) and is_tile(base.type):
                 builtins_tile_index.check_augassign(self, base, target)
         current = self.eval_var(target)
+        if isinstance(target, ast.Name) and hasattr(current, "tile_view_of"):   # in place: reaches the tile
+            builtins_tile.bind_tile(self, target.id, self.binary(op, current, value))
+            return
         self.write(target, self.binary(op, current, value))
 
     # --- control flow -----------------------------------------------------------------------------
