@@ -6,8 +6,15 @@ from .cpp_types import cpp_type, member
 from . import lanes as lanes_mod
 from . import lanes_backward
 from .target import CPU
+from ..lang.array_views import runtime_zero_step_possible
 
 HEADER = '#include "warp_interactive/builtin.h"\n'
+# A unit whose code may record a run-time error outside debug mode (an array slice whose step is
+# known only at run time: zero is an error) says so: its launches then read the error record.
+RECORDS_ERRORS = """#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+extern "C" WPI_EXPORT const int wpi_records_errors = 1;
+#endif
+"""
 
 
 def generate_source(kernels, target=CPU, debug=False, backward=True, lanes=True):
@@ -54,6 +61,8 @@ class ModuleParts:
         kparts = [self._kernels[k.cpp] for k in kernels]
         if any(LANES_MARK in part for part in kparts):
             parts.append(lanes_mod.PRELUDE)
+        if any(runtime_zero_step_possible(fir) for fir in irs + [f.ir for f in funcs]):
+            parts.append(RECORDS_ERRORS)
         return "\n".join(parts + kparts)
 
 

@@ -44,6 +44,8 @@ class LoadedModule:
         self.path = self.paths[0] if len(self.paths) == 1 else None
         self._entries = {}
         self._get_errors = []
+        # a unit that may record a run-time error outside debug mode says so (module_source.py)
+        self.records_errors = any(hasattr(lib, "wpi_records_errors") for lib in libs.values())
         hooks = _interrupt_hooks()
         for lib in libs.values():
             fn = lib.wpi_get_error

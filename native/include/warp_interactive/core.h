@@ -170,7 +170,7 @@ WPI_FUNC array_t<T> view(const array_t<T>& a, A... args)
     v.ndim = od;
     v.data = a.data ? (T*)((char*)a.data + offset) : nullptr;
     v.grad = a.grad ? (T*)((char*)a.grad + offset) : nullptr;
-    v.flags = a.flags;
+    v.flags = 0;   // as the reference: a store through a view consumes its gradient (no retain_grad)
     return v;
 }
 
