@@ -5,7 +5,7 @@
 class CodegenError(RuntimeError):
     """A kernel could not be translated: names the file, line, source line and a caret, then
     the message (last, as Python's own tracebacks and the reference's errors end with it).
-    A RuntimeError, as the reference's WarpCodegenError."""
+    A RuntimeError, as warp-lang's WarpCodegenError is (code catching that keeps working)."""
 
     def __init__(self, msg, filename=None, lineno=None, col=None, source_line=None, func_name=None):
         self.msg, self.filename, self.lineno, self.col = msg, filename, lineno, col
