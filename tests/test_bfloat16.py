@@ -139,7 +139,7 @@ def test_arithmetic_rounds_the_float32_result():
     out = wp.zeros((8, 257), dtype=wp.bfloat16)
     wp.launch(arith, dim=257, inputs=[wp.array(a, dtype=wp.bfloat16), wp.array(b, dtype=wp.bfloat16), out])
     want = [a + b, a - b, a * b, a / b, -a, np.sqrt(np.abs(a)), np.minimum(a, b), np.maximum(a, b)]
-    got = np.asarray(out.list(), dtype=np.float32)
+    got = np.asarray(out.list(), dtype=np.float32).reshape(out.shape)   # list(): row-major, flat
     for row, w in enumerate(want):
         np.testing.assert_array_equal(got[row], rounded(w.astype(np.float32)), err_msg=str(row))
 

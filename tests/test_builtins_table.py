@@ -344,6 +344,12 @@ def _compare(name, got, want, d, spec):
                                    equal_nan=True, err_msg=name)
 
 
+def _decoded(a):
+    """A bfloat16 array's values as float64 (NumPy has no bfloat16: numpy() gives ml_dtypes'
+    bfloat16 or the uint16 bits; either way its bits, decoded here)."""
+    return sc.bfloat16_bits_to_float32(np.asarray(a.numpy()).view(np.uint16)).astype(np.float64)
+
+
 def run_case(table, k, case):
     name, ov, types, ret = case
     spec = spec_of(name, ret)
@@ -356,7 +362,7 @@ def run_case(table, k, case):
         [types[j] for j in spec.get("mutates", ())]
     outs = [wp.zeros(n, dtype=t) for t in out_types]
     wp.launch(getattr(module, f"case_{k}"), dim=n, inputs=inputs + outs)
-    got = [np.asarray(o.list()) if reg.scalar_of(o.dtype) is sc.bfloat16 else o.numpy() for o in outs]
+    got = [_decoded(o) if reg.scalar_of(o.dtype) is sc.bfloat16 else o.numpy() for o in outs]
     d = reg.scalar_of(ret) if not isinstance(ret, tuple) and reg.scalar_of(ret) is not None else \
         next((reg.scalar_of(t) for t in types if reg.scalar_of(t) is not None), sc.float32)
     ref_args = [a.astype(np.float64) if a.dtype.kind == "f" else a for a in args]
@@ -489,7 +495,7 @@ def test_atomic(atomic_module, k):
     cmp = wp.zeros(n, dtype=d)
     wp.launch(getattr(atomic_module, f"atomic_{k}"), dim=n,
               inputs=[arr, *[wp.array(i, dtype=wp.int32) for i in idx], cmp, wp.array(vals, dtype=d), olds])
-    got, old = (np.asarray(a.list()) if reg.scalar_of(d) is sc.bfloat16 else a.numpy() for a in (arr, olds))
+    got, old = (_decoded(a) if reg.scalar_of(d) is sc.bfloat16 else a.numpy() for a in (arr, olds))
     where = tuple(idx)
     ref = init.copy()
     if name in ("atomic_add", "+="):
