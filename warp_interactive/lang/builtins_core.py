@@ -74,7 +74,7 @@ add_builtin("mul", {"a": Quaternion, "b": Quaternion}, value_func=same_as(0), gr
 add_builtin("mul", {"a": Transformation, "b": Transformation}, value_func=same_as(0), group=G_OP,
             doc="transform composition")
 
-for op, doc in (("div", "a / b"), ("floordiv", "a // b (floor)"), ("mod", "a % b, truncated as C's fmod (the sign of a, as the reference)")):
+for op, doc in (("div", "a / b"), ("floordiv", "a // b (floor)"), ("mod", "a % b (sign of b)")):
     add_builtin(op, {"a": Scalar, "b": Scalar}, value_func=same_as(0), group=G_OP, doc=doc,
                 differentiable=(op != "floordiv"))
 # composites divide by floats only (an integer component division by zero would trap)

@@ -38,10 +38,8 @@ WPI_FUNC float32 perlin(uint32 seed, const float32* p, const int32* periods, flo
         uint32 h = seed;
         for (unsigned i = 0; i < N; ++i) {
             int32 c = cell[i] + int32((corner >> i) & 1u);
-            if (periods && periods[i] > 0) {   // wrapped to [0, period), also for negative cells
-                c %= periods[i];
-                if (c < 0) c += periods[i];
-            }
+            if (periods && periods[i] > 0)
+                c = mod(c, periods[i]);
             h = pcg_hash(h + uint32(c));
         }
         float32 g[N], weight = 1.0f, d = 0.0f;

@@ -351,29 +351,35 @@ WPI_FUNC half floordiv(half a, half b) { return half(floordiv(float32(a), float3
 WPI_FUNC bfloat16 floordiv(bfloat16 a, bfloat16 b) { return bfloat16(floordiv(float32(a), float32(b))); }
 template <typename T> WPI_FUNC void adj_floordiv(T, T, T&, T&, T) {}
 
-// modulo of truncated division, as C's % and fmod and the reference: the result has the sign of
-// a (-7 % 3 == -1, while // floors: -7 // 3 == -3); integers: x % 0 == 0
+// Python modulo (result has the divisor's sign); integers: x % 0 == 0
 template <typename T> WPI_FUNC T mod(T a, T b)
 {
     T q, r;
     detail::divmod_trunc(a, b, q, r);
+    if (r != T(0) && ((r < T(0)) != (b < T(0))))
+        r = T(r + b);
     return r;
 }
-WPI_FUNC float32 mod(float32 a, float32 b) { return detail::fmod(a, b); }
-WPI_FUNC float64 mod(float64 a, float64 b) { return detail::fmod(a, b); }
+WPI_FUNC float32 mod(float32 a, float32 b)
+{
+    float32 q, m;
+    detail::float_divmod(a, b, q, m);
+    return m;
+}
+WPI_FUNC float64 mod(float64 a, float64 b)
+{
+    float64 q, m;
+    detail::float_divmod(a, b, q, m);
+    return m;
+}
 WPI_FUNC half mod(half a, half b) { return half(mod(float32(a), float32(b))); }
 WPI_FUNC bfloat16 mod(bfloat16 a, bfloat16 b) { return bfloat16(mod(float32(a), float32(b))); }
-// declared ahead (defined with the rounding functions below): adj_mod calls it
-WPI_FUNC float32 trunc(float32 x);
-WPI_FUNC float64 trunc(float64 x);
-WPI_FUNC half trunc(half x);
-WPI_FUNC bfloat16 trunc(bfloat16 x);
 template <typename T> WPI_FUNC void adj_mod(T a, T b, T& adj_a, T& adj_b, T adj_ret)
 {
     if (detail::is_int<T>::value) return;
-    // mod(a, b) = a - b * trunc(a / b), with trunc piecewise constant
+    // mod(a, b) = a - b * floordiv(a, b), with floordiv piecewise constant
     adj_a += adj_ret;
-    adj_b -= adj_ret * trunc(a / b);
+    adj_b -= adj_ret * floordiv(a, b);
 }
 
 template <typename T> WPI_FUNC T neg(T a) { return -a; }
