@@ -159,7 +159,8 @@ def _function_source(ov, target, debug, backward):
     ret = cpp_type(rets[0]) if len(rets) == 1 else "void"
     w = BodyWriter(fir, debug, ov.name)
     lines = [f"{q} {ret} {fir.name}({', '.join(params)}) {{"] + _declarations(fir, False)
-    lines += w.forward(fir.body, 1)
+    body = w.forward(fir.body, 1)
+    lines += w.prologue() + body
     if len(rets) == 1:
         lines.append(f"    return {{}};")
     lines.append("}")
@@ -242,7 +243,8 @@ def _kernel_body(fir, fname, target, debug, key, adjoint):
     if adjoint:
         lines += w.adjoint(fir.body, 1)
     else:
-        lines += w.forward(fir.body, 1)
+        body = w.forward(fir.body, 1)
+        lines += w.prologue() + body
     lines.append("}")
     return "\n".join(lines)
 
