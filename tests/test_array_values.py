@@ -244,3 +244,20 @@ def test_like_constructors_take_retain_grad(make):
     assert out.shape == src.shape and out.requires_grad and out.retain_grad
     assert not make(src).retain_grad
     assert wp.from_numpy(np.zeros(3, np.float32), requires_grad=True, retain_grad=True).retain_grad
+
+
+class _BothInterfaces:
+    """An object offering its host memory through both interfaces (as some libraries do)."""
+
+    def __init__(self, data):
+        self.data = data
+        self.__array_interface__ = data.__array_interface__
+        self.__cuda_array_interface__ = data.__array_interface__
+
+
+@pytest.mark.parametrize("data,dtype", [(np.array([1, 2, 3], np.int8), wp.int8),
+                                        (np.arange(6, dtype=np.float32), wp.vec3)])
+def test_cpu_array_from_an_object_with_both_interfaces_reads_the_host_one(data, dtype):
+    a = wp.array(_BothInterfaces(data), dtype=dtype, device="cpu")
+    assert a.device.is_cpu and a.ptr
+    np.testing.assert_array_equal(a.numpy().ravel(), data)

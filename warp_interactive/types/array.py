@@ -133,7 +133,9 @@ class array:
         self._set_view(int(ptr), shape, strides, None)
 
     def _init_from_data(self, data, copy, shape=None):
-        if not isinstance(data, array) and hasattr(data, "__cuda_array_interface__"):
+        if not isinstance(data, array) and hasattr(data, "__cuda_array_interface__") and \
+                (self.device.is_cuda or not hasattr(data, "__array_interface__")):
+            # an object with both interfaces gives a CPU array through its host one (as warp-lang)
             return hooks.from_cuda_interface(self, data, copy)
         if isinstance(data, array):
             self.dtype = self.dtype or data.dtype
