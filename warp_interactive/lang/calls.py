@@ -21,6 +21,8 @@ _TYPE_FACTORIES = {comp.vector: "vector", comp.matrix: "matrix", comp.quaternion
 
 class CallsMixin:
     def translate_call(self, node):
+        if self.src.statics and static_mod.position(node) in self.src.statics:
+            return static_mod.evaluate(self, node)   # evaluated when the kernel was declared
         func = self.eval(node.func)
         if isinstance(func, ir.Var) or isinstance(func, tuple):
             raise self.scope.error("only functions and types can be called in kernels")
