@@ -15,7 +15,7 @@ CHECKS = {
     "mesh_t": (MeshDesc, ["bvh", "points", "velocities", "indices", "num_points", "num_tris",
                           "support_winding_number", "winding"]),
     "hash_grid_t": (HashGridDesc, ["point_ids", "cell_starts", "cell_ends", "dim_x", "dim_y",
-                                   "dim_z", "num_points", "cell_width"]),
+                                   "dim_z", "num_points", "cell_width", "point_groups"]),
 }
 
 

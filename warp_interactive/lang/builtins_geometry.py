@@ -11,10 +11,12 @@ those argument variables (see Overload.writes).
 from ..types.query_types import (BvhQuery, HashGridQuery, MeshQueryAABB, MeshQueryPoint,
                                     MeshQueryRay, vec3)
 from ..types import scalars as sc
+from ..types.composite import matrix, vector
 from .registry import Any, Array, add_builtin, type_name
 
 G_MESH, G_BVH, G_GRID, G_VOL = "Geometry", "Geometry", "Geometry", "Volumes"
 u64, f32, i32, b = sc.uint64, sc.float32, sc.int32, sc.bool_
+mat33 = matrix((3, 3), sc.float32)
 
 
 def _add(name, inputs, ret, group, differentiable=False, **kw):
@@ -98,9 +100,14 @@ _add("bvh_query_sphere", {"id": u64, "center": vec3, "radius": f32, "root": i32}
      doc="As above, starting the traversal at BVH node `root` (-1: the whole tree).")
 
 # --- hash grids -------------------------------------------------------------------------------------
-_add("hash_grid_query", {"id": u64, "point": vec3, "max_dist": f32}, HashGridQuery, G_GRID,
-     doc="Iterate the points in the cells within max_dist of `point` with hash_grid_query_next "
-         "(callers check the distance themselves).")
+for _t in (f32, sc.float16, sc.float64):
+    _hq = {"id": u64, "point": vector(3, _t), "max_dist": _t}
+    _add("hash_grid_query", _hq, HashGridQuery, G_GRID,
+         doc="Iterate the points in the cells within max_dist of `point` with hash_grid_query_next "
+             "(callers check the distance themselves); `point` in the grid's precision.")
+    _add("hash_grid_query", {**_hq, "group": i32}, HashGridQuery, G_GRID,
+         doc="As above, yielding only the points of `group` when the grid was built with groups "
+             "(none if no point has it); a grid built without groups ignores `group`.")
 _add("hash_grid_query_next", {"query": HashGridQuery, "index": i32}, b, G_GRID, writes=(0, 1),
      doc="Advance the query; writes the next point index to `index`; False when done.")
 _add("hash_grid_point_id", {"id": u64, "index": i32}, i32, G_GRID,
@@ -115,6 +122,9 @@ _add("volume_sample_i", {"id": u64, "uvw": vec3}, i32, G_VOL,
      doc="The value of an int32 volume at the voxel nearest to `uvw`.")
 _add("volume_sample_grad_f", {**_s, "grad": vec3}, f32, G_VOL, writes=(3,),
      doc="Sample a float volume and write its index-space gradient to `grad`.")
+_add("volume_sample_grad_v", {**_s, "grad": mat33}, vec3, G_VOL, writes=(3,),
+     doc="Sample a vec3 volume and write its index-space Jacobian to `grad` (row i: the "
+         "gradient of component i).")
 _ijk = {"id": u64, "i": i32, "j": i32, "k": i32}
 for suffix, t in (("f", f32), ("v", vec3), ("i", i32)):
     _add(f"volume_lookup_{suffix}", _ijk, t, G_VOL, doc="The value of voxel (i, j, k).")
@@ -138,7 +148,7 @@ def _index_data_rule(ts):
 
 def _index_grad_rule(ts):
     from ..errors import TypeMismatch
-    from ..types.composite import matrix
+    from ..types.composite import matrix, vector
     t = _index_data_rule(ts)
     want = vec3 if t is f32 else (matrix((3, 3), f32) if t is vec3 else None)
     if want is None or ts[5] is not want:
@@ -201,12 +211,14 @@ def _volume_sample(tr, obj, node, kwargs):
 
 
 def _volume_sample_grad(tr, obj, node, kwargs):
-    """``wp.volume_sample_grad(volume, uvw, mode, grad, dtype=float)``: float volumes (grad a vec3)."""
+    """``wp.volume_sample_grad(volume, uvw, mode, grad, dtype=...)``: float32 volumes with a vec3
+    grad, vec3 volumes with a mat33 grad (row i: the gradient of component i)."""
     t = _dtype_arg(tr, node, kwargs, 4, "volume_sample_grad")
-    if t is not f32:
-        raise tr.scope.error(f"wp.volume_sample_grad(): dtype={type_name(t)} is not supported yet "
-                             "(float32 volumes only; vec3 gradients are not implemented)")
-    return tr.call_with_writes("volume_sample_grad_f", [tr.eval_var(a) for a in node.args[:4]], node)
+    if t is i32:
+        raise tr.scope.error("wp.volume_sample_grad(): dtype=int32 volumes have no gradient "
+                             "(float32 or vec3)")
+    return tr.call_with_writes(f"volume_sample_grad_{_suffix(t)}",
+                               [tr.eval_var(a) for a in node.args[:4]], node)
 
 
 def _volume_lookup(tr, obj, node, kwargs):

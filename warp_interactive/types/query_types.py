@@ -22,6 +22,11 @@ class NativeStruct:
     def __repr__(self):
         return f"<kernel type {self.__name__}>"
 
+    def __getitem__(self, scalar):
+        """``wp.HashGridQuery[wp.float16]`` as the reference spells a precision: the query
+        state is the same struct for every precision here (queries bin in float32)."""
+        return self
+
 
 MeshQueryPoint = NativeStruct("MeshQueryPoint", "wp::mesh_query_point_t", {
     "result": sc.bool_, "sign": sc.float32, "face": sc.int32, "u": sc.float32, "v": sc.float32})

@@ -119,11 +119,17 @@ template <typename T> WPI_FUNC void nvdb_store(uint64 id, int32 i, int32 j, int3
 template <int = 0> WPI_FUNC void nvdb_store_grad(int32, int32, int32, vol_vec3& g) { g = vol_vec3(); }
 template <int = 0> WPI_FUNC void nvdb_store_grad(float32 gx, float32 gy, float32 gz, vol_vec3& g) { g = vol_vec3(gx, gy, gz); }
 template <int = 0> WPI_FUNC void nvdb_store_grad(const vol_vec3&, const vol_vec3&, const vol_vec3&, vol_vec3& g) { g = vol_vec3(); }
-template <typename T>
-WPI_FUNC T nvdb_sample(uint64 id, const vol_vec3& uvw, int32 mode, uint32 grid_type, vol_vec3* grad)
+// vec3 volumes: the Jacobian, row i = d value_i / d (u, v, w) (the reference's layout)
+template <int = 0> WPI_FUNC void nvdb_store_grad(const vol_vec3& gx, const vol_vec3& gy, const vol_vec3& gz,
+                                                 mat_t<3, 3, float32>& g)
+{
+    for (int i = 0; i < 3; ++i) { g.data[i][0] = gx.c[i]; g.data[i][1] = gy.c[i]; g.data[i][2] = gz.c[i]; }
+}
+template <typename T, typename G = vol_vec3>
+WPI_FUNC T nvdb_sample(uint64 id, const vol_vec3& uvw, int32 mode, uint32 grid_type, G* grad)
 {
     if (mode != VOLUME_LINEAR) {
-        if (grad) *grad = vol_vec3();
+        if (grad) *grad = G();
         return nvdb_lookup<T>(id, int32(floor(uvw.c[0] + 0.5f)), int32(floor(uvw.c[1] + 0.5f)),
                               int32(floor(uvw.c[2] + 0.5f)), grid_type);
     }
@@ -151,7 +157,7 @@ WPI_FUNC T nvdb_sample(uint64 id, const vol_vec3& uvw, int32 mode, uint32 grid_t
 
 template <int = 0> WPI_FUNC float32 volume_sample_f(uint64 id, const vol_vec3& uvw, int32 mode)
 {
-    return nvdb_sample<float32>(id, uvw, mode, NVDB_GRID_FLOAT, 0);
+    return nvdb_sample<float32>(id, uvw, mode, NVDB_GRID_FLOAT, (vol_vec3*)0);
 }
 template <int = 0> WPI_FUNC void adj_volume_sample_f(uint64 id, const vol_vec3& uvw, int32 mode, uint64&, vol_vec3& adj_uvw, int32&,
                                   float32 adj_ret)
@@ -170,7 +176,14 @@ template <int = 0> WPI_FUNC void volume_sample_grad_f(uint64 id, const vol_vec3&
 
 template <int = 0> WPI_FUNC vol_vec3 volume_sample_v(uint64 id, const vol_vec3& uvw, int32 mode)
 {
-    return nvdb_sample<vol_vec3>(id, uvw, mode, NVDB_GRID_VEC3F, 0);
+    return nvdb_sample<vol_vec3>(id, uvw, mode, NVDB_GRID_VEC3F, (vol_vec3*)0);
+}
+
+// out-parameter form for vec3 volumes: grad[i][j] = d value_i / d uvw_j
+template <int = 0> WPI_FUNC void volume_sample_grad_v(uint64 id, const vol_vec3& uvw, int32 mode, const mat_t<3, 3, float32>&,
+                                                      vol_vec3& result, mat_t<3, 3, float32>& grad)
+{
+    result = nvdb_sample<vol_vec3>(id, uvw, mode, NVDB_GRID_VEC3F, &grad);
 }
 template <int = 0> WPI_FUNC void adj_volume_sample_v(uint64 id, const vol_vec3& uvw, int32 mode, uint64&, vol_vec3& adj_uvw, int32&,
                                   const vol_vec3& adj_ret)
@@ -194,7 +207,7 @@ template <int = 0> WPI_FUNC void adj_volume_sample_v(uint64 id, const vol_vec3& 
 
 template <int = 0> WPI_FUNC int32 volume_sample_i(uint64 id, const vol_vec3& uvw)
 {
-    return nvdb_sample<int32>(id, uvw, VOLUME_CLOSEST, NVDB_GRID_INT32, 0);
+    return nvdb_sample<int32>(id, uvw, VOLUME_CLOSEST, NVDB_GRID_INT32, (vol_vec3*)0);
 }
 
 template <int = 0> WPI_FUNC float32 volume_lookup_f(uint64 id, int32 i, int32 j, int32 k)
