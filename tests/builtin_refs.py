@@ -350,8 +350,7 @@ def _quat_from_aa(ts, axis, angle):
 
 
 def _quat_from_matrix(ts, m):
-    q = Rotation.from_matrix(m).as_quat()
-    return q
+    return Rotation.from_matrix(m[:, :3, :3]).as_quat()   # a 4x4 matrix: its upper-left block
 
 
 def _quat_to_matrix(ts, q):

@@ -156,10 +156,18 @@ class CallsMixin:
             f"shape (conversion)")
 
     def construct_struct(self, obj, node, kwargs):
-        if node.args or kwargs:
-            raise self.scope.error(f"{obj.__name__}() takes no arguments in kernels; set its fields")
+        """``S()`` (every field zero) or ``S(a, b, ...)`` (every field, in declaration order), as
+        the reference; each given value is set like ``s.a = a``."""
+        fields = list(obj._wp_struct_.fields)
+        if kwargs or node.args and len(node.args) != len(fields):
+            raise self.scope.error(
+                f"{obj.__name__}() in a kernel takes no arguments (every field zero) or all "
+                f"{len(fields)} fields in order ({', '.join(fields)}), got {len(node.args)} "
+                f"positional{' and keyword' if kwargs else ''} argument(s)")
         out = self.scope.new_var(obj)
         self.scope.emit(ir.Const(out=out, value=None))
+        for name, arg in zip(fields, self.args_of(node)):
+            out = self.with_attribute(out, name, arg)
         return out
 
     # --- user functions ---------------------------------------------------------------------------

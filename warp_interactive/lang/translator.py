@@ -268,19 +268,22 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
             raise self.scope.error("for ... else is not supported")
         if not isinstance(node.target, ast.Name):
             raise self.scope.error("a for loop needs a single loop variable")
-        it = node.iter
-        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
+        it, reverse = node.iter, False
+        if _is_call_of(it, "reversed") and len(it.args) == 1 and not it.keywords and \
+                _is_call_of(it.args[0], "range"):
+            it, reverse = it.args[0], True       # for i in reversed(range(...)), as the reference
+        if not _is_call_of(it, "range"):
             return self._for_over_python_values(node)
         if not 1 <= len(it.args) <= 3:
             raise self.scope.error("range() takes 1 to 3 arguments")
         consts = [self._static_int(a) for a in it.args]
         if all(c is not None for c in consts):
-            values = range(*consts)
+            values = range(*consts)[::-1] if reverse else range(*consts)
             # a body whose wp.static() reads the loop variable needs it constant: unroll
             forced = static_mod.mentions_static(node.body, node.target.id)
             if (len(values) <= self.max_unroll or forced) and not contains_break(node.body):
                 return self._unrolled(node, values)
-        self._dynamic_for(node, it.args)
+        self._dynamic_for(node, it.args, reverse)
 
     def _static_int(self, node):
         # a call is evaluated here only if it emits nothing (wp.static): the dynamic loop would
@@ -331,7 +334,7 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
             self.scope.set_node(node)
             self.stmts(node.body)
 
-    def _dynamic_for(self, node, arg_nodes):
+    def _dynamic_for(self, node, arg_nodes, reverse=False):
         args = [self.eval_var(a) for a in arg_nodes]
         if any(not sc.is_int(a.type) for a in args):
             raise self.scope.error(
@@ -348,12 +351,23 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
             args = [self.scope.const(0, args[0].type)] + args
         if len(args) == 2:
             args.append(self.scope.const(1, args[0].type))
+        if reverse:
+            args = self._reversed_bounds(args)
         loop_var = self.scope.new_var(args[0].type, name=node.target.id)
         first = len(self.scope.vars)
         self._loop_body(node.body, lambda body: ir.ForRange(
             var=loop_var, start=args[0], stop=args[1], step=args[2], body=body,
             body_vars=self.scope.vars[first:]),
             pre=lambda: self.scope.symbols.__setitem__(node.target.id, loop_var))
+
+    def _reversed_bounds(self, args):
+        """(start, stop, step) of ``reversed(range(start, stop, step))``: the same values, last
+        first; an empty range stays empty (start == stop)."""
+        if args[0].type._kind == "uint":
+            raise self.scope.error("reversed(range(...)) needs signed integer bounds (it counts "
+                                   f"down with a negative step), got {type_name(args[0].type)}")
+        return [self.call_builtin("range_reversed_start", args),
+                self.call_builtin("range_reversed_stop", args), self.call_builtin("neg", [args[2]])]
 
     def s_While(self, node):
         if node.orelse:
@@ -424,6 +438,10 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
                    if declared is not None else
                    f"an earlier one gave ({', '.join(type_name(t) for t in self.return_types)})"))
         return values
+
+
+def _is_call_of(node, name):
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
 
 
 def _assigned_names(nodes):

@@ -231,6 +231,22 @@ WPI_FUNC int64 range_count(T start, T stop, T step)
     return start > stop ? (int64(start) - stop - step - 1) / (-int64(step)) : 0;
 }
 
+// reversed(range(start, stop, step)) runs from the last value down to start (step -step); an
+// empty range (or step 0) becomes [start, start), which runs no iteration either way
+template <typename T>
+WPI_FUNC T range_reversed_start(T start, T stop, T step)
+{
+    int64 n = step == 0 ? 0 : range_count(start, stop, step);
+    return n > 0 ? T(start + (n - 1) * int64(step)) : start;
+}
+
+template <typename T>
+WPI_FUNC T range_reversed_stop(T start, T stop, T step)
+{
+    int64 n = step == 0 ? 0 : range_count(start, stop, step);
+    return n > 0 ? T(start - step) : start;
+}
+
 // --- printing ------------------------------------------------------------------------------------
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define WPI_PRINTF ::printf

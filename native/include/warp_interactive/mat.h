@@ -853,4 +853,76 @@ WPI_FUNC void adj_qr3(const mat_t<3, 3, T>& A, const mat_t<3, 3, T>& Q, const ma
     adj_R = mat_t<3, 3, T>();
 }
 
+// float16 decompositions: computed in float32 and rounded once (as the reference accepts half
+// matrices; the Jacobi tolerances and the adjoints' gap tests need more than half's 11 bits).
+// The adjoints recompute the decomposition in float32 from A rather than widen rounded outputs.
+namespace detail {
+template <unsigned R, unsigned C> WPI_FUNC mat_t<R, C, float32> widen(const mat_t<R, C, half>& m)
+{
+    return mat_t<R, C, float32>(m);
+}
+template <unsigned N> WPI_FUNC vec_t<N, float32> widen(const vec_t<N, half>& v) { return vec_t<N, float32>(v); }
+template <unsigned R, unsigned C> WPI_FUNC mat_t<R, C, half> narrow(const mat_t<R, C, float32>& m)
+{
+    return mat_t<R, C, half>(m);
+}
+template <unsigned N> WPI_FUNC vec_t<N, half> narrow(const vec_t<N, float32>& v) { return vec_t<N, half>(v); }
+}  // namespace detail
+
+WPI_FUNC void eig3(const mat_t<3, 3, half>& A, mat_t<3, 3, half>& Q, vec_t<3, half>& d)
+{
+    mat_t<3, 3, float32> q;
+    vec_t<3, float32> e;
+    eig3(detail::widen(A), q, e);
+    Q = detail::narrow(q), d = detail::narrow(e);
+}
+WPI_FUNC void adj_eig3(const mat_t<3, 3, half>& A, const mat_t<3, 3, half>&, const vec_t<3, half>&,
+                       mat_t<3, 3, half>& adj_A, mat_t<3, 3, half>& adj_Q, vec_t<3, half>& adj_d)
+{
+    const mat_t<3, 3, float32> a = detail::widen(A);
+    mat_t<3, 3, float32> q, adj_a, adj_q = detail::widen(adj_Q);
+    vec_t<3, float32> e, adj_e = detail::widen(adj_d);
+    eig3(a, q, e);
+    adj_eig3(a, q, e, adj_a, adj_q, adj_e);
+    adj_A += detail::narrow(adj_a);
+    adj_Q = mat_t<3, 3, half>();
+    adj_d = vec_t<3, half>();
+}
+
+WPI_FUNC void svd3(const mat_t<3, 3, half>& A, mat_t<3, 3, half>& U, vec_t<3, half>& sigma, mat_t<3, 3, half>& V)
+{
+    mat_t<3, 3, float32> u, v;
+    vec_t<3, float32> s;
+    svd3(detail::widen(A), u, s, v);
+    U = detail::narrow(u), sigma = detail::narrow(s), V = detail::narrow(v);
+}
+WPI_FUNC void adj_svd3(const mat_t<3, 3, half>& A, const mat_t<3, 3, half>&, const vec_t<3, half>&, const mat_t<3, 3, half>&,
+                       mat_t<3, 3, half>& adj_A, mat_t<3, 3, half>& adj_U, vec_t<3, half>& adj_sigma, mat_t<3, 3, half>& adj_V)
+{
+    const mat_t<3, 3, float32> a = detail::widen(A);
+    mat_t<3, 3, float32> u, v, adj_a, adj_u = detail::widen(adj_U), adj_v = detail::widen(adj_V);
+    vec_t<3, float32> s, adj_s = detail::widen(adj_sigma);
+    svd3(a, u, s, v);
+    adj_svd3(a, u, s, v, adj_a, adj_u, adj_s, adj_v);
+    adj_A += detail::narrow(adj_a);
+    adj_U = mat_t<3, 3, half>(), adj_sigma = vec_t<3, half>(), adj_V = mat_t<3, 3, half>();
+}
+
+WPI_FUNC void qr3(const mat_t<3, 3, half>& A, mat_t<3, 3, half>& Q, mat_t<3, 3, half>& R)
+{
+    mat_t<3, 3, float32> q, r;
+    qr3(detail::widen(A), q, r);
+    Q = detail::narrow(q), R = detail::narrow(r);
+}
+WPI_FUNC void adj_qr3(const mat_t<3, 3, half>& A, const mat_t<3, 3, half>&, const mat_t<3, 3, half>&,
+                      mat_t<3, 3, half>& adj_A, mat_t<3, 3, half>& adj_Q, mat_t<3, 3, half>& adj_R)
+{
+    const mat_t<3, 3, float32> a = detail::widen(A);
+    mat_t<3, 3, float32> q, r, adj_a, adj_q = detail::widen(adj_Q), adj_r = detail::widen(adj_R);
+    qr3(a, q, r);
+    adj_qr3(a, q, r, adj_a, adj_q, adj_r);
+    adj_A += detail::narrow(adj_a);
+    adj_Q = mat_t<3, 3, half>(), adj_R = mat_t<3, 3, half>();
+}
+
 }  // namespace wp

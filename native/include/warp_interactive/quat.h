@@ -320,6 +320,31 @@ template <typename T> WPI_FUNC void adj_quat_from_matrix(const mat_t<3, 3, T>& m
     detail::adj_quat_from_matrix_raw(m, adj_m, adj_raw);
 }
 
+namespace detail {
+template <typename T> WPI_FUNC mat_t<3, 3, T> upper3(const mat_t<4, 4, T>& m)
+{
+    mat_t<3, 3, T> r;
+    for (unsigned a = 0; a < 3; ++a)
+        for (unsigned b = 0; b < 3; ++b)
+            r.data[a][b] = m.data[a][b];
+    return r;
+}
+}  // namespace detail
+
+// a 4x4 (homogeneous) matrix: the rotation of its upper-left 3x3 block, as in the reference
+template <typename T> WPI_FUNC quat_t<T> quat_from_matrix(const mat_t<4, 4, T>& m)
+{
+    return quat_from_matrix(detail::upper3(m));
+}
+template <typename T> WPI_FUNC void adj_quat_from_matrix(const mat_t<4, 4, T>& m, mat_t<4, 4, T>& adj_m, const quat_t<T>& adj_ret)
+{
+    mat_t<3, 3, T> adj_r;
+    adj_quat_from_matrix(detail::upper3(m), adj_r, adj_ret);
+    for (unsigned a = 0; a < 3; ++a)
+        for (unsigned b = 0; b < 3; ++b)
+            adj_m.data[a][b] += adj_r.data[a][b];
+}
+
 // rotation by angle (radians) about axis (normalized here)
 template <typename T> WPI_FUNC quat_t<T> quat_from_axis_angle(const vec_t<3, T>& axis, T angle)
 {
