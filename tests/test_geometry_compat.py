@@ -172,3 +172,270 @@ def test_query_types_are_public_and_annotate_funcs():
     out = wp.zeros(1, dtype=int)
     wp.launch(_count_all, dim=1, inputs=[grid.id, out])
     assert out.numpy()[0] == 10
+
+
+# --- the remaining geometry builtins, each against brute force ---------------------------------------
+def _segment_dist(p, a, b):
+    ab = b - a
+    t = np.clip(np.dot(p - a, ab) / max(np.dot(ab, ab), 1e-30), 0.0, 1.0)
+    return np.linalg.norm(p - (a + t * ab))
+
+
+def _triangle_dist(p, a, b, c):
+    """Distance from p to triangle abc (float64), by the plane or the edges; a zero-area
+    triangle is its longest edge."""
+    n = np.cross(b - a, c - a)
+    edges = min(_segment_dist(p, a, b), _segment_dist(p, b, c), _segment_dist(p, c, a))
+    if np.linalg.norm(n) < 1e-12:
+        return edges
+    n = n / np.linalg.norm(n)
+    d = np.dot(p - a, n)
+    q = p - d * n
+    inside = all(np.dot(np.cross(v - u, q - u), n) >= 0 for u, v in ((a, b), (b, c), (c, a)))
+    return abs(d) if inside else edges
+
+
+def _soup(n_tris=40, seed=3):
+    rng = np.random.default_rng(seed)
+    pts = rng.uniform(0, 4, (3 * n_tris, 3)).astype(np.float32)
+    pts[3:6] = [[1, 1, 1], [2, 2, 2], [3, 3, 3]]   # a zero-area face (collinear)
+    idx = np.arange(3 * n_tris, dtype=np.int32)
+    return pts, idx
+
+
+@wp.kernel
+def _sphere_hits(mesh: wp.uint64, centers: wp.array(dtype=wp.vec3), r: float, hits: wp.array2d(dtype=int)):
+    i = wp.tid()
+    q = wp.mesh_query_sphere(mesh, centers[i], r)
+    f = int(0)
+    while wp.mesh_query_next(q, f):
+        hits[i, f] += 1
+    for g in wp.mesh_query_sphere(mesh, centers[i], r):   # the iterator form: the same faces
+        hits[i, g] += 10
+
+
+@pytest.mark.parametrize("radius", [0.0, 0.4, 1.0, -1.0])
+def test_mesh_query_sphere_yields_each_face_within_radius_once(radius):
+    pts, idx = _soup()
+    mesh = wp.Mesh(wp.array(pts, dtype=wp.vec3), wp.array(idx, dtype=wp.int32))
+    centers = np.random.default_rng(5).uniform(0, 4, (24, 3)).astype(np.float32)
+    centers[0] = [2.0, 2.0, 2.0]   # on the degenerate face: distance 0
+    hits = wp.zeros((24, 40), dtype=int)
+    wp.launch(_sphere_hits, dim=24, inputs=[mesh.id, wp.array(centers, dtype=wp.vec3), radius, hits])
+    tris = pts[idx].reshape(-1, 3, 3).astype(np.float64)
+    d = np.array([[_triangle_dist(c.astype(np.float64), *t) for t in tris] for c in centers])
+    r = max(radius, 0.0)
+    clear = np.abs(d - r) > 1e-4   # leave float32 ties at the boundary out
+    got = hits.numpy()
+    np.testing.assert_array_equal(got[clear], np.where(d <= r, 11, 0)[clear])
+    assert got[0, 1] == 11   # the zero-area face, by its longest edge
+
+
+@wp.kernel
+def _aabb_next(mesh: wp.uint64, lo: wp.vec3, hi: wp.vec3, hits: wp.array(dtype=int)):
+    q = wp.mesh_query_aabb(mesh, lo, hi)
+    f = int(-7)
+    while wp.mesh_query_next(q, f):
+        hits[f] += 1
+    hits[40] = f   # unchanged by the final (False) call: the last face found, or -7
+
+
+def test_mesh_query_next_on_a_box_query_matches_triangle_boxes():
+    pts, idx = _soup()
+    mesh = wp.Mesh(wp.array(pts, dtype=wp.vec3), wp.array(idx, dtype=wp.int32))
+    tris = pts[idx].reshape(-1, 3, 3)
+    for lo, hi in (([1, 1, 1], [2.5, 3, 2]), ([0, 0, 0], [4, 4, 4]), ([9, 9, 9], [10, 10, 10])):
+        hits = wp.zeros(41, dtype=int)
+        wp.launch(_aabb_next, dim=1, inputs=[mesh.id, wp.vec3(*lo), wp.vec3(*hi), hits])
+        want = np.all((tris.min(1) <= hi) & (tris.max(1) >= lo), axis=1).astype(int)
+        np.testing.assert_array_equal(hits.numpy()[:40], want)
+        assert hits.numpy()[40] == (-7 if not want.any() else hits.numpy()[40])
+        assert hits.numpy()[40] == -7 or want[hits.numpy()[40]]
+
+
+@wp.kernel
+def _capsule_hits(bvh: wp.uint64, p0: wp.vec3, d: wp.vec3, r: float, max_dist: float, hits: wp.array(dtype=int)):
+    q = wp.bvh_query_capsule(bvh, p0, d, r)
+    i = int(0)
+    while wp.bvh_query_next(q, i, max_dist):
+        hits[i] += 1
+    q2 = wp.bvh_query_ray(bvh, p0, d, -1)   # with max_dist: the uninflated boxes
+    while wp.bvh_query_next(q2, i, max_dist):
+        hits[i] += 10
+
+
+def _slab(p0, d, lo, hi, tmax):
+    """Does p0 + t d, t in [0, tmax], meet each box [lo, hi]? (float64)"""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inv = 1.0 / d
+        a, b = (lo - p0) * inv, (hi - p0) * inv
+    a = np.where(np.isnan(a), -np.inf, a)
+    b = np.where(np.isnan(b), np.inf, b)
+    t0 = np.maximum(np.minimum(a, b).max(axis=1), 0.0)
+    t1 = np.minimum(np.maximum(a, b).min(axis=1), tmax)
+    return t0 <= t1
+
+
+@pytest.mark.parametrize("radius,max_dist", [(0.3, 1.0), (0.0, 1.0), (1.0, 0.5), (-2.0, 1.0)])
+def test_bvh_capsule_and_ray_with_max_dist_match_slab_tests(radius, max_dist):
+    rng = np.random.default_rng(11)
+    c = rng.uniform(0, 10, (200, 3))
+    lo, hi = (c - 0.2).astype(np.float32), (c + 0.2).astype(np.float32)
+    bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3))
+    p0, p1 = np.array([1.0, 2.0, 1.5]), np.array([8.0, 7.0, 9.0])
+    hits = wp.zeros(200, dtype=int)
+    wp.launch(_capsule_hits, dim=1, inputs=[bvh.id, wp.vec3(*p0), wp.vec3(*(p1 - p0)), radius, max_dist, hits])
+    r = max(radius, 0.0)
+    want = _slab(p0, p1 - p0, lo - r, hi + r, max_dist).astype(int) + 10 * _slab(p0, p1 - p0, lo, hi, max_dist)
+    np.testing.assert_array_equal(hits.numpy(), want)
+    # conservative: every box within r of the segment is reported
+    seg = [min(np.linalg.norm(np.clip(p0 + t * (p1 - p0), l, h) - (p0 + t * (p1 - p0)))
+               for t in np.linspace(0, max_dist, 400)) for l, h in zip(lo, hi)]
+    assert np.all(hits.numpy()[np.array(seg) < r - 1e-3] % 10 == 1)
+
+
+@wp.kernel
+def _group_hits(bvh: wp.uint64, group: int, lo: wp.vec3, hi: wp.vec3, hits: wp.array(dtype=int),
+                root_out: wp.array(dtype=int)):
+    root = wp.bvh_get_group_root(bvh, group)
+    root_out[0] = root
+    q = wp.bvh_query_aabb(bvh, lo, hi, root)
+    i = int(0)
+    while wp.bvh_query_next(q, i):
+        hits[i] += 1
+    s = wp.bvh_query_sphere(bvh, (lo + hi) * 0.5, 0.0, root)
+    while wp.bvh_query_next(s, i):
+        hits[i] += 10
+
+
+@pytest.mark.parametrize("group", [0, 2, 5, 99, -1])
+@pytest.mark.parametrize("n_groups", [1, 3, 6])
+def test_bvh_group_roots_restrict_queries_to_their_group(group, n_groups):
+    rng = np.random.default_rng(group + 10 * n_groups + 20)
+    c = rng.uniform(0, 10, (150, 3))
+    lo, hi = (c - 0.5).astype(np.float32), (c + 0.5).astype(np.float32)
+    groups = rng.integers(0, n_groups, 150).astype(np.int32)
+    bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3),
+                 groups=wp.array(groups, dtype=wp.int32))
+    qlo, qhi = np.array([2, 2, 2], np.float32), np.array([7, 6, 8], np.float32)
+    hits, root = wp.zeros(150, dtype=int), wp.zeros(1, dtype=int)
+    wp.launch(_group_hits, dim=1, inputs=[bvh.id, group, wp.vec3(*qlo), wp.vec3(*qhi), hits, root])
+    present = group in groups
+    assert (root.numpy()[0] >= 0) == present   # -1: absent, queries then see the whole tree
+    member = groups == group if present else np.ones(150, bool)
+    box = np.all((lo <= qhi) & (hi >= qlo), axis=1)
+    centre = np.all((lo <= (qlo + qhi) / 2) & (hi >= (qlo + qhi) / 2), axis=1)
+    np.testing.assert_array_equal(hits.numpy(), (box & member) + 10 * (centre & member))
+
+
+@wp.kernel
+def _mesh_group_ray(mesh: wp.uint64, group: int, origins: wp.array(dtype=wp.vec3), faces: wp.array(dtype=int)):
+    i = wp.tid()
+    root = wp.mesh_get_group_root(mesh, group)
+    h = wp.mesh_query_ray(mesh, origins[i], wp.vec3(0.0, 0.0, 1.0), 1.0e6, root)
+    faces[i] = -1
+    if h.result:
+        faces[i] = h.face
+
+
+@pytest.mark.parametrize("group", [0, 1, 2, 7])
+def test_mesh_group_root_restricts_ray_casts(group):
+    # stacked unit squares at z = 0, 1, 2, 3 (two faces each); face group = layer % 3
+    quads = []
+    for z in range(4):
+        quads += [[0, 0, z], [1, 0, z], [1, 1, z], [0, 1, z]]
+    pts = np.array(quads, np.float32)
+    idx = np.concatenate([[4 * k, 4 * k + 1, 4 * k + 2, 4 * k, 4 * k + 2, 4 * k + 3] for k in range(4)]).astype(np.int32)
+    face_group = np.repeat(np.arange(4) % 3, 2).astype(np.int32)
+    mesh = wp.Mesh(wp.array(pts, dtype=wp.vec3), wp.array(idx, dtype=wp.int32),
+                   groups=wp.array(face_group, dtype=wp.int32))
+    origins = np.array([[0.3, 0.2, -1.0], [0.2, 0.7, -1.0], [0.7, 0.4, 1.5], [2.0, 2.0, -1.0]], np.float32)
+    faces = wp.zeros(4, dtype=int)
+    wp.launch(_mesh_group_ray, dim=4, inputs=[mesh.id, group, wp.array(origins, dtype=wp.vec3), faces])
+    allowed = face_group == group if group in face_group else np.ones(8, bool)
+    tris = pts[idx].reshape(-1, 3, 3)
+    for o, f in zip(origins, faces.numpy()):
+        zs = [t[0, 2] for k, t in enumerate(tris) if allowed[k] and t[0, 2] > o[2]
+              and _triangle_dist(np.array([o[0], o[1], t[0, 2]], np.float64), *t.astype(np.float64)) < 1e-6]
+        if not zs or not (0 <= o[0] <= 1 and 0 <= o[1] <= 1):
+            assert f == -1
+        else:
+            assert allowed[f] and tris[f][0, 2] == min(zs)
+
+
+@wp.kernel
+def _mesh_arrays(mesh: wp.uint64, pts: wp.array(dtype=wp.vec3), idx: wp.array(dtype=int), vel: wp.array(dtype=wp.vec3),
+                 sizes: wp.array(dtype=int)):
+    m = wp.mesh_get(mesh)
+    i = wp.tid()
+    if i < m.points.shape[0]:
+        pts[i] = m.points[i]
+        if m.velocities.shape[0] > 0:
+            vel[i] = m.velocities[i]
+    idx[i] = m.indices[i]
+    sizes[0] = m.points.shape[0]
+    sizes[1] = m.indices.shape[0]
+    sizes[2] = m.velocities.shape[0]
+
+
+@pytest.mark.parametrize("with_velocities", [False, True])
+def test_mesh_get_reads_the_mesh_arrays_in_place(with_velocities):
+    pts, idx = _soup(10)
+    v = np.random.default_rng(2).normal(size=pts.shape).astype(np.float32)
+    mesh = wp.Mesh(wp.array(pts, dtype=wp.vec3), wp.array(idx, dtype=wp.int32),
+                   velocities=wp.array(v, dtype=wp.vec3) if with_velocities else None)
+    out_p, out_v = wp.zeros(30, dtype=wp.vec3), wp.zeros(30, dtype=wp.vec3)
+    out_i, sizes = wp.zeros(30, dtype=int), wp.zeros(3, dtype=int)
+    wp.launch(_mesh_arrays, dim=30, inputs=[mesh.id, out_p, out_i, out_v, sizes])
+    np.testing.assert_array_equal(out_p.numpy(), pts)
+    np.testing.assert_array_equal(out_i.numpy(), idx)
+    np.testing.assert_array_equal(out_v.numpy(), v if with_velocities else 0 * v)
+    assert list(sizes.numpy()) == [30, 30, 30 if with_velocities else 0]
+
+
+@wp.kernel
+def _tiled_aliases(bvh: wp.uint64, mesh: wp.uint64, lo: wp.vec3, hi: wp.vec3, items: wp.array(dtype=int),
+                   faces: wp.array(dtype=int)):
+    q = wp.bvh_query_aabb_tiled(bvh, lo, hi)
+    while wp.tile_query_valid(q):
+        i = wp.untile(wp.bvh_query_next_tiled(q))
+        if i >= 0:
+            items[i] += 1
+    r = wp.bvh_query_ray_tiled(bvh, lo, hi - lo)
+    while wp.tile_query_valid(r):
+        i = wp.untile(wp.bvh_query_next_tiled(r))
+        if i >= 0:
+            items[i] += 10
+    m = wp.mesh_query_aabb_tiled(mesh, lo, hi)
+    while wp.tile_query_valid(m):
+        f = wp.untile(wp.mesh_query_aabb_next_tiled(m))
+        if f >= 0:
+            faces[f] += 1
+
+
+def test_tiled_query_aliases_yield_every_overlap_once():
+    rng = np.random.default_rng(4)
+    c = rng.uniform(0, 10, (80, 3))
+    lo, hi = (c - 0.4).astype(np.float32), (c + 0.4).astype(np.float32)
+    bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3))
+    pts, idx = _soup()
+    mesh = wp.Mesh(wp.array(pts, dtype=wp.vec3), wp.array(idx, dtype=wp.int32))
+    qlo, qhi = np.array([2, 1, 2], np.float32), np.array([7, 8, 6], np.float32)
+    items, faces = wp.zeros(80, dtype=int), wp.zeros(40, dtype=int)
+    wp.launch_tiled(_tiled_aliases, dim=1, inputs=[bvh.id, mesh.id, wp.vec3(*qlo), wp.vec3(*qhi), items, faces],
+                    block_dim=8)
+    box = np.all((lo <= qhi) & (hi >= qlo), axis=1)
+    ray = _slab(qlo.astype(np.float64), (qhi - qlo).astype(np.float64), lo, hi, np.inf)
+    np.testing.assert_array_equal(items.numpy(), box + 10 * ray)
+    tris = pts[idx].reshape(-1, 3, 3)
+    np.testing.assert_array_equal(faces.numpy(), np.all((tris.min(1) <= qhi) & (tris.max(1) >= qlo), axis=1))
+
+
+@pytest.mark.parametrize("ctor", [None, "sah", "median", "lbvh"])
+def test_bvh_constructor_choices_are_accepted(ctor):
+    lo = np.zeros((3, 3), np.float32)
+    wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(lo + 1, dtype=wp.vec3), constructor=ctor)
+    with pytest.raises(ValueError, match="unknown BVH constructor 'octree'"):
+        wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(lo + 1, dtype=wp.vec3), constructor="octree")
+    with pytest.raises(ValueError, match="2 groups for 3 items"):
+        wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(lo + 1, dtype=wp.vec3), groups=wp.zeros(2, dtype=wp.int32))

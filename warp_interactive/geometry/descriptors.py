@@ -18,7 +18,8 @@ class BvhDesc(ctypes.Structure):
     _fields_ = [("nodes", ctypes.c_void_p), ("items", ctypes.c_void_p),
                 ("lowers", ctypes.c_void_p), ("uppers", ctypes.c_void_p),
                 ("num_nodes", ctypes.c_int32), ("num_items", ctypes.c_int32),
-                ("by_slot", ctypes.c_int32), ("pad", ctypes.c_int32)]
+                ("by_slot", ctypes.c_int32), ("num_groups", ctypes.c_int32),
+                ("group_ids", ctypes.c_void_p), ("group_roots", ctypes.c_void_p)]
 
 
 class MeshDesc(ctypes.Structure):

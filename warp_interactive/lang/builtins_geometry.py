@@ -9,7 +9,7 @@ those argument variables (see Overload.writes).
 """
 
 from ..types.query_types import (BvhQuery, HashGridQuery, MeshQueryAABB, MeshQueryPoint,
-                                    MeshQueryRay, vec3)
+                                    MeshQueryRay, MeshQuerySphere, MeshView, vec3)
 from ..types import scalars as sc
 from ..types.composite import matrix, vector
 from .registry import Any, Array, add_builtin, type_name
@@ -61,6 +61,9 @@ _add("mesh_query_ray", _r, MeshQueryRay, G_MESH, True,
 _add("mesh_query_ray", {**_r, "t": f32, "bary_u": f32, "bary_v": f32, "sign": f32,
                         "normal": vec3, "face": i32}, b, G_MESH, writes=(4, 5, 6, 7, 8, 9),
      doc="Out-parameter form: returns whether the ray hit; writes t, u, v, sign, normal, face.")
+_add("mesh_query_ray", {**_r, "root": i32}, MeshQueryRay, G_MESH, True,
+     doc="As above, searching only the BVH subtree of node `root` (mesh_get_group_root gives a "
+         "group's; -1: the whole mesh).")
 _add("mesh_query_ray_anyhit", _r, b, G_MESH,
      doc="True if the ray hits any face with `0 <= t < max_t` (stops at the first hit found).")
 _add("mesh_query_ray_anyhit", {**_r, "root": i32}, b, G_MESH,
@@ -75,6 +78,22 @@ _add("mesh_query_aabb", {"id": u64, "lower": vec3, "upper": vec3}, MeshQueryAABB
      doc="Iterate the triangles whose bounds overlap the box with mesh_query_aabb_next.")
 _add("mesh_query_aabb_next", {"query": MeshQueryAABB, "index": i32}, b, G_MESH, writes=(0, 1),
      doc="Advance the query; writes the next triangle to `index`; False when done.")
+_add("mesh_query_sphere", {"id": u64, "center": vec3, "radius": f32}, MeshQuerySphere, G_MESH,
+     doc="Iterate the triangles whose closest point to `center` is within `radius` (touching "
+         "included; a negative radius counts as zero; a zero-area face is its longest edge) with "
+         "mesh_query_next.")
+for _qt in (MeshQueryAABB, MeshQuerySphere):
+    _add("mesh_query_next", {"query": _qt, "index": i32}, b, G_MESH, writes=(0, 1),
+         doc="Advance a mesh_query_aabb or mesh_query_sphere query; writes the next face to "
+             "`index`; False when done (`index` unchanged).")
+_add("mesh_query_aabb_next", {"query": MeshQuerySphere, "index": i32}, b, G_MESH, writes=(0, 1),
+     doc="mesh_query_next for a sphere query.")
+_add("mesh_get_group_root", {"id": u64, "group": i32}, i32, G_MESH,
+     doc="The BVH node of `group`'s triangles (wp.Mesh(groups=...)), or -1 (the whole mesh) "
+         "where the group has none; pass it as a query's `root`.")
+_add("mesh_get", {"id": u64}, MeshView, G_MESH,
+     doc="The mesh's arrays: `.points`, `.velocities` (empty without) and `.indices` (flat, 3 "
+         "per triangle), read in place.")
 _e = {"id": u64, "face": i32, "bary_u": f32, "bary_v": f32}
 _add("mesh_eval_position", _e, vec3, G_MESH, True, doc="u*p0 + v*p1 + (1-u-v)*p2 of `face`.")
 _add("mesh_eval_velocity", _e, vec3, G_MESH, True, doc="The velocity at barycentrics u, v.")
@@ -92,6 +111,23 @@ _add("bvh_query_ray", {"id": u64, "start": vec3, "dir": vec3}, BvhQuery, G_BVH,
      doc="Iterate the items whose boxes the ray meets with bvh_query_next.")
 _add("bvh_query_next", {"query": BvhQuery, "index": i32}, b, G_BVH, writes=(0, 1),
      doc="Advance the query; writes the next item to `index`; False when done.")
+_add("bvh_query_next", {"query": BvhQuery, "index": i32, "max_dist": f32}, b, G_BVH,
+     writes=(0, 1), doc="As above; ray and capsule queries keep only boxes met at t <= max_dist "
+     "(in multiples of |dir|), box and sphere queries ignore it.")
+_add("bvh_query_aabb", {"id": u64, "lower": vec3, "upper": vec3, "root": i32}, BvhQuery, G_BVH,
+     doc="As bvh_query_aabb, searching only the subtree of node `root` (-1: the whole tree).")
+_add("bvh_query_ray", {"id": u64, "start": vec3, "dir": vec3, "root": i32}, BvhQuery, G_BVH,
+     doc="As bvh_query_ray, searching only the subtree of node `root` (-1: the whole tree).")
+_cap = {"id": u64, "start": vec3, "dir": vec3, "radius": f32}
+_add("bvh_query_capsule", _cap, BvhQuery, G_BVH,
+     doc="Iterate the items whose boxes, inflated by `radius` (negative: zero), the segment "
+         "start + t dir meets, t in [0, max_dist] of bvh_query_next (1.0: the capsule from start "
+         "to start + dir). Conservative near box corners.")
+_add("bvh_query_capsule", {**_cap, "root": i32}, BvhQuery, G_BVH,
+     doc="As above, from BVH node `root` (-1: the whole tree).")
+_add("bvh_get_group_root", {"id": u64, "group": i32}, i32, G_BVH,
+     doc="The node of `group`'s subtree (wp.Bvh(groups=...)), or -1 (the whole tree) where the "
+         "group has no items; pass it as a query's `root`.")
 
 _add("bvh_query_sphere", {"id": u64, "center": vec3, "radius": f32}, BvhQuery, G_BVH,
      doc="Iterate the items whose boxes are within `radius` of `center` (touching included; a "

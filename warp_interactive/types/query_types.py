@@ -36,3 +36,14 @@ MeshQueryRay = NativeStruct("MeshQueryRay", "wp::mesh_query_ray_t", {
 MeshQueryAABB = NativeStruct("MeshQueryAABB", "wp::bvh_query_t", {})
 BvhQuery = NativeStruct("BvhQuery", "wp::bvh_query_t", {})
 HashGridQuery = NativeStruct("HashGridQuery", "wp::hash_grid_query_t", {})
+MeshQuerySphere = NativeStruct("MeshQuerySphere", "wp::mesh_query_sphere_t", {})
+
+
+def _mesh_view():
+    from .array import array
+    return NativeStruct("Mesh", "wp::mesh_view_t", {
+        "points": array(dtype=vec3), "velocities": array(dtype=vec3),
+        "indices": array(dtype=sc.int32)})
+
+
+MeshView = _mesh_view()   # what wp.mesh_get returns: the mesh's arrays
