@@ -504,7 +504,8 @@ REFS = {
     # these print a line per failing thread: the reference says which threads fail
     "expect_eq": F(fails=lambda ts, a, b: ~_flat_eq(a, b), domain=("any", "eqhalf")),
     "expect_neq": F(fails=lambda ts, a, b: _flat_eq(a, b), domain=("any", "eqhalf")),
-    "expect_near": F(fails=lambda ts, a, b, tol: ~(np.abs(a - b).reshape(len(a), -1) <= tol[:, None]).all(-1),
+    "expect_near": F(fails=lambda ts, a, b, tol=None: ~(np.abs(a - b).reshape(len(a), -1) <= (
+                         np.full(len(a), 1e-6) if tol is None else tol)[:, None]).all(-1),
                      domain=("any", "eqhalf", "pos")),
     "lower_bound": F(ref=_lower_bound, domain=("sorted", "begin", "end", "any")),
     # random and noise

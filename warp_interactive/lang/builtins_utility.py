@@ -60,11 +60,13 @@ for _name, _doc in (("expect_eq", "Prints `expect_eq failed: a vs b` when `a != 
                     ("expect_neq", "Prints `expect_neq failed: a vs b` when `a == b`.")):
     add_builtin(_name, {"a": Any, "b": Any}, value_func=_same_types, group=G_UTIL,
                 differentiable=False, doc=_doc)
-for _pat in (Float, Vector):
+for _pat in (Float, Vector, Quaternion, Matrix):
     add_builtin("expect_near", {"a": _pat, "b": _pat, "tolerance": Float}, value_func=_same_types,
                 group=G_UTIL, differentiable=False,
                 doc="Prints `expect_near failed: a vs b` when a component differs by more than "
                     "`tolerance`.")
+    add_builtin("expect_near", {"a": _pat, "b": _pat}, value_func=_same_types, group=G_UTIL,
+                differentiable=False, doc="`expect_near(a, b, 1.0e-6)` (the default tolerance).")
 
 add_builtin("block_dim", {}, value_type=sc.int32, group=G_UTIL, differentiable=False,
             doc="The number of threads in the current block: the CUDA block size on a GPU, 1 on the CPU.")

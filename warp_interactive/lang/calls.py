@@ -10,6 +10,7 @@ from ..errors import TypeMismatch
 from .registry import Overload, registry, resolve, type_name
 from .builtin_function import BuiltinFunction  # noqa: F401  (re-exported)
 from .scope import PyValue
+from . import grad_of
 from . import static as static_mod
 
 _PY_BUILTIN_MAP = {min: "min", max: "max", abs: "abs", round: "round", pow: "pow"}
@@ -54,6 +55,10 @@ class CallsMixin:
             return self.construct_struct
         if getattr(obj, "_wp_function_", False):
             return self.call_user_function
+        if obj is grad_of.grad:
+            return lambda o, n, kw: PyValue(grad_of.GradOf(self._grad_target(n, kw)))
+        if isinstance(obj, grad_of.GradOf):
+            return lambda o, n, kw: grad_of.translate(self, o, n, kw)
         return None
 
     def _type_factory_call(self, obj, node, kwargs):
@@ -172,11 +177,10 @@ class CallsMixin:
 
     # --- user functions ---------------------------------------------------------------------------
     def call_user_function(self, func, node, kwargs):
-        if kwargs:
-            raise self.scope.error(f"keyword arguments are not supported when calling {func.key}")
         args = self.args_of(node)
+        kwargs = {k: self.eval_var(v) for k, v in kwargs.items()}
         try:
-            ov, args = func.resolve_overload(args, self.retype_literal)
+            ov, args = func.resolve_overload(args, self.retype_literal, kwargs, self._default_arg)
         except TypeMismatch as e:
             raise self.scope.error(str(e)) from None
         self.calls.append(ov)
@@ -193,6 +197,18 @@ class CallsMixin:
         outs = tuple(self.scope.new_var(t) for t in rets)
         self.scope.emit(ir.Call(out=list(outs), func=ov, args=args))
         return outs
+
+    def _grad_target(self, node, kwargs):
+        f = self.eval(node.args[0]) if len(node.args) == 1 and not kwargs else None
+        if not isinstance(f, PyValue) or not (getattr(f.obj, "_wp_function_", False) or
+                                              isinstance(f.obj, BuiltinFunction)):
+            raise self.scope.error("wp.grad() takes one @wp.func or kernel builtin, e.g. "
+                                   "wp.grad(f)(x)")
+        return f.obj
+
+    def _default_arg(self, value):
+        """A @wp.func parameter's default value (``def f(a: int = 123)``) as a Var."""
+        return self.to_var(PyValue(value), None)
 
 
 def _are_rows(t, types):

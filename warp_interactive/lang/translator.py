@@ -28,6 +28,7 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
         self.scope = Scope(source_info.filename, source_info.lines, source_info.first_line,
                            source_info.name)
         self.calls = []
+        self.grad_calls = []      # user function overloads whose adjoint wp.grad() calls
         self.tid_arity = 0
         self.return_types = None
 
@@ -56,7 +57,8 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
         return ir.FunctionIR(
             name=cpp_name, params=params, body=body, vars=self.scope.vars,
             return_types=list(self.return_types or []), is_kernel=is_kernel,
-            filename=self.src.filename, tid_arity=self.tid_arity, calls=self.calls)
+            filename=self.src.filename, tid_arity=self.tid_arity, calls=self.calls,
+            grad_calls=self.grad_calls)
 
     def lookup_global(self, name, node):
         if name in self.src.closure:
@@ -130,6 +132,9 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
         return isinstance(f, PyValue) and getattr(f.obj, "key", None) == "tid"
 
     def assign_to(self, target, value, value_node):
+        if isinstance(target, ast.Name) and isinstance(value, PyValue) and _is_callable(value.obj):
+            self.scope.symbols[target.id] = value   # f = my_func / g = wp.grad(f): a local alias
+            return
         self.write(target, self.to_var(value, value_node))
 
     def write(self, target, value):
@@ -438,6 +443,13 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
                    if declared is not None else
                    f"an earlier one gave ({', '.join(type_name(t) for t in self.return_types)})"))
         return values
+
+
+def _is_callable(obj):
+    """A function a kernel may call through a local name (a @wp.func, a builtin, wp.grad(f))."""
+    from .builtin_function import BuiltinFunction
+    from .grad_of import GradOf
+    return getattr(obj, "_wp_function_", False) or isinstance(obj, (BuiltinFunction, GradOf))
 
 
 def _is_call_of(node, name):

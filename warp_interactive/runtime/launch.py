@@ -191,7 +191,9 @@ def _adjoint_grads(kernel, values, adj_values):
                         f"inputs + outputs ({len(values)} values), got {len(adj_values)}")
     grads = []
     for i, v in enumerate(values):
-        g = adj_values[i] if adj_values else getattr(v, "grad", None)
+        # an adjoint given as None falls back to the array's own .grad, as the reference
+        g = adj_values[i] if adj_values else None
+        g = getattr(v, "grad", None) if g is None else g
         is_array = hasattr(g, "ptr") or hasattr(g, "__array_interface__")
         grads.append(g if is_array else False)  # False: no gradient memory for this parameter
     return grads
