@@ -439,3 +439,117 @@ def test_bvh_constructor_choices_are_accepted(ctor):
         wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(lo + 1, dtype=wp.vec3), constructor="octree")
     with pytest.raises(ValueError, match="2 groups for 3 items"):
         wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(lo + 1, dtype=wp.vec3), groups=wp.zeros(2, dtype=wp.int32))
+
+
+# --- keyword arguments to builtins, by parameter name (the reference accepts them) -------------------
+@wp.kernel
+def _keyword_calls(out: wp.array(dtype=float)):
+    out[0] = wp.clamp(x=2.5, a=0.0, b=1.0)
+    out[1] = wp.clamp(-3.0, b=1.0, a=-1.0)
+    out[2] = wp.lerp(1.0, 3.0, t=0.25)
+    h = wp.mesh_query_ray(wp.uint64(0), wp.vec3(), wp.vec3(0.0, 0.0, 1.0), max_t=1.0)
+    out[3] = float(h.face)
+    wp.expect_near(out[2], 1.5, tolerance=1.0e-6)
+
+
+def test_builtins_take_keyword_arguments_by_parameter_name():
+    out = wp.zeros(4, dtype=float)
+    wp.launch(_keyword_calls, dim=1, inputs=[out])
+    np.testing.assert_allclose(out.numpy(), [1.0, -1.0, 1.5, 0.0])
+
+
+def test_an_unknown_keyword_names_the_parameters():
+    @wp.kernel(module="unique")
+    def k(out: wp.array(dtype=float)):
+        out[0] = wp.clamp(1.0, lo=0.0, hi=2.0)
+
+    with pytest.raises(wp.CodegenError, match=r"wp.clamp\(\): no overload takes 1 positional argument\(s\) "
+                                              r"and the keyword\(s\) lo, hi; its parameters: \(x, a, b\)"):
+        wp.launch(k, dim=1, inputs=[wp.zeros(1, dtype=float)])
+
+
+def test_cubql_is_reported_unavailable_and_refused():
+    assert wp.is_cubql_available() is False
+    lo = np.zeros((2, 3), np.float32)
+    with pytest.raises(ValueError, match="unknown BVH constructor 'cubql'"):
+        wp.Mesh(wp.array(lo, dtype=wp.vec3), wp.array([0, 1, 1], dtype=wp.int32), bvh_constructor="cubql")
+
+
+# --- vec4f / vec4d volumes -----------------------------------------------------------------------------
+def _vec4_kernels(vt):
+    scalar = vt._wp_scalar_type_
+    m43 = wp.types.matrix((4, 3), scalar)
+
+    @wp.kernel(module="unique")
+    def store(volume: wp.uint64, ijk: wp.array(dtype=wp.vec3i), values: wp.array(dtype=vt)):
+        t = wp.tid()
+        wp.volume_store(volume, ijk[t][0], ijk[t][1], ijk[t][2], values[t])
+
+    @wp.kernel(module="unique")
+    def sample(volume: wp.uint64, uvw: wp.array(dtype=wp.vec3), mode: int, values: wp.array(dtype=vt),
+               jac: wp.array(dtype=m43), looked: wp.array(dtype=vt), ijk: wp.array(dtype=wp.vec3i)):
+        t = wp.tid()
+        g = m43()
+        values[t] = wp.volume_sample_grad(volume, uvw[t], mode, g, dtype=vt)
+        jac[t] = g
+        if wp.volume_sample(volume, uvw[t], mode, dtype=vt) != values[t]:
+            values[t] = vt()   # the plain sample must agree with the grad form
+        looked[t] = wp.volume_lookup(volume, ijk[t][0], ijk[t][1], ijk[t][2], dtype=vt)
+
+    return store, sample, m43
+
+
+@pytest.mark.parametrize("vt", [wp.vec4f, wp.vec4d])
+@pytest.mark.parametrize("mode", ["LINEAR", "CLOSEST"])
+def test_vec4_volumes_store_lookup_and_sample_an_affine_field(vt, mode):
+    # value(ijk) = A ijk + c on [-4, 4]^3: trilinear sampling is exact, the Jacobian is A
+    np_t = np.float64 if vt is wp.vec4d else np.float32
+    a = RNG.normal(size=(4, 3)).astype(np_t)
+    c = RNG.normal(size=4).astype(np_t)
+    volume = wp.Volume.allocate(min=(-4, -4, -4), max=(4, 4, 4), voxel_size=1.0, bg_value=vt(0.0, 0.0, 0.0, 0.0))
+    assert volume.dtype == ("vec4d" if vt is wp.vec4d else "vec4f")
+    ijk = np.stack(np.meshgrid(*[np.arange(-4, 5)] * 3, indexing="ij"), -1).reshape(-1, 3).astype(np.int32)
+    store, sample, m43 = _vec4_kernels(vt)
+    wp.launch(store, dim=len(ijk), inputs=[volume.id, wp.array(ijk, dtype=wp.vec3i),
+                                          wp.array(ijk @ a.T + c, dtype=vt)])
+    n = 40
+    uvw = RNG.uniform(-3.0, 3.0, (n, 3)).astype(np.float32)
+    probe = RNG.integers(-6, 7, (n, 3)).astype(np.int32)   # some outside: the background
+    values, jac, looked = wp.zeros(n, dtype=vt), wp.zeros(n, dtype=m43), wp.zeros(n, dtype=vt)
+    wp.launch(sample, dim=n, inputs=[volume.id, wp.array(uvw, dtype=wp.vec3), getattr(wp.Volume, mode),
+                                     values, jac, looked, wp.array(probe, dtype=wp.vec3i)])
+    inside = np.all(np.abs(probe) <= 4, axis=1)[:, None]
+    np.testing.assert_allclose(looked.numpy(), np.where(inside, probe @ a.T + c, 0.0), rtol=1e-5, atol=1e-5)
+    if mode == "LINEAR":
+        np.testing.assert_allclose(values.numpy(), uvw @ a.T + c, rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(jac.numpy(), np.broadcast_to(a, (n, 4, 3)), rtol=1e-4, atol=1e-4)
+    else:
+        np.testing.assert_allclose(values.numpy(), np.floor(uvw + 0.5) @ a.T + c, rtol=1e-5, atol=1e-5)
+        assert not jac.numpy().any()
+
+
+@pytest.mark.parametrize("grid_type", [1, 4, 6, 17, 18])
+def test_nanovdb_layouts_follow_the_value_alignment(grid_type):
+    # NanoVDB places values at their type's alignment: doubles move the root background from 28
+    # to 32 and a root tile's value from 20 to 24; stats are double for double grids
+    from warp_interactive.geometry import nanovdb as nv
+    L = nv.layout(grid_type)
+    scalar, n = nv.GRID_TYPES[grid_type]
+    size = np.dtype(scalar).itemsize
+    assert L["bg"] == (32 if size == 8 else 28)
+    assert L["value"] == size * n and L["stride"] == max(8, -(-size * n // 8) * 8)
+    stats = 16 if size == 8 else 8
+    assert L["leaf_values"] == -(-(80 + 2 * size * n + stats) // 32) * 32
+    assert L["root"] % 32 == 0 and L["tile"] % 32 == 0
+
+
+def test_volume_sample_grad_names_the_expected_jacobian():
+    m34 = wp.types.matrix((3, 4), wp.float32)
+
+    @wp.kernel(module="unique")
+    def k(volume: wp.uint64, out: wp.array(dtype=wp.vec4f)):
+        g = m34()
+        out[0] = wp.volume_sample_grad(volume, wp.vec3(), wp.Volume.LINEAR, g, dtype=wp.vec4f)
+
+    with pytest.raises(wp.CodegenError, match="Incompatible gradient type, expected mat43f, got mat34f"):
+        wp.launch(k, dim=1, inputs=[wp.uint64(0), wp.zeros(1, dtype=wp.vec4f)])

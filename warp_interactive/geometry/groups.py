@@ -37,6 +37,12 @@ def build_tree(place, lo, hi, groups, owner):
 _CONSTRUCTORS = (None, "sah", "median", "lbvh")
 
 
+def is_cubql_available():
+    """Whether the cuBQL GPU BVH builder (the reference's ``bvh_constructor="cubql"``) can be
+    used: never here (it is not part of this package), so callers fall back to the others."""
+    return False
+
+
 def check_constructor(value, owner):
     """The reference's BVH construction choices are accepted; the tree here is always built by
     the native binned-SAH builder (a quality choice, not a difference in query results)."""

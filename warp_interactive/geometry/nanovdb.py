@@ -17,10 +17,11 @@ MAGICS = (MAGIC, 0x314244566F6E614E, 0x324244566F6E614E)   # NanoVDB0/1/2 accept
 VERSION = (32 << 21) | (6 << 10) | 0
 CODEC_NONE, CODEC_ZIP, CODEC_BLOSC = 0, 1, 2
 GRID, TREE = 672, 64
-FLOAT, INT32, VEC3F = 1, 4, 6
+FLOAT, INT32, VEC3F, VEC4F, VEC4D = 1, 4, 6, 17, 18
 INDEX, ON_INDEX = 19, 20            # ValueIndex / ValueOnIndex: no values, an index per voxel
 INDEX_TYPES = (INDEX, ON_INDEX)
-GRID_TYPES = {FLOAT: ("float32", 1), INT32: ("int32", 1), VEC3F: ("float32", 3)}
+GRID_TYPES = {FLOAT: ("float32", 1), INT32: ("int32", 1), VEC3F: ("float32", 3),
+              VEC4F: ("float32", 4), VEC4D: ("float64", 4)}
 CLASS_UNKNOWN, CLASS_INDEX = 0, 8
 FLAG_HAS_BBOX, FLAG_BREADTH_FIRST = 2, 32
 
@@ -29,21 +30,29 @@ def _r32(x):
     return (x + 31) & ~31
 
 
+def _align(x, a):
+    return (x + a - 1) & ~(a - 1)
+
+
 def layout(grid_type):
-    """Byte sizes/offsets of one grid type's nodes (value size t; stats are float). Index grids
-    store uint64 tile values and background and no stats; their leaves end after the first
-    index (uint64 at 80) and the packed prefix sums (uint64 at 88)."""
+    """Byte sizes/offsets of one grid type's nodes: value size t aligned to its scalar (a), stats
+    float (double for double grids, S). Index grids store uint64 tile values and background and
+    no stats; their leaves end after the first index (uint64 at 80) and the packed prefix sums
+    (uint64 at 88)."""
     if grid_type in INDEX_TYPES:
         return dict(value=8, root=96, tile=32, stride=8, bg=32, up_table=8256, up_size=270400,
                     lo_table=1088, lo_size=33856, leaf_values=80, leaf_size=96)
     if grid_type not in GRID_TYPES:
         raise ValueError(f"NanoVDB grid type {grid_type} is not supported (float, int32, vec3f, "
-                         f"index and on-index grids are)")
-    t = 12 if grid_type == VEC3F else 4
-    stride = 16 if grid_type == VEC3F else 8
-    up_table, lo_table = _r32(32 + 2 * 4096 + 2 * t + 8), _r32(32 + 2 * 512 + 2 * t + 8)
-    leaf_values = _r32(80 + 2 * t + 8)
-    return dict(value=t, root=_r32(28 + 3 * t + 8), tile=_r32(20 + t), stride=stride, bg=28,
+                         f"vec4f, vec4d, index and on-index grids are)")
+    scalar, n = GRID_TYPES[grid_type]
+    a = np.dtype(scalar).itemsize
+    t, stats = a * n, 2 * (8 if a == 8 else 4)
+    stride = max(8, _align(t, 8))        # a table entry: the value or an int64 child offset
+    up_table, lo_table = _r32(32 + 2 * 4096 + 2 * t + stats), _r32(32 + 2 * 512 + 2 * t + stats)
+    leaf_values = _r32(80 + 2 * t + stats)
+    bg, tile_value = _align(28, a), _align(20, a)
+    return dict(value=t, root=_r32(bg + 3 * t + stats), tile=_r32(tile_value + t), stride=stride, bg=bg,
                 up_table=up_table, up_size=up_table + 32768 * stride,
                 lo_table=lo_table, lo_size=lo_table + 4096 * stride,
                 leaf_values=leaf_values, leaf_size=leaf_values + 512 * t)
@@ -72,7 +81,7 @@ def build_grid(grid_type, origins, values, active, background, voxel_size, trans
     """
     L = layout(grid_type)
     index = grid_type in INDEX_TYPES
-    vdt = np.uint64 if index else (np.float32 if grid_type != INT32 else np.int32)
+    vdt = np.uint64 if index else np.dtype(GRID_TYPES[grid_type][0])
     if index:
         values = np.zeros(len(np.asarray(origins).reshape(-1, 3)), np.uint64)
     origins = np.asarray(origins, np.int64).reshape(-1, 3)

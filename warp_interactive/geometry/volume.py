@@ -7,8 +7,8 @@ import numpy as np
 from ..runtime.device import get_device
 from . import nanovdb as nv
 
-_DTYPES = {nv.FLOAT: "float32", nv.INT32: "int32", nv.VEC3F: "vec3", nv.INDEX: "index",
-           nv.ON_INDEX: "onindex"}
+_DTYPES = {nv.FLOAT: "float32", nv.INT32: "int32", nv.VEC3F: "vec3", nv.VEC4F: "vec4f",
+           nv.VEC4D: "vec4d", nv.INDEX: "index", nv.ON_INDEX: "onindex"}
 
 
 class Volume:
@@ -139,11 +139,11 @@ class Volume:
 
     @classmethod
     def _from_leaves(cls, origins, active, bg_value, voxel_size, translation, device):
+        gtype = _grid_type_of(bg_value)
+        scalar, n = nv.GRID_TYPES[gtype]
+        dt = np.dtype(scalar)
         bg = np.asarray(bg_value)
-        gtype = nv.VEC3F if bg.size == 3 else (nv.INT32 if np.issubdtype(bg.dtype, np.integer)
-                                                else nv.FLOAT)
-        dt = np.int32 if gtype == nv.INT32 else np.float32
-        values = np.empty((len(origins), 512) + ((3,) if gtype == nv.VEC3F else ()), dt)
+        values = np.empty((len(origins), 512) + ((n,) if n > 1 else ()), dt)
         values[...] = bg.astype(dt)
         buf = nv.build_grid(gtype, origins, values, active, bg.astype(dt), voxel_size, translation)
         return cls(buf, device)
@@ -220,6 +220,20 @@ class Volume:
         else:
             out = coords.reshape(-1, 3)
         return out.astype(np.int32)
+
+
+def _grid_type_of(bg_value):
+    """The grid type a background value asks for: its wp vector type (vec3, vec4, vec4d), an
+    integer (int32), a float (float32); plain sequences of 3 or 4 are float32 vectors."""
+    scalar = getattr(type(bg_value), "_wp_scalar_type_", None)
+    bg = np.asarray(bg_value)
+    if bg.size == 4:
+        return nv.VEC4D if getattr(scalar, "__name__", "") == "float64" else nv.VEC4F
+    if bg.size == 3:
+        return nv.VEC3F
+    if bg.size != 1:
+        raise ValueError(f"wp.Volume: bg_value must be a scalar or a 3- or 4-vector, got {bg_value!r}")
+    return nv.INT32 if np.issubdtype(bg.dtype, np.integer) else nv.FLOAT
 
 
 def _points(points):

@@ -167,6 +167,24 @@ for suffix, t in (("f", f32), ("v", vec3), ("i", i32)):
     _add(f"volume_store_{suffix}", {**_ijk, "value": t}, None, G_VOL, replay="",
          doc="Store into voxel (i, j, k) where the volume has a leaf there (else nothing).")
 
+# vec4f / vec4d volumes: reached through the generic spellings (dtype=wp.vec4 / wp.vec4d)
+VEC4_VOLUME = {}
+for _sc, _suf in ((f32, "v4f"), (sc.float64, "v4d")):
+    _v4, _m43 = vector(4, _sc), matrix((4, 3), _sc)
+    VEC4_VOLUME[_v4] = (_suf, _m43)
+    _tpl = (lambda ts, ret, c=_sc._cpp: f"<{c}>")
+    _hid = dict(hidden=True, export=False, template=_tpl)
+    _add(f"volume_lookup_{_suf}", _ijk, _v4, G_VOL, cpp="volume_lookup_v4", **_hid,
+         doc="The value of voxel (i, j, k) of a vec4 volume.")
+    _add(f"volume_store_{_suf}", {**_ijk, "value": _v4}, None, G_VOL, cpp="volume_store_v4",
+         replay="", **_hid, doc="Store into voxel (i, j, k) of a vec4 volume.")
+    _add(f"volume_sample_{_suf}", _s, _v4, G_VOL, True, cpp="volume_sample_v4", **_hid,
+         doc="Sample a vec4 volume at index-space `uvw`.")
+    _add(f"volume_sample_grad_{_suf}", {**_s, "grad": _m43}, _v4, G_VOL, writes=(3,),
+         cpp="volume_sample_grad_v4", **_hid,
+         doc="Sample a vec4 volume, writing its 4x3 index-space Jacobian to `grad`.")
+
+
 # --- index volumes: indices into user arrays ------------------------------------------------------
 def _index_data_rule(ts):
     from ..errors import TypeMismatch
@@ -228,13 +246,15 @@ def _dtype_arg(tr, node, kwargs, n_fixed, name):
         raise tr.scope.error(f"wp.{name}() needs dtype= (float32, vec3 or int32)")
     v = tr.eval(dnode)
     t = sc.canonical_scalar(v.obj) if isinstance(v, PyValue) else None
-    if t is f32 or t is i32 or (t is not None and is_vector(t) and t is vec3):
+    if t is f32 or t is i32 or t is vec3 or t in VEC4_VOLUME:
         return t
-    raise tr.scope.error(f"wp.{name}(): dtype must be float32, vec3 or int32, got "
+    raise tr.scope.error(f"wp.{name}(): dtype must be float32, int32, vec3, vec4f or vec4d, got "
                          f"{getattr(getattr(v, 'obj', None), '__name__', v)}", dnode)
 
 
 def _suffix(t):
+    if t in VEC4_VOLUME:
+        return VEC4_VOLUME[t][0]
     return {f32: "f", i32: "i"}.get(t, "v")
 
 
@@ -252,9 +272,13 @@ def _volume_sample_grad(tr, obj, node, kwargs):
     t = _dtype_arg(tr, node, kwargs, 4, "volume_sample_grad")
     if t is i32:
         raise tr.scope.error("wp.volume_sample_grad(): dtype=int32 volumes have no gradient "
-                             "(float32 or vec3)")
-    return tr.call_with_writes(f"volume_sample_grad_{_suffix(t)}",
-                               [tr.eval_var(a) for a in node.args[:4]], node)
+                             "(float32, vec3 or vec4)")
+    args = [tr.eval_var(a) for a in node.args[:4]]
+    want = vec3 if t is f32 else (mat33 if t is vec3 else VEC4_VOLUME[t][1])
+    if len(args) == 4 and args[3].type is not want:   # one row per value component
+        raise tr.scope.error(f"wp.volume_sample_grad(): Incompatible gradient type, expected "
+                             f"{type_name(want)}, got {type_name(args[3].type)}", node.args[3])
+    return tr.call_with_writes(f"volume_sample_grad_{_suffix(t)}", args, node)
 
 
 def _volume_lookup(tr, obj, node, kwargs):

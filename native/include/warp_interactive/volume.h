@@ -14,16 +14,23 @@ namespace wp {
 typedef vec_t<3, float32> vol_vec3;
 
 enum { VOLUME_CLOSEST = 0, VOLUME_LINEAR = 1 };
-enum { NVDB_GRID_FLOAT = 1, NVDB_GRID_INT32 = 4, NVDB_GRID_VEC3F = 6, NVDB_GRID_INDEX = 19, NVDB_GRID_ON_INDEX = 20 };
+enum { NVDB_GRID_FLOAT = 1, NVDB_GRID_INT32 = 4, NVDB_GRID_VEC3F = 6, NVDB_GRID_VEC4F = 17, NVDB_GRID_VEC4D = 18,
+       NVDB_GRID_INDEX = 19, NVDB_GRID_ON_INDEX = 20 };
 
 // `template <int = 0>` on plain functions: they are instantiated only by modules that call them,
 // not once into the precompiled header and again in every build (~10 ms of each rebuild).
 template <int = 0> WPI_FUNC uint32 nvdb_round32(uint32 x) { return (x + 31u) & ~31u; }
 
+// a value type's scalar: its alignment, and the stats type (double for double grids, else float)
+template <typename T> struct nvdb_scalar { typedef T type; };
+template <unsigned N, typename T> struct nvdb_scalar<vec_t<N, T> > { typedef T type; };
+
 template <typename T> struct nvdb_layout {
-    static constexpr uint32 S = 4;   // stats: float
-    static constexpr uint32 root_size() { return (28u + 3u * sizeof(T) + 2u * S + 31u) & ~31u; }
-    static constexpr uint32 tile_size() { return (20u + sizeof(T) + 31u) & ~31u; }
+    static constexpr uint32 A = sizeof(typename nvdb_scalar<T>::type);
+    static constexpr uint32 S = A == 8u ? 8u : 4u;
+    static constexpr uint32 align(uint32 x) { return (x + A - 1u) & ~(A - 1u); }
+    static constexpr uint32 root_size() { return (align(28u) + 3u * sizeof(T) + 2u * S + 31u) & ~31u; }
+    static constexpr uint32 tile_size() { return (align(20u) + sizeof(T) + 31u) & ~31u; }
     static constexpr uint32 internal_table(uint32 log2dim)
     {
         return (32u + 2u * ((1u << (3u * log2dim)) / 8u) + 2u * sizeof(T) + 2u * S + 31u) & ~31u;
@@ -31,8 +38,8 @@ template <typename T> struct nvdb_layout {
     static constexpr uint32 internal_stride() { return sizeof(T) > 8u ? ((sizeof(T) + 7u) & ~7u) : 8u; }
     static constexpr uint32 leaf_values() { return (80u + 2u * sizeof(T) + 2u * S + 31u) & ~31u; }
     static constexpr uint32 leaf_size() { return leaf_values() + 512u * sizeof(T); }
-    static constexpr uint32 background() { return 28u; }
-    static constexpr uint32 tile_value() { return 20u; }
+    static constexpr uint32 background() { return align(28u); }
+    static constexpr uint32 tile_value() { return align(20u); }
 };
 
 template <int = 0> WPI_FUNC const char* nvdb_tree(uint64 id) { return (const char*)id + 672; }
@@ -229,6 +236,72 @@ template <int = 0> WPI_FUNC void volume_store_v(uint64 id, int32 i, int32 j, int
 }
 template <int = 0> WPI_FUNC void volume_store_i(uint64 id, int32 i, int32 j, int32 k, int32 v) { nvdb_store(id, i, j, k, v, NVDB_GRID_INT32); }
 
+// --- vec4f / vec4d volumes (NanoVDB Vec4f = 17, Vec4d = 18) ---------------------------------------
+template <typename T> struct nvdb_vec4_type;
+template <> struct nvdb_vec4_type<float32> { static constexpr uint32 value = NVDB_GRID_VEC4F; };
+template <> struct nvdb_vec4_type<float64> { static constexpr uint32 value = NVDB_GRID_VEC4D; };
+
+template <typename S> WPI_FUNC vec_t<4, S> volume_lookup_v4(uint64 id, int32 i, int32 j, int32 k)
+{
+    return nvdb_lookup<vec_t<4, S> >(id, i, j, k, nvdb_vec4_type<S>::value);
+}
+template <typename S> WPI_FUNC void volume_store_v4(uint64 id, int32 i, int32 j, int32 k, const vec_t<4, S>& v)
+{
+    nvdb_store(id, i, j, k, v, nvdb_vec4_type<S>::value);
+}
+
+// trilinear sampling (weights in float32, as the reference) with the Jacobian d value_r / d uvw_c
+template <typename S>
+WPI_FUNC vec_t<4, S> nvdb_sample_v4(uint64 id, const vol_vec3& uvw, int32 mode, mat_t<4, 3, S>* grad)
+{
+    typedef vec_t<4, S> V;
+    const uint32 type = nvdb_vec4_type<S>::value;
+    if (grad) *grad = mat_t<4, 3, S>();
+    if (mode != VOLUME_LINEAR)
+        return nvdb_lookup<V>(id, int32(floor(uvw.c[0] + 0.5f)), int32(floor(uvw.c[1] + 0.5f)),
+                              int32(floor(uvw.c[2] + 0.5f)), type);
+    const float32 fx = floor(uvw.c[0]), fy = floor(uvw.c[1]), fz = floor(uvw.c[2]);
+    const int32 i = int32(fx), j = int32(fy), k = int32(fz);
+    const float32 t[3] = {uvw.c[0] - fx, uvw.c[1] - fy, uvw.c[2] - fz};
+    V r = V();
+    for (int a = 0; a < 2; ++a)
+        for (int b = 0; b < 2; ++b)
+            for (int d = 0; d < 2; ++d) {
+                const V c = nvdb_lookup<V>(id, i + a, j + b, k + d, type);
+                const float32 w[3] = {a ? t[0] : 1.0f - t[0], b ? t[1] : 1.0f - t[1], d ? t[2] : 1.0f - t[2]};
+                const float32 dw[3] = {a ? 1.0f : -1.0f, b ? 1.0f : -1.0f, d ? 1.0f : -1.0f};
+                r = r + c * S(w[0] * w[1] * w[2]);
+                if (!grad) continue;
+                const S g[3] = {S(dw[0] * w[1] * w[2]), S(w[0] * dw[1] * w[2]), S(w[0] * w[1] * dw[2])};
+                for (int row = 0; row < 4; ++row)
+                    for (int col = 0; col < 3; ++col) grad->data[row][col] += c.c[row] * g[col];
+            }
+    return r;
+}
+template <typename S> WPI_FUNC vec_t<4, S> volume_sample_v4(uint64 id, const vol_vec3& uvw, int32 mode)
+{
+    return nvdb_sample_v4<S>(id, uvw, mode, 0);
+}
+template <typename S>
+WPI_FUNC void adj_volume_sample_v4(uint64 id, const vol_vec3& uvw, int32 mode, uint64&, vol_vec3& adj_uvw, int32&,
+                                   const vec_t<4, S>& adj_ret)
+{
+    mat_t<4, 3, S> g;
+    nvdb_sample_v4<S>(id, uvw, mode, &g);
+    for (int c = 0; c < 3; ++c) {
+        S sum = S(0);
+        for (int r = 0; r < 4; ++r) sum += g.data[r][c] * adj_ret.c[r];
+        adj_uvw.c[c] += float32(sum);
+    }
+}
+// out-parameter form: grad is the 4x3 Jacobian (row r: the gradient of component r)
+template <typename S>
+WPI_FUNC void volume_sample_grad_v4(uint64 id, const vol_vec3& uvw, int32 mode, const mat_t<4, 3, S>&,
+                                    vec_t<4, S>& result, mat_t<4, 3, S>& grad)
+{
+    result = nvdb_sample_v4<S>(id, uvw, mode, &grad);
+}
+
 // --- index grids (NanoVDB ValueIndex = 19, ValueOnIndex = 20) --------------------------------------
 // They store no values: each voxel maps to an index into a user array. Layout: root 96 B
 // (background index at 32), root tiles 32 B (value at 24), internal tables as for float grids
@@ -277,6 +350,14 @@ template <int = 0> WPI_FUNC int64 nvdb_voxel_index(uint64 id, int32 i, int32 j, 
     case NVDB_GRID_VEC3F:
         leaf = nvdb_find<nvdb_layout<vol_vec3> >(id, i, j, k, value);
         leaf_size = nvdb_layout<vol_vec3>::leaf_size();
+        break;
+    case NVDB_GRID_VEC4F:
+        leaf = nvdb_find<nvdb_layout<vec_t<4, float32> > >(id, i, j, k, value);
+        leaf_size = nvdb_layout<vec_t<4, float32> >::leaf_size();
+        break;
+    case NVDB_GRID_VEC4D:
+        leaf = nvdb_find<nvdb_layout<vec_t<4, float64> > >(id, i, j, k, value);
+        leaf_size = nvdb_layout<vec_t<4, float64> >::leaf_size();
         break;
     default: return -1;
     }
