@@ -92,9 +92,10 @@ def slerp(q0, q1, t):
 
 
 def axis_angle_out(ts, q, axis, angle):
-    u = q[:, :3]
+    """warp-lang's convention: the angle in [0, pi], the axis negated when w < 0."""
+    u = q[:, :3] * np.where(q[:, 3:] < 0, -1, 1)
     n = np.linalg.norm(u, axis=-1, keepdims=True)
-    return u / np.where(n > 0, n, 1), 2 * np.arctan2(n[:, 0], q[:, 3])
+    return u / np.where(n > 0, n, 1), 2 * np.arctan2(n[:, 0], np.abs(q[:, 3]))
 
 
 # --- random: the PCG hash and the samplers, as the header defines them ----------------------------------

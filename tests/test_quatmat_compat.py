@@ -249,3 +249,210 @@ def test_float16_decomposition_gradient_is_the_float32_one(name, k_half, k_float
     g_float = _grad(k_float, a.astype(np.float32), w.astype(np.float32), wp.mat33f, wp.vec3f, wp.float32)
     assert np.abs(g_float).max() > 0.1   # the loss depends on A
     np.testing.assert_allclose(g_half, g_float, rtol=2e-3, atol=2e-3 * np.abs(g_float).max())
+
+
+# --- quaternion formulas as the reference defines them (values and gradients off the unit sphere) ---
+def _np_quat_rotate(q, v):
+    u, w = q[:, :3], q[:, 3:]
+    return v * (2 * w * w - 1) + 2 * u * np.sum(u * v, -1, keepdims=True) + 2 * w * np.cross(u, v)
+
+
+@wp.kernel
+def _rotate_both(q: wp.array(dtype=wp.quatd), v: wp.array(dtype=wp.vec3d), out: wp.array(dtype=wp.vec3d),
+                 out_inv: wp.array(dtype=wp.vec3d)):
+    i = wp.tid()
+    out[i] = wp.quat_rotate(q[i], v[i])
+    out_inv[i] = wp.quat_rotate_inv(q[i], v[i])
+
+
+def test_quat_rotate_is_the_reference_formula_also_for_non_unit_quaternions():
+    rng = np.random.default_rng(4)
+    q = rng.normal(size=(N, 4)) * rng.uniform(0.5, 2.0, (N, 1))   # not normalized
+    v = rng.normal(size=(N, 3))
+    out, out_inv = wp.zeros(N, dtype=wp.vec3d), wp.zeros(N, dtype=wp.vec3d)
+    wp.launch(_rotate_both, N, inputs=[wp.array(q, dtype=wp.quatd), wp.array(v, dtype=wp.vec3d)],
+              outputs=[out, out_inv])
+    np.testing.assert_allclose(out.numpy(), _np_quat_rotate(q, v), atol=1e-12)
+    conj = q * np.array([-1, -1, -1, 1])
+    np.testing.assert_allclose(out_inv.numpy(), _np_quat_rotate(conj, v), atol=1e-12)
+
+
+@wp.kernel
+def _axis_angle(q: wp.array(dtype=wp.quatd), axis: wp.array(dtype=wp.vec3d), angle: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    a = wp.vec3d()
+    t = wp.float64(0.0)
+    wp.quat_to_axis_angle(q[i], a, t)
+    axis[i] = a
+    angle[i] = t
+
+
+@pytest.mark.parametrize("q, axis, angle", [
+    ((0.0, 0.0, np.sin(0.3), np.cos(0.3)), (0.0, 0.0, 1.0), 0.6),
+    ((0.0, 0.0, np.sin(0.3), -np.cos(0.3)), (0.0, 0.0, -1.0), 0.6),       # w < 0: the shorter way
+    ((np.sin(1.2), 0.0, 0.0, np.cos(1.2)), (1.0, 0.0, 0.0), 2.4),
+    ((np.sin(1.8), 0.0, 0.0, np.cos(1.8)), (-1.0, 0.0, 0.0), 2 * np.pi - 3.6),  # 3.6 > pi: the other way
+    ((0.0, 1.0, 0.0, 0.0), (0.0, 1.0, 0.0), np.pi),
+    ((0.0, 0.0, 0.0, 1.0), (0.0, 0.0, 0.0), 0.0),
+    ((0.0, 0.0, 0.0, -1.0), (0.0, 0.0, 0.0), 0.0),
+])
+def test_quat_to_axis_angle_gives_the_angle_in_0_pi(q, axis, angle):
+    qa = wp.array(np.array([q]), dtype=wp.quatd)
+    ax, an = wp.zeros(1, dtype=wp.vec3d), wp.zeros(1, dtype=wp.float64)
+    wp.launch(_axis_angle, 1, inputs=[qa], outputs=[ax, an])
+    np.testing.assert_allclose(ax.numpy()[0], axis, atol=1e-12)
+    np.testing.assert_allclose(an.numpy()[0], angle, atol=1e-12)
+
+
+def _np_qmul(a, b):
+    av, aw, bv, bw = a[:3], a[3], b[:3], b[3]
+    return np.concatenate([aw * bv + bw * av + np.cross(av, bv), [aw * bw - av @ bv]])
+
+
+def _np_slerp(q0, q1, t):
+    """The reference's definition: q0 * from_axis_angle(to_axis_angle(q0^-1 q1), t angle)."""
+    rel = _np_qmul(q0 * np.array([-1, -1, -1, 1]), q1)
+    u = rel[:3] * (-1 if rel[3] < 0 else 1)
+    n = np.linalg.norm(u)
+    axis, angle = u / n, 2 * np.arctan2(n, abs(rel[3]))
+    return _np_qmul(q0, np.concatenate([axis * np.sin(t * angle / 2), [np.cos(t * angle / 2)]]))
+
+
+@wp.kernel
+def _slerp_loss(q0: wp.array(dtype=wp.quatd), q1: wp.array(dtype=wp.quatd), t: wp.array(dtype=wp.float64),
+                w: wp.array(dtype=wp.quatd), loss: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    wp.atomic_add(loss, 0, wp.dot(wp.quat_slerp(q0[i], q1[i], t[i]), w[i]))
+
+
+def test_quat_slerp_values_and_gradients_off_the_unit_sphere():
+    rng = np.random.default_rng(5)
+    q0, q1 = rng.normal(size=4) * 1.3, rng.normal(size=4) * 0.8   # not normalized
+    t, w = 0.37, rng.normal(size=4)
+    args = [q0, q1, np.array([t])]
+
+    def run(values):
+        arrays = [wp.array(values[0][None], dtype=wp.quatd, requires_grad=True),
+                  wp.array(values[1][None], dtype=wp.quatd, requires_grad=True),
+                  wp.array(values[2], dtype=wp.float64, requires_grad=True)]
+        loss = wp.zeros(1, dtype=wp.float64, requires_grad=True)
+        tape = wp.Tape()
+        with tape:
+            wp.launch(_slerp_loss, 1, inputs=arrays + [wp.array(w[None], dtype=wp.quatd)], outputs=[loss])
+        return loss, arrays, tape
+
+    loss, arrays, tape = run(args)
+    assert loss.numpy()[0] == pytest.approx(_np_slerp(q0, q1, t) @ w, abs=1e-12)
+    tape.backward(loss)
+    h = 1e-6
+    for k, a in enumerate(arrays):
+        grad = a.grad.numpy().reshape(-1)
+        for c in range(grad.size):
+            plus, minus = [x.copy() for x in args], [x.copy() for x in args]
+            plus[k][c] += h
+            minus[k][c] -= h
+            fd = (run(plus)[0].numpy()[0] - run(minus)[0].numpy()[0]) / (2 * h)
+            assert grad[c] == pytest.approx(fd, abs=1e-6), (k, c)
+
+
+# --- determinants --------------------------------------------------------------------------------------
+@wp.kernel
+def _det4(m: wp.array(dtype=wp.mat44f), out: wp.array(dtype=wp.float32)):
+    i = wp.tid()
+    out[i] = wp.determinant(m[i])
+
+
+def test_float32_4x4_determinant_is_accurate_under_cancellation():
+    """Large entries, small determinant: the minors are accumulated in float64, as the reference."""
+    rng = np.random.default_rng(6)
+    m = rng.uniform(-100, 100, (N, 4, 4)).astype(np.float32)
+    m[:, 3] = m[:, 0] + m[:, 1] - m[:, 2] + rng.uniform(-0.01, 0.01, (N, 4)).astype(np.float32)
+    out = wp.zeros(N, dtype=wp.float32)
+    wp.launch(_det4, N, inputs=[wp.array(m, dtype=wp.mat44f)], outputs=[out])
+    np.testing.assert_allclose(out.numpy(), np.linalg.det(m.astype(np.float64)), rtol=1e-5)
+
+
+# --- Python scope ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("value, key, type_name, expected", [
+    (wp.quat(1.0, 2.0, 3.0, 4.0), slice(1, None), "vec3f", [2.0, 3.0, 4.0]),
+    (wp.quat(1.0, 2.0, 3.0, 4.0), slice(None, None, -2), "vec2f", [4.0, 2.0]),
+    (wp.quat(1.0, 2.0, 3.0, 4.0), slice(123, None), "vec0f", []),
+    (wp.vec4d(1.0, 2.0, 3.0, 4.0), slice(None, 2), "vec2d", [1.0, 2.0]),
+    (wp.mat33(*range(9)), slice(1, None), "mat23f", [[3, 4, 5], [6, 7, 8]]),
+    (wp.mat33(*range(9)), (slice(1, None), slice(None, 2)), "mat22f", [[3, 4], [6, 7]]),
+    (wp.mat33(*range(9)), (slice(None), 1), "vec3f", [1, 4, 7]),
+    (wp.mat33(*range(9)), slice(5, None), "mat00f", []),
+    (wp.mat22h(1.0, 2.0, 3.0, 4.0), (slice(None), 0), "vec2h", [1.0, 3.0]),
+])
+def test_python_scope_slices_are_warp_values(value, key, type_name, expected):
+    s = value[key]
+    assert type(s).__name__ == type_name
+    np.testing.assert_array_equal(_values(s).reshape(-1), np.array(expected, dtype=float).reshape(-1))
+
+
+def _values(c):
+    """Components read one by one (np.array() of a float16 value gives its bits, as in warp-lang)."""
+    return np.array([_values(x) if hasattr(x, "_shape_") else float(x) for x in c])
+
+
+@pytest.mark.parametrize("dtype", [wp.float16, wp.float32, wp.float64, wp.int32])
+def test_python_scope_vector_times_matrix_is_the_row_vector_product(dtype):
+    m = wp.types.matrix((3, 3), dtype)(((-1, 2, 3), (4, -5, 6), (7, 8, -9)))
+    v = wp.types.vector(3, dtype)(5, 5, 5)
+    ref = np.array([5, 5, 5]) @ np.array(((-1, 2, 3), (4, -5, 6), (7, 8, -9)))
+    for r in (v * m, v @ m):
+        assert type(r) is type(v)
+        np.testing.assert_array_equal(_values(r), ref)
+    np.testing.assert_array_equal(_values(m * v), np.array(((-1, 2, 3), (4, -5, 6), (7, 8, -9))) @ [5, 5, 5])
+
+
+# --- slices of matrices in kernels ---------------------------------------------------------------------
+mat00 = wp.types.matrix((0, 0), float)
+
+
+@wp.kernel(module="unique")
+def _empty_matrix_slices(out: wp.array(dtype=wp.int32)):
+    m = wp.matrix_from_rows(wp.vec4(1.0, 2.0, 3.0, 4.0), wp.vec4(5.0, 6.0, 7.0, 8.0))
+    empty = mat00()
+    out[0] = wp.where(m[5:] == empty, 1, 0)          # 0 rows x 4 columns: the 0x0 matrix
+    out[1] = wp.where(m[:, :-123] == empty, 1, 0)    # 2 rows x 0 columns: the 0x0 matrix
+
+
+def test_an_empty_matrix_slice_is_the_0x0_matrix():
+    out = wp.zeros(2, dtype=wp.int32)
+    wp.launch(_empty_matrix_slices, 1, outputs=[out])
+    np.testing.assert_array_equal(out.numpy(), [1, 1])
+
+
+@wp.kernel(module="unique")
+def _slice_overwrite(x: wp.array(dtype=wp.vec2d), y: wp.array(dtype=wp.types.matrix((2, 3), wp.float64)),
+                     z: wp.array(dtype=wp.mat44d)):
+    i = wp.tid()
+    m = z[i]
+    m[0, :2] = x[i]
+    m[:2, 1:] = y[i]          # overwrites m[0, 1], the copy of x[1]
+    m[:2, 3] += x[i][:2]
+    m[2:, 3] -= x[i][0:]
+    z[i] = m
+
+
+def test_a_component_overwritten_by_a_slice_assignment_gets_no_gradient():
+    """x[1] reaches z only through m[1, 3] (+) and m[3, 3] (-): its gradient is 0 (finite
+    differences agree). warp-lang 1.19 keeps the overwritten copy's adjoint and reports 1."""
+    def run(xv):
+        x = wp.array(xv[None], dtype=wp.vec2d, requires_grad=True)
+        y = wp.ones(1, dtype=wp.types.matrix((2, 3), wp.float64), requires_grad=True)
+        z = wp.zeros(1, dtype=wp.mat44d, requires_grad=True)
+        tape = wp.Tape()
+        with tape:
+            wp.launch(_slice_overwrite, 1, inputs=[x, y], outputs=[z])
+        return x, z, tape
+
+    x0 = np.array([1.0, 1.0])
+    x, z, tape = run(x0)
+    z.grad = wp.ones_like(z)
+    tape.backward()
+    fd = [(run(x0 + h)[1].numpy().sum() - run(x0 - h)[1].numpy().sum()) / 2e-6
+          for h in (np.array([1e-6, 0.0]), np.array([0.0, 1e-6]))]
+    np.testing.assert_allclose(x.grad.numpy()[0], fd, atol=1e-8)
+    np.testing.assert_allclose(x.grad.numpy()[0], [1.0, 0.0], atol=1e-12)

@@ -51,7 +51,7 @@ add_builtin("quat_from_axis_angle", {"axis": Vector, "angle": Float},
 add_builtin("quat_to_axis_angle", {"q": Quaternion, "axis": Vector, "angle": Float},
             value_func=lambda ts: (_v3(ts[1]), None)[1], group=G_QUAT,
             doc="Writes the rotation axis (unit) of `q` to `axis` and its angle (radians, in "
-                "[0, 2 pi]) to `angle`.")
+                "[0, pi]: the axis is negated when `q.w < 0`) to `angle`.")
 add_builtin("quat_from_matrix", {"m": Matrix}, value_func=lambda ts: _quat_of(0)([_float_rotation(ts[0])]),
             group=G_QUAT, doc="The unit quaternion of the 3x3 rotation matrix `m`; of a 4x4 matrix, the "
                               "rotation of its upper-left 3x3 block.")

@@ -12,6 +12,7 @@ from .builtin_function import BuiltinFunction  # noqa: F401  (re-exported)
 from .scope import PyValue
 from . import grad_of
 from . import static as static_mod
+from .array_views import is_array_constructor
 
 _PY_BUILTIN_MAP = {min: "min", max: "max", abs: "abs", round: "round", pow: "pow"}
 _TYPE_FACTORIES = {comp.vector: "vector", comp.matrix: "matrix", comp.quaternion: "quaternion",
@@ -20,6 +21,8 @@ _TYPE_FACTORIES = {comp.vector: "vector", comp.matrix: "matrix", comp.quaternion
 
 class CallsMixin:
     def translate_call(self, node):
+        if self.src.statics and static_mod.position(node) in self.src.statics:
+            return static_mod.evaluate(self, node)   # evaluated when the kernel was declared
         func = self.eval(node.func)
         if isinstance(func, ir.Var) or isinstance(func, tuple):
             raise self.scope.error("only functions and types can be called in kernels")
@@ -55,6 +58,8 @@ class CallsMixin:
             return self.construct_struct
         if getattr(obj, "_wp_function_", False):
             return self.call_user_function
+        if is_array_constructor(obj):
+            return self.array_from_ptr
         if obj is grad_of.grad:
             return lambda o, n, kw: PyValue(grad_of.GradOf(self._grad_target(n, kw)))
         if isinstance(obj, grad_of.GradOf):

@@ -76,6 +76,8 @@ class Function:
         self.add_overload(func, self.src)
 
     def add_overload(self, func, src):
+        from . import static
+        src.statics = static.pre_resolve(src, func.__globals__)
         types = annotations_of(func, src, "func")
         if all(is_concrete(t) for t in types.values()):
             key = [type_key(t) for t in types.values()]

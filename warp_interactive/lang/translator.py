@@ -15,9 +15,10 @@ from .registry import type_name
 from .scope import Conflict, PyValue, Scope, contains_break
 from . import static as static_mod
 from .slicing import SlicingMixin
+from .array_views import ArrayViewsMixin
 
 
-class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
+class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
     expr_table = EXPR_TABLE
     intrinsics = intrinsics.INTRINSICS
 
@@ -295,8 +296,8 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
         # evaluate it again
         v = self.eval(node) if not isinstance(node, ast.Call) or static_mod.is_static_call(node) \
             else None
-        if isinstance(v, PyValue) and isinstance(v.obj, int) and not isinstance(v.obj, py_builtins.bool):
-            return v.obj
+        if isinstance(v, PyValue) and isinstance(v.obj, int):
+            return int(v.obj)     # a Python bool counts as 0 or 1 (range(wp.static(True)))
         return None
 
     def _for_over_python_values(self, node):

@@ -467,27 +467,46 @@ template <typename T> WPI_FUNC mat_t<3, 3, T> cofactor(const mat_t<3, 3, T>& m)
     return matrix_from_rows(cross(r1, r2), cross(r2, r0), cross(r0, r1));
 }
 
+// 4x4 minors are sums of six triple products: float32 (and half) accumulate them in a wider type,
+// as the reference does, so that the determinant keeps its accuracy (finite differences of it
+// and the inverse of a moderately conditioned matrix stay meaningful)
+template <typename T> struct wide { typedef T type; };
+template <> struct wide<float32> { typedef float64 type; };
+template <> struct wide<half> { typedef float32 type; };
+
+// the signed cofactor (i, j) of a 4x4 matrix, in the wide type W
+template <typename W, typename T> WPI_FUNC W cofactor4(const mat_t<4, 4, T>& m, unsigned i, unsigned j)
+{
+    W s[3][3];   // the minor: m without row i and column j
+    for (unsigned r = 0, a = 0; r < 4; ++r) {
+        if (r == i)
+            continue;
+        for (unsigned c = 0, b = 0; c < 4; ++c)
+            if (c != j)
+                s[a][b++] = W(m.data[r][c]);
+        ++a;
+    }
+    const W minor = s[0][0] * (s[1][1] * s[2][2] - s[1][2] * s[2][1]) - s[0][1] * (s[1][0] * s[2][2] - s[1][2] * s[2][0]) +
+                    s[0][2] * (s[1][0] * s[2][1] - s[1][1] * s[2][0]);
+    return (i + j) % 2 ? -minor : minor;
+}
+
 template <typename T> WPI_FUNC mat_t<4, 4, T> cofactor(const mat_t<4, 4, T>& m)
 {
     mat_t<4, 4, T> cof;
     for (unsigned i = 0; i < 4; ++i)
-        for (unsigned j = 0; j < 4; ++j) {
-            // the minor: m without row i and column j, as a 3x3 matrix
-            T s[3][3];
-            for (unsigned r = 0, a = 0; r < 4; ++r) {
-                if (r == i)
-                    continue;
-                for (unsigned c = 0, b = 0; c < 4; ++c)
-                    if (c != j)
-                        s[a][b++] = m.data[r][c];
-                ++a;
-            }
-            const T minor = s[0][0] * (s[1][1] * s[2][2] - s[1][2] * s[2][1]) -
-                            s[0][1] * (s[1][0] * s[2][2] - s[1][2] * s[2][0]) +
-                            s[0][2] * (s[1][0] * s[2][1] - s[1][1] * s[2][0]);
-            cof.data[i][j] = (i + j) % 2 ? -minor : minor;
-        }
+        for (unsigned j = 0; j < 4; ++j)
+            cof.data[i][j] = T(cofactor4<typename wide<T>::type>(m, i, j));
     return cof;
+}
+
+template <typename T> WPI_FUNC T det4(const mat_t<4, 4, T>& m)
+{
+    typedef typename wide<T>::type W;
+    W d = W(0);
+    for (unsigned j = 0; j < 4; ++j)
+        d += W(m.data[0][j]) * cofactor4<W>(m, 0, j);
+    return T(d);
 }
 
 template <unsigned N, typename T> WPI_FUNC T det_from_cofactor(const mat_t<N, N, T>& m, const mat_t<N, N, T>& cof)
@@ -505,6 +524,7 @@ template <unsigned N, typename T> WPI_FUNC T determinant(const mat_t<N, N, T>& m
 {
     return detail::det_from_cofactor(m, detail::cofactor(m));
 }
+template <typename T> WPI_FUNC T determinant(const mat_t<4, 4, T>& m) { return detail::det4(m); }
 template <unsigned N, typename T> WPI_FUNC void adj_determinant(const mat_t<N, N, T>& m, mat_t<N, N, T>& adj_m, T adj_ret)
 {
     adj_m += detail::cofactor(m) * adj_ret;
