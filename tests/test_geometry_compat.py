@@ -2,6 +2,8 @@
 vec3 volume gradients (a Jacobian), hash grids in half/single/double precision and with point
 groups, the public query types as annotations."""
 
+import struct
+
 import numpy as np
 import pytest
 
@@ -507,7 +509,7 @@ def test_vec4_volumes_store_lookup_and_sample_an_affine_field(vt, mode):
     a = RNG.normal(size=(4, 3)).astype(np_t)
     c = RNG.normal(size=4).astype(np_t)
     volume = wp.Volume.allocate(min=(-4, -4, -4), max=(4, 4, 4), voxel_size=1.0, bg_value=vt(0.0, 0.0, 0.0, 0.0))
-    assert volume.dtype == ("vec4d" if vt is wp.vec4d else "vec4f")
+    assert volume.dtype is vt
     ijk = np.stack(np.meshgrid(*[np.arange(-4, 5)] * 3, indexing="ij"), -1).reshape(-1, 3).astype(np.int32)
     store, sample, m43 = _vec4_kernels(vt)
     wp.launch(store, dim=len(ijk), inputs=[volume.id, wp.array(ijk, dtype=wp.vec3i),
@@ -553,3 +555,110 @@ def test_volume_sample_grad_names_the_expected_jacobian():
 
     with pytest.raises(wp.CodegenError, match="Incompatible gradient type, expected mat43f, got mat34f"):
         wp.launch(k, dim=1, inputs=[wp.uint64(0), wp.zeros(1, dtype=wp.vec4f)])
+
+
+# --- volumes: files with several grids, grid info, feature (blind) data -------------------------------
+def _two_grid_file(codec):
+    import io
+    a = wp.Volume.allocate(min=(0, 0, 0), max=(7, 7, 7), voxel_size=0.5, bg_value=1.5)
+    b = wp.Volume.allocate_by_voxels(np.array([[0, 0, 0], [20, 3, 9]], np.float32), voxel_size=2.0)
+    from warp_interactive.geometry import nanovdb as nv
+    grids = [np.array(a.buffer()), np.array(b.buffer())]
+    for i, g in enumerate(grids):   # GridData: grid index and count of the set
+        g[24:32] = np.frombuffer(struct.pack("<II", i, 2), np.uint8)
+    f = io.BytesIO()
+    nv.write_file(f, grids, codec={"none": nv.CODEC_NONE, "zip": nv.CODEC_ZIP}[codec])
+    return f.getvalue(), grids
+
+
+@pytest.mark.parametrize("codec", ["none", "zip"])
+def test_a_file_of_two_grids_loads_as_a_chain_of_volumes(codec):
+    import io
+    data, grids = _two_grid_file(codec)
+    first = wp.Volume.load_from_nvdb(data)
+    second = first.load_next_grid()
+    assert second is not None and second.load_next_grid() is None
+    assert (first.get_grid_info().grid_index, second.get_grid_info().grid_index) == (0, 1)
+    assert first.get_grid_info().grid_count == second.get_grid_info().grid_count == 2
+    np.testing.assert_array_equal(first.buffer(), grids[0])
+    np.testing.assert_array_equal(second.buffer(), grids[1])
+    assert first.dtype is wp.float32 and second.dtype is None and first.id != second.id
+    # saving the first grid writes the set; a later grid alone is refused
+    f = io.BytesIO()
+    first.save_to_nvdb(f, codec=codec)
+    again = wp.Volume.load_from_nvdb(f.getvalue())
+    np.testing.assert_array_equal(again.load_next_grid().buffer(), grids[1])
+    with pytest.raises(RuntimeError, match="this is grid 1 of its file"):
+        second.save_to_nvdb(io.BytesIO())
+
+
+def test_grid_info_describes_the_grid():
+    vol = wp.Volume.allocate(min=(-1, -1, -1), max=(1, 1, 1), voxel_size=0.25, bg_value=wp.vec3(1.0, 2.0, 3.0),
+                             translation=(1.0, 2.0, 3.0))
+    info = vol.get_grid_info()
+    assert (info.grid_index, info.grid_count, info.type_str) == (0, 1, "Vec3f")
+    assert info.size_in_bytes == len(vol.buffer())
+    np.testing.assert_allclose(np.array(info.transform_matrix).reshape(3, 3), 0.25 * np.eye(3))
+    np.testing.assert_allclose(np.array(info.translation), [1.0, 2.0, 3.0])
+    assert vol.get_tiles().dtype is wp.int32 and vol.get_tiles().shape == (vol.get_tile_count(), 3)
+
+
+def test_feature_arrays_read_the_grid_blind_data():
+    # append one blind-data record by hand (NanoVDB GridBlindMetaData, 288 B) after the grid
+    vol = wp.Volume.allocate(min=(0, 0, 0), max=(7, 7, 7), voxel_size=1.0, bg_value=0.0)
+    grid = np.array(vol.buffer())
+    payload = np.arange(10, dtype=np.uint64)
+    meta = struct.pack("<qQIIII", 288, payload.nbytes, 1, 0, 0, 0) + b"features".ljust(256, b"\0")
+    size = len(grid) + 288 + payload.nbytes
+    buf = np.concatenate([grid, np.frombuffer(meta, np.uint8), payload.view(np.uint8)])
+    buf[32:40] = np.frombuffer(struct.pack("<Q", size), np.uint8)                      # grid size
+    buf[640:652] = np.frombuffer(struct.pack("<qI", len(grid), 1), np.uint8)           # blind metadata
+    from warp_interactive.geometry import nanovdb as nv
+    with_blind = wp.Volume(nv.aligned_bytes(len(buf), buf.tobytes()))
+    assert with_blind.get_feature_array_count() == 1 and vol.get_feature_array_count() == 0
+    info = with_blind.get_feature_array_info(0)
+    assert (info.name, info.value_size, info.value_count) == ("features", 1, payload.nbytes)
+    np.testing.assert_array_equal(with_blind.feature_array(0, dtype=wp.uint64).numpy(), payload)
+    assert with_blind.feature_array(0).dtype is wp.uint8       # unknown stored type: bytes
+    with pytest.raises(IndexError, match="feature array 1 out of range"):
+        with_blind.feature_array(1)
+
+
+def _vec4_sample_kernel(vt):
+    @wp.kernel(module="unique")
+    def sample(volume: wp.uint64, uvw: wp.array(dtype=wp.vec3), w: wp.array(dtype=vt), out: wp.array(dtype=float)):
+        t = wp.tid()
+        v = wp.volume_sample(volume, uvw[t], wp.Volume.LINEAR, dtype=vt)
+        out[t] = float(wp.dot(v, w[t]))
+    return sample
+
+
+@pytest.mark.parametrize("vt", [wp.vec4f, wp.vec4d])
+def test_vec4_volume_sample_gradient_matches_finite_differences(vt):
+    np_t = np.float64 if vt is wp.vec4d else np.float32
+    volume = wp.Volume.allocate(min=(-3, -3, -3), max=(3, 3, 3), voxel_size=1.0, bg_value=vt(0.0, 0.0, 0.0, 0.0))
+    ijk = np.stack(np.meshgrid(*[np.arange(-3, 4)] * 3, indexing="ij"), -1).reshape(-1, 3).astype(np.int32)
+    store, _, _ = _vec4_kernels(vt)
+    wp.launch(store, dim=len(ijk), inputs=[volume.id, wp.array(ijk, dtype=wp.vec3i),
+                                          wp.array(RNG.normal(size=(len(ijk), 4)).astype(np_t), dtype=vt)])
+    n = 16
+    uvw_np = RNG.uniform(-2.0, 2.0, (n, 3)).astype(np.float32)
+    uvw_np = np.floor(uvw_np) + np.clip(uvw_np - np.floor(uvw_np), 0.1, 0.9)   # off the cell faces
+    w = wp.array(RNG.normal(size=(n, 4)).astype(np_t), dtype=vt)
+    uvw = wp.array(uvw_np, dtype=wp.vec3, requires_grad=True)
+    out = wp.zeros(n, dtype=float, requires_grad=True)
+    kernel = _vec4_sample_kernel(vt)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(kernel, dim=n, inputs=[volume.id, uvw, w, out])
+    tape.backward(grads={out: wp.ones(n, dtype=float)})
+    h, fd = 1e-2, np.zeros((n, 3))
+    for k in range(3):
+        for sgn in (1, -1):
+            p = uvw_np.copy()
+            p[:, k] += sgn * h
+            o = wp.zeros(n, dtype=float)
+            wp.launch(kernel, dim=n, inputs=[volume.id, wp.array(p, dtype=wp.vec3), w, o])
+            fd[:, k] += sgn * o.numpy() / (2 * h)
+    np.testing.assert_allclose(uvw.grad.numpy(), fd, rtol=2e-3, atol=2e-3)
+    assert np.abs(fd).max() > 0.1

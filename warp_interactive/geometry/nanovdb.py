@@ -296,7 +296,37 @@ def leaves(buf):
 
 
 # --- files ------------------------------------------------------------------------------------------
-def write_file(path_or_file, grid, name="", codec=CODEC_NONE):
+def split_grids(buf):
+    """The grid buffers (views) of a buffer holding grid_count grids back to back."""
+    out, pos = [], 0
+    while pos < len(buf):
+        info = grid_info(buf[pos:])
+        out.append(buf[pos:pos + info["size"]])
+        pos += info["size"]
+        if struct.unpack_from("<II", buf, pos - info["size"] + 24) == (len(out) - 1, len(out)):
+            break   # the last grid of its set
+    return out
+
+
+def write_file(path_or_file, grids, name="", codec=CODEC_NONE):
+    """A .nvdb file (one segment) holding ``grids`` (a grid buffer or a list of them): all the
+    metadata records, then each grid's data."""
+    grids = [grids] if isinstance(grids, np.ndarray) else list(grids)
+    metas, payloads = [], []
+    for g in grids:
+        meta, payload = _grid_record(g, name if len(grids) == 1 else "", codec)
+        metas.append(meta)
+        payloads.append(payload)
+    blob = struct.pack("<QIHH", MAGIC, VERSION, len(grids), codec) + b"".join(metas) + b"".join(payloads)
+    if hasattr(path_or_file, "write"):
+        path_or_file.write(blob)
+    else:
+        with open(path_or_file, "wb") as f:
+            f.write(blob)
+
+
+def _grid_record(grid, name, codec):
+    """(FileMetaData + name, the grid's data in the codec) of one grid."""
     info = grid_info(grid)
     data = bytes(grid[:info["size"]])
     if codec == CODEC_ZIP:
@@ -315,12 +345,7 @@ def write_file(path_or_file, grid, name="", codec=CODEC_NONE):
                        *imin_max, *info["voxel_size"], len(raw_name), tree[4], tree[5], tree[6], 1,
                        tree[7], tree[8], tree[9], codec, 0, VERSION)
     assert len(meta) == 176
-    blob = struct.pack("<QIHH", MAGIC, VERSION, 1, codec) + meta + raw_name + payload
-    if hasattr(path_or_file, "write"):
-        path_or_file.write(blob)
-    else:
-        with open(path_or_file, "wb") as f:
-            f.write(blob)
+    return meta + raw_name, payload
 
 
 def _name_key(name):
@@ -331,32 +356,65 @@ def _name_key(name):
 
 
 def read(data):
-    """The grid buffer (aligned uint8 array) in a .nvdb file's bytes, or in a raw grid buffer."""
+    """One aligned buffer holding every grid of a .nvdb file's bytes (each segment's grids, in
+    order), or a raw grid buffer (one grid or several back to back) as is."""
     data = memoryview(data).cast("B")
     if len(data) < 16:
         raise ValueError(f"not a NanoVDB file: only {len(data)} bytes")
-    magic, version, count, codec = struct.unpack_from("<QIHH", data, 0)
+    magic = struct.unpack_from("<Q", data, 0)[0]
     if magic not in MAGICS:
         raise ValueError(f"not a NanoVDB file (magic {magic:#x})")
-    if len(data) >= GRID and struct.unpack_from("<Q", data, 0)[0] in MAGICS and \
-            struct.unpack_from("<I", data, 24)[0] == 0 and struct.unpack_from("<I", data, 28)[0] >= 1 \
-            and struct.unpack_from("<Q", data, 32)[0] == len(data):
-        return aligned_bytes(len(data), data)   # a raw grid buffer
-    if count != 1:
-        raise ValueError(f"the file holds {count} grids; a Volume holds exactly one")
-    meta = struct.unpack_from("<QQQQII6d6i3dI4I3IHHI", data, 16)
-    grid_size, name_size, grid_codec = meta[0], meta[21], meta[29]
-    pos = 16 + 176 + name_size
-    if grid_codec == CODEC_NONE:
-        grid = bytes(data[pos:pos + grid_size])
-    elif grid_codec == CODEC_ZIP:
-        n = struct.unpack_from("<q", data, pos)[0]
-        grid = zlib.decompress(bytes(data[pos + 8:pos + 8 + n]))
-    else:
-        raise ValueError(f"NanoVDB codec {grid_codec} (BLOSC) is not supported: save the file "
-                         f"uncompressed or zip-compressed")
-    if len(grid) != grid_size:
-        raise ValueError(f"truncated NanoVDB file: grid of {grid_size} bytes, got {len(grid)}")
-    buf = aligned_bytes(grid_size, grid)
-    grid_info(buf)
+    if _raw_length(data) == len(data):
+        return aligned_bytes(len(data), data)
+    grids, pos = [], 0
+    while pos + 16 <= len(data):
+        pos = _read_segment(data, pos, grids)
+    joined = b"".join(grids)
+    buf = aligned_bytes(len(joined), joined)
+    split_grids(buf)   # every grid's header is checked
     return buf
+
+
+def _raw_length(data):
+    """The total size of the grids a raw grid buffer holds back to back (0 if it is not one)."""
+    pos, index = 0, 0
+    while len(data) - pos >= GRID:
+        magic, _, _, _, idx, count, size = struct.unpack_from("<QQIIIIQ", data, pos)
+        if magic not in MAGICS or idx != index or size < GRID or count < 1:
+            return 0
+        pos, index = pos + size, index + 1
+        if index == count:
+            return pos
+    return 0
+
+
+def _read_segment(data, pos, grids):
+    """Append the grids of the file segment at ``pos``; the position after it."""
+    magic, _, count, _ = struct.unpack_from("<QIHH", data, pos)
+    if magic not in MAGICS:
+        raise ValueError(f"not a NanoVDB file segment at byte {pos} (magic {magic:#x})")
+    pos += 16
+    metas = []
+    for _ in range(count):
+        if pos + 176 > len(data):
+            raise ValueError(f"truncated NanoVDB file: {count} grids announced, their metadata "
+                             f"ends past the {len(data)} bytes")
+        meta = struct.unpack_from("<QQQQII6d6i3dI4I3IHHI", data, pos)
+        metas.append(meta)
+        pos += 176 + meta[21]
+    for meta in metas:
+        grid_size, grid_codec = meta[0], meta[29]
+        if grid_codec == CODEC_NONE:
+            grid = bytes(data[pos:pos + grid_size])
+            pos += grid_size
+        elif grid_codec == CODEC_ZIP and pos + 8 <= len(data):
+            n = struct.unpack_from("<q", data, pos)[0]
+            grid = zlib.decompress(bytes(data[pos + 8:pos + 8 + n]))
+            pos += 8 + n
+        else:
+            raise ValueError(f"NanoVDB codec {grid_codec} (BLOSC) is not supported: save the file "
+                             f"uncompressed or zip-compressed")
+        if len(grid) != grid_size:
+            raise ValueError(f"truncated NanoVDB file: grid of {grid_size} bytes, got {len(grid)}")
+        grids.append(grid)
+    return pos
