@@ -264,9 +264,12 @@ UNREACHABLE = {}
 STRUCTURE_GRADIENT_TESTS = {"Geometry": "test_geometry.py", "Volumes": "test_volume.py"}
 # builtins writing into arrays whose indices must be consistent: gradient-tested in the named file
 OWN_GRADIENT_TESTS = {"spatial_jacobian": "test_builtins_extra.py", "spatial_mass": "test_builtins_extra.py",
-                      "volume_sample_v4f": "test_geometry_compat.py", "volume_sample_v4d": "test_geometry_compat.py"}
+                      **{name: "test_geometry_compat.py" for name in (
+                          "volume_sample_v4f", "volume_sample_v4d", "volume_sample_grad_f", "volume_sample_grad_v",
+                          "volume_sample_grad_v4f", "volume_sample_grad_v4d", "volume_sample_grad_index")}}
 # internal typed builtins that kernels reach through a generic spelling (wp.volume_sample(dtype=...))
-GENERIC_SPELLING = {"volume_sample_v4f": "volume_sample", "volume_sample_v4d": "volume_sample"}
+GENERIC_SPELLING = {"volume_sample_v4f": "volume_sample", "volume_sample_v4d": "volume_sample",
+                    "volume_sample_grad_v4f": "volume_sample_grad", "volume_sample_grad_v4d": "volume_sample_grad"}
 
 
 def all_cases(scalar=wp.float64):

@@ -662,3 +662,199 @@ def test_vec4_volume_sample_gradient_matches_finite_differences(vt):
             fd[:, k] += sgn * o.numpy() / (2 * h)
     np.testing.assert_allclose(uvw.grad.numpy(), fd, rtol=2e-3, atol=2e-3)
     assert np.abs(fd).max() > 0.1
+
+
+def _index_kernel(dt, gt):
+    @wp.kernel(module="unique")
+    def k(volume: wp.uint64, uvw: wp.array(dtype=wp.vec3), data: wp.array(dtype=dt), bg: wp.array(dtype=dt),
+          out: wp.array(dtype=dt), grads: wp.array(dtype=gt)):
+        t = wp.tid()
+        g = gt()
+        out[t] = wp.volume_sample_grad_index(volume, uvw[t], wp.Volume.LINEAR, data, bg[0], g)
+        grads[t] = g
+    return k
+
+
+@pytest.mark.parametrize("dt", [wp.float64, wp.vec4f, wp.vec4d, wp.vec3d])
+def test_index_volume_sampling_of_double_and_vec4_data_matches_numpy(dt):
+    scalar = getattr(dt, "_wp_scalar_type_", dt)
+    n_comp = getattr(dt, "_length_", 1)
+    gt = wp.types.vector(3, scalar) if n_comp == 1 else wp.types.matrix((n_comp, 3), scalar)
+    volume = wp.Volume.allocate_by_tiles(np.array([[0, 0, 0], [8, 0, 0]], np.int32), voxel_size=1.0, bg_value=None)
+    voxels = volume.get_voxels().numpy()
+    np_t = np.float64 if scalar is wp.float64 else np.float32
+    values = RNG.normal(size=(len(voxels), n_comp)).astype(np_t)
+    bg = RNG.normal(size=n_comp).astype(np_t)
+    where = {tuple(v): i for i, v in enumerate(voxels)}
+    uvw = RNG.uniform(-0.5, 16.5, (30, 3)).astype(np.float32)
+    out, grads = wp.zeros(30, dtype=dt), wp.zeros(30, dtype=gt)
+    flat = values if n_comp > 1 else values[:, 0]
+    wp.launch(_index_kernel(dt, gt), dim=30, inputs=[volume.id, wp.array(uvw, dtype=wp.vec3), wp.array(flat, dtype=dt),
+                                                   wp.array(bg[None] if n_comp > 1 else bg, dtype=dt), out, grads])
+    ref, ref_g = np.zeros((30, n_comp)), np.zeros((30, n_comp, 3))
+    for q, p in enumerate(uvw.astype(np.float64)):
+        f = np.floor(p)
+        t = p - f
+        for c in range(8):
+            o = np.array([c >> 2, (c >> 1) & 1, c & 1])
+            v = values[where[tuple(f.astype(int) + o)]] if tuple(f.astype(int) + o) in where else bg
+            w = np.where(o, t, 1 - t)
+            ref[q] += v * w.prod()
+            for k in range(3):
+                dw = w.copy()
+                dw[k] = 1.0 if o[k] else -1.0
+                ref_g[q, :, k] += v * dw.prod()
+    tol = 1e-9 if np_t is np.float64 else 1e-5
+    np.testing.assert_allclose(out.numpy().reshape(30, n_comp), ref, rtol=1e-5, atol=1e-5 + tol)
+    np.testing.assert_allclose(grads.numpy().reshape(30, n_comp, 3), ref_g, rtol=1e-5, atol=1e-5)
+
+
+# --- sampled gradients are differentiable (value and gradient flow back to uvw and the data) --------
+def _grad_f_kernel():
+    @wp.kernel(module="unique")
+    def k(volume: wp.uint64, uvw: wp.array(dtype=wp.vec3), wg: wp.vec3, out: wp.array(dtype=float)):
+        t = wp.tid()
+        g = wp.vec3()
+        v = wp.volume_sample_grad_f(volume, uvw[t], wp.Volume.LINEAR, g)
+        out[t] = 0.7 * v + wp.dot(g, wg)
+    return k
+
+
+def _grad_v_kernel():
+    @wp.kernel(module="unique")
+    def k(volume: wp.uint64, uvw: wp.array(dtype=wp.vec3), wg: wp.vec3, out: wp.array(dtype=float)):
+        t = wp.tid()
+        g = wp.mat33()
+        v = wp.volume_sample_grad_v(volume, uvw[t], wp.Volume.LINEAR, g)
+        out[t] = wp.dot(v, wg) + wp.dot(g * wg, wp.vec3(0.3, -0.8, 0.5))
+    return k
+
+
+def _grad_v4_kernel(vt):
+    m43 = wp.types.matrix((4, 3), vt._wp_scalar_type_)
+
+    @wp.kernel(module="unique")
+    def k(volume: wp.uint64, uvw: wp.array(dtype=wp.vec3), wg: wp.vec3, out: wp.array(dtype=float)):
+        t = wp.tid()
+        g = m43()
+        v = wp.volume_sample_grad(volume, uvw[t], wp.Volume.LINEAR, g, dtype=vt)
+        s = v[0] - v[3] + g[1, 0] * vt._wp_scalar_type_(wg[0]) + g[2, 2] * vt._wp_scalar_type_(wg[2])
+        out[t] = float(s)
+    return k
+
+
+def _grad_index_kernel(dt, gt):
+    if dt is wp.float32:
+        @wp.kernel(module="unique")
+        def ks(volume: wp.uint64, uvw: wp.array(dtype=wp.vec3), data: wp.array(dtype=dt), bg: wp.array(dtype=dt),
+               wv: dt, wg: gt, out: wp.array(dtype=float)):
+            t = wp.tid()
+            g = gt()
+            v = wp.volume_sample_grad_index(volume, uvw[t], wp.Volume.LINEAR, data, bg[0], g)
+            out[t] = v * wv + wp.dot(g, wg)
+        return ks
+
+    @wp.kernel(module="unique")
+    def k(volume: wp.uint64, uvw: wp.array(dtype=wp.vec3), data: wp.array(dtype=dt), bg: wp.array(dtype=dt),
+          wv: dt, wg: gt, out: wp.array(dtype=float)):
+        t = wp.tid()
+        g = gt()
+        v = wp.volume_sample_grad_index(volume, uvw[t], wp.Volume.LINEAR, data, bg[0], g)
+        out[t] = float(wp.dot(v, wv) + wp.ddot(g, wg))
+    return k
+
+
+def _random_volume(kind):
+    ijk = np.stack(np.meshgrid(*[np.arange(-3, 4)] * 3, indexing="ij"), -1).reshape(-1, 3).astype(np.int32)
+    if kind in ("f", "v"):
+        n = 3 if kind == "v" else 1
+        dense = RNG.normal(size=(7, 7, 7, n)).astype(np.float32)
+        return wp.Volume.load_from_numpy(dense if n == 3 else dense[..., 0], bg_value=(0.0,) * n if n == 3 else 0.0), 3.0
+    vt = wp.vec4f if kind == "v4f" else wp.vec4d
+    vol = wp.Volume.allocate(min=(-3, -3, -3), max=(3, 3, 3), voxel_size=1.0, bg_value=vt(0.0, 0.0, 0.0, 0.0))
+    store, _, _ = _vec4_kernels(vt)
+    np_t = np.float64 if vt is wp.vec4d else np.float32
+    wp.launch(store, dim=len(ijk), inputs=[vol.id, wp.array(ijk, dtype=wp.vec3i),
+                                          wp.array(RNG.normal(size=(len(ijk), 4)).astype(np_t), dtype=vt)])
+    return vol, 0.0
+
+
+def _fd_uvw(launch, uvw_np, h=1e-2):
+    fd = np.zeros_like(uvw_np, dtype=np.float64)
+    for k in range(3):
+        for sgn in (1, -1):
+            p = uvw_np.copy()
+            p[:, k] += sgn * h
+            fd[:, k] += sgn * launch(p) / (2 * h)
+    return fd
+
+
+@pytest.mark.parametrize("kind", ["f", "v", "v4f", "v4d"])
+def test_sampled_gradient_forms_gradient_matches_finite_differences(kind):
+    volume, shift = _random_volume(kind)
+    kernel = {"f": _grad_f_kernel, "v": _grad_v_kernel}.get(kind) or (lambda: _grad_v4_kernel(
+        wp.vec4f if kind == "v4f" else wp.vec4d))
+    kernel = kernel()
+    n = 12
+    uvw_np = RNG.uniform(-2.0, 2.0, (n, 3)).astype(np.float32) + shift
+    uvw_np = np.floor(uvw_np) + np.clip(uvw_np - np.floor(uvw_np), 0.1, 0.9)
+    wg = wp.vec3(0.4, -1.1, 0.9)
+
+    def launch(p):
+        o = wp.zeros(n, dtype=float)
+        wp.launch(kernel, dim=n, inputs=[volume.id, wp.array(p, dtype=wp.vec3), wg, o])
+        return o.numpy()
+
+    uvw = wp.array(uvw_np, dtype=wp.vec3, requires_grad=True)
+    out = wp.zeros(n, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(kernel, dim=n, inputs=[volume.id, uvw, wg, out])
+    tape.backward(grads={out: wp.ones(n, dtype=float)})
+    fd = _fd_uvw(launch, uvw_np)
+    np.testing.assert_allclose(uvw.grad.numpy(), fd, rtol=2e-3, atol=2e-3)
+    assert np.abs(fd).max() > 0.1
+
+
+@pytest.mark.parametrize("dt", [wp.float32, wp.vec4d])
+def test_index_sample_grad_gradient_reaches_uvw_data_and_background(dt):
+    scalar = getattr(dt, "_wp_scalar_type_", dt)
+    n_comp = getattr(dt, "_length_", 1)
+    gt = wp.types.vector(3, scalar) if n_comp == 1 else wp.types.matrix((n_comp, 3), scalar)
+    volume = wp.Volume.allocate_by_tiles(np.array([[0, 0, 0]], np.int32), voxel_size=1.0, bg_value=None)
+    np_t = np.float64 if scalar is wp.float64 else np.float32
+    values = RNG.normal(size=(volume.get_voxel_count(), n_comp)).astype(np_t)
+    values = values if n_comp > 1 else values[:, 0]
+    bg_np = RNG.normal(size=(1, n_comp) if n_comp > 1 else (1,)).astype(np_t)
+    wv = dt(*RNG.normal(size=n_comp)) if n_comp > 1 else dt(0.7)
+    wg = gt(*RNG.normal(size=3 * n_comp))
+    n = 10
+    uvw_np = RNG.uniform(-0.8, 7.8, (n, 3)).astype(np.float32)   # some corners outside: background
+    uvw_np = np.floor(uvw_np) + np.clip(uvw_np - np.floor(uvw_np), 0.1, 0.9)
+    kernel = _grad_index_kernel(dt, gt)
+
+    def launch(p, vals=values, b=bg_np):
+        o = wp.zeros(n, dtype=float)
+        wp.launch(kernel, dim=n, inputs=[volume.id, wp.array(p, dtype=wp.vec3), wp.array(vals, dtype=dt),
+                                         wp.array(b, dtype=dt), wv, wg, o])
+        return o.numpy().astype(np.float64)
+
+    uvw = wp.array(uvw_np, dtype=wp.vec3, requires_grad=True)
+    data = wp.array(values, dtype=dt, requires_grad=True)
+    bg = wp.array(bg_np, dtype=dt, requires_grad=True)
+    out = wp.zeros(n, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(kernel, dim=n, inputs=[volume.id, uvw, data, bg, wv, wg, out])
+    tape.backward(grads={out: wp.ones(n, dtype=float)})
+    np.testing.assert_allclose(uvw.grad.numpy(), _fd_uvw(launch, uvw_np), rtol=2e-3, atol=2e-3)
+    # the output is linear in the data and the background: a unit step is the exact derivative
+    base = launch(uvw_np).sum()
+    for idx in list(RNG.choice(len(values), 6, replace=False)):
+        step = values.copy()
+        step.reshape(len(values), -1)[idx, 0] += 1.0
+        want = launch(uvw_np, vals=step).sum() - base
+        np.testing.assert_allclose(data.grad.numpy().reshape(len(values), -1)[idx, 0], want, rtol=1e-3, atol=1e-4)
+    step = bg_np.copy()
+    step.reshape(-1)[0] += 1.0
+    np.testing.assert_allclose(bg.grad.numpy().reshape(-1)[0], launch(uvw_np, b=step).sum() - base, rtol=1e-3, atol=1e-4)

@@ -62,6 +62,7 @@ class Volume:
                         device=None):
         """A Volume holding a dense (X, Y, Z) float/int32 or (X, Y, Z, 3) vec3 array; voxel
         (0, 0, 0) sits at ``min_world``. 8^3 blocks that hold only ``bg_value`` are left out."""
+        voxel_size = _voxel_size(voxel_size, "Volume.load_from_numpy")
         a = np.asarray(ndarray)
         vec = a.ndim == 4 and a.shape[3] == 3
         if a.ndim != 3 and not vec:
@@ -94,6 +95,7 @@ class Volume:
         """A volume whose voxels in the box [min, max] (index space, or world space with
         ``points_in_world_space``) are active and hold ``bg_value``; its type follows bg_value
         (float, int or a 3-vector)."""
+        voxel_size = _voxel_size(voxel_size, "Volume.allocate")
         lo, hi = np.asarray(min, np.float64), np.asarray(max, np.float64)
         tr = np.asarray(translation, np.float64)
         if points_in_world_space:
@@ -112,6 +114,7 @@ class Volume:
         coordinates, or float world-space positions), holding ``bg_value``; with
         ``bg_value=None`` an index volume (NanoVDB ValueIndex: every voxel of the tiles has an
         index, see ``get_voxels``) for ``wp.volume_sample_index`` on external data."""
+        voxel_size = _voxel_size(voxel_size, "Volume.allocate_by_tiles")
         p = _points(tile_points)
         idx = p if np.issubdtype(p.dtype, np.integer) else \
             np.floor((p - np.asarray(translation)) / voxel_size).astype(np.int64)
@@ -127,6 +130,7 @@ class Volume:
         containing ``voxel_points`` (int32 index coordinates, or float world-space positions):
         each has an index in [0, get_voxel_count()) into external data, read in kernels with
         ``wp.volume_lookup_index`` / ``wp.volume_sample_index``."""
+        voxel_size = _voxel_size(voxel_size, "Volume.allocate_by_voxels")
         p = _points(voxel_points)
         idx = p if np.issubdtype(p.dtype, np.integer) else \
             np.floor((p - np.asarray(translation)) / voxel_size + 0.5).astype(np.int64)
@@ -307,6 +311,24 @@ class Volume:
         else:
             out = coords.reshape(-1, 3)
         return self._int_rows(out)
+
+
+def _voxel_size(value, owner):
+    """A voxel size as three float64s: one number for all axes or one per axis, each finite
+    and > 0 (TypeError for non-numbers, ValueError for bad counts or values)."""
+    if value is None or isinstance(value, (str, bytes)):
+        raise TypeError(f"{owner}: voxel_size must be a number or 3 numbers, got {value!r}")
+    try:
+        v = np.asarray(value, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError):
+        raise TypeError(f"{owner}: voxel_size must be a number or 3 numbers, got {value!r}") from None
+    if v.size == 1:
+        v = np.repeat(v, 3)
+    if v.size != 3:
+        raise ValueError(f"{owner}: voxel_size must be one number or 3 (one per axis), got {v.size}")
+    if not np.all(np.isfinite(v) & (v > 0)):
+        raise ValueError(f"{owner}: voxel_size must be finite and > 0, got {tuple(v)}")
+    return v
 
 
 def _typed_array(raw, dtype, device):

@@ -156,9 +156,10 @@ _add("volume_sample_f", _s, f32, G_VOL, True,
 _add("volume_sample_v", _s, vec3, G_VOL, True, doc="Sample a vec3 volume at index-space `uvw`.")
 _add("volume_sample_i", {"id": u64, "uvw": vec3}, i32, G_VOL,
      doc="The value of an int32 volume at the voxel nearest to `uvw`.")
-_add("volume_sample_grad_f", {**_s, "grad": vec3}, f32, G_VOL, writes=(3,),
-     doc="Sample a float volume and write its index-space gradient to `grad`.")
-_add("volume_sample_grad_v", {**_s, "grad": mat33}, vec3, G_VOL, writes=(3,),
+_add("volume_sample_grad_f", {**_s, "grad": vec3}, f32, G_VOL, True, writes=(3,),
+     doc="Sample a float volume and write its index-space gradient to `grad`. Differentiable in "
+         "uvw through the value and the gradient (the interpolant's second derivatives).")
+_add("volume_sample_grad_v", {**_s, "grad": mat33}, vec3, G_VOL, True, writes=(3,),
      doc="Sample a vec3 volume and write its index-space Jacobian to `grad` (row i: the "
          "gradient of component i).")
 _ijk = {"id": u64, "i": i32, "j": i32, "k": i32}
@@ -180,7 +181,7 @@ for _sc, _suf in ((f32, "v4f"), (sc.float64, "v4d")):
          replay="", **_hid, doc="Store into voxel (i, j, k) of a vec4 volume.")
     _add(f"volume_sample_{_suf}", _s, _v4, G_VOL, True, cpp="volume_sample_v4", **_hid,
          doc="Sample a vec4 volume at index-space `uvw`.")
-    _add(f"volume_sample_grad_{_suf}", {**_s, "grad": _m43}, _v4, G_VOL, writes=(3,),
+    _add(f"volume_sample_grad_{_suf}", {**_s, "grad": _m43}, _v4, G_VOL, True, writes=(3,),
          cpp="volume_sample_grad_v4", **_hid,
          doc="Sample a vec4 volume, writing its 4x3 index-space Jacobian to `grad`.")
 
@@ -191,9 +192,10 @@ def _index_data_rule(ts):
     from ..types.composite import is_vector
     data, background = ts[3], ts[4]
     t = data.dtype
-    if data.ndim != 1 or not (t is f32 or (is_vector(t) and t._wp_scalar_type_ is f32)):
-        raise TypeMismatch(f"voxel_data must be a 1-d array of float32 or a float32 vector, got "
-                           f"{type_name(data)}")
+    floats = (f32, sc.float64)
+    if data.ndim != 1 or not (t in floats or (is_vector(t) and t._wp_scalar_type_ in floats)):
+        raise TypeMismatch(f"voxel_data must be a 1-d array of float32/float64 or of their "
+                           f"vectors, got {type_name(data)}")
     if background is not t:
         raise TypeMismatch(f"background must be {type_name(t)} like voxel_data, got "
                            f"{type_name(background)}")
@@ -204,10 +206,10 @@ def _index_grad_rule(ts):
     from ..errors import TypeMismatch
     from ..types.composite import matrix, vector
     t = _index_data_rule(ts)
-    want = vec3 if t is f32 else (matrix((3, 3), f32) if t is vec3 else None)
-    if want is None or ts[5] is not want:
-        raise TypeMismatch(f"grad must be {type_name(want) if want else 'vec3 (float data) or mat33 (vec3 data)'}"
-                           f", got {type_name(ts[5])}")
+    # one row per value component: a vec3 for scalar data, an N x 3 matrix for N-vectors
+    want = vector(3, t) if sc.is_scalar(t) else matrix((t._length_, 3), t._wp_scalar_type_)
+    if ts[5] is not want:
+        raise TypeMismatch(f"grad must be {type_name(want)}, got {type_name(ts[5])}")
     return t
 
 
@@ -224,7 +226,7 @@ add_builtin("volume_sample_index", _xd, value_func=_index_data_rule, group=G_VOL
                 "`background` where a voxel has no index. Differentiable in uvw, voxel_data "
                 "and background.")
 add_builtin("volume_sample_grad_index", {**_xd, "grad": Any}, value_func=_index_grad_rule,
-            group=G_VOL, differentiable=False, same_scalar=False, writes=(5,),
+            group=G_VOL, differentiable=True, same_scalar=False, writes=(5,),
             doc="As volume_sample_index, writing the index-space gradient to `grad` (vec3 for "
                 "float data, mat33 of d value_i / d uvw_k for vec3 data).")
 

@@ -181,6 +181,41 @@ template <int = 0> WPI_FUNC void volume_sample_grad_f(uint64 id, const vol_vec3&
     result = nvdb_sample<float32>(id, uvw, mode, NVDB_GRID_FLOAT, &grad);
 }
 
+// The trilinear interpolant's mixed second derivatives at uvw (xy, xz, yz; the pure ones are 0):
+// what the adjoint of a sampled gradient needs.
+template <typename T>
+WPI_FUNC void nvdb_trilinear_mixed(uint64 id, const vol_vec3& uvw, uint32 grid_type, T h[3])
+{
+    const float32 fx = floor(uvw.c[0]), fy = floor(uvw.c[1]), fz = floor(uvw.c[2]);
+    const int32 i = int32(fx), j = int32(fy), k = int32(fz);
+    const float32 t[3] = {uvw.c[0] - fx, uvw.c[1] - fy, uvw.c[2] - fz};
+    h[0] = h[1] = h[2] = T();
+    for (int c = 0; c < 8; ++c) {
+        const int a = c >> 2, b = (c >> 1) & 1, d = c & 1;
+        const T v = nvdb_lookup<T>(id, i + a, j + b, k + d, grid_type);
+        const float32 w[3] = {a ? t[0] : 1.0f - t[0], b ? t[1] : 1.0f - t[1], d ? t[2] : 1.0f - t[2]};
+        const float32 s[3] = {a ? 1.0f : -1.0f, b ? 1.0f : -1.0f, d ? 1.0f : -1.0f};
+        h[0] = h[0] + v * (s[0] * s[1] * w[2]);
+        h[1] = h[1] + v * (s[0] * w[1] * s[2]);
+        h[2] = h[2] + v * (w[0] * s[1] * s[2]);
+    }
+}
+
+// value and gradient both flow back to uvw: adj_uvw += grad * adj_value + H adj_grad
+template <int = 0>
+WPI_FUNC void adj_volume_sample_grad_f(uint64 id, const vol_vec3& uvw, int32 mode, const vol_vec3&, uint64&,
+                                       vol_vec3& adj_uvw, int32&, vol_vec3&, float32 adj_ret, const vol_vec3& adj_grad)
+{
+    if (mode != VOLUME_LINEAR) return;   // piecewise constant: no gradient
+    vol_vec3 g;
+    nvdb_sample<float32>(id, uvw, mode, NVDB_GRID_FLOAT, &g);
+    float32 h[3];
+    nvdb_trilinear_mixed<float32>(id, uvw, NVDB_GRID_FLOAT, h);
+    adj_uvw += g * adj_ret + vol_vec3(h[0] * adj_grad.c[1] + h[1] * adj_grad.c[2],
+                                      h[0] * adj_grad.c[0] + h[2] * adj_grad.c[2],
+                                      h[1] * adj_grad.c[0] + h[2] * adj_grad.c[1]);
+}
+
 template <int = 0> WPI_FUNC vol_vec3 volume_sample_v(uint64 id, const vol_vec3& uvw, int32 mode)
 {
     return nvdb_sample<vol_vec3>(id, uvw, mode, NVDB_GRID_VEC3F, (vol_vec3*)0);
@@ -418,6 +453,7 @@ WPI_FUNC T nvdb_index_sample(uint64 id, const vol_vec3& uvw, int32 mode, const a
     const float32 fx = floor(uvw.c[0]), fy = floor(uvw.c[1]), fz = floor(uvw.c[2]);
     const int32 i = int32(fx), j = int32(fy), k = int32(fz);
     const float32 t[3] = {uvw.c[0] - fx, uvw.c[1] - fy, uvw.c[2] - fz};
+    typedef typename nvdb_scalar<T>::type S;   // weights in float32, applied in the data's scalar
     T r = T(), g[3] = {T(), T(), T()};
     for (int c = 0; c < 8; ++c) {
         const int a = c >> 2, b = (c >> 1) & 1, d = c & 1;
@@ -425,10 +461,10 @@ WPI_FUNC T nvdb_index_sample(uint64 id, const vol_vec3& uvw, int32 mode, const a
         const T v = nvdb_index_value(id, i + a, j + b, k + d, data, background, where);
         const float32 w[3] = {a ? t[0] : 1.0f - t[0], b ? t[1] : 1.0f - t[1], d ? t[2] : 1.0f - t[2]};
         const float32 s[3] = {a ? 1.0f : -1.0f, b ? 1.0f : -1.0f, d ? 1.0f : -1.0f};
-        r = r + v * (w[0] * w[1] * w[2]);
-        g[0] = g[0] + v * (s[0] * w[1] * w[2]);
-        g[1] = g[1] + v * (w[0] * s[1] * w[2]);
-        g[2] = g[2] + v * (w[0] * w[1] * s[2]);
+        r = r + v * S(w[0] * w[1] * w[2]);
+        g[0] = g[0] + v * S(s[0] * w[1] * w[2]);
+        g[1] = g[1] + v * S(w[0] * s[1] * w[2]);
+        g[2] = g[2] + v * S(w[0] * w[1] * s[2]);
         if (at) { at[c] = where; weights[c] = w[0] * w[1] * w[2]; }
     }
     if (partials) { partials[0] = g[0]; partials[1] = g[1]; partials[2] = g[2]; }
@@ -454,18 +490,18 @@ WPI_FUNC void adj_volume_sample_index(uint64 id, const vol_vec3& uvw, int32 mode
         for (int k = 0; k < 3; ++k) adj_uvw.c[k] += nvdb_dot(partials[k], adj_ret);
     for (int c = 0; c < 8; ++c) {
         if (at[c] == -2) continue;   // closest: one voxel
-        const T contrib = adj_ret * weights[c];
+        const T contrib = adj_ret * typename nvdb_scalar<T>::type(weights[c]);
         if (at[c] < 0) adj_background = adj_background + contrib;
         else if (voxel_data.grad) atomic_add_ptr(elem_ptr(voxel_data.grad, voxel_data, at[c]), contrib);
     }
 }
 
-// out-parameter form: writes the index-space gradient (vec3 for scalar data, a 3x3 matrix of
-// d value_i / d uvw_k for vec3 data)
-template <int = 0> WPI_FUNC void nvdb_set_grad(const float32* p, vol_vec3& grad) { grad = vol_vec3(p[0], p[1], p[2]); }
-template <int = 0> WPI_FUNC void nvdb_set_grad(const vol_vec3* p, mat_t<3, 3, float32>& grad)
+// out-parameter form: writes the index-space gradient (a vec3 for scalar data, an N x 3 matrix of
+// d value_i / d uvw_k for N-vector data)
+template <typename S> WPI_FUNC void nvdb_set_grad(const S* p, vec_t<3, S>& grad) { grad = vec_t<3, S>(p[0], p[1], p[2]); }
+template <unsigned N, typename S> WPI_FUNC void nvdb_set_grad(const vec_t<N, S>* p, mat_t<N, 3, S>& grad)
 {
-    for (int i = 0; i < 3; ++i)
+    for (unsigned i = 0; i < N; ++i)
         for (int k = 0; k < 3; ++k) grad.data[i][k] = p[k].c[i];
 }
 template <typename T, typename G>
@@ -475,6 +511,87 @@ WPI_FUNC void volume_sample_grad_index(uint64 id, const vol_vec3& uvw, int32 mod
     T partials[3];
     result = nvdb_index_sample(id, uvw, mode, voxel_data, background, partials, (int64*)0, (float32*)0);
     nvdb_set_grad(partials, grad);
+}
+
+// column k of a sampled gradient's adjoint, as a value of the data type
+template <typename S> WPI_FUNC S nvdb_grad_col(const vec_t<3, S>& g, int k) { return g.c[k]; }
+template <unsigned N, typename S> WPI_FUNC vec_t<N, S> nvdb_grad_col(const mat_t<N, 3, S>& g, int k)
+{
+    vec_t<N, S> r;
+    for (unsigned i = 0; i < N; ++i) r.c[i] = g.data[i][k];
+    return r;
+}
+
+// adjoint of a sampled (value, gradient) pair with respect to uvw, for value volumes of type T:
+// adj_uvw_m += sum over corners of dot(v, adj_ret) dW/du_m + sum_k dot(v, adj_grad[:, k]) d2W_k/du_m
+template <typename T, typename G>
+WPI_FUNC void nvdb_adj_sample_grad(uint64 id, const vol_vec3& uvw, int32 mode, uint32 grid_type, vol_vec3& adj_uvw,
+                                   const T& adj_ret, const G& adj_grad)
+{
+    if (mode != VOLUME_LINEAR) return;
+    const T col[3] = {nvdb_grad_col(adj_grad, 0), nvdb_grad_col(adj_grad, 1), nvdb_grad_col(adj_grad, 2)};
+    const float32 fx = floor(uvw.c[0]), fy = floor(uvw.c[1]), fz = floor(uvw.c[2]);
+    const int32 i = int32(fx), j = int32(fy), k = int32(fz);
+    const float32 t[3] = {uvw.c[0] - fx, uvw.c[1] - fy, uvw.c[2] - fz};
+    for (int c = 0; c < 8; ++c) {
+        const int a = c >> 2, b = (c >> 1) & 1, d = c & 1;
+        const T v = nvdb_lookup<T>(id, i + a, j + b, k + d, grid_type);
+        const float32 w[3] = {a ? t[0] : 1.0f - t[0], b ? t[1] : 1.0f - t[1], d ? t[2] : 1.0f - t[2]};
+        const float32 s[3] = {a ? 1.0f : -1.0f, b ? 1.0f : -1.0f, d ? 1.0f : -1.0f};
+        const float32 r = float32(nvdb_dot(v, adj_ret));
+        const float32 g0 = float32(nvdb_dot(v, col[0])), g1 = float32(nvdb_dot(v, col[1])), g2 = float32(nvdb_dot(v, col[2]));
+        adj_uvw.c[0] += r * s[0] * w[1] * w[2] + g1 * s[0] * s[1] * w[2] + g2 * s[0] * w[1] * s[2];
+        adj_uvw.c[1] += r * w[0] * s[1] * w[2] + g0 * s[0] * s[1] * w[2] + g2 * w[0] * s[1] * s[2];
+        adj_uvw.c[2] += r * w[0] * w[1] * s[2] + g0 * s[0] * w[1] * s[2] + g1 * w[0] * s[1] * s[2];
+    }
+}
+template <int = 0>
+WPI_FUNC void adj_volume_sample_grad_v(uint64 id, const vol_vec3& uvw, int32 mode, const mat_t<3, 3, float32>&, uint64&,
+                                       vol_vec3& adj_uvw, int32&, mat_t<3, 3, float32>&, const vol_vec3& adj_ret,
+                                       const mat_t<3, 3, float32>& adj_grad)
+{
+    nvdb_adj_sample_grad(id, uvw, mode, NVDB_GRID_VEC3F, adj_uvw, adj_ret, adj_grad);
+}
+template <typename S>
+WPI_FUNC void adj_volume_sample_grad_v4(uint64 id, const vol_vec3& uvw, int32 mode, const mat_t<4, 3, S>&, uint64&,
+                                        vol_vec3& adj_uvw, int32&, mat_t<4, 3, S>&, const vec_t<4, S>& adj_ret,
+                                        const mat_t<4, 3, S>& adj_grad)
+{
+    nvdb_adj_sample_grad(id, uvw, mode, nvdb_vec4_type<S>::value, adj_uvw, adj_ret, adj_grad);
+}
+
+// The value and the gradient flow back: to uvw (the gradient and the interpolant's mixed second
+// derivatives), to the voxel data (its grad array) and to the background, corner by corner.
+template <typename T, typename G>
+WPI_FUNC void adj_volume_sample_grad_index(uint64 id, const vol_vec3& uvw, int32 mode, const array_t<T>& voxel_data,
+                                           const T& background, const G&, uint64& adj_id, vol_vec3& adj_uvw,
+                                           int32& adj_mode, array_t<T>& adj_data, T& adj_background, G&,
+                                           const T& adj_ret, const G& adj_grad)
+{
+    adj_volume_sample_index(id, uvw, mode, voxel_data, background, adj_id, adj_uvw, adj_mode, adj_data,
+                            adj_background, adj_ret);
+    if (mode != VOLUME_LINEAR) return;   // the closest voxel's gradient is zero
+    typedef typename nvdb_scalar<T>::type S;
+    const T col[3] = {nvdb_grad_col(adj_grad, 0), nvdb_grad_col(adj_grad, 1), nvdb_grad_col(adj_grad, 2)};
+    const float32 fx = floor(uvw.c[0]), fy = floor(uvw.c[1]), fz = floor(uvw.c[2]);
+    const int32 i = int32(fx), j = int32(fy), k = int32(fz);
+    const float32 t[3] = {uvw.c[0] - fx, uvw.c[1] - fy, uvw.c[2] - fz};
+    for (int c = 0; c < 8; ++c) {
+        const int a = c >> 2, b = (c >> 1) & 1, d = c & 1;
+        int64 at;
+        const T v = nvdb_index_value(id, i + a, j + b, k + d, voxel_data, background, at);
+        const float32 w[3] = {a ? t[0] : 1.0f - t[0], b ? t[1] : 1.0f - t[1], d ? t[2] : 1.0f - t[2]};
+        const float32 s[3] = {a ? 1.0f : -1.0f, b ? 1.0f : -1.0f, d ? 1.0f : -1.0f};
+        // grad[:, k] = sum over corners of v * dW_k
+        const T contrib = col[0] * S(s[0] * w[1] * w[2]) + col[1] * S(w[0] * s[1] * w[2]) + col[2] * S(w[0] * w[1] * s[2]);
+        if (at < 0) adj_background = adj_background + contrib;
+        else if (voxel_data.grad) atomic_add_ptr(elem_ptr(voxel_data.grad, voxel_data, at), contrib);
+        const float32 d01 = float32(nvdb_dot(v, col[1])), d02 = float32(nvdb_dot(v, col[2])), d12 = float32(nvdb_dot(v, col[2]));
+        const float32 d10 = float32(nvdb_dot(v, col[0])), d20 = d10, d21 = float32(nvdb_dot(v, col[1]));
+        adj_uvw.c[0] += d01 * s[0] * s[1] * w[2] + d02 * s[0] * w[1] * s[2];
+        adj_uvw.c[1] += d10 * s[0] * s[1] * w[2] + d12 * w[0] * s[1] * s[2];
+        adj_uvw.c[2] += d20 * s[0] * w[1] * s[2] + d21 * w[0] * s[1] * s[2];
+    }
 }
 
 // --- transforms (the grid's float map: world = M * index + t) ------------------------------------------
