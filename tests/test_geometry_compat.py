@@ -858,3 +858,56 @@ def test_index_sample_grad_gradient_reaches_uvw_data_and_background(dt):
     step = bg_np.copy()
     step.reshape(-1)[0] += 1.0
     np.testing.assert_allclose(bg.grad.numpy().reshape(-1)[0], launch(uvw_np, b=step).sum() - base, rtol=1e-3, atol=1e-4)
+
+
+@pytest.mark.parametrize("scalar,vec", [(wp.float16, wp.vec3h), (wp.float32, wp.vec3f), (wp.float64, wp.vec3d)])
+@pytest.mark.parametrize("point,query,found", [
+    (0.0, np.nan, True),       # a NaN query looks in cell 0, where the point at the origin is
+    (np.nan, 0.0, True),       # a NaN point is binned into cell 0
+    (0.0, np.inf, False),      # infinities go to the clamped edge cells, not cell 0
+    (0.0, -np.inf, False),
+])
+def test_hash_grid_nan_and_infinite_coordinates(scalar, vec, point, query, found):
+    @wp.kernel(module="unique")
+    def k(grid: wp.uint64, q: vec, out: wp.array(dtype=int)):
+        for j in wp.hash_grid_query(grid, q, scalar(0.0)):
+            out[0] += 1
+
+    grid = wp.HashGrid(3, 5, 7, dtype=scalar)
+    grid.build(wp.array([[point, 1.0, 0.0]], dtype=vec), 1.0)
+    out = wp.zeros(1, dtype=int)
+    wp.launch(k, dim=1, inputs=[grid.id, vec(query, 1.0, 0.0), out])
+    assert out.numpy()[0] == int(found)
+
+
+def test_uninitialised_structures_can_be_deleted():
+    for cls in (wp.HashGrid, wp.Volume):
+        cls.__new__(cls).__del__()
+
+
+@wp.kernel
+def _to_world_sum(volume: wp.uint64, p: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
+    t = wp.tid()
+    out[t] = wp.dot(wp.volume_index_to_world(volume, p[t]), wp.vec3(1.0, 2.0, 3.0)) + \
+        wp.dot(wp.volume_world_to_index(volume, p[t]), wp.vec3(-1.0, 0.5, 2.0))
+
+
+def test_index_world_transform_gradients_follow_a_rotated_map():
+    # a map that is not symmetric (a rotation about x and a scale): the adjoint of p -> M p is
+    # M^T (warp-lang 1.19 applies M; see docs/compatibility.md)
+    from warp_interactive.geometry import nanovdb as nv
+    vol = wp.Volume.allocate(min=(0, 0, 0), max=(7, 7, 7), voxel_size=1.0, bg_value=0.0)
+    m = np.array([[0.1, 0.0, 0.0], [0.0, 0.0, 0.1], [0.0, -0.1, 0.0]], np.float32)
+    buf = np.array(vol.buffer())
+    buf[296:332] = np.frombuffer(m.tobytes(), np.uint8)                            # index -> world
+    buf[332:368] = np.frombuffer(np.linalg.inv(m).astype(np.float32).tobytes(), np.uint8)
+    rotated = wp.Volume(nv.aligned_bytes(len(buf), buf.tobytes()))
+    p_np = RNG.normal(size=(4, 3)).astype(np.float32)
+    p = wp.array(p_np, dtype=wp.vec3, requires_grad=True)
+    out = wp.zeros(4, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(_to_world_sum, dim=4, inputs=[rotated.id, p, out])
+    tape.backward(grads={out: wp.ones(4, dtype=float)})
+    want = m.T @ np.array([1.0, 2.0, 3.0]) + np.linalg.inv(m).T @ np.array([-1.0, 0.5, 2.0])
+    np.testing.assert_allclose(p.grad.numpy(), np.broadcast_to(want, (4, 3)), rtol=1e-5, atol=1e-5)

@@ -49,8 +49,13 @@ class HashGrid:
                                   put("ends", self._ends), *dims, 0, 0.0, 0, 0)
         self.id = self._place.publish(self._desc)
 
-    def reserve(self, num_points):
-        """Allocate room for ``num_points`` points ahead of build()."""
+    def __del__(self):
+        # the device buffers go with the grid (safe on an instance __init__ never reached)
+        self.__dict__.pop("_place", None)
+
+    def reserve(self, num_points, with_groups=False):
+        """Allocate room for ``num_points`` points ahead of build() (``with_groups``: for a
+        grouped build; the group table is sized at build time here, so it needs nothing more)."""
         if num_points > self.reserved:
             self._ids = np.zeros(num_points, np.int32)
             self._keys = np.zeros(num_points, np.int32)
@@ -90,8 +95,12 @@ class HashGrid:
             got = getattr(getattr(points, "dtype", None), "__name__", type(points).__name__)
             raise TypeError(f"HashGrid.build: points must be a wp.array of {want.__name__} (the "
                             f"grid's dtype is {self.dtype.__name__}), got {got}")
-        # a host copy in float32, row-major over any shape and strides
-        return np.ascontiguousarray(np.asarray(points.numpy()).reshape(-1, 3), dtype=np.float32)
+        # a host copy in float32, row-major over any shape and strides; a NaN coordinate bins
+        # into cell 0 (as hashgrid.h's queries look for it there; the native builder's integer
+        # conversion of a NaN would be undefined), infinities into the clamped edge cells
+        rows = np.array(np.asarray(points.numpy()).reshape(-1, 3), dtype=np.float32)
+        rows[np.isnan(rows)] = 0.0
+        return rows
 
     def _set_groups(self, groups, n):
         """One group per point (copied: rebuild after changing them), or none."""

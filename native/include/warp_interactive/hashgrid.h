@@ -22,6 +22,7 @@ WPI_FUNC int32 hash_grid_cell(float32 x, float32 cell_width, int32 dim)
 {
     float32 q = floor(x / cell_width);
     q = q < -1.0e9f ? -1.0e9f : (q > 1.0e9f ? 1.0e9f : q);
+    if (isnan(q)) q = 0.0f;   // NaN: cell 0, as the builder
     int64 c = int64(q) % dim;
     return int32(c < 0 ? c + dim : c);
 }
@@ -30,6 +31,7 @@ WPI_FUNC int64 hash_grid_unwrapped(float32 x, float32 cell_width)
 {
     float32 q = floor(x / cell_width);
     q = q < -1.0e9f ? -1.0e9f : (q > 1.0e9f ? 1.0e9f : q);
+    if (isnan(q)) q = 0.0f;   // NaN: cell 0, as the builder
     return int64(q);
 }
 
