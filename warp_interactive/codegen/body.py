@@ -410,9 +410,11 @@ class BodyWriter:
         if not getattr(func, "differentiable", False):
             return []
         if isinstance(s.out, list):
-            if not _is_user_call(func):
+            # a @wp.func returning several values, or a builtin's result and out-parameters
+            # (its adjoint takes the adjoints of the result, then of each written argument)
+            if not _is_user_call(func) and not getattr(func, "writes", ()):
                 return []
-            adj_outs = ", ".join(v.adj for v in s.out)   # a @wp.func returning several values
+            adj_outs = ", ".join(v.adj for v in s.out)
         else:
             adj_outs = s.out.adj if s.out is not None else ""
         args = self.call_args(s)
