@@ -273,8 +273,8 @@ def _offset_vars(tr, args, ndim, name):
             raise tr.scope.error(f"wp.{name}(): offsets must be integers, got {type_name(var.type)}", node)
         if var.literal:
             var = int_const(tr, var.constant)
-        elif var.type is not sc.int32:
-            var = emit(tr, "cast", sc.int32, [var], "<wp::int32>", differentiable=False, name="int32")
+        elif var.type is not sc.int32:   # saturated: an offset past 32 bits stays outside the array
+            var = emit(tr, "tile_offset_i32", sc.int32, [var], differentiable=False)
         out.append(var)
     return out + [int_const(tr, 0) for _ in range(4 - ndim)]
 

@@ -427,6 +427,14 @@ WPI_FUNC void adj_tile_scatter(const D& dst, const Sr& src, D& adj_dst, Sr& adj_
 
 // --- memory: loads and stores of an n-d window at an offset; outside the array reads zero and
 // writes nothing (warp-lang's bounds_check=True), so a tile need not divide the array ----------
+// a load/store offset of another integer type as int32, saturated: array dimensions fit in int32,
+// so an offset beyond it is outside the array either way (a plain cast could wrap back inside)
+template <typename I>
+WPI_FUNC int32 tile_offset_i32(I o)
+{
+    return int64(o) > int64(2147483647) ? int32(2147483647) : int64(o) < int64(-2147483647 - 1) ? int32(-2147483647 - 1) : int32(o);
+}
+
 template <typename T, typename Tl>
 WPI_FUNC int64 tile_array_offset(const array_t<T>& a, int ndim, const int* o, int n, bool& inside)
 {
