@@ -7,13 +7,17 @@ bytes themselves (allocation, copies, transfers) belong to its device's memory b
 what it needs from higher layers is registered in hooks.py.
 """
 
+import ctypes
+
 import numpy as np
 
 from ..state import state
 from .. import hooks
 from .arraydesc import MAX_DIMS, make_desc
 from .dtypes import element_shape, infer_dtype, np_dtype_of, type_repr, type_size
-from .scalars import Scalar, bool_, canonical_scalar
+from .generic import is_any
+from .scalars import canonical_scalar
+from . import array_values
 
 _capturing = state.capturing    # graph captures in progress: the fast check on hot paths
 
@@ -31,7 +35,7 @@ def _norm_shape(shape):
     if len(shape) > MAX_DIMS:
         raise ValueError(f"arrays have at most {MAX_DIMS} dimensions, got shape {shape}")
     if any(s < 0 for s in shape):
-        raise ValueError(f"array shape must not be negative, got {shape}")
+        raise ValueError(f"Array shapes must be non-negative, got {shape}")
     return shape
 
 
@@ -74,10 +78,15 @@ class array:
             return
         self.device = _device(device)
         self.pinned = bool(pinned) and self.device.is_cpu
+        if is_any(self.dtype):      # wp.array(data, dtype=Any): the data's own type
+            self.dtype = None
+        if retain_grad and not requires_grad and grad is None:
+            raise ValueError("retain_grad=True needs requires_grad=True (there is no gradient to keep)")
         if data is not None:
             self._init_from_data(data, copy, shape)
         elif ptr is not None:
             self._init_from_ptr(ptr, shape, strides, owner)
+            self._capacity = None if capacity is None else int(capacity)
         else:
             self._allocate(shape)
         if requires_grad and grad is None:
@@ -117,11 +126,16 @@ class array:
     def _init_from_ptr(self, ptr, shape, strides, owner):
         if self.dtype is None:
             raise TypeError("wp.array(ptr=...) needs dtype=")
-        strides = strides or contiguous_strides(shape, type_size(self.dtype))
+        strides = tuple(int(s) for s in strides) if strides is not None else \
+            contiguous_strides(shape, type_size(self.dtype))
+        if len(strides) != len(shape):
+            raise ValueError(f"Invalid number of strides, expected {len(shape)} strides, got {len(strides)}")
         self._set_view(int(ptr), shape, strides, None)
 
     def _init_from_data(self, data, copy, shape=None):
-        if not isinstance(data, array) and hasattr(data, "__cuda_array_interface__"):
+        if not isinstance(data, array) and hasattr(data, "__cuda_array_interface__") and \
+                (self.device.is_cuda or not hasattr(data, "__array_interface__")):
+            # an object with both interfaces gives a CPU array through its host one (as warp-lang)
             return hooks.from_cuda_interface(self, data, copy)
         if isinstance(data, array):
             self.dtype = self.dtype or data.dtype
@@ -137,7 +151,11 @@ class array:
 
     def _numpy_from_data(self, data):
         if self.dtype is not None and hasattr(self.dtype, "_np_struct_dtype"):
+            if isinstance(data, np.ndarray) and data.dtype.fields is not None:
+                return data.astype(self.dtype._np_struct_dtype, copy=False)
             return self.dtype._to_numpy_records(data)
+        if isinstance(data, (list, tuple)) and len(data) == 0 and self.dtype is not None:
+            return np.zeros((0,) + element_shape(self.dtype), dtype=np_dtype_of(self.dtype))
         if isinstance(data, (list, tuple)) and self.dtype is not None:
             return np.asarray([np.asarray(x) if hasattr(x, "numpy_view") else x for x in data],
                               dtype=np_dtype_of(self.dtype))
@@ -184,7 +202,10 @@ class array:
 
     @property
     def capacity(self):
-        return self.size * type_size(self.dtype)
+        """The bytes of memory behind the array: those its allocation reached (strides=,
+        ptr= with capacity=), else its elements' bytes."""
+        given = getattr(self, "_capacity", None)
+        return given if given is not None else self.size * type_size(self.dtype)
 
     @property
     def is_contiguous(self):
@@ -199,6 +220,8 @@ class array:
         self._requires_grad = bool(value)
         if value and self._grad is None:
             self._alloc_grad()
+        if not value and self._retain_grad:     # nothing left to retain
+            self.retain_grad = False
 
     @property
     def retain_grad(self):
@@ -208,6 +231,8 @@ class array:
 
     @retain_grad.setter
     def retain_grad(self, value):
+        if value and not self._requires_grad:
+            raise ValueError("retain_grad=True needs requires_grad=True (there is no gradient to keep)")
         self._retain_grad = bool(value)
         self._desc = None
 
@@ -267,7 +292,16 @@ class array:
         return self.device.memory.to_numpy(self)
 
     def list(self):
-        return self.numpy().tolist()
+        """The elements in row-major order, one Python value each (int/float/bool, wp vectors
+        and matrices, struct instances), as the reference."""
+        return array_values.to_list(self)
+
+    def cptr(self):
+        """A ctypes pointer to the first element (host memory), typed by the element's C type."""
+        if not self.device.is_cpu:
+            raise RuntimeError(f"cptr() reads host memory: the array is on {self.device}")
+        ctype = getattr(self.dtype, "_ctype", None) or self.dtype
+        return ctypes.cast(self.ptr, ctypes.POINTER(ctype))
 
     def __array__(self, dtype=None, copy=None):
         a = self.numpy()
@@ -325,14 +359,23 @@ class array:
             shape = tuple(self.size // max(known, 1) if s == -1 else s for s in shape)
         shape = _norm_shape(shape)
         if int(np.prod(shape)) != self.size:
-            raise ValueError(f"cannot reshape an array of size {self.size} into shape {shape}")
+            raise RuntimeError(f"cannot reshape array of shape {self.shape} (size {self.size}) into "
+                               f"shape {shape} (size {int(np.prod(shape))})")
         if not self.is_contiguous:
-            raise ValueError("reshape needs a contiguous array: use .contiguous() first")
+            raise RuntimeError("reshape needs a contiguous array: use .contiguous() first")
         strides = contiguous_strides(shape, type_size(self.dtype))
         return self._derived(self.ptr, shape, strides, lambda g: g.reshape(shape))
 
     def flatten(self):
         return self.reshape((self.size,))
+
+    def view(self, dtype):
+        """The same memory read as elements of ``dtype`` (see types/array_values.view_as)."""
+        dtype = canonical_scalar(dtype)
+        shape, strides = array_values.view_as(self, dtype)
+        out = self._derived(self.ptr, shape, strides, lambda g: g.view(dtype))
+        out.dtype = dtype
+        return out
 
     def transpose(self, axes=None):
         axes = tuple(reversed(range(self.ndim))) if axes is None else tuple(axes)
@@ -359,11 +402,7 @@ class array:
     def fill_(self, value):
         if _capturing[0] and hooks.defer(self.device, lambda: self.fill_(value)):
             return self
-        if hasattr(value, "numpy_view"):
-            value = value.numpy_view()
-        elif hasattr(self.dtype, "_np_struct_dtype"):
-            value = self.dtype._to_numpy_records([value])[0]
-        self.device.memory.fill(self, value)
+        self.device.memory.fill(self, array_values.fill_value(self.dtype, value))
         return self
 
     def zero_(self):
@@ -466,60 +505,9 @@ class _ArrayAlias:
 array1d, array2d, array3d, array4d = (_ArrayAlias(n) for n in (1, 2, 3, 4))
 
 
-# --- constructors ---------------------------------------------------------------------------
-def _shape_arg(shape, n, fn):
-    shape = shape if shape is not None else n
-    if shape is None:
-        raise TypeError(f"wp.{fn}() needs a shape")
-    return shape
-
-
-def zeros(shape=None, dtype=float, device=None, requires_grad=False, pinned=False, n=None,
-          retain_grad=False, **kw):
-    return array(shape=_shape_arg(shape, n, "zeros"), dtype=dtype, device=device,
-                 requires_grad=requires_grad, pinned=pinned, retain_grad=retain_grad)
-
-
-def empty(shape=None, dtype=float, device=None, requires_grad=False, pinned=False, n=None,
-          retain_grad=False, **kw):
-    return zeros(shape, dtype, device, requires_grad, pinned, n, retain_grad)
-
-
-def full(shape=None, value=0, dtype=None, device=None, requires_grad=False, pinned=False,
-         retain_grad=False):
-    if dtype is None:
-        dtype = _dtype_of_value(value)
-    return zeros(shape, dtype, device, requires_grad, pinned, retain_grad=retain_grad).fill_(value)
-
-
-def _dtype_of_value(value):
-    """The element type ``wp.full`` gives a value: its own type for wp values, else as Python's."""
-    if hasattr(value, "numpy_view") or hasattr(value, "_wp_struct_") or isinstance(value, Scalar):
-        return type(value)
-    if isinstance(value, (bool, np.bool_)):
-        return bool_
-    return float if isinstance(value, (float, np.floating)) else int
-
-
-def ones(shape=None, dtype=float, device=None, requires_grad=False, pinned=False, retain_grad=False):
-    return full(shape, 1, dtype, device, requires_grad, pinned, retain_grad)
-
-
-def zeros_like(src, device=None, requires_grad=None, pinned=None):
-    rg = src.requires_grad if requires_grad is None else requires_grad
-    return zeros(src.shape, src.dtype, device or src.device, rg)
-
-
-def empty_like(src, device=None, requires_grad=None, pinned=None):
-    return zeros_like(src, device, requires_grad)
-
-
-def full_like(src, value, device=None, requires_grad=None):
-    return zeros_like(src, device, requires_grad).fill_(value)
-
-
-def ones_like(src, device=None, requires_grad=None):
-    return full_like(src, 1, device, requires_grad)
+# --- constructors: wp.zeros/empty/full/ones and their *_like forms (types/array_factories.py) ----
+from .array_factories import (  # noqa: E402  (they build arrays: after the class)
+    empty, empty_like, full, full_like, ones, ones_like, zeros, zeros_like)
 
 
 def write_values(dest, values):
@@ -527,7 +515,7 @@ def write_values(dest, values):
     dest.device.memory.assign(dest, np.asarray(values, dtype=np_dtype_of(dest.dtype)))
 
 
-def clone(src, device=None, requires_grad=None, pinned=None):
+def clone(src, device=None, requires_grad=None, pinned=None, retain_grad=False):
     rg = src.requires_grad if requires_grad is None else requires_grad
     target = _device(device or src.device)
     if target.is_cuda or src.device.is_cuda:     # one device-side or host<->device copy
@@ -537,6 +525,7 @@ def clone(src, device=None, requires_grad=None, pinned=None):
         out = array(shape=src.shape, dtype=src.dtype, device=target, requires_grad=rg)
         out.numpy()[...] = src.numpy()      # one NumPy dtype on both sides (struct records too)
     hooks.record_copy(out, src, 0, 0, src.size)     # differentiable on a tape, as a copy
+    out.retain_grad = retain_grad
     return out
 
 
@@ -549,11 +538,11 @@ def copy(dest, src, dest_offset=0, src_offset=0, count=0, stream=None):
     hooks.record_copy(dest, src, dest_offset, src_offset, count)
 
 
-def from_numpy(arr, dtype=None, shape=None, device=None, requires_grad=False):
+def from_numpy(arr, dtype=None, shape=None, device=None, requires_grad=False, retain_grad=False):
     a = np.asarray(arr)
     if dtype is None:
         dtype = infer_dtype(a)
-    out = array(a, dtype=dtype, device=device, requires_grad=requires_grad)
+    out = array(a, dtype=dtype, device=device, requires_grad=requires_grad, retain_grad=retain_grad)
     return out.reshape(shape) if shape is not None else out
 
 
