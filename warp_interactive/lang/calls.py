@@ -75,12 +75,27 @@ class CallsMixin:
         return [self.eval_var(a) for a in node.args]
 
     def call_registered(self, obj, node, kwargs, args=None):
-        if kwargs:
-            raise self.scope.error(f"wp.{obj.key}() takes no keyword arguments in kernels")
+        if kwargs:   # by the overloads' parameter names, as the reference (expect_near(a, b, tolerance=t))
+            node = self._keywords_as_positions(obj.key, node, kwargs)
+            args = None
         args = self.args_of(node) if args is None else args
         if any(ov.writes for ov in registry[obj.key].overloads):
             return self.call_with_writes(obj.key, args, node)
         return self.call_builtin(obj.key, args)
+
+    def _keywords_as_positions(self, name, node, kwargs):
+        """The call with its keyword arguments moved to their positions: the first overload whose
+        parameters after the positional ones are exactly the keywords' names sets the order."""
+        n = len(node.args)
+        for ov in registry[name].overloads:
+            rest = list(ov.input_types)[n:]
+            if set(rest) == set(kwargs) and len(rest) == len(kwargs):
+                return ast.copy_location(ast.Call(func=node.func, keywords=[],
+                                                  args=list(node.args) + [kwargs[k] for k in rest]), node)
+        accepted = sorted({", ".join(ov.input_types) for ov in registry[name].overloads})
+        raise self.scope.error(f"wp.{name}(): no overload takes {n} positional argument(s) and the "
+                               f"keyword(s) {', '.join(kwargs)}; its parameters: "
+                               + "; ".join(f"({a})" for a in accepted))
 
     def call_with_writes(self, name, args, node):
         """A builtin with out-parameters: the written arguments' names are rebound to new values."""
