@@ -11,6 +11,7 @@ from .registry import Overload, registry, resolve, type_name
 from .builtin_function import BuiltinFunction  # noqa: F401  (re-exported)
 from .scope import PyValue
 from . import static as static_mod
+from .intrinsics_transform import constructor_args as transform_constructor_args
 
 _PY_BUILTIN_MAP = {min: "min", max: "max", abs: "abs", round: "round", pow: "pow"}
 _TYPE_FACTORIES = {comp.vector: "vector", comp.matrix: "matrix", comp.quaternion: "quaternion",
@@ -65,12 +66,37 @@ class CallsMixin:
         return [self.eval_var(a) for a in node.args]
 
     def call_registered(self, obj, node, kwargs, args=None):
-        if kwargs:
-            raise self.scope.error(f"wp.{obj.key}() takes no keyword arguments in kernels")
         args = self.args_of(node) if args is None else args
+        if kwargs:
+            return self.call_builtin(obj.key, self._bind_keywords(obj.key, args, kwargs))
         if any(ov.writes for ov in registry[obj.key].overloads):
             return self.call_with_writes(obj.key, args, node)
         return self.call_builtin(obj.key, args)
+
+    def _bind_keywords(self, name, args, kwargs):
+        """``wp.expect_near(a, b, tolerance=t)``: the arguments in the order of the overload whose
+        parameter names take the keywords (the first whose types fit, when several do;
+        call_builtin then retypes literals and reports a mismatch)."""
+        values = {k: self.eval_var(v) for k, v in kwargs.items()}
+        orders = []
+        for ov in registry[name].overloads:
+            names = list(ov.input_types)
+            rest = names[len(args):]
+            if not ov.variadic and not ov.writes and len(args) + len(values) == len(names) \
+                    and set(values) == set(rest):
+                orders.append((ov, list(args) + [values[n] for n in rest]))
+        for ov, ordered in orders:
+            try:
+                ov.match([a.type for a in ordered])
+                return ordered
+            except TypeMismatch:
+                continue
+        if orders:
+            return orders[0][1]
+        accepted = sorted({n for ov in registry[name].overloads for n in ov.input_types})
+        raise self.scope.error(f"wp.{name}() got keyword arguments {sorted(values)} that no overload "
+                               f"takes with {len(args)} positional arguments (parameter names: "
+                               f"{', '.join(accepted)})")
 
     def call_with_writes(self, name, args, node):
         """A builtin with out-parameters: the written arguments' names are rebound to new values."""
@@ -119,6 +145,8 @@ class CallsMixin:
         if comp.is_vector(t) and t._length_ == 6 and len(args) == 2 and \
                 all(comp.is_vector(a.type) and a.type._length_ == 3 for a in args):
             return self.call_builtin("spatial_vector", args)  # spatial_vector(w, v)
+        if t._kind_ == "transform":
+            args = transform_constructor_args(self, t, args)
         self._check_constructor_args(t, args)
         kind = {"vector": "vec_t", "matrix": "mat_t", "quaternion": "quat_t",
                 "transform": "transform_t"}[t._kind_]
