@@ -167,8 +167,11 @@ def _composite_values(t, domain, n, rng):
         return np.concatenate([rng.uniform(-2, 2, (n, 3)), q / np.linalg.norm(q, axis=1, keepdims=True)],
                               1).astype(npd)
     shape = (n,) + tuple(t._shape_)
-    if kind == "matrix" and domain == "rot":
-        return Rotation.random(n, random_state=1).as_matrix().astype(npd)
+    if kind == "matrix" and domain == "rot":   # a rotation (4x4: in the upper-left block, noise around)
+        r = t._shape_[0]
+        m = rng.uniform(-2, 2, (n, r, r))
+        m[:, :3, :3] = Rotation.random(n, random_state=1).as_matrix()
+        return m.astype(npd)
     if kind == "matrix" and domain in ("trs", "rt") and t._shape_ == (4, 4):   # 4x4 rigid (scaled)
         m = np.zeros((n, 4, 4))
         scale = rng.uniform(0.5, 2.0, (n, 1, 3)) if domain == "trs" else 1.0

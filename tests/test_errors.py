@@ -462,10 +462,13 @@ def test_debug_out_of_bounds_write_and_negative():
         wp.launch(oob_write_2d, dim=2, inputs=[grid, 3])
     msg = str(e.value)
     assert "oob_write_2d" in msg and "'grid'" in msg and "3]" in msg and "(2, 3)" in msg
-    with pytest.raises(wp.LaunchError, match=r"-1\]"):
-        wp.launch(oob_write_2d, dim=2, inputs=[grid, -1])
-    wp.launch(oob_write_2d, dim=2, inputs=[grid, 2])
+    # a negative index counts from the end (as in warp-lang): -3..-1 are in range, -4 is not
+    with pytest.raises(wp.LaunchError, match=r"-4\]"):
+        wp.launch(oob_write_2d, dim=2, inputs=[grid, -4])
+    wp.launch(oob_write_2d, dim=2, inputs=[grid, -1])
     assert grid.numpy().tolist() == [[0, 0, 1], [0, 0, 1]]
+    wp.launch(oob_write_2d, dim=2, inputs=[grid, -3])
+    assert grid.numpy().tolist() == [[1, 0, 1], [1, 0, 1]]
 
 
 def test_debug_error_names_user_line():

@@ -9,7 +9,7 @@ from .config import config
 from .lang import builtins_core as _builtins_core  # noqa: F401  (declares the builtins)
 from .lang import intrinsics_transform as _intrinsics_transform  # noqa: F401  (wp.transformation)
 from .lang.builtin_function import intrinsic_names as _intrinsic_names
-from .lang.builtin_function import BuiltinFunction as _BuiltinFunction
+from .lang.builtin_function import make_builtin as _make_builtin
 from .lang.decorators import constant, func, kernel, struct
 from .errors import CodegenError, CompileError, LaunchError
 from .lang.kernel import Kernel, overload
@@ -69,14 +69,15 @@ def _export_builtins(namespace):
     """``wp.sin``, ``wp.dot``...: one callable per builtin kernels can call."""
     for name, b in _registry.items():
         if any(ov.export for ov in b.overloads) and name not in namespace:
-            namespace[name] = _BuiltinFunction(name, b.overloads[0].doc)
+            namespace[name] = _make_builtin(name, b.overloads[0].doc)
     for name in _intrinsic_names():
-        namespace[name] = _BuiltinFunction(name)
+        namespace[name] = _make_builtin(name)
 
 
 # --- autodiff: custom adjoints/replays, matmul, gradient checks -------------------------------
 from .lang.custom_grad import adjoint  # noqa: E402
 from .lang.decorators import func_grad, func_replay  # noqa: E402
+from .lang.grad_of import grad  # noqa: E402  (wp.grad(f)(x): f's gradient in forward code)
 # geometry: wp.Mesh, wp.Bvh, wp.HashGrid, wp.Volume and their kernel builtins
 from .lang import builtins_geometry as _builtins_geometry  # noqa: E402,F401
 from .geometry import Bvh, HashGrid, Mesh, Volume  # noqa: E402

@@ -3,6 +3,7 @@
 reverse form side by side, in one place."""
 
 from ..lang import ir
+from ..lang.grad_of import GradCall
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
@@ -230,6 +231,8 @@ class BodyWriter:
 
     def _fwd_call(self, s, p, replay):
         func = s.func
+        if isinstance(func, GradCall):
+            return self._fwd_grad_of(s, p)
         lines = self._bounds_check(s, p, replay) if self.debug else []
         name = self.callee(func, s.template)
         if replay and _is_user_call(func) and getattr(func, "custom_replay", None) is not None:
@@ -247,6 +250,16 @@ class BodyWriter:
         if s.out is None:
             return lines + [f"{p}{name}({args});"]
         return lines + [f"{p}{s.out.label} = {name}({args});"]
+
+    def _fwd_grad_of(self, s, p):
+        """``wp.grad(f)(args)``: f's adjoint run with an output adjoint of one; the argument
+        adjoints it accumulates (from zero) are the results."""
+        outs = s.out if isinstance(s.out, list) else [s.out]
+        g = s.func
+        adj_args = [f"{p}{o.label} = {{}};" for o in outs]
+        args = ", ".join([a.label for a in s.args] + [o.label for o in outs] +
+                         [f"{cpp_type(g.ret_type)}(1)"])
+        return adj_args + [f"{p}{self.adj_callee(g.target, g.template)}({args});"]
 
     def _bounds_check(self, s, p, replay=False):
         cpp = getattr(s.func, "cpp", None)

@@ -54,3 +54,27 @@ class BuiltinFunction:
 
     def __repr__(self):
         return f"<builtin wp.{self.key}>"
+
+
+class _TileBuiltin(BuiltinFunction):
+    """``wp.tile``: the builtin in kernels, and ``wp.tile[dtype, M, N]`` the tile type in
+    annotations (warp-lang's ``wp.tile`` is both)."""
+
+    def __getitem__(self, params):
+        from ..types.tile import tile_subscript
+        return tile_subscript(params)
+
+
+class _TileStackBuiltin(BuiltinFunction):
+    """``wp.tile_stack``: a stack in kernels; outside them (a @wp.func parameter's annotation,
+    ``s: wp.tile_stack(capacity=8, dtype=int)``) the stack's type."""
+
+    def __call__(self, capacity, dtype):
+        from ..types.tile import tile_stack_type
+        return tile_stack_type(dtype, capacity)
+
+
+def make_builtin(key, doc=""):
+    """The ``wp.<key>`` object of a kernel builtin."""
+    cls = {"tile": _TileBuiltin, "tile_stack": _TileStackBuiltin}.get(key, BuiltinFunction)
+    return cls(key, doc)

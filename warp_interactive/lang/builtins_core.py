@@ -3,6 +3,7 @@
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
+from ..types.array_slice import is_slice
 from ..errors import TypeMismatch
 from .registry import (Any, Pattern, Array, Bool, Float, Index, Int, Matrix, Quaternion, Scalar,
                        Transformation, Vector, add_builtin, registry, same_as, scalar_type_of)
@@ -114,8 +115,12 @@ def _elem(ts):
 
 
 def _view(ts):
+    """``a[i]`` / ``a[i:j, k]``: each integer index drops an axis, each slice keeps one."""
     a = ts[0]
-    return array(dtype=a.dtype, ndim=a.ndim - (len(ts) - 1))
+    return array(dtype=a.dtype, ndim=a.ndim - sum(1 for t in ts[1:] if not is_slice(t)))
+
+
+IndexOrSlice = Pattern("Int or slice", lambda t: sc.is_int(t) or is_slice(t), share=False)
 
 
 def _store_rule(ts):
@@ -156,7 +161,7 @@ def _cas_rule(ts):
 for n in (1, 2, 3, 4):
     idx = {f"i{k}": Index for k in range(n)}
     add_builtin("load", {"a": Array, **idx}, value_func=_elem, group=G_ARR, hidden=True, export=False)
-    add_builtin("view", {"a": Array, **idx}, value_func=_view, group=G_ARR, hidden=True, export=False)
+    add_builtin("view", {"a": Array, **{k: IndexOrSlice for k in idx}}, value_func=_view, group=G_ARR, hidden=True, export=False)
     add_builtin("address", {"a": Array, **idx}, value_func=_elem, group=G_ARR, hidden=True,
                 export=False, differentiable=False)
     add_builtin("array_store", {"a": Array, **idx, "value": Any}, value_func=_store_rule,

@@ -50,8 +50,8 @@ def _mat33(ts):
             raise TypeMismatch(f"needs 3x3 matrices, got {_shape(t)}")
         if comp.is_vector(t) and t._length_ != 3:
             raise TypeMismatch(f"needs a 3-vector, got a {t._length_}-vector")
-    if not sc.is_float(ts[0]._wp_scalar_type_) or ts[0]._wp_scalar_type_ is sc.float16:
-        raise TypeMismatch("defined for float32 and float64 matrices")
+    if not sc.is_float(ts[0]._wp_scalar_type_):   # float16 is computed in float32 (mat.h)
+        raise TypeMismatch("defined for float16, float32 and float64 matrices")
 
 
 # --- vectors -------------------------------------------------------------------------------------

@@ -77,8 +77,8 @@ add_builtin("inverse_approx", {"a": FloatMatrix}, value_func=_square((2, 3, 4)),
 def _svd2_rule(ts):
     _square((2,))(ts)
     s = ts[0]._wp_scalar_type_
-    if s not in (sc.float32, sc.float64):
-        raise TypeMismatch("defined for float32 and float64 matrices")
+    if not sc.is_float(s):   # float16 is computed in float32 (math_extra.h)
+        raise TypeMismatch("defined for float16, float32 and float64 matrices")
     for t in ts[1:]:
         if t._wp_scalar_type_ is not s:
             raise TypeMismatch("all arguments must have one scalar type")

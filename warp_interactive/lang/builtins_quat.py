@@ -22,9 +22,10 @@ def _needs(kind, n):
 _v3, _v6, _m33 = _needs("vec", 3), _needs("vec", 6), _needs("mat", 3)
 
 
-def _float_m33(t):
-    if not sc.is_float(_m33(t)._wp_scalar_type_):
-        raise TypeMismatch(f"needs a floating-point matrix, got {t.__name__}")
+def _float_rotation(t):
+    """A 3x3 rotation, or a 4x4 matrix whose upper-left 3x3 block is one (as in the reference)."""
+    if not comp.is_matrix(t) or t._shape_ not in ((3, 3), (4, 4)) or not sc.is_float(t._wp_scalar_type_):
+        raise TypeMismatch(f"needs a floating-point 3x3 or 4x4 matrix, got {getattr(t, '__name__', t)}")
     return t
 
 
@@ -50,9 +51,10 @@ add_builtin("quat_from_axis_angle", {"axis": Vector, "angle": Float},
 add_builtin("quat_to_axis_angle", {"q": Quaternion, "axis": Vector, "angle": Float},
             value_func=lambda ts: (_v3(ts[1]), None)[1], group=G_QUAT,
             doc="Writes the rotation axis (unit) of `q` to `axis` and its angle (radians, in "
-                "[0, 2 pi]) to `angle`.")
-add_builtin("quat_from_matrix", {"m": Matrix}, value_func=lambda ts: _quat_of(0)([_float_m33(ts[0])]),
-            group=G_QUAT, doc="The unit quaternion of the 3x3 rotation matrix `m`.")
+                "[0, pi]: the axis is negated when `q.w < 0`) to `angle`.")
+add_builtin("quat_from_matrix", {"m": Matrix}, value_func=lambda ts: _quat_of(0)([_float_rotation(ts[0])]),
+            group=G_QUAT, doc="The unit quaternion of the 3x3 rotation matrix `m`; of a 4x4 matrix, the "
+                              "rotation of its upper-left 3x3 block.")
 add_builtin("quat_to_matrix", {"q": Quaternion},
             value_func=lambda ts: comp.matrix((3, 3), ts[0]._wp_scalar_type_), group=G_QUAT,
             doc="The 3x3 rotation matrix of the (unit) quaternion `q`.")

@@ -260,7 +260,7 @@ def _store_like(cpp, returns):
     def handler(tr, obj, node, kwargs):
         name = obj.key
         args = bind(tr, node, kwargs, [("a", _REQUIRED), ("t", _REQUIRED), ("offset", None),
-                                       ("bounds_check", None)], name)
+                                       ("bounds_check", None), ("aligned", None)], name)
         t = tile_var(tr, args, "t", name)
         arr, offs = _array_and_offset(tr, args, name, t.type.ndim)
         if type_name(arr.type.dtype) != type_name(t.type.dtype):

@@ -5,7 +5,7 @@ from ..types import scalars as sc
 from ..types.tile import tile_type
 from . import ir
 from .builtin_function import INTRINSICS
-from .builtins_tile import _REQUIRED, bind, emit, f64_const, rebind, tile_var
+from .builtins_tile import _REQUIRED, bind, emit, f64_const, rebind, static, tile_var
 from .registry import Overload, type_name
 
 _FLOATS = (sc.float16, sc.float32, sc.float64)
@@ -73,12 +73,24 @@ def _rhs(tr, l, y, name):
                              f"with shape ({n},) or ({n}, M), got {type_name(y.type)}")
 
 
+def _fill_mode(tr, args, name):
+    """``fill_mode="lower"|"upper"`` (a compile-time string): True for upper."""
+    mode = static(tr, args, "fill_mode", "lower", what='the compile-time string "lower" or "upper"')
+    if mode not in ("lower", "upper"):
+        raise tr.scope.error(f'wp.{name}(): fill_mode must be "lower" or "upper", got {mode!r}',
+                             args.get("fill_mode"))
+    return "true" if mode == "upper" else "false"
+
+
 def tile_cholesky(tr, obj, node, kwargs):
-    args = bind(tr, node, kwargs, [("A", _REQUIRED)], obj.key)
+    args = bind(tr, node, kwargs, [("A", _REQUIRED), ("fill_mode", None)], obj.key)
     a = tile_var(tr, args, "A", obj.key)
     _square(tr, a, obj.key)
+    upper = _fill_mode(tr, args, obj.key)
     n = a.type.shape[0]
-    out = emit(tr, "tile_cholesky", a.type, [a], f"<{a.type.dtype._cpp}, {n}>", differentiable=False)
+    # differentiable as in warp-lang (the in-place form is not: its input is gone)
+    out = emit(tr, "tile_cholesky", a.type, [a], f"<{a.type.dtype._cpp}, {n}, {upper}>",
+               differentiable=not obj.key.endswith("_inplace"))
     if obj.key.endswith("_inplace"):
         rebind(tr, args["A"], out, obj.key, "A")
         return None
@@ -88,12 +100,15 @@ def tile_cholesky(tr, obj, node, kwargs):
 def _solver(cpp):
     def handler(tr, obj, node, kwargs):
         name = obj.key
-        args = bind(tr, node, kwargs, [("L", _REQUIRED), ("y", _REQUIRED)], name)
+        has_mode = cpp == "tile_cholesky_solve"
+        params = [("L", _REQUIRED), ("y", _REQUIRED)] + ([("fill_mode", None)] if has_mode else [])
+        args = bind(tr, node, kwargs, params, name)
         lt, y = tile_var(tr, args, "L", name), tile_var(tr, args, "y", name)
         _square(tr, lt, name)
         _rhs(tr, lt, y, name)
-        out = emit(tr, cpp, y.type, [lt, y], f"<{lt.type.dtype._cpp}, {lt.type.shape[0]}>",
-                   differentiable=False)
+        mode = f", {_fill_mode(tr, args, name)}" if has_mode else ""
+        out = emit(tr, cpp, y.type, [lt, y], f"<{lt.type.dtype._cpp}, {lt.type.shape[0]}{mode}>",
+                   differentiable=not name.endswith("_inplace"))
         if name.endswith("_inplace"):
             rebind(tr, args["y"], out, name, "the right-hand side")
             return None

@@ -4,7 +4,7 @@ per-thread scatters, FFTs and the block-wide stack. See builtins_tile.py for the
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
-from ..types.tile import is_tile, tile_type
+from ..types.tile import TileStack, is_tile, tile_stack_type, tile_type
 from . import ir
 from .builtin_function import INTRINSICS, BuiltinFunction
 from .builtins_tile import (_REQUIRED, _filled, _offset_vars, bind, emit, operator, rebind, shape_arg,
@@ -142,27 +142,15 @@ def _fft(cpp):
 
 
 # --- the block-wide stack --------------------------------------------------------------------------------
-class TileStack:
-    """The type of ``wp.tile_stack(capacity, dtype)``: a value of its thread (block width one)."""
-
-    def __init__(self, dtype, capacity):
-        self.dtype, self.capacity = dtype, capacity
-        self._cpp = f"wp::tile_stack_t<{dtype._cpp}, {capacity}>"
-        self.__name__ = f"tile_stack(capacity={capacity}, dtype={type_name(dtype)})"
-
-
-_stacks = {}
-
-
 def tile_stack(tr, obj, node, kwargs):
     args = bind(tr, node, kwargs, [("capacity", _REQUIRED), ("dtype", _REQUIRED)], "tile_stack")
     cap = static(tr, args, "capacity")
     dtype = static(tr, args, "dtype", what="a type")
-    dtype = sc.canonical_scalar(dtype) if not comp.is_composite(dtype) else dtype
-    if not isinstance(cap, int) or cap <= 0 or dtype is None:
-        raise tr.scope.error("wp.tile_stack(): capacity must be a positive int and dtype a type, both "
-                             "known at build time")
-    t = _stacks.setdefault((dtype, cap), TileStack(dtype, cap))
+    try:
+        t = tile_stack_type(dtype, cap)
+    except (TypeError, ValueError) as e:
+        raise tr.scope.error(f"wp.tile_stack(): capacity must be a positive int and dtype a type, both "
+                             f"known at build time ({e})") from None
     out = tr.scope.new_var(t)
     tr.scope.emit(ir.Const(out=out, value=None))   # count 0 (declared zero)
     return out

@@ -3,7 +3,7 @@
 from ..types import scalars as sc
 from ..types.array import array
 from ..errors import TypeMismatch
-from .registry import Any, Array, Float, Index, Matrix, Pattern, Scalar, Vector, Quaternion, Transformation, add_builtin, type_name
+from .registry import Any, Array, Float, Index, Int, Matrix, Pattern, Scalar, Vector, Quaternion, Transformation, add_builtin, type_name
 
 G_UTIL = "Utility"
 
@@ -60,11 +60,18 @@ for _name, _doc in (("expect_eq", "Prints `expect_eq failed: a vs b` when `a != 
                     ("expect_neq", "Prints `expect_neq failed: a vs b` when `a == b`.")):
     add_builtin(_name, {"a": Any, "b": Any}, value_func=_same_types, group=G_UTIL,
                 differentiable=False, doc=_doc)
-for _pat in (Float, Vector):
+for _pat in (Float, Vector, Quaternion, Matrix):
     add_builtin("expect_near", {"a": _pat, "b": _pat, "tolerance": Float}, value_func=_same_types,
                 group=G_UTIL, differentiable=False,
                 doc="Prints `expect_near failed: a vs b` when a component differs by more than "
                     "`tolerance`.")
+    add_builtin("expect_near", {"a": _pat, "b": _pat}, value_func=_same_types, group=G_UTIL,
+                differentiable=False, doc="`expect_near(a, b, 1.0e-6)` (the default tolerance).")
 
 add_builtin("block_dim", {}, value_type=sc.int32, group=G_UTIL, differentiable=False,
             doc="The number of threads in the current block: the CUDA block size on a GPU, 1 on the CPU.")
+
+# reversed(range(start, stop, step)) in a for loop: the translator counts down from the last value
+for _name in ("range_reversed_start", "range_reversed_stop"):
+    add_builtin(_name, {"start": Int, "stop": Int, "step": Int}, value_func=lambda ts: ts[0],
+                group=G_UTIL, differentiable=False, hidden=True, export=False)

@@ -10,8 +10,10 @@ from ..errors import TypeMismatch
 from .registry import Overload, registry, resolve, type_name
 from .builtin_function import BuiltinFunction  # noqa: F401  (re-exported)
 from .scope import PyValue
+from . import grad_of
 from . import static as static_mod
 from .intrinsics_transform import constructor_args as transform_constructor_args
+from .array_views import is_array_constructor
 
 _PY_BUILTIN_MAP = {min: "min", max: "max", abs: "abs", round: "round", pow: "pow"}
 _TYPE_FACTORIES = {comp.vector: "vector", comp.matrix: "matrix", comp.quaternion: "quaternion",
@@ -20,6 +22,8 @@ _TYPE_FACTORIES = {comp.vector: "vector", comp.matrix: "matrix", comp.quaternion
 
 class CallsMixin:
     def translate_call(self, node):
+        if self.src.statics and static_mod.position(node) in self.src.statics:
+            return static_mod.evaluate(self, node)   # evaluated when the kernel was declared
         func = self.eval(node.func)
         if isinstance(func, ir.Var) or isinstance(func, tuple):
             raise self.scope.error("only functions and types can be called in kernels")
@@ -55,6 +59,12 @@ class CallsMixin:
             return self.construct_struct
         if getattr(obj, "_wp_function_", False):
             return self.call_user_function
+        if is_array_constructor(obj):
+            return self.array_from_ptr
+        if obj is grad_of.grad:
+            return lambda o, n, kw: PyValue(grad_of.GradOf(self._grad_target(n, kw)))
+        if isinstance(obj, grad_of.GradOf):
+            return lambda o, n, kw: grad_of.translate(self, o, n, kw)
         return None
 
     def _type_factory_call(self, obj, node, kwargs):
@@ -184,19 +194,26 @@ class CallsMixin:
             f"shape (conversion)")
 
     def construct_struct(self, obj, node, kwargs):
-        if node.args or kwargs:
-            raise self.scope.error(f"{obj.__name__}() takes no arguments in kernels; set its fields")
+        """``S()`` (every field zero) or ``S(a, b, ...)`` (every field, in declaration order), as
+        the reference; each given value is set like ``s.a = a``."""
+        fields = list(obj._wp_struct_.fields)
+        if kwargs or node.args and len(node.args) != len(fields):
+            raise self.scope.error(
+                f"{obj.__name__}() in a kernel takes no arguments (every field zero) or all "
+                f"{len(fields)} fields in order ({', '.join(fields)}), got {len(node.args)} "
+                f"positional{' and keyword' if kwargs else ''} argument(s)")
         out = self.scope.new_var(obj)
         self.scope.emit(ir.Const(out=out, value=None))
+        for name, arg in zip(fields, self.args_of(node)):
+            out = self.with_attribute(out, name, arg)
         return out
 
     # --- user functions ---------------------------------------------------------------------------
     def call_user_function(self, func, node, kwargs):
-        if kwargs:
-            raise self.scope.error(f"keyword arguments are not supported when calling {func.key}")
         args = self.args_of(node)
+        kwargs = {k: self.eval_var(v) for k, v in kwargs.items()}
         try:
-            ov, args = func.resolve_overload(args, self.retype_literal)
+            ov, args = func.resolve_overload(args, self.retype_literal, kwargs, self._default_arg)
         except TypeMismatch as e:
             raise self.scope.error(str(e)) from None
         self.calls.append(ov)
@@ -213,6 +230,18 @@ class CallsMixin:
         outs = tuple(self.scope.new_var(t) for t in rets)
         self.scope.emit(ir.Call(out=list(outs), func=ov, args=args))
         return outs
+
+    def _grad_target(self, node, kwargs):
+        f = self.eval(node.args[0]) if len(node.args) == 1 and not kwargs else None
+        if not isinstance(f, PyValue) or not (getattr(f.obj, "_wp_function_", False) or
+                                              isinstance(f.obj, BuiltinFunction)):
+            raise self.scope.error("wp.grad() takes one @wp.func or kernel builtin, e.g. "
+                                   "wp.grad(f)(x)")
+        return f.obj
+
+    def _default_arg(self, value):
+        """A @wp.func parameter's default value (``def f(a: int = 123)``) as a Var."""
+        return self.to_var(PyValue(value), None)
 
 
 def _are_rows(t, types):

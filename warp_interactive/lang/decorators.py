@@ -3,12 +3,16 @@
 Defined functions and modules belong to the process-wide ``state`` (warp_interactive/state.py):
 lang makes kernels and functions, the runtime registers what a module is."""
 
+import typing
+from typing import Callable, Optional, ParamSpec, TypeVar
+
 from ..state import state
 from ..types.struct import struct  # noqa: F401  (re-exported)
 from .func import Function
 from .kernel import Kernel
 from .deps import function_deps
 
+P, R = ParamSpec("P"), TypeVar("R")
 module_hook = None   # set by the notebook layer: fn -> the Module for a kernel defined in a cell
 
 
@@ -19,10 +23,13 @@ def _module_name(f, module):
 
 
 def kernel(f=None, *, enable_backward=None, module=None, name=None, launch_bounds=None,
-           module_options=None):
+           module_options=None, grid_stride=None):
     """Compile ``f`` as a kernel: ``@wp.kernel`` or ``@wp.kernel(enable_backward=False)``;
     ``module="unique"`` gives the kernel a module of its own (``module_options`` then sets that
-    module's options); ``launch_bounds`` (a CUDA hint) is accepted and not used."""
+    module's options); ``launch_bounds`` and ``grid_stride`` (CUDA launch shape hints that do
+    not change results) are accepted and not used."""
+    if grid_stride not in (None, True, False):
+        raise TypeError(f"@wp.kernel: grid_stride must be True, False or None, got {grid_stride!r}")
     if module_options is not None and module != "unique":
         raise ValueError('@wp.kernel: module_options requires module="unique"; use '
                          "wp.set_module_options() for a shared module")
@@ -47,7 +54,15 @@ def _module_for(fn, module):
     return state.module(_module_name(fn, module))
 
 
-def func(f=None, *, module=None):
+@typing.overload
+def func(f: Callable[P, R]) -> Callable[P, R]: ...     # @wp.func
+
+
+@typing.overload
+def func(f: None = None, *, module: Optional[str] = None) -> Callable[[Callable[P, R]], Callable[P, R]]: ...
+
+
+def func(f=None, *, module=None):   # the overloads above: type checkers see f's own signature
     """A function callable from kernels. Defining it again with other argument types adds an
     overload; with the same types it replaces the earlier definition (kernels rebuild)."""
     def wrap(fn):

@@ -109,6 +109,8 @@ class ExpressionsMixin:
             return ("shape", var)
         if isinstance(t, array) and attr == "dtype":     # a type, known at compile time
             return PyValue(t.dtype)
+        if isinstance(t, array):
+            return self.array_attribute(var, attr)      # ptr, ndim (lang/array_views.py)
         if comp.is_composite(t) and attr == "dtype":
             return PyValue(t._wp_scalar_type_)
         if hasattr(t, "_wp_struct_"):
@@ -258,6 +260,8 @@ class ExpressionsMixin:
             if isinstance(base, PyValue):
                 return base
         if self.has_slice(node):
+            if isinstance(base.type, array):
+                return self.array_slice_view(base, node)
             return self.read_slice(base, node)
         idx = [self.eval_index(i) for i in indices]
         t = base.type

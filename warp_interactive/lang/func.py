@@ -1,5 +1,7 @@
 """``@wp.kernel``, ``@wp.func`` and the objects they make."""
 
+import inspect
+
 from ..types import scalars as sc
 from ..errors import CodegenError, TypeMismatch
 from .annotations import _hash, annotations_of, canonical_type, is_concrete, type_key  # noqa: F401
@@ -74,6 +76,8 @@ class Function:
         self.add_overload(func, self.src)
 
     def add_overload(self, func, src):
+        from . import static
+        src.statics = static.pre_resolve(src, func.__globals__)
         types = annotations_of(func, src, "func")
         if all(is_concrete(t) for t in types.values()):
             key = [type_key(t) for t in types.values()]
@@ -126,28 +130,49 @@ class Function:
         from ..config import config
         return config.max_unroll
 
-    def __call__(self, *args):
-        """In Python scope a @wp.func is an ordinary Python function."""
-        return self.func(*args)
+    @property
+    def __signature__(self):
+        """``inspect.signature(f)`` of a @wp.func: the decorated function's."""
+        return inspect.signature(self.func)
 
-    def resolve_overload(self, args, retype_literal):
-        types = [a.type for a in args]
-        for ov in self.overloads:
-            if self._fits(ov, types):
-                return ov, args
-        for ov in self.overloads:
-            retyped = self._retype(ov, args, retype_literal)
+    def __call__(self, *args, **kwargs):
+        """In Python scope a @wp.func runs as Python: the overload whose annotations the
+        arguments' types fit (Python int -> int32, float -> float32, as the reference), else
+        the generic definition; a RuntimeError when none fits."""
+        cands = [(ov.py_func, ov.arg_types) for ov in self.overloads]
+        if hasattr(self, "generic_py"):
+            cands.append((self.generic_py, self._generic_annotations()))
+        for py_func, anns in cands:
+            if _python_args_fit(py_func, anns, args, kwargs):
+                return py_func(*args, **kwargs)
+        raise RuntimeError(f"Error calling function '{self.key}', no overload found for "
+                           f"arguments {args}")
+
+    def resolve_overload(self, args, retype_literal, kwargs=None, default_var=None):
+        """(overload, its full argument list) for a call with positional ``args`` and keyword
+        ``kwargs`` (Vars); parameters left out take their Python defaults, made Vars by
+        ``default_var(value)``."""
+        kwargs = kwargs or {}
+        bound = [(ov, _bind(ov.py_func, args, kwargs, default_var)) for ov in self.overloads]
+        bound = [(ov, b) for ov, b in bound if b is not None]
+        for ov, b in bound:
+            if self._fits(ov, [a.type for a in b]):
+                return ov, b
+        for ov, b in bound:
+            retyped = self._retype(ov, b, retype_literal)
             if retyped is not None:
                 return ov, retyped
         if hasattr(self, "generic_py"):
-            args = self._generic_args(args, retype_literal)
-            if args is not None:
-                return self._instantiate([a.type for a in args]), args
+            b = _bind(self.generic_py, args, kwargs, default_var)
+            b = self._generic_args(b, retype_literal) if b is not None else None
+            if b is not None:
+                return self._instantiate([a.type for a in b]), b
         cands = ["  " + o.signature() for o in self.overloads]
         if hasattr(self, "generic_py"):
             cands.append(f"  {self.key}({self._generic_signature()})")
         cands = "\n".join(cands)
-        got = ", ".join(type_name(t) for t in types)
+        got = ", ".join([type_name(a.type) for a in args] +
+                        [f"{k}={type_name(v.type)}" for k, v in kwargs.items()])
         raise TypeMismatch(f"no overload of {self.key}() accepts ({got}); candidates:\n{cands}")
 
     @staticmethod
@@ -215,3 +240,35 @@ class Function:
         types = generics.check_overload(self.key, anns, arg_types, what="function")
         return self._instantiate(list(types.values()))
 
+
+
+def _bind(py_func, args, kwargs, default_var):
+    """The arguments of a call of ``py_func`` in parameter order, defaults filled in (as
+    ``default_var(value)``); None when the call does not fit its parameters."""
+    if not kwargs and len(args) == py_func.__code__.co_argcount:
+        return list(args)     # the common case, without inspect
+    try:
+        bound = inspect.signature(py_func).bind(*args, **kwargs)
+    except TypeError:
+        return None
+    bound.apply_defaults()
+    values = list(bound.arguments.values())
+    if default_var is None:
+        return values if len(values) == len(args) else None
+    given = {id(a) for a in args} | {id(v) for v in kwargs.values()}
+    return [v if id(v) in given else default_var(v) for v in values]
+
+
+def _python_args_fit(py_func, anns, args, kwargs):
+    """Whether Python values ``args``/``kwargs`` fit ``py_func``'s parameters and their
+    annotations ``anns`` (a value whose kernel type cannot be told fits any annotation)."""
+    from . import generics
+    try:
+        bound = inspect.signature(py_func).bind(*args, **kwargs)
+    except TypeError:
+        return False
+    for name, value in bound.arguments.items():
+        ann, t = anns.get(name), generics.type_of_value(value)
+        if ann is not None and t is not None and not generics.fits(ann, t):
+            return False
+    return True

@@ -144,3 +144,4 @@ class FunctionIR:
     tid_arity: int = 0
     calls: list = field(default_factory=list)   # user Function overloads this one calls
     structs: list = field(default_factory=list)  # struct types it uses
+    grad_calls: list = field(default_factory=list)  # user overloads whose adjoint wp.grad() runs

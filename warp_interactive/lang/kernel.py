@@ -8,7 +8,7 @@ signature and built into the same module."""
 import itertools
 import re
 
-from . import generics
+from . import generics, static
 from ..errors import CodegenError
 from ..state import state
 from .annotations import _hash, annotations_of, canonical_type, is_concrete, type_key
@@ -38,6 +38,8 @@ class Kernel:
         if enable_backward is not None:
             self.options["enable_backward"] = enable_backward
         self.src = _generic.src if _generic is not None else source_of(func)
+        if _generic is None:
+            self.src.statics = static.pre_resolve(self.src, func.__globals__)
         self.arg_types = _arg_types or annotations_of(func, self.src, "kernel")
         self._check_annotations()
         self.is_generic = any(generics.is_generic(t) for t in self.arg_types.values())

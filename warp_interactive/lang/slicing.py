@@ -67,7 +67,8 @@ class SlicingMixin:
                 else [self._extract(base, i, cols) for i in rows]
             return self._build(comp.vector(len(parts), s), parts)
         parts = [self._extract(base, i, j) for i in rows for j in cols]
-        return self._build(comp.matrix((len(rows), len(cols)), s), parts)
+        # an empty slice is the 0x0 matrix whatever its axes' lengths (as the reference types it)
+        return self._build(comp.matrix((len(rows), len(cols)) if parts else (0, 0), s), parts)
 
     def write_slice(self, target, value):
         """``v[a:b] = w`` (w a vector of the slice's length, or a scalar for every component)."""

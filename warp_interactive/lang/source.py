@@ -16,6 +16,7 @@ class SourceInfo:
     text: str
     tree: ast.FunctionDef
     closure: dict = field(default_factory=dict)
+    statics: dict = field(default_factory=dict)   # wp.static() values known at declaration
 
 
 def source_of(func):

@@ -61,8 +61,70 @@ class _StaticLengths(ast.NodeTransformer):
         return node
 
 
+def position(node):
+    return (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
+
+
+def pre_resolve(src, py_globals):
+    """The ``wp.static(expr)`` calls of a kernel or function that can be evaluated when it is
+    declared (as the reference does): those whose names are none of the function's own
+    (parameters, assigned names, loop variables), evaluated once now with its globals and
+    closure. Returns {position: value}; the others (and any that fail here, so that their
+    error points at the user's line) are evaluated when the kernel is translated."""
+    env = dict(py_globals)
+    env.update(src.closure)
+    local = _local_names(src.tree)
+    found = {}
+    for node in _static_calls(src.tree, env, local):
+        names = {n.id for n in ast.walk(node.args[0]) if isinstance(n, ast.Name)}
+        if names & local:
+            continue
+        try:
+            expr = ast.fix_missing_locations(ast.Expression(copy.deepcopy(node.args[0])))
+            value = eval(compile(expr, src.filename, "eval"), env)
+        except Exception:
+            continue
+        if isinstance(value, (enum.IntEnum, enum.IntFlag)):
+            value = int(value)
+        if unsupported(value) is None:
+            found[position(node)] = value
+    return found
+
+
+def _static_calls(tree, env, local):
+    """The outermost calls of ``wp.static`` (under any name bound to it) in ``tree``."""
+    todo = list(reversed(tree.body))     # a stack: source order (side effects run in order)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords and \
+                _names_static(node.func, env, local):
+            yield node
+            continue
+        todo.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+def _names_static(f, env, local):
+    if isinstance(f, ast.Name):
+        return f.id not in local and env.get(f.id) is static
+    if isinstance(f, ast.Attribute) and f.attr == "static" and isinstance(f.value, ast.Name):
+        return f.value.id not in local and getattr(env.get(f.value.id), "static", None) is static
+    return False
+
+
+def _local_names(fdef):
+    """A function's parameters and the names its body binds (outside wp.static calls)."""
+    out = {a.arg for a in fdef.args.args + fdef.args.kwonlyargs}
+    for node in ast.walk(fdef):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            out.add(node.id)
+    return out
+
+
 def evaluate(tr, node):
     """The value of ``wp.static(expr)`` at ``node`` (a PyValue), or a CodegenError at it."""
+    pre = tr.src.statics.get(position(node), _MISSING) if tr.src.statics else _MISSING
+    if pre is not _MISSING:
+        return PyValue(pre)
     if len(node.args) != 1 or node.keywords:
         raise tr.scope.error("wp.static() takes exactly one argument", node)
     env = dict(tr.py_globals)
@@ -85,6 +147,9 @@ def evaluate(tr, node):
     if problem:
         raise tr.scope.error(f"Static expression returns an unsupported value: {problem}", node)
     return PyValue(value)
+
+
+_MISSING = object()
 
 
 def unsupported(value):

@@ -15,9 +15,10 @@ from .registry import type_name
 from .scope import Conflict, PyValue, Scope, contains_break
 from . import static as static_mod
 from .slicing import SlicingMixin
+from .array_views import ArrayViewsMixin
 
 
-class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
+class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
     expr_table = EXPR_TABLE
     intrinsics = intrinsics.INTRINSICS
 
@@ -28,6 +29,7 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
         self.scope = Scope(source_info.filename, source_info.lines, source_info.first_line,
                            source_info.name)
         self.calls = []
+        self.grad_calls = []      # user function overloads whose adjoint wp.grad() calls
         self.tid_arity = 0
         self.return_types = None
 
@@ -56,7 +58,8 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
         return ir.FunctionIR(
             name=cpp_name, params=params, body=body, vars=self.scope.vars,
             return_types=list(self.return_types or []), is_kernel=is_kernel,
-            filename=self.src.filename, tid_arity=self.tid_arity, calls=self.calls)
+            filename=self.src.filename, tid_arity=self.tid_arity, calls=self.calls,
+            grad_calls=self.grad_calls)
 
     def lookup_global(self, name, node):
         if name in self.src.closure:
@@ -130,6 +133,9 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
         return isinstance(f, PyValue) and getattr(f.obj, "key", None) == "tid"
 
     def assign_to(self, target, value, value_node):
+        if isinstance(target, ast.Name) and isinstance(value, PyValue) and _is_callable(value.obj):
+            self.scope.symbols[target.id] = value   # f = my_func / g = wp.grad(f): a local alias
+            return
         self.write(target, self.to_var(value, value_node))
 
     def write(self, target, value):
@@ -268,27 +274,30 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
             raise self.scope.error("for ... else is not supported")
         if not isinstance(node.target, ast.Name):
             raise self.scope.error("a for loop needs a single loop variable")
-        it = node.iter
-        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
+        it, reverse = node.iter, False
+        if _is_call_of(it, "reversed") and len(it.args) == 1 and not it.keywords and \
+                _is_call_of(it.args[0], "range"):
+            it, reverse = it.args[0], True       # for i in reversed(range(...)), as the reference
+        if not _is_call_of(it, "range"):
             return self._for_over_python_values(node)
         if not 1 <= len(it.args) <= 3:
             raise self.scope.error("range() takes 1 to 3 arguments")
         consts = [self._static_int(a) for a in it.args]
         if all(c is not None for c in consts):
-            values = range(*consts)
+            values = range(*consts)[::-1] if reverse else range(*consts)
             # a body whose wp.static() reads the loop variable needs it constant: unroll
             forced = static_mod.mentions_static(node.body, node.target.id)
             if (len(values) <= self.max_unroll or forced) and not contains_break(node.body):
                 return self._unrolled(node, values)
-        self._dynamic_for(node, it.args)
+        self._dynamic_for(node, it.args, reverse)
 
     def _static_int(self, node):
         # a call is evaluated here only if it emits nothing (wp.static): the dynamic loop would
         # evaluate it again
         v = self.eval(node) if not isinstance(node, ast.Call) or static_mod.is_static_call(node) \
             else None
-        if isinstance(v, PyValue) and isinstance(v.obj, int) and not isinstance(v.obj, py_builtins.bool):
-            return v.obj
+        if isinstance(v, PyValue) and isinstance(v.obj, int):
+            return int(v.obj)     # a Python bool counts as 0 or 1 (range(wp.static(True)))
         return None
 
     def _for_over_python_values(self, node):
@@ -331,7 +340,7 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
             self.scope.set_node(node)
             self.stmts(node.body)
 
-    def _dynamic_for(self, node, arg_nodes):
+    def _dynamic_for(self, node, arg_nodes, reverse=False):
         args = [self.eval_var(a) for a in arg_nodes]
         if any(not sc.is_int(a.type) for a in args):
             raise self.scope.error(
@@ -348,12 +357,23 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
             args = [self.scope.const(0, args[0].type)] + args
         if len(args) == 2:
             args.append(self.scope.const(1, args[0].type))
+        if reverse:
+            args = self._reversed_bounds(args)
         loop_var = self.scope.new_var(args[0].type, name=node.target.id)
         first = len(self.scope.vars)
         self._loop_body(node.body, lambda body: ir.ForRange(
             var=loop_var, start=args[0], stop=args[1], step=args[2], body=body,
             body_vars=self.scope.vars[first:]),
             pre=lambda: self.scope.symbols.__setitem__(node.target.id, loop_var))
+
+    def _reversed_bounds(self, args):
+        """(start, stop, step) of ``reversed(range(start, stop, step))``: the same values, last
+        first; an empty range stays empty (start == stop)."""
+        if args[0].type._kind == "uint":
+            raise self.scope.error("reversed(range(...)) needs signed integer bounds (it counts "
+                                   f"down with a negative step), got {type_name(args[0].type)}")
+        return [self.call_builtin("range_reversed_start", args),
+                self.call_builtin("range_reversed_stop", args), self.call_builtin("neg", [args[2]])]
 
     def s_While(self, node):
         if node.orelse:
@@ -424,6 +444,17 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin):
                    if declared is not None else
                    f"an earlier one gave ({', '.join(type_name(t) for t in self.return_types)})"))
         return values
+
+
+def _is_callable(obj):
+    """A function a kernel may call through a local name (a @wp.func, a builtin, wp.grad(f))."""
+    from .builtin_function import BuiltinFunction
+    from .grad_of import GradOf
+    return getattr(obj, "_wp_function_", False) or isinstance(obj, (BuiltinFunction, GradOf))
+
+
+def _is_call_of(node, name):
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
 
 
 def _assigned_names(nodes):

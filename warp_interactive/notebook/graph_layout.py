@@ -62,7 +62,7 @@ def tape_model(tape, names=None, with_grads=True):
 
     open_scopes = []
     scope_at = {}
-    for idx, name in tape.scopes:
+    for idx, name, *_ in tape.scopes:
         scope_at.setdefault(idx, []).append(name)
     for i, entry in enumerate(tape.launches):
         _apply_scopes(scope_at.get(i, []), open_scopes, g)

@@ -14,6 +14,7 @@ from .launch_state import epoch as _epoch
 from .args import pack
 from .device import _off_default, get_device
 from .module import entry_name, tid_arity
+from ..lang.array_views import records_errors
 
 MAX_DIMS = 4
 _capturing = state.capturing    # graph captures in progress (bound once: read on every launch)
@@ -191,7 +192,9 @@ def _adjoint_grads(kernel, values, adj_values):
                         f"inputs + outputs ({len(values)} values), got {len(adj_values)}")
     grads = []
     for i, v in enumerate(values):
-        g = adj_values[i] if adj_values else getattr(v, "grad", None)
+        # an adjoint given as None falls back to the array's own .grad, as the reference
+        g = adj_values[i] if adj_values else None
+        g = getattr(v, "grad", None) if g is None else g
         is_array = hasattr(g, "ptr") or hasattr(g, "__array_interface__")
         grads.append(g if is_array else False)  # False: no gradient memory for this parameter
     return grads
@@ -224,7 +227,8 @@ class Launch:
         self._args_addr = ctypes.addressof(self.args)
         self._bounds_addr = ctypes.addressof(self.bounds)
         self._size = self.bounds.size
-        self._debug = self.kernel.module.checks_bounds()   # read the error record after launches
+        # read the error record after launches (debug mode, or a run-time slice step that may be 0)
+        self._debug = self.kernel.module.checks_bounds() or records_errors(self.kernel)
         # a CPU release-mode replay is this one native call, its arguments bound once
         self._run = None
         if self.device.is_cpu and not self._debug and self.adjoint:

@@ -14,12 +14,14 @@ class _GradientMap:
         self.tape = tape
 
     def __getitem__(self, a):
+        if _is_struct(a):     # a struct of the gradients of its array fields, as the reference
+            return _struct_of_grads(a)
         if a.grad is None:
             raise KeyError("this array has no gradient: create it with requires_grad=True")
         return a.grad
 
     def __contains__(self, a):
-        return getattr(a, "grad", None) is not None
+        return _is_struct(a) or getattr(a, "grad", None) is not None
 
     def get(self, a, default=None):
         return a.grad if getattr(a, "grad", None) is not None else default
@@ -45,7 +47,7 @@ class Tape:
 
     def __init__(self):
         self.launches = []          # entries: ("launch", kernel, dim, inputs, outputs, device)
-        self.scopes = []            # (index in launches, name or None for an end)
+        self.scopes = []            # (index in launches, name, metadata); an end: (index, None, None)
         self.loss = None
         self.gradients = _GradientMap(self)
 
@@ -85,11 +87,21 @@ class Tape:
         """A copy into ``dest`` (``src`` None: constants were written, e.g. ``assign(ndarray)``)."""
         self.launches.append(("copy", dest, src, dest_offset, src_offset, count))
 
-    def record_scope_begin(self, name):
-        self.scopes.append((len(self.launches), name))
+    def record_scope_begin(self, scope_name, metadata=None):
+        """Open a named group of the steps recorded next (drawn as a cluster by visualize)."""
+        self.scopes.append((len(self.launches), scope_name, {} if metadata is None else metadata))
 
-    def record_scope_end(self):
-        self.scopes.append((len(self.launches), None))
+    def record_scope_end(self, remove_scope_if_empty=True):
+        """Close the innermost open scope; one that recorded nothing is dropped (unless
+        ``remove_scope_if_empty=False``). A RuntimeError when no scope is open, as the reference."""
+        open_count = sum(1 if name is not None else -1 for _, name, _ in self.scopes)
+        if open_count <= 0:
+            raise RuntimeError("Warp: Error, ended tape scope, but scope not present")
+        last = self.scopes[-1]
+        if remove_scope_if_empty and last[1] is not None and last[0] == len(self.launches):
+            self.scopes.pop()
+        else:
+            self.scopes.append((len(self.launches), None, None))
 
     # --- reverse pass ------------------------------------------------------------------------------
     def backward(self, loss=None, grads=None):
@@ -138,10 +150,35 @@ class Tape:
         return dot
 
 
+def _is_struct(v):
+    return getattr(type(v), "_wp_struct_", None) is not None
+
+
+def _struct_arrays(v):
+    """The arrays in a launch argument: itself, or those in a struct's fields (nested too)."""
+    if hasattr(v, "grad") and hasattr(v, "ptr"):
+        return [v]
+    if _is_struct(v):
+        return [a for name in type(v)._wp_struct_.fields for a in _struct_arrays(getattr(v, name))]
+    return []
+
+
+def _struct_of_grads(s):
+    """A struct like ``s`` whose array fields are those arrays' gradients (None where none)."""
+    out = type(s)()
+    for name in type(s)._wp_struct_.fields:
+        v = getattr(s, name)
+        if _is_struct(v):
+            setattr(out, name, _struct_of_grads(v))
+        elif hasattr(v, "grad") and hasattr(v, "ptr"):
+            setattr(out, name, v.grad)
+    return out
+
+
 def _entry_arrays(entry):
     kind = entry[0]
     if kind == "launch":
-        return [v for v in entry[3] + entry[4] if hasattr(v, "grad") and hasattr(v, "ptr")]
+        return [a for v in list(entry[3]) + list(entry[4]) for a in _struct_arrays(v)]
     if kind == "func":
         return entry[2]
     return [a for a in entry[1:3] if a is not None]

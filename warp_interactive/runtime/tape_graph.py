@@ -55,8 +55,41 @@ def dot_quote(text):
     return '"' + text + '"'
 
 
-def to_dot(tape, graph_name="tape", array_labels=None, **_):
-    """GraphViz DOT text of the tape (``array_labels``: {array: label}; others are a0, a1...)."""
+def _launch_key(entry):
+    """What makes two recorded launches the same step: kernel, dim and arguments."""
+    if entry[0] != "launch":
+        return None
+    args = tuple(id(v) if _is_array(v) else repr(v) for v in list(entry[3]) + list(entry[4]))
+    return (id(entry[1]), repr(entry[2]), args)
+
+
+def _runs(launches, simplify):
+    """(first index, count) of each step; with ``simplify``, a run of the same launch repeated
+    back to back is one step."""
+    out = []
+    for i, entry in enumerate(launches):
+        key = _launch_key(entry) if simplify else None
+        if out and key is not None and key == _launch_key(launches[out[-1][0]]):
+            out[-1][1] += 1
+        else:
+            out.append([i, 1])
+    return out
+
+
+def _kernel_tooltip(kernel):
+    """Each parameter and its type, as the reference's tooltips (``x: array: dtype=float32``)."""
+    from ..lang.registry import type_name
+    parts = []
+    for name, t in kernel.arg_types.items():
+        dtype = getattr(t, "dtype", None)
+        parts.append(f"{name}: array: dtype={type_name(dtype)}" if dtype is not None and
+                     hasattr(t, "ndim") else f"{name}: dtype={type_name(t)}")
+    return "\n".join(parts)
+
+
+def to_dot(tape, graph_name="tape", array_labels=None, simplify_graph=True, **_):
+    """GraphViz DOT text of the tape (``array_labels``: {array: label}; others are a0, a1...);
+    ``simplify_graph``: a launch repeated back to back is drawn once, in a "repeated Nx" cluster."""
     labels = label_lookup(array_labels)
     nodes, lines = {}, [f"digraph {graph_name} {{", "  rankdir=LR;"]
 
@@ -66,25 +99,33 @@ def to_dot(tape, graph_name="tape", array_labels=None, **_):
         return nodes[id(a)][0]
 
     depth, scope_at = 0, {}
-    for idx, name in tape.scopes:
+    for idx, name, *_ in tape.scopes:
         scope_at.setdefault(idx, []).append(name)
-    for i, entry in enumerate(tape.launches):
-        for name in scope_at.get(i, []):
-            if name is None:
-                lines.append("  }")
-                depth -= 1
-            else:
-                lines.append(f"  subgraph cluster_{i}_{depth} {{ label={dot_quote(name)};")
-                depth += 1
+    for i, count in _runs(tape.launches, simplify_graph):
+        entry = tape.launches[i]
+        for k in range(i, i + count):   # scope marks inside a collapsed run open/close around it
+            for name in scope_at.get(k, []):
+                if name is None:
+                    lines.append("  }")
+                    depth -= 1
+                else:
+                    lines.append(f"  subgraph cluster_{k}_{depth} {{ label={dot_quote(name)};")
+                    depth += 1
         node = f"k{i}"
+        if count > 1:
+            lines.append(f"  subgraph cluster_rep_{i} {{ label={dot_quote(f'repeated {count}x')};")
         if entry[0] == "launch":
             label = dot_quote(f"{entry[1].key}\ndim={entry[2]}")
+            tip = dot_quote(_kernel_tooltip(entry[1]))
             lines.append(f"  {node} [shape=box, label={label}];")
+            lines.append(f"  {node} [tooltip={tip}];")
             reads, writes = launch_arrays(entry)
             lines += [f"  {array_node(a)} -> {node};" for a in reads]
             lines += [f"  {node} -> {array_node(a)};" for a in writes]
         else:
             lines.append(f"  {node} [shape=box, style=dashed, label={dot_quote(entry_label(entry))}];")
+        if count > 1:
+            lines.append("  }")
     for name in scope_at.get(len(tape.launches), []):
         if name is None and depth > 0:
             lines.append("  }")

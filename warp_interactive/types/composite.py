@@ -94,11 +94,16 @@ class Composite(ctypes.Array):
 
     # --- indexing -------------------------------------------------------------------------
     def __getitem__(self, key):
-        view = self.numpy_view()
-        if self._kind_ == "matrix" and isinstance(key, (int, np.integer)):
-            return vector(self._shape_[1], self._wp_scalar_type_)(view[key])
-        v = view[key]
-        return v.item() if np.ndim(v) == 0 else v.copy()
+        """A component; a row of a matrix, or a slice: a vector or matrix value of the same scalar
+        type, as the reference (``q[1:]`` is a vec3, ``m[1:, :2]`` a 2x2 matrix, an empty slice a
+        0-vector or the 0x0 matrix)."""
+        v = self.numpy_view()[key]
+        if np.ndim(v) == 0:
+            return v.item()
+        if v.size == 0:
+            return (vector(0, self._wp_scalar_type_) if np.ndim(v) == 1 else matrix((0, 0), self._wp_scalar_type_))()
+        return (vector(v.shape[0], self._wp_scalar_type_) if np.ndim(v) == 1 else
+                matrix(v.shape, self._wp_scalar_type_))(v)
 
     def __setitem__(self, key, value):
         self.numpy_view()[key] = _unwrap(value)
@@ -155,8 +160,8 @@ class Composite(ctypes.Array):
     __radd__ = __add__
 
     def __mul__(self, other):
-        if isinstance(other, Composite) and self._kind_ == "matrix":
-            return _matmul(self, other)
+        if isinstance(other, Composite) and "matrix" in (self._kind_, other._kind_):
+            return _matmul(self, other)   # matrix products; a vector times a matrix is v^T M
         if isinstance(other, Composite) and self._kind_ == "quaternion" == other._kind_:
             return self._new(_quat_mul(self.numpy_view(), other.numpy_view()))
         return self._new(self.numpy_view() * _unwrap(other))

@@ -61,3 +61,52 @@ def tile_type(dtype, shape):
 
 def is_tile(t):
     return isinstance(t, Tile)
+
+
+def tile_subscript(params):
+    """``wp.tile[dtype, M, N]`` or ``wp.tile[dtype, (M, N)]`` in annotations: the tile type."""
+    if not isinstance(params, tuple) or len(params) < 2:
+        raise TypeError("wp.tile[dtype, *shape] needs a dtype and a shape (e.g. wp.tile[float, 16, 8]); "
+                        "a tile of unspecified shape (wp.tile[dtype]) is not supported")
+    from .scalars import canonical_scalar
+    dtype, rest = params[0], params[1:]
+    if len(rest) == 1 and isinstance(rest[0], tuple):
+        rest = rest[0]
+    shape = tuple(getattr(d, "value", d) for d in rest)   # wp.constant(16) -> 16
+    for i, d in enumerate(shape):
+        if not isinstance(d, int) or isinstance(d, bool) or d <= 0:
+            raise TypeError(f"wp.tile[...]: dimension {i} must be a positive int, got {d!r}")
+    return tile_type(canonical_scalar(dtype) or dtype, shape)
+
+
+class TileStack:
+    """The type of ``wp.tile_stack(capacity, dtype)``: a value of its thread (block width one)."""
+
+    def __init__(self, dtype, capacity):
+        self.dtype, self.capacity = dtype, capacity
+        self._cpp = f"wp::tile_stack_t<{dtype._cpp}, {capacity}>"
+        dname = getattr(dtype, "__name__", repr(dtype))
+        self.__name__ = f"tile_stack(capacity={capacity}, dtype={dname})"
+
+    def __repr__(self):
+        return self.__name__
+
+
+_stacks = {}
+
+
+def tile_stack_type(dtype, capacity):
+    """The stack type of ``capacity`` elements of ``dtype`` (cached: same request, same object)."""
+    from . import composite as comp
+    from .scalars import canonical_scalar, is_scalar
+    dtype = dtype if comp.is_composite(dtype) else canonical_scalar(dtype)
+    capacity = getattr(capacity, "value", capacity)
+    if not isinstance(capacity, int) or isinstance(capacity, bool) or capacity <= 0:
+        raise ValueError(f"tile_stack: capacity must be a positive int, got {capacity!r}")
+    if not (is_scalar(dtype) or comp.is_composite(dtype)):
+        raise TypeError("tile_stack: dtype must be a scalar, vector or matrix type")
+    key = (dtype, capacity)
+    t = _stacks.get(key)
+    if t is None:
+        t = _stacks[key] = TileStack(dtype, capacity)
+    return t

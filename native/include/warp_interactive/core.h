@@ -46,25 +46,31 @@ WPI_FUNC int32 tid_nd(int64 idx, const launch_bounds_t& dim, int32 k, int32 coun
 }
 
 // --- array access ------------------------------------------------------------------------------
+// A negative index counts from the end of its axis (a[-1] is the last element), as in Python and
+// the reference; the debug-mode bounds check accepts -n..n-1.
+WPI_FUNC int64 wrap_index(int64 i, int32 n) { return i < 0 ? i + n : i; }
+
 template <typename T>
 WPI_FUNC T* elem_ptr(T* base, const array_t<T>& a, int64 i)
 {
-    return (T*)((char*)base + i * a.strides[0]);
+    return (T*)((char*)base + wrap_index(i, a.shape[0]) * a.strides[0]);
 }
 template <typename T>
 WPI_FUNC T* elem_ptr(T* base, const array_t<T>& a, int64 i, int64 j)
 {
-    return (T*)((char*)base + i * a.strides[0] + j * a.strides[1]);
+    return (T*)((char*)base + wrap_index(i, a.shape[0]) * a.strides[0] + wrap_index(j, a.shape[1]) * a.strides[1]);
 }
 template <typename T>
 WPI_FUNC T* elem_ptr(T* base, const array_t<T>& a, int64 i, int64 j, int64 k)
 {
-    return (T*)((char*)base + i * a.strides[0] + j * a.strides[1] + k * a.strides[2]);
+    return (T*)((char*)base + wrap_index(i, a.shape[0]) * a.strides[0] + wrap_index(j, a.shape[1]) * a.strides[1] +
+                wrap_index(k, a.shape[2]) * a.strides[2]);
 }
 template <typename T>
 WPI_FUNC T* elem_ptr(T* base, const array_t<T>& a, int64 i, int64 j, int64 k, int64 l)
 {
-    return (T*)((char*)base + i * a.strides[0] + j * a.strides[1] + k * a.strides[2] + l * a.strides[3]);
+    return (T*)((char*)base + wrap_index(i, a.shape[0]) * a.strides[0] + wrap_index(j, a.shape[1]) * a.strides[1] +
+                wrap_index(k, a.shape[2]) * a.strides[2] + wrap_index(l, a.shape[3]) * a.strides[3]);
 }
 
 template <typename T, typename... I>
@@ -88,25 +94,109 @@ WPI_FUNC void array_store(const array_t<T>& a, int64 i, int64 j, int64 k, int64 
     *elem_ptr(a.data, a, i, j, k, l) = v;
 }
 
-// A view drops the leading dimension: a[i] of an n-d array is an (n-1)-d array.
+// --- views and slices ----------------------------------------------------------------------------
+// a[start:stop:step] in a kernel; an omitted start/stop is one of these sentinels (its meaning
+// depends on the sign of a step known only at run time).
+#define WPI_SLICE_BEGIN 2147483647
+#define WPI_SLICE_END (-2147483647 - 1)
+struct slice_t {
+    int32 start;
+    int32 stop;
+    int32 step;
+};
+WPI_FUNC slice_t make_slice(int32 start, int32 stop, int32 step) { return {start, stop, step}; }
+
+WPI_FUNC void record_slice_step_error();   // below: a zero step is a run-time error
+
+// A slice bound clamped into the axis as Python's slice.indices does.
+WPI_FUNC int64 slice_bound(int64 b, int32 n, int64 step)
+{
+    if (b < 0) {
+        b += n;
+        if (b < 0) b = step < 0 ? -1 : 0;
+    } else if (b >= n) {
+        b = step < 0 ? n - 1 : n;
+    }
+    return b;
+}
+
+// One index of a view: an integer drops its axis (negative counts from the end), a slice keeps
+// it with the slice's length and a stride scaled by its step.
 template <typename T, typename I>
-WPI_FUNC array_t<T> view(const array_t<T>& a, I i)
+WPI_FUNC void view_axis(const array_t<T>& a, int d, array_t<T>& v, int& od, int64& offset, I i)
+{
+    offset += wrap_index(int64(i), a.shape[d]) * a.strides[d];
+}
+template <typename T>
+WPI_FUNC void view_axis(const array_t<T>& a, int d, array_t<T>& v, int& od, int64& offset, slice_t s)
+{
+    int64 step = s.step, n = a.shape[d], count = 0;
+    if (step == 0) {
+        record_slice_step_error();
+        step = 1;
+    }
+    int64 start = s.start == WPI_SLICE_BEGIN ? (step < 0 ? n - 1 : 0) : slice_bound(s.start, a.shape[d], step);
+    int64 stop = s.stop == WPI_SLICE_END ? (step < 0 ? -1 : n) : slice_bound(s.stop, a.shape[d], step);
+    if (s.step == 0)
+        count = 0;
+    else if (step > 0 && start < stop)
+        count = (stop - start - 1) / step + 1;
+    else if (step < 0 && start > stop)
+        count = (start - stop - 1) / (-step) + 1;
+    offset += (count ? start : 0) * a.strides[d];
+    v.shape[od] = int32(count);
+    v.strides[od] = a.strides[d] * step;
+    ++od;
+}
+
+// a[i], a[i, j:k], a[::2, 1]...: a view of the same memory (and gradient) with the integer-indexed
+// axes dropped; the axes not indexed are kept as they are.
+template <typename T, typename... A>
+WPI_FUNC array_t<T> view(const array_t<T>& a, A... args)
 {
     array_t<T> v;
-    v.data = elem_ptr(a.data, a, int64(i));
-    v.grad = a.grad ? elem_ptr(a.grad, a, int64(i)) : nullptr;
-    for (int d = 0; d < 3; ++d) {
-        v.shape[d] = a.shape[d + 1];
-        v.strides[d] = a.strides[d + 1];
+    int d = 0, od = 0;
+    int64 offset = 0;
+    int expand[] = {(view_axis(a, d++, v, od, offset, args), 0)...};
+    (void)expand;
+    for (; d < a.ndim && d < 4; ++d, ++od) {
+        v.shape[od] = a.shape[d];
+        v.strides[od] = a.strides[d];
     }
-    v.shape[3] = 0;
-    v.strides[3] = 0;
-    v.ndim = a.ndim - 1;
+    for (int k = od; k < 4; ++k) {
+        v.shape[k] = 0;
+        v.strides[k] = 0;
+    }
+    v.ndim = od;
+    v.data = a.data ? (T*)((char*)a.data + offset) : nullptr;
+    v.grad = a.grad ? (T*)((char*)a.grad + offset) : nullptr;
     v.flags = a.flags;
     return v;
 }
-template <typename T, typename I, typename... J>
-WPI_FUNC array_t<T> view(const array_t<T>& a, I i, J... rest) { return view(view(a, i), rest...); }
+
+// wp.array(ptr=..., shape=(...), dtype=...) in a kernel: a contiguous array over external memory
+// (no gradient).
+template <typename T, typename... I>
+WPI_FUNC array_t<T> array_from_ptr(uint64 ptr, I... shape)
+{
+    array_t<T> v;
+    const int32 dims[] = {int32(shape)...};
+    const int n = int(sizeof...(I));
+    int64 stride = int64(sizeof(T));
+    for (int d = 3; d >= 0; --d) {
+        v.shape[d] = d < n ? dims[d] : 0;
+        v.strides[d] = d < n ? stride : 0;
+        if (d < n) stride *= dims[d];
+    }
+    v.data = (T*)ptr;
+    v.grad = nullptr;
+    v.ndim = n;
+    v.flags = 0;
+    return v;
+}
+
+template <typename T>
+WPI_FUNC uint64 array_ptr(const array_t<T>& a) { return uint64(a.data); }
 
 template <typename T, typename I>
 WPI_FUNC int32 array_shape(const array_t<T>& a, I k) { return a.shape[k]; }
@@ -189,13 +279,44 @@ WPI_FUNC void record_bounds_error(const char* arr, const char* kernel, int line,
 }
 #endif
 
+// A zero slice step known only at run time (a constant one is a build error): recorded like a
+// failed bounds check, in every mode, and raised by the runtime after the launch.
+WPI_FUNC void record_slice_step_error()
+{
+#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+    if (__atomic_exchange_n(&g_error.set, 1, __ATOMIC_ACQ_REL)) return;
+    snprintf(g_error.message, sizeof(g_error.message), "slice step cannot be zero (an array slice in a kernel)");
+#else
+    ::printf("slice step cannot be zero\n");
+    const int64 zero = 0;
+    const int32 shape = 0;
+    record_bounds_error("slice step cannot be zero", "", 0, &zero, 1, &shape, 0);
+#endif
+}
+
+template <typename I>
+WPI_FUNC int64 bounds_index(I i) { return int64(i); }
+WPI_FUNC int64 bounds_index(const slice_t& s) { return s.start; }
+template <typename I>
+WPI_FUNC bool bounds_ok(I i, int32 n) { return int64(i) >= -int64(n) && int64(i) < n; }
+WPI_FUNC bool bounds_ok(const slice_t&, int32) { return true; }   // slices are clamped
+template <typename I>
+WPI_FUNC bool is_slice_index(I) { return false; }
+WPI_FUNC bool is_slice_index(const slice_t&) { return true; }
+
+// Debug mode: each index in -n..n-1 of its axis (negative ones count from the end).
 template <typename T, typename... I>
 WPI_FUNC bool check_bounds(const array_t<T>& a, const char* name, const char* kernel, int line, I... idx)
 {
-    const int64 ii[] = {int64(idx)...};
+    const int64 ii[] = {bounds_index(idx)...};
     const int n = int(sizeof...(I));
-    bool ok = a.data != nullptr && n <= a.ndim;
-    for (int d = 0; ok && d < n; ++d) ok = ii[d] >= 0 && ii[d] < a.shape[d];
+    int d = 0;
+    const bool in[] = {bounds_ok(idx, a.shape[d++ & 3])...};
+    bool any_slice = false;
+    const bool sl[] = {(any_slice = any_slice || is_slice_index(idx))...};
+    (void)sl;
+    bool ok = (a.data != nullptr || any_slice) && n <= a.ndim;
+    for (int k = 0; ok && k < n; ++k) ok = in[k];
     if (!ok) record_bounds_error(name, kernel, line, ii, n, a.shape, a.ndim);
     return ok;
 }
@@ -229,6 +350,22 @@ WPI_FUNC int64 range_count(T start, T stop, T step)
 {
     if (step > 0) return start < stop ? (int64(stop) - start + step - 1) / step : 0;
     return start > stop ? (int64(start) - stop - step - 1) / (-int64(step)) : 0;
+}
+
+// reversed(range(start, stop, step)) runs from the last value down to start (step -step); an
+// empty range (or step 0) becomes [start, start), which runs no iteration either way
+template <typename T>
+WPI_FUNC T range_reversed_start(T start, T stop, T step)
+{
+    int64 n = step == 0 ? 0 : range_count(start, stop, step);
+    return n > 0 ? T(start + (n - 1) * int64(step)) : start;
+}
+
+template <typename T>
+WPI_FUNC T range_reversed_stop(T start, T stop, T step)
+{
+    int64 n = step == 0 ? 0 : range_count(start, stop, step);
+    return n > 0 ? T(start - step) : start;
 }
 
 // --- printing ------------------------------------------------------------------------------------

@@ -301,16 +301,6 @@ WPI_FUNC void adj_transform_to_matrix(const transform_t<T>& t, transform_t<T>& a
     adj_transform_compose(t.p, t.q, vec_t<3, T>(T(1)), adj_t.p, adj_t.q, adj_s, adj_ret);
 }
 
-namespace detail {
-template <typename T> WPI_FUNC mat_t<3, 3, T> upper3(const mat_t<4, 4, T>& m)
-{
-    mat_t<3, 3, T> r;
-    for (unsigned a = 0; a < 3; ++a)
-        for (unsigned b = 0; b < 3; ++b)
-            r.data[a][b] = m.data[a][b];
-    return r;
-}
-}  // namespace detail
 
 template <typename T> WPI_FUNC transform_t<T> transform_from_matrix(const mat_t<4, 4, T>& m)
 {

@@ -467,27 +467,46 @@ template <typename T> WPI_FUNC mat_t<3, 3, T> cofactor(const mat_t<3, 3, T>& m)
     return matrix_from_rows(cross(r1, r2), cross(r2, r0), cross(r0, r1));
 }
 
+// 4x4 minors are sums of six triple products: float32 (and half) accumulate them in a wider type,
+// as the reference does, so that the determinant keeps its accuracy (finite differences of it
+// and the inverse of a moderately conditioned matrix stay meaningful)
+template <typename T> struct wide { typedef T type; };
+template <> struct wide<float32> { typedef float64 type; };
+template <> struct wide<half> { typedef float32 type; };
+
+// the signed cofactor (i, j) of a 4x4 matrix, in the wide type W
+template <typename W, typename T> WPI_FUNC W cofactor4(const mat_t<4, 4, T>& m, unsigned i, unsigned j)
+{
+    W s[3][3];   // the minor: m without row i and column j
+    for (unsigned r = 0, a = 0; r < 4; ++r) {
+        if (r == i)
+            continue;
+        for (unsigned c = 0, b = 0; c < 4; ++c)
+            if (c != j)
+                s[a][b++] = W(m.data[r][c]);
+        ++a;
+    }
+    const W minor = s[0][0] * (s[1][1] * s[2][2] - s[1][2] * s[2][1]) - s[0][1] * (s[1][0] * s[2][2] - s[1][2] * s[2][0]) +
+                    s[0][2] * (s[1][0] * s[2][1] - s[1][1] * s[2][0]);
+    return (i + j) % 2 ? -minor : minor;
+}
+
 template <typename T> WPI_FUNC mat_t<4, 4, T> cofactor(const mat_t<4, 4, T>& m)
 {
     mat_t<4, 4, T> cof;
     for (unsigned i = 0; i < 4; ++i)
-        for (unsigned j = 0; j < 4; ++j) {
-            // the minor: m without row i and column j, as a 3x3 matrix
-            T s[3][3];
-            for (unsigned r = 0, a = 0; r < 4; ++r) {
-                if (r == i)
-                    continue;
-                for (unsigned c = 0, b = 0; c < 4; ++c)
-                    if (c != j)
-                        s[a][b++] = m.data[r][c];
-                ++a;
-            }
-            const T minor = s[0][0] * (s[1][1] * s[2][2] - s[1][2] * s[2][1]) -
-                            s[0][1] * (s[1][0] * s[2][2] - s[1][2] * s[2][0]) +
-                            s[0][2] * (s[1][0] * s[2][1] - s[1][1] * s[2][0]);
-            cof.data[i][j] = (i + j) % 2 ? -minor : minor;
-        }
+        for (unsigned j = 0; j < 4; ++j)
+            cof.data[i][j] = T(cofactor4<typename wide<T>::type>(m, i, j));
     return cof;
+}
+
+template <typename T> WPI_FUNC T det4(const mat_t<4, 4, T>& m)
+{
+    typedef typename wide<T>::type W;
+    W d = W(0);
+    for (unsigned j = 0; j < 4; ++j)
+        d += W(m.data[0][j]) * cofactor4<W>(m, 0, j);
+    return T(d);
 }
 
 template <unsigned N, typename T> WPI_FUNC T det_from_cofactor(const mat_t<N, N, T>& m, const mat_t<N, N, T>& cof)
@@ -505,6 +524,7 @@ template <unsigned N, typename T> WPI_FUNC T determinant(const mat_t<N, N, T>& m
 {
     return detail::det_from_cofactor(m, detail::cofactor(m));
 }
+template <typename T> WPI_FUNC T determinant(const mat_t<4, 4, T>& m) { return detail::det4(m); }
 template <unsigned N, typename T> WPI_FUNC void adj_determinant(const mat_t<N, N, T>& m, mat_t<N, N, T>& adj_m, T adj_ret)
 {
     adj_m += detail::cofactor(m) * adj_ret;
@@ -851,6 +871,78 @@ WPI_FUNC void adj_qr3(const mat_t<3, 3, T>& A, const mat_t<3, 3, T>& Q, const ma
     adj_A += mul(adj_Q + mul(Q, sym), transpose(inverse(R)));
     adj_Q = mat_t<3, 3, T>();
     adj_R = mat_t<3, 3, T>();
+}
+
+// float16 decompositions: computed in float32 and rounded once (as the reference accepts half
+// matrices; the Jacobi tolerances and the adjoints' gap tests need more than half's 11 bits).
+// The adjoints recompute the decomposition in float32 from A rather than widen rounded outputs.
+namespace detail {
+template <unsigned R, unsigned C> WPI_FUNC mat_t<R, C, float32> widen(const mat_t<R, C, half>& m)
+{
+    return mat_t<R, C, float32>(m);
+}
+template <unsigned N> WPI_FUNC vec_t<N, float32> widen(const vec_t<N, half>& v) { return vec_t<N, float32>(v); }
+template <unsigned R, unsigned C> WPI_FUNC mat_t<R, C, half> narrow(const mat_t<R, C, float32>& m)
+{
+    return mat_t<R, C, half>(m);
+}
+template <unsigned N> WPI_FUNC vec_t<N, half> narrow(const vec_t<N, float32>& v) { return vec_t<N, half>(v); }
+}  // namespace detail
+
+WPI_FUNC void eig3(const mat_t<3, 3, half>& A, mat_t<3, 3, half>& Q, vec_t<3, half>& d)
+{
+    mat_t<3, 3, float32> q;
+    vec_t<3, float32> e;
+    eig3(detail::widen(A), q, e);
+    Q = detail::narrow(q), d = detail::narrow(e);
+}
+WPI_FUNC void adj_eig3(const mat_t<3, 3, half>& A, const mat_t<3, 3, half>&, const vec_t<3, half>&,
+                       mat_t<3, 3, half>& adj_A, mat_t<3, 3, half>& adj_Q, vec_t<3, half>& adj_d)
+{
+    const mat_t<3, 3, float32> a = detail::widen(A);
+    mat_t<3, 3, float32> q, adj_a, adj_q = detail::widen(adj_Q);
+    vec_t<3, float32> e, adj_e = detail::widen(adj_d);
+    eig3(a, q, e);
+    adj_eig3(a, q, e, adj_a, adj_q, adj_e);
+    adj_A += detail::narrow(adj_a);
+    adj_Q = mat_t<3, 3, half>();
+    adj_d = vec_t<3, half>();
+}
+
+WPI_FUNC void svd3(const mat_t<3, 3, half>& A, mat_t<3, 3, half>& U, vec_t<3, half>& sigma, mat_t<3, 3, half>& V)
+{
+    mat_t<3, 3, float32> u, v;
+    vec_t<3, float32> s;
+    svd3(detail::widen(A), u, s, v);
+    U = detail::narrow(u), sigma = detail::narrow(s), V = detail::narrow(v);
+}
+WPI_FUNC void adj_svd3(const mat_t<3, 3, half>& A, const mat_t<3, 3, half>&, const vec_t<3, half>&, const mat_t<3, 3, half>&,
+                       mat_t<3, 3, half>& adj_A, mat_t<3, 3, half>& adj_U, vec_t<3, half>& adj_sigma, mat_t<3, 3, half>& adj_V)
+{
+    const mat_t<3, 3, float32> a = detail::widen(A);
+    mat_t<3, 3, float32> u, v, adj_a, adj_u = detail::widen(adj_U), adj_v = detail::widen(adj_V);
+    vec_t<3, float32> s, adj_s = detail::widen(adj_sigma);
+    svd3(a, u, s, v);
+    adj_svd3(a, u, s, v, adj_a, adj_u, adj_s, adj_v);
+    adj_A += detail::narrow(adj_a);
+    adj_U = mat_t<3, 3, half>(), adj_sigma = vec_t<3, half>(), adj_V = mat_t<3, 3, half>();
+}
+
+WPI_FUNC void qr3(const mat_t<3, 3, half>& A, mat_t<3, 3, half>& Q, mat_t<3, 3, half>& R)
+{
+    mat_t<3, 3, float32> q, r;
+    qr3(detail::widen(A), q, r);
+    Q = detail::narrow(q), R = detail::narrow(r);
+}
+WPI_FUNC void adj_qr3(const mat_t<3, 3, half>& A, const mat_t<3, 3, half>&, const mat_t<3, 3, half>&,
+                      mat_t<3, 3, half>& adj_A, mat_t<3, 3, half>& adj_Q, mat_t<3, 3, half>& adj_R)
+{
+    const mat_t<3, 3, float32> a = detail::widen(A);
+    mat_t<3, 3, float32> q, r, adj_a, adj_q = detail::widen(adj_Q), adj_r = detail::widen(adj_R);
+    qr3(a, q, r);
+    adj_qr3(a, q, r, adj_a, adj_q, adj_r);
+    adj_A += detail::narrow(adj_a);
+    adj_Q = mat_t<3, 3, half>(), adj_R = mat_t<3, 3, half>();
 }
 
 }  // namespace wp

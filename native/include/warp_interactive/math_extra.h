@@ -373,6 +373,25 @@ WPI_FUNC void adj_svd2(const mat_t<2, 2, T>& A, const mat_t<2, 2, T>& U, const v
 {
     detail::adj_svd_square(U, sigma, V, adj_A, adj_U, adj_sigma, adj_V);
 }
+// float16: in float32, rounded once (as svd3)
+WPI_FUNC void svd2(const mat_t<2, 2, half>& A, mat_t<2, 2, half>& U, vec_t<2, half>& sigma, mat_t<2, 2, half>& V)
+{
+    mat_t<2, 2, float32> u, v;
+    vec_t<2, float32> s;
+    svd2(detail::widen(A), u, s, v);
+    U = detail::narrow(u), sigma = detail::narrow(s), V = detail::narrow(v);
+}
+WPI_FUNC void adj_svd2(const mat_t<2, 2, half>& A, const mat_t<2, 2, half>&, const vec_t<2, half>&, const mat_t<2, 2, half>&,
+                       mat_t<2, 2, half>& adj_A, mat_t<2, 2, half>& adj_U, vec_t<2, half>& adj_sigma, mat_t<2, 2, half>& adj_V)
+{
+    const mat_t<2, 2, float32> a = detail::widen(A);
+    mat_t<2, 2, float32> u, v, adj_a, adj_u = detail::widen(adj_U), adj_v = detail::widen(adj_V);
+    vec_t<2, float32> s, adj_s = detail::widen(adj_sigma);
+    svd2(a, u, s, v);
+    adj_svd2(a, u, s, v, adj_a, adj_u, adj_s, adj_v);
+    adj_A += detail::narrow(adj_a);
+    adj_U = mat_t<2, 2, half>(), adj_sigma = vec_t<2, half>(), adj_V = mat_t<2, 2, half>();
+}
 
 }  // namespace wp
 

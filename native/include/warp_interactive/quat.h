@@ -187,10 +187,13 @@ template <typename T> WPI_FUNC void adj_quat_inverse(const quat_t<T>&, quat_t<T>
 
 // q v conj(q) = (w^2 - u.u) v + 2 (u.v) u + 2 w (u x v), with u the vector part of q: the rotation
 // of v for a unit q (a non-unit q also scales by |q|^2)
+// v (2 w^2 - 1) + 2 u (u . v) + 2 w (u x v): the rotation q v q* for a unit q, written with
+// 2 w^2 - 1 for w^2 - |u|^2 as the reference does, so that values and gradients off the unit
+// sphere (a quaternion that is not normalized, the radial part of a gradient) are the reference's
 template <typename T> WPI_FUNC vec_t<3, T> quat_rotate(const quat_t<T>& q, const vec_t<3, T>& v)
 {
     const vec_t<3, T> u = detail::quat_vec(q);
-    return v * (q.w * q.w - dot(u, u)) + u * (T(2) * dot(u, v)) + cross(u, v) * (T(2) * q.w);
+    return v * (T(2) * q.w * q.w - T(1)) + u * (T(2) * dot(u, v)) + cross(u, v) * (T(2) * q.w);
 }
 template <typename T>
 WPI_FUNC void adj_quat_rotate(const quat_t<T>& q, const vec_t<3, T>& v, quat_t<T>& adj_q, vec_t<3, T>& adj_v,
@@ -198,10 +201,10 @@ WPI_FUNC void adj_quat_rotate(const quat_t<T>& q, const vec_t<3, T>& v, quat_t<T
 {
     const vec_t<3, T> u = detail::quat_vec(q);
     const vec_t<3, T>& g = adj_ret;
-    const T a = q.w * q.w - dot(u, u), ug = dot(u, g), uv = dot(u, v), gv = dot(g, v);
+    const T a = T(2) * q.w * q.w - T(1), ug = dot(u, g), uv = dot(u, v), gv = dot(g, v);
     adj_v += g * a + u * (T(2) * ug) + cross(g, u) * (T(2) * q.w);
-    const vec_t<3, T> adj_u = u * (T(-2) * gv) + v * (T(2) * ug) + g * (T(2) * uv) + cross(v, g) * (T(2) * q.w);
-    adj_q += quat_t<T>(adj_u, T(2) * q.w * gv + T(2) * dot(g, cross(u, v)));
+    const vec_t<3, T> adj_u = v * (T(2) * ug) + g * (T(2) * uv) + cross(v, g) * (T(2) * q.w);
+    adj_q += quat_t<T>(adj_u, T(4) * q.w * gv + T(2) * dot(g, cross(u, v)));
 }
 
 // conj(q) v q: the inverse rotation for a unit q
@@ -320,6 +323,31 @@ template <typename T> WPI_FUNC void adj_quat_from_matrix(const mat_t<3, 3, T>& m
     detail::adj_quat_from_matrix_raw(m, adj_m, adj_raw);
 }
 
+namespace detail {
+template <typename T> WPI_FUNC mat_t<3, 3, T> upper3(const mat_t<4, 4, T>& m)
+{
+    mat_t<3, 3, T> r;
+    for (unsigned a = 0; a < 3; ++a)
+        for (unsigned b = 0; b < 3; ++b)
+            r.data[a][b] = m.data[a][b];
+    return r;
+}
+}  // namespace detail
+
+// a 4x4 (homogeneous) matrix: the rotation of its upper-left 3x3 block, as in the reference
+template <typename T> WPI_FUNC quat_t<T> quat_from_matrix(const mat_t<4, 4, T>& m)
+{
+    return quat_from_matrix(detail::upper3(m));
+}
+template <typename T> WPI_FUNC void adj_quat_from_matrix(const mat_t<4, 4, T>& m, mat_t<4, 4, T>& adj_m, const quat_t<T>& adj_ret)
+{
+    mat_t<3, 3, T> adj_r;
+    adj_quat_from_matrix(detail::upper3(m), adj_r, adj_ret);
+    for (unsigned a = 0; a < 3; ++a)
+        for (unsigned b = 0; b < 3; ++b)
+            adj_m.data[a][b] += adj_r.data[a][b];
+}
+
 // rotation by angle (radians) about axis (normalized here)
 template <typename T> WPI_FUNC quat_t<T> quat_from_axis_angle(const vec_t<3, T>& axis, T angle)
 {
@@ -337,12 +365,13 @@ WPI_FUNC void adj_quat_from_axis_angle(const vec_t<3, T>& axis, T angle, vec_t<3
     adj_normalize(axis, adj_axis, g * sin(h));
 }
 
-// angle = 2 atan2(|u|, w) in [0, 2 pi], axis = u / |u| (zero for the identity)
+// angle = 2 atan2(|u|, |w|) in [0, pi], axis = u / |u| (negated when w < 0, so that (axis,
+// angle) is the shorter of the two ways to the rotation, as in the reference; zero for the identity)
 template <typename T> WPI_FUNC void quat_to_axis_angle(const quat_t<T>& q, vec_t<3, T>& axis, T& angle)
 {
     const vec_t<3, T> u = detail::quat_vec(q);
-    axis = normalize(u);
-    angle = T(2) * atan2(length(u), q.w);
+    axis = q.w < T(0) ? -normalize(u) : normalize(u);
+    angle = T(2) * atan2(length(u), abs(q.w));
 }
 template <typename T>
 WPI_FUNC void adj_quat_to_axis_angle(const quat_t<T>& q, const vec_t<3, T>&, T, quat_t<T>& adj_q, vec_t<3, T>& adj_axis,
@@ -350,10 +379,10 @@ WPI_FUNC void adj_quat_to_axis_angle(const quat_t<T>& q, const vec_t<3, T>&, T, 
 {
     const vec_t<3, T> u = detail::quat_vec(q);
     vec_t<3, T> adj_u;
-    adj_normalize(u, adj_u, adj_axis);
-    const T l = length(u);
-    T adj_l = T(0), adj_w = T(0);
-    adj_atan2(l, q.w, adj_l, adj_w, T(2) * adj_angle);
+    adj_normalize(u, adj_u, q.w < T(0) ? -adj_axis : adj_axis);
+    T adj_l = T(0), adj_abs_w = T(0), adj_w = T(0);
+    adj_atan2(length(u), abs(q.w), adj_l, adj_abs_w, T(2) * adj_angle);
+    adj_abs(q.w, adj_w, adj_abs_w);
     adj_length(u, adj_u, adj_l);
     adj_q += quat_t<T>(adj_u, adj_w);
     // the out-parameters' earlier values were overwritten: no gradient flows to them
@@ -395,44 +424,35 @@ WPI_FUNC void adj_quat_rpy(T roll, T pitch, T yaw, T& adj_roll, T& adj_pitch, T&
     detail::adj_axis_quat(0, roll, adj_roll, adj_qx);
 }
 
-// Spherical interpolation along the shorter arc (q1 is negated when dot(q0, q1) < 0):
-//   slerp = (sin((1-t) theta) q0 + sin(t theta) q1) / sin(theta),  cos(theta) = dot(q0, q1);
-// linear interpolation where sin(theta) vanishes.
+// Spherical interpolation along the shorter arc, defined as the reference defines it:
+//   (axis, angle) = quat_to_axis_angle(q0^-1 q1) (angle in [0, pi]: the shorter arc),
+//   slerp = q0 quat_from_axis_angle(axis, t angle)
+// (the same values as the sin-weighted formula on unit quaternions; this form fixes the values and
+// gradients off the unit sphere to the reference's). The adjoint chains the parts' adjoints.
 template <typename T> WPI_FUNC quat_t<T> quat_slerp(const quat_t<T>& q0, const quat_t<T>& q1, T t)
 {
-    const quat_t<T> q1s = dot(q0, q1) < T(0) ? -q1 : q1;
-    const T theta = acos(clamp(dot(q0, q1s), T(-1), T(1)));
-    const T s = sin(theta);
-    if (s <= detail::epsilon(T(0)))
-        return q0 * (T(1) - t) + q1s * t;
-    return (q0 * sin((T(1) - t) * theta) + q1s * sin(t * theta)) / s;
+    vec_t<3, T> axis;
+    T angle;
+    quat_to_axis_angle(mul(quat_inverse(q0), q1), axis, angle);
+    return mul(q0, quat_from_axis_angle(axis, t * angle));
 }
 template <typename T>
 WPI_FUNC void adj_quat_slerp(const quat_t<T>& q0, const quat_t<T>& q1, T t, quat_t<T>& adj_q0, quat_t<T>& adj_q1,
                              T& adj_t, const quat_t<T>& adj_ret)
 {
-    const bool flip = dot(q0, q1) < T(0);
-    const quat_t<T> q1s = flip ? -q1 : q1;
-    const T c = clamp(dot(q0, q1s), T(-1), T(1));
-    const T theta = acos(c);
-    const T s = sin(theta);
-    quat_t<T> adj_q1s;
-    if (s <= detail::epsilon(T(0))) {
-        adj_q0 += adj_ret * (T(1) - t);
-        adj_q1s = adj_ret * t;
-        adj_t += dot(adj_ret, q1s - q0);
-    } else {
-        // slerp = a q0 + b q1s with a = sin((1-t) theta) / s, b = sin(t theta) / s
-        const T a = sin((T(1) - t) * theta) / s, b = sin(t * theta) / s;
-        const T ca = cos((T(1) - t) * theta), cb = cos(t * theta);
-        const T ga = dot(adj_ret, q0), gb = dot(adj_ret, q1s);
-        const T adj_theta = (ga * ((T(1) - t) * ca - a * c) + gb * (t * cb - b * c)) / s;
-        adj_t += theta * (gb * cb - ga * ca) / s;
-        const T adj_c = -adj_theta / s;  // d acos(c) / dc = -1 / sin(theta)
-        adj_q0 += adj_ret * a + q1s * adj_c;
-        adj_q1s = adj_ret * b + q0 * adj_c;
-    }
-    adj_q1 += flip ? -adj_q1s : adj_q1s;
+    const quat_t<T> q0_inv = quat_inverse(q0), q_rel = mul(q0_inv, q1);
+    vec_t<3, T> axis, adj_axis;
+    T angle, adj_turn = T(0), adj_angle;
+    quat_to_axis_angle(q_rel, axis, angle);
+    const quat_t<T> turn = quat_from_axis_angle(axis, t * angle);
+    quat_t<T> adj_turn_q, adj_rel, adj_inv;
+    adj_mul(q0, turn, adj_q0, adj_turn_q, adj_ret);
+    adj_quat_from_axis_angle(axis, t * angle, adj_axis, adj_turn, adj_turn_q);
+    adj_t += adj_turn * angle;
+    adj_angle = adj_turn * t;
+    adj_quat_to_axis_angle(q_rel, axis, angle, adj_rel, adj_axis, adj_angle);
+    adj_mul(q0_inv, q1, adj_inv, adj_q1, adj_rel);
+    adj_quat_inverse(q0, adj_q0, adj_inv);
 }
 
 template <typename T> WPI_FUNC quat_t<T> lerp(const quat_t<T>& a, const quat_t<T>& b, T t)

@@ -158,9 +158,19 @@ WPI_FUNC void adj_tile_matmul_acc(const tile_t<T, M, K>& a, const tile_t<T, K, N
 }
 
 // --- Cholesky factorisation and triangular solves --------------------------------------------------
-// A = L L^T for symmetric positive definite A; the upper triangle of the result is zero.
 template <typename T, int N>
-WPI_FUNC tile_t<T, N, N> tile_cholesky(const tile_t<T, N, N>& a)
+WPI_FUNC tile_t<T, N, N> tile_square_transpose(const tile_t<T, N, N>& a)
+{
+    tile_t<T, N, N> r;
+    for (int i = 0; i < N; ++i)
+        for (int j = 0; j < N; ++j) r.data[i * N + j] = a.data[j * N + i];
+    return r;
+}
+
+// A = L L^T for symmetric positive definite A, reading only A's lower triangle; the upper
+// triangle of the result is zero.
+template <typename T, int N>
+WPI_FUNC tile_t<T, N, N> tile_cholesky_lower(const tile_t<T, N, N>& a)
 {
     tile_t<T, N, N> l;
     for (int i = 0; i < N * N; ++i) l.data[i] = T(0);
@@ -178,61 +188,122 @@ WPI_FUNC tile_t<T, N, N> tile_cholesky(const tile_t<T, N, N>& a)
     return l;
 }
 
-// L z = y (forward substitution); y is (N,) or (N, M): every column solved
-template <typename T, int N, int M, typename Y>
-WPI_FUNC Y tile_lower_solve_impl(const tile_t<T, N, N>& l, const Y& y)
+// op(m) x = y with op(m) = m or m^T (TRANS), m triangular (LOWER: its lower triangle is read,
+// else its upper one); y is (N,) or (N, M): every column solved. Forward substitution when op(m)
+// is lower triangular, back substitution otherwise.
+template <typename T, int N, int M, bool LOWER, bool TRANS, typename Y>
+WPI_FUNC Y tile_tri_solve(const tile_t<T, N, N>& m, const Y& y)
 {
-    Y z = y;
+    constexpr bool forward = LOWER != TRANS;
+    Y x = y;
     for (int c = 0; c < M; ++c)
-        for (int i = 0; i < N; ++i) {
-            T s = z.data[i * M + c];
-            for (int k = 0; k < i; ++k) s -= l.data[i * N + k] * z.data[k * M + c];
-            z.data[i * M + c] = s / l.data[i * N + i];
-        }
-    return z;
-}
-// U x = z (back substitution)
-template <typename T, int N, int M, typename Y>
-WPI_FUNC Y tile_upper_solve_impl(const tile_t<T, N, N>& u, const Y& z)
-{
-    Y x = z;
-    for (int c = 0; c < M; ++c)
-        for (int i = N - 1; i >= 0; --i) {
-            T s = x.data[i * M + c];
-            for (int k = i + 1; k < N; ++k) s -= u.data[i * N + k] * x.data[k * M + c];
-            x.data[i * M + c] = s / u.data[i * N + i];
+        for (int s = 0; s < N; ++s) {
+            const int i = forward ? s : N - 1 - s;
+            T acc = x.data[i * M + c];
+            for (int t = 0; t < s; ++t) {
+                const int k = forward ? t : N - 1 - t;
+                acc -= (TRANS ? m.data[k * N + i] : m.data[i * N + k]) * x.data[k * M + c];
+            }
+            x.data[i * M + c] = acc / m.data[i * N + i];
         }
     return x;
 }
-// L^T x = z without forming L^T
-template <typename T, int N, int M, typename Y>
-WPI_FUNC Y tile_lower_transpose_solve(const tile_t<T, N, N>& l, const Y& z)
+// x = op(m)^-1 y: adj_y += op(m)^-T adj_x = g, adj_op(m) -= g x^T on m's triangle
+template <typename T, int N, int M, bool LOWER, bool TRANS, typename Y>
+WPI_FUNC void adj_tile_tri_solve(const tile_t<T, N, N>& m, const Y& y, tile_t<T, N, N>& adj_m, Y& adj_y,
+                                 const Y& adj_x)
 {
-    Y x = z;
-    for (int c = 0; c < M; ++c)
-        for (int i = N - 1; i >= 0; --i) {
-            T s = x.data[i * M + c];
-            for (int k = i + 1; k < N; ++k) s -= l.data[k * N + i] * x.data[k * M + c];
-            x.data[i * M + c] = s / l.data[i * N + i];
+    const Y x = tile_tri_solve<T, N, M, LOWER, TRANS>(m, y);
+    const Y g = tile_tri_solve<T, N, M, LOWER, !TRANS>(m, adj_x);
+    for (int i = 0; i < Y::size; ++i) adj_y.data[i] = add(adj_y.data[i], g.data[i]);
+    for (int a = 0; a < N; ++a)
+        for (int b = LOWER ? 0 : a; b <= (LOWER ? a : N - 1); ++b) {
+            T s = T(0);
+            for (int c = 0; c < M; ++c)
+                s += TRANS ? g.data[b * M + c] * x.data[a * M + c] : g.data[a * M + c] * x.data[b * M + c];
+            adj_m.data[a * N + b] -= s;
         }
-    return x;
+}
+
+// dA = L phi(L^-1 dA L^-T) for symmetric dA, phi = the lower triangle with its diagonal halved, so
+// the adjoint is P = L^-T phi(L^T adj_L) L^-1; A's lower element (i, j) stands for (i, j) and (j, i).
+template <typename T, int N>
+WPI_FUNC void adj_tile_cholesky_lower(const tile_t<T, N, N>& a, tile_t<T, N, N>& adj_a, const tile_t<T, N, N>& adj_l)
+{
+    const tile_t<T, N, N> l = tile_cholesky_lower(a);
+    tile_t<T, N, N> phi;
+    for (int i = 0; i < N; ++i)
+        for (int j = 0; j < N; ++j) {
+            T s = T(0);
+            for (int k = i; k < N && i >= j; ++k) s += l.data[k * N + i] * adj_l.data[k * N + j];
+            phi.data[i * N + j] = i == j ? T(s * T(0.5)) : s;
+        }
+    // P^T = L^-T (L^-T phi)^T: two transposed solves
+    const tile_t<T, N, N> q = tile_tri_solve<T, N, N, true, true>(l, phi);
+    const tile_t<T, N, N> pt = tile_tri_solve<T, N, N, true, true>(l, tile_square_transpose(q));
+    for (int i = 0; i < N; ++i)
+        for (int j = 0; j <= i; ++j)
+            adj_a.data[i * N + j] += i == j ? pt.data[i * N + i] : T(pt.data[i * N + j] + pt.data[j * N + i]);
+}
+
+// lower: A = L L^T from A's lower triangle; upper: A = U^T U from its upper triangle, U being
+// the lower factor of A^T, transposed. The other triangle of the result is zero.
+template <typename T, int N, bool UPPER>
+WPI_FUNC tile_t<T, N, N> tile_cholesky(const tile_t<T, N, N>& a)
+{
+    if (UPPER) return tile_square_transpose(tile_cholesky_lower(tile_square_transpose(a)));
+    return tile_cholesky_lower(a);
+}
+template <typename T, int N, bool UPPER>
+WPI_FUNC void adj_tile_cholesky(const tile_t<T, N, N>& a, tile_t<T, N, N>& adj_a, const tile_t<T, N, N>& adj_ret)
+{
+    if (!UPPER) return adj_tile_cholesky_lower(a, adj_a, adj_ret);
+    tile_t<T, N, N> adj_at;
+    for (int i = 0; i < N * N; ++i) adj_at.data[i] = T(0);
+    adj_tile_cholesky_lower(tile_square_transpose(a), adj_at, tile_square_transpose(adj_ret));
+    for (int i = 0; i < N; ++i)
+        for (int j = 0; j < N; ++j) adj_a.data[i * N + j] += adj_at.data[j * N + i];
 }
 
 template <typename T, int N, typename Y>
 WPI_FUNC Y tile_lower_solve(const tile_t<T, N, N>& l, const Y& y)
 {
-    return tile_lower_solve_impl<T, N, Y::size / N>(l, y);
+    return tile_tri_solve<T, N, Y::size / N, true, false>(l, y);
+}
+template <typename T, int N, typename Y>
+WPI_FUNC void adj_tile_lower_solve(const tile_t<T, N, N>& l, const Y& y, tile_t<T, N, N>& adj_l, Y& adj_y,
+                                   const Y& adj_ret)
+{
+    adj_tile_tri_solve<T, N, Y::size / N, true, false>(l, y, adj_l, adj_y, adj_ret);
 }
 template <typename T, int N, typename Y>
 WPI_FUNC Y tile_upper_solve(const tile_t<T, N, N>& u, const Y& y)
 {
-    return tile_upper_solve_impl<T, N, Y::size / N>(u, y);
+    return tile_tri_solve<T, N, Y::size / N, false, false>(u, y);
 }
-// A x = y given L = cholesky(A): L z = y, then L^T x = z
 template <typename T, int N, typename Y>
+WPI_FUNC void adj_tile_upper_solve(const tile_t<T, N, N>& u, const Y& y, tile_t<T, N, N>& adj_u, Y& adj_y,
+                                   const Y& adj_ret)
+{
+    adj_tile_tri_solve<T, N, Y::size / N, false, false>(u, y, adj_u, adj_y, adj_ret);
+}
+// A x = y from A's factor: lower, L z = y then L^T x = z; upper (A = U^T U), U^T z = y then U x = z
+template <typename T, int N, bool UPPER, typename Y>
 WPI_FUNC Y tile_cholesky_solve(const tile_t<T, N, N>& l, const Y& y)
 {
-    return tile_lower_transpose_solve<T, N, Y::size / N>(l, tile_lower_solve_impl<T, N, Y::size / N>(l, y));
+    constexpr int M = Y::size / N;
+    return tile_tri_solve<T, N, M, !UPPER, !UPPER>(l, tile_tri_solve<T, N, M, !UPPER, UPPER>(l, y));
+}
+template <typename T, int N, bool UPPER, typename Y>
+WPI_FUNC void adj_tile_cholesky_solve(const tile_t<T, N, N>& l, const Y& y, tile_t<T, N, N>& adj_l, Y& adj_y,
+                                      const Y& adj_ret)
+{
+    constexpr int M = Y::size / N;
+    const Y z = tile_tri_solve<T, N, M, !UPPER, UPPER>(l, y);
+    Y adj_z;
+    for (int i = 0; i < Y::size; ++i) adj_z.data[i] = T(0);
+    adj_tile_tri_solve<T, N, M, !UPPER, !UPPER>(l, z, adj_l, adj_z, adj_ret);
+    adj_tile_tri_solve<T, N, M, !UPPER, UPPER>(l, y, adj_l, adj_y, adj_z);
 }
 
 // adds d (a scalar or a (N,) tile) to the diagonal

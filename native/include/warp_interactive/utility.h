@@ -163,6 +163,11 @@ template <typename T, typename S> WPI_FUNC void expect_near(const T& a, const T&
         }
 }
 template <typename T, typename S> WPI_FUNC void adj_expect_near(const T&, const T&, S, T&, T&, S&) {}
+template <typename T> WPI_FUNC void expect_near(const T& a, const T& b)
+{
+    expect_near(a, b, typename components<T>::scalar(1.0e-6));
+}
+template <typename T> WPI_FUNC void adj_expect_near(const T&, const T&, T&, T&) {}
 
 // any component NaN / any infinite / all finite
 #define WPI_CLASSIFY_COMPOSITE(TEMPLATE, TYPE)                                                     \
