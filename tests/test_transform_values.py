@@ -163,6 +163,9 @@ COMPONENTS = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]
     (lambda T: T(wp.transformd(*COMPONENTS)), COMPONENTS),
     (lambda T: T(wp.transformh(*COMPONENTS)), COMPONENTS),
     (lambda T: T(np.arange(1.0, 8.0)), COMPONENTS),
+    # float16 parts: their values, not the bits their ctypes buffers hold
+    (lambda T: T(wp.vec3h(1.0, 2.0, 3.0), wp.quath(4.0, 5.0, 6.0, 7.0)), COMPONENTS),
+    (lambda T: T(wp.vec3h(1.0, 2.0, 3.0)), [1.0, 2.0, 3.0] + IDENTITY[3:]),
 ])
 @pytest.mark.parametrize("T", [wp.transformh, wp.transformf, wp.transformd])
 def test_python_constructor_forms(T, make, want):
@@ -183,7 +186,8 @@ def test_python_constructor_errors(make, message):
     assert str(info.value) == message
 
 
-@pytest.mark.parametrize("T", [wp.transformf, wp.transformd, wp.types.transformation(dtype=wp.float32)])
+@pytest.mark.parametrize("T", [wp.transformh, wp.transformf, wp.transformd,
+                               wp.types.transformation(dtype=wp.float32)])
 def test_python_set_parts_change_the_value_itself(T):
     t = T()
     wp.transform_set_translation(t, wp.types.vector(3, T._wp_scalar_type_)(1.0, 2.0, 3.0))

@@ -57,7 +57,7 @@ def _from_one(value, scalar_value):
             raise TypeError("Invalid argument in transformation constructor: expected a scalar "
                             f"value, got {type(value).__name__}") from None
     if len(value) == 7:
-        return np.asarray(value, dtype=np.float64).reshape(-1)
+        return _floats(value)
     return _from_parts(value, IDENTITY[3:])
 
 
@@ -68,5 +68,11 @@ def _from_parts(p, q):
                             f"sequence, got {type(part).__name__}")
         if len(part) != n:
             raise ValueError(f"the {name} of a transform needs {n} components, got {len(part)}")
-    return np.concatenate([np.asarray(p, dtype=np.float64).reshape(-1),
-                           np.asarray(q, dtype=np.float64).reshape(-1)])
+    return np.concatenate([_floats(p), _floats(q)])
+
+
+def _floats(x):
+    """The values of a sequence or a warp vector/quaternion as float64 (a warp value through its
+    NumPy view: NumPy would read a float16 one's ctypes buffer as the integers it stores)."""
+    view = getattr(x, "numpy_view", None)
+    return np.asarray(view() if view is not None else x, dtype=np.float64).reshape(-1)
