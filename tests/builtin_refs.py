@@ -424,7 +424,7 @@ REFS = {
     "div": F(ref=lambda ts, a, b: (_bcast(a, b, np.divide) if np.asarray(a).dtype.kind == "f"
                                    else np.trunc(a / b).astype(a.dtype)), domain=("any", "nonzero")),
     "floordiv": F(ref=_pyfloordiv, domain=("any", "nonzero")),
-    "mod": F(ref=lambda ts, a, b: np.fmod(a, b), domain=("any", "nonzero")),   # truncated, as C
+    "mod": F(ref=lambda ts, a, b: np.mod(a, b), domain=("any", "nonzero")),
     "neg": _unary(lambda x: -x),
     "pos": _unary(lambda x: x),
     "lt": _cmp(np.less), "le": _cmp(np.less_equal), "gt": _cmp(np.greater),

@@ -103,7 +103,7 @@ def test_arithmetic_table(T):
             true_div = np.fix(a.astype(np.float64) / b).astype(a.dtype)  # C-style, as the reference
         else:
             true_div = a / b
-        expect = np.stack([a + b, a - b, a * b, true_div, a // b, np.fmod(a, b), -a, +a], axis=1)
+        expect = np.stack([a + b, a - b, a * b, true_div, a // b, a % b, -a, +a], axis=1)
     if T is wp.float16:
         np.testing.assert_allclose(got.astype(np.float32), expect.astype(np.float32), rtol=2e-3)
     elif T in FLOATS:
@@ -112,18 +112,17 @@ def test_arithmetic_table(T):
         np.testing.assert_array_equal(got, expect)
 
 
-def test_floor_division_and_truncated_remainder():
-    """// floors (as Python's and warp-lang's); % is the remainder of truncated division
-    (warp-lang's, C's: the dividend's sign): spot values written out by hand."""
+def test_python_floor_semantics():
+    """// and % follow Python, not C: spot values written out by hand."""
     a, b = _operands(wp.int32)
     out = wp.zeros(shape=(len(a), 8), dtype=wp.int32)
     wp.launch(SCALAR_KERNELS[wp.int32]["arith"], dim=len(a), inputs=[wp.array(a), wp.array(b), out])
     got = out.numpy()
     assert got[:4, 4].tolist() == [3, -4, -4, 3]       # 7//2, -7//2, 7//-2, -7//-2
-    assert got[:4, 5].tolist() == [1, -1, 1, -1]       # 7%2, -7%2, 7%-2, -7%-2
+    assert got[:4, 5].tolist() == [1, 1, -1, -1]       # 7%2, -7%2, 7%-2, -7%-2
     assert got[:4, 3].tolist() == [3, -3, -3, 3]       # integer / truncates
     assert got[:, 4].tolist() == [x // y for x, y in zip(a.tolist(), b.tolist())]
-    assert got[:, 5].tolist() == [int(np.fmod(x, y)) for x, y in zip(a.tolist(), b.tolist())]
+    assert got[:, 5].tolist() == [x % y for x, y in zip(a.tolist(), b.tolist())]
 
 
 @pytest.mark.parametrize("T", SCALARS, ids=lambda t: t.__name__)
@@ -605,7 +604,7 @@ def test_user_functions():
     wp.launch(use_functions, dim=4, inputs=[wp.array(x), ints, floats, vecs, side])
     i = np.arange(4)
     np.testing.assert_array_equal(ints.numpy(), np.stack(
-        [(i - 3) // 2, np.fmod(i - 3, 2), i * 3, i + 10, i * 9], axis=1))
+        [(i - 3) // 2, (i - 3) % 2, i * 3, i + 10, i * 9], axis=1))
     f = floats.numpy()
     np.testing.assert_array_equal(f[:, 0], np.where(x < 0, -1.0, 1.0))
     np.testing.assert_array_equal(f[:, 1], np.minimum(x, 1.0))

@@ -72,11 +72,11 @@ add_builtin("mul", {"a": Quaternion, "b": Quaternion}, value_func=same_as(0), gr
 add_builtin("mul", {"a": Transformation, "b": Transformation}, value_func=same_as(0), group=G_OP,
             doc="transform composition")
 
-for op, doc in (("div", "a / b"), ("floordiv", "a // b (floor)"), ("mod", "a % b: the remainder of truncated division (the sign of a, as C's)")):
+for op, doc in (("div", "a / b"), ("floordiv", "a // b (floor)"), ("mod", "a % b (sign of b)")):
     add_builtin(op, {"a": Scalar, "b": Scalar}, value_func=same_as(0), group=G_OP, doc=doc,
                 differentiable=(op != "floordiv"))
 add_builtin("mod", {"a": Vector, "b": Vector}, value_func=_same_shape, group=G_OP,
-            doc="a % b componentwise (truncated division, as for scalars)")
+            doc="a % b componentwise")
 # composites divide by floats only (an integer component division by zero would trap)
 for pat in (FloatVector, FloatMatrix, Quaternion):
     add_builtin("div", {"a": pat, "b": Float}, value_func=same_as(0), group=G_OP)

@@ -179,13 +179,6 @@ class Composite(ctypes.Array):
     def __matmul__(self, other):
         return _matmul(self, other)
 
-    def __mod__(self, other):
-        """Componentwise, as ``%`` in kernels: the remainder of truncated division."""
-        return self._new(np.fmod(self.numpy_view(), _unwrap(other)))
-
-    def __rmod__(self, other):
-        return self._new(np.fmod(_unwrap(other), self.numpy_view()))
-
     def __truediv__(self, other):
         return self._new(self.numpy_view() / _unwrap(other))
 

@@ -39,7 +39,7 @@ WPI_FUNC float32 perlin(uint32 seed, const float32* p, const int32* periods, flo
         for (unsigned i = 0; i < N; ++i) {
             int32 c = cell[i] + int32((corner >> i) & 1u);
             if (periods && periods[i] > 0)
-                c = (c % periods[i] + periods[i]) % periods[i];   // wraps negative cells too
+                c = mod(c, periods[i]);
             h = pcg_hash(h + uint32(c));
         }
         float32 g[N], weight = 1.0f, d = 0.0f;

@@ -319,36 +319,34 @@ WPI_FUNC float64 floordiv(float64 a, float64 b)
 WPI_FUNC half floordiv(half a, half b) { return half(floordiv(float32(a), float32(b))); }
 template <typename T> WPI_FUNC void adj_floordiv(T, T, T&, T&, T) {}
 
-// `%` as the reference defines it: the remainder of truncated division, with the dividend's sign
-// (C's % and fmod: -7 % 3 == -1, 7 % -3 == 1; Python's % would give 2 and -2; `//` floors, as
-// Python's and the reference's); integers: x % 0 == 0
+// Python modulo (result has the divisor's sign); integers: x % 0 == 0
 template <typename T> WPI_FUNC T mod(T a, T b)
 {
     T q, r;
     detail::divmod_trunc(a, b, q, r);
+    if (r != T(0) && ((r < T(0)) != (b < T(0))))
+        r = T(r + b);
     return r;
 }
-WPI_FUNC float32 mod(float32 a, float32 b) { return detail::fmod(a, b); }
-WPI_FUNC float64 mod(float64 a, float64 b) { return detail::fmod(a, b); }
-WPI_FUNC half mod(half a, half b) { return half(detail::fmod(float32(a), float32(b))); }
-
-namespace detail {
-
-// the quotient of truncated division, trunc(a / b), as (a - fmod(a, b)) / b: an integer up to
-// rounding, which rounding to the nearest removes (trunc(a / b) itself can be off by one)
-template <typename T> WPI_FUNC T trunc_quot(T, T) { return T(0); }   // integers: no gradient
-WPI_FUNC float32 trunc_quot(float32 a, float32 b) { return floor((a - fmod(a, b)) / b + 0.5f); }
-WPI_FUNC float64 trunc_quot(float64 a, float64 b) { return floor((a - fmod(a, b)) / b + 0.5); }
-WPI_FUNC half trunc_quot(half a, half b) { return half(trunc_quot(float32(a), float32(b))); }
-
-}  // namespace detail
-
+WPI_FUNC float32 mod(float32 a, float32 b)
+{
+    float32 q, m;
+    detail::float_divmod(a, b, q, m);
+    return m;
+}
+WPI_FUNC float64 mod(float64 a, float64 b)
+{
+    float64 q, m;
+    detail::float_divmod(a, b, q, m);
+    return m;
+}
+WPI_FUNC half mod(half a, half b) { return half(mod(float32(a), float32(b))); }
 template <typename T> WPI_FUNC void adj_mod(T a, T b, T& adj_a, T& adj_b, T adj_ret)
 {
     if (detail::is_int<T>::value) return;
-    // mod(a, b) = a - b * trunc(a / b), with the quotient piecewise constant
+    // mod(a, b) = a - b * floordiv(a, b), with floordiv piecewise constant
     adj_a += adj_ret;
-    adj_b -= adj_ret * detail::trunc_quot(a, b);
+    adj_b -= adj_ret * floordiv(a, b);
 }
 
 template <typename T> WPI_FUNC T neg(T a) { return -a; }
