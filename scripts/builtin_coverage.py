@@ -43,6 +43,18 @@ def peer_names(python):
     return sorted(set(out.stdout.split()) - INTERNAL)
 
 
+def default_peer_names(python):
+    """The names from the default peer, or None when it cannot import warp (a half-made venv,
+    e.g. without numpy): the caller then falls back to the saved list."""
+    try:
+        return peer_names(python)
+    except (subprocess.CalledProcessError, OSError) as e:
+        why = (getattr(e, "stderr", "") or str(e)).strip().splitlines()
+        print(f"note: {python} cannot list warp-lang's builtins ({why[-1] if why else e}); "
+              f"using {SAVED}", file=sys.stderr)
+        return None
+
+
 def saved_names():
     with open(SAVED) as f:
         return [ln.strip() for ln in f if ln.strip() and not ln.startswith("#")]
@@ -55,8 +67,13 @@ def main(argv=None):
     ap.add_argument("--save", action="store_true", help="write the derived list to " + SAVED)
     ap.add_argument("--missing", action="store_true", help="list the missing names")
     args = ap.parse_args(argv)
-    peer = args.peer or (default_peer if os.path.exists(default_peer) else None)
-    names = peer_names(peer) if peer else saved_names()
+    if args.peer:   # named explicitly: a failure is an error
+        peer, names = args.peer, peer_names(args.peer)
+    else:
+        peer = default_peer if os.path.exists(default_peer) else None
+        names = default_peer_names(peer) if peer else None
+        if names is None:
+            peer, names = None, saved_names()
     if args.save:
         with open(SAVED, "w") as f:
             f.write("# warp-lang 1.19 user-facing kernel builtins (scripts/builtin_coverage.py --save)\n")

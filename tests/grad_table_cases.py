@@ -263,7 +263,13 @@ UNREACHABLE = {}
 # files, and test_structure_gradients_are_checked_elsewhere makes sure each is reached there.
 STRUCTURE_GRADIENT_TESTS = {"Geometry": "test_geometry.py", "Volumes": "test_volume.py"}
 # builtins writing into arrays whose indices must be consistent: gradient-tested in the named file
-OWN_GRADIENT_TESTS = {"spatial_jacobian": "test_builtins_extra.py", "spatial_mass": "test_builtins_extra.py"}
+OWN_GRADIENT_TESTS = {"spatial_jacobian": "test_builtins_extra.py", "spatial_mass": "test_builtins_extra.py",
+                      **{name: "test_geometry_compat.py" for name in (
+                          "volume_sample_v4f", "volume_sample_v4d", "volume_sample_grad_f", "volume_sample_grad_v",
+                          "volume_sample_grad_v4f", "volume_sample_grad_v4d", "volume_sample_grad_index")}}
+# internal typed builtins that kernels reach through a generic spelling (wp.volume_sample(dtype=...))
+GENERIC_SPELLING = {"volume_sample_v4f": "volume_sample", "volume_sample_v4d": "volume_sample",
+                    "volume_sample_grad_v4f": "volume_sample_grad", "volume_sample_grad_v4d": "volume_sample_grad"}
 
 
 def all_cases(scalar=wp.float64):

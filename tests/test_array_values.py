@@ -208,3 +208,56 @@ def test_external_memory_with_numpy_int32_strides():
     assert a[1023, 1023, :].ptr == big + 1023 * 4096 + 1023 * 4
     with pytest.raises(ValueError, match="expected 3 strides, got 2"):
         wp.array(ptr=big, dtype=wp.uint8, shape=(2, 2, 2), strides=(4, 2), device="cpu")
+
+
+# --- wp.zeros/empty/...: warp-lang's signatures ------------------------------------------------------
+@pytest.mark.parametrize("shape,strides,dtype", [
+    ((3, 3), (16, 12), wp.int32), ((2, 3, 4), (40, 16, 4), wp.int32), ((3, 5), (12, 36), wp.vec3),
+    ((4, 2), (1, 4), wp.int8)])
+def test_allocation_with_strides_reaches_exactly_its_bytes(shape, strides, dtype):
+    a = wp.zeros(shape, dtype=dtype, strides=strides)
+    assert a.shape == shape and a.strides == strides
+    assert a.capacity == wp.types.type_size_in_bytes(dtype) + sum((n - 1) * s for n, s in zip(shape, strides))
+    assert not a.numpy().any()
+    offsets = {sum(i * s for i, s in zip(idx, strides)) for idx in np.ndindex(*shape)}
+    if len(offsets) == a.size:      # no two elements share memory: what is written reads back
+        values = np.arange(a.numpy().size).reshape(a.numpy().shape)
+        a.assign(values)
+        np.testing.assert_array_equal(a.numpy(), values)
+
+
+def test_allocation_strides_errors():
+    with pytest.raises(ValueError, match="expected 2 strides, got 1"):
+        wp.empty((0, 3), dtype=wp.int32, strides=(4,))
+    with pytest.raises(NotImplementedError, match="Negative strides"):
+        wp.empty((3, 3), dtype=wp.int32, strides=(16, -4))
+    assert wp.empty((0, 3), dtype=wp.int32, strides=(4, 16)).capacity == 0
+    with pytest.raises(TypeError, match="bogus"):
+        wp.zeros(3, bogus=1)            # unknown keywords are refused, never ignored
+
+
+@pytest.mark.parametrize("make", [wp.zeros_like, wp.empty_like, wp.ones_like,
+                                  lambda a, **kw: wp.full_like(a, 2.0, **kw), wp.clone])
+def test_like_constructors_take_retain_grad(make):
+    src = wp.zeros((2, 3), requires_grad=True)
+    out = make(src, retain_grad=True)
+    assert out.shape == src.shape and out.requires_grad and out.retain_grad
+    assert not make(src).retain_grad
+    assert wp.from_numpy(np.zeros(3, np.float32), requires_grad=True, retain_grad=True).retain_grad
+
+
+class _BothInterfaces:
+    """An object offering its host memory through both interfaces (as some libraries do)."""
+
+    def __init__(self, data):
+        self.data = data
+        self.__array_interface__ = data.__array_interface__
+        self.__cuda_array_interface__ = data.__array_interface__
+
+
+@pytest.mark.parametrize("data,dtype", [(np.array([1, 2, 3], np.int8), wp.int8),
+                                        (np.arange(6, dtype=np.float32), wp.vec3)])
+def test_cpu_array_from_an_object_with_both_interfaces_reads_the_host_one(data, dtype):
+    a = wp.array(_BothInterfaces(data), dtype=dtype, device="cpu")
+    assert a.device.is_cpu and a.ptr
+    np.testing.assert_array_equal(a.numpy().ravel(), data)

@@ -97,7 +97,8 @@ def concrete_cases(ov, per_dtype=2):
 # Builtins that query a structure built in Python scope (meshes, BVHs, hash grids, volumes) need
 # that structure, not random inputs: they are checked against brute force in these files, and
 # test_structure_builtins_are_tested_elsewhere makes sure each is called there.
-STRUCTURE_GROUPS = {"Geometry": ("test_geometry.py",), "Volumes": ("test_volume.py",)}
+STRUCTURE_GROUPS = {"Geometry": ("test_geometry.py", "test_geometry_compat.py"),
+                    "Volumes": ("test_volume.py", "test_geometry_compat.py")}
 
 
 # builtins that write into arrays they are given (indices into them must be consistent, so random

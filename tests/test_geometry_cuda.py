@@ -226,7 +226,7 @@ def test_index_volume_on_the_device_matches_the_cpu(device):
     pts = rng.integers(-12, 12, (300, 3)).astype(np.int32)
     gpu = wp.Volume.allocate_by_voxels(wp.array(pts, dtype=wp.vec3i, device=device), 1.0, device=device)
     cpu = wp.Volume.allocate_by_voxels(pts, 1.0, device="cpu")
-    np.testing.assert_array_equal(gpu.get_voxels(), cpu.get_voxels())
+    np.testing.assert_array_equal(gpu.get_voxels().numpy(), cpu.get_voxels().numpy())
     data = rng.normal(size=cpu.get_voxel_count()).astype(np.float32)
     p = (pts[rng.integers(0, 300, 200)] + rng.uniform(0, 1, (200, 3))).astype(np.float32)
     res = {}

@@ -11,11 +11,12 @@ from warp_interactive._paths import include_dir
 from warp_interactive.geometry.descriptors import WN_NODE_BYTES, BvhDesc, HashGridDesc, MeshDesc
 
 CHECKS = {
-    "bvh_t": (BvhDesc, ["nodes", "items", "lowers", "uppers", "num_nodes", "num_items", "by_slot"]),
+    "bvh_t": (BvhDesc, ["nodes", "items", "lowers", "uppers", "num_nodes", "num_items", "by_slot",
+                         "num_groups", "group_ids", "group_roots"]),
     "mesh_t": (MeshDesc, ["bvh", "points", "velocities", "indices", "num_points", "num_tris",
                           "support_winding_number", "winding"]),
     "hash_grid_t": (HashGridDesc, ["point_ids", "cell_starts", "cell_ends", "dim_x", "dim_y",
-                                   "dim_z", "num_points", "cell_width"]),
+                                   "dim_z", "num_points", "cell_width", "point_groups"]),
 }
 
 

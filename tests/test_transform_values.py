@@ -115,7 +115,7 @@ def test_constructor_gradients_match_the_linear_weights():
     ("wp.transformation(1.0, 2.0, 3.0)", r"incompatible number of values given \(3\)"),
     ("wp.transformd(wp.transform(1.0))", r"copy constructing a transform requires matching source and target "
                                          r"dtypes, got `float32` and `float64`"),
-    ("wp.expect_near(1.0, 1.0, tol=0.1)", r"wp.expect_near\(\) got keyword arguments \['tol'\].*tolerance"),
+    ("wp.expect_near(1.0, 1.0, tol=0.1)", r"expect_near\(\).*tol.*tolerance"),
 ])
 def test_refused_constructions_name_the_problem(tmp_path, body, message):
     src = tmp_path / "refused_kernel.py"

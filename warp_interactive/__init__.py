@@ -80,7 +80,9 @@ from .lang.decorators import func_grad, func_replay  # noqa: E402
 from .lang.grad_of import grad  # noqa: E402  (wp.grad(f)(x): f's gradient in forward code)
 # geometry: wp.Mesh, wp.Bvh, wp.HashGrid, wp.Volume and their kernel builtins
 from .lang import builtins_geometry as _builtins_geometry  # noqa: E402,F401
-from .geometry import Bvh, HashGrid, Mesh, Volume  # noqa: E402
+from .geometry import Bvh, HashGrid, Mesh, Volume, is_cubql_available  # noqa: E402
+from .types.query_types import (BvhQuery, HashGridQuery, MeshQueryAABB, MeshQueryPoint,  # noqa: E402
+                                MeshQueryRay)
 
 _export_builtins(globals())
 # types that are also constructors in kernels keep their class (wp.vector above is the

@@ -25,6 +25,7 @@ struct sigaction g_chained;
 void on_sigint(int sig, siginfo_t* info, void* context) {
     const int saved_errno = errno;
     g_sigint_count.fetch_add(1, std::memory_order_relaxed);
+    __atomic_store_n(&g_stopping, 1, __ATOMIC_RELAXED);   // kernels' loops read it (poll_arm)
     if (g_chained.sa_flags & SA_SIGINFO) {
         if (g_chained.sa_sigaction) g_chained.sa_sigaction(sig, info, context);
     } else if (g_chained.sa_handler != SIG_DFL && g_chained.sa_handler != SIG_IGN) {
@@ -64,6 +65,14 @@ void set_main_thread(unsigned long pthread_id) {
 }
 
 void set_worker_scope(const StopScope* scope) { t_worker_scope = scope; }
+
+const int* poll_arm() {
+    static const int never = 0;
+    const StopScope* s = current_scope();
+    if (s == nullptr) return &never;
+    if (s->armed.load(std::memory_order_relaxed) == 0 && s->armed.exchange(1) == 0) arm_handler();
+    return &g_stopping;
+}
 
 int poll_stop() {
     const StopScope* s = current_scope();

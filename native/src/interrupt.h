@@ -52,8 +52,14 @@ void set_worker_scope(const StopScope* scope);
 // What generated code calls (see above); 1: stop. Sets the stopping flag when it says 1.
 int poll_stop();
 
-// The flag generated code reads after calls of polling functions: nonzero once some poll_stop()
-// said 1, until clear_stopping().
+// What a generated kernel body calls once at its start: the flag its loops read (the stopping
+// flag, which the handler sets, for a thread of an interruptible launch, else a constant 0);
+// arms the handler like poll_stop(). A call inside a hot loop costs more than the load.
+const int* poll_arm();
+
+// The flag generated code reads: nonzero once a SIGINT came (our handler) or some poll_stop()
+// said 1, until clear_stopping() (the main thread's launch, at its end, and at the start of the
+// next one when a SIGINT came in between).
 inline const int* stopping_flag() { return &g_stopping; }
 inline bool stopping() { return __atomic_load_n(&g_stopping, __ATOMIC_RELAXED) != 0; }
 inline void clear_stopping() { __atomic_store_n(&g_stopping, 0, __ATOMIC_RELAXED); }

@@ -84,6 +84,7 @@ void launch(uintptr_t entry, uintptr_t args, uintptr_t bounds, int64_t total, in
         // (which may never reach a chunk boundary) must not start
         g_signals_seen = scope.start;
         if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+        if (g_interruptible_depth == 0) wpi_native::clear_stopping();   // Python has seen it
     }
     bool completed;
     ++g_interruptible_depth;
@@ -239,8 +240,9 @@ threads return early, and the launch raises the handler's exception, or Keyboard
 
     m.def("interrupt_hooks", [] {
         return py::make_tuple(reinterpret_cast<uintptr_t>(&wpi_native::poll_stop),
-                              reinterpret_cast<uintptr_t>(wpi_native::stopping_flag()));
-    }, "(poll, stopping): the addresses a generated CPU module's wpi_set_interrupt_hooks takes "
+                              reinterpret_cast<uintptr_t>(wpi_native::stopping_flag()),
+                              reinterpret_cast<uintptr_t>(&wpi_native::poll_arm));
+    }, "(poll, stopping, arm): the addresses a generated CPU module's wpi_set_interrupt_hooks takes "
        "(native/src/interrupt.h), through which its loops see Ctrl-C.");
 
     m.add_object("launch_fast", py::reinterpret_steal<py::object>(

@@ -55,19 +55,33 @@ class BodyWriter:
     def prologue(self):
         """Lines a forward function needs before its body: the poll counter of its loops (an
         adjoint gets it from ``adjoint()``, with its other declarations)."""
-        return [polls.TICKS] if self.ticks else []
+        return [self._m(polls.TICKS)] if self.ticks else []
 
     def loop_poll(self, p, replay=False):
         """The first line of a dynamic loop's body (``p``: the loop's indentation)."""
+        self._declare_ticks()
+        return f"{p}    if ({self._m(polls.LOOP_STOP)}) {self._fail(replay)}"
+
+    def _declare_ticks(self):
         self.ticks = True
-        if polls.TICKS not in self.extra_decls:
-            self.extra_decls.insert(0, polls.TICKS)
-        return f"{p}    if ({polls.LOOP_STOP}) {self._fail(replay)}"
+        if self._m(polls.TICKS) not in self.extra_decls:
+            self.extra_decls.insert(0, self._m(polls.TICKS))
+
+    def _m(self, macro):
+        return polls.spelling(macro, self.in_kernel)
+
+    def range_poll(self, p, replay=False):
+        """(first line of a range loop's body, line after the loop): the loop ends through its
+        condition (``for_head(..., poll=True)``) and the function returns after it, so the loop
+        keeps one exit."""
+        self.loop_poll(p, replay)   # declares the counter and the flag
+        return f"{p}    {self._m(polls.LOOP_POLL)}", f"{p}if ({polls.STOPPED}) {self._fail(replay)}"
 
     def _call_poll(self, s, p, replay):
         """After a call of a user function that may have returned early on an interrupt."""
         if _is_user_call(s.func) and polls.calls_poll(s.func, self._polls_memo):
-            return [f"{p}if ({polls.CALL_STOP}) {self._fail(replay)}"]
+            self._declare_ticks()
+            return [f"{p}if ({self._m(polls.CALL_STOP)}) {self._fail(replay)}"]
         return []
 
     def _num(self, s):
@@ -137,13 +151,14 @@ class BodyWriter:
         if kind is ir.If:
             return self._fwd_if(s, ind, replay)
         if kind is ir.ForRange:
-            head = for_head(s, p)
+            head = for_head(s, p, poll=True)
             pre, count = self._trip_count(s, p, replay)
             if replay and id(s) in self.counted:     # its reverse needs only the trip count
                 return pre[:-1] + [f"{p}_n{self._num(s)} = wp::range_count({s.start.label}, "
                                    f"{s.stop.label}, {s.step.label});"]
-            return (pre + [head, self.loop_poll(p, replay)] + self._checkpoint(s, p, replay) + count +
-                    self._loop_body(s.body, ind + 1, replay, s) + [f"{p}}}"])
+            first, after = self.range_poll(p, replay)
+            return (pre + [head, first] + self._checkpoint(s, p, replay) + count +
+                    self._loop_body(s.body, ind + 1, replay, s) + [f"{p}}}", after])
         if kind is ir.While:
             pre, count = self._trip_count(s, p, replay)
             return (pre + [f"{p}while (true) {{", self.loop_poll(p, replay)] +
@@ -395,9 +410,11 @@ class BodyWriter:
         if not getattr(func, "differentiable", False):
             return []
         if isinstance(s.out, list):
-            if not _is_user_call(func):
+            # a @wp.func returning several values, or a builtin's result and out-parameters
+            # (its adjoint takes the adjoints of the result, then of each written argument)
+            if not _is_user_call(func) and not getattr(func, "writes", ()):
                 return []
-            adj_outs = ", ".join(v.adj for v in s.out)   # a @wp.func returning several values
+            adj_outs = ", ".join(v.adj for v in s.out)
         else:
             adj_outs = s.out.adj if s.out is not None else ""
         args = self.call_args(s)
@@ -417,19 +434,21 @@ class BodyWriter:
         p = "    " * ind
         num = self._num(s)
         n, k, j = f"_n{num}", f"_k{num}", f"_j{num}"
-        head = [f"{p}for (int64_t {k} = {n} - 1; {k} >= 0; --{k}) {{", self.loop_poll(p, True)]
+        first_k, after_k = self.range_poll(p, True)
+        stop = f" && !{polls.STOPPED}"
+        head = [f"{p}for (int64_t {k} = {n} - 1; {k} >= 0{stop}; --{k}) {{", first_k]
         if self._exact(s):
             lines, first = self._restart(s, p + "    ", k)
-            head += lines + [f"{p}    for (int64_t {j} = {first}; {j} < {k}; ++{j}) {{",
-                             self.loop_poll(p + "    ", True),
+            first_j, after_j = self.range_poll(p + "    ", True)
+            head += lines + [f"{p}    for (int64_t {j} = {first}; {j} < {k}{stop}; ++{j}) {{", first_j,
                              f"{p}        {s.var.label} = {s.start.label} + decltype({s.var.label})({j}) * {s.step.label};"]
-            head += self._loop_body(s.body, ind + 2, True, s) + [f"{p}    }}"]
+            head += self._loop_body(s.body, ind + 2, True, s) + [f"{p}    }}", after_j]
         head += [f"{p}    {s.var.label} = {s.start.label} + decltype({s.var.label})({k}) * {s.step.label};"]
         # each iteration's temporaries are new values: their adjoints start from zero
         head += [f"{p}    {v.adj} = {{}};" for v in s.body_vars]
         restore = [f"{p}{v.label} = {snap};" for v, snap in self._snapshots(s)]
         body = self._reverse_iteration(s.body, ind + 1)
-        return self._ret_label(s, p) + head + body + [f"{p}}}"] + restore
+        return self._ret_label(s, p) + head + body + [f"{p}}}", after_k] + restore
 
     def _ret_label(self, s, p):
         """Where a replay that returned inside this loop continues: at the loop's reverse."""
@@ -443,12 +462,15 @@ class BodyWriter:
         num = self._num(s)
         n, k, j = f"_n{num}", f"_k{num}", f"_j{num}"
         restore, first = self._restart(s, p + "    ", k)
-        out = [f"{p}for (int64_t {k} = {n} - 1; {k} >= 0; --{k}) {{", self.loop_poll(p, True)] + restore
-        out += [f"{p}    for (int64_t {j} = {first}; {j} < {k}; ++{j}) {{", self.loop_poll(p + "    ", True)]
+        first_k, after_k = self.range_poll(p, True)
+        first_j, after_j = self.range_poll(p + "    ", True)
+        stop = f" && !{polls.STOPPED}"
+        out = [f"{p}for (int64_t {k} = {n} - 1; {k} >= 0{stop}; --{k}) {{", first_k] + restore
+        out += [f"{p}    for (int64_t {j} = {first}; {j} < {k}{stop}; ++{j}) {{", first_j]
         out += self._loop_body(s.cond_block, ind + 2, True, s) + self._loop_body(s.body, ind + 2, True, s)
-        out += [f"{p}    }}"] + self._loop_body(s.cond_block, ind + 1, True, s)
+        out += [f"{p}    }}", after_j] + self._loop_body(s.cond_block, ind + 1, True, s)
         out += [f"{p}    {v.adj} = {{}};" for v in _defined_vars(s.body)]
-        out += self._reverse_iteration(s.body, ind + 1) + [f"{p}}}"]
+        out += self._reverse_iteration(s.body, ind + 1) + [f"{p}}}", after_k]
         return self._ret_label(s, p) + out
 
     def _reverse_iteration(self, body, ind):
@@ -477,10 +499,12 @@ class BodyWriter:
         return out
 
 
-def for_head(s, p):
-    """The C++ header of a ``range`` loop (``s`` an ir.ForRange), opening its block."""
+def for_head(s, p, poll=False):
+    """The C++ header of a ``range`` loop (``s`` an ir.ForRange), opening its block; ``poll``:
+    it also ends on Ctrl-C (BodyWriter.range_poll)."""
+    stop = f" && !{polls.STOPPED}" if poll else ""
     return (f"{p}for ({s.var.label} = {s.start.label}; wp::range_continues({s.var.label}, "
-            f"{s.stop.label}, {s.step.label}); {s.var.label} += {s.step.label}) {{")
+            f"{s.stop.label}, {s.step.label}){stop}; {s.var.label} += {s.step.label}) {{")
 
 
 def adj_ret_names(n):

@@ -246,7 +246,8 @@ class LanesWriter:
             if tag == "uniform":
                 out += self.body.forward(ir.Block([st]), ind)
             elif tag == "loop":
-                out += [for_head(st, p), self.body.loop_poll(p)] + self.emit(item[2], ind + 1) + [f"{p}}}"]
+                first, after = self.body.range_poll(p)
+                out += [for_head(st, p, poll=True), first] + self.emit(item[2], ind + 1) + [f"{p}}}", after]
             elif tag == "if":
                 out += [f"{p}if ({st.cond.label}) {{"] + self.emit(item[2], ind + 1)
                 if item[3]:

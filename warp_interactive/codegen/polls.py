@@ -11,7 +11,17 @@ from ..lang import ir
 
 TICKS = "    WPI_LOOP_TICKS;"      # declared at the top of a function whose loops poll
 LOOP_STOP = "WPI_LOOP_STOP()"
+LOOP_POLL = "WPI_LOOP_POLL();"   # a range loop's first line: sets WPI_STOPPED, which ends it
+STOPPED = "WPI_STOPPED"
 CALL_STOP = "WPI_CALL_STOP()"
+# kernel bodies: the launch's flag through a pointer taken at their start (core.h says why)
+KERNEL = {TICKS: "    WPI_KERNEL_TICKS;", LOOP_STOP: "WPI_KLOOP_STOP()", LOOP_POLL: "WPI_KLOOP_POLL();",
+          CALL_STOP: "WPI_KCALL_STOP()"}
+
+
+def spelling(macro, in_kernel):
+    return KERNEL[macro] if in_kernel else macro
+
 
 _LOOPS = (ir.ForRange, ir.While)
 

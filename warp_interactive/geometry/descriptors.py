@@ -18,7 +18,8 @@ class BvhDesc(ctypes.Structure):
     _fields_ = [("nodes", ctypes.c_void_p), ("items", ctypes.c_void_p),
                 ("lowers", ctypes.c_void_p), ("uppers", ctypes.c_void_p),
                 ("num_nodes", ctypes.c_int32), ("num_items", ctypes.c_int32),
-                ("by_slot", ctypes.c_int32), ("pad", ctypes.c_int32)]
+                ("by_slot", ctypes.c_int32), ("num_groups", ctypes.c_int32),
+                ("group_ids", ctypes.c_void_p), ("group_roots", ctypes.c_void_p)]
 
 
 class MeshDesc(ctypes.Structure):
@@ -35,7 +36,7 @@ class HashGridDesc(ctypes.Structure):
                 ("cell_ends", ctypes.c_void_p), ("dim_x", ctypes.c_int32),
                 ("dim_y", ctypes.c_int32), ("dim_z", ctypes.c_int32),
                 ("num_points", ctypes.c_int32), ("cell_width", ctypes.c_float),
-                ("pad", ctypes.c_int32)]
+                ("pad", ctypes.c_int32), ("point_groups", ctypes.c_void_p)]
 
 
 def native():

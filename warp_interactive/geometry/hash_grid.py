@@ -3,23 +3,36 @@
 import numpy as np
 
 from ..runtime.device import get_device
-from .descriptors import HashGridDesc, Placement, address, check_device, native, vec3_rows
+from ..types import scalars as sc
+from ..types.array import array
+from ..types.composite import vector
+from .descriptors import HashGridDesc, Placement, address, check_device, native
+
+# the grid's scalar type -> the point type build() takes
+_POINT_TYPES = {sc.float16: vector(3, sc.float16), sc.float32: vector(3, sc.float32),
+                sc.float64: vector(3, sc.float64)}
 
 
 class HashGrid:
     """A hash grid of ``dim_x * dim_y * dim_z`` cells; ``grid.id`` is the kernel handle.
 
-    ``build(points, radius)`` sorts the points by cell (cell width = radius) with a native
-    parallel radix sort; kernels iterate candidates with ``wp.hash_grid_query`` /
-    ``wp.hash_grid_query_next`` and check distances themselves.
+    ``build(points, radius, groups=None)`` sorts the points by cell (cell width = radius) with a
+    native parallel radix sort; kernels iterate candidates with ``wp.hash_grid_query`` /
+    ``wp.hash_grid_query_next`` and check distances themselves. ``dtype`` (float16, float32 or
+    float64) is the precision of the points and of the queries; cells are binned in float32
+    by the builder and by the queries alike, so both always agree on a point's cell.
+    With ``groups`` (one int per point) a query given a group only yields that group's points.
     """
 
-    def __init__(self, dim_x, dim_y, dim_z, device=None):
+    def __init__(self, dim_x, dim_y, dim_z, device=None, dtype=None):
         self.device = get_device(device)
+        self.dtype = _grid_dtype(dtype)
         dims = (int(dim_x), int(dim_y), int(dim_z))
-        if min(dims) < 1 or dims[0] * dims[1] * dims[2] >= 2 ** 31:
-            raise ValueError(f"wp.HashGrid: dimensions must be >= 1 with fewer than 2**31 cells, "
-                             f"got {dims}")
+        if min(dims) < 1:
+            raise ValueError(f"wp.HashGrid: dimensions must be >= 1, got {dims}")
+        if dims[0] * dims[1] * dims[2] >= 2 ** 31:
+            raise RuntimeError(f"wp.HashGrid: cell count exceeds supported limit (fewer than 2**31 "
+                               f"cells), got {dims}")
         self.dim_x, self.dim_y, self.dim_z = dims
         cells = dims[0] * dims[1] * dims[2]
         self._place = Placement(self.device)
@@ -27,15 +40,22 @@ class HashGrid:
         self._ends = np.zeros(cells, np.int32)
         self._ids = np.zeros(1, np.int32)
         self._keys = np.zeros(1, np.int32)
+        self._groups = np.zeros(0, np.int32)
         self.reserved = 0
         self.points = None
+        self.groups = None
         put = self._place.put
         self._desc = HashGridDesc(put("ids", self._ids), put("starts", self._starts),
-                                  put("ends", self._ends), *dims, 0, 0.0, 0)
+                                  put("ends", self._ends), *dims, 0, 0.0, 0, 0)
         self.id = self._place.publish(self._desc)
 
-    def reserve(self, num_points):
-        """Allocate room for ``num_points`` points ahead of build()."""
+    def __del__(self):
+        # the device buffers go with the grid (safe on an instance __init__ never reached)
+        self.__dict__.pop("_place", None)
+
+    def reserve(self, num_points, with_groups=False):
+        """Allocate room for ``num_points`` points ahead of build() (``with_groups``: for a
+        grouped build; the group table is sized at build time here, so it needs nothing more)."""
         if num_points > self.reserved:
             self._ids = np.zeros(num_points, np.int32)
             self._keys = np.zeros(num_points, np.int32)
@@ -43,16 +63,17 @@ class HashGrid:
             self._desc.point_ids = self._place.put("ids", self._ids)
             self.id = self._place.publish(self._desc)
 
-    def build(self, points, radius):
-        """Bucket ``points`` (wp.array of wp.vec3) in cells of width ``radius``.
+    def build(self, points, radius, groups=None):
+        """Bucket ``points`` (a wp.array of the grid's vec3 type, any shape, strided allowed:
+        point i is its i-th element in row-major order) in cells of width ``radius``.
 
         On a CUDA device the points are copied to the host, sorted there by the native builder
         and the cell ranges and sorted ids uploaded (the id stays the same)."""
         radius = float(radius)
         if not radius > 0.0:
             raise ValueError(f"HashGrid.build: radius must be > 0, got {radius}")
-        check_device("HashGrid", self.device, [("points", points)])
-        p = vec3_rows(points, "points", "HashGrid.build")
+        check_device("HashGrid", self.device, [("points", points), ("groups", groups)])
+        p = self._point_rows(points)
         if len(p) >= 2 ** 31:
             raise ValueError("HashGrid.build: at most 2**31 - 1 points")
         self.reserve(len(p))
@@ -60,9 +81,46 @@ class HashGrid:
         native().hash_grid_build(address(p), 12, len(p), radius, self.dim_x, self.dim_y,
                                  self.dim_z, address(self._ids), address(self._starts),
                                  address(self._ends), address(self._keys))
+        self._set_groups(groups, len(p))
         self._desc.num_points = len(p)
         self._desc.cell_width = radius
         if self._place.is_cuda:
             for name, host in (("ids", self._ids), ("starts", self._starts), ("ends", self._ends)):
                 self._place.put(name, host)
         self.id = self._place.publish(self._desc)
+
+    def _point_rows(self, points):
+        want = _POINT_TYPES[self.dtype]
+        if not isinstance(points, array) or points.dtype is not want:
+            got = getattr(getattr(points, "dtype", None), "__name__", type(points).__name__)
+            raise TypeError(f"HashGrid.build: points must be a wp.array of {want.__name__} (the "
+                            f"grid's dtype is {self.dtype.__name__}), got {got}")
+        # a host copy in float32, row-major over any shape and strides; a NaN coordinate bins
+        # into cell 0 (as hashgrid.h's queries look for it there; the native builder's integer
+        # conversion of a NaN would be undefined), infinities into the clamped edge cells
+        rows = np.array(np.asarray(points.numpy()).reshape(-1, 3), dtype=np.float32)
+        rows[np.isnan(rows)] = 0.0
+        return rows
+
+    def _set_groups(self, groups, n):
+        """One group per point (copied: rebuild after changing them), or none."""
+        self.groups = groups
+        if groups is None:
+            self._desc.point_groups = 0
+            return
+        if not isinstance(groups, array) or groups.dtype is not sc.int32:
+            got = getattr(getattr(groups, "dtype", None), "__name__", type(groups).__name__)
+            raise TypeError(f"HashGrid.build: groups must be a wp.array of int32, got {got}")
+        g = np.ascontiguousarray(np.asarray(groups.numpy()).reshape(-1), dtype=np.int32)
+        if len(g) != n:
+            raise ValueError(f"HashGrid.build: {len(g)} groups for {n} points (one per point)")
+        self._groups = g
+        self._desc.point_groups = self._place.put("groups", g)
+
+
+def _grid_dtype(dtype):
+    t = sc.float32 if dtype is None else sc.canonical_scalar(dtype)
+    if t not in _POINT_TYPES:
+        raise TypeError(f"wp.HashGrid: dtype must be float16, float32 or float64, got "
+                        f"{getattr(dtype, '__name__', dtype)}")
+    return t

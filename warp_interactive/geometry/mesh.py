@@ -5,7 +5,9 @@ import numpy as np
 from ..runtime.device import get_device
 from ..types import scalars as sc
 from ..types.array import array
-from .descriptors import WN_NODE_BYTES, BvhDesc, MeshDesc, Placement, address, check_device, native, vec3_rows
+from .descriptors import (WN_NODE_BYTES, BvhDesc, MeshDesc, Placement, address, check_device,
+                          native, vec3_rows)
+from .groups import build_tree, check_constructor
 
 
 class Mesh:
@@ -13,12 +15,18 @@ class Mesh:
 
     points: wp.array of wp.vec3; indices: wp.array of int32 (3 per triangle, flat or (n, 3));
     velocities: optional wp.array of wp.vec3 (one per point). The arrays stay referenced and are
-    read in place: after moving points call ``refit()``.
+    read in place: after moving points call ``refit()``. groups: optional wp.array of int32, one
+    per triangle: one BVH subtree per group (``wp.mesh_get_group_root``). bvh_constructor and
+    bvh_leaf_size are accepted for the reference's signature; the native SAH builder is used.
     """
 
-    def __init__(self, points, indices, velocities=None, support_winding_number=False):
+    def __init__(self, points, indices, velocities=None, support_winding_number=False,
+                 bvh_constructor=None, bvh_leaf_size=None, groups=None):
         self.device = get_device(points.device)
-        check_device("Mesh", self.device, [("indices", indices), ("velocities", velocities)])
+        check_device("Mesh", self.device, [("indices", indices), ("velocities", velocities),
+                                           ("groups", groups)])
+        check_constructor(bvh_constructor, "wp.Mesh")
+        self.groups = groups
         self.points, self.indices, self.velocities = points, indices, velocities
         self.support_winding_number = bool(support_winding_number)
         self._place = Placement(self.device)
@@ -32,12 +40,12 @@ class Mesh:
         self._hi = np.empty((n, 3), np.float32)
         self._items = None
         self._bounds()   # by triangle for the build, then in leaf-slot order for queries/refits
-        self._nodes, self._items, self._count = native().bvh_build(
-            address(self._lo), address(self._hi), n)
+        self._nodes, self._items, self._count, table = build_tree(
+            self._place, self._lo, self._hi, groups, "wp.Mesh")
         self._bounds()
         put = self._place.put
         bvh = BvhDesc(put("nodes", self._nodes), put("items", self._items), put("lo", self._lo),
-                      put("hi", self._hi), self._count, n, 1, 0)
+                      put("hi", self._hi), self._count, n, 1, *table)
         # kernels read the user's arrays in place (on a GPU: their device memory)
         where = self._place.array
         self._wn = np.zeros(self._count * WN_NODE_BYTES if n and support_winding_number else 0, np.uint8)

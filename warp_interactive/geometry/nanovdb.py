@@ -17,10 +17,11 @@ MAGICS = (MAGIC, 0x314244566F6E614E, 0x324244566F6E614E)   # NanoVDB0/1/2 accept
 VERSION = (32 << 21) | (6 << 10) | 0
 CODEC_NONE, CODEC_ZIP, CODEC_BLOSC = 0, 1, 2
 GRID, TREE = 672, 64
-FLOAT, INT32, VEC3F = 1, 4, 6
+FLOAT, INT32, VEC3F, VEC4F, VEC4D = 1, 4, 6, 17, 18
 INDEX, ON_INDEX = 19, 20            # ValueIndex / ValueOnIndex: no values, an index per voxel
 INDEX_TYPES = (INDEX, ON_INDEX)
-GRID_TYPES = {FLOAT: ("float32", 1), INT32: ("int32", 1), VEC3F: ("float32", 3)}
+GRID_TYPES = {FLOAT: ("float32", 1), INT32: ("int32", 1), VEC3F: ("float32", 3),
+              VEC4F: ("float32", 4), VEC4D: ("float64", 4)}
 CLASS_UNKNOWN, CLASS_INDEX = 0, 8
 FLAG_HAS_BBOX, FLAG_BREADTH_FIRST = 2, 32
 
@@ -29,21 +30,29 @@ def _r32(x):
     return (x + 31) & ~31
 
 
+def _align(x, a):
+    return (x + a - 1) & ~(a - 1)
+
+
 def layout(grid_type):
-    """Byte sizes/offsets of one grid type's nodes (value size t; stats are float). Index grids
-    store uint64 tile values and background and no stats; their leaves end after the first
-    index (uint64 at 80) and the packed prefix sums (uint64 at 88)."""
+    """Byte sizes/offsets of one grid type's nodes: value size t aligned to its scalar (a), stats
+    float (double for double grids, S). Index grids store uint64 tile values and background and
+    no stats; their leaves end after the first index (uint64 at 80) and the packed prefix sums
+    (uint64 at 88)."""
     if grid_type in INDEX_TYPES:
         return dict(value=8, root=96, tile=32, stride=8, bg=32, up_table=8256, up_size=270400,
                     lo_table=1088, lo_size=33856, leaf_values=80, leaf_size=96)
     if grid_type not in GRID_TYPES:
         raise ValueError(f"NanoVDB grid type {grid_type} is not supported (float, int32, vec3f, "
-                         f"index and on-index grids are)")
-    t = 12 if grid_type == VEC3F else 4
-    stride = 16 if grid_type == VEC3F else 8
-    up_table, lo_table = _r32(32 + 2 * 4096 + 2 * t + 8), _r32(32 + 2 * 512 + 2 * t + 8)
-    leaf_values = _r32(80 + 2 * t + 8)
-    return dict(value=t, root=_r32(28 + 3 * t + 8), tile=_r32(20 + t), stride=stride, bg=28,
+                         f"vec4f, vec4d, index and on-index grids are)")
+    scalar, n = GRID_TYPES[grid_type]
+    a = np.dtype(scalar).itemsize
+    t, stats = a * n, 2 * (8 if a == 8 else 4)
+    stride = max(8, _align(t, 8))        # a table entry: the value or an int64 child offset
+    up_table, lo_table = _r32(32 + 2 * 4096 + 2 * t + stats), _r32(32 + 2 * 512 + 2 * t + stats)
+    leaf_values = _r32(80 + 2 * t + stats)
+    bg, tile_value = _align(28, a), _align(20, a)
+    return dict(value=t, root=_r32(bg + 3 * t + stats), tile=_r32(tile_value + t), stride=stride, bg=bg,
                 up_table=up_table, up_size=up_table + 32768 * stride,
                 lo_table=lo_table, lo_size=lo_table + 4096 * stride,
                 leaf_values=leaf_values, leaf_size=leaf_values + 512 * t)
@@ -72,7 +81,7 @@ def build_grid(grid_type, origins, values, active, background, voxel_size, trans
     """
     L = layout(grid_type)
     index = grid_type in INDEX_TYPES
-    vdt = np.uint64 if index else (np.float32 if grid_type != INT32 else np.int32)
+    vdt = np.uint64 if index else np.dtype(GRID_TYPES[grid_type][0])
     if index:
         values = np.zeros(len(np.asarray(origins).reshape(-1, 3)), np.uint64)
     origins = np.asarray(origins, np.int64).reshape(-1, 3)
@@ -287,7 +296,37 @@ def leaves(buf):
 
 
 # --- files ------------------------------------------------------------------------------------------
-def write_file(path_or_file, grid, name="", codec=CODEC_NONE):
+def split_grids(buf):
+    """The grid buffers (views) of a buffer holding grid_count grids back to back."""
+    out, pos = [], 0
+    while pos < len(buf):
+        info = grid_info(buf[pos:])
+        out.append(buf[pos:pos + info["size"]])
+        pos += info["size"]
+        if struct.unpack_from("<II", buf, pos - info["size"] + 24) == (len(out) - 1, len(out)):
+            break   # the last grid of its set
+    return out
+
+
+def write_file(path_or_file, grids, name="", codec=CODEC_NONE):
+    """A .nvdb file (one segment) holding ``grids`` (a grid buffer or a list of them): all the
+    metadata records, then each grid's data."""
+    grids = [grids] if isinstance(grids, np.ndarray) else list(grids)
+    metas, payloads = [], []
+    for g in grids:
+        meta, payload = _grid_record(g, name if len(grids) == 1 else "", codec)
+        metas.append(meta)
+        payloads.append(payload)
+    blob = struct.pack("<QIHH", MAGIC, VERSION, len(grids), codec) + b"".join(metas) + b"".join(payloads)
+    if hasattr(path_or_file, "write"):
+        path_or_file.write(blob)
+    else:
+        with open(path_or_file, "wb") as f:
+            f.write(blob)
+
+
+def _grid_record(grid, name, codec):
+    """(FileMetaData + name, the grid's data in the codec) of one grid."""
     info = grid_info(grid)
     data = bytes(grid[:info["size"]])
     if codec == CODEC_ZIP:
@@ -306,12 +345,7 @@ def write_file(path_or_file, grid, name="", codec=CODEC_NONE):
                        *imin_max, *info["voxel_size"], len(raw_name), tree[4], tree[5], tree[6], 1,
                        tree[7], tree[8], tree[9], codec, 0, VERSION)
     assert len(meta) == 176
-    blob = struct.pack("<QIHH", MAGIC, VERSION, 1, codec) + meta + raw_name + payload
-    if hasattr(path_or_file, "write"):
-        path_or_file.write(blob)
-    else:
-        with open(path_or_file, "wb") as f:
-            f.write(blob)
+    return meta + raw_name, payload
 
 
 def _name_key(name):
@@ -322,32 +356,65 @@ def _name_key(name):
 
 
 def read(data):
-    """The grid buffer (aligned uint8 array) in a .nvdb file's bytes, or in a raw grid buffer."""
+    """One aligned buffer holding every grid of a .nvdb file's bytes (each segment's grids, in
+    order), or a raw grid buffer (one grid or several back to back) as is."""
     data = memoryview(data).cast("B")
     if len(data) < 16:
         raise ValueError(f"not a NanoVDB file: only {len(data)} bytes")
-    magic, version, count, codec = struct.unpack_from("<QIHH", data, 0)
+    magic = struct.unpack_from("<Q", data, 0)[0]
     if magic not in MAGICS:
         raise ValueError(f"not a NanoVDB file (magic {magic:#x})")
-    if len(data) >= GRID and struct.unpack_from("<Q", data, 0)[0] in MAGICS and \
-            struct.unpack_from("<I", data, 24)[0] == 0 and struct.unpack_from("<I", data, 28)[0] >= 1 \
-            and struct.unpack_from("<Q", data, 32)[0] == len(data):
-        return aligned_bytes(len(data), data)   # a raw grid buffer
-    if count != 1:
-        raise ValueError(f"the file holds {count} grids; a Volume holds exactly one")
-    meta = struct.unpack_from("<QQQQII6d6i3dI4I3IHHI", data, 16)
-    grid_size, name_size, grid_codec = meta[0], meta[21], meta[29]
-    pos = 16 + 176 + name_size
-    if grid_codec == CODEC_NONE:
-        grid = bytes(data[pos:pos + grid_size])
-    elif grid_codec == CODEC_ZIP:
-        n = struct.unpack_from("<q", data, pos)[0]
-        grid = zlib.decompress(bytes(data[pos + 8:pos + 8 + n]))
-    else:
-        raise ValueError(f"NanoVDB codec {grid_codec} (BLOSC) is not supported: save the file "
-                         f"uncompressed or zip-compressed")
-    if len(grid) != grid_size:
-        raise ValueError(f"truncated NanoVDB file: grid of {grid_size} bytes, got {len(grid)}")
-    buf = aligned_bytes(grid_size, grid)
-    grid_info(buf)
+    if _raw_length(data) == len(data):
+        return aligned_bytes(len(data), data)
+    grids, pos = [], 0
+    while pos + 16 <= len(data):
+        pos = _read_segment(data, pos, grids)
+    joined = b"".join(grids)
+    buf = aligned_bytes(len(joined), joined)
+    split_grids(buf)   # every grid's header is checked
     return buf
+
+
+def _raw_length(data):
+    """The total size of the grids a raw grid buffer holds back to back (0 if it is not one)."""
+    pos, index = 0, 0
+    while len(data) - pos >= GRID:
+        magic, _, _, _, idx, count, size = struct.unpack_from("<QQIIIIQ", data, pos)
+        if magic not in MAGICS or idx != index or size < GRID or count < 1:
+            return 0
+        pos, index = pos + size, index + 1
+        if index == count:
+            return pos
+    return 0
+
+
+def _read_segment(data, pos, grids):
+    """Append the grids of the file segment at ``pos``; the position after it."""
+    magic, _, count, _ = struct.unpack_from("<QIHH", data, pos)
+    if magic not in MAGICS:
+        raise ValueError(f"not a NanoVDB file segment at byte {pos} (magic {magic:#x})")
+    pos += 16
+    metas = []
+    for _ in range(count):
+        if pos + 176 > len(data):
+            raise ValueError(f"truncated NanoVDB file: {count} grids announced, their metadata "
+                             f"ends past the {len(data)} bytes")
+        meta = struct.unpack_from("<QQQQII6d6i3dI4I3IHHI", data, pos)
+        metas.append(meta)
+        pos += 176 + meta[21]
+    for meta in metas:
+        grid_size, grid_codec = meta[0], meta[29]
+        if grid_codec == CODEC_NONE:
+            grid = bytes(data[pos:pos + grid_size])
+            pos += grid_size
+        elif grid_codec == CODEC_ZIP and pos + 8 <= len(data):
+            n = struct.unpack_from("<q", data, pos)[0]
+            grid = zlib.decompress(bytes(data[pos + 8:pos + 8 + n]))
+            pos += 8 + n
+        else:
+            raise ValueError(f"NanoVDB codec {grid_codec} (BLOSC) is not supported: save the file "
+                             f"uncompressed or zip-compressed")
+        if len(grid) != grid_size:
+            raise ValueError(f"truncated NanoVDB file: grid of {grid_size} bytes, got {len(grid)}")
+        grids.append(grid)
+    return pos

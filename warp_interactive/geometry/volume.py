@@ -1,5 +1,6 @@
 """``wp.Volume``: a sparse NanoVDB grid that kernels sample by id (``volume.id``)."""
 
+import collections
 import struct
 
 import numpy as np
@@ -7,8 +8,9 @@ import numpy as np
 from ..runtime.device import get_device
 from . import nanovdb as nv
 
-_DTYPES = {nv.FLOAT: "float32", nv.INT32: "int32", nv.VEC3F: "vec3", nv.INDEX: "index",
-           nv.ON_INDEX: "onindex"}
+# NanoVDB's names of the grid types (GridInfo.type_str)
+_TYPE_STR = {nv.FLOAT: "float", nv.INT32: "int32", nv.VEC3F: "Vec3f", nv.VEC4F: "Vec4f",
+             nv.VEC4D: "Vec4d", nv.INDEX: "Index", nv.ON_INDEX: "OnIndex"}
 
 
 class Volume:
@@ -22,10 +24,13 @@ class Volume:
     CLOSEST = 0
     LINEAR = 1
 
-    def __init__(self, data, device=None):
+    def __init__(self, data, device=None, _offset=0):
         self.device = get_device(device)
-        buf = data if isinstance(data, np.ndarray) and data.ctypes.data % 32 == 0 else nv.read(data)
-        self._info = nv.grid_info(buf)
+        whole = data if isinstance(data, np.ndarray) and data.ctypes.data % 32 == 0 else nv.read(data)
+        self._info = nv.grid_info(whole[_offset:])
+        # a file's grids lie back to back in `whole`: this volume is the one at _offset
+        self._whole, self._offset = whole, _offset
+        buf = whole[_offset:_offset + self._info["size"]]
         self._buf = buf
         self._dev = None
         if self.device.is_cuda:   # the grid is position independent: a byte copy is a grid
@@ -57,6 +62,7 @@ class Volume:
                         device=None):
         """A Volume holding a dense (X, Y, Z) float/int32 or (X, Y, Z, 3) vec3 array; voxel
         (0, 0, 0) sits at ``min_world``. 8^3 blocks that hold only ``bg_value`` are left out."""
+        voxel_size = _voxel_size(voxel_size, "Volume.load_from_numpy")
         a = np.asarray(ndarray)
         vec = a.ndim == 4 and a.shape[3] == 3
         if a.ndim != 3 and not vec:
@@ -89,6 +95,7 @@ class Volume:
         """A volume whose voxels in the box [min, max] (index space, or world space with
         ``points_in_world_space``) are active and hold ``bg_value``; its type follows bg_value
         (float, int or a 3-vector)."""
+        voxel_size = _voxel_size(voxel_size, "Volume.allocate")
         lo, hi = np.asarray(min, np.float64), np.asarray(max, np.float64)
         tr = np.asarray(translation, np.float64)
         if points_in_world_space:
@@ -107,6 +114,7 @@ class Volume:
         coordinates, or float world-space positions), holding ``bg_value``; with
         ``bg_value=None`` an index volume (NanoVDB ValueIndex: every voxel of the tiles has an
         index, see ``get_voxels``) for ``wp.volume_sample_index`` on external data."""
+        voxel_size = _voxel_size(voxel_size, "Volume.allocate_by_tiles")
         p = _points(tile_points)
         idx = p if np.issubdtype(p.dtype, np.integer) else \
             np.floor((p - np.asarray(translation)) / voxel_size).astype(np.int64)
@@ -122,6 +130,7 @@ class Volume:
         containing ``voxel_points`` (int32 index coordinates, or float world-space positions):
         each has an index in [0, get_voxel_count()) into external data, read in kernels with
         ``wp.volume_lookup_index`` / ``wp.volume_sample_index``."""
+        voxel_size = _voxel_size(voxel_size, "Volume.allocate_by_voxels")
         p = _points(voxel_points)
         idx = p if np.issubdtype(p.dtype, np.integer) else \
             np.floor((p - np.asarray(translation)) / voxel_size + 0.5).astype(np.int64)
@@ -139,22 +148,77 @@ class Volume:
 
     @classmethod
     def _from_leaves(cls, origins, active, bg_value, voxel_size, translation, device):
+        gtype = _grid_type_of(bg_value)
+        scalar, n = nv.GRID_TYPES[gtype]
+        dt = np.dtype(scalar)
         bg = np.asarray(bg_value)
-        gtype = nv.VEC3F if bg.size == 3 else (nv.INT32 if np.issubdtype(bg.dtype, np.integer)
-                                                else nv.FLOAT)
-        dt = np.int32 if gtype == nv.INT32 else np.float32
-        values = np.empty((len(origins), 512) + ((3,) if gtype == nv.VEC3F else ()), dt)
+        values = np.empty((len(origins), 512) + ((n,) if n > 1 else ()), dt)
         values[...] = bg.astype(dt)
         buf = nv.build_grid(gtype, origins, values, active, bg.astype(dt), voxel_size, translation)
         return cls(buf, device)
 
     # --- saving and inspection ----------------------------------------------------------------------
     def save_to_nvdb(self, path_or_file, codec="none"):
-        """Write a standard .nvdb file (codec "none" or "zip")."""
+        """Write a standard .nvdb file (codec "none" or "zip") holding this volume's grid and the
+        grids loaded with it (the whole file it came from); only the first grid of a set saves."""
         codes = {"none": nv.CODEC_NONE, "zip": nv.CODEC_ZIP}
         if codec not in codes:
             raise ValueError(f"Volume.save_to_nvdb: codec must be 'none' or 'zip', got {codec!r}")
-        nv.write_file(path_or_file, self.buffer(), codec=codes[codec])
+        if self._offset:
+            raise RuntimeError("Volume.save_to_nvdb: this is grid "
+                               f"{self.get_grid_info().grid_index} of its file; save the first "
+                               "grid, which writes them all")
+        grids = nv.split_grids(self._whole)
+        grids[0] = self.buffer()   # on a GPU: with the values kernels stored
+        nv.write_file(path_or_file, grids, codec=codes[codec])
+
+    def __del__(self):
+        # the device copy goes with the volume (safe on an instance __init__ never reached)
+        self.__dict__.pop("_dev", None)
+
+    # --- feature arrays: the grid's blind data (e.g. fVDB's per-voxel features) ---------------------
+    FeatureArrayInfo = collections.namedtuple("FeatureArrayInfo", "name ptr value_size value_count type_str")
+
+    def _blind(self, i):
+        """(byte offset in the grid, value count, value size, data type, name) of blind data i."""
+        off, count = struct.unpack_from("<qI", self._buf, 640)
+        if not 0 <= i < count:
+            raise IndexError(f"Volume: feature array {i} out of range (the grid has {count})")
+        at = off + 288 * i
+        rel, n, size, _, _, dtype = struct.unpack_from("<qQIIII", self._buf, at)
+        name = bytes(self._buf[at + 32:at + 288]).split(b"\0")[0].decode(errors="replace")
+        return at + rel, n, size, dtype, name
+
+    def get_feature_array_count(self):
+        """How many supplemental data arrays (NanoVDB blind data) the grid holds."""
+        return int(struct.unpack_from("<I", self._buf, 648)[0])
+
+    def get_feature_array_info(self, feature_index):
+        """FeatureArrayInfo(name, ptr, value_size, value_count, type_str) of one array."""
+        start, n, size, dtype, name = self._blind(feature_index)
+        base = int(self._dev.ptr) if self._dev is not None else self._buf.ctypes.data
+        return Volume.FeatureArrayInfo(name, base + start, size, n, _TYPE_STR.get(dtype, "?"))
+
+    def feature_array(self, feature_index, dtype=None):
+        """Feature array ``feature_index`` as a 1-d wp.array of ``dtype`` (default: its stored
+        type, or uint8 bytes when that is unknown). On the CPU a view of the grid's memory; on
+        a GPU a device copy."""
+        from ..types import scalars as sc
+        from ..types.array import array
+        from ..types.composite import vector
+        start, n, size, stored, _ = self._blind(feature_index)
+        if dtype is None:
+            scalar, k = nv.GRID_TYPES.get(stored, ("uint8", size))
+            dtype = getattr(sc, scalar) if k == 1 else vector(k, getattr(sc, scalar))
+        return _typed_array(self.buffer()[start:start + n * size], dtype, self.device)
+
+    def load_next_grid(self):
+        """The next grid of the file this volume was loaded from (a new Volume on the same
+        device), or None after the last one."""
+        info = self.get_grid_info()
+        if info.grid_index + 1 >= info.grid_count:
+            return None
+        return Volume(self._whole, self.device, _offset=self._offset + self._info["size"])
 
     def array(self):
         """The grid buffer (a wp.array of uint8 sharing the memory kernels read)."""
@@ -176,11 +240,32 @@ class Volume:
 
     @property
     def dtype(self):
-        """"float32", "int32", "vec3", or the NanoVDB grid type number for other grids."""
-        return _DTYPES.get(self._info["grid_type"], self._info["grid_type"])
+        """The value type: wp.float32, wp.int32, wp.vec3f, wp.vec4f or wp.vec4d; None for index
+        volumes (they hold no values)."""
+        from ..types import composite as comp
+        from ..types import scalars as sc
+        t = self._info["grid_type"]
+        if t in nv.INDEX_TYPES:
+            return None
+        scalar, n = nv.GRID_TYPES[t]
+        s = getattr(sc, scalar)
+        return s if n == 1 else comp.vector(n, s)
+
+    GridInfo = collections.namedtuple(
+        "GridInfo", "name size_in_bytes grid_index grid_count type_str translation transform_matrix")
 
     def get_grid_info(self):
-        return dict(self._info)
+        """A GridInfo: name, size_in_bytes, grid_index, grid_count (the grids of its file),
+        type_str (NanoVDB's name of the value type), translation (vec3) and transform_matrix
+        (the index-to-world mat33)."""
+        from ..types import composite as comp
+        from ..types import scalars as sc
+        index, count = struct.unpack_from("<II", self._buf, 24)
+        m = struct.unpack_from("<9f", self._buf, 296)
+        return Volume.GridInfo(self._info["name"], self._info["size"], index, count,
+                               _TYPE_STR.get(self._info["grid_type"], "?"),
+                               comp.vector(3, sc.float32)(*self._info["translation"]),
+                               comp.matrix((3, 3), sc.float32)(*m))
 
     @property
     def is_index(self):
@@ -199,13 +284,19 @@ class Volume:
         return 512 * self.get_tile_count()
 
     def get_tiles(self):
-        """The tiles' origins in index space: an (N, 3) int32 NumPy array, in storage order."""
+        """The tiles' origins in index space: an (N, 3) int32 wp.array on the volume's device,
+        in storage order."""
         origins, _, _ = nv.leaves(self.buffer())
-        return origins.astype(np.int32)
+        return self._int_rows(origins)
+
+    def _int_rows(self, rows):
+        from ..types import scalars as sc
+        from ..types.array import array
+        return array(np.ascontiguousarray(rows, np.int32).reshape(-1, 3), dtype=sc.int32, device=self.device)
 
     def get_voxels(self):
         """The index-space coordinates of every indexed voxel, row m holding the voxel whose
-        index (wp.volume_lookup_index) is m: an (get_voxel_count(), 3) int32 NumPy array."""
+        index (wp.volume_lookup_index) is m: an (get_voxel_count(), 3) int32 wp.array."""
         origins, active, first = nv.leaves(self.buffer())
         coords = origins[:, None, :] + nv._VOX[None]                   # (N, 512, 3)
         if self._info["grid_type"] == nv.ON_INDEX:
@@ -219,7 +310,50 @@ class Volume:
             out[index] = coords.reshape(-1, 3)
         else:
             out = coords.reshape(-1, 3)
-        return out.astype(np.int32)
+        return self._int_rows(out)
+
+
+def _voxel_size(value, owner):
+    """A voxel size as three float64s: one number for all axes or one per axis, each finite
+    and > 0 (TypeError for non-numbers, ValueError for bad counts or values)."""
+    if value is None or isinstance(value, (str, bytes)):
+        raise TypeError(f"{owner}: voxel_size must be a number or 3 numbers, got {value!r}")
+    try:
+        v = np.asarray(value, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError):
+        raise TypeError(f"{owner}: voxel_size must be a number or 3 numbers, got {value!r}") from None
+    if v.size == 1:
+        v = np.repeat(v, 3)
+    if v.size != 3:
+        raise ValueError(f"{owner}: voxel_size must be one number or 3 (one per axis), got {v.size}")
+    if not np.all(np.isfinite(v) & (v > 0)):
+        raise ValueError(f"{owner}: voxel_size must be finite and > 0, got {tuple(v)}")
+    return v
+
+
+def _typed_array(raw, dtype, device):
+    """The bytes ``raw`` as a 1-d wp.array of ``dtype`` (trailing partial element dropped): a
+    view on the CPU, a copy on other devices."""
+    from ..types.array import array
+    from ..types.dtypes import np_dtype_of, type_size
+    n = len(raw) // type_size(dtype)
+    host = raw[:n * type_size(dtype)].view(np_dtype_of(dtype))
+    host = host.reshape(n, -1) if host.size != n else host
+    return array(host, dtype=dtype, copy=not get_device(device).is_cpu, device=device)
+
+
+def _grid_type_of(bg_value):
+    """The grid type a background value asks for: its wp vector type (vec3, vec4, vec4d), an
+    integer (int32), a float (float32); plain sequences of 3 or 4 are float32 vectors."""
+    scalar = getattr(type(bg_value), "_wp_scalar_type_", None)
+    bg = np.asarray(bg_value)
+    if bg.size == 4:
+        return nv.VEC4D if getattr(scalar, "__name__", "") == "float64" else nv.VEC4F
+    if bg.size == 3:
+        return nv.VEC3F
+    if bg.size != 1:
+        raise ValueError(f"wp.Volume: bg_value must be a scalar or a 3- or 4-vector, got {bg_value!r}")
+    return nv.INT32 if np.issubdtype(bg.dtype, np.integer) else nv.FLOAT
 
 
 def _points(points):

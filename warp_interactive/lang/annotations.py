@@ -28,7 +28,8 @@ def type_key(t):
 def is_concrete(t):
     if isinstance(t, array):     # wp.array(dtype=Any) is generic (lang/generics.py)
         return is_concrete(t.dtype)
-    return sc.is_scalar(t) or comp.is_composite(t) or hasattr(t, "_wp_struct_")
+    return (sc.is_scalar(t) or comp.is_composite(t) or hasattr(t, "_wp_struct_")
+            or hasattr(t, "_wp_native_fields_"))   # geometry query types
 
 
 def annotations_of(func, src, kind):

@@ -23,7 +23,10 @@ TILE_NAMES = (
     "tile_slice_indexed", "tile_scatter_add", "tile_scatter_masked", "tile_fft", "tile_ifft",
     "tile_stack", "tile_stack_push", "tile_stack_pop", "tile_stack_count", "tile_stack_clear",
     "tile_bvh_query_aabb", "tile_bvh_query_ray", "tile_bvh_query_next", "tile_mesh_query_aabb",
-    "tile_mesh_query_aabb_next", "tile_query_valid")
+    "tile_mesh_query_aabb_next", "tile_query_valid",
+    # the reference's older (deprecated) spellings of the block-parallel queries
+    "bvh_query_aabb_tiled", "bvh_query_ray_tiled", "bvh_query_next_tiled", "mesh_query_aabb_tiled",
+    "mesh_query_aabb_next_tiled")
 
 # How a builtin runs in Python scope (``wp.sin(1.0)`` outside kernels): that launches a kernel,
 # so the runtime (runtime/python_scope.py) registers it here at import; lang never imports up.

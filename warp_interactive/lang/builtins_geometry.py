@@ -9,12 +9,14 @@ those argument variables (see Overload.writes).
 """
 
 from ..types.query_types import (BvhQuery, HashGridQuery, MeshQueryAABB, MeshQueryPoint,
-                                    MeshQueryRay, vec3)
+                                    MeshQueryRay, MeshQuerySphere, MeshView, vec3)
 from ..types import scalars as sc
+from ..types.composite import matrix, vector
 from .registry import Any, Array, add_builtin, type_name
 
 G_MESH, G_BVH, G_GRID, G_VOL = "Geometry", "Geometry", "Geometry", "Volumes"
 u64, f32, i32, b = sc.uint64, sc.float32, sc.int32, sc.bool_
+mat33 = matrix((3, 3), sc.float32)
 
 
 def _add(name, inputs, ret, group, differentiable=False, **kw):
@@ -59,6 +61,9 @@ _add("mesh_query_ray", _r, MeshQueryRay, G_MESH, True,
 _add("mesh_query_ray", {**_r, "t": f32, "bary_u": f32, "bary_v": f32, "sign": f32,
                         "normal": vec3, "face": i32}, b, G_MESH, writes=(4, 5, 6, 7, 8, 9),
      doc="Out-parameter form: returns whether the ray hit; writes t, u, v, sign, normal, face.")
+_add("mesh_query_ray", {**_r, "root": i32}, MeshQueryRay, G_MESH, True,
+     doc="As above, searching only the BVH subtree of node `root` (mesh_get_group_root gives a "
+         "group's; -1: the whole mesh).")
 _add("mesh_query_ray_anyhit", _r, b, G_MESH,
      doc="True if the ray hits any face with `0 <= t < max_t` (stops at the first hit found).")
 _add("mesh_query_ray_anyhit", {**_r, "root": i32}, b, G_MESH,
@@ -73,6 +78,22 @@ _add("mesh_query_aabb", {"id": u64, "lower": vec3, "upper": vec3}, MeshQueryAABB
      doc="Iterate the triangles whose bounds overlap the box with mesh_query_aabb_next.")
 _add("mesh_query_aabb_next", {"query": MeshQueryAABB, "index": i32}, b, G_MESH, writes=(0, 1),
      doc="Advance the query; writes the next triangle to `index`; False when done.")
+_add("mesh_query_sphere", {"id": u64, "center": vec3, "radius": f32}, MeshQuerySphere, G_MESH,
+     doc="Iterate the triangles whose closest point to `center` is within `radius` (touching "
+         "included; a negative radius counts as zero; a zero-area face is its longest edge) with "
+         "mesh_query_next.")
+for _qt in (MeshQueryAABB, MeshQuerySphere):
+    _add("mesh_query_next", {"query": _qt, "index": i32}, b, G_MESH, writes=(0, 1),
+         doc="Advance a mesh_query_aabb or mesh_query_sphere query; writes the next face to "
+             "`index`; False when done (`index` unchanged).")
+_add("mesh_query_aabb_next", {"query": MeshQuerySphere, "index": i32}, b, G_MESH, writes=(0, 1),
+     doc="mesh_query_next for a sphere query.")
+_add("mesh_get_group_root", {"id": u64, "group": i32}, i32, G_MESH,
+     doc="The BVH node of `group`'s triangles (wp.Mesh(groups=...)), or -1 (the whole mesh) "
+         "where the group has none; pass it as a query's `root`.")
+_add("mesh_get", {"id": u64}, MeshView, G_MESH,
+     doc="The mesh's arrays: `.points`, `.velocities` (empty without) and `.indices` (flat, 3 "
+         "per triangle), read in place.")
 _e = {"id": u64, "face": i32, "bary_u": f32, "bary_v": f32}
 _add("mesh_eval_position", _e, vec3, G_MESH, True, doc="u*p0 + v*p1 + (1-u-v)*p2 of `face`.")
 _add("mesh_eval_velocity", _e, vec3, G_MESH, True, doc="The velocity at barycentrics u, v.")
@@ -90,6 +111,23 @@ _add("bvh_query_ray", {"id": u64, "start": vec3, "dir": vec3}, BvhQuery, G_BVH,
      doc="Iterate the items whose boxes the ray meets with bvh_query_next.")
 _add("bvh_query_next", {"query": BvhQuery, "index": i32}, b, G_BVH, writes=(0, 1),
      doc="Advance the query; writes the next item to `index`; False when done.")
+_add("bvh_query_next", {"query": BvhQuery, "index": i32, "max_dist": f32}, b, G_BVH,
+     writes=(0, 1), doc="As above; ray and capsule queries keep only boxes met at t <= max_dist "
+     "(in multiples of |dir|), box and sphere queries ignore it.")
+_add("bvh_query_aabb", {"id": u64, "lower": vec3, "upper": vec3, "root": i32}, BvhQuery, G_BVH,
+     doc="As bvh_query_aabb, searching only the subtree of node `root` (-1: the whole tree).")
+_add("bvh_query_ray", {"id": u64, "start": vec3, "dir": vec3, "root": i32}, BvhQuery, G_BVH,
+     doc="As bvh_query_ray, searching only the subtree of node `root` (-1: the whole tree).")
+_cap = {"id": u64, "start": vec3, "dir": vec3, "radius": f32}
+_add("bvh_query_capsule", _cap, BvhQuery, G_BVH,
+     doc="Iterate the items whose boxes, inflated by `radius` (negative: zero), the segment "
+         "start + t dir meets, t in [0, max_dist] of bvh_query_next (1.0: the capsule from start "
+         "to start + dir). Conservative near box corners.")
+_add("bvh_query_capsule", {**_cap, "root": i32}, BvhQuery, G_BVH,
+     doc="As above, from BVH node `root` (-1: the whole tree).")
+_add("bvh_get_group_root", {"id": u64, "group": i32}, i32, G_BVH,
+     doc="The node of `group`'s subtree (wp.Bvh(groups=...)), or -1 (the whole tree) where the "
+         "group has no items; pass it as a query's `root`.")
 
 _add("bvh_query_sphere", {"id": u64, "center": vec3, "radius": f32}, BvhQuery, G_BVH,
      doc="Iterate the items whose boxes are within `radius` of `center` (touching included; a "
@@ -98,9 +136,14 @@ _add("bvh_query_sphere", {"id": u64, "center": vec3, "radius": f32, "root": i32}
      doc="As above, starting the traversal at BVH node `root` (-1: the whole tree).")
 
 # --- hash grids -------------------------------------------------------------------------------------
-_add("hash_grid_query", {"id": u64, "point": vec3, "max_dist": f32}, HashGridQuery, G_GRID,
-     doc="Iterate the points in the cells within max_dist of `point` with hash_grid_query_next "
-         "(callers check the distance themselves).")
+for _t in (f32, sc.float16, sc.float64):
+    _hq = {"id": u64, "point": vector(3, _t), "max_dist": _t}
+    _add("hash_grid_query", _hq, HashGridQuery, G_GRID,
+         doc="Iterate the points in the cells within max_dist of `point` with hash_grid_query_next "
+             "(callers check the distance themselves); `point` in the grid's precision.")
+    _add("hash_grid_query", {**_hq, "group": i32}, HashGridQuery, G_GRID,
+         doc="As above, yielding only the points of `group` when the grid was built with groups "
+             "(none if no point has it); a grid built without groups ignores `group`.")
 _add("hash_grid_query_next", {"query": HashGridQuery, "index": i32}, b, G_GRID, writes=(0, 1),
      doc="Advance the query; writes the next point index to `index`; False when done.")
 _add("hash_grid_point_id", {"id": u64, "index": i32}, i32, G_GRID,
@@ -113,13 +156,35 @@ _add("volume_sample_f", _s, f32, G_VOL, True,
 _add("volume_sample_v", _s, vec3, G_VOL, True, doc="Sample a vec3 volume at index-space `uvw`.")
 _add("volume_sample_i", {"id": u64, "uvw": vec3}, i32, G_VOL,
      doc="The value of an int32 volume at the voxel nearest to `uvw`.")
-_add("volume_sample_grad_f", {**_s, "grad": vec3}, f32, G_VOL, writes=(3,),
-     doc="Sample a float volume and write its index-space gradient to `grad`.")
+_add("volume_sample_grad_f", {**_s, "grad": vec3}, f32, G_VOL, True, writes=(3,),
+     doc="Sample a float volume and write its index-space gradient to `grad`. Differentiable in "
+         "uvw through the value and the gradient (the interpolant's second derivatives).")
+_add("volume_sample_grad_v", {**_s, "grad": mat33}, vec3, G_VOL, True, writes=(3,),
+     doc="Sample a vec3 volume and write its index-space Jacobian to `grad` (row i: the "
+         "gradient of component i).")
 _ijk = {"id": u64, "i": i32, "j": i32, "k": i32}
 for suffix, t in (("f", f32), ("v", vec3), ("i", i32)):
     _add(f"volume_lookup_{suffix}", _ijk, t, G_VOL, doc="The value of voxel (i, j, k).")
     _add(f"volume_store_{suffix}", {**_ijk, "value": t}, None, G_VOL, replay="",
          doc="Store into voxel (i, j, k) where the volume has a leaf there (else nothing).")
+
+# vec4f / vec4d volumes: reached through the generic spellings (dtype=wp.vec4 / wp.vec4d)
+VEC4_VOLUME = {}
+for _sc, _suf in ((f32, "v4f"), (sc.float64, "v4d")):
+    _v4, _m43 = vector(4, _sc), matrix((4, 3), _sc)
+    VEC4_VOLUME[_v4] = (_suf, _m43)
+    _tpl = (lambda ts, ret, c=_sc._cpp: f"<{c}>")
+    _hid = dict(hidden=True, export=False, template=_tpl)
+    _add(f"volume_lookup_{_suf}", _ijk, _v4, G_VOL, cpp="volume_lookup_v4", **_hid,
+         doc="The value of voxel (i, j, k) of a vec4 volume.")
+    _add(f"volume_store_{_suf}", {**_ijk, "value": _v4}, None, G_VOL, cpp="volume_store_v4",
+         replay="", **_hid, doc="Store into voxel (i, j, k) of a vec4 volume.")
+    _add(f"volume_sample_{_suf}", _s, _v4, G_VOL, True, cpp="volume_sample_v4", **_hid,
+         doc="Sample a vec4 volume at index-space `uvw`.")
+    _add(f"volume_sample_grad_{_suf}", {**_s, "grad": _m43}, _v4, G_VOL, True, writes=(3,),
+         cpp="volume_sample_grad_v4", **_hid,
+         doc="Sample a vec4 volume, writing its 4x3 index-space Jacobian to `grad`.")
+
 
 # --- index volumes: indices into user arrays ------------------------------------------------------
 def _index_data_rule(ts):
@@ -127,9 +192,10 @@ def _index_data_rule(ts):
     from ..types.composite import is_vector
     data, background = ts[3], ts[4]
     t = data.dtype
-    if data.ndim != 1 or not (t is f32 or (is_vector(t) and t._wp_scalar_type_ is f32)):
-        raise TypeMismatch(f"voxel_data must be a 1-d array of float32 or a float32 vector, got "
-                           f"{type_name(data)}")
+    floats = (f32, sc.float64)
+    if data.ndim != 1 or not (t in floats or (is_vector(t) and t._wp_scalar_type_ in floats)):
+        raise TypeMismatch(f"voxel_data must be a 1-d array of float32/float64 or of their "
+                           f"vectors, got {type_name(data)}")
     if background is not t:
         raise TypeMismatch(f"background must be {type_name(t)} like voxel_data, got "
                            f"{type_name(background)}")
@@ -138,12 +204,12 @@ def _index_data_rule(ts):
 
 def _index_grad_rule(ts):
     from ..errors import TypeMismatch
-    from ..types.composite import matrix
+    from ..types.composite import matrix, vector
     t = _index_data_rule(ts)
-    want = vec3 if t is f32 else (matrix((3, 3), f32) if t is vec3 else None)
-    if want is None or ts[5] is not want:
-        raise TypeMismatch(f"grad must be {type_name(want) if want else 'vec3 (float data) or mat33 (vec3 data)'}"
-                           f", got {type_name(ts[5])}")
+    # one row per value component: a vec3 for scalar data, an N x 3 matrix for N-vectors
+    want = vector(3, t) if sc.is_scalar(t) else matrix((t._length_, 3), t._wp_scalar_type_)
+    if ts[5] is not want:
+        raise TypeMismatch(f"grad must be {type_name(want)}, got {type_name(ts[5])}")
     return t
 
 
@@ -160,7 +226,7 @@ add_builtin("volume_sample_index", _xd, value_func=_index_data_rule, group=G_VOL
                 "`background` where a voxel has no index. Differentiable in uvw, voxel_data "
                 "and background.")
 add_builtin("volume_sample_grad_index", {**_xd, "grad": Any}, value_func=_index_grad_rule,
-            group=G_VOL, differentiable=False, same_scalar=False, writes=(5,),
+            group=G_VOL, differentiable=True, same_scalar=False, writes=(5,),
             doc="As volume_sample_index, writing the index-space gradient to `grad` (vec3 for "
                 "float data, mat33 of d value_i / d uvw_k for vec3 data).")
 
@@ -182,13 +248,15 @@ def _dtype_arg(tr, node, kwargs, n_fixed, name):
         raise tr.scope.error(f"wp.{name}() needs dtype= (float32, vec3 or int32)")
     v = tr.eval(dnode)
     t = sc.canonical_scalar(v.obj) if isinstance(v, PyValue) else None
-    if t is f32 or t is i32 or (t is not None and is_vector(t) and t is vec3):
+    if t is f32 or t is i32 or t is vec3 or t in VEC4_VOLUME:
         return t
-    raise tr.scope.error(f"wp.{name}(): dtype must be float32, vec3 or int32, got "
+    raise tr.scope.error(f"wp.{name}(): dtype must be float32, int32, vec3, vec4f or vec4d, got "
                          f"{getattr(getattr(v, 'obj', None), '__name__', v)}", dnode)
 
 
 def _suffix(t):
+    if t in VEC4_VOLUME:
+        return VEC4_VOLUME[t][0]
     return {f32: "f", i32: "i"}.get(t, "v")
 
 
@@ -201,12 +269,18 @@ def _volume_sample(tr, obj, node, kwargs):
 
 
 def _volume_sample_grad(tr, obj, node, kwargs):
-    """``wp.volume_sample_grad(volume, uvw, mode, grad, dtype=float)``: float volumes (grad a vec3)."""
+    """``wp.volume_sample_grad(volume, uvw, mode, grad, dtype=...)``: float32 volumes with a vec3
+    grad, vec3 volumes with a mat33 grad (row i: the gradient of component i)."""
     t = _dtype_arg(tr, node, kwargs, 4, "volume_sample_grad")
-    if t is not f32:
-        raise tr.scope.error(f"wp.volume_sample_grad(): dtype={type_name(t)} is not supported yet "
-                             "(float32 volumes only; vec3 gradients are not implemented)")
-    return tr.call_with_writes("volume_sample_grad_f", [tr.eval_var(a) for a in node.args[:4]], node)
+    if t is i32:
+        raise tr.scope.error("wp.volume_sample_grad(): dtype=int32 volumes have no gradient "
+                             "(float32, vec3 or vec4)")
+    args = [tr.eval_var(a) for a in node.args[:4]]
+    want = vec3 if t is f32 else (mat33 if t is vec3 else VEC4_VOLUME[t][1])
+    if len(args) == 4 and args[3].type is not want:   # one row per value component
+        raise tr.scope.error(f"wp.volume_sample_grad(): Incompatible gradient type, expected "
+                             f"{type_name(want)}, got {type_name(args[3].type)}", node.args[3])
+    return tr.call_with_writes(f"volume_sample_grad_{_suffix(t)}", args, node)
 
 
 def _volume_lookup(tr, obj, node, kwargs):

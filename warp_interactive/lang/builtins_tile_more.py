@@ -222,12 +222,12 @@ _VEC3 = comp.vector(3, sc.float32)
 def _query(cpp, qtype):
     def handler(tr, obj, node, kwargs):
         if kwargs or len(node.args) != 3:
-            raise tr.scope.error(f"wp.{cpp}(id, a, b) takes a uint64 id and two vec3")
+            raise tr.scope.error(f"wp.{obj.key}(id, a, b) takes a uint64 id and two vec3")
         args = [tr.eval_var(node.args[0])] + [tr.eval_var(a) for a in node.args[1:]]
         if args[0].literal:
             args[0] = tr.retype_literal(args[0], sc.uint64)
         if args[0].type is not sc.uint64 or any(a.type is not _VEC3 for a in args[1:]):
-            raise tr.scope.error(f"wp.{cpp}(): expected (uint64, vec3, vec3), got "
+            raise tr.scope.error(f"wp.{obj.key}(): expected (uint64, vec3, vec3), got "
                                  f"({', '.join(type_name(a.type) for a in args)})")
         return emit(tr, cpp, qtype, args, differentiable=False)
     return handler
@@ -262,6 +262,12 @@ HANDLERS = {
     "tile_mesh_query_aabb": _query("tile_mesh_query_aabb", MESH_QUERY),
     "tile_mesh_query_aabb_next": _query_next(MESH_QUERY),
     "tile_query_valid": tile_query_valid,
+    # the reference's deprecated aliases (1.18): the same queries under their older names
+    "bvh_query_aabb_tiled": _query("tile_bvh_query_aabb", BVH_QUERY),
+    "bvh_query_ray_tiled": _query("tile_bvh_query_ray", BVH_QUERY),
+    "bvh_query_next_tiled": _query_next(BVH_QUERY),
+    "mesh_query_aabb_tiled": _query("tile_mesh_query_aabb", MESH_QUERY),
+    "mesh_query_aabb_next_tiled": _query_next(MESH_QUERY),
     "tile_empty": _filled(0.0),   # contents undefined in the reference; zero here
     "tile_dot": tile_dot,
     "tile_axpy": tile_axpy,

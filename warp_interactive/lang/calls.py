@@ -76,37 +76,27 @@ class CallsMixin:
         return [self.eval_var(a) for a in node.args]
 
     def call_registered(self, obj, node, kwargs, args=None):
+        if kwargs:   # by the overloads' parameter names, as the reference (expect_near(a, b, tolerance=t))
+            node = self._keywords_as_positions(obj.key, node, kwargs)
+            args = None
         args = self.args_of(node) if args is None else args
-        if kwargs:
-            return self.call_builtin(obj.key, self._bind_keywords(obj.key, args, kwargs))
         if any(ov.writes for ov in registry[obj.key].overloads):
             return self.call_with_writes(obj.key, args, node)
         return self.call_builtin(obj.key, args)
 
-    def _bind_keywords(self, name, args, kwargs):
-        """``wp.expect_near(a, b, tolerance=t)``: the arguments in the order of the overload whose
-        parameter names take the keywords (the first whose types fit, when several do;
-        call_builtin then retypes literals and reports a mismatch)."""
-        values = {k: self.eval_var(v) for k, v in kwargs.items()}
-        orders = []
+    def _keywords_as_positions(self, name, node, kwargs):
+        """The call with its keyword arguments moved to their positions: the first overload whose
+        parameters after the positional ones are exactly the keywords' names sets the order."""
+        n = len(node.args)
         for ov in registry[name].overloads:
-            names = list(ov.input_types)
-            rest = names[len(args):]
-            if not ov.variadic and not ov.writes and len(args) + len(values) == len(names) \
-                    and set(values) == set(rest):
-                orders.append((ov, list(args) + [values[n] for n in rest]))
-        for ov, ordered in orders:
-            try:
-                ov.match([a.type for a in ordered])
-                return ordered
-            except TypeMismatch:
-                continue
-        if orders:
-            return orders[0][1]
-        accepted = sorted({n for ov in registry[name].overloads for n in ov.input_types})
-        raise self.scope.error(f"wp.{name}() got keyword arguments {sorted(values)} that no overload "
-                               f"takes with {len(args)} positional arguments (parameter names: "
-                               f"{', '.join(accepted)})")
+            rest = list(ov.input_types)[n:]
+            if set(rest) == set(kwargs) and len(rest) == len(kwargs):
+                return ast.copy_location(ast.Call(func=node.func, keywords=[],
+                                                  args=list(node.args) + [kwargs[k] for k in rest]), node)
+        accepted = sorted({", ".join(ov.input_types) for ov in registry[name].overloads})
+        raise self.scope.error(f"wp.{name}(): no overload takes {n} positional argument(s) and the "
+                               f"keyword(s) {', '.join(kwargs)}; its parameters: "
+                               + "; ".join(f"({a})" for a in accepted))
 
     def call_with_writes(self, name, args, node):
         """A builtin with out-parameters: the written arguments' names are rebound to new values."""

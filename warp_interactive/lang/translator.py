@@ -483,7 +483,7 @@ def _assigned_names(nodes):
 
 
 _QUERY_NEXT = {"HashGridQuery": "hash_grid_query_next", "MeshQueryAABB": "mesh_query_aabb_next",
-               "BvhQuery": "bvh_query_next"}
+               "BvhQuery": "bvh_query_next", "MeshQuerySphere": "mesh_query_next"}
 
 STMT_TABLE = {
     ast.Pass: Translator.s_Pass,

@@ -75,11 +75,11 @@ _HOOKS = []
 
 
 def _interrupt_hooks():
-    """The native launcher's (poll, stopping) addresses, as ctypes arguments (NULLs from a
+    """The native launcher's (poll, stopping, arm) addresses, as ctypes arguments (NULLs from a
     native module built before it had them: its kernels' loops then never stop)."""
     if not _HOOKS:
         hooks = getattr(runtime_module(), "interrupt_hooks", None)
-        _HOOKS.extend(ctypes.c_void_p(a) for a in (hooks() if hooks else (None, None)))
+        _HOOKS.extend(ctypes.c_void_p(a) for a in (hooks() if hooks else (None, None, None)))
     return _HOOKS
 
 

@@ -86,6 +86,7 @@ class array:
             self._init_from_data(data, copy, shape)
         elif ptr is not None:
             self._init_from_ptr(ptr, shape, strides, owner)
+            self._capacity = None if capacity is None else int(capacity)
         else:
             self._allocate(shape)
         if requires_grad and grad is None:
@@ -132,7 +133,9 @@ class array:
         self._set_view(int(ptr), shape, strides, None)
 
     def _init_from_data(self, data, copy, shape=None):
-        if not isinstance(data, array) and hasattr(data, "__cuda_array_interface__"):
+        if not isinstance(data, array) and hasattr(data, "__cuda_array_interface__") and \
+                (self.device.is_cuda or not hasattr(data, "__array_interface__")):
+            # an object with both interfaces gives a CPU array through its host one (as warp-lang)
             return hooks.from_cuda_interface(self, data, copy)
         if isinstance(data, array):
             self.dtype = self.dtype or data.dtype
@@ -199,7 +202,10 @@ class array:
 
     @property
     def capacity(self):
-        return self.size * type_size(self.dtype)
+        """The bytes of memory behind the array: those its allocation reached (strides=,
+        ptr= with capacity=), else its elements' bytes."""
+        given = getattr(self, "_capacity", None)
+        return given if given is not None else self.size * type_size(self.dtype)
 
     @property
     def is_contiguous(self):
@@ -499,51 +505,9 @@ class _ArrayAlias:
 array1d, array2d, array3d, array4d = (_ArrayAlias(n) for n in (1, 2, 3, 4))
 
 
-# --- constructors ---------------------------------------------------------------------------
-def _shape_arg(shape, n, fn):
-    shape = shape if shape is not None else n
-    if shape is None:
-        raise TypeError(f"wp.{fn}() needs a shape")
-    return shape
-
-
-def zeros(shape=None, dtype=float, device=None, requires_grad=False, pinned=False, n=None,
-          retain_grad=False, **kw):
-    return array(shape=_shape_arg(shape, n, "zeros"), dtype=dtype, device=device,
-                 requires_grad=requires_grad, pinned=pinned, retain_grad=retain_grad)
-
-
-def empty(shape=None, dtype=float, device=None, requires_grad=False, pinned=False, n=None,
-          retain_grad=False, **kw):
-    return zeros(shape, dtype, device, requires_grad, pinned, n, retain_grad)
-
-
-def full(shape=None, value=0, dtype=None, device=None, requires_grad=False, pinned=False,
-         retain_grad=False):
-    if dtype is None:
-        dtype = array_values.dtype_of_value(value)
-    return zeros(shape, dtype, device, requires_grad, pinned, retain_grad=retain_grad).fill_(value)
-
-
-def ones(shape=None, dtype=float, device=None, requires_grad=False, pinned=False, retain_grad=False):
-    return full(shape, 1, dtype, device, requires_grad, pinned, retain_grad)
-
-
-def zeros_like(src, device=None, requires_grad=None, pinned=None):
-    rg = src.requires_grad if requires_grad is None else requires_grad
-    return zeros(src.shape, src.dtype, device or src.device, rg)
-
-
-def empty_like(src, device=None, requires_grad=None, pinned=None):
-    return zeros_like(src, device, requires_grad)
-
-
-def full_like(src, value, device=None, requires_grad=None):
-    return zeros_like(src, device, requires_grad).fill_(value)
-
-
-def ones_like(src, device=None, requires_grad=None):
-    return full_like(src, 1, device, requires_grad)
+# --- constructors: wp.zeros/empty/full/ones and their *_like forms (types/array_factories.py) ----
+from .array_factories import (  # noqa: E402  (they build arrays: after the class)
+    empty, empty_like, full, full_like, ones, ones_like, zeros, zeros_like)
 
 
 def write_values(dest, values):
@@ -551,7 +515,7 @@ def write_values(dest, values):
     dest.device.memory.assign(dest, np.asarray(values, dtype=np_dtype_of(dest.dtype)))
 
 
-def clone(src, device=None, requires_grad=None, pinned=None):
+def clone(src, device=None, requires_grad=None, pinned=None, retain_grad=False):
     rg = src.requires_grad if requires_grad is None else requires_grad
     target = _device(device or src.device)
     if target.is_cuda or src.device.is_cuda:     # one device-side or host<->device copy
@@ -561,6 +525,7 @@ def clone(src, device=None, requires_grad=None, pinned=None):
         out = array(shape=src.shape, dtype=src.dtype, device=target, requires_grad=rg)
         out.numpy()[...] = src.numpy()      # one NumPy dtype on both sides (struct records too)
     hooks.record_copy(out, src, 0, 0, src.size)     # differentiable on a tape, as a copy
+    out.retain_grad = retain_grad
     return out
 
 
@@ -573,11 +538,11 @@ def copy(dest, src, dest_offset=0, src_offset=0, count=0, stream=None):
     hooks.record_copy(dest, src, dest_offset, src_offset, count)
 
 
-def from_numpy(arr, dtype=None, shape=None, device=None, requires_grad=False):
+def from_numpy(arr, dtype=None, shape=None, device=None, requires_grad=False, retain_grad=False):
     a = np.asarray(arr)
     if dtype is None:
         dtype = infer_dtype(a)
-    out = array(a, dtype=dtype, device=device, requires_grad=requires_grad)
+    out = array(a, dtype=dtype, device=device, requires_grad=requires_grad, retain_grad=retain_grad)
     return out.reshape(shape) if shape is not None else out
 
 

@@ -22,6 +22,11 @@ class NativeStruct:
     def __repr__(self):
         return f"<kernel type {self.__name__}>"
 
+    def __getitem__(self, scalar):
+        """``wp.HashGridQuery[wp.float16]`` as the reference spells a precision: the query
+        state is the same struct for every precision here (queries bin in float32)."""
+        return self
+
 
 MeshQueryPoint = NativeStruct("MeshQueryPoint", "wp::mesh_query_point_t", {
     "result": sc.bool_, "sign": sc.float32, "face": sc.int32, "u": sc.float32, "v": sc.float32})
@@ -31,3 +36,14 @@ MeshQueryRay = NativeStruct("MeshQueryRay", "wp::mesh_query_ray_t", {
 MeshQueryAABB = NativeStruct("MeshQueryAABB", "wp::bvh_query_t", {})
 BvhQuery = NativeStruct("BvhQuery", "wp::bvh_query_t", {})
 HashGridQuery = NativeStruct("HashGridQuery", "wp::hash_grid_query_t", {})
+MeshQuerySphere = NativeStruct("MeshQuerySphere", "wp::mesh_query_sphere_t", {})
+
+
+def _mesh_view():
+    from .array import array
+    return NativeStruct("Mesh", "wp::mesh_view_t", {
+        "points": array(dtype=vec3), "velocities": array(dtype=vec3),
+        "indices": array(dtype=sc.int32)})
+
+
+MeshView = _mesh_view()   # what wp.mesh_get returns: the mesh's arrays

@@ -19,6 +19,7 @@
 #include "noise.h"
 #include "bvh.h"
 #include "mesh.h"
+#include "geometry_more.h"
 #include "hashgrid.h"
 #include "volume.h"
 #include "tile.h"

@@ -26,7 +26,9 @@ struct bvh_t {
     int32 num_nodes;
     int32 num_items;
     int32 by_slot;             // 1: lowers/uppers are in leaf-slot order (meshes), 0: by item id
-    int32 pad;
+    int32 num_groups;          // built with groups: one subtree per group, roots in group_roots
+    const int32* group_ids;    // sorted ascending
+    const int32* group_roots;  // the node index of each group's subtree
 };
 
 #define WPI_BVH_STACK 64
@@ -98,8 +100,10 @@ struct bvh_query_t {
     int32 leaf_end;
     int32 is_ray;
     int32 bvh_offset;    // byte offset of the bvh_t inside the descriptor id points at
-    bvh_vec3 a;          // aabb: lower;  ray: start
-    bvh_vec3 b;          // aabb: upper;  ray: 1/dir
+    bvh_vec3 a;          // aabb: lower;  ray, capsule: start;  sphere: center
+    bvh_vec3 b;          // aabb: upper;  ray, capsule: 1/dir;  sphere: (radius^2, 0, 0)
+    float32 max_t;       // ray, capsule: boxes met at 0 <= t <= max_t (bvh_query_next's max_dist)
+    float32 radius;      // capsule: the boxes are inflated by it
 };
 
 WPI_FUNC const bvh_t& bvh_at(uint64 id, int32 offset) { return *(const bvh_t*)((const char*)id + offset); }
@@ -113,27 +117,49 @@ WPI_FUNC bvh_query_t bvh_query_begin(uint64 id, int32 offset, int32 is_ray, cons
     q.a = a;
     q.b = b;
     q.count = 0;
+    q.max_t = geom_inf();
     if (id && bvh_at(id, offset).num_nodes > 0 && bvh_at(id, offset).num_items > 0) q.stack[q.count++] = 0;
     return q;
 }
 
-// is_ray: 0 box [a, b]; 1 ray from a with 1/dir b; 2 sphere at a with squared radius b[0]
+// start the traversal at node `root` instead (-1 or out of range: the whole tree)
+WPI_FUNC bvh_query_t bvh_query_from(bvh_query_t q, int32 root)
+{
+    if (q.count && root >= 0 && root < bvh_at(q.id, q.bvh_offset).num_nodes) q.stack[0] = root;
+    return q;
+}
+
+// the root node of `group`'s subtree, or -1 (the whole tree) where the group has no items
+WPI_FUNC int32 bvh_group_root(const bvh_t& bvh, int32 group)
+{
+    int32 lo = 0, hi = bvh.num_groups - 1;
+    while (lo <= hi) {
+        const int32 mid = (lo + hi) / 2;
+        if (bvh.group_ids[mid] == group) return bvh.group_roots[mid];
+        if (bvh.group_ids[mid] < group) lo = mid + 1; else hi = mid - 1;
+    }
+    return -1;
+}
+WPI_FUNC int32 bvh_get_group_root(uint64 id, int32 group) { return id ? bvh_group_root(bvh_at(id, 0), group) : -1; }
+WPI_FUNC void adj_bvh_get_group_root(uint64, int32, uint64&, int32&, int32) {}
+
+// is_ray: 0 box [a, b]; 1 ray from a with 1/dir b; 2 sphere at a with squared radius b[0];
+// 3 capsule: the ray against the box inflated by `radius` (conservative near box corners)
 WPI_FUNC bool bvh_query_box_hit(const bvh_query_t& q, const bvh_vec3& lo, const bvh_vec3& hi)
 {
     float32 t;
     if (q.is_ray == 2) return box_distance_sq(q.a, lo, hi) <= q.b.c[0];
-    if (q.is_ray) return ray_box(q.a, q.b, geom_inf(), lo, hi, t);
+    if (q.is_ray == 3) {
+        const bvh_vec3 r(q.radius, q.radius, q.radius);
+        return ray_box(q.a, q.b, q.max_t, lo - r, hi + r, t);
+    }
+    if (q.is_ray) return ray_box(q.a, q.b, q.max_t, lo, hi, t);
     return aabb_overlap(q.a, q.b, lo, hi);
 }
 
 WPI_FUNC bool bvh_query_node_hit(const bvh_query_t& q, const bvh_node_t& n)
 {
-    if (q.is_ray == 2) return bvh_query_box_hit(q, n.lower, n.upper);
-    if (q.is_ray) {
-        float32 t;
-        return ray_box(q.a, q.b, geom_inf(), n.lower, n.upper, t);
-    }
-    return aabb_overlap(q.a, q.b, n.lower, n.upper);
+    return bvh_query_box_hit(q, n.lower, n.upper);
 }
 
 // Advances to the next item whose box meets the query; false when there are no more.
@@ -168,6 +194,36 @@ WPI_FUNC bvh_query_t bvh_query_aabb(uint64 id, const bvh_vec3& lower, const bvh_
 {
     return bvh_query_begin(id, 0, 0, lower, upper);
 }
+WPI_FUNC bvh_query_t bvh_query_aabb(uint64 id, const bvh_vec3& lower, const bvh_vec3& upper, int32 root)
+{
+    return bvh_query_from(bvh_query_begin(id, 0, 0, lower, upper), root);
+}
+WPI_FUNC void adj_bvh_query_aabb(uint64, const bvh_vec3&, const bvh_vec3&, int32, uint64&, bvh_vec3&, bvh_vec3&,
+                                 int32&, const bvh_query_t&) {}
+WPI_FUNC bvh_query_t bvh_query_ray(uint64 id, const bvh_vec3& start, const bvh_vec3& dir, int32 root)
+{
+    return bvh_query_from(bvh_query_begin(id, 0, 1, start, safe_inverse(dir)), root);
+}
+WPI_FUNC void adj_bvh_query_ray(uint64, const bvh_vec3&, const bvh_vec3&, int32, uint64&, bvh_vec3&, bvh_vec3&,
+                                int32&, const bvh_query_t&) {}
+
+// the items whose boxes the capsule swept from start to start + t dir (t in [0, max_dist] of
+// bvh_query_next) with `radius` may touch: boxes inflated by the radius (a negative one is zero)
+WPI_FUNC bvh_query_t bvh_query_capsule(uint64 id, const bvh_vec3& start, const bvh_vec3& dir, float32 radius,
+                                       int32 root)
+{
+    bvh_query_t q = bvh_query_from(bvh_query_begin(id, 0, 3, start, safe_inverse(dir)), root);
+    q.radius = radius > 0.0f ? radius : 0.0f;
+    return q;
+}
+WPI_FUNC void adj_bvh_query_capsule(uint64, const bvh_vec3&, const bvh_vec3&, float32, int32, uint64&, bvh_vec3&,
+                                    bvh_vec3&, float32&, int32&, const bvh_query_t&) {}
+WPI_FUNC bvh_query_t bvh_query_capsule(uint64 id, const bvh_vec3& start, const bvh_vec3& dir, float32 radius)
+{
+    return bvh_query_capsule(id, start, dir, radius, -1);
+}
+WPI_FUNC void adj_bvh_query_capsule(uint64, const bvh_vec3&, const bvh_vec3&, float32, uint64&, bvh_vec3&,
+                                    bvh_vec3&, float32&, const bvh_query_t&) {}
 WPI_FUNC void adj_bvh_query_aabb(uint64, const bvh_vec3&, const bvh_vec3&, uint64&, bvh_vec3&, bvh_vec3&,
                                  const bvh_query_t&) {}
 
@@ -183,9 +239,7 @@ WPI_FUNC void adj_bvh_query_ray(uint64, const bvh_vec3&, const bvh_vec3&, uint64
 WPI_FUNC bvh_query_t bvh_query_sphere(uint64 id, const bvh_vec3& center, float32 radius, int32 root)
 {
     const float32 r = radius > 0.0f ? radius : 0.0f;
-    bvh_query_t q = bvh_query_begin(id, 0, 2, center, bvh_vec3(r * r, 0.0f, 0.0f));
-    if (q.count && root >= 0 && root < bvh_at(id, 0).num_nodes) q.stack[0] = root;
-    return q;
+    return bvh_query_from(bvh_query_begin(id, 0, 2, center, bvh_vec3(r * r, 0.0f, 0.0f)), root);
 }
 WPI_FUNC void adj_bvh_query_sphere(uint64, const bvh_vec3&, float32, int32, uint64&, bvh_vec3&, float32&, int32&,
                                    const bvh_query_t&) {}
@@ -201,6 +255,14 @@ WPI_FUNC void bvh_query_next(bvh_query_t query, int32 index, bool& result, bvh_q
     result = bvh_query_advance(query, index);
     query_out = query;
     index_out = index;
+}
+// with max_dist: ray and capsule queries keep the boxes met at t <= max_dist (in multiples of
+// |dir|); box and sphere queries ignore it
+WPI_FUNC void bvh_query_next(bvh_query_t query, int32 index, float32 max_dist, bool& result, bvh_query_t& query_out,
+                             int32& index_out)
+{
+    query.max_t = max_dist;
+    bvh_query_next(query, index, result, query_out, index_out);
 }
 
 WPI_FUNC void adj_accum(bvh_query_t&, const bvh_query_t&) {}

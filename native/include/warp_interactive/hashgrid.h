@@ -15,12 +15,14 @@ struct hash_grid_t {
     int32 num_points;
     float32 cell_width;
     int32 pad;
+    const int32* point_groups; // one group per point id, or null (built without groups)
 };
 
 WPI_FUNC int32 hash_grid_cell(float32 x, float32 cell_width, int32 dim)
 {
     float32 q = floor(x / cell_width);
     q = q < -1.0e9f ? -1.0e9f : (q > 1.0e9f ? 1.0e9f : q);
+    if (isnan(q)) q = 0.0f;   // NaN: cell 0, as the builder
     int64 c = int64(q) % dim;
     return int32(c < 0 ? c + dim : c);
 }
@@ -29,6 +31,7 @@ WPI_FUNC int64 hash_grid_unwrapped(float32 x, float32 cell_width)
 {
     float32 q = floor(x / cell_width);
     q = q < -1.0e9f ? -1.0e9f : (q > 1.0e9f ? 1.0e9f : q);
+    if (isnan(q)) q = 0.0f;   // NaN: cell 0, as the builder
     return int64(q);
 }
 
@@ -41,6 +44,8 @@ struct hash_grid_query_t {
     int32 next;       // next sorted slot in the current cell
     int32 end;
     int32 done;
+    int32 group;      // with use_group on a grid built with groups: only that group's points
+    int32 use_group;
     int32 pad;
 };
 
@@ -85,13 +90,47 @@ WPI_FUNC hash_grid_query_t hash_grid_query(uint64 id, const vec_t<3, float32>& p
 WPI_FUNC void adj_hash_grid_query(uint64, const vec_t<3, float32>&, float32, uint64&, vec_t<3, float32>&, float32&,
                                   const hash_grid_query_t&) {}
 
+// grouped form: a grid built with groups yields only `group`'s points (none for an absent
+// group); a grid built without groups ignores it (the reference's behaviour)
+WPI_FUNC hash_grid_query_t hash_grid_query(uint64 id, const vec_t<3, float32>& p, float32 radius, int32 group)
+{
+    hash_grid_query_t q = hash_grid_query(id, p, radius);
+    q.group = group;
+    q.use_group = id && ((const hash_grid_t*)id)->point_groups ? 1 : 0;
+    return q;
+}
+WPI_FUNC void adj_hash_grid_query(uint64, const vec_t<3, float32>&, float32, int32, uint64&, vec_t<3, float32>&,
+                                  float32&, int32&, const hash_grid_query_t&) {}
+
+// half and double grids: points and radius in their precision, cells binned in float32 as the
+// builder bins them (so a point is always looked for in the cell it was sorted into)
+template <typename T>
+WPI_FUNC hash_grid_query_t hash_grid_query(uint64 id, const vec_t<3, T>& p, T radius)
+{
+    return hash_grid_query(id, vec_t<3, float32>(float32(p.c[0]), float32(p.c[1]), float32(p.c[2])),
+                           float32(radius));
+}
+template <typename T>
+WPI_FUNC void adj_hash_grid_query(uint64, const vec_t<3, T>&, T, uint64&, vec_t<3, T>&, T&, const hash_grid_query_t&) {}
+template <typename T>
+WPI_FUNC hash_grid_query_t hash_grid_query(uint64 id, const vec_t<3, T>& p, T radius, int32 group)
+{
+    return hash_grid_query(id, vec_t<3, float32>(float32(p.c[0]), float32(p.c[1]), float32(p.c[2])),
+                           float32(radius), group);
+}
+template <typename T>
+WPI_FUNC void adj_hash_grid_query(uint64, const vec_t<3, T>&, T, int32, uint64&, vec_t<3, T>&, T&, int32&,
+                                  const hash_grid_query_t&) {}
+
 WPI_FUNC bool hash_grid_advance(hash_grid_query_t& q, int32& index)
 {
     if (q.done) return false;
     const hash_grid_t& g = *(const hash_grid_t*)q.id;
     for (;;) {
         if (q.next < q.end) {
-            index = g.point_ids[q.next++];
+            const int32 id = g.point_ids[q.next++];
+            if (q.use_group && g.point_groups[id] != q.group) continue;
+            index = id;
             return true;
         }
         // next cell, z fastest

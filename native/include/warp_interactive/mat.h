@@ -16,7 +16,7 @@
 namespace wp {
 
 template <unsigned R, unsigned C, typename T> struct mat_t {
-    T data[R][C];
+    T data[R > 0 ? R : 1][C > 0 ? C : 1];   // an empty slice (m[5:]) is a 0x0 matrix: storage anyway (as vec_t)
 
     WPI_FUNC mat_t() : data() {}
     WPI_FUNC explicit mat_t(T s)

@@ -446,7 +446,9 @@ WPI_FUNC void adj_mesh_query_furthest_point_no_sign(uint64, const mesh_vec3&, fl
                                                     const mesh_query_point_t&) {}   // vertex weights are constant
 
 // --- ray casts ------------------------------------------------------------------------------------------
-WPI_FUNC mesh_query_ray_t mesh_query_ray(uint64 id, const mesh_vec3& start, const mesh_vec3& dir, float32 max_t)
+// `root` >= 0: only the subtree of that BVH node (mesh_get_group_root gives a group's)
+WPI_FUNC mesh_query_ray_t mesh_query_ray(uint64 id, const mesh_vec3& start, const mesh_vec3& dir, float32 max_t,
+                                         int32 root = -1)
 {
     mesh_query_ray_t r = {};
     if (!id) return r;
@@ -457,7 +459,8 @@ WPI_FUNC mesh_query_ray_t mesh_query_ray(uint64 id, const mesh_vec3& start, cons
     float32 best = max_t, te;
     int32 stack[WPI_BVH_STACK];
     int32 count = 0;
-    if (ray_box(start, inv, best, bvh.nodes[0].lower, bvh.nodes[0].upper, te)) stack[count++] = 0;
+    const int32 top = root >= 0 && root < bvh.num_nodes ? root : 0;
+    if (ray_box(start, inv, best, bvh.nodes[top].lower, bvh.nodes[top].upper, te)) stack[count++] = top;
     while (count) {
         const bvh_node_t& n = bvh.nodes[stack[--count]];
         if (bvh_is_leaf(n)) {
@@ -494,10 +497,25 @@ WPI_FUNC mesh_query_ray_t mesh_query_ray(uint64 id, const mesh_vec3& start, cons
 }
 
 // t = dot(a - o, n) / dot(d, n); (u, v) from the hit point x = o + t d on the face plane.
+WPI_FUNC void adj_mesh_query_ray_root(uint64 id, const mesh_vec3& start, const mesh_vec3& dir, float32 max_t,
+                                      int32 root, mesh_vec3& adj_start, mesh_vec3& adj_dir,
+                                      const mesh_query_ray_t& adj_ret);
 WPI_FUNC void adj_mesh_query_ray(uint64 id, const mesh_vec3& start, const mesh_vec3& dir, float32 max_t, uint64&,
                                  mesh_vec3& adj_start, mesh_vec3& adj_dir, float32&, const mesh_query_ray_t& adj_ret)
 {
-    const mesh_query_ray_t r = mesh_query_ray(id, start, dir, max_t);
+    adj_mesh_query_ray_root(id, start, dir, max_t, -1, adj_start, adj_dir, adj_ret);
+}
+WPI_FUNC void adj_mesh_query_ray(uint64 id, const mesh_vec3& start, const mesh_vec3& dir, float32 max_t, int32 root,
+                                 uint64&, mesh_vec3& adj_start, mesh_vec3& adj_dir, float32&, int32&,
+                                 const mesh_query_ray_t& adj_ret)
+{
+    adj_mesh_query_ray_root(id, start, dir, max_t, root, adj_start, adj_dir, adj_ret);
+}
+WPI_FUNC void adj_mesh_query_ray_root(uint64 id, const mesh_vec3& start, const mesh_vec3& dir, float32 max_t,
+                                      int32 root, mesh_vec3& adj_start, mesh_vec3& adj_dir,
+                                      const mesh_query_ray_t& adj_ret)
+{
+    const mesh_query_ray_t r = mesh_query_ray(id, start, dir, max_t, root);
     if (!r.result) return;
     mesh_vec3 a, b, c;
     mesh_triangle(mesh_at(id), r.face, a, b, c);

@@ -14,16 +14,23 @@ namespace wp {
 typedef vec_t<3, float32> vol_vec3;
 
 enum { VOLUME_CLOSEST = 0, VOLUME_LINEAR = 1 };
-enum { NVDB_GRID_FLOAT = 1, NVDB_GRID_INT32 = 4, NVDB_GRID_VEC3F = 6, NVDB_GRID_INDEX = 19, NVDB_GRID_ON_INDEX = 20 };
+enum { NVDB_GRID_FLOAT = 1, NVDB_GRID_INT32 = 4, NVDB_GRID_VEC3F = 6, NVDB_GRID_VEC4F = 17, NVDB_GRID_VEC4D = 18,
+       NVDB_GRID_INDEX = 19, NVDB_GRID_ON_INDEX = 20 };
 
 // `template <int = 0>` on plain functions: they are instantiated only by modules that call them,
 // not once into the precompiled header and again in every build (~10 ms of each rebuild).
 template <int = 0> WPI_FUNC uint32 nvdb_round32(uint32 x) { return (x + 31u) & ~31u; }
 
+// a value type's scalar: its alignment, and the stats type (double for double grids, else float)
+template <typename T> struct nvdb_scalar { typedef T type; };
+template <unsigned N, typename T> struct nvdb_scalar<vec_t<N, T> > { typedef T type; };
+
 template <typename T> struct nvdb_layout {
-    static constexpr uint32 S = 4;   // stats: float
-    static constexpr uint32 root_size() { return (28u + 3u * sizeof(T) + 2u * S + 31u) & ~31u; }
-    static constexpr uint32 tile_size() { return (20u + sizeof(T) + 31u) & ~31u; }
+    static constexpr uint32 A = sizeof(typename nvdb_scalar<T>::type);
+    static constexpr uint32 S = A == 8u ? 8u : 4u;
+    static constexpr uint32 align(uint32 x) { return (x + A - 1u) & ~(A - 1u); }
+    static constexpr uint32 root_size() { return (align(28u) + 3u * sizeof(T) + 2u * S + 31u) & ~31u; }
+    static constexpr uint32 tile_size() { return (align(20u) + sizeof(T) + 31u) & ~31u; }
     static constexpr uint32 internal_table(uint32 log2dim)
     {
         return (32u + 2u * ((1u << (3u * log2dim)) / 8u) + 2u * sizeof(T) + 2u * S + 31u) & ~31u;
@@ -31,8 +38,8 @@ template <typename T> struct nvdb_layout {
     static constexpr uint32 internal_stride() { return sizeof(T) > 8u ? ((sizeof(T) + 7u) & ~7u) : 8u; }
     static constexpr uint32 leaf_values() { return (80u + 2u * sizeof(T) + 2u * S + 31u) & ~31u; }
     static constexpr uint32 leaf_size() { return leaf_values() + 512u * sizeof(T); }
-    static constexpr uint32 background() { return 28u; }
-    static constexpr uint32 tile_value() { return 20u; }
+    static constexpr uint32 background() { return align(28u); }
+    static constexpr uint32 tile_value() { return align(20u); }
 };
 
 template <int = 0> WPI_FUNC const char* nvdb_tree(uint64 id) { return (const char*)id + 672; }
@@ -119,11 +126,17 @@ template <typename T> WPI_FUNC void nvdb_store(uint64 id, int32 i, int32 j, int3
 template <int = 0> WPI_FUNC void nvdb_store_grad(int32, int32, int32, vol_vec3& g) { g = vol_vec3(); }
 template <int = 0> WPI_FUNC void nvdb_store_grad(float32 gx, float32 gy, float32 gz, vol_vec3& g) { g = vol_vec3(gx, gy, gz); }
 template <int = 0> WPI_FUNC void nvdb_store_grad(const vol_vec3&, const vol_vec3&, const vol_vec3&, vol_vec3& g) { g = vol_vec3(); }
-template <typename T>
-WPI_FUNC T nvdb_sample(uint64 id, const vol_vec3& uvw, int32 mode, uint32 grid_type, vol_vec3* grad)
+// vec3 volumes: the Jacobian, row i = d value_i / d (u, v, w) (the reference's layout)
+template <int = 0> WPI_FUNC void nvdb_store_grad(const vol_vec3& gx, const vol_vec3& gy, const vol_vec3& gz,
+                                                 mat_t<3, 3, float32>& g)
+{
+    for (int i = 0; i < 3; ++i) { g.data[i][0] = gx.c[i]; g.data[i][1] = gy.c[i]; g.data[i][2] = gz.c[i]; }
+}
+template <typename T, typename G = vol_vec3>
+WPI_FUNC T nvdb_sample(uint64 id, const vol_vec3& uvw, int32 mode, uint32 grid_type, G* grad)
 {
     if (mode != VOLUME_LINEAR) {
-        if (grad) *grad = vol_vec3();
+        if (grad) *grad = G();
         return nvdb_lookup<T>(id, int32(floor(uvw.c[0] + 0.5f)), int32(floor(uvw.c[1] + 0.5f)),
                               int32(floor(uvw.c[2] + 0.5f)), grid_type);
     }
@@ -151,7 +164,7 @@ WPI_FUNC T nvdb_sample(uint64 id, const vol_vec3& uvw, int32 mode, uint32 grid_t
 
 template <int = 0> WPI_FUNC float32 volume_sample_f(uint64 id, const vol_vec3& uvw, int32 mode)
 {
-    return nvdb_sample<float32>(id, uvw, mode, NVDB_GRID_FLOAT, 0);
+    return nvdb_sample<float32>(id, uvw, mode, NVDB_GRID_FLOAT, (vol_vec3*)0);
 }
 template <int = 0> WPI_FUNC void adj_volume_sample_f(uint64 id, const vol_vec3& uvw, int32 mode, uint64&, vol_vec3& adj_uvw, int32&,
                                   float32 adj_ret)
@@ -168,9 +181,51 @@ template <int = 0> WPI_FUNC void volume_sample_grad_f(uint64 id, const vol_vec3&
     result = nvdb_sample<float32>(id, uvw, mode, NVDB_GRID_FLOAT, &grad);
 }
 
+// The trilinear interpolant's mixed second derivatives at uvw (xy, xz, yz; the pure ones are 0):
+// what the adjoint of a sampled gradient needs.
+template <typename T>
+WPI_FUNC void nvdb_trilinear_mixed(uint64 id, const vol_vec3& uvw, uint32 grid_type, T h[3])
+{
+    const float32 fx = floor(uvw.c[0]), fy = floor(uvw.c[1]), fz = floor(uvw.c[2]);
+    const int32 i = int32(fx), j = int32(fy), k = int32(fz);
+    const float32 t[3] = {uvw.c[0] - fx, uvw.c[1] - fy, uvw.c[2] - fz};
+    h[0] = h[1] = h[2] = T();
+    for (int c = 0; c < 8; ++c) {
+        const int a = c >> 2, b = (c >> 1) & 1, d = c & 1;
+        const T v = nvdb_lookup<T>(id, i + a, j + b, k + d, grid_type);
+        const float32 w[3] = {a ? t[0] : 1.0f - t[0], b ? t[1] : 1.0f - t[1], d ? t[2] : 1.0f - t[2]};
+        const float32 s[3] = {a ? 1.0f : -1.0f, b ? 1.0f : -1.0f, d ? 1.0f : -1.0f};
+        h[0] = h[0] + v * (s[0] * s[1] * w[2]);
+        h[1] = h[1] + v * (s[0] * w[1] * s[2]);
+        h[2] = h[2] + v * (w[0] * s[1] * s[2]);
+    }
+}
+
+// value and gradient both flow back to uvw: adj_uvw += grad * adj_value + H adj_grad
+template <int = 0>
+WPI_FUNC void adj_volume_sample_grad_f(uint64 id, const vol_vec3& uvw, int32 mode, const vol_vec3&, uint64&,
+                                       vol_vec3& adj_uvw, int32&, vol_vec3&, float32 adj_ret, const vol_vec3& adj_grad)
+{
+    if (mode != VOLUME_LINEAR) return;   // piecewise constant: no gradient
+    vol_vec3 g;
+    nvdb_sample<float32>(id, uvw, mode, NVDB_GRID_FLOAT, &g);
+    float32 h[3];
+    nvdb_trilinear_mixed<float32>(id, uvw, NVDB_GRID_FLOAT, h);
+    adj_uvw += g * adj_ret + vol_vec3(h[0] * adj_grad.c[1] + h[1] * adj_grad.c[2],
+                                      h[0] * adj_grad.c[0] + h[2] * adj_grad.c[2],
+                                      h[1] * adj_grad.c[0] + h[2] * adj_grad.c[1]);
+}
+
 template <int = 0> WPI_FUNC vol_vec3 volume_sample_v(uint64 id, const vol_vec3& uvw, int32 mode)
 {
-    return nvdb_sample<vol_vec3>(id, uvw, mode, NVDB_GRID_VEC3F, 0);
+    return nvdb_sample<vol_vec3>(id, uvw, mode, NVDB_GRID_VEC3F, (vol_vec3*)0);
+}
+
+// out-parameter form for vec3 volumes: grad[i][j] = d value_i / d uvw_j
+template <int = 0> WPI_FUNC void volume_sample_grad_v(uint64 id, const vol_vec3& uvw, int32 mode, const mat_t<3, 3, float32>&,
+                                                      vol_vec3& result, mat_t<3, 3, float32>& grad)
+{
+    result = nvdb_sample<vol_vec3>(id, uvw, mode, NVDB_GRID_VEC3F, &grad);
 }
 template <int = 0> WPI_FUNC void adj_volume_sample_v(uint64 id, const vol_vec3& uvw, int32 mode, uint64&, vol_vec3& adj_uvw, int32&,
                                   const vol_vec3& adj_ret)
@@ -194,7 +249,7 @@ template <int = 0> WPI_FUNC void adj_volume_sample_v(uint64 id, const vol_vec3& 
 
 template <int = 0> WPI_FUNC int32 volume_sample_i(uint64 id, const vol_vec3& uvw)
 {
-    return nvdb_sample<int32>(id, uvw, VOLUME_CLOSEST, NVDB_GRID_INT32, 0);
+    return nvdb_sample<int32>(id, uvw, VOLUME_CLOSEST, NVDB_GRID_INT32, (vol_vec3*)0);
 }
 
 template <int = 0> WPI_FUNC float32 volume_lookup_f(uint64 id, int32 i, int32 j, int32 k)
@@ -215,6 +270,72 @@ template <int = 0> WPI_FUNC void volume_store_v(uint64 id, int32 i, int32 j, int
     nvdb_store(id, i, j, k, v, NVDB_GRID_VEC3F);
 }
 template <int = 0> WPI_FUNC void volume_store_i(uint64 id, int32 i, int32 j, int32 k, int32 v) { nvdb_store(id, i, j, k, v, NVDB_GRID_INT32); }
+
+// --- vec4f / vec4d volumes (NanoVDB Vec4f = 17, Vec4d = 18) ---------------------------------------
+template <typename T> struct nvdb_vec4_type;
+template <> struct nvdb_vec4_type<float32> { static constexpr uint32 value = NVDB_GRID_VEC4F; };
+template <> struct nvdb_vec4_type<float64> { static constexpr uint32 value = NVDB_GRID_VEC4D; };
+
+template <typename S> WPI_FUNC vec_t<4, S> volume_lookup_v4(uint64 id, int32 i, int32 j, int32 k)
+{
+    return nvdb_lookup<vec_t<4, S> >(id, i, j, k, nvdb_vec4_type<S>::value);
+}
+template <typename S> WPI_FUNC void volume_store_v4(uint64 id, int32 i, int32 j, int32 k, const vec_t<4, S>& v)
+{
+    nvdb_store(id, i, j, k, v, nvdb_vec4_type<S>::value);
+}
+
+// trilinear sampling (weights in float32, as the reference) with the Jacobian d value_r / d uvw_c
+template <typename S>
+WPI_FUNC vec_t<4, S> nvdb_sample_v4(uint64 id, const vol_vec3& uvw, int32 mode, mat_t<4, 3, S>* grad)
+{
+    typedef vec_t<4, S> V;
+    const uint32 type = nvdb_vec4_type<S>::value;
+    if (grad) *grad = mat_t<4, 3, S>();
+    if (mode != VOLUME_LINEAR)
+        return nvdb_lookup<V>(id, int32(floor(uvw.c[0] + 0.5f)), int32(floor(uvw.c[1] + 0.5f)),
+                              int32(floor(uvw.c[2] + 0.5f)), type);
+    const float32 fx = floor(uvw.c[0]), fy = floor(uvw.c[1]), fz = floor(uvw.c[2]);
+    const int32 i = int32(fx), j = int32(fy), k = int32(fz);
+    const float32 t[3] = {uvw.c[0] - fx, uvw.c[1] - fy, uvw.c[2] - fz};
+    V r = V();
+    for (int a = 0; a < 2; ++a)
+        for (int b = 0; b < 2; ++b)
+            for (int d = 0; d < 2; ++d) {
+                const V c = nvdb_lookup<V>(id, i + a, j + b, k + d, type);
+                const float32 w[3] = {a ? t[0] : 1.0f - t[0], b ? t[1] : 1.0f - t[1], d ? t[2] : 1.0f - t[2]};
+                const float32 dw[3] = {a ? 1.0f : -1.0f, b ? 1.0f : -1.0f, d ? 1.0f : -1.0f};
+                r = r + c * S(w[0] * w[1] * w[2]);
+                if (!grad) continue;
+                const S g[3] = {S(dw[0] * w[1] * w[2]), S(w[0] * dw[1] * w[2]), S(w[0] * w[1] * dw[2])};
+                for (int row = 0; row < 4; ++row)
+                    for (int col = 0; col < 3; ++col) grad->data[row][col] += c.c[row] * g[col];
+            }
+    return r;
+}
+template <typename S> WPI_FUNC vec_t<4, S> volume_sample_v4(uint64 id, const vol_vec3& uvw, int32 mode)
+{
+    return nvdb_sample_v4<S>(id, uvw, mode, 0);
+}
+template <typename S>
+WPI_FUNC void adj_volume_sample_v4(uint64 id, const vol_vec3& uvw, int32 mode, uint64&, vol_vec3& adj_uvw, int32&,
+                                   const vec_t<4, S>& adj_ret)
+{
+    mat_t<4, 3, S> g;
+    nvdb_sample_v4<S>(id, uvw, mode, &g);
+    for (int c = 0; c < 3; ++c) {
+        S sum = S(0);
+        for (int r = 0; r < 4; ++r) sum += g.data[r][c] * adj_ret.c[r];
+        adj_uvw.c[c] += float32(sum);
+    }
+}
+// out-parameter form: grad is the 4x3 Jacobian (row r: the gradient of component r)
+template <typename S>
+WPI_FUNC void volume_sample_grad_v4(uint64 id, const vol_vec3& uvw, int32 mode, const mat_t<4, 3, S>&,
+                                    vec_t<4, S>& result, mat_t<4, 3, S>& grad)
+{
+    result = nvdb_sample_v4<S>(id, uvw, mode, &grad);
+}
 
 // --- index grids (NanoVDB ValueIndex = 19, ValueOnIndex = 20) --------------------------------------
 // They store no values: each voxel maps to an index into a user array. Layout: root 96 B
@@ -264,6 +385,14 @@ template <int = 0> WPI_FUNC int64 nvdb_voxel_index(uint64 id, int32 i, int32 j, 
     case NVDB_GRID_VEC3F:
         leaf = nvdb_find<nvdb_layout<vol_vec3> >(id, i, j, k, value);
         leaf_size = nvdb_layout<vol_vec3>::leaf_size();
+        break;
+    case NVDB_GRID_VEC4F:
+        leaf = nvdb_find<nvdb_layout<vec_t<4, float32> > >(id, i, j, k, value);
+        leaf_size = nvdb_layout<vec_t<4, float32> >::leaf_size();
+        break;
+    case NVDB_GRID_VEC4D:
+        leaf = nvdb_find<nvdb_layout<vec_t<4, float64> > >(id, i, j, k, value);
+        leaf_size = nvdb_layout<vec_t<4, float64> >::leaf_size();
         break;
     default: return -1;
     }
@@ -324,6 +453,7 @@ WPI_FUNC T nvdb_index_sample(uint64 id, const vol_vec3& uvw, int32 mode, const a
     const float32 fx = floor(uvw.c[0]), fy = floor(uvw.c[1]), fz = floor(uvw.c[2]);
     const int32 i = int32(fx), j = int32(fy), k = int32(fz);
     const float32 t[3] = {uvw.c[0] - fx, uvw.c[1] - fy, uvw.c[2] - fz};
+    typedef typename nvdb_scalar<T>::type S;   // weights in float32, applied in the data's scalar
     T r = T(), g[3] = {T(), T(), T()};
     for (int c = 0; c < 8; ++c) {
         const int a = c >> 2, b = (c >> 1) & 1, d = c & 1;
@@ -331,10 +461,10 @@ WPI_FUNC T nvdb_index_sample(uint64 id, const vol_vec3& uvw, int32 mode, const a
         const T v = nvdb_index_value(id, i + a, j + b, k + d, data, background, where);
         const float32 w[3] = {a ? t[0] : 1.0f - t[0], b ? t[1] : 1.0f - t[1], d ? t[2] : 1.0f - t[2]};
         const float32 s[3] = {a ? 1.0f : -1.0f, b ? 1.0f : -1.0f, d ? 1.0f : -1.0f};
-        r = r + v * (w[0] * w[1] * w[2]);
-        g[0] = g[0] + v * (s[0] * w[1] * w[2]);
-        g[1] = g[1] + v * (w[0] * s[1] * w[2]);
-        g[2] = g[2] + v * (w[0] * w[1] * s[2]);
+        r = r + v * S(w[0] * w[1] * w[2]);
+        g[0] = g[0] + v * S(s[0] * w[1] * w[2]);
+        g[1] = g[1] + v * S(w[0] * s[1] * w[2]);
+        g[2] = g[2] + v * S(w[0] * w[1] * s[2]);
         if (at) { at[c] = where; weights[c] = w[0] * w[1] * w[2]; }
     }
     if (partials) { partials[0] = g[0]; partials[1] = g[1]; partials[2] = g[2]; }
@@ -360,18 +490,18 @@ WPI_FUNC void adj_volume_sample_index(uint64 id, const vol_vec3& uvw, int32 mode
         for (int k = 0; k < 3; ++k) adj_uvw.c[k] += nvdb_dot(partials[k], adj_ret);
     for (int c = 0; c < 8; ++c) {
         if (at[c] == -2) continue;   // closest: one voxel
-        const T contrib = adj_ret * weights[c];
+        const T contrib = adj_ret * typename nvdb_scalar<T>::type(weights[c]);
         if (at[c] < 0) adj_background = adj_background + contrib;
         else if (voxel_data.grad) atomic_add_ptr(elem_ptr(voxel_data.grad, voxel_data, at[c]), contrib);
     }
 }
 
-// out-parameter form: writes the index-space gradient (vec3 for scalar data, a 3x3 matrix of
-// d value_i / d uvw_k for vec3 data)
-template <int = 0> WPI_FUNC void nvdb_set_grad(const float32* p, vol_vec3& grad) { grad = vol_vec3(p[0], p[1], p[2]); }
-template <int = 0> WPI_FUNC void nvdb_set_grad(const vol_vec3* p, mat_t<3, 3, float32>& grad)
+// out-parameter form: writes the index-space gradient (a vec3 for scalar data, an N x 3 matrix of
+// d value_i / d uvw_k for N-vector data)
+template <typename S> WPI_FUNC void nvdb_set_grad(const S* p, vec_t<3, S>& grad) { grad = vec_t<3, S>(p[0], p[1], p[2]); }
+template <unsigned N, typename S> WPI_FUNC void nvdb_set_grad(const vec_t<N, S>* p, mat_t<N, 3, S>& grad)
 {
-    for (int i = 0; i < 3; ++i)
+    for (unsigned i = 0; i < N; ++i)
         for (int k = 0; k < 3; ++k) grad.data[i][k] = p[k].c[i];
 }
 template <typename T, typename G>
@@ -381,6 +511,87 @@ WPI_FUNC void volume_sample_grad_index(uint64 id, const vol_vec3& uvw, int32 mod
     T partials[3];
     result = nvdb_index_sample(id, uvw, mode, voxel_data, background, partials, (int64*)0, (float32*)0);
     nvdb_set_grad(partials, grad);
+}
+
+// column k of a sampled gradient's adjoint, as a value of the data type
+template <typename S> WPI_FUNC S nvdb_grad_col(const vec_t<3, S>& g, int k) { return g.c[k]; }
+template <unsigned N, typename S> WPI_FUNC vec_t<N, S> nvdb_grad_col(const mat_t<N, 3, S>& g, int k)
+{
+    vec_t<N, S> r;
+    for (unsigned i = 0; i < N; ++i) r.c[i] = g.data[i][k];
+    return r;
+}
+
+// adjoint of a sampled (value, gradient) pair with respect to uvw, for value volumes of type T:
+// adj_uvw_m += sum over corners of dot(v, adj_ret) dW/du_m + sum_k dot(v, adj_grad[:, k]) d2W_k/du_m
+template <typename T, typename G>
+WPI_FUNC void nvdb_adj_sample_grad(uint64 id, const vol_vec3& uvw, int32 mode, uint32 grid_type, vol_vec3& adj_uvw,
+                                   const T& adj_ret, const G& adj_grad)
+{
+    if (mode != VOLUME_LINEAR) return;
+    const T col[3] = {nvdb_grad_col(adj_grad, 0), nvdb_grad_col(adj_grad, 1), nvdb_grad_col(adj_grad, 2)};
+    const float32 fx = floor(uvw.c[0]), fy = floor(uvw.c[1]), fz = floor(uvw.c[2]);
+    const int32 i = int32(fx), j = int32(fy), k = int32(fz);
+    const float32 t[3] = {uvw.c[0] - fx, uvw.c[1] - fy, uvw.c[2] - fz};
+    for (int c = 0; c < 8; ++c) {
+        const int a = c >> 2, b = (c >> 1) & 1, d = c & 1;
+        const T v = nvdb_lookup<T>(id, i + a, j + b, k + d, grid_type);
+        const float32 w[3] = {a ? t[0] : 1.0f - t[0], b ? t[1] : 1.0f - t[1], d ? t[2] : 1.0f - t[2]};
+        const float32 s[3] = {a ? 1.0f : -1.0f, b ? 1.0f : -1.0f, d ? 1.0f : -1.0f};
+        const float32 r = float32(nvdb_dot(v, adj_ret));
+        const float32 g0 = float32(nvdb_dot(v, col[0])), g1 = float32(nvdb_dot(v, col[1])), g2 = float32(nvdb_dot(v, col[2]));
+        adj_uvw.c[0] += r * s[0] * w[1] * w[2] + g1 * s[0] * s[1] * w[2] + g2 * s[0] * w[1] * s[2];
+        adj_uvw.c[1] += r * w[0] * s[1] * w[2] + g0 * s[0] * s[1] * w[2] + g2 * w[0] * s[1] * s[2];
+        adj_uvw.c[2] += r * w[0] * w[1] * s[2] + g0 * s[0] * w[1] * s[2] + g1 * w[0] * s[1] * s[2];
+    }
+}
+template <int = 0>
+WPI_FUNC void adj_volume_sample_grad_v(uint64 id, const vol_vec3& uvw, int32 mode, const mat_t<3, 3, float32>&, uint64&,
+                                       vol_vec3& adj_uvw, int32&, mat_t<3, 3, float32>&, const vol_vec3& adj_ret,
+                                       const mat_t<3, 3, float32>& adj_grad)
+{
+    nvdb_adj_sample_grad(id, uvw, mode, NVDB_GRID_VEC3F, adj_uvw, adj_ret, adj_grad);
+}
+template <typename S>
+WPI_FUNC void adj_volume_sample_grad_v4(uint64 id, const vol_vec3& uvw, int32 mode, const mat_t<4, 3, S>&, uint64&,
+                                        vol_vec3& adj_uvw, int32&, mat_t<4, 3, S>&, const vec_t<4, S>& adj_ret,
+                                        const mat_t<4, 3, S>& adj_grad)
+{
+    nvdb_adj_sample_grad(id, uvw, mode, nvdb_vec4_type<S>::value, adj_uvw, adj_ret, adj_grad);
+}
+
+// The value and the gradient flow back: to uvw (the gradient and the interpolant's mixed second
+// derivatives), to the voxel data (its grad array) and to the background, corner by corner.
+template <typename T, typename G>
+WPI_FUNC void adj_volume_sample_grad_index(uint64 id, const vol_vec3& uvw, int32 mode, const array_t<T>& voxel_data,
+                                           const T& background, const G&, uint64& adj_id, vol_vec3& adj_uvw,
+                                           int32& adj_mode, array_t<T>& adj_data, T& adj_background, G&,
+                                           const T& adj_ret, const G& adj_grad)
+{
+    adj_volume_sample_index(id, uvw, mode, voxel_data, background, adj_id, adj_uvw, adj_mode, adj_data,
+                            adj_background, adj_ret);
+    if (mode != VOLUME_LINEAR) return;   // the closest voxel's gradient is zero
+    typedef typename nvdb_scalar<T>::type S;
+    const T col[3] = {nvdb_grad_col(adj_grad, 0), nvdb_grad_col(adj_grad, 1), nvdb_grad_col(adj_grad, 2)};
+    const float32 fx = floor(uvw.c[0]), fy = floor(uvw.c[1]), fz = floor(uvw.c[2]);
+    const int32 i = int32(fx), j = int32(fy), k = int32(fz);
+    const float32 t[3] = {uvw.c[0] - fx, uvw.c[1] - fy, uvw.c[2] - fz};
+    for (int c = 0; c < 8; ++c) {
+        const int a = c >> 2, b = (c >> 1) & 1, d = c & 1;
+        int64 at;
+        const T v = nvdb_index_value(id, i + a, j + b, k + d, voxel_data, background, at);
+        const float32 w[3] = {a ? t[0] : 1.0f - t[0], b ? t[1] : 1.0f - t[1], d ? t[2] : 1.0f - t[2]};
+        const float32 s[3] = {a ? 1.0f : -1.0f, b ? 1.0f : -1.0f, d ? 1.0f : -1.0f};
+        // grad[:, k] = sum over corners of v * dW_k
+        const T contrib = col[0] * S(s[0] * w[1] * w[2]) + col[1] * S(w[0] * s[1] * w[2]) + col[2] * S(w[0] * w[1] * s[2]);
+        if (at < 0) adj_background = adj_background + contrib;
+        else if (voxel_data.grad) atomic_add_ptr(elem_ptr(voxel_data.grad, voxel_data, at), contrib);
+        const float32 d01 = float32(nvdb_dot(v, col[1])), d02 = float32(nvdb_dot(v, col[2])), d12 = float32(nvdb_dot(v, col[2]));
+        const float32 d10 = float32(nvdb_dot(v, col[0])), d20 = d10, d21 = float32(nvdb_dot(v, col[1]));
+        adj_uvw.c[0] += d01 * s[0] * s[1] * w[2] + d02 * s[0] * w[1] * s[2];
+        adj_uvw.c[1] += d10 * s[0] * s[1] * w[2] + d12 * w[0] * s[1] * s[2];
+        adj_uvw.c[2] += d20 * s[0] * w[1] * s[2] + d21 * w[0] * s[1] * s[2];
+    }
 }
 
 // --- transforms (the grid's float map: world = M * index + t) ------------------------------------------
