@@ -92,3 +92,54 @@ def test_grid_stride_hint_keeps_results(grid_stride):
 def test_grid_stride_must_be_a_bool():
     with pytest.raises(TypeError, match="grid_stride must be True, False or None, got 'yes'"):
         wp.kernel(lambda: None, grid_stride="yes")
+
+
+@pytest.mark.parametrize("offset", [2**32 + 1, -(2**32) + 1, 2**31, 2**40])
+def test_load_store_offsets_past_32_bits_stay_outside_the_array(offset):
+    """An int64 offset is saturated to int32, never wrapped back inside the array."""
+    @wp.kernel(module="unique")
+    def k(a: wp.array(dtype=float), off: wp.int64, out: wp.array(dtype=float)):
+        t = wp.tile_load(a, shape=4, offset=(off,))
+        wp.tile_store(out, t + wp.tile_ones(shape=4, dtype=float))
+        wp.tile_store(a, t, offset=(off,))
+
+    a = wp.array(np.arange(1.0, 9.0, dtype=np.float32))
+    out = wp.zeros(4, dtype=float)
+    wp.launch_tiled(k, dim=1, inputs=[a, offset, out], block_dim=4)
+    np.testing.assert_array_equal(out.numpy(), np.ones(4))           # read zeros, not a[1:5]
+    np.testing.assert_array_equal(a.numpy(), np.arange(1.0, 9.0))    # nothing written
+
+
+OPS = [("bit_and", np.bitwise_and), ("bit_or", np.bitwise_or), ("bit_xor", np.bitwise_xor),
+       ("lshift", np.left_shift), ("rshift", np.right_shift)]
+
+
+@pytest.mark.parametrize("vt,npt", [(wp.vec3i, np.int32), (wp.vec4ub, np.uint8), (wp.vec2l, np.int64)])
+def test_bitwise_ops_on_integer_vectors_in_tile_map(vt, npt):
+    """warp-lang applies the bitwise builtins component-wise to integer vectors."""
+    n = vt._length_
+
+    @wp.kernel(module="unique")
+    def k(a: wp.array(dtype=vt), b: wp.array(dtype=vt), out: wp.array2d(dtype=vt)):
+        ta, tb = wp.tile_load(a, shape=5), wp.tile_load(b, shape=5)
+        wp.tile_store(out[0], wp.tile_map(wp.bit_and, ta, tb))
+        wp.tile_store(out[1], wp.tile_map(wp.bit_or, ta, tb))
+        wp.tile_store(out[2], wp.tile_map(wp.bit_xor, ta, tb))
+        wp.tile_store(out[3], wp.tile_map(wp.lshift, ta, tb))
+        wp.tile_store(out[4], wp.tile_map(wp.rshift, ta, tb))
+
+    @wp.kernel(module="unique")
+    def k2(a: wp.array(dtype=vt), b: wp.array(dtype=vt), inv: wp.array(dtype=vt)):
+        i = wp.tid()
+        inv[i] = ~a[i] & (a[i] | b[i])
+
+    rng = np.random.default_rng(2)
+    av = rng.integers(0, 100, (5, n)).astype(npt)
+    bv = rng.integers(0, 5, (5, n)).astype(npt)
+    out, inv = wp.zeros((5, 5), dtype=vt), wp.zeros(5, dtype=vt)
+    wa, wb = wp.array(av, dtype=vt), wp.array(bv, dtype=vt)
+    wp.launch_tiled(k, dim=1, inputs=[wa, wb, out], block_dim=1)
+    wp.launch(k2, dim=5, inputs=[wa, wb, inv])
+    for row, (_, f) in enumerate(OPS):
+        np.testing.assert_array_equal(out.numpy()[row], f(av, bv).astype(npt))
+    np.testing.assert_array_equal(inv.numpy(), (~av & (av | bv)).astype(npt))

@@ -246,3 +246,23 @@ def test_writes_through_views_reach_the_tile(r):
     want[r - 1, 0] = 100
     np.testing.assert_array_equal(out.numpy(), want)
     np.testing.assert_array_equal(same.numpy(), a)
+
+
+@pytest.mark.parametrize("r,ok", [(5, True), (-6, True), (6, False), (-7, False)])
+def test_debug_mode_records_runtime_tile_index_errors(r, ok):
+    """Debug builds report a run-time index outside the tile after the launch, as for arrays."""
+    @wp.kernel(module="unique")
+    def k(a: wp.array2d(dtype=float), r: int, out: wp.array(dtype=float)):
+        t = wp.tile_load(a, shape=(6, 6))
+        wp.tile_store(out, t[r])
+
+    k.module.options["mode"] = "debug"
+    a = np.arange(36, dtype=np.float32).reshape(6, 6)
+    out = wp.zeros(6, dtype=float)
+    if ok:
+        wp.launch_tiled(k, dim=1, inputs=[wp.array(a), r, out], block_dim=4)
+        np.testing.assert_array_equal(out.numpy(), a[r])
+    else:
+        with pytest.raises(wp.LaunchError if hasattr(wp, "LaunchError") else RuntimeError,
+                           match=rf"index out of bounds in kernel .*array 'tile' indexed with \[{r}\], shape \(6,\)"):
+            wp.launch_tiled(k, dim=1, inputs=[wp.array(a), r, out], block_dim=4)

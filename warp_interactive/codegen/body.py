@@ -13,6 +13,10 @@ from . import loop_state
 from . import polls
 
 CONTEXT_ARGS = "_idx, _dim"          # what a builtin flagged `context` receives first
+# debug mode: a run-time tile index or window offset outside the tile is recorded like an array's
+# (release builds read zeros / drop writes for it: tile.h)
+_TILE_INDEX_CHECKS = {"tile_index": "check_tile_index", "tile_index_offset": "check_tile_index",
+                      "tile_window_offset": "check_tile_window"}
 BOUNDS_CHECKED = {"load", "view", "array_store", "atomic_add", "atomic_sub", "atomic_min",
                   "atomic_max", "atomic_cas", "atomic_exch", "address"}
 
@@ -301,6 +305,9 @@ class BodyWriter:
 
     def _bounds_check(self, s, p, replay=False):
         cpp = getattr(s.func, "cpp", None)
+        if cpp in _TILE_INDEX_CHECKS and s.args[0].constant is None:   # a run-time tile index
+            return [f"{p}if (!wp::{_TILE_INDEX_CHECKS[cpp]}({s.args[0].label}, {s.args[1].label}, "
+                    f"{c_string(self.func_name)}, {s.lineno})) {self._fail(replay)}"]
         if cpp in ("extract", "assign") and not _is_user_call(s.func) and s.args:
             return self._component_check(s, p, replay)
         if cpp not in BOUNDS_CHECKED or not s.args:

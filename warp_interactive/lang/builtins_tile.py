@@ -273,8 +273,8 @@ def _offset_vars(tr, args, ndim, name):
             raise tr.scope.error(f"wp.{name}(): offsets must be integers, got {type_name(var.type)}", node)
         if var.literal:
             var = int_const(tr, var.constant)
-        elif var.type is not sc.int32:
-            var = emit(tr, "cast", sc.int32, [var], "<wp::int32>", differentiable=False, name="int32")
+        elif var.type is not sc.int32:   # saturated: an offset past 32 bits stays outside the array
+            var = emit(tr, "tile_offset_i32", sc.int32, [var], differentiable=False)
         out.append(var)
     return out + [int_const(tr, 0) for _ in range(4 - ndim)]
 
@@ -400,8 +400,12 @@ def tile_from_value(tr, obj, node, kwargs):
         n, s = x.type._length_, x.type._wp_scalar_type_
         t = tile_type(s, (n, 1))
         return emit(tr, "tile_from_vector", t, [x], f"<{t._cpp}, {n}>")
-    raise tr.scope.error(f"wp.tile(): expected a scalar or vector (or preserve_type=True for "
-                         f"matrices/quaternions), got {type_name(x.type)}")
+    if comp.is_matrix(x.type):      # (rows, cols, block_dim), as warp-lang
+        (r, c), s = x.type._shape_, x.type._wp_scalar_type_
+        t = tile_type(s, (r, c, 1))
+        return emit(tr, "tile_from_matrix", t, [x], f"<{t._cpp}, {r}, {c}>")
+    raise tr.scope.error(f"wp.tile(): expected a scalar, vector or matrix (or preserve_type=True for "
+                         f"quaternions), got {type_name(x.type)}")
 
 
 def untile(tr, obj, node, kwargs):
@@ -416,8 +420,11 @@ def untile(tr, obj, node, kwargs):
     if len(shape) == 2 and shape[1] == 1 and sc.is_scalar(t.type.dtype):
         v = comp.vector(shape[0], t.type.dtype)
         return emit(tr, "untile_vector", v, [t], f"<{shape[0]}, {t.type.dtype._cpp}>")
-    raise tr.scope.error(f"wp.untile(): the tile must have shape (block_dim,) or (M, block_dim) with a "
-                         f"block width of 1, got {shape}")
+    if len(shape) == 3 and shape[2] == 1 and sc.is_scalar(t.type.dtype):
+        m = comp.matrix(shape[:2], t.type.dtype)
+        return emit(tr, "untile_matrix", m, [t], f"<{shape[0]}, {shape[1]}, {t.type.dtype._cpp}>")
+    raise tr.scope.error(f"wp.untile(): the tile must have shape (block_dim,), (M, block_dim) or (M, N, "
+                         f"block_dim) with a block width of 1, got {shape}")
 
 
 def tile_from_thread(tr, obj, node, kwargs):

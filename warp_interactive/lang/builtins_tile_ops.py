@@ -66,18 +66,28 @@ def callable_ref(tr, obj, elem_types, name, node=None):
 
 
 def tile_map(tr, obj, node, kwargs):
-    if kwargs or not 2 <= len(node.args) <= 3:
-        raise tr.scope.error("wp.tile_map(op, a[, b]) takes a function and one or two tiles")
-    tiles = [tr.eval_var(a) for a in node.args[1:]]
-    for t, a in zip(tiles, node.args[1:]):
-        if not is_tile(t.type):
-            raise tr.scope.error(f"wp.tile_map(): expected a tile, got {type_name(t.type)}", a)
-    if len({t.type.shape for t in tiles}) > 1:
-        raise tr.scope.error(f"wp.tile_map(): the tiles' shapes differ: "
-                             f"{', '.join(str(t.type.shape) for t in tiles)}")
-    f, ret = function_ref(tr, node.args[0], [t.type.dtype for t in tiles], "tile_map")
-    out = tile_type(ret, tiles[0].type.shape)
-    return emit(tr, "tile_map", out, [f] + tiles, f"<{out._cpp}>")
+    """``tile_map(op, a, *args)``: op per element; ``a`` is a tile, each further argument (up to
+    eight in all) a tile of a's shape or a value broadcast to every element (warp-lang 1.19)."""
+    if kwargs or not 2 <= len(node.args) <= 9:
+        raise tr.scope.error("wp.tile_map(op, a, *args) takes a function, a tile and up to seven more "
+                             "tiles or values")
+    a = tr.eval_var(node.args[1])
+    if not is_tile(a.type):
+        raise tr.scope.error(f"wp.tile_map(): expected a tile, got {type_name(a.type)}", node.args[1])
+    args = [a]
+    for x in node.args[2:]:
+        v = tr.eval_var(x)
+        if is_tile(v.type) and v.type.shape != a.type.shape:
+            raise tr.scope.error(f"wp.tile_map(): the tiles' shapes differ: {a.type.shape} and "
+                                 f"{v.type.shape}", x)
+        if v.literal:       # a literal takes the scalar type of a's elements
+            scalar = getattr(a.type.dtype, "_wp_scalar_type_", a.type.dtype)
+            v = tr.retype_literal(v, scalar) or v
+        args.append(v)
+    elem = [v.type.dtype if is_tile(v.type) else v.type for v in args]
+    f, ret = function_ref(tr, node.args[0], elem, "tile_map")
+    out = tile_type(ret, a.type.shape)
+    return emit(tr, "tile_map", out, [f] + args, f"<{out._cpp}>")
 
 
 def _axis_split(tr, t, axis, name):

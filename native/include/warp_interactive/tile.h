@@ -86,6 +86,27 @@ WPI_FUNC int32 tile_index_offset(int32 i, int32 n, int32 s)
 // a window's run-time offset o along an axis: valid for 0 <= o < limit (the window fits)
 WPI_FUNC int32 tile_window_offset(int32 o, int32 limit, int32 s) { return o >= 0 && o < limit ? o * s : -(1 << 28); }
 
+// debug builds: a run-time index outside [-n, n) or a window offset outside [0, limit) records a
+// bounds error (the tile as the "array", its axis length as the shape) and stops the thread
+template <typename I>
+WPI_FUNC bool check_tile_index(I i, int32 n, const char* kernel, int line)
+{
+    const int64 ii = int64(i);
+    if (ii >= -int64(n) && ii < n) return true;
+    const int32 shape[1] = {n};
+    record_bounds_error("tile", kernel, line, &ii, 1, shape, 1);
+    return false;
+}
+template <typename I>
+WPI_FUNC bool check_tile_window(I o, int32 limit, const char* kernel, int line)
+{
+    const int64 oo = int64(o);
+    if (oo >= 0 && oo < limit) return true;
+    const int32 shape[1] = {limit};
+    record_bounds_error("tile window offset", kernel, line, &oo, 1, shape, 1);
+    return false;
+}
+
 WPI_TILE_TPL WPI_FUNC int tile_flat(const WPI_TILE&, int i) { return i; }
 WPI_TILE_TPL WPI_FUNC int tile_flat(const WPI_TILE&, int i, int j) { return i < 0 || j < 0 ? -1 : i * D1 + j; }
 WPI_TILE_TPL WPI_FUNC int tile_flat(const WPI_TILE&, int i, int j, int k)
@@ -236,29 +257,113 @@ WPI_FUNC void adj_tile_div_scalar(const WPI_TILE& a, S s, WPI_TILE& adj_a, S& ad
 }
 
 // --- tile_map: a function (a lambda codegen writes around a builtin or @wp.func) per element ----
-template <typename R, typename F, typename A>
-WPI_FUNC R tile_map(F f, const A& a)
+// Each argument after the function is a tile of the result's shape (its element i) or a value
+// broadcast to every element (whose adjoint sums the elements' contributions).
+template <typename X>
+struct tile_map_arg {
+    static WPI_FUNC const X& get(const X& x, int) { return x; }
+    static WPI_FUNC X& adj(X& x, int) { return x; }
+};
+template <WPI_TILE_PARAMS>
+struct tile_map_arg<WPI_TILE> {
+    static WPI_FUNC const T& get(const WPI_TILE& x, int i) { return x.data[i]; }
+    static WPI_FUNC T& adj(WPI_TILE& x, int i) { return x.data[i]; }
+};
+template <typename R, typename F, typename A0>
+WPI_FUNC R tile_map(F f, const A0& a0)
 {
     R r;
-    for (int i = 0; i < R::size; ++i) r.data[i] = f(a.data[i]);
+    for (int i = 0; i < R::size; ++i) r.data[i] = f(tile_map_arg<A0>::get(a0, i));
     return r;
 }
-template <typename R, typename F, typename A, typename G>
-WPI_FUNC void adj_tile_map(F, const A& a, G adj_f, A& adj_a, const R& adj_ret)
+template <typename R, typename F, typename A0, typename G>
+WPI_FUNC void adj_tile_map(F, const A0& a0, G adj_f, A0& adj_a0, const R& adj_ret)
 {
-    for (int i = 0; i < R::size; ++i) adj_f(a.data[i], adj_a.data[i], adj_ret.data[i]);
+    for (int i = 0; i < R::size; ++i) adj_f(tile_map_arg<A0>::get(a0, i), tile_map_arg<A0>::adj(adj_a0, i), adj_ret.data[i]);
 }
-template <typename R, typename F, typename A, typename B>
-WPI_FUNC R tile_map(F f, const A& a, const B& b)
+template <typename R, typename F, typename A0, typename A1>
+WPI_FUNC R tile_map(F f, const A0& a0, const A1& a1)
 {
     R r;
-    for (int i = 0; i < R::size; ++i) r.data[i] = f(a.data[i], b.data[i]);
+    for (int i = 0; i < R::size; ++i) r.data[i] = f(tile_map_arg<A0>::get(a0, i), tile_map_arg<A1>::get(a1, i));
     return r;
 }
-template <typename R, typename F, typename A, typename B, typename G>
-WPI_FUNC void adj_tile_map(F, const A& a, const B& b, G adj_f, A& adj_a, B& adj_b, const R& adj_ret)
+template <typename R, typename F, typename A0, typename A1, typename G>
+WPI_FUNC void adj_tile_map(F, const A0& a0, const A1& a1, G adj_f, A0& adj_a0, A1& adj_a1, const R& adj_ret)
 {
-    for (int i = 0; i < R::size; ++i) adj_f(a.data[i], b.data[i], adj_a.data[i], adj_b.data[i], adj_ret.data[i]);
+    for (int i = 0; i < R::size; ++i) adj_f(tile_map_arg<A0>::get(a0, i), tile_map_arg<A1>::get(a1, i), tile_map_arg<A0>::adj(adj_a0, i), tile_map_arg<A1>::adj(adj_a1, i), adj_ret.data[i]);
+}
+template <typename R, typename F, typename A0, typename A1, typename A2>
+WPI_FUNC R tile_map(F f, const A0& a0, const A1& a1, const A2& a2)
+{
+    R r;
+    for (int i = 0; i < R::size; ++i) r.data[i] = f(tile_map_arg<A0>::get(a0, i), tile_map_arg<A1>::get(a1, i), tile_map_arg<A2>::get(a2, i));
+    return r;
+}
+template <typename R, typename F, typename A0, typename A1, typename A2, typename G>
+WPI_FUNC void adj_tile_map(F, const A0& a0, const A1& a1, const A2& a2, G adj_f, A0& adj_a0, A1& adj_a1, A2& adj_a2, const R& adj_ret)
+{
+    for (int i = 0; i < R::size; ++i) adj_f(tile_map_arg<A0>::get(a0, i), tile_map_arg<A1>::get(a1, i), tile_map_arg<A2>::get(a2, i), tile_map_arg<A0>::adj(adj_a0, i), tile_map_arg<A1>::adj(adj_a1, i), tile_map_arg<A2>::adj(adj_a2, i), adj_ret.data[i]);
+}
+template <typename R, typename F, typename A0, typename A1, typename A2, typename A3>
+WPI_FUNC R tile_map(F f, const A0& a0, const A1& a1, const A2& a2, const A3& a3)
+{
+    R r;
+    for (int i = 0; i < R::size; ++i) r.data[i] = f(tile_map_arg<A0>::get(a0, i), tile_map_arg<A1>::get(a1, i), tile_map_arg<A2>::get(a2, i), tile_map_arg<A3>::get(a3, i));
+    return r;
+}
+template <typename R, typename F, typename A0, typename A1, typename A2, typename A3, typename G>
+WPI_FUNC void adj_tile_map(F, const A0& a0, const A1& a1, const A2& a2, const A3& a3, G adj_f, A0& adj_a0, A1& adj_a1, A2& adj_a2, A3& adj_a3, const R& adj_ret)
+{
+    for (int i = 0; i < R::size; ++i) adj_f(tile_map_arg<A0>::get(a0, i), tile_map_arg<A1>::get(a1, i), tile_map_arg<A2>::get(a2, i), tile_map_arg<A3>::get(a3, i), tile_map_arg<A0>::adj(adj_a0, i), tile_map_arg<A1>::adj(adj_a1, i), tile_map_arg<A2>::adj(adj_a2, i), tile_map_arg<A3>::adj(adj_a3, i), adj_ret.data[i]);
+}
+template <typename R, typename F, typename A0, typename A1, typename A2, typename A3, typename A4>
+WPI_FUNC R tile_map(F f, const A0& a0, const A1& a1, const A2& a2, const A3& a3, const A4& a4)
+{
+    R r;
+    for (int i = 0; i < R::size; ++i) r.data[i] = f(tile_map_arg<A0>::get(a0, i), tile_map_arg<A1>::get(a1, i), tile_map_arg<A2>::get(a2, i), tile_map_arg<A3>::get(a3, i), tile_map_arg<A4>::get(a4, i));
+    return r;
+}
+template <typename R, typename F, typename A0, typename A1, typename A2, typename A3, typename A4, typename G>
+WPI_FUNC void adj_tile_map(F, const A0& a0, const A1& a1, const A2& a2, const A3& a3, const A4& a4, G adj_f, A0& adj_a0, A1& adj_a1, A2& adj_a2, A3& adj_a3, A4& adj_a4, const R& adj_ret)
+{
+    for (int i = 0; i < R::size; ++i) adj_f(tile_map_arg<A0>::get(a0, i), tile_map_arg<A1>::get(a1, i), tile_map_arg<A2>::get(a2, i), tile_map_arg<A3>::get(a3, i), tile_map_arg<A4>::get(a4, i), tile_map_arg<A0>::adj(adj_a0, i), tile_map_arg<A1>::adj(adj_a1, i), tile_map_arg<A2>::adj(adj_a2, i), tile_map_arg<A3>::adj(adj_a3, i), tile_map_arg<A4>::adj(adj_a4, i), adj_ret.data[i]);
+}
+template <typename R, typename F, typename A0, typename A1, typename A2, typename A3, typename A4, typename A5>
+WPI_FUNC R tile_map(F f, const A0& a0, const A1& a1, const A2& a2, const A3& a3, const A4& a4, const A5& a5)
+{
+    R r;
+    for (int i = 0; i < R::size; ++i) r.data[i] = f(tile_map_arg<A0>::get(a0, i), tile_map_arg<A1>::get(a1, i), tile_map_arg<A2>::get(a2, i), tile_map_arg<A3>::get(a3, i), tile_map_arg<A4>::get(a4, i), tile_map_arg<A5>::get(a5, i));
+    return r;
+}
+template <typename R, typename F, typename A0, typename A1, typename A2, typename A3, typename A4, typename A5, typename G>
+WPI_FUNC void adj_tile_map(F, const A0& a0, const A1& a1, const A2& a2, const A3& a3, const A4& a4, const A5& a5, G adj_f, A0& adj_a0, A1& adj_a1, A2& adj_a2, A3& adj_a3, A4& adj_a4, A5& adj_a5, const R& adj_ret)
+{
+    for (int i = 0; i < R::size; ++i) adj_f(tile_map_arg<A0>::get(a0, i), tile_map_arg<A1>::get(a1, i), tile_map_arg<A2>::get(a2, i), tile_map_arg<A3>::get(a3, i), tile_map_arg<A4>::get(a4, i), tile_map_arg<A5>::get(a5, i), tile_map_arg<A0>::adj(adj_a0, i), tile_map_arg<A1>::adj(adj_a1, i), tile_map_arg<A2>::adj(adj_a2, i), tile_map_arg<A3>::adj(adj_a3, i), tile_map_arg<A4>::adj(adj_a4, i), tile_map_arg<A5>::adj(adj_a5, i), adj_ret.data[i]);
+}
+template <typename R, typename F, typename A0, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+WPI_FUNC R tile_map(F f, const A0& a0, const A1& a1, const A2& a2, const A3& a3, const A4& a4, const A5& a5, const A6& a6)
+{
+    R r;
+    for (int i = 0; i < R::size; ++i) r.data[i] = f(tile_map_arg<A0>::get(a0, i), tile_map_arg<A1>::get(a1, i), tile_map_arg<A2>::get(a2, i), tile_map_arg<A3>::get(a3, i), tile_map_arg<A4>::get(a4, i), tile_map_arg<A5>::get(a5, i), tile_map_arg<A6>::get(a6, i));
+    return r;
+}
+template <typename R, typename F, typename A0, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6, typename G>
+WPI_FUNC void adj_tile_map(F, const A0& a0, const A1& a1, const A2& a2, const A3& a3, const A4& a4, const A5& a5, const A6& a6, G adj_f, A0& adj_a0, A1& adj_a1, A2& adj_a2, A3& adj_a3, A4& adj_a4, A5& adj_a5, A6& adj_a6, const R& adj_ret)
+{
+    for (int i = 0; i < R::size; ++i) adj_f(tile_map_arg<A0>::get(a0, i), tile_map_arg<A1>::get(a1, i), tile_map_arg<A2>::get(a2, i), tile_map_arg<A3>::get(a3, i), tile_map_arg<A4>::get(a4, i), tile_map_arg<A5>::get(a5, i), tile_map_arg<A6>::get(a6, i), tile_map_arg<A0>::adj(adj_a0, i), tile_map_arg<A1>::adj(adj_a1, i), tile_map_arg<A2>::adj(adj_a2, i), tile_map_arg<A3>::adj(adj_a3, i), tile_map_arg<A4>::adj(adj_a4, i), tile_map_arg<A5>::adj(adj_a5, i), tile_map_arg<A6>::adj(adj_a6, i), adj_ret.data[i]);
+}
+template <typename R, typename F, typename A0, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6, typename A7>
+WPI_FUNC R tile_map(F f, const A0& a0, const A1& a1, const A2& a2, const A3& a3, const A4& a4, const A5& a5, const A6& a6, const A7& a7)
+{
+    R r;
+    for (int i = 0; i < R::size; ++i) r.data[i] = f(tile_map_arg<A0>::get(a0, i), tile_map_arg<A1>::get(a1, i), tile_map_arg<A2>::get(a2, i), tile_map_arg<A3>::get(a3, i), tile_map_arg<A4>::get(a4, i), tile_map_arg<A5>::get(a5, i), tile_map_arg<A6>::get(a6, i), tile_map_arg<A7>::get(a7, i));
+    return r;
+}
+template <typename R, typename F, typename A0, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6, typename A7, typename G>
+WPI_FUNC void adj_tile_map(F, const A0& a0, const A1& a1, const A2& a2, const A3& a3, const A4& a4, const A5& a5, const A6& a6, const A7& a7, G adj_f, A0& adj_a0, A1& adj_a1, A2& adj_a2, A3& adj_a3, A4& adj_a4, A5& adj_a5, A6& adj_a6, A7& adj_a7, const R& adj_ret)
+{
+    for (int i = 0; i < R::size; ++i) adj_f(tile_map_arg<A0>::get(a0, i), tile_map_arg<A1>::get(a1, i), tile_map_arg<A2>::get(a2, i), tile_map_arg<A3>::get(a3, i), tile_map_arg<A4>::get(a4, i), tile_map_arg<A5>::get(a5, i), tile_map_arg<A6>::get(a6, i), tile_map_arg<A7>::get(a7, i), tile_map_arg<A0>::adj(adj_a0, i), tile_map_arg<A1>::adj(adj_a1, i), tile_map_arg<A2>::adj(adj_a2, i), tile_map_arg<A3>::adj(adj_a3, i), tile_map_arg<A4>::adj(adj_a4, i), tile_map_arg<A5>::adj(adj_a5, i), tile_map_arg<A6>::adj(adj_a6, i), tile_map_arg<A7>::adj(adj_a7, i), adj_ret.data[i]);
 }
 
 // --- reductions (results are shape-(1,) tiles) ---------------------------------------------------
@@ -427,6 +532,14 @@ WPI_FUNC void adj_tile_scatter(const D& dst, const Sr& src, D& adj_dst, Sr& adj_
 
 // --- memory: loads and stores of an n-d window at an offset; outside the array reads zero and
 // writes nothing (warp-lang's bounds_check=True), so a tile need not divide the array ----------
+// a load/store offset of another integer type as int32, saturated: array dimensions fit in int32,
+// so an offset beyond it is outside the array either way (a plain cast could wrap back inside)
+template <typename I>
+WPI_FUNC int32 tile_offset_i32(I o)
+{
+    return int64(o) > int64(2147483647) ? int32(2147483647) : int64(o) < int64(-2147483647 - 1) ? int32(-2147483647 - 1) : int32(o);
+}
+
 template <typename T, typename Tl>
 WPI_FUNC int64 tile_array_offset(const array_t<T>& a, int ndim, const int* o, int n, bool& inside)
 {
@@ -555,6 +668,30 @@ template <typename R, int N, typename T>
 WPI_FUNC void adj_tile_from_vector(const vec_t<N, T>&, vec_t<N, T>& adj_x, const R& adj_ret)
 {
     for (int i = 0; i < N; ++i) adj_x.c[i] += adj_ret.data[i];
+}
+template <typename R, int M, int N, typename T>
+WPI_FUNC R tile_from_matrix(const mat_t<M, N, T>& x)
+{
+    R r;
+    for (int i = 0; i < M * N; ++i) r.data[i] = x.data[i / N][i % N];
+    return r;
+}
+template <typename R, int M, int N, typename T>
+WPI_FUNC void adj_tile_from_matrix(const mat_t<M, N, T>&, mat_t<M, N, T>& adj_x, const R& adj_ret)
+{
+    for (int i = 0; i < M * N; ++i) adj_x.data[i / N][i % N] += adj_ret.data[i];
+}
+template <int M, int N, typename T, typename Tl>
+WPI_FUNC mat_t<M, N, T> untile_matrix(const Tl& t)
+{
+    mat_t<M, N, T> r;
+    for (int i = 0; i < M * N; ++i) r.data[i / N][i % N] = t.data[i];
+    return r;
+}
+template <int M, int N, typename T, typename Tl>
+WPI_FUNC void adj_untile_matrix(const Tl&, Tl& adj_t, const mat_t<M, N, T>& adj_ret)
+{
+    for (int i = 0; i < M * N; ++i) adj_t.data[i] += adj_ret.data[i / N][i % N];
 }
 WPI_TILE_TPL WPI_FUNC T untile_value(const WPI_TILE& t) { return t.data[0]; }
 WPI_TILE_TPL WPI_FUNC void adj_untile_value(const WPI_TILE&, WPI_TILE& adj_t, const T& adj_ret)

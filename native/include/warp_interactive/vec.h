@@ -99,6 +99,29 @@ template <unsigned N, typename T> WPI_FUNC bool operator==(const vec_t<N, T>& a,
 }
 template <unsigned N, typename T> WPI_FUNC bool operator!=(const vec_t<N, T>& a, const vec_t<N, T>& b) { return !(a == b); }
 
+// component-wise bitwise operators (integer vectors): the generic bit_and/.../invert of scalar.h
+#define WPI_VEC_BITWISE(OP)                                                                        \
+    template <unsigned N, typename T> WPI_FUNC vec_t<N, T> operator OP(const vec_t<N, T>& a, const vec_t<N, T>& b) \
+    {                                                                                              \
+        vec_t<N, T> r;                                                                             \
+        for (unsigned i = 0; i < N; ++i)                                                           \
+            r.c[i] = T(a.c[i] OP b.c[i]);                                                          \
+        return r;                                                                                  \
+    }
+WPI_VEC_BITWISE(&)
+WPI_VEC_BITWISE(|)
+WPI_VEC_BITWISE(^)
+WPI_VEC_BITWISE(<<)
+WPI_VEC_BITWISE(>>)
+#undef WPI_VEC_BITWISE
+template <unsigned N, typename T> WPI_FUNC vec_t<N, T> operator~(const vec_t<N, T>& a)
+{
+    vec_t<N, T> r;
+    for (unsigned i = 0; i < N; ++i)
+        r.c[i] = T(~a.c[i]);
+    return r;
+}
+
 // ---------------------------------------------------------------------------------------------
 // constructor adjoints
 
