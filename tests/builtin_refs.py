@@ -28,8 +28,8 @@ def mul_ref(ts, a, b):
     ka, kb = getattr(ts[0], "_kind_", "scalar"), getattr(ts[1], "_kind_", "scalar")
     if ka == "quaternion" and kb == "quaternion":
         return qmul(a, b)
-    if ka == "transform":
-        return tf_mul(a, b)
+    if ka == "transform" and kb == "transform":
+        return tf_mul(a, b)   # composition; a transform times a scalar scales its 7 components
     if ka == "matrix" and kb == "vector":
         return np.einsum("nij,nj->ni", a, b)
     if ka == "vector" and kb == "matrix":

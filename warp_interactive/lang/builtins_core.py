@@ -20,8 +20,7 @@ FloatMatrix = Pattern("FloatMatrix", lambda t: comp.is_matrix(t) and sc.is_float
 # --- arithmetic operators ---------------------------------------------------------------------------
 for op, doc in (("add", "a + b"), ("sub", "a - b")):
     for pat in (Scalar, Vector, Matrix, Quaternion, Transformation):
-        if pat is Transformation:
-            continue  # transforms compose with mul (transform_multiply), not add
+        # transforms add componentwise, as 7-vectors (the reference's rule; `*` composes them)
         add_builtin(op, {"a": pat, "b": pat}, value_func=same_as(0), group=G_OP, doc=doc,
                     differentiable=True)
 
@@ -60,7 +59,7 @@ def _mat_mat(ts):
 
 
 add_builtin("mul", {"a": Scalar, "b": Scalar}, value_func=same_as(0), group=G_OP, doc="a * b")
-for pat in (Vector, Matrix, Quaternion):
+for pat in (Vector, Matrix, Quaternion, Transformation):
     add_builtin("mul", {"a": pat, "b": Scalar}, value_func=same_as(0), group=G_OP)
     add_builtin("mul", {"a": Scalar, "b": pat}, value_func=same_as(1), group=G_OP)
 add_builtin("mul", {"a": Matrix, "b": Vector}, value_func=_mat_vec, group=G_OP, doc="matrix-vector product")
@@ -78,6 +77,8 @@ add_builtin("mul", {"a": Transformation, "b": Transformation}, value_func=same_a
 for op, doc in (("div", "a / b"), ("floordiv", "a // b (floor)"), ("mod", "a % b (sign of b)")):
     add_builtin(op, {"a": Scalar, "b": Scalar}, value_func=same_as(0), group=G_OP, doc=doc,
                 differentiable=(op != "floordiv"))
+add_builtin("mod", {"a": Vector, "b": Vector}, value_func=_same_shape, group=G_OP,
+            doc="a % b componentwise")
 # composites divide by floats only (an integer component division by zero would trap)
 for pat in (FloatVector, FloatMatrix, Quaternion):
     add_builtin("div", {"a": pat, "b": Float}, value_func=same_as(0), group=G_OP)

@@ -12,6 +12,7 @@ from .builtin_function import BuiltinFunction  # noqa: F401  (re-exported)
 from .scope import PyValue
 from . import grad_of
 from . import static as static_mod
+from .intrinsics_transform import constructor_args as transform_constructor_args
 from .array_views import is_array_constructor
 
 _PY_BUILTIN_MAP = {min: "min", max: "max", abs: "abs", round: "round", pow: "pow"}
@@ -144,6 +145,8 @@ class CallsMixin:
         if comp.is_vector(t) and t._length_ == 6 and len(args) == 2 and \
                 all(comp.is_vector(a.type) and a.type._length_ == 3 for a in args):
             return self.call_builtin("spatial_vector", args)  # spatial_vector(w, v)
+        if t._kind_ == "transform":
+            args = transform_constructor_args(self, t, args)
         self._check_constructor_args(t, args)
         kind = {"vector": "vec_t", "matrix": "mat_t", "quaternion": "quat_t",
                 "transform": "transform_t"}[t._kind_]

@@ -5,6 +5,7 @@ from ..types import composite as comp
 from ..types import scalars as sc
 from .builtin_function import INTRINSICS
 from .intrinsics import _const_kw, _scalar_from_args
+from .registry import Overload
 
 
 def _positional(args, kwargs, what):
@@ -19,19 +20,48 @@ def _positional(args, kwargs, what):
 
 
 def transformation(tr, obj, node, kwargs):
+    """``wp.transformation(p, q=None, dtype=None)`` or ``wp.transformation(*components, dtype=None)``
+    in a kernel (also ``wp.types.transformation(x)``): the reference's two overloads."""
     args = tr.args_of(node)
-    values = {k: tr.eval_var(v) for k, v in kwargs.items() if k != "dtype"}
-    try:
-        p, q = _positional(args, values | ({"dtype": None} if "dtype" in kwargs else {}),
-                           "wp.transformation()")
-    except TypeError as e:
-        raise tr.scope.error(str(e)) from None
-    given = [a for a in (p, q) if a is not None]
-    dtype = sc.canonical_scalar(_const_kw(tr, kwargs, "dtype")) or _scalar_from_args(tr, given) \
+    if set(kwargs) & {"p", "q"}:
+        values = {k: tr.eval_var(v) for k, v in kwargs.items() if k != "dtype"}
+        try:
+            p, q = _positional(args, values | ({"dtype": None} if "dtype" in kwargs else {}),
+                               "wp.transformation()")
+        except TypeError as e:
+            raise tr.scope.error(str(e)) from None
+        if p is None:
+            raise tr.scope.error("wp.transformation() needs p when q is given")
+        args = [p] if q is None else [p, q]
+    elif set(kwargs) - {"dtype"}:
+        raise tr.scope.error(f"wp.transformation() got unexpected keyword arguments "
+                             f"{sorted(set(kwargs) - {'dtype'})}")
+    dtype = sc.canonical_scalar(_const_kw(tr, kwargs, "dtype")) or _scalar_from_args(tr, args) \
         or sc.float32
-    if p is None or q is None:
-        raise tr.scope.error("wp.transformation() in a kernel needs both p and q")
-    return tr.construct(comp.transformation(dtype), [p, q])
+    return tr.construct(comp.transformation(dtype), args)
+
+
+def constructor_args(tr, t, args):
+    """The arguments of ``transform_t<T>(...)`` for a transform constructor call in a kernel:
+    ``(p)`` gains the identity rotation; the reference's errors for the other misuses."""
+    types = [a.type for a in args]
+    if len(args) == 1 and comp.is_vector(types[0]) and types[0]._length_ == 3:
+        return [args[0], _quat_identity(tr, t._wp_scalar_type_)]
+    if len(args) == 1 and comp.is_composite(types[0]) and types[0]._kind_ == "transform" and \
+            types[0] is not t:
+        raise tr.scope.error(
+            f"copy constructing a transform requires matching source and target dtypes, got "
+            f"`{types[0]._wp_scalar_type_.__name__}` and `{t._wp_scalar_type_.__name__}`")
+    if all(sc.is_scalar(x) for x in types) and len(args) not in (0, 1, 7):
+        raise tr.scope.error(f"incompatible number of values given ({len(args)}) when "
+                             f"constructing a transform; expected 0, 1, or 7")
+    return args
+
+
+def _quat_identity(tr, dtype):
+    ov = Overload(name="quat_identity", input_types={}, value_func=None, cpp="quat_identity",
+                  differentiable=False, template=lambda ts, ret: f"<{dtype._cpp}>")
+    return tr.emit_call(ov, comp.quaternion(dtype), [])
 
 
 def _dtype_of(values, kwargs):

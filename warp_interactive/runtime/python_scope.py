@@ -60,6 +60,18 @@ def _transform_identity(args, kwargs):
     return comp.transformation(_dtype_of((), kwargs))(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0)
 
 
+def _set_part(name, part):
+    """``wp.transform_set_translation(t, p)`` / ``..._rotation(t, q)`` in Python: changes ``t``
+    itself, as the reference's in-place builtins do."""
+    def impl(args, kwargs):
+        values = list(args) + [kwargs.pop(k) for k in ("xform", "p", "q") if k in kwargs]
+        if kwargs or len(values) != 2 or not isinstance(values[0], comp.Composite) or \
+                values[0]._kind_ != "transform":
+            raise TypeError(f"wp.{name}(xform, value) needs a transform and a value, got {args!r}")
+        setattr(values[0], part, values[1])
+    return impl
+
+
 def _print(args, kwargs):
     print(*args, **kwargs)
 
@@ -95,6 +107,8 @@ PYTHON_IMPLS = {
     "vector": _vector, "matrix": _matrix, "quaternion": _quaternion, "identity": _identity,
     "quat_identity": _quat_identity, "transform_identity": _transform_identity,
     "print": _print, "cast": _cast,
+    "transform_set_translation": _set_part("transform_set_translation", "p"),
+    "transform_set_rotation": _set_part("transform_set_rotation", "q"),
 }
 
 

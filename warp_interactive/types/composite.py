@@ -13,6 +13,7 @@ import numpy as np
 from . import scalars
 from .generic import Any, GenericComposite, is_any
 from .scalars import canonical_scalar, is_scalar
+from .transform_init import transform_flat
 
 _cache = {}
 
@@ -44,22 +45,16 @@ class Composite(ctypes.Array):
 
     def __init__(self, *args, **kwargs):
         super().__init__()
-        if kwargs:
-            args = self._args_from_keywords(args, kwargs)
+        if self._kind_ == "transform":
+            flat = transform_flat(args, kwargs, _scalar_value)
+            if flat is not None:
+                self._set_flat(flat)
+                return
+        elif kwargs:
+            raise TypeError(f"{type(self).__name__}() got unexpected keyword arguments {sorted(kwargs)}")
         if not args:
-            if self._kind_ == "transform":
-                self[6] = 1   # the identity, as the reference's wp.transform()
             return  # zero, as a default-constructed value in a kernel
         self._set_flat(self._flat_from_args(args))
-
-    @classmethod
-    def _args_from_keywords(cls, args, kwargs):
-        """``wp.transform(p=..., q=...)`` (the only keyword form)."""
-        if cls._kind_ != "transform" or set(kwargs) - {"p", "q"} or len(args) + len(kwargs) > 2:
-            raise TypeError(f"{cls.__name__}() got unexpected keyword arguments {sorted(kwargs)}")
-        p = args[0] if args else kwargs.get("p", (0, 0, 0))
-        q = kwargs.get("q", (0, 0, 0, 1))
-        return (p, q)
 
     # --- construction ---------------------------------------------------------------------
     @classmethod
@@ -145,6 +140,13 @@ class Composite(ctypes.Array):
         names = _COMPONENT_NAMES.get(self._kind_, "")
         if len(name) == 1 and name in names and names.index(name) < self._length_:
             self[names.index(name)] = value
+        elif self._kind_ == "transform" and name in ("p", "q"):
+            part = slice(0, 3) if name == "p" else slice(3, 7)
+            value = np.asarray(_unwrap(value)).reshape(-1)
+            if value.size != part.stop - part.start:
+                raise ValueError(f"{type(self).__name__}.{name} needs {part.stop - part.start} "
+                                 f"components, got {value.size}")
+            self.numpy_view()[part] = value
         else:
             super().__setattr__(name, value)
 
@@ -217,6 +219,10 @@ class Composite(ctypes.Array):
 
 def _rebuild(kind, shape, scalar_name, flat):
     return _make(kind, shape, getattr(scalars, scalar_name if scalar_name != "bool" else "bool_"))(flat)
+
+
+def _scalar_value(x):
+    return x.value if isinstance(x, scalars.Scalar) else None
 
 
 def _unwrap(x):

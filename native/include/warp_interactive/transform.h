@@ -6,8 +6,11 @@
 // gradient of q.w would start at 1). transform_identity<T>() gives the identity.
 // Constructors and their adjoints (see vec.h for the pattern):
 //   transform_t<T>()                   -> adj_transform_t(adj_ret)
+//   transform_t<T>(s)          fill    -> adj_transform_t(s, adj_s, adj_ret)
 //   transform_t<T>(p, q)               -> adj_transform_t(p, q, adj_p, adj_q, adj_ret)
+//   transform_t<T>(px..qw)     comps   -> adj_transform_t(px..qw, adj_px..adj_qw, adj_ret)
 //   transform_t<T>(transform_t<U>) cast -> adj_transform_t(t, adj_t, adj_ret)
+// As in the reference, a transform is also a 7-vector: + and - componentwise, * by a scalar.
 #pragma once
 
 #include "quat.h"
@@ -19,7 +22,9 @@ template <typename T> struct transform_t {
     quat_t<T> q;
 
     WPI_FUNC transform_t() : p(), q() {}
+    WPI_FUNC explicit transform_t(T s) : p(s), q(s, s, s, s) {}
     WPI_FUNC transform_t(const vec_t<3, T>& p_, const quat_t<T>& q_) : p(p_), q(q_) {}
+    WPI_FUNC transform_t(T px, T py, T pz, T qx, T qy, T qz, T qw) : p(px, py, pz), q(qx, qy, qz, qw) {}
     template <typename U> WPI_FUNC explicit transform_t(const transform_t<U>& t) : p(t.p), q(t.q) {}
 };
 
@@ -29,10 +34,43 @@ template <typename T> WPI_FUNC bool operator==(const transform_t<T>& a, const tr
 }
 template <typename T> WPI_FUNC bool operator!=(const transform_t<T>& a, const transform_t<T>& b) { return !(a == b); }
 
+// componentwise, as on a 7-vector: the generic add/sub (scalar.h) and the adjoints' += use them
+template <typename T> WPI_FUNC transform_t<T> operator+(const transform_t<T>& a, const transform_t<T>& b)
+{
+    return transform_t<T>(a.p + b.p, a.q + b.q);
+}
+template <typename T> WPI_FUNC transform_t<T> operator-(const transform_t<T>& a, const transform_t<T>& b)
+{
+    return transform_t<T>(a.p - b.p, a.q - b.q);
+}
+template <typename T> WPI_FUNC transform_t<T> operator-(const transform_t<T>& a) { return transform_t<T>(-a.p, -a.q); }
+template <typename T> WPI_FUNC transform_t<T> operator*(const transform_t<T>& a, T s) { return transform_t<T>(a.p * s, a.q * s); }
+template <typename T> WPI_FUNC transform_t<T> operator*(T s, const transform_t<T>& a) { return a * s; }
+template <typename T> WPI_FUNC transform_t<T>& operator+=(transform_t<T>& a, const transform_t<T>& b) { return a = a + b; }
+template <typename T> WPI_FUNC transform_t<T>& operator-=(transform_t<T>& a, const transform_t<T>& b) { return a = a - b; }
+
 // ---------------------------------------------------------------------------------------------
 // constructor adjoints
 
 template <typename T> WPI_FUNC void adj_transform_t(const transform_t<T>&) {}
+
+template <typename T> WPI_FUNC void adj_transform_t(T, T& adj_s, const transform_t<T>& adj_ret)
+{
+    adj_s += adj_ret.p.c[0] + adj_ret.p.c[1] + adj_ret.p.c[2] + adj_ret.q.x + adj_ret.q.y + adj_ret.q.z + adj_ret.q.w;
+}
+
+template <typename T>
+WPI_FUNC void adj_transform_t(T, T, T, T, T, T, T, T& adj_px, T& adj_py, T& adj_pz, T& adj_qx, T& adj_qy, T& adj_qz,
+                              T& adj_qw, const transform_t<T>& adj_ret)
+{
+    adj_px += adj_ret.p.c[0];
+    adj_py += adj_ret.p.c[1];
+    adj_pz += adj_ret.p.c[2];
+    adj_qx += adj_ret.q.x;
+    adj_qy += adj_ret.q.y;
+    adj_qz += adj_ret.q.z;
+    adj_qw += adj_ret.q.w;
+}
 
 template <typename T>
 WPI_FUNC void adj_transform_t(const vec_t<3, T>&, const quat_t<T>&, vec_t<3, T>& adj_p, quat_t<T>& adj_q,
@@ -131,6 +169,22 @@ WPI_FUNC void adj_mul(const transform_t<T>& a, const transform_t<T>& b, transfor
                       const transform_t<T>& adj_ret)
 {
     adj_transform_multiply(a, b, adj_a, adj_b, adj_ret);
+}
+
+// scaling every component (the reference's transform * scalar, a 7-vector operation)
+template <typename T> WPI_FUNC transform_t<T> mul(const transform_t<T>& t, T s) { return t * s; }
+template <typename T>
+WPI_FUNC void adj_mul(const transform_t<T>& t, T s, transform_t<T>& adj_t, T& adj_s, const transform_t<T>& adj_ret)
+{
+    adj_t += adj_ret * s;
+    adj_s += dot(t.p, adj_ret.p) + dot(t.q, adj_ret.q);
+}
+
+template <typename T> WPI_FUNC transform_t<T> mul(T s, const transform_t<T>& t) { return t * s; }
+template <typename T>
+WPI_FUNC void adj_mul(T s, const transform_t<T>& t, T& adj_s, transform_t<T>& adj_t, const transform_t<T>& adj_ret)
+{
+    adj_mul(t, s, adj_t, adj_s, adj_ret);
 }
 
 template <typename T> WPI_FUNC vec_t<3, T> transform_point(const transform_t<T>& t, const vec_t<3, T>& x)

@@ -306,6 +306,22 @@ WPI_FUNC void adj_cw_mul(const vec_t<N, T>& a, const vec_t<N, T>& b, vec_t<N, T>
     adj_b += cw_mul(a, adj_ret);
 }
 
+// a % b componentwise (the scalar mod's rule per component; integers: x % 0 == 0)
+template <unsigned N, typename T> WPI_FUNC vec_t<N, T> mod(const vec_t<N, T>& a, const vec_t<N, T>& b)
+{
+    vec_t<N, T> r;
+    for (unsigned i = 0; i < N; ++i)
+        r.c[i] = mod(a.c[i], b.c[i]);
+    return r;
+}
+template <unsigned N, typename T>
+WPI_FUNC void adj_mod(const vec_t<N, T>& a, const vec_t<N, T>& b, vec_t<N, T>& adj_a, vec_t<N, T>& adj_b,
+                      const vec_t<N, T>& adj_ret)
+{
+    for (unsigned i = 0; i < N; ++i)
+        adj_mod(a.c[i], b.c[i], adj_a.c[i], adj_b.c[i], adj_ret.c[i]);
+}
+
 template <unsigned N, typename T> WPI_FUNC vec_t<N, T> cw_div(const vec_t<N, T>& a, const vec_t<N, T>& b)
 {
     vec_t<N, T> r;
