@@ -505,11 +505,6 @@ class _ArrayAlias:
 array1d, array2d, array3d, array4d = (_ArrayAlias(n) for n in (1, 2, 3, 4))
 
 
-# --- constructors: wp.zeros/empty/full/ones and their *_like forms (types/array_factories.py) ----
-from .array_factories import (  # noqa: E402  (they build arrays: after the class)
-    empty, empty_like, full, full_like, ones, ones_like, zeros, zeros_like)
-
-
 def write_values(dest, values):
     """Write ``values`` (array-like) into ``dest``, unrecorded (for steps that record themselves)."""
     dest.device.memory.assign(dest, np.asarray(values, dtype=np_dtype_of(dest.dtype)))
