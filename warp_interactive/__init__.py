@@ -32,8 +32,9 @@ from .types import *  # noqa: F401,F403
 from .types import (array, array1d, array2d, array3d, array4d, bool_, dtype_from_numpy,
                     bfloat16, dtype_to_numpy, float16, float32, float64, int8, int16, int32, int64,
                     matrix, quaternion, transformation, uint8, uint16, uint32, uint64, vector)
-from .types.array import (clone, copy, empty, empty_like, from_numpy, full, full_like, ones,
-                          ones_like, zeros, zeros_like)
+from .types.array import clone, copy, from_numpy
+from .types.array_factories import (empty, empty_like, full, full_like, ones, ones_like, zeros,
+                                    zeros_like)
 from .version import __version__
 from .compiler.cache import clear_kernel_cache
 # CUDA: streams, events, graphs (cuda-bindings is imported only when a CUDA device is used)

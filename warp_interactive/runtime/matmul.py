@@ -84,7 +84,7 @@ class _Backward:
 
 def matmul_new(a, b):
     """``a @ b`` for 2-d (or batched 3-d) wp arrays: a new array, recorded on a tape."""
-    from ..types.array import zeros
+    from ..types.array_factories import zeros
     if not hasattr(b, "ptr"):
         return NotImplemented
     shape = tuple(a.shape[:-1]) + (b.shape[-1],)

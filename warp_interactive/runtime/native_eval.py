@@ -102,7 +102,7 @@ class _Evaluator:
 
     def __call__(self, args):
         from .launch import launch
-        from ..types.array import zeros
+        from ..types.array_factories import zeros
         inputs = [a.value if isinstance(a, sc.Scalar) else a for a in args]
         if self.ret is None:
             launch(self.kernel, dim=1, inputs=inputs, device="cpu")

@@ -516,11 +516,6 @@ class _ArrayAlias:
 array1d, array2d, array3d, array4d = (_ArrayAlias(n) for n in (1, 2, 3, 4))
 
 
-# --- constructors: wp.zeros/empty/full/ones and their *_like forms (types/array_factories.py) ----
-from .array_factories import (  # noqa: E402  (they build arrays: after the class)
-    empty, empty_like, full, full_like, ones, ones_like, zeros, zeros_like)
-
-
 def to_storage(dtype, src):
     """NumPy data ``src`` in ``dtype``'s storage dtype (bfloat16: bits, see bfloat16_from_numpy)."""
     if scalar_of(dtype) is bfloat16:
