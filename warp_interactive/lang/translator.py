@@ -3,6 +3,7 @@
 import ast
 import builtins as py_builtins
 
+from ..errors import UndefinedNameError
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
@@ -73,7 +74,8 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
         from .registry import registry
         if name in registry or name in intrinsic_names():
             return BuiltinFunction(name)
-        raise self.scope.error(f"name '{name}' is not defined", node)
+        e = self.scope.error(f"name '{name}' is not defined", node)
+        raise UndefinedNameError(e.msg, e.filename, e.lineno, e.col, e.source_line, e.func_name)
 
     def emit_print(self, node):
         intrinsics.emit_print(self, node)
