@@ -2,8 +2,9 @@
 (the compiler and runtime no longer import ``lang`` for them)."""
 
 
-class CodegenError(Exception):
-    """A kernel could not be translated: names the file, line, source line and a caret."""
+class CodegenError(RuntimeError):
+    """A kernel could not be translated: names the file, line, source line and a caret. A
+    RuntimeError, as warp-lang's WarpCodegenError is (code catching that keeps working)."""
 
     def __init__(self, msg, filename=None, lineno=None, col=None, source_line=None, func_name=None):
         self.msg, self.filename, self.lineno, self.col = msg, filename, lineno, col

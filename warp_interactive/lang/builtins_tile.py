@@ -125,7 +125,41 @@ def rebind(tr, node, value, name, what):
     if not isinstance(node, ast.Name):
         raise tr.scope.error(f"wp.{name}(): {what} must be a variable name (the call assigns a "
                              f"new value to it)", node)
-    tr.scope.bind(node.id, value)
+    bind_tile(tr, node.id, value)
+
+
+# --- views alias their tile ------------------------------------------------------------------------
+# In warp-lang a view (``row = t[i]``, ``wp.tile_view(t, ...)``, ``t[2:4, :]``) shares its tile's
+# storage: writing into the view (``wp.tile_assign(row, x)``, ``row[j] = v``, in-place ops) changes
+# ``t``. Tiles are values here, so a view records the window it was read from, and a new value of
+# the view is written back into every name still bound to that tile.
+def mark_view(view, parent, flat, strides, dynamic):
+    """``view`` (a Var) was read from ``parent`` at flat offset ``flat`` (+ the run-time Var
+    ``dynamic``) with element ``strides``."""
+    view.tile_view_of = (parent, flat, tuple(strides), dynamic)
+    return view
+
+
+def bind_tile(tr, name, value):
+    """Bind ``name`` to ``value``; when ``name`` was a view, write the value back into its tile."""
+    old = tr.scope.symbols.get(name)
+    value = tr.scope.bind(name, value)
+    info = getattr(old, "tile_view_of", None)
+    if info is None or not is_tile(getattr(value, "type", None)):
+        return value
+    parent, flat, strides, dynamic = info
+    names = [n for n, v in tr.scope.symbols.items() if v is parent]
+    if not names:           # the tile was rebound since the view was taken: nothing aliases it
+        return value
+    s = ", ".join(str(x) for x in list(strides) + [0] * (4 - len(strides)))
+    if dynamic is None:
+        merged = emit(tr, "tile_scatter", parent.type, [parent, value], f"<{flat}, {s}>")
+    else:
+        merged = emit(tr, "tile_scatter_at", parent.type, [parent, value, dynamic], f"<{s}>")
+    for n in names:
+        merged = bind_tile(tr, n, merged)
+    mark_view(value, merged, flat, strides, dynamic)
+    return value
 
 
 # --- construction ---------------------------------------------------------------------------------
@@ -315,17 +349,33 @@ def value_var_of(tr, v, dtype):
     return v
 
 
-def extract(tr, t, idx):
+def element_indices(tr, t, idx):
+    """Index Vars of one element of tile ``t``: constant ones checked (a build error when out of
+    range) and counted from the end when negative; run-time ones wrapped the same way by
+    ``tile_index``, which gives -1 when outside (a read gives zero, a write is dropped)."""
     if len(idx) != t.type.ndim:
         raise tr.scope.error(f"a {t.type.ndim}-d tile takes {t.type.ndim} indices, got {len(idx)}")
-    return emit(tr, "tile_extract", t.type.dtype, [t] + list(idx))
+    out = []
+    for k, (v, n) in enumerate(zip(idx, t.type.shape)):
+        c = v.constant
+        if isinstance(c, int) and not isinstance(c, bool):
+            if not -n <= c < n:
+                raise tr.scope.error(f"index {c} is out of bounds for axis {k} of the tile of shape "
+                                     f"{t.type.shape} (length {n})")
+            out.append(int_const(tr, c % n))
+        else:
+            out.append(emit(tr, "tile_index", sc.int32, [v, int_const(tr, n)], differentiable=False))
+    return out
+
+
+def extract(tr, t, idx):
+    return emit(tr, "tile_extract", t.type.dtype, [t] + element_indices(tr, t, idx))
 
 
 def assign_element(tr, t, idx, value):
-    if len(idx) != t.type.ndim:
-        raise tr.scope.error(f"a {t.type.ndim}-d tile takes {t.type.ndim} indices, got {len(idx)}")
+    idx = element_indices(tr, t, idx)
     value = value_var_of(tr, value, t.type.dtype) if sc.is_scalar(t.type.dtype) else value
-    return emit(tr, "tile_assign_elem", t.type, [t, value] + list(idx), differentiable=len(idx) <= 3)
+    return emit(tr, "tile_assign_elem", t.type, [t, value] + idx, differentiable=len(idx) <= 3)
 
 
 def tile_extract(tr, obj, node, kwargs):

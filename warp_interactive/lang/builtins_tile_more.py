@@ -7,8 +7,8 @@ from ..types.array import array
 from ..types.tile import TileStack, is_tile, tile_stack_type, tile_type
 from . import ir
 from .builtin_function import INTRINSICS, BuiltinFunction
-from .builtins_tile import (_REQUIRED, _filled, _offset_vars, bind, emit, operator, rebind, shape_arg,
-                            static, storage_arg, tile_var, value_var_of)
+from .builtins_tile import (_REQUIRED, _filled, _offset_vars, bind, element_indices, emit, operator, rebind,
+                            shape_arg, static, storage_arg, tile_var, value_var_of)
 from .builtins_tile_ops import callable_ref
 from .registry import Overload, type_name
 
@@ -97,7 +97,8 @@ def _store_indexed(returns):
 
 
 def tile_slice_indexed(tr, obj, node, kwargs):
-    """``t[indices, ...]``: the rows (axis 0) ``indices`` picks, negative ones from the end."""
+    """``t[indices, ...]``: the rows (axis 0) ``indices`` picks, negative ones from the end (the
+    subscript form ``t[:, indices]`` gathers along any axis: builtins_tile_index.py)."""
     args = bind(tr, node, kwargs, [("t", _REQUIRED), ("indices", _REQUIRED)], "tile_slice_indexed")
     t = tile_var(tr, args, "t", "tile_slice_indexed")
     value = tr.eval(args["indices"])
@@ -107,7 +108,8 @@ def tile_slice_indexed(tr, obj, node, kwargs):
                              "holding one) selecting along axis 0", args["indices"])
     row = t.type.size // t.type.shape[0]
     out = tile_type(t.type.dtype, (ix.type.shape[0],) + t.type.shape[1:])
-    return emit(tr, "tile_slice_indexed", out, [t, ix], f"<{out._cpp}, {row}>")
+    # (outer, n, inner) = (1, rows, row size): t[idx, :] and t[:, idx] share the C++ (tile_more.h)
+    return emit(tr, "tile_slice_indexed", out, [t, ix], f"<{out._cpp}, 1, {t.type.shape[0]}, {row}>")
 
 
 def _scatter(cpp):
@@ -118,7 +120,7 @@ def _scatter(cpp):
         t = tr.eval_var(node.args[0])
         if not is_tile(t.type) or len(node.args) != t.type.ndim + 3:
             raise tr.scope.error(f"wp.{cpp}(): expected a tile and {getattr(t.type, 'ndim', 1)} indices")
-        idx = [tr.eval_index(i) for i in node.args[1:-2]]
+        idx = element_indices(tr, t, [tr.eval_index(i) for i in node.args[1:-2]])
         value = value_var_of(tr, tr.eval_var(node.args[-2]), t.type.dtype) \
             if sc.is_scalar(t.type.dtype) else tr.eval_var(node.args[-2])
         has = tr.as_bool(tr.eval_var(node.args[-1]))

@@ -6,7 +6,7 @@ from ..types import scalars as sc
 from ..types.tile import is_tile, tile_type
 from . import ir
 from .builtin_function import BuiltinFunction, INTRINSICS
-from .builtins_tile import _REQUIRED, bind, emit, rebind, shape_arg, static, tile_var
+from .builtins_tile import _REQUIRED, bind, emit, mark_view, rebind, shape_arg, static, tile_var
 from ..errors import TypeMismatch
 from .registry import resolve, type_name
 from .scope import PyValue
@@ -169,37 +169,73 @@ def tile_broadcast(tr, obj, node, kwargs):
     return gather(tr, t, shape, 0, strides)
 
 
-def _static_offset(tr, args, t, name):
-    off = static(tr, args, "offset", (0,) * t.type.ndim, what="a compile-time tuple of ints")
-    off = (off,) if isinstance(off, int) else tuple(off)
-    if len(off) > t.type.ndim or any(not isinstance(o, int) or o < 0 for o in off):
-        raise tr.scope.error(f"wp.{name}(): offset= must hold at most {t.type.ndim} non-negative ints "
-                             f"known at build time, got {off}", args.get("offset"))
-    return off + (0,) * (t.type.ndim - len(off)), len(off)
+def _offsets(tr, args, t, name):
+    """offset= of a view/assign: per leading axis an int (known at build time) or a run-time int
+    Var; padded with zeros to the tile's rank. Returns (offsets, how many were given)."""
+    node = args.get("offset")
+    if node is None:
+        return [0] * t.type.ndim, 0
+    v = tr.eval(node)
+    if isinstance(v, PyValue) and isinstance(v.obj, (tuple, list)):
+        v = tuple(PyValue(x) for x in v.obj)
+    items = list(v) if isinstance(v, tuple) else [v]
+    if len(items) > t.type.ndim:
+        raise tr.scope.error(f"wp.{name}(): offset= has {len(items)} entries for a {t.type.ndim}-d tile", node)
+    out = []
+    for item in items:
+        if isinstance(item, PyValue) and isinstance(item.obj, int) and not isinstance(item.obj, bool):
+            out.append(item.obj)
+            continue
+        var = tr.to_var(item, node)
+        if not sc.is_int(var.type):
+            raise tr.scope.error(f"wp.{name}(): offsets must be integers or slices, got {type_name(var.type)}",
+                                 node)
+        c = var.constant
+        out.append(c if isinstance(c, int) and not isinstance(c, bool) else var)
+    return out + [0] * (t.type.ndim - len(out)), len(out)
 
 
 def _window(tr, t, off, shape, name):
-    """(flat offset, strides) of a ``shape`` window at ``off``: its dims are t's trailing ones."""
+    """(static flat offset, strides, run-time offset Var or None) of a ``shape`` window at ``off``
+    (its dims are t's trailing ones). A constant offset that leaves the tile is a build error; a
+    run-time one that does makes the window invalid (reads zeros, writes nothing: tile.h)."""
     lead = t.type.ndim - len(shape)
     if lead < 0:
         raise tr.scope.error(f"wp.{name}(): shape {shape} has more dimensions than the tile {t.type.shape}")
-    for k, d in enumerate(shape):
-        if off[lead + k] + d > t.type.shape[lead + k]:
-            raise tr.scope.error(f"wp.{name}(): a window of shape {shape} at offset {off} leaves the "
-                                 f"tile of shape {t.type.shape}")
     st = t.type.row_major_strides()
-    return sum(o * s for o, s in zip(off, st)), st[lead:]
+    flat, dynamic = 0, None
+    for k, (o, n, s) in enumerate(zip(off, t.type.shape, st)):
+        size = shape[k - lead] if k >= lead else 1
+        if isinstance(o, int):
+            if o < 0 or o + size > n:
+                raise tr.scope.error(f"wp.{name}(): a window of shape {shape} at offset {tuple(off)} is out "
+                                     f"of bounds of the tile of shape {t.type.shape}")
+            flat += o * s
+            continue
+        part = emit(tr, "tile_window_offset", sc.int32,
+                    [o, tr.scope.const(n - size + 1, sc.int32), tr.scope.const(s, sc.int32)], differentiable=False)
+        dynamic = part if dynamic is None else tr.call_builtin("add", [dynamic, part])
+    return flat, st[lead:], dynamic
+
+
+def _strides4(strides):
+    return ", ".join(str(x) for x in list(strides) + [0] * (4 - len(strides)))
 
 
 def tile_view(tr, obj, node, kwargs):
     args = bind(tr, node, kwargs, [("t", _REQUIRED), ("offset", None), ("shape", None)], "tile_view")
     t = tile_var(tr, args, "t", "tile_view")
-    off, given = _static_offset(tr, args, t, "tile_view")
+    off, given = _offsets(tr, args, t, "tile_view")
     shape = shape_arg(tr, args, name="tile_view") if "shape" in args else t.type.shape[given:]
     if not shape:
         shape = (1,)
-    flat, strides = _window(tr, t, off, shape, "tile_view")
-    return gather(tr, t, shape, flat, strides)
+    flat, strides, dynamic = _window(tr, t, off, shape, "tile_view")
+    if dynamic is None:
+        return mark_view(gather(tr, t, shape, flat, strides), t, flat, strides, None)
+    out = tile_type(t.type.dtype, shape)
+    total = tr.call_builtin("add", [dynamic, tr.scope.const(flat, sc.int32)])
+    view = emit(tr, "tile_gather_at", out, [t, total], f"<{out._cpp}, {_strides4(strides)}>")
+    return mark_view(view, t, 0, strides, total)
 
 
 def tile_assign(tr, obj, node, kwargs):
@@ -207,10 +243,13 @@ def tile_assign(tr, obj, node, kwargs):
     dst, src = tile_var(tr, args, "dst", "tile_assign"), tile_var(tr, args, "src", "tile_assign")
     if type_name(dst.type.dtype) != type_name(src.type.dtype):
         raise tr.scope.error(f"wp.tile_assign(): dtypes differ: {type_name(dst.type)} and {type_name(src.type)}")
-    off, _ = _static_offset(tr, args, dst, "tile_assign")
-    flat, strides = _window(tr, dst, off, src.type.shape, "tile_assign")
-    s = list(strides) + [0] * (4 - len(strides))
-    new = emit(tr, "tile_scatter", dst.type, [dst, src], f"<{flat}, {s[0]}, {s[1]}, {s[2]}, {s[3]}>")
+    off, _ = _offsets(tr, args, dst, "tile_assign")
+    flat, strides, dynamic = _window(tr, dst, off, src.type.shape, "tile_assign")
+    if dynamic is None:
+        new = emit(tr, "tile_scatter", dst.type, [dst, src], f"<{flat}, {_strides4(strides)}>")
+    else:
+        total = tr.call_builtin("add", [dynamic, tr.scope.const(flat, sc.int32)])
+        new = emit(tr, "tile_scatter_at", dst.type, [dst, src, total], f"<{_strides4(strides)}>")
     rebind(tr, args["dst"], new, "tile_assign", "dst")
 
 

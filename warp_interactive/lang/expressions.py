@@ -12,6 +12,7 @@ from ..types.tile import is_tile
 from . import builtins_tile, ir, registry
 # the other tile builtins register their handlers when imported (linalg checks all three parts)
 from . import builtins_tile_ops, builtins_tile_linalg  # noqa: F401  (after builtins_tile)
+from . import builtins_tile_index
 from ..errors import TypeMismatch
 from .registry import type_name
 from .scope import Conflict, PyValue
@@ -261,6 +262,8 @@ class ExpressionsMixin:
             base = self._python_subscript(base, indices)
             if isinstance(base, PyValue):
                 return base
+        if isinstance(base, ir.Var) and is_tile(base.type):    # views, slices, gathers, elements
+            return builtins_tile_index.read(self, base, node)
         if self.has_slice(node):
             if isinstance(base.type, array):
                 return self.array_slice_view(base, node)
@@ -272,9 +275,8 @@ class ExpressionsMixin:
                 raise self.scope.error(
                     f"too many indices ({len(idx)}) for an array of {t.ndim} dimensions")
             return self.call_builtin("load" if len(idx) == t.ndim else "view", [base] + idx)
-        if comp.is_composite(t) or is_tile(t):
-            if comp.is_composite(t):
-                idx = self.check_component_index(t, idx)
+        if comp.is_composite(t):
+            idx = self.check_component_index(t, idx)
             return self.call_builtin("extract", [base] + idx)
         raise self.scope.error(f"a value of type {type_name(t)} cannot be indexed")
 

@@ -8,7 +8,7 @@ from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
 from ..types.tile import is_tile
-from . import builtins_tile, intrinsics, ir
+from . import builtins_tile, builtins_tile_index, intrinsics, ir
 from .calls import CallsMixin
 from .checks import always_exits, check_returns, check_signature, declared_return
 from .expressions import BINOPS, EXPR_TABLE, ExpressionsMixin
@@ -150,6 +150,9 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
         a changed component or field is written back up its path (``s.inner.v.x = 1.0``)."""
         if isinstance(target, ast.Name):
             self.scope.bind(target.id, value)
+        elif isinstance(target, ast.Subscript) and self._tile_base(target) is not None:
+            base = self._tile_base(target)    # a view's new value reaches its tile (bind_tile)
+            builtins_tile.bind_tile(self, target.value.id, builtins_tile_index.write(self, base, target, value))
         elif isinstance(target, ast.Subscript) and self.has_slice(target):
             self.write_slice(target, value)
         elif isinstance(target, ast.Subscript):
@@ -160,8 +163,6 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
             elif isinstance(base, ir.Var) and comp.is_composite(base.type):
                 idx = self.check_component_index(base.type, idx)
                 self.write(target.value, self.call_builtin("assign", [base] + idx + [value]))
-            elif isinstance(base, ir.Var) and is_tile(base.type):
-                self.write(target.value, builtins_tile.assign_element(self, base, idx, value))
             else:
                 raise self.scope.error("only arrays and vector/matrix values accept item assignment")
         elif isinstance(target, ast.Attribute):
@@ -171,6 +172,13 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
             self.write(target.value, self.with_attribute(base, target.attr, value))
         else:
             raise self.scope.error(f"cannot assign to {type(target).__name__}")
+
+    def _tile_base(self, target):
+        """The tile a subscript target indexes (``t[...] = x``), or None."""
+        if not isinstance(target.value, ast.Name):
+            return None
+        base = self.scope.symbols.get(target.value.id)
+        return base if isinstance(base, ir.Var) and is_tile(base.type) else None
 
     def subscript_indices(self, node):
         indices = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
@@ -224,7 +232,12 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
             base = self.eval(target.value)
             if isinstance(base, ir.Var) and isinstance(base.type, array):
                 return self.store(base, self.subscript_indices(target), value, op)
+            if isinstance(base, ir.Var) and is_tile(base.type):
+                builtins_tile_index.check_augassign(self, base, target)
         current = self.eval_var(target)
+        if isinstance(target, ast.Name) and hasattr(current, "tile_view_of"):   # in place: reaches the tile
+            builtins_tile.bind_tile(self, target.id, self.binary(op, current, value))
+            return
         self.write(target, self.binary(op, current, value))
 
     # --- control flow -----------------------------------------------------------------------------

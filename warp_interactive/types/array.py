@@ -398,8 +398,19 @@ class array:
         return {"text/html": self._repr_html_(), "text/plain": repr(self)}
 
     # --- annotations ----------------------------------------------------------------------------
-    def __class_getitem__(cls, dtype):
-        return array(dtype=dtype)
+    def __class_getitem__(cls, params):
+        """``wp.array[dtype]`` and ``wp.array[dtype, ndim]`` (ndim an int or ``Literal[n]``)."""
+        if not isinstance(params, tuple):
+            return array(dtype=params)
+        if len(params) != 2:
+            raise TypeError(f"wp.array[...] takes a dtype and optionally ndim, got {len(params)} parameters")
+        dtype, ndim = params
+        args = getattr(ndim, "__args__", None)          # typing.Literal[2] -> 2
+        if args is not None and len(args) == 1:
+            ndim = args[0]
+        if not isinstance(ndim, int) or isinstance(ndim, bool) or not 1 <= ndim <= 4:
+            raise TypeError(f"wp.array[dtype, ndim]: ndim must be an int from 1 to 4, got {ndim!r}")
+        return array(dtype=dtype, ndim=ndim)
 
     def type_key(self):
         """What makes two annotations the same kernel type."""

@@ -67,21 +67,48 @@ WPI_FUNC R tile_randi(uint32 state, int32 lo, int32 hi)
 }
 
 // --- element access ----------------------------------------------------------------------------
+// A run-time index along an axis of length n: negative ones count from the end (NumPy); -1 when
+// it is outside the axis, which element reads turn into zero and writes into nothing, so no index
+// reaches outside the tile's memory (constant indices are checked at build time).
+WPI_FUNC int32 tile_index(int32 i, int32 n)
+{
+    if (i < 0) i += n;
+    return (i >= 0 && i < n) ? i : -1;
+}
+// i's flat offset along an axis of element stride s; far below zero when i is outside, so that a
+// sum of up to four of them and a window's offset stays negative (tile_gather_at reads zeros)
+WPI_FUNC int32 tile_index_offset(int32 i, int32 n, int32 s)
+{
+    const int32 k = tile_index(i, n);
+    return k < 0 ? -(1 << 28) : k * s;
+}
+
+// a window's run-time offset o along an axis: valid for 0 <= o < limit (the window fits)
+WPI_FUNC int32 tile_window_offset(int32 o, int32 limit, int32 s) { return o >= 0 && o < limit ? o * s : -(1 << 28); }
+
 WPI_TILE_TPL WPI_FUNC int tile_flat(const WPI_TILE&, int i) { return i; }
-WPI_TILE_TPL WPI_FUNC int tile_flat(const WPI_TILE&, int i, int j) { return i * D1 + j; }
-WPI_TILE_TPL WPI_FUNC int tile_flat(const WPI_TILE&, int i, int j, int k) { return (i * D1 + j) * D2 + k; }
+WPI_TILE_TPL WPI_FUNC int tile_flat(const WPI_TILE&, int i, int j) { return i < 0 || j < 0 ? -1 : i * D1 + j; }
+WPI_TILE_TPL WPI_FUNC int tile_flat(const WPI_TILE&, int i, int j, int k)
+{
+    return i < 0 || j < 0 || k < 0 ? -1 : (i * D1 + j) * D2 + k;
+}
 WPI_TILE_TPL WPI_FUNC int tile_flat(const WPI_TILE&, int i, int j, int k, int l)
 {
-    return ((i * D1 + j) * D2 + k) * D3 + l;
+    return i < 0 || j < 0 || k < 0 || l < 0 ? -1 : ((i * D1 + j) * D2 + k) * D3 + l;
 }
 
 template <WPI_TILE_PARAMS, typename... I>
-WPI_FUNC T tile_extract(const WPI_TILE& t, I... idx) { return t.data[tile_flat(t, int(idx)...)]; }
+WPI_FUNC T tile_extract(const WPI_TILE& t, I... idx)
+{
+    const int k = tile_flat(t, int(idx)...);
+    return k < 0 ? T{} : t.data[k];
+}
 
 template <typename Tl, typename... Rest>
 WPI_FUNC void adj_tile_extract_impl(const Tl& t, Tl& adj_t, const typename Tl::value_type& adj_ret, Rest... idx)
 {
-    adj_accum(adj_t.data[tile_flat(t, int(idx)...)], adj_ret);
+    const int k = tile_flat(t, int(idx)...);
+    if (k >= 0) adj_accum(adj_t.data[k], adj_ret);
 }
 template <WPI_TILE_PARAMS, typename I0>
 WPI_FUNC void adj_tile_extract(const WPI_TILE& t, I0 i, WPI_TILE& adj_t, I0&, const T& adj_ret)
@@ -105,7 +132,8 @@ template <WPI_TILE_PARAMS, typename... I>
 WPI_FUNC WPI_TILE tile_assign_elem(const WPI_TILE& t, const T& v, I... idx)
 {
     WPI_TILE r = t;
-    r.data[tile_flat(t, int(idx)...)] = v;
+    const int k = tile_flat(t, int(idx)...);
+    if (k >= 0) r.data[k] = v;
     return r;
 }
 
@@ -114,7 +142,7 @@ WPI_FUNC void adj_tile_assign_elem_impl(int k, Tl& adj_t, typename Tl::value_typ
 {
     for (int i = 0; i < Tl::size; ++i)
         if (i != k) adj_accum(adj_t.data[i], adj_ret.data[i]);
-    adj_accum(adj_v, adj_ret.data[k]);
+    if (k >= 0) adj_accum(adj_v, adj_ret.data[k]);
 }
 template <WPI_TILE_PARAMS, typename I0>
 WPI_FUNC void adj_tile_assign_elem(const WPI_TILE& t, const T&, I0 i, WPI_TILE& adj_t, T& adj_v, I0&,
@@ -317,57 +345,84 @@ WPI_FUNC R tile_reduce_axis(F f, const A& a)
     return r;
 }
 
-// --- layout: one affine gather covers transpose, broadcast, view, squeeze, reshape ---------------
-// out[i0,i1,i2,i3] = a.data[OFF + i0*S0 + i1*S1 + i2*S2 + i3*S3] (strides may be 0: broadcast)
-template <typename R, int OFF, int S0, int S1, int S2, int S3, typename A>
-WPI_FUNC R tile_gather(const A& a)
+// --- layout: one affine gather covers transpose, broadcast, view, squeeze, reshape, slices -------
+// out[i0,i1,i2,i3] = a.data[off + i0*S0 + i1*S1 + i2*S2 + i3*S3] (strides may be 0: broadcast, or
+// negative: reversed slices). A negative off (a run-time index outside the tile) reads zeros.
+template <typename R, int S0, int S1, int S2, int S3, typename A>
+WPI_FUNC R tile_gather_at(const A& a, int32 off)
 {
     R r;
     int n = 0;
     for (int i0 = 0; i0 < R::d0; ++i0)
         for (int i1 = 0; i1 < R::d1; ++i1)
             for (int i2 = 0; i2 < R::d2; ++i2)
-                for (int i3 = 0; i3 < R::d3; ++i3) r.data[n++] = a.data[OFF + i0 * S0 + i1 * S1 + i2 * S2 + i3 * S3];
+                for (int i3 = 0; i3 < R::d3; ++i3)
+                    r.data[n++] = off < 0 ? typename R::value_type{} : a.data[off + i0 * S0 + i1 * S1 + i2 * S2 + i3 * S3];
     return r;
 }
-template <typename R, int OFF, int S0, int S1, int S2, int S3, typename A>
-WPI_FUNC void adj_tile_gather(const A&, A& adj_a, const R& adj_ret)
+template <typename R, int S0, int S1, int S2, int S3, typename A>
+WPI_FUNC void adj_tile_gather_at(const A&, int32 off, A& adj_a, int32&, const R& adj_ret)
 {
+    if (off < 0) return;
     int n = 0;
     for (int i0 = 0; i0 < R::d0; ++i0)
         for (int i1 = 0; i1 < R::d1; ++i1)
             for (int i2 = 0; i2 < R::d2; ++i2)
                 for (int i3 = 0; i3 < R::d3; ++i3)
-                    adj_accum(adj_a.data[OFF + i0 * S0 + i1 * S1 + i2 * S2 + i3 * S3], adj_ret.data[n++]);
+                    adj_accum(adj_a.data[off + i0 * S0 + i1 * S1 + i2 * S2 + i3 * S3], adj_ret.data[n++]);
 }
-// the inverse: dst with src written at the positions a gather of the same map reads
-template <int OFF, int S0, int S1, int S2, int S3, typename D, typename Sr>
-WPI_FUNC D tile_scatter(const D& dst, const Sr& src)
+template <typename R, int OFF, int S0, int S1, int S2, int S3, typename A>
+WPI_FUNC R tile_gather(const A& a)
+{
+    return tile_gather_at<R, S0, S1, S2, S3>(a, OFF);
+}
+template <typename R, int OFF, int S0, int S1, int S2, int S3, typename A>
+WPI_FUNC void adj_tile_gather(const A& a, A& adj_a, const R& adj_ret)
+{
+    int32 adj_off = 0;
+    adj_tile_gather_at<R, S0, S1, S2, S3>(a, OFF, adj_a, adj_off, adj_ret);
+}
+// the inverse: dst with src written at the positions a gather of the same map reads (nothing
+// is written when off is negative)
+template <int S0, int S1, int S2, int S3, typename D, typename Sr>
+WPI_FUNC D tile_scatter_at(const D& dst, const Sr& src, int32 off)
 {
     D r = dst;
+    if (off < 0) return r;
     int n = 0;
     for (int i0 = 0; i0 < Sr::d0; ++i0)
         for (int i1 = 0; i1 < Sr::d1; ++i1)
             for (int i2 = 0; i2 < Sr::d2; ++i2)
-                for (int i3 = 0; i3 < Sr::d3; ++i3) r.data[OFF + i0 * S0 + i1 * S1 + i2 * S2 + i3 * S3] = src.data[n++];
+                for (int i3 = 0; i3 < Sr::d3; ++i3) r.data[off + i0 * S0 + i1 * S1 + i2 * S2 + i3 * S3] = src.data[n++];
     return r;
 }
-template <int OFF, int S0, int S1, int S2, int S3, typename D, typename Sr>
-WPI_FUNC void adj_tile_scatter(const D&, const Sr&, D& adj_dst, Sr& adj_src, const D& adj_ret)
+template <int S0, int S1, int S2, int S3, typename D, typename Sr>
+WPI_FUNC void adj_tile_scatter_at(const D&, const Sr&, int32 off, D& adj_dst, Sr& adj_src, int32&, const D& adj_ret)
 {
     bool written[D::size];
     for (int i = 0; i < D::size; ++i) written[i] = false;
     int n = 0;
-    for (int i0 = 0; i0 < Sr::d0; ++i0)
+    for (int i0 = 0; i0 < Sr::d0 && off >= 0; ++i0)
         for (int i1 = 0; i1 < Sr::d1; ++i1)
             for (int i2 = 0; i2 < Sr::d2; ++i2)
                 for (int i3 = 0; i3 < Sr::d3; ++i3) {
-                    int k = OFF + i0 * S0 + i1 * S1 + i2 * S2 + i3 * S3;
+                    int k = off + i0 * S0 + i1 * S1 + i2 * S2 + i3 * S3;
                     adj_accum(adj_src.data[n++], adj_ret.data[k]);
                     written[k] = true;
                 }
     for (int i = 0; i < D::size; ++i)
         if (!written[i]) adj_accum(adj_dst.data[i], adj_ret.data[i]);
+}
+template <int OFF, int S0, int S1, int S2, int S3, typename D, typename Sr>
+WPI_FUNC D tile_scatter(const D& dst, const Sr& src)
+{
+    return tile_scatter_at<S0, S1, S2, S3>(dst, src, OFF);
+}
+template <int OFF, int S0, int S1, int S2, int S3, typename D, typename Sr>
+WPI_FUNC void adj_tile_scatter(const D& dst, const Sr& src, D& adj_dst, Sr& adj_src, const D& adj_ret)
+{
+    int32 adj_off = 0;
+    adj_tile_scatter_at<S0, S1, S2, S3>(dst, src, OFF, adj_dst, adj_src, adj_off, adj_ret);
 }
 
 // --- memory: loads and stores of an n-d window at an offset; outside the array reads zero and

@@ -102,43 +102,49 @@ WPI_FUNC void adj_tile_atomic_add_indexed(const array_t<T>& a, const Ix& indices
 }
 
 // t[indices, ...]: rows (along axis 0) picked by a 1-d tile of indices, negative from the end
-template <typename R, int ROW, typename A, typename Ix>
+// t viewed as (OUTER, N, INNER), gathered along the middle axis: r[o, i, k] = t[o, indices[i], k].
+// Negative indices count from the end; one outside the axis reads zeros (and takes no gradient).
+template <typename R, int OUTER, int N, int INNER, typename A, typename Ix>
 WPI_FUNC R tile_slice_indexed(const A& t, const Ix& indices)
 {
     R r;
-    for (int i = 0; i < Ix::size; ++i) {
-        int src = int(indices.data[i]);
-        if (src < 0) src += A::size / ROW;
-        for (int j = 0; j < ROW; ++j) r.data[i * ROW + j] = t.data[src * ROW + j];
-    }
+    for (int o = 0; o < OUTER; ++o)
+        for (int i = 0; i < Ix::size; ++i) {
+            const int src = tile_index(int32(indices.data[i]), N);
+            for (int k = 0; k < INNER; ++k)
+                r.data[(o * Ix::size + i) * INNER + k] =
+                    src < 0 ? typename R::value_type{} : t.data[(o * N + src) * INNER + k];
+        }
     return r;
 }
-template <typename R, int ROW, typename A, typename Ix>
+template <typename R, int OUTER, int N, int INNER, typename A, typename Ix>
 WPI_FUNC void adj_tile_slice_indexed(const A&, const Ix& indices, A& adj_t, Ix&, const R& adj_ret)
 {
-    for (int i = 0; i < Ix::size; ++i) {
-        int src = int(indices.data[i]);
-        if (src < 0) src += A::size / ROW;
-        for (int j = 0; j < ROW; ++j) adj_accum(adj_t.data[src * ROW + j], adj_ret.data[i * ROW + j]);
-    }
+    for (int o = 0; o < OUTER; ++o)
+        for (int i = 0; i < Ix::size; ++i) {
+            const int src = tile_index(int32(indices.data[i]), N);
+            if (src < 0) continue;
+            for (int k = 0; k < INNER; ++k)
+                adj_accum(adj_t.data[(o * N + src) * INNER + k], adj_ret.data[(o * Ix::size + i) * INNER + k]);
+        }
 }
 
-// a thread's value into a tile (the block is one thread wide): add or write at one index
+// a thread's value into a tile (the block is one thread wide): add or write at one index (the
+// indices come wrapped by tile_index: one outside the tile writes nothing)
 template <typename Tl, typename V, typename... I>
 WPI_FUNC Tl tile_scatter_add(const Tl& a, const V& value, bool has_value, I... idx)
 {
     Tl r = a;
-    if (has_value) {
-        const int k = tile_flat(a, int(idx)...);
-        r.data[k] = add(r.data[k], value);
-    }
+    const int k = tile_flat(a, int(idx)...);
+    if (has_value && k >= 0) r.data[k] = add(r.data[k], value);
     return r;
 }
 template <typename Tl, typename V, typename... I>
 WPI_FUNC Tl tile_scatter_masked(const Tl& a, const V& value, bool has_value, I... idx)
 {
     Tl r = a;
-    if (has_value) r.data[tile_flat(a, int(idx)...)] = value;
+    const int k = tile_flat(a, int(idx)...);
+    if (has_value && k >= 0) r.data[k] = value;
     return r;
 }
 
