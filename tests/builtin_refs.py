@@ -407,10 +407,13 @@ def _flat_eq(a, b):
 
 
 def _lower_bound(ts, arr, *rest):
+    """NumPy's searchsorted, clamped to the range's last index (warp-lang returns the closest
+    element, never one past the range; an empty range gives its start)."""
     if len(rest) == 1:
-        return np.searchsorted(arr, rest[0], side="left")
+        return np.minimum(np.searchsorted(arr, rest[0], side="left"), len(arr) - 1)
     lo, hi, v = rest
-    return np.array([a + np.searchsorted(arr[a:b], x, side="left") for a, b, x in zip(lo, hi, v)])
+    return np.array([a + min(np.searchsorted(arr[a:b], x, side="left"), max(b - a - 1, 0))
+                     for a, b, x in zip(lo, hi, v)])
 
 
 REFS = {

@@ -204,3 +204,45 @@ def test_array_attribute_errors_name_the_attribute():
     with pytest.raises(wp.CodegenError, match="not 'size'"):
         wp.launch(wp.Kernel(bad, module="array_views_bad_attr"), dim=1, inputs=[wp.zeros(2)],
                   device="cpu")
+
+
+@wp.kernel
+def store_through_view(x: wp.array(dtype=float), y: wp.array2d(dtype=float)):
+    i = wp.tid()
+    row = y[0:1, :]
+    row[0, i] = 2.0 * x[i]
+
+
+@wp.kernel
+def read_row(y: wp.array2d(dtype=float), z: wp.array(dtype=float)):
+    i = wp.tid()
+    z[i] = y[0, i] + 1.0
+
+
+def test_a_store_through_a_view_consumes_the_gradient_even_with_retain_grad():
+    """As warp-lang: a kernel's views do not carry retain_grad, so the store's adjoint takes
+    the element's gradient (y.grad ends at 0) while dz/dx = 2 flows through."""
+    x = wp.ones(4, requires_grad=True)
+    y = wp.zeros((1, 4), requires_grad=True, retain_grad=True)
+    z = wp.zeros(4, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(store_through_view, dim=4, inputs=[x, y], device="cpu")
+        wp.launch(read_row, dim=4, inputs=[y, z], device="cpu")
+    tape.backward(grads={z: wp.ones_like(z)})
+    np.testing.assert_array_equal(x.grad.numpy(), np.full(4, 2.0))
+    np.testing.assert_array_equal(y.grad.numpy(), np.zeros((1, 4)))
+
+
+@wp.kernel
+def lower_bounds(arr: wp.array(dtype=float), values: wp.array(dtype=float), out: wp.array(dtype=int)):
+    i = wp.tid()
+    out[i] = wp.lower_bound(arr, values[i])
+
+
+def test_lower_bound_is_the_closest_element_never_past_the_end():
+    arr = np.arange(6, dtype=np.float32)
+    values = np.array([-0.1, 0.0, 2.5, 4.0, 5.0, 5.5, 100.0], dtype=np.float32)
+    out = wp.zeros(len(values), dtype=int)
+    wp.launch(lower_bounds, dim=len(values), inputs=[wp.array(arr), wp.array(values), out], device="cpu")
+    expected = np.minimum(np.searchsorted(arr, values, side="left"), len(arr) - 1)
+    np.testing.assert_array_equal(out.numpy(), expected)       # [0, 0, 3, 4, 5, 5, 5]

@@ -160,8 +160,9 @@ def test_reshape_flatten_transpose():
     t = r.transpose()
     assert t.shape == (4, 3) and not t.is_contiguous
     np.testing.assert_array_equal(t.numpy(), np.arange(12).reshape(3, 4).T)
-    with pytest.raises(ValueError):
-        a.reshape((5, 5))
+    with pytest.raises(RuntimeError, match=r"cannot reshape array of shape \(12,\) \(size 12\) "
+                                           r"into shape \(5, 5\) \(size 25\)"):
+        a.reshape((5, 5))     # RuntimeError and this text, as warp-lang
 
 
 # --- properties ---------------------------------------------------------------------------------------

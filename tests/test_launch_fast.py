@@ -175,6 +175,20 @@ def test_plan_follows_func_redefinitions_by_module_dependencies():
     assert y.numpy().tolist() == [5.0] * 3
 
 
+@pytest.mark.parametrize("learned,other", [(1, True), (1, 1.0), (0, False), ((2,), (2.0,)),
+                                            ((1, 2), (True, 2)), ((1, 2), [1, 2])])
+def test_native_plan_declines_dims_equal_to_a_learned_one(learned, other):
+    """The bounds records are found by dict lookup: a value equal to a learned dim but of
+    another type must not find its record (the general path refuses or converts it)."""
+    x = wp.zeros(4)
+    for _ in range(3):
+        wp.launch(noop, dim=learned, inputs=[x])
+    plan = noop._plan
+    assert plan.native_run(learned, [x], ()) is True
+    assert plan.native_run(other, [x], ()) is False
+    assert plan.run(other, [x]) is False
+
+
 def test_timing_recorder_sees_warm_launches():
     x = wp.zeros(4)
     for _ in range(2):

@@ -137,6 +137,29 @@ def test_notebook_module_options_reach_cell_modules(ipython):
         ipython.ok("wp.set_module_options({'mode': 'release'})")
 
 
+@pytest.mark.parametrize("turn_on,turn_off", [
+    ("wp.set_module_options({'bounds_check': True})",
+     "from warp_interactive.runtime.module import get_module\n"
+     "get_module(__name__).options.pop('bounds_check'); get_module(__name__).invalidate()"),
+    ("wp.config.bounds_check = True", "wp.config.bounds_check = False")])
+def test_release_bounds_checks_in_cells(ipython, turn_on, turn_off):
+    """Checks stay off by default in cells (docs/reliability.md: they cost 7x to 29x); turned on
+    for the notebook, a cell kernel's bad index is a clear error and the session goes on."""
+    ipython.ok(turn_on)
+    try:
+        ipython.ok("%%wp.kernel\ndef nb_rel_oob(y: wp.array(dtype=float), k: int):\n"
+                   "    y[wp.tid() + k] = 1.0\n")
+        out, err = ipython.run("wp.launch(nb_rel_oob, 2, inputs=[wp.zeros(3), 2])")
+        assert isinstance(err, wp.LaunchError)
+        assert ("index out of bounds in kernel 'nb_rel_oob' (line 3): array 'y' indexed with [3], "
+                "shape (3,)") in str(err)
+        ipython.ok("z = wp.zeros(3); wp.launch(nb_rel_oob, 2, inputs=[z, 1])")
+        np.testing.assert_allclose(ipython.shell.user_ns["z"].numpy(), [0.0, 1.0, 1.0])
+    finally:
+        ipython.ok(turn_off)
+    assert not ipython.shell.user_ns["nb_rel_oob"].module.checks_bounds()
+
+
 def test_magic_options(ipython):
     out = ipython.ok("%%wp.kernel --lazy --module nb_named\ndef nb_lazy(y: wp.array(dtype=float)):\n"
                      "    y[wp.tid()] = 4.0\n")

@@ -226,3 +226,38 @@ def test_debug_mode_checks_runtime_component_indices(off, row, message):
         np.testing.assert_array_equal(m.numpy(), [[[0.0, 0.0], [0.0, 2.0]]])
     finally:
         wp.set_module_options({"mode": "release"})
+
+
+# C++ keywords and predefined macros are valid Python names: as parameters, locals and struct
+# fields they build and run (issue 19: they failed in g++ as "a bug in warp_interactive")
+RESERVED_NAMES_SRC = '''
+import warp_interactive as wp
+
+@wp.struct
+class S:
+    true: float
+    unix: float
+    WPI_FUNC: int
+
+@wp.kernel
+def k(true: wp.array(dtype=float), false: float, __LINE__: int, __x86_64__: float, s: S):
+    __linux__ = wp.tid()
+    linux = false * 2.0
+    __cplusplus = float(__LINE__) + __x86_64__
+    WPI_EXPORT = s.true + s.unix + float(s.WPI_FUNC)
+    true[__linux__] = linux + __cplusplus + WPI_EXPORT
+'''
+
+
+def test_cpp_keywords_and_macros_are_valid_names(tmp_path):
+    import importlib.util
+    path = tmp_path / "reserved_names.py"
+    path.write_text(RESERVED_NAMES_SRC)
+    spec = importlib.util.spec_from_file_location("reserved_names", path)
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    s = m.S()
+    s.true, s.unix, s.WPI_FUNC = 0.25, 0.5, 4
+    out = wp.zeros(3)
+    wp.launch(m.k, dim=3, inputs=[out, 1.5, 7, 0.125, s])
+    np.testing.assert_array_equal(out.numpy(), np.full(3, 1.5 * 2 + 7 + 0.125 + 0.25 + 0.5 + 4, np.float32))

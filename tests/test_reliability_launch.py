@@ -68,10 +68,21 @@ CASES = [
      r"RAISED TypeError: .*True \(bool\)"),
     ("dim_float", "wp.launch(fill, dim=3.0, inputs=[wp.zeros(20), 1, 2.0])",
      r"RAISED TypeError: .*3\.0 \(float\)"),
+    # after a dim was learned, equal values of other types still go to the checks (the native
+    # fast path found the record of 1 for True or 1.0 by equality and ran one thread)
+    ("dim_true_after_dim_1", "a = wp.zeros(20)\nfor _ in range(3): wp.launch(fill, dim=1, inputs=[a, 1, 2.0])\n"
+     "wp.launch(fill, dim=True, inputs=[a, 1, 2.0])", r"RAISED TypeError: .*True \(bool\)"),
+    ("dim_float_after_dim_1", "a = wp.zeros(20)\nfor _ in range(3): wp.launch(fill, dim=1, inputs=[a, 1, 2.0])\n"
+     "wp.launch(fill, dim=1.0, inputs=[a, 1, 2.0])", r"RAISED TypeError: .*1\.0 \(float\)"),
+    ("dim_tuple_bool_after_tuple", "a = wp.zeros(20)\nfor _ in range(3): wp.launch(fill, dim=(1,), inputs=[a, 1, 2.0])\n"
+     "wp.launch(fill, dim=(True,), inputs=[a, 1, 2.0])", r"RAISED TypeError: .*\(True,\) \(bool\)"),
     ("dim_tuple_str", "wp.launch(fill, dim=(2, '3'), inputs=[wp.zeros(20), 1, 2.0])",
      r"RAISED TypeError: .*\(str\)"),
     ("dim_too_many_threads", "wp.launch(fill, dim=(2**31 - 1,) * 3, inputs=[wp.zeros(20), 1, 2.0])",
      r"RAISED ValueError: .*more than 2\*\*63-1"),
+    # no dim (or None): over the first array's shape, as the reference's examples do
+    ("dim_none", "a = wp.zeros(5); wp.launch(fill, dim=None, inputs=[a, 1, 2.0]); return a.numpy().tolist()",
+     r"OK \[2\.0, 2\.0, 2\.0, 2\.0, 2\.0\]"),
     ("dim_numpy_int", "a = wp.zeros(6); wp.launch(fill, dim=np.int64(3), inputs=[a, 1, 2.0]); return a.numpy().tolist()",
      r"OK \[2\.0, 2\.0, 2\.0, 0\.0, 0\.0, 0\.0\]"),
     ("readonly_numpy", RO + "wp.launch(fill, dim=8, inputs=[x, 1, 2.0])", "RAISED TypeError: .*" + WRITE_REFUSED),

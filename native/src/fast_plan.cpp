@@ -153,6 +153,16 @@ bool pack_all(FastPlan* self, PyObject* inputs, PyObject* outputs) {
 
 bool is_list_or_tuple(PyObject* o) { return PyList_CheckExact(o) || PyTuple_CheckExact(o); }
 
+// The dims the records are learned for: an int or a tuple of ints, exactly. The dict lookup
+// alone would find the record of 1 for True or 1.0 (equal and of equal hash), which the general
+// path refuses. An int dim costs one compare; tuples are checked out of line.
+__attribute__((noinline)) bool is_int_tuple(PyObject* dim) {
+    if (!PyTuple_CheckExact(dim)) return false;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dim); ++i)
+        if (!PyLong_CheckExact(PyTuple_GET_ITEM(dim, i))) return false;
+    return true;
+}
+
 // run(dim, inputs, outputs): True when launched, False when declined (nothing ran).
 PyObject* fast_plan_run(PyObject* obj, PyObject* const* argv, Py_ssize_t argc) {
     auto* self = reinterpret_cast<FastPlan*>(obj);
@@ -177,6 +187,7 @@ PyObject* fast_plan_run(PyObject* obj, PyObject* const* argv, Py_ssize_t argc) {
     } else {
         Py_RETURN_FALSE;
     }
+    if (!PyLong_CheckExact(argv[0]) && !is_int_tuple(argv[0])) Py_RETURN_FALSE;
     PyObject* rec = PyDict_GetItemWithError(self->bounds, argv[0]);   // borrowed
     if (rec == nullptr) {
         PyErr_Clear();   // unseen or unhashable dim

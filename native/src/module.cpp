@@ -12,6 +12,7 @@
 #include <cstring>
 #include <new>
 
+#include "interrupt.h"
 #include "launch_py.h"
 #include "thread_pool.h"
 
@@ -33,6 +34,7 @@ unsigned long g_main_thread_ident = 0;
 void atfork_child_main_thread() {
     // After fork() Python makes the forking thread the main thread.
     g_main_thread_ident = PyThread_get_thread_ident();
+    wpi_native::set_main_thread(g_main_thread_ident);
 }
 
 // The GIL released for the lifetime of the object; the interrupt hook briefly
@@ -55,21 +57,52 @@ bool check_signals(void* ctx) {
     return rc != 0;
 }
 
+// Depth of interruptible launches on the main thread (a Python signal handler run by the hook
+// may launch again): only the outermost one clears the stopping flag its kernels read.
+int g_interruptible_depth = 0;
+uint64_t g_signals_seen = 0;   // the SIGINT count (interrupt.h) when a launch last looked
+
+// A launch from the main thread is interruptible (Ctrl-C, Jupyter's interrupt): between chunks
+// through the hook, and inside a kernel's loops through the StopScope (interrupt.h). A kernel
+// that returned early leaves the stopping flag set: the launch then raises as interrupted.
 void launch(uintptr_t entry, uintptr_t args, uintptr_t bounds, int64_t total, int nthreads,
             int64_t chunk) {
     if (total <= 0) return;
     if (entry == 0) throw py::value_error("launch: entry address is 0");
     const auto fn = reinterpret_cast<wpi_native::entry_fn>(entry);
-    const bool poll = total > 1 && PyThread_get_thread_ident() == g_main_thread_ident;
+    const void* a = reinterpret_cast<const void*>(args);
+    const void* b = reinterpret_cast<const void*>(bounds);
+    if (PyThread_get_thread_ident() != g_main_thread_ident) {
+        GilReleased gil;
+        wpi_native::parallel_for(fn, a, b, total, nthreads, chunk, nullptr, nullptr);
+        return;
+    }
+    wpi_native::StopScope scope;
+    scope.start = wpi_native::sigint_count();
+    if (scope.start != g_signals_seen) {
+        // a Ctrl-C came since the last look: if Python has not run its handler yet, the launch
+        // (which may never reach a chunk boundary) must not start
+        g_signals_seen = scope.start;
+        if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    }
     bool completed;
+    ++g_interruptible_depth;
+    const wpi_native::StopScope* outer = wpi_native::g_main_scope;
+    wpi_native::g_main_scope = &scope;
     {
         GilReleased gil;
-        completed = wpi_native::parallel_for(fn, reinterpret_cast<const void*>(args),
-                                             reinterpret_cast<const void*>(bounds), total, nthreads,
-                                             chunk, poll ? &check_signals : nullptr, &gil);
+        completed = wpi_native::parallel_for(fn, a, b, total, nthreads, chunk,
+                                             total > 1 ? &check_signals : nullptr, &gil, &scope);
+    }
+    wpi_native::g_main_scope = outer;
+    --g_interruptible_depth;
+    if (wpi_native::stopping()) {
+        completed = false;
+        if (g_interruptible_depth == 0) wpi_native::clear_stopping();
     }
     if (!completed) {
-        if (!PyErr_Occurred()) PyErr_SetNone(PyExc_KeyboardInterrupt);
+        // the handler ours chained to has been told: Python's raises KeyboardInterrupt
+        if (!PyErr_Occurred() && PyErr_CheckSignals() == 0) PyErr_SetNone(PyExc_KeyboardInterrupt);
         throw py::error_already_set();
     }
 }
@@ -173,6 +206,7 @@ PYBIND11_MODULE(_native, m) {
 
     g_main_thread_ident =
         py::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
+    wpi_native::set_main_thread(g_main_thread_ident);
     static bool atfork_registered = false;
     if (!atfork_registered) {
         pthread_atfork(nullptr, nullptr, &atfork_child_main_thread);
@@ -200,7 +234,14 @@ Interrupts: when called from the main thread, pending signals are checked betwee
 thread's chunks (at most every 20 ms, by briefly taking the GIL and calling
 PyErr_CheckSignals).  If a handler raises (Ctrl-C: KeyboardInterrupt), no further chunks are
 started, the chunks already running finish, and the exception propagates; some indices have
-then not run.  A single chunk is never interrupted midway.)doc");
+then not run.  A SIGINT also reaches generated kernels inside their loops (interrupt.h): their
+threads return early, and the launch raises the handler's exception, or KeyboardInterrupt.)doc");
+
+    m.def("interrupt_hooks", [] {
+        return py::make_tuple(reinterpret_cast<uintptr_t>(&wpi_native::poll_stop),
+                              reinterpret_cast<uintptr_t>(wpi_native::stopping_flag()));
+    }, "(poll, stopping): the addresses a generated CPU module's wpi_set_interrupt_hooks takes "
+       "(native/src/interrupt.h), through which its loops see Ctrl-C.");
 
     m.add_object("launch_fast", py::reinterpret_steal<py::object>(
                                     PyCFunction_NewEx(&g_launch_fast_def, nullptr, m.ptr())));

@@ -55,7 +55,11 @@
 // Only the calling thread polls the interrupt hook, between its own chunks and
 // at most every kInterruptCheckIntervalNs.  When the hook says stop, the cursor
 // is moved to the end (no new chunks are handed out), chunks already running
-// finish (a chunk cannot be cancelled midway), and parallel_for returns false.
+// finish, and parallel_for returns false.  An interruptible launch also has a
+// StopScope (interrupt.h): every thread running its chunks works under it, so a
+// generated kernel's loops see a SIGINT and return early (a chunk of a kernel
+// that loops ends within ~1024 iterations of it), and no thread takes another
+// chunk once it arrived.
 //
 // Process lifetime
 // ----------------
@@ -133,6 +137,7 @@ struct Job {
     int64_t fixed_chunk = 0;  // > 0: fixed chunk size; 0: automatic
     int64_t init_chunk = 1;   // automatic: starting chunk size for workers
     int participants = 1;     // caller + workers, for the guided limit
+    const StopScope* scope = nullptr;   // an interruptible launch (interrupt.h)
 };
 
 // Takes one chunk from `cursor`; returns false when none is left.
@@ -248,9 +253,10 @@ class Pool {
             const Job job = job_;
             lk.unlock();
 
+            set_worker_scope(job.scope);   // what the kernel's polls answer to
             int64_t size = job.fixed_chunk > 0 ? job.fixed_chunk : job.init_chunk;
             int64_t b, e;
-            while (grab(job, cursor_, size, b, e)) {
+            while (!interrupted(job.scope) && grab(job, cursor_, size, b, e)) {
                 if (job.fixed_chunk > 0) {
                     job.fn(job.args, job.bounds, b, e);
                 } else {
@@ -260,6 +266,7 @@ class Pool {
                 }
             }
 
+            set_worker_scope(nullptr);
             // Release: the caller's acquire load of active_ == 0 sees all our writes.
             const bool last = active_.fetch_sub(1, std::memory_order_acq_rel) == 1;
             lk.lock();
@@ -352,7 +359,7 @@ void shutdown_pool() {
 }
 
 bool parallel_for(entry_fn fn, const void* args, const void* bounds, int64_t total, int nthreads,
-                  int64_t chunk, interrupt_hook hook, void* hook_ctx) {
+                  int64_t chunk, interrupt_hook hook, void* hook_ctx, const StopScope* scope) {
     if (total <= 0) return true;
     const bool fixed = chunk > 0;
 
@@ -390,6 +397,7 @@ bool parallel_for(entry_fn fn, const void* args, const void* bounds, int64_t tot
             pos += n;
             if (!fixed) size = adapt_chunk(size, n, t1 - t0);
             if (pos >= total) break;
+            if (interrupted(scope)) return false;
             if (hook && t1 - last_check >= kInterruptCheckIntervalNs) {
                 last_check = t1;
                 if (hook(hook_ctx)) return false;
@@ -428,6 +436,7 @@ bool parallel_for(entry_fn fn, const void* args, const void* bounds, int64_t tot
     job.fixed_chunk = fixed ? chunk : 0;
     job.init_chunk = size;
     job.participants = nworkers + 1;
+    job.scope = scope;
 
     t_in_pool_launch = true;
     pool->begin(job, pos, nworkers);
@@ -438,13 +447,15 @@ bool parallel_for(entry_fn fn, const void* args, const void* bounds, int64_t tot
         fn(args, bounds, b, e);
         const int64_t t1 = now_ns();
         if (!fixed) size = adapt_chunk(size, e - b, t1 - t0);
-        if (hook && t1 - last_check >= kInterruptCheckIntervalNs) {
+        bool stop = interrupted(scope);
+        if (!stop && hook && t1 - last_check >= kInterruptCheckIntervalNs) {
             last_check = t1;
-            if (hook(hook_ctx)) {
-                pool->cancel(total);
-                completed = false;
-                break;
-            }
+            stop = hook(hook_ctx);
+        }
+        if (stop) {
+            pool->cancel(total);
+            completed = false;
+            break;
         }
     }
     pool->finish();

@@ -9,6 +9,8 @@
 
 #include <cstdint>
 
+#include "interrupt.h"
+
 namespace wpi_native {
 
 using entry_fn = void (*)(const void* args, const void* bounds, int64_t begin, int64_t end);
@@ -35,10 +37,16 @@ int get_num_threads();
 //             larger values are capped at get_num_threads().
 //   chunk:    > 0: fixed chunks [k*chunk, min((k+1)*chunk, total)).
 //             <= 0: automatic, time-targeted chunk sizes (see thread_pool.cpp).
-// Returns false if the hook asked to stop (some indices were then not run),
-// true if every index in [0, total) was run exactly once.
+//   scope:    an interruptible launch (interrupt.h), or nullptr: the pool's workers run its
+//             chunks under it (generated code polls it; the calling thread, Python's main
+//             thread, has it as g_main_scope), and a SIGINT since it began stops handing out
+//             chunks.
+// Returns false if the hook or a SIGINT stopped the launch (some indices were then not run),
+// true if every index in [0, total) was run exactly once (a polling kernel may still have
+// returned early: see interrupt.h's stopping()).
 bool parallel_for(entry_fn fn, const void* args, const void* bounds, int64_t total, int nthreads,
-                  int64_t chunk, interrupt_hook hook, void* hook_ctx);
+                  int64_t chunk, interrupt_hook hook, void* hook_ctx,
+                  const StopScope* scope = nullptr);
 
 // Stops and joins the worker threads (if any; idle ones only: waits for a
 // running parallel launch).  The next parallel launch recreates them.

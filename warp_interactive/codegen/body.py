@@ -10,6 +10,7 @@ from ..types.array import array
 from .cpp_types import c_string, cpp_type, field, literal
 from .own_index import OwnIndex
 from . import loop_state
+from . import polls
 
 CONTEXT_ARGS = "_idx, _dim"          # what a builtin flagged `context` receives first
 BOUNDS_CHECKED = {"load", "view", "array_store", "atomic_add", "atomic_sub", "atomic_min",
@@ -41,6 +42,8 @@ class BodyWriter:
         self.labels = {}        # the same map, read by the reverse of that loop body
         self.ret_target = None  # outermost loop of the replay being written: a return in it
         self.ret_loops = set()  # jumps to the reverse of that loop (labels _retloop_<L>)
+        self.ticks = False      # whether a loop polls for Ctrl-C (codegen/polls.py)
+        self._polls_memo = {}   # user function -> whether its calls may return early
 
     def adjoint(self, block, ind):
         """Declarations, forward replay and reverse of ``block`` (an adjoint function body)."""
@@ -48,6 +51,24 @@ class BodyWriter:
                         if loop_state.replay_skippable(st, block.stmts[i + 1:])}
         body = self.forward(block, ind, replay=True) + self.reverse(block, ind)
         return self.extra_decls + body
+
+    def prologue(self):
+        """Lines a forward function needs before its body: the poll counter of its loops (an
+        adjoint gets it from ``adjoint()``, with its other declarations)."""
+        return [polls.TICKS] if self.ticks else []
+
+    def loop_poll(self, p, replay=False):
+        """The first line of a dynamic loop's body (``p``: the loop's indentation)."""
+        self.ticks = True
+        if polls.TICKS not in self.extra_decls:
+            self.extra_decls.insert(0, polls.TICKS)
+        return f"{p}    if ({polls.LOOP_STOP}) {self._fail(replay)}"
+
+    def _call_poll(self, s, p, replay):
+        """After a call of a user function that may have returned early on an interrupt."""
+        if _is_user_call(s.func) and polls.calls_poll(s.func, self._polls_memo):
+            return [f"{p}if ({polls.CALL_STOP}) {self._fail(replay)}"]
+        return []
 
     def _num(self, s):
         return self.ids.setdefault(id(s), len(self.ids))
@@ -121,11 +142,12 @@ class BodyWriter:
             if replay and id(s) in self.counted:     # its reverse needs only the trip count
                 return pre[:-1] + [f"{p}_n{self._num(s)} = wp::range_count({s.start.label}, "
                                    f"{s.stop.label}, {s.step.label});"]
-            return (pre + [head] + self._checkpoint(s, p, replay) + count +
+            return (pre + [head, self.loop_poll(p, replay)] + self._checkpoint(s, p, replay) + count +
                     self._loop_body(s.body, ind + 1, replay, s) + [f"{p}}}"])
         if kind is ir.While:
             pre, count = self._trip_count(s, p, replay)
-            return (pre + [f"{p}while (true) {{"] + self._checkpoint(s, p, replay) +
+            return (pre + [f"{p}while (true) {{", self.loop_poll(p, replay)] +
+                    self._checkpoint(s, p, replay) +
                     self._loop_body(s.cond_block, ind + 1, replay, s) +
                     [f"{p}    if (!{s.cond.label}) break;"] + count +
                     self._loop_body(s.body, ind + 1, replay, s) + [f"{p}}}"])
@@ -244,12 +266,13 @@ class BodyWriter:
             if rp:
                 name = f"wp::{rp}{s.template}"
         args = self.call_args(s)
+        after = self._call_poll(s, p, replay)
         if isinstance(s.out, list):
             outs = ", ".join(v.label for v in s.out)
-            return lines + [f"{p}{name}({args}{', ' if args else ''}{outs});"]
+            return lines + [f"{p}{name}({args}{', ' if args else ''}{outs});"] + after
         if s.out is None:
-            return lines + [f"{p}{name}({args});"]
-        return lines + [f"{p}{s.out.label} = {name}({args});"]
+            return lines + [f"{p}{name}({args});"] + after
+        return lines + [f"{p}{s.out.label} = {name}({args});"] + after
 
     def _fwd_grad_of(self, s, p):
         """``wp.grad(f)(args)``: f's adjoint run with an output adjoint of one; the argument
@@ -383,7 +406,7 @@ class BodyWriter:
         callee = self.adj_callee(func, s.template)
         if func.cpp == "array_store" and not _is_user_call(func) and self.own.is_own(s.args[1:-1]):
             callee = "wp::adj_array_store_own"   # no other thread stores there: no atomic take
-        return [f"{p}{callee}({', '.join(parts)});"]
+        return [f"{p}{callee}({', '.join(parts)});"] + self._call_poll(s, p, True)
 
     def _rev_for(self, s, ind):
         """A dynamic loop runs backwards over the iterations the replay counted; each iteration
@@ -394,10 +417,11 @@ class BodyWriter:
         p = "    " * ind
         num = self._num(s)
         n, k, j = f"_n{num}", f"_k{num}", f"_j{num}"
-        head = [f"{p}for (int64_t {k} = {n} - 1; {k} >= 0; --{k}) {{"]
+        head = [f"{p}for (int64_t {k} = {n} - 1; {k} >= 0; --{k}) {{", self.loop_poll(p, True)]
         if self._exact(s):
             lines, first = self._restart(s, p + "    ", k)
             head += lines + [f"{p}    for (int64_t {j} = {first}; {j} < {k}; ++{j}) {{",
+                             self.loop_poll(p + "    ", True),
                              f"{p}        {s.var.label} = {s.start.label} + decltype({s.var.label})({j}) * {s.step.label};"]
             head += self._loop_body(s.body, ind + 2, True, s) + [f"{p}    }}"]
         head += [f"{p}    {s.var.label} = {s.start.label} + decltype({s.var.label})({k}) * {s.step.label};"]
@@ -419,8 +443,8 @@ class BodyWriter:
         num = self._num(s)
         n, k, j = f"_n{num}", f"_k{num}", f"_j{num}"
         restore, first = self._restart(s, p + "    ", k)
-        out = [f"{p}for (int64_t {k} = {n} - 1; {k} >= 0; --{k}) {{"] + restore
-        out += [f"{p}    for (int64_t {j} = {first}; {j} < {k}; ++{j}) {{"]
+        out = [f"{p}for (int64_t {k} = {n} - 1; {k} >= 0; --{k}) {{", self.loop_poll(p, True)] + restore
+        out += [f"{p}    for (int64_t {j} = {first}; {j} < {k}; ++{j}) {{", self.loop_poll(p + "    ", True)]
         out += self._loop_body(s.cond_block, ind + 2, True, s) + self._loop_body(s.body, ind + 2, True, s)
         out += [f"{p}    }}"] + self._loop_body(s.cond_block, ind + 1, True, s)
         out += [f"{p}    {v.adj} = {{}};" for v in _defined_vars(s.body)]

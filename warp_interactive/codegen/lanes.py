@@ -246,7 +246,7 @@ class LanesWriter:
             if tag == "uniform":
                 out += self.body.forward(ir.Block([st]), ind)
             elif tag == "loop":
-                out += [for_head(st, p)] + self.emit(item[2], ind + 1) + [f"{p}}}"]
+                out += [for_head(st, p), self.body.loop_poll(p)] + self.emit(item[2], ind + 1) + [f"{p}}}"]
             elif tag == "if":
                 out += [f"{p}if ({st.cond.label}) {{"] + self.emit(item[2], ind + 1)
                 if item[3]:
@@ -286,6 +286,7 @@ def lanes_body(fir, fname, target, key, args_type):
     lines = [sig + " {"]
     lines += [f"    {cpp_type(p.type)} {p.label} = _args.{member(p.name)};" for p in fir.params]
     lines += lw.declarations()
-    lines += lw.emit(lw.items, 1)
+    body = lw.emit(lw.items, 1)
+    lines += lw.body.prologue() + body
     lines.append("}")
     return "\n".join(lines)

@@ -6,8 +6,15 @@ from .cpp_types import cpp_type, member
 from . import lanes as lanes_mod
 from . import lanes_backward
 from .target import CPU
+from ..lang.array_views import runtime_zero_step_possible
 
 HEADER = '#include "warp_interactive/builtin.h"\n'
+# A unit whose code may record a run-time error outside debug mode (an array slice whose step is
+# known only at run time: zero is an error) says so: its launches then read the error record.
+RECORDS_ERRORS = """#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+extern "C" WPI_EXPORT const int wpi_records_errors = 1;
+#endif
+"""
 
 
 def generate_source(kernels, target=CPU, debug=False, backward=True, lanes=True):
@@ -54,6 +61,8 @@ class ModuleParts:
         kparts = [self._kernels[k.cpp] for k in kernels]
         if any(LANES_MARK in part for part in kparts):
             parts.append(lanes_mod.PRELUDE)
+        if any(runtime_zero_step_possible(fir) for fir in irs + [f.ir for f in funcs]):
+            parts.append(RECORDS_ERRORS)
         return "\n".join(parts + kparts)
 
 
@@ -150,7 +159,8 @@ def _function_source(ov, target, debug, backward):
     ret = cpp_type(rets[0]) if len(rets) == 1 else "void"
     w = BodyWriter(fir, debug, ov.name)
     lines = [f"{q} {ret} {fir.name}({', '.join(params)}) {{"] + _declarations(fir, False)
-    lines += w.forward(fir.body, 1)
+    body = w.forward(fir.body, 1)
+    lines += w.prologue() + body
     if len(rets) == 1:
         lines.append(f"    return {{}};")
     lines.append("}")
@@ -233,7 +243,8 @@ def _kernel_body(fir, fname, target, debug, key, adjoint):
     if adjoint:
         lines += w.adjoint(fir.body, 1)
     else:
-        lines += w.forward(fir.body, 1)
+        body = w.forward(fir.body, 1)
+        lines += w.prologue() + body
     lines.append("}")
     return "\n".join(lines)
 

@@ -18,7 +18,7 @@ from functools import lru_cache
 from .. import _paths
 from ..config import config
 from ..errors import CompileError
-from . import cache
+from . import cache, nvrtc_run, nvrtc_worker
 
 SOURCE = "module.cu"
 
@@ -95,43 +95,28 @@ def binary_name(kind, arch):
 
 
 def compile_source(source, arch, debug=False, fast_math=False, name="module", kind=None):
-    """Compile ``source`` with NVRTC; returns the CUBIN/PTX bytes. No cache, no GPU needed."""
-    nvrtc = _nvrtc()
+    """Compile ``source`` with NVRTC; returns the CUBIN/PTX bytes. No cache, no GPU needed.
+    Under ``wp.config.compile_timeout`` (the default) in a worker process that is stopped past
+    it (compiler/nvrtc_worker.py); with no timeout, in this process."""
+    _nvrtc()   # a missing extra is said here, in this process
     if kind is None:
         kind, arch = target_for(arch)
     opts = options(arch, kind, debug, fast_math, config.lineinfo)
-    prog = _check(nvrtc.nvrtcCreateProgram(source.encode(), SOURCE.encode(), 0, [], []),
-                  "nvrtcCreateProgram")
+    t0 = time.perf_counter()
+    timeout = config.compile_timeout
     try:
-        t0 = time.perf_counter()
-        err = nvrtc.nvrtcCompileProgram(prog, len(opts), [o.encode() for o in opts])[0]
-        if int(err) != 0:
-            raise CompileError(error_text(name, source, opts, _log(nvrtc, prog)))
-        if config.verbose:
-            print(f"warp_interactive: NVRTC built {name} for {kind} {arch} in "
-                  f"{time.perf_counter() - t0:.3f} s")
-        return _output(nvrtc, prog, kind)
-    finally:
-        nvrtc.nvrtcDestroyProgram(prog)
-
-
-def _log(nvrtc, prog):
-    size = _check(nvrtc.nvrtcGetProgramLogSize(prog), "nvrtcGetProgramLogSize")
-    buf = b" " * size
-    _check(nvrtc.nvrtcGetProgramLog(prog, buf), "nvrtcGetProgramLog")
-    return buf.rstrip(b"\0 ").decode(errors="replace")
-
-
-def _output(nvrtc, prog, kind):
-    if kind == "cubin":
-        size = _check(nvrtc.nvrtcGetCUBINSize(prog), "nvrtcGetCUBINSize")
-        buf = b" " * size
-        _check(nvrtc.nvrtcGetCUBIN(prog, buf), "nvrtcGetCUBIN")
-        return buf
-    size = _check(nvrtc.nvrtcGetPTXSize(prog), "nvrtcGetPTXSize")
-    buf = b" " * size
-    _check(nvrtc.nvrtcGetPTX(prog, buf), "nvrtcGetPTX")
-    return buf
+        if timeout is None:
+            ok, out = nvrtc_run.compile_program(source, SOURCE, opts, kind)
+        else:
+            ok, out = nvrtc_worker.compile_program(source, SOURCE, opts, kind, timeout, name)
+    except RuntimeError as e:    # an NVRTC call besides the compile failed
+        raise CompileError(str(e)) from None
+    if not ok:
+        raise CompileError(error_text(name, source, opts, out))
+    if config.verbose:
+        print(f"warp_interactive: NVRTC built {name} for {kind} {arch} in "
+              f"{time.perf_counter() - t0:.3f} s")
+    return out
 
 
 def compile_module(source, module_hash, arch, debug=False, fast_math=False, name="module"):

@@ -84,28 +84,20 @@ class ArrayViewsMixin:
         return self.emit_call(ov, t, [ptr] + dims)
 
 
-def _runtime_zero_step_possible(fir, seen):
+def runtime_zero_step_possible(fir, _seen=None):
     """Whether ``fir`` (or a @wp.func it calls) slices an array with a step known only at run
-    time, which a zero value makes a run-time error (core.h records it)."""
+    time, which a zero value makes a run-time error (core.h records it; the module's source
+    then tells the runtime to read its error record after launches, codegen/module_source.py)."""
     from .access import _walk
+    seen = set() if _seen is None else _seen
     if id(fir) in seen:
         return False
     seen.add(id(fir))
     for st in _walk(fir.body):
         if not isinstance(st, ir.Call):
             continue
-        if hasattr(st.func, "function") and _runtime_zero_step_possible(st.func.ir, seen):
+        if hasattr(st.func, "function") and runtime_zero_step_possible(st.func.ir, seen):
             return True
         if getattr(st.func, "cpp", "") == "make_slice" and st.args[2].constant is None:
             return True
     return False
-
-
-def records_errors(kernel):
-    """Whether launches of ``kernel`` must read its module's error record even outside debug
-    mode (cached with the kernel's IR, like lang/access.py's answer)."""
-    fir = kernel.ir
-    cached = getattr(kernel, "_records_errors", None)
-    if cached is None or cached[0] is not fir:
-        cached = kernel._records_errors = (fir, _runtime_zero_step_possible(fir, set()))
-    return cached[1]

@@ -42,10 +42,11 @@ def _lower_bound_rule(ts):
 
 add_builtin("lower_bound", {"arr": Array, "value": Scalar}, value_func=_lower_bound_rule, group=G_UTIL,
             differentiable=False, doc="The first index `i` with `arr[i] >= value` in a sorted 1D array "
-                                      "(`len(arr)` if none).")
+                                      "(the last index if none: the closest element, as warp-lang).")
 add_builtin("lower_bound", {"arr": Array, "arr_begin": Index, "arr_end": Index, "value": Scalar},
             value_func=_lower_bound_rule, group=G_UTIL, differentiable=False,
-            doc="The first index `i` in `[arr_begin, arr_end)` with `arr[i] >= value` (`arr_end` if none).")
+            doc="The first index `i` in `[arr_begin, arr_end)` with `arr[i] >= value` (`arr_end - 1` if "
+                "none, `arr_begin` for an empty range, as warp-lang).")
 
 
 def _same_types(ts):

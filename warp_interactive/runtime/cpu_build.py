@@ -28,6 +28,7 @@ from ..compiler import cpu as cpu_compiler
 from ..config import config
 from ..version import translator_signature
 from . import warm_index
+from .native import runtime_module
 
 
 class LoadedModule:
@@ -43,10 +44,15 @@ class LoadedModule:
         self.path = self.paths[0] if len(self.paths) == 1 else None
         self._entries = {}
         self._get_errors = []
+        # a unit that may record a run-time error outside debug mode says so (module_source.py)
+        self.records_errors = any(hasattr(lib, "wpi_records_errors") for lib in libs.values())
+        hooks = _interrupt_hooks()
         for lib in libs.values():
             fn = lib.wpi_get_error
             fn.restype = ctypes.c_char_p
             self._get_errors.append(fn)
+            # the kernels' loops see Ctrl-C through the launcher's flag (native/src/interrupt.h)
+            lib.wpi_set_interrupt_hooks(*hooks)
 
     def entry(self, cpp_name, which):
         key = (cpp_name, which)
@@ -63,6 +69,18 @@ class LoadedModule:
             if msg:
                 return msg.decode()
         return None
+
+
+_HOOKS = []
+
+
+def _interrupt_hooks():
+    """The native launcher's (poll, stopping) addresses, as ctypes arguments (NULLs from a
+    native module built before it had them: its kernels' loops then never stop)."""
+    if not _HOOKS:
+        hooks = getattr(runtime_module(), "interrupt_hooks", None)
+        _HOOKS.extend(ctypes.c_void_p(a) for a in (hooks() if hooks else (None, None)))
+    return _HOOKS
 
 
 def plan_hash(unit_hashes):

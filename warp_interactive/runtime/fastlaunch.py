@@ -27,7 +27,6 @@ from ..types.array import array
 from ..types.arraydesc import ARRAY_DESC_SIZE
 from . import launch_state
 from .args import args_struct, convert
-from ..lang.array_views import records_errors
 
 # ctypes scalar type -> struct format character
 _FORMATS = {
@@ -151,7 +150,7 @@ class Plan:
         self.busy = False
         self.bounds = {}
         entry = lm.entry(entry_name(kernel), "forward")
-        debug = kernel.module.checks_bounds() or records_errors(kernel)
+        debug = kernel.module.checks_bounds() or getattr(lm, "records_errors", False)
         env = {"_array": array, "_bytes": bytes, "_convert": convert, "_dev": device,
                "_config": config, "_fast": launch_state.fast, "plan": self, "_bounds": self.bounds,
                "_launch": native.launch_fast, "ENTRY": entry, "DEBUG": debug, "_check": _check_error,

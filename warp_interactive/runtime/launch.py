@@ -14,7 +14,6 @@ from .launch_state import epoch as _epoch
 from .args import pack
 from .device import _off_default, get_device
 from .module import entry_name, tid_arity
-from ..lang.array_views import records_errors
 
 MAX_DIMS = 4
 _capturing = state.capturing    # graph captures in progress (bound once: read on every launch)
@@ -228,7 +227,7 @@ class Launch:
         self._bounds_addr = ctypes.addressof(self.bounds)
         self._size = self.bounds.size
         # read the error record after launches (debug mode, or a run-time slice step that may be 0)
-        self._debug = self.kernel.module.checks_bounds() or records_errors(self.kernel)
+        self._debug = self.kernel.module.checks_bounds() or getattr(module, "records_errors", False)
         # a CPU release-mode replay is this one native call, its arguments bound once
         self._run = None
         if self.device.is_cpu and not self._debug and self.adjoint:

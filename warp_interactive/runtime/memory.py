@@ -55,7 +55,11 @@ class CpuMemory:
     def to_numpy(self, a):
         if a.size == 0:
             return np.zeros(a.shape + element_shape(a.dtype), dtype=np_dtype_of(a.dtype))
-        return np.asarray(a)
+        out = np.asarray(a)
+        npd = np_dtype_of(a.dtype)
+        if npd.fields is not None and out.dtype != npd:
+            out = out.view(npd)     # a struct's dtype (its padding named '' in the interface's descr)
+        return out
 
     def set_item(self, a, key, value):
         a.numpy()[key] = np.asarray(value)

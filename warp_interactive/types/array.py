@@ -7,13 +7,17 @@ bytes themselves (allocation, copies, transfers) belong to its device's memory b
 what it needs from higher layers is registered in hooks.py.
 """
 
+import ctypes
+
 import numpy as np
 
 from ..state import state
 from .. import hooks
 from .arraydesc import MAX_DIMS, make_desc
 from .dtypes import element_shape, infer_dtype, np_dtype_of, type_repr, type_size
-from .scalars import Scalar, bool_, canonical_scalar
+from .generic import is_any
+from .scalars import canonical_scalar
+from . import array_values
 
 _capturing = state.capturing    # graph captures in progress: the fast check on hot paths
 
@@ -31,7 +35,7 @@ def _norm_shape(shape):
     if len(shape) > MAX_DIMS:
         raise ValueError(f"arrays have at most {MAX_DIMS} dimensions, got shape {shape}")
     if any(s < 0 for s in shape):
-        raise ValueError(f"array shape must not be negative, got {shape}")
+        raise ValueError(f"Array shapes must be non-negative, got {shape}")
     return shape
 
 
@@ -74,6 +78,10 @@ class array:
             return
         self.device = _device(device)
         self.pinned = bool(pinned) and self.device.is_cpu
+        if is_any(self.dtype):      # wp.array(data, dtype=Any): the data's own type
+            self.dtype = None
+        if retain_grad and not requires_grad and grad is None:
+            raise ValueError("retain_grad=True needs requires_grad=True (there is no gradient to keep)")
         if data is not None:
             self._init_from_data(data, copy, shape)
         elif ptr is not None:
@@ -117,7 +125,10 @@ class array:
     def _init_from_ptr(self, ptr, shape, strides, owner):
         if self.dtype is None:
             raise TypeError("wp.array(ptr=...) needs dtype=")
-        strides = strides or contiguous_strides(shape, type_size(self.dtype))
+        strides = tuple(int(s) for s in strides) if strides is not None else \
+            contiguous_strides(shape, type_size(self.dtype))
+        if len(strides) != len(shape):
+            raise ValueError(f"Invalid number of strides, expected {len(shape)} strides, got {len(strides)}")
         self._set_view(int(ptr), shape, strides, None)
 
     def _init_from_data(self, data, copy, shape=None):
@@ -137,7 +148,11 @@ class array:
 
     def _numpy_from_data(self, data):
         if self.dtype is not None and hasattr(self.dtype, "_np_struct_dtype"):
+            if isinstance(data, np.ndarray) and data.dtype.fields is not None:
+                return data.astype(self.dtype._np_struct_dtype, copy=False)
             return self.dtype._to_numpy_records(data)
+        if isinstance(data, (list, tuple)) and len(data) == 0 and self.dtype is not None:
+            return np.zeros((0,) + element_shape(self.dtype), dtype=np_dtype_of(self.dtype))
         if isinstance(data, (list, tuple)) and self.dtype is not None:
             return np.asarray([np.asarray(x) if hasattr(x, "numpy_view") else x for x in data],
                               dtype=np_dtype_of(self.dtype))
@@ -199,6 +214,8 @@ class array:
         self._requires_grad = bool(value)
         if value and self._grad is None:
             self._alloc_grad()
+        if not value and self._retain_grad:     # nothing left to retain
+            self.retain_grad = False
 
     @property
     def retain_grad(self):
@@ -208,6 +225,8 @@ class array:
 
     @retain_grad.setter
     def retain_grad(self, value):
+        if value and not self._requires_grad:
+            raise ValueError("retain_grad=True needs requires_grad=True (there is no gradient to keep)")
         self._retain_grad = bool(value)
         self._desc = None
 
@@ -267,7 +286,16 @@ class array:
         return self.device.memory.to_numpy(self)
 
     def list(self):
-        return self.numpy().tolist()
+        """The elements in row-major order, one Python value each (int/float/bool, wp vectors
+        and matrices, struct instances), as the reference."""
+        return array_values.to_list(self)
+
+    def cptr(self):
+        """A ctypes pointer to the first element (host memory), typed by the element's C type."""
+        if not self.device.is_cpu:
+            raise RuntimeError(f"cptr() reads host memory: the array is on {self.device}")
+        ctype = getattr(self.dtype, "_ctype", None) or self.dtype
+        return ctypes.cast(self.ptr, ctypes.POINTER(ctype))
 
     def __array__(self, dtype=None, copy=None):
         a = self.numpy()
@@ -325,14 +353,23 @@ class array:
             shape = tuple(self.size // max(known, 1) if s == -1 else s for s in shape)
         shape = _norm_shape(shape)
         if int(np.prod(shape)) != self.size:
-            raise ValueError(f"cannot reshape an array of size {self.size} into shape {shape}")
+            raise RuntimeError(f"cannot reshape array of shape {self.shape} (size {self.size}) into "
+                               f"shape {shape} (size {int(np.prod(shape))})")
         if not self.is_contiguous:
-            raise ValueError("reshape needs a contiguous array: use .contiguous() first")
+            raise RuntimeError("reshape needs a contiguous array: use .contiguous() first")
         strides = contiguous_strides(shape, type_size(self.dtype))
         return self._derived(self.ptr, shape, strides, lambda g: g.reshape(shape))
 
     def flatten(self):
         return self.reshape((self.size,))
+
+    def view(self, dtype):
+        """The same memory read as elements of ``dtype`` (see types/array_values.view_as)."""
+        dtype = canonical_scalar(dtype)
+        shape, strides = array_values.view_as(self, dtype)
+        out = self._derived(self.ptr, shape, strides, lambda g: g.view(dtype))
+        out.dtype = dtype
+        return out
 
     def transpose(self, axes=None):
         axes = tuple(reversed(range(self.ndim))) if axes is None else tuple(axes)
@@ -359,11 +396,7 @@ class array:
     def fill_(self, value):
         if _capturing[0] and hooks.defer(self.device, lambda: self.fill_(value)):
             return self
-        if hasattr(value, "numpy_view"):
-            value = value.numpy_view()
-        elif hasattr(self.dtype, "_np_struct_dtype"):
-            value = self.dtype._to_numpy_records([value])[0]
-        self.device.memory.fill(self, value)
+        self.device.memory.fill(self, array_values.fill_value(self.dtype, value))
         return self
 
     def zero_(self):
@@ -488,17 +521,8 @@ def empty(shape=None, dtype=float, device=None, requires_grad=False, pinned=Fals
 def full(shape=None, value=0, dtype=None, device=None, requires_grad=False, pinned=False,
          retain_grad=False):
     if dtype is None:
-        dtype = _dtype_of_value(value)
+        dtype = array_values.dtype_of_value(value)
     return zeros(shape, dtype, device, requires_grad, pinned, retain_grad=retain_grad).fill_(value)
-
-
-def _dtype_of_value(value):
-    """The element type ``wp.full`` gives a value: its own type for wp values, else as Python's."""
-    if hasattr(value, "numpy_view") or hasattr(value, "_wp_struct_") or isinstance(value, Scalar):
-        return type(value)
-    if isinstance(value, (bool, np.bool_)):
-        return bool_
-    return float if isinstance(value, (float, np.floating)) else int
 
 
 def ones(shape=None, dtype=float, device=None, requires_grad=False, pinned=False, retain_grad=False):

@@ -23,6 +23,9 @@ _KIND_CPP = {
     "transform": lambda t: f"wp::transform_t<{t._wp_scalar_type_._cpp}>",
 }
 
+_GENERIC_NAMES = {"vector": "vec_t", "matrix": "mat_t", "quaternion": "quat_t",
+                  "transform": "transform_t"}
+
 _COMPONENT_NAMES = {
     "vector": "xyzw",
     "quaternion": "xyzw",
@@ -260,6 +263,7 @@ def _make(kind, shape, dtype):
             "_wp_scalar_type_": dtype, "__module__": "warp_interactive.types",
         })
         cls._cpp = _KIND_CPP[kind](cls)
+        cls._wp_generic_type_str_ = _GENERIC_NAMES[kind]     # the reference's name of the kind
         cls.dtype = dtype
         cls.length = length
         _cache[key] = cls

@@ -130,6 +130,8 @@ def struct(cls):
     new_cls._np_struct_dtype = _np_dtype(st)
     new_cls._to_numpy_records = classmethod(_to_numpy_records)
     new_cls._from_record = classmethod(_from_record)
+    new_cls.numpy_dtype = classmethod(lambda c: c._np_struct_dtype)   # as the reference
+    new_cls.numpy_value = lambda self: self._to_numpy_records([self])[0]
     return new_cls
 
 
@@ -161,19 +163,29 @@ def _to_numpy_records(cls, items):
     return out
 
 
-def _from_record(cls, record):
-    """An instance from one NumPy record of the struct's dtype (array fields stay None: an array
-    cannot be rebuilt from raw pointers)."""
+def _from_record(cls, record, device=None):
+    """An instance from one NumPy record of the struct's dtype; an array field becomes a view of
+    the memory its descriptor points at (on ``device``), or None for a null descriptor."""
     inst = cls()
     for name, t in cls._wp_struct_.fields.items():
-        if isinstance(t, array):
-            continue
         v = record[name]
-        if hasattr(t, "_wp_struct_"):
-            v = _from_record(t, v)
+        if isinstance(t, array):
+            v = _array_from_desc(t, v, device)
+        elif hasattr(t, "_wp_struct_"):
+            v = _from_record(t, v, device)
         elif is_composite(t):
             v = t(v)
         else:
             v = v.item()
         object.__setattr__(inst, name, v)
     return inst
+
+
+def _array_from_desc(t, desc, device):
+    """The array an ``ArrayDesc`` record describes (not owning its memory), or None if null."""
+    ptr = int(desc["data"])
+    if not ptr or device is None:
+        return None
+    ndim = int(desc["ndim"])
+    return array(ptr=ptr, dtype=t.dtype, shape=tuple(int(n) for n in desc["shape"][:ndim]),
+                 strides=tuple(int(n) for n in desc["strides"][:ndim]), device=device)

@@ -170,7 +170,7 @@ WPI_FUNC array_t<T> view(const array_t<T>& a, A... args)
     v.ndim = od;
     v.data = a.data ? (T*)((char*)a.data + offset) : nullptr;
     v.grad = a.grad ? (T*)((char*)a.grad + offset) : nullptr;
-    v.flags = a.flags;
+    v.flags = 0;   // as the reference: a store through a view consumes its gradient (no retain_grad)
     return v;
 }
 
@@ -378,6 +378,38 @@ template <typename... A>
 WPI_FUNC void printf(const char* fmt, A... args) { WPI_PRINTF(fmt, args...); }
 
 }  // namespace wp
+
+// --- Ctrl-C inside a CPU kernel ------------------------------------------------------------------
+// Generated code polls on the back-edge of every dynamic loop (every 1024 iterations of any loop
+// of the function: a counter, so hot loops and lane bodies keep their speed) and after each call
+// of a user function that polls; when the launch was interrupted the function returns at once
+// (memory written so far stays as it is). The runtime hands each loaded module the two hooks of
+// its native launcher (native/src/interrupt.h); a module that was not given them never stops.
+//   WPI_LOOP_TICKS;                       declares the counter (functions with a dynamic loop)
+//   if (WPI_LOOP_STOP()) return ...;      at the top of a loop body
+//   if (WPI_CALL_STOP()) return ...;      after a call of a user function that polls
+// CUDA has no such flag: there the conditions are false and the counter does not exist.
+#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+namespace {
+int wpi_no_stop() { return 0; }
+const int wpi_not_stopping = 0;
+int (*wpi_poll_stop)() = &wpi_no_stop;
+const int* wpi_stopping = &wpi_not_stopping;
+}  // namespace
+extern "C" WPI_EXPORT void wpi_set_interrupt_hooks(void* poll, const void* stopping)
+{
+    wpi_poll_stop = poll ? (int (*)())poll : &wpi_no_stop;
+    wpi_stopping = stopping ? (const int*)stopping : &wpi_not_stopping;
+}
+#define WPI_LOOP_TICKS uint32_t _wpi_ticks __attribute__((unused)) = 0
+#define WPI_LOOP_STOP() (__builtin_expect((++_wpi_ticks & 1023u) == 0, 0) && wpi_poll_stop())
+#define WPI_CALL_STOP() \
+    (__builtin_expect(__atomic_load_n(wpi_stopping, __ATOMIC_RELAXED) != 0, 0) && wpi_poll_stop())
+#else
+#define WPI_LOOP_TICKS (void)0
+#define WPI_LOOP_STOP() false
+#define WPI_CALL_STOP() false
+#endif
 
 #if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
 // The module's first recorded run-time error (debug mode), cleared by reading it.

@@ -40,9 +40,11 @@ WPI_FUNC void adj_where(const C& cond, const T&, const T&, C&, T& adj_a, T& adj_
         adj_accum(adj_b, adj_ret);
 }
 
-// the first index i in [lo, hi) with a[i] >= v (hi if none), for a sorted 1D array
+// the first index i in [lo, hi) with a[i] >= v in a sorted 1D array; hi - 1 when every element
+// is smaller (the closest element, as the reference: never past the range), lo for an empty range
 template <typename T> WPI_FUNC int32 lower_bound(const array_t<T>& a, int32 lo, int32 hi, T v)
 {
+    hi -= 1;
     while (lo < hi) {
         const int32 mid = lo + (hi - lo) / 2;
         if (load(a, mid) < v)

@@ -12,7 +12,6 @@ from ...codegen.target import CUDA
 from ...config import config
 from ...errors import LaunchError
 from ...errors import CudaError
-from ...lang.array_views import records_errors
 from .driver import call, drv
 
 MAX_GRID = 2 ** 31 - 1
@@ -99,7 +98,7 @@ def launch(cmd):
                 from .driver import error_text
                 raise CudaError(f"CUDA error after launching kernel '{cmd.kernel.key}' on {device}: "
                                 f"{error_text(err)}")
-        if cmd.kernel.module.checks_bounds() or records_errors(cmd.kernel):
+        if cmd.kernel.module.checks_bounds():
             msg = cmd._module.take_error()
             if msg:
                 raise LaunchError(msg)
