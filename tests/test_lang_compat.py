@@ -165,3 +165,32 @@ def test_struct_constructor_wrong_arity_is_a_clear_error(tmp_path, call, message
     with pytest.raises(CodegenError, match=message) as info:
         wp.launch(mod.k, dim=1, inputs=[wp.zeros(1, dtype=wp.float64)])
     assert "k_struct_bad.py" in str(info.value)
+
+
+def test_undefined_name_is_a_codegen_error_and_a_key_error():
+    @wp.kernel(module="unique")
+    def k_undef(a: wp.array(dtype=float)):
+        a[0] = undefined_helper_xyz(a[0])  # noqa: F821
+
+    for kind in (CodegenError, KeyError):
+        with pytest.raises(kind, match=r"^name 'undefined_helper_xyz' is not defined\n  File") as info:
+            wp.launch(k_undef, dim=1, inputs=[wp.zeros(1, dtype=float)])
+        assert "a[0] = undefined_helper_xyz(a[0])" in str(info.value)
+
+
+@pytest.mark.parametrize("flag,expected", [(False, 7.0), (True, None)])
+def test_untaken_static_branch_may_name_undefined_things(flag, expected):
+    @wp.kernel(module="unique")
+    def k_branch(a: wp.array(dtype=float)):
+        if wp.static(flag):
+            a[0] = undefined_helper_xyz(a[0])  # noqa: F821
+        else:
+            a[0] = 7.0
+
+    a = wp.zeros(1, dtype=float)
+    if expected is None:
+        with pytest.raises(KeyError):
+            wp.launch(k_branch, dim=1, inputs=[a])
+    else:
+        wp.launch(k_branch, dim=1, inputs=[a])
+        assert a.numpy()[0] == expected

@@ -236,3 +236,24 @@ def test_functions_bound_to_local_names():
     out = wp.zeros(1, dtype=float)
     wp.launch(k_alias, dim=1, inputs=[out])
     assert out.numpy()[0] == pytest.approx(2.5 + math.sin(1.0) + 1002.0)
+
+
+@wp.func(module="wpi_test_lang_funcs_other")
+def elsewhere(x: float):
+    return x * 3.0
+
+
+@wp.kernel(module="wpi_test_lang_funcs_refs")
+def k_refs(out: wp.array(dtype=float)):
+    f, g = elsewhere, plus_one        # bound to locals: still dependencies
+    out[0] = f(1.0) + g(1.0)
+
+
+def test_module_references_name_the_modules_of_called_functions():
+    refs = k_refs.module.references
+    assert elsewhere.module in refs and plus_one.module in refs
+    assert elsewhere.module.name == "wpi_test_lang_funcs_other"
+    assert k_refs.module not in refs
+    out = wp.zeros(1, dtype=float)
+    wp.launch(k_refs, dim=1, inputs=[out])
+    assert out.numpy()[0] == 3.0 + 2.5

@@ -135,8 +135,8 @@ def k(o: wp.array(dtype=float)):
 @wp.kernel
 def k(o: wp.array(dtype=float)):
     t = (1.0, 2.0)
-    o[0] = 1.0
-""", "a tuple cannot be used as a value", "t = (1.0, 2.0)"),
+    o[0] = t
+""", "a tuple cannot be used as a value", "o[0] = t"),
     "literal_too_big_for_int32": ("""
 @wp.kernel
 def k(o: wp.array(dtype=int)):

@@ -29,6 +29,13 @@ class CodegenError(RuntimeError):
         return "\n".join(out + [self.msg])
 
 
+class UndefinedNameError(CodegenError, KeyError):
+    """A kernel names something that is not defined: a CodegenError, and a KeyError as the
+    reference raises for an undefined symbol."""
+
+    __str__ = BaseException.__str__     # not KeyError's quoted repr
+
+
 class TypeMismatch(TypeError):
     """Raised by a builtin's type rule; the translator turns it into a CodegenError."""
 

@@ -48,7 +48,7 @@ class CallsMixin:
         if obj is float or obj is int or obj is py_builtins.bool:
             return lambda o, n, kw: self.cast(sc.canonical_scalar(o), n)
         if obj is len:
-            return lambda o, n, kw: self.call_builtin("len", self.args_of(n))
+            return self._len_call
         if obj is print:
             return lambda o, n, kw: self.emit_print(n)
         if isinstance(obj, type) and sc.is_scalar(obj):
@@ -66,6 +66,14 @@ class CallsMixin:
         if isinstance(obj, grad_of.GradOf):
             return lambda o, n, kw: grad_of.translate(self, o, n, kw)
         return None
+
+    def _len_call(self, obj, node, kwargs):
+        """``len(x)``; of a tuple, its length (a constant, as the reference)."""
+        values = [self.eval(a) for a in node.args]
+        if len(values) == 1 and isinstance(values[0], tuple) and not \
+                (values[0] and isinstance(values[0][0], str)):
+            return PyValue(len(values[0]))
+        return self.call_builtin("len", [self.to_var(v, a) for v, a in zip(values, node.args)])
 
     def _type_factory_call(self, obj, node, kwargs):
         """``wp.types.vector(x, y, z)`` / ``wp.types.matrix(shape=(3, 3), dtype=float)`` in a

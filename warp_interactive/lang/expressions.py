@@ -254,8 +254,10 @@ class ExpressionsMixin:
     def eval_Subscript(self, node):
         base = self.eval(node.value)
         indices = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        if isinstance(base, tuple) and base[0] == "shape":
+        if isinstance(base, tuple) and base and base[0] == "shape":
             return self.call_builtin("array_shape", [base[1], self.eval_var(indices[0])])
+        if isinstance(base, tuple):
+            return self._tuple_item(base, indices)
         if isinstance(base, PyValue):
             base = self._python_subscript(base, indices)
             if isinstance(base, PyValue):
@@ -277,6 +279,20 @@ class ExpressionsMixin:
             idx = self.check_component_index(t, idx)
             return self.call_builtin("extract", [base] + idx)
         raise self.scope.error(f"a value of type {type_name(t)} cannot be indexed")
+
+    def _tuple_item(self, values, indices):
+        """``t[i]`` of a tuple value: ``i`` must be known when the kernel is built (a literal, a
+        wp.static() value, the index of an unrolled loop); negative counts from the end."""
+        key = self.eval(indices[0]) if len(indices) == 1 else None
+        c = key.obj if isinstance(key, PyValue) else getattr(key, "constant", None)
+        if not isinstance(c, int) or isinstance(c, py_builtins.bool):
+            raise self.scope.error("a tuple is indexed with one integer known when the kernel is "
+                                   "built (a literal, wp.static(...), the index of an unrolled "
+                                   "loop), not a value known only at run time")
+        if not -len(values) <= c < len(values):
+            raise self.scope.error(f"tuple index {c} is out of range for a tuple of {len(values)} "
+                                   f"values")
+        return values[c]
 
     def _python_subscript(self, base, indices):
         """A Python value indexed in a kernel: a list/tuple/dict element at a compile-time index

@@ -131,6 +131,12 @@ class Function:
         return config.max_unroll
 
     @property
+    def module(self):
+        """The module this function is defined in (``f.module``, as the reference)."""
+        from ..state import state
+        return state.module(self.module_name)
+
+    @property
     def __signature__(self):
         """``inspect.signature(f)`` of a @wp.func: the decorated function's."""
         return inspect.signature(self.func)

@@ -89,6 +89,8 @@ class Scope:
     def bind(self, name, value):
         """Bind a user name: a loop-carried variable is written back, others rebound (SSA)."""
         existing = self.symbols.get(name)
+        if isinstance(value, tuple):
+            return self._bind_tuple(name, value, existing)
         if isinstance(existing, ir.Var) and self.in_loop_carried(name):
             if isinstance(value, ir.Var) and value.type is not existing.type and \
                     _type_key(value.type) != _type_key(existing.type):
@@ -111,6 +113,35 @@ class Scope:
                 value.name = name
         self.symbols[name] = value
         return value
+
+    def _bind_tuple(self, name, values, existing):
+        """A tuple: element-wise as variables are (written back element by element when the
+        name is carried by a loop, which needs the same length and types)."""
+        if isinstance(existing, tuple) and self.in_loop_carried(name):
+            if len(existing) != len(values):
+                raise self.error(f"tuple '{name}' changes length inside a loop, from "
+                                 f"{len(existing)} to {len(values)}")
+            for k, (old, new) in enumerate(zip(existing, values)):
+                self._bind_element(f"{name}[{k}]", old, new)
+            return existing
+        if self.in_loop_carried(name) and existing is not None:
+            raise self.error(f"variable '{name}' becomes a tuple inside a loop")
+        fresh = []
+        for v in values:
+            if v.literal or v.name is not None or v.is_param:   # independent copies (as bind)
+                c = self.new_var(v.type, constant=v.constant if v.literal else None)
+                self.emit(ir.Copy(dst=c, src=v))
+                v = c
+            fresh.append(v)
+        self.symbols[name] = tuple(fresh)
+        return self.symbols[name]
+
+    def _bind_element(self, label, old, new):
+        if _type_key(old.type) != _type_key(new.type):
+            raise self.error(f"{label} changes type inside a loop, from {_tn(old.type)} to "
+                             f"{_tn(new.type)}; cast explicitly")
+        self.emit(ir.Copy(dst=old, src=new))
+        old.constant = None
 
 
 def _type_key(t):

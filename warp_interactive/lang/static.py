@@ -54,6 +54,8 @@ class _StaticLengths(ast.NodeTransformer):
         if isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1 \
                 and isinstance(node.args[0], ast.Name):
             v = self.symbols.get(node.args[0].id)
+            if isinstance(v, tuple) and not (v and isinstance(v[0], str)):
+                return ast.copy_location(ast.Constant(len(v)), node)     # a tuple's length
             t = getattr(v, "type", None)
             if comp.is_composite(t):
                 return ast.copy_location(ast.Constant(t._shape_[0] if t._kind_ == "matrix"

@@ -3,6 +3,7 @@
 import ast
 import builtins as py_builtins
 
+from ..errors import UndefinedNameError
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
@@ -77,7 +78,8 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
         from .registry import registry
         if name in registry or name in intrinsic_names():
             return BuiltinFunction(name)
-        raise self.scope.error(f"name '{name}' is not defined", node)
+        e = self.scope.error(f"name '{name}' is not defined", node)
+        raise UndefinedNameError(e.msg, e.filename, e.lineno, e.col, e.source_line, e.func_name)
 
     def emit_print(self, node):
         intrinsics.emit_print(self, node)
@@ -139,6 +141,11 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
     def assign_to(self, target, value, value_node):
         if isinstance(target, ast.Name) and isinstance(value, PyValue) and _is_callable(value.obj):
             self.scope.symbols[target.id] = value   # f = my_func / g = wp.grad(f): a local alias
+            return
+        if isinstance(target, ast.Name) and _is_tuple_value(value):
+            # t = (a, b) / t = f() of several results: a tuple of values, indexed and unpacked
+            # at build time (t[0], len(t), x, y = t), as the reference
+            self.scope.bind(target.id, tuple(self.to_var(v, value_node) for v in value))
             return
         self.write(target, self.to_var(value, value_node))
 
@@ -274,6 +281,14 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
                         f"variable '{name}' is assigned only on one path through the if at line "
                         f"{self.scope.lineno_of(node)}, so it may be unassigned here; assign it "
                         f"before the if (or on both paths)")
+            elif isinstance(va, tuple) and isinstance(vb, tuple) and len(va) == len(vb) and \
+                    all(isinstance(x, ir.Var) for x in va + vb):
+                self.scope.symbols[name] = self._join_tuple(name, cond, va, vb, node)
+            elif isinstance(va, tuple) or isinstance(vb, tuple):
+                self.scope.symbols[name] = Conflict(
+                    f"variable '{name}' is a tuple on one path through the if at line "
+                    f"{self.scope.lineno_of(node)} and something else (or a tuple of another "
+                    f"length) on the other")
             elif isinstance(va, ir.Var) and isinstance(vb, ir.Var):
                 if type_name(va.type) != type_name(vb.type):
                     self.scope.symbols[name] = Conflict(
@@ -286,6 +301,21 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
                 self.scope.symbols[name] = out
             else:
                 self.scope.symbols[name] = va
+
+    def _join_tuple(self, name, cond, va, vb, node):
+        out = []
+        for x, y in zip(va, vb):
+            if x is y:
+                out.append(x)
+                continue
+            if type_name(x.type) != type_name(y.type):
+                return Conflict(f"tuple '{name}' holds {type_name(x.type)} on one path through "
+                                f"the if at line {self.scope.lineno_of(node)} and "
+                                f"{type_name(y.type)} on the other")
+            v = self.scope.new_var(x.type)
+            self.scope.emit(ir.Select(out=v, cond=cond, if_true=x, if_false=y))
+            out.append(v)
+        return tuple(out)
 
     def s_For(self, node):
         if node.orelse:
@@ -310,6 +340,9 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
         self._dynamic_for(node, it.args, reverse)
 
     def _static_int(self, node):
+        if _is_call_of(node, "len") and len(node.args) == 1 and isinstance(node.args[0], ast.Name) \
+                and _is_tuple_value(self.scope.symbols.get(node.args[0].id)):
+            return len(self.scope.symbols[node.args[0].id])    # range(len(t)): unrolled
         # a call is evaluated here only if it emits nothing (wp.static): the dynamic loop would
         # evaluate it again
         v = self.eval(node) if not isinstance(node, ast.Call) or static_mod.is_static_call(node) \
@@ -412,8 +445,9 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
         # assignment (the next iteration sees the new value): wp.static() must not read it
         for name in _assigned_names(body_nodes):
             v = self.scope.symbols.get(name)
-            if isinstance(v, ir.Var):
-                v.constant = None
+            for e in (v if isinstance(v, tuple) else (v,)):
+                if isinstance(e, ir.Var):
+                    e.constant = None
         before = dict(self.scope.symbols)
         pre()
         self.scope.push_block()
@@ -462,6 +496,10 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
                    if declared is not None else
                    f"an earlier one gave ({', '.join(type_name(t) for t in self.return_types)})"))
         return values
+
+
+def _is_tuple_value(value):
+    return isinstance(value, tuple) and not (value and isinstance(value[0], str))
 
 
 def _is_callable(obj):

@@ -98,6 +98,14 @@ class Module:
             k.module = private
             private.kernels[e] = k
 
+    @property
+    def references(self):
+        """The other modules whose @wp.funcs this module's kernels call (directly, through a
+        local name, or through other functions): reloading one of them rebuilds this one."""
+        from ..state import state
+        names = {f.module_name for f in function_deps([k.ir for k in self.build_kernels()])}
+        return {state.module(n) for n in names if n != self.name}
+
     def build_kernels(self):
         """The kernels that go into the binary (generic kernels only through their
         specialisations)."""
