@@ -182,7 +182,10 @@ def run_file(name, root, python_path, timeout, cwd):
     with tempfile.TemporaryDirectory() as tmp:
         xml = os.path.join(tmp, "junit.xml")
         env = dict(os.environ, PYTHONPATH=python_path, PYTHONDONTWRITEBYTECODE="1")
-        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:nbval",
+        # --capture=no: warp-lang's unittest files check kernels' printf output by redirecting the
+        # process's file descriptor 1, which pytest's capture would have replaced (test_print then
+        # fails for warp-lang itself too); the output goes to this script's pipe, not the terminal
+        cmd = [sys.executable, "-m", "pytest", "-q", "--capture=no", "-p", "no:cacheprovider", "-p", "no:nbval",
                "-c", os.path.join(SHIM, "pytest.ini"), "--rootdir", SHIM, f"--junitxml={xml}",
                "-o", "junit_family=xunit1", path]
         start = time.time()
