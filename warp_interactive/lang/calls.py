@@ -13,6 +13,7 @@ from .scope import PyValue
 from . import grad_of
 from . import static as static_mod
 from .intrinsics_transform import constructor_args as transform_constructor_args
+from .intrinsics_transform import constructor_keywords
 from .array_views import is_array_constructor
 
 _PY_BUILTIN_MAP = {min: "min", max: "max", abs: "abs", round: "round", pow: "pow"}
@@ -54,7 +55,8 @@ class CallsMixin:
         if isinstance(obj, type) and sc.is_scalar(obj):
             return lambda o, n, kw: self.cast(o, n)
         if comp.is_composite(obj):
-            return lambda o, n, kw: self.construct(o, self.args_of(n))
+            return lambda o, n, kw: self.construct(o, constructor_keywords(self, o, self.args_of(n), kw)
+                                                   if kw else self.args_of(n))
         if hasattr(obj, "_wp_struct_"):
             return self.construct_struct
         if getattr(obj, "_wp_function_", False):
