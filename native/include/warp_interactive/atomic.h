@@ -286,6 +286,33 @@ WPI_FUNC T grad_take_own(T* p)
 }
 
 namespace detail {
+template <typename T>
+WPI_FUNC void grad_extent(const array_t<T>& a, int64& lo, int64& hi)
+{
+    lo = hi = int64(a.grad);
+    for (int k = 0; k < a.ndim; ++k) {
+        const int64 span = int64(a.shape[k] > 0 ? a.shape[k] - 1 : 0) * a.strides[k];
+        (span < 0 ? lo : hi) += span;
+    }
+    hi += int64(sizeof(T));
+}
+}  // namespace detail
+
+// Whether two arrays' gradient buffers share no byte. A kernel's backward takes the plain
+// (non-atomic) adjoint of its own-index reads of an array only when every other array parameter's
+// gradient is disjoint from it: the same buffer passed twice would let another thread's atomic
+// meet this thread's plain update.
+template <typename T, typename U>
+WPI_FUNC bool grad_disjoint(const array_t<T>& a, const array_t<U>& b)
+{
+    if (!a.grad || !b.grad) return true;
+    int64 alo, ahi, blo, bhi;
+    detail::grad_extent(a, alo, ahi);
+    detail::grad_extent(b, blo, bhi);
+    return ahi <= blo || bhi <= alo;
+}
+
+namespace detail {
 // atomic_min / atomic_max: the element's gradient goes to each value that equals the element's
 // final value, component by component (every tied value gets it, as the reference does)
 template <typename T>
