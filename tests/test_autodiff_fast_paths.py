@@ -4,6 +4,8 @@ bodies (codegen/lanes_backward.py) with their component-wise copies. Each kernel
 checked against analytic gradients (NumPy, float64) and central finite differences, in float32 and
 float64; arrays read at a neighbour's index, or passed twice, keep the atomic adjoints."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -132,7 +134,7 @@ def test_gradients_match_finite_differences(name):
                                         ("neighbour", False)])
 def test_plain_read_adjoints_only_for_own_index_arrays(name, plain):
     src = generate_source([KERNELS[np.float32][name]])
-    assert ("wp::adj_load_own(var_x" in src) == plain
+    assert (re.search(r"wp::adj_load\(var_x, .*, _own\);", src) is not None) == plain
     assert ("wp::grad_disjoint(" in src) == plain
 
 
@@ -168,7 +170,7 @@ def grid(x: wp.array2d(dtype=float), y: wp.array2d(dtype=float)):
 
 def test_two_dimensional_own_index():
     xs = np.random.default_rng(2).uniform(0.2, 1.5, (37, 19)).astype(np.float32)
-    assert "wp::adj_load_own(var_x" in generate_source([grid])
+    assert re.search(r"wp::adj_load\(var_x, .*, _own\);", generate_source([grid]))
     x = wp.array(xs, requires_grad=True)
     y = wp.zeros(xs.shape, dtype=float, requires_grad=True)
     tape = wp.Tape()

@@ -441,8 +441,7 @@ class BodyWriter:
             callee = "wp::adj_array_store_own"   # no other thread stores there: no atomic take
         if func.cpp == "load" and not _is_user_call(func) and id(s.args[0]) in self.own_arrays:
             # `_own`: the entry found no other parameter's gradient overlapping (own_index.py)
-            call = f"({', '.join(parts)});"
-            return [f"{p}if (_own) wp::adj_load_own{call} else {callee}{call}"]
+            return [f"{p}{callee}({', '.join(parts)}, _own);"]
         return [f"{p}{callee}({', '.join(parts)});"] + self._call_poll(s, p, True)
 
     def _rev_for(self, s, ind):

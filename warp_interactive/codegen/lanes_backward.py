@@ -83,6 +83,8 @@ def _uniform_load(line, lw):
     if not m:
         return None
     args = [x.strip() for x in m.group(2).split(",")]
+    if args[-1] == "_own":
+        return None    # an own-index read (never uniform)
     n_idx = (len(args) - 3) // 2
     if any(lw.per_lane(x) for x in args[:1 + n_idx]):
         return None

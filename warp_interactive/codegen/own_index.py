@@ -6,7 +6,7 @@ held in variables never reassigned. The adjoint of such an access needs no atomi
 the element's gradient with a plain read and clear (``adj_array_store_own``).
 
 A read's adjoint adds to the element's gradient, which other threads' reads of the same array at
-other indices (``a[i + 1]``) may add to as well: it is plain (``adj_load_own``) only for an array
+other indices (``a[i + 1]``) may add to as well: it is plain (``adj_load(..., _own)``) only for an array
 parameter that the kernel touches at the thread's own index alone (``own_arrays``), and only in
 launches where no other array parameter's gradient overlaps it (the entry checks that at run
 time with ``wp::grad_disjoint``; otherwise the body takes the atomic adjoint)."""

@@ -262,7 +262,8 @@ WPI_FUNC void adj_select(bool cond, T& adj_a, T& adj_b, const T& adj_out)
 // adjoint restarts from zero (warp-lang's rule: only the last write of an element propagates).
 // Taking is atomic too, so that of several threads storing into one element exactly one receives
 // the adjoint. The `_own` forms are for indices that are the thread's own (wp.tid(), codegen
-// proves it): no other thread touches that element, and plain reads and writes vectorise.
+// proves it): no other thread touches that element, and plain reads and writes vectorise. A read
+// adjoint taking `own` is plain where the entry found `own` safe (codegen/own_index.py).
 // Structs (arrays of @wp.struct) get field-wise `grad_add`/`grad_take` generated beside them,
 // found by argument-dependent lookup, as `adj_accum` is.
 template <typename T>
@@ -337,6 +338,13 @@ WPI_FUNC void adj_minmax(const T& final_value, const T& grad, const T& v, T& adj
     WPI_FUNC void adj_load_own(const array_t<T>& a, IDX_P, array_t<T>&, IDX_ADJ, const T& adj_ret)  \
     {                                                                                               \
         if (a.grad) grad_add_own(elem_ptr(a.grad, a, IDX_A), adj_ret);                              \
+    }                                                                                               \
+    template <typename T, IDX_T>                                                                    \
+    WPI_FUNC void adj_load(const array_t<T>& a, IDX_P, array_t<T>&, IDX_ADJ, const T& adj_ret,      \
+                           bool own)                                                                \
+    {                                                                                               \
+        if (a.grad && own) grad_add_own(elem_ptr(a.grad, a, IDX_A), adj_ret);                       \
+        else if (a.grad) grad_add(elem_ptr(a.grad, a, IDX_A), adj_ret);                             \
     }                                                                                               \
     template <typename T, IDX_T>                                                                    \
     WPI_FUNC void adj_array_store(const array_t<T>& a, IDX_P, const T&, array_t<T>&, IDX_ADJ,       \
