@@ -7,7 +7,8 @@ from ..types.array import array
 from ..types.tile import TileStack, is_tile, tile_stack_type, tile_type
 from . import ir
 from .builtin_function import INTRINSICS, BuiltinFunction
-from .builtins_tile import (_REQUIRED, _filled, _offset_vars, bind, element_indices, emit, operator, rebind,
+from .builtins_tile import (_REQUIRED, _filled, _offset_vars, bind, element_indices, emit, merge_lanes,
+                            operator, rebind,
                             shape_arg, static, storage_arg, tile_var, value_var_of)
 from .builtins_tile_ops import callable_ref
 from .registry import Overload, type_name
@@ -118,13 +119,12 @@ def refuse_in_cpu_blocks(tr, name):
     if tr.block_width > 1:
         raise tr.scope.error(f"wp.{name}() is not supported in cooperative CPU blocks "
                              f"(wp.config.enable_cpu_blocks with block_dim={tr.block_width}): each lane "
-                             f"holds its own copy of a tile; launch with block_dim=1 or "
+                             f"holds its own copy of the stack; launch with block_dim=1 or "
                              f"enable_cpu_blocks off")
 
 
 def _scatter(cpp):
     def handler(tr, obj, node, kwargs):
-        refuse_in_cpu_blocks(tr, cpp)
         if len(node.args) < 4 or kwargs.keys() - {"atomic"}:
             raise tr.scope.error(f"wp.{cpp}(a, i, ..., value, has_value) takes a tile, one index per "
                                  f"dimension, a value and has_value")
@@ -136,6 +136,7 @@ def _scatter(cpp):
             if sc.is_scalar(t.type.dtype) else tr.eval_var(node.args[-2])
         has = tr.as_bool(tr.eval_var(node.args[-1]))
         new = emit(tr, cpp, t.type, [t, value, has] + idx, differentiable=False)
+        new = merge_lanes(tr, t, new, sum_=cpp == "tile_scatter_add")    # every lane's value (blocks)
         rebind(tr, node.args[0], new, cpp, "the tile")
     return handler
 
