@@ -130,31 +130,51 @@ def test_broadcast_atomic_and_load(cpu_blocks, block_dim):
     np.testing.assert_allclose(out.numpy(), 3.0 * xs.reshape(BLOCKS, 32)[:, :w], rtol=1e-6)
 
 
+CAP = 24
+
+
 @wp.kernel
-def lanes_stack(out: wp.array(dtype=int)):
+def lanes_stack(pushed: wp.array(dtype=int), counts: wp.array2d(dtype=int), popped: wp.array2d(dtype=int),
+                slots: wp.array2d(dtype=int)):
     i, lane = wp.tid()
-    s = wp.tile_stack(capacity=8, dtype=int)
-    wp.tile_stack_push(s, lane, True)
-    out[0] = wp.tile_stack_count(s)
+    s = wp.tile_stack(capacity=CAP, dtype=int)
+    slot = wp.tile_stack_push(s, lane * 10, lane % 3 != 1)       # lanes 1, 4, 7... push nothing
+    if slot >= 0:
+        pushed[slot] = lane * 10
+    counts[i, lane] = wp.tile_stack_count(s)
+    v, pslot = wp.tile_stack_pop(s)
+    popped[i, lane] = v
+    slots[i, lane] = pslot
+    counts[i + 1, lane] = wp.tile_stack_count(s)
 
 
-def test_refused_and_bad_widths():
+@pytest.mark.parametrize("block_dim", WIDTHS + [64])
+def test_stack_push_pop_per_lane(cpu_blocks, block_dim):
+    """Pushes append the pushing lanes' values in lane order up to the capacity; a pop gives lane l
+    the element at count - 1 - l (every lane pops); every lane sees the same count."""
+    w = width_of(block_dim, cpu_blocks)
+    pushed = wp.full(CAP, -1, dtype=int)
+    counts, popped, slots = wp.zeros((2, w), dtype=int), wp.zeros((1, w), dtype=int), wp.zeros((1, w), dtype=int)
+    wp.launch_tiled(lanes_stack, dim=1, inputs=[pushed, counts, popped, slots], block_dim=block_dim, device="cpu")
+    stack = [lane * 10 for lane in range(w) if lane % 3 != 1][:CAP]
+    np.testing.assert_array_equal(pushed.numpy(), stack + [-1] * (CAP - len(stack)))
+    after = max(0, len(stack) - w)
+    np.testing.assert_array_equal(counts.numpy(), [[len(stack)] * w, [after] * w])
+    want_slots = [len(stack) - 1 - lane if len(stack) - 1 - lane >= 0 else -1 for lane in range(w)]
+    np.testing.assert_array_equal(slots.numpy()[0], want_slots)
+    np.testing.assert_array_equal(popped.numpy()[0], [stack[k] if k >= 0 else 0 for k in want_slots])
+
+
+def test_bad_widths_and_adjoint():
     old = wp.config.enable_cpu_blocks
     try:
         wp.config.enable_cpu_blocks = True
-        with pytest.raises(wp.WarpCodegenError, match=r"tile_stack_push\(\) is not supported in cooperative "
-                                                      r"CPU blocks .*block_dim=4"):
-            wp.launch_tiled(lanes_stack, dim=1, inputs=[wp.zeros(1, dtype=int)], block_dim=4, device="cpu")
+        args = [wp.zeros((1, 4), dtype=int), wp.zeros(4, dtype=int), wp.zeros(1, dtype=float),
+                wp.zeros((1, 4), dtype=float), wp.zeros(1, dtype=float)]
         with pytest.raises(ValueError, match="block_dim must be at most 1024 on CPU, got 2048"):
-            wp.launch_tiled(lanes_stack, dim=1, inputs=[wp.zeros(1, dtype=int)], block_dim=2048,
-                            device="cpu")
+            wp.launch_tiled(lanes_basic, dim=1, inputs=args, block_dim=2048, device="cpu")
         with pytest.raises(RuntimeError, match="no adjoint launch"):
-            wp.launch_tiled(lanes_basic, dim=1, inputs=[wp.zeros((1, 4), dtype=int)], block_dim=4,
-                            device="cpu", adjoint=True)
-        wp.config.enable_cpu_blocks = False     # one lane per block: its stack
-        out = wp.zeros(1, dtype=int)
-        wp.launch_tiled(lanes_stack, dim=1, inputs=[out], block_dim=4, device="cpu")
-        np.testing.assert_array_equal(out.numpy(), [1])
+            wp.launch_tiled(lanes_basic, dim=1, inputs=args, block_dim=4, device="cpu", adjoint=True)
     finally:
         wp.config.enable_cpu_blocks = old
 
