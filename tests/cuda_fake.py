@@ -44,7 +44,8 @@ class FakeDriver:
             "CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING", "CU_DEVICE_ATTRIBUTE_PCI_BUS_ID")})
         self.CUstream_flags = types.SimpleNamespace(CU_STREAM_NON_BLOCKING=1)
         self.CUevent_flags = types.SimpleNamespace(CU_EVENT_DISABLE_TIMING=2, CU_EVENT_INTERPROCESS=4)
-        self.CUstreamCaptureMode = types.SimpleNamespace(CU_STREAM_CAPTURE_MODE_THREAD_LOCAL=1)
+        self.CUstreamCaptureMode = types.SimpleNamespace(CU_STREAM_CAPTURE_MODE_GLOBAL=0, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL=1,
+                                                     CU_STREAM_CAPTURE_MODE_RELAXED=2)
         self.CUstreamCaptureStatus = types.SimpleNamespace(CU_STREAM_CAPTURE_STATUS_ACTIVE=1)
         self.CUgraphInstantiate_flags = types.SimpleNamespace(CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH=1)
         self.CUpointer_attribute = types.SimpleNamespace(CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL="ordinal")

@@ -41,7 +41,7 @@ from .compiler.cache import clear_kernel_cache
 from .runtime.cuda.streams import (Event, ScopedStream, Stream, get_event_elapsed_time, get_stream,
                                    record_event, set_stream, synchronize_event, synchronize_stream,
                                    wait_event, wait_stream)
-from .runtime.graph import Graph, ScopedCapture, capture_begin, capture_end, capture_launch
+from .runtime.graph import CaptureMode, Graph, ScopedCapture, capture_begin, capture_end, capture_launch
 from .runtime.device import get_cuda_device
 
 # interop (issue 7), matmul and gradient checks are looked up on first use (see __getattr__),

@@ -3,6 +3,7 @@
 import numpy as np
 
 from ..runtime.device import get_device
+from ..runtime.graph import defer
 from ..types import scalars as sc
 from ..types.array import array
 from ..types.composite import vector
@@ -68,11 +69,18 @@ class HashGrid:
         point i is its i-th element in row-major order) in cells of width ``radius``.
 
         On a CUDA device the points are copied to the host, sorted there by the native builder
-        and the cell ranges and sorted ids uploaded (the id stays the same)."""
+        and the cell ranges and sorted ids uploaded (the id stays the same). Inside a CPU graph
+        capture the build is recorded: each ``wp.capture_launch`` rebuilds from the points and
+        groups as they are then (the id stays the same, so captured queries see the rebuild)."""
         radius = float(radius)
         if not radius > 0.0:
             raise ValueError(f"HashGrid.build: radius must be > 0, got {radius}")
         check_device("HashGrid", self.device, [("points", points), ("groups", groups)])
+        self._check_types(points, groups)
+        if not defer(self.device, lambda: self._build(points, radius, groups)):
+            self._build(points, radius, groups)
+
+    def _build(self, points, radius, groups):
         p = self._point_rows(points)
         if len(p) >= 2 ** 31:
             raise ValueError("HashGrid.build: at most 2**31 - 1 points")
@@ -89,12 +97,17 @@ class HashGrid:
                 self._place.put(name, host)
         self.id = self._place.publish(self._desc)
 
-    def _point_rows(self, points):
+    def _check_types(self, points, groups):
         want = _POINT_TYPES[self.dtype]
         if not isinstance(points, array) or points.dtype is not want:
             got = getattr(getattr(points, "dtype", None), "__name__", type(points).__name__)
             raise TypeError(f"HashGrid.build: points must be a wp.array of {want.__name__} (the "
                             f"grid's dtype is {self.dtype.__name__}), got {got}")
+        if groups is not None and (not isinstance(groups, array) or groups.dtype is not sc.int32):
+            got = getattr(getattr(groups, "dtype", None), "__name__", type(groups).__name__)
+            raise TypeError(f"HashGrid.build: groups must be a wp.array of int32, got {got}")
+
+    def _point_rows(self, points):
         # a host copy in float32, row-major over any shape and strides; a NaN coordinate bins
         # into cell 0 (as hashgrid.h's queries look for it there; the native builder's integer
         # conversion of a NaN would be undefined), infinities into the clamped edge cells
@@ -108,9 +121,6 @@ class HashGrid:
         if groups is None:
             self._desc.point_groups = 0
             return
-        if not isinstance(groups, array) or groups.dtype is not sc.int32:
-            got = getattr(getattr(groups, "dtype", None), "__name__", type(groups).__name__)
-            raise TypeError(f"HashGrid.build: groups must be a wp.array of int32, got {got}")
         g = np.ascontiguousarray(np.asarray(groups.numpy()).reshape(-1), dtype=np.int32)
         if len(g) != n:
             raise ValueError(f"HashGrid.build: {len(g)} groups for {n} points (one per point)")

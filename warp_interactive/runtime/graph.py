@@ -10,6 +10,8 @@ nothing recorded runs before ``capture_launch``, so reading an array of the capt
 inside the capture is an error rather than a silent stale read.
 """
 
+import enum
+
 from ..config import config
 from ..state import state
 from .. import hooks
@@ -17,6 +19,13 @@ from . import launch_state
 from .device import get_device
 
 _cpu_captures = {}      # device alias -> Graph being recorded
+
+
+class CaptureMode(enum.IntEnum):
+    """How a CUDA stream capture treats other threads' unsafe CUDA calls (CUstreamCaptureMode)."""
+    GLOBAL = 0
+    THREAD_LOCAL = 1
+    RELAXED = 2
 
 
 class Graph:
@@ -54,8 +63,13 @@ def _start(n):
     launch_state.set_reason("capture", state.capturing[0] > 0)   # a capture must see every launch
 
 
-def capture_begin(device=None, stream=None, force_module_load=None, external=False):
-    """Start recording the work queued on ``device`` (default: current) into a graph."""
+def capture_begin(device=None, stream=None, force_module_load=None, external=False, apic=False,
+                  capture_mode=CaptureMode.THREAD_LOCAL):
+    """Start recording the work queued on ``device`` (default: current) into a graph.
+    ``capture_mode`` (a wp.CaptureMode) is the CUDA stream capture's mode; ``apic=True``
+    (warp-lang's recording for ``capture_save``) is not offered."""
+    capture_mode = CaptureMode(capture_mode)
+    _refuse_apic(apic)
     device = get_device(stream.device if stream is not None else device)
     if device.is_cpu:
         if not config.cuda_graph_cpu:
@@ -68,7 +82,7 @@ def capture_begin(device=None, stream=None, force_module_load=None, external=Fal
         _cpu_captures[device.alias] = Graph(device)
     else:
         from .cuda.graphs import begin_capture
-        begin_capture(device, stream, force_module_load, external)
+        begin_capture(device, stream, force_module_load, external, capture_mode)
     _start(1)
 
 
@@ -97,16 +111,27 @@ def capture_launch(graph, stream=None):
     graph.launch(stream)
 
 
+def _refuse_apic(apic):
+    if apic:
+        raise NotImplementedError(
+            "graph capture with apic=True (warp-lang's API capture, for saving graphs with "
+            "wp.capture_save) is not offered by warp_interactive: capture with apic=False")
+
+
 class ScopedCapture:
     """``with wp.ScopedCapture() as capture: ...`` then ``wp.capture_launch(capture.graph)``."""
 
-    def __init__(self, device=None, stream=None, force_module_load=None, external=False):
+    def __init__(self, device=None, stream=None, force_module_load=None, external=False,
+                 apic=False, capture_mode=CaptureMode.THREAD_LOCAL):
+        _refuse_apic(apic)
         self.device, self.stream = device, stream
         self.force_module_load, self.external = force_module_load, external
+        self.apic, self.capture_mode = False, CaptureMode(capture_mode)
         self.graph = None
 
     def __enter__(self):
-        capture_begin(self.device, self.stream, self.force_module_load, self.external)
+        capture_begin(self.device, self.stream, self.force_module_load, self.external,
+                      capture_mode=self.capture_mode)
         return self
 
     def __exit__(self, exc_type, *exc):

@@ -68,7 +68,7 @@ class array:
 
     def __init__(self, data=None, dtype=None, shape=None, strides=None, length=None, ptr=None,
                  capacity=None, device=None, copy=True, owner=False, ndim=None, grad=None,
-                 requires_grad=False, pinned=False, n=None, retain_grad=False):
+                 requires_grad=False, pinned=False, n=None, retain_grad=False, deleter=None):
         self.dtype = canonical_scalar(dtype) if dtype is not None else None
         self._retain_grad = bool(retain_grad)
         shape = _norm_shape(shape if shape is not None else (length if length is not None else n))
@@ -83,11 +83,16 @@ class array:
             self.dtype = None
         if retain_grad and not requires_grad and grad is None:
             raise ValueError("retain_grad=True needs requires_grad=True (there is no gradient to keep)")
+        if deleter is not None and (ptr is None or data is not None):
+            raise ValueError("wp.array(deleter=...) frees memory given with ptr=: pass ptr= too "
+                             "(arrays allocated here free their memory themselves)")
         if data is not None:
             self._init_from_data(data, copy, shape)
         elif ptr is not None:
             self._init_from_ptr(ptr, shape, strides, owner)
             self._capacity = None if capacity is None else int(capacity)
+            if deleter is not None:
+                self.deleter = deleter
         else:
             self._allocate(shape)
         if requires_grad and grad is None:
@@ -207,6 +212,27 @@ class array:
         ptr= with capacity=), else its elements' bytes."""
         given = getattr(self, "_capacity", None)
         return given if given is not None else self.size * type_size(self.dtype)
+
+    @property
+    def deleter(self):
+        """What frees this array's memory when the last array viewing it goes, called as
+        ``deleter(ptr, capacity)`` (warp-lang's signature): the ``deleter=`` given with ``ptr=``.
+        None for memory the array does not free that way (views, foreign buffers, and arrays
+        allocated here, whose buffers are freed by reference counting). Setting None gives the
+        memory up: nothing frees it then."""
+        owner = self.__dict__.get("_deleter_owner")
+        return owner.fn if owner is not None else None
+
+    @deleter.setter
+    def deleter(self, fn):
+        if fn is not None and not callable(fn):
+            raise TypeError(f"array.deleter must be a callable deleter(ptr, size) or None, "
+                            f"got {type(fn).__name__}")
+        owner = self.__dict__.get("_deleter_owner")
+        if owner is not None:
+            owner.fn = fn
+        elif fn is not None:
+            self._deleter_owner = self._ref = _Deleter(fn, self.ptr, self.capacity, self._ref)
 
     @property
     def is_contiguous(self):
@@ -465,6 +491,19 @@ class array:
     def type_key(self):
         """What makes two annotations the same kernel type."""
         return ("array", self.dtype, self.ndim)
+
+
+class _Deleter:
+    """Owns memory handed over with ``wp.array(ptr=..., deleter=fn)``: held by the array (and,
+    through it, by its views), it calls ``fn(ptr, size)`` once when the last of them goes."""
+
+    def __init__(self, fn, ptr, size, keep=None):
+        self.fn, self.ptr, self.size, self.keep = fn, ptr, size, keep
+
+    def __del__(self):
+        fn, self.fn = self.fn, None
+        if fn is not None:
+            fn(self.ptr, self.size)
 
 
 def _is_readonly(ref):

@@ -17,7 +17,8 @@ def _load_all_modules(device):
             continue        # either: its own launch reports the error
 
 
-def begin_capture(device, stream=None, force_module_load=None, external=False):
+def begin_capture(device, stream=None, force_module_load=None, external=False, mode=1):
+    """``mode``: a CUstreamCaptureMode value (wp.CaptureMode: 0 global, 1 thread-local, 2 relaxed)."""
     from ...config import config
     if force_module_load is None:
         force_module_load = config.enable_graph_capture_module_load_by_default
@@ -31,10 +32,14 @@ def begin_capture(device, stream=None, force_module_load=None, external=False):
         stream, saved = device.stream, None
     if not external:
         d = drv()
-        mode = d.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
         with device.activated():
-            call(d.cuStreamBeginCapture, stream.handle, mode)
+            call(d.cuStreamBeginCapture, stream.handle, _capture_mode(d, mode))
     device.captures.append((stream, saved, external))
+
+
+def _capture_mode(d, mode):
+    names = {0: "GLOBAL", 1: "THREAD_LOCAL", 2: "RELAXED"}
+    return getattr(d.CUstreamCaptureMode, "CU_STREAM_CAPTURE_MODE_" + names[int(mode)])
 
 
 def end_capture(device, graph, stream=None):
