@@ -266,28 +266,22 @@ WPI_FUNC void adj_tile_cholesky(const tile_t<T, N, N>& a, tile_t<T, N, N>& adj_a
         for (int j = 0; j < N; ++j) adj_a.data[i * N + j] += adj_at.data[j * N + i];
 }
 
-template <typename T, int N, typename Y>
-WPI_FUNC Y tile_lower_solve(const tile_t<T, N, N>& l, const Y& y)
-{
-    return tile_tri_solve<T, N, Y::size / N, true, false>(l, y);
-}
-template <typename T, int N, typename Y>
-WPI_FUNC void adj_tile_lower_solve(const tile_t<T, N, N>& l, const Y& y, tile_t<T, N, N>& adj_l, Y& adj_y,
-                                   const Y& adj_ret)
-{
-    adj_tile_tri_solve<T, N, Y::size / N, true, false>(l, y, adj_l, adj_y, adj_ret);
-}
-template <typename T, int N, typename Y>
-WPI_FUNC Y tile_upper_solve(const tile_t<T, N, N>& u, const Y& y)
-{
-    return tile_tri_solve<T, N, Y::size / N, false, false>(u, y);
-}
-template <typename T, int N, typename Y>
-WPI_FUNC void adj_tile_upper_solve(const tile_t<T, N, N>& u, const Y& y, tile_t<T, N, N>& adj_u, Y& adj_y,
-                                   const Y& adj_ret)
-{
-    adj_tile_tri_solve<T, N, Y::size / N, false, false>(u, y, adj_u, adj_y, adj_ret);
-}
+// L x = y (forward substitution) and U x = y (back substitution), y a (N,) or (N, M) tile
+#define WPI_TILE_TRI_SOLVE(NAME, LOWER)                                                            \
+    template <typename T, int N, typename Y>                                                       \
+    WPI_FUNC Y NAME(const tile_t<T, N, N>& f, const Y& y)                                          \
+    {                                                                                              \
+        return tile_tri_solve<T, N, Y::size / N, LOWER, false>(f, y);                              \
+    }                                                                                              \
+    template <typename T, int N, typename Y>                                                       \
+    WPI_FUNC void adj_##NAME(const tile_t<T, N, N>& f, const Y& y, tile_t<T, N, N>& adj_f, Y& adj_y, \
+                             const Y& adj_ret)                                                     \
+    {                                                                                              \
+        adj_tile_tri_solve<T, N, Y::size / N, LOWER, false>(f, y, adj_f, adj_y, adj_ret);          \
+    }
+WPI_TILE_TRI_SOLVE(tile_lower_solve, true)
+WPI_TILE_TRI_SOLVE(tile_upper_solve, false)
+#undef WPI_TILE_TRI_SOLVE
 // A x = y from A's factor: lower, L z = y then L^T x = z; upper (A = U^T U), U^T z = y then U x = z
 template <typename T, int N, bool UPPER, typename Y>
 WPI_FUNC Y tile_cholesky_solve(const tile_t<T, N, N>& l, const Y& y)
