@@ -184,8 +184,11 @@ def run_file(name, root, python_path, timeout, cwd):
         env = dict(os.environ, PYTHONPATH=python_path, PYTHONDONTWRITEBYTECODE="1")
         # --capture=no: warp-lang's unittest files check kernels' printf output by redirecting the
         # process's file descriptor 1, which pytest's capture would have replaced (test_print then
-        # fails for warp-lang itself too); the output goes to this script's pipe, not the terminal
-        cmd = [sys.executable, "-m", "pytest", "-q", "--capture=no", "-p", "no:cacheprovider", "-p", "no:nbval",
+        # fails for warp-lang itself too); the output goes to this script's pipe, not the terminal.
+        # No terminal reporter: its progress letters (pytest 9's subtests print "u" while a test
+        # runs) would land in that redirected descriptor and fail the test; the counts come from
+        # the JUnit XML.
+        cmd = [sys.executable, "-m", "pytest", "--capture=no", "-p", "no:terminal", "-p", "no:cacheprovider", "-p", "no:nbval",
                "-c", os.path.join(SHIM, "pytest.ini"), "--rootdir", SHIM, f"--junitxml={xml}",
                "-o", "junit_family=xunit1", path]
         start = time.time()

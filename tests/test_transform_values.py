@@ -28,6 +28,10 @@ def _constructor_kernel(s):
         out[5] = tf()                                       # zero in kernels (the reference's rule)
         out[6] = tf(p)
         out[7] = wp.transformation(q=q, p=p)
+        # the type's own constructor by keyword (these used to build a zero transform silently)
+        out[8] = tf(p=p)
+        out[9] = tf(q=q, p=p)
+        out[10] = tf(p, q=q)
 
     return wp.Kernel(func=build, key=f"tf_build_{s.__name__}")
 
@@ -35,10 +39,10 @@ def _constructor_kernel(s):
 @pytest.mark.parametrize("s, np_t, tol", DTYPES)
 def test_constructor_forms_in_kernels_against_numpy(s, np_t, tol):
     x = np.array([1.0, 2.0, 3.0, 0.5, -0.5, 0.25, 0.75], dtype=np_t)
-    out = wp.zeros(8, dtype=wp.types.transformation(s))
+    out = wp.zeros(11, dtype=wp.types.transformation(s))
     wp.launch(_constructor_kernel(s), 1, inputs=[wp.array(x, dtype=s), out])
     p_only = np.concatenate([x[:3], IDENTITY[3:]])
-    want = np.stack([p_only, x, x, np.full(7, x[0]), x, np.zeros(7), p_only, x]).astype(np_t)
+    want = np.stack([p_only, x, x, np.full(7, x[0]), x, np.zeros(7), p_only, x, p_only, x, x]).astype(np_t)
     np.testing.assert_allclose(out.numpy().astype(float), want.astype(float), atol=tol)
 
 
@@ -116,6 +120,14 @@ def test_constructor_gradients_match_the_linear_weights():
     ("wp.transformd(wp.transform(1.0))", r"copy constructing a transform requires matching source and target "
                                          r"dtypes, got `float32` and `float64`"),
     ("wp.expect_near(1.0, 1.0, tol=0.1)", r"expect_near\(\).*tol.*tolerance"),
+    # keywords the reference refuses (they were ignored, giving a zero value)
+    ("wp.transform(q=wp.quat_identity())", r"got an unexpected keyword argument 'q'"),
+    ("wp.vec3(x=1.0)", r"got an unexpected keyword argument 'x'"),
+    ("wp.mat22(m00=1.0)", r"got an unexpected keyword argument 'm00'"),
+    ("wp.quatd(w=wp.float64(1.0))", r"got an unexpected keyword argument 'w'"),
+    ("max(1.0, 2.0, key=3)", r"max\(\) got an unexpected keyword argument 'key'"),
+    ("print(1.0, end='')", r"print\(\) got an unexpected keyword argument 'end'"),
+    ("wp.float64(1.0, dtype=float)", r"float64\(\) got an unexpected keyword argument 'dtype'"),
 ])
 def test_refused_constructions_name_the_problem(tmp_path, body, message):
     src = tmp_path / "refused_kernel.py"

@@ -13,11 +13,18 @@ from .scope import PyValue
 from . import grad_of
 from . import static as static_mod
 from .intrinsics_transform import constructor_args as transform_constructor_args
+from .intrinsics_transform import constructor_keywords
 from .array_views import is_array_constructor
 
 _PY_BUILTIN_MAP = {min: "min", max: "max", abs: "abs", round: "round", pow: "pow"}
 _TYPE_FACTORIES = {comp.vector: "vector", comp.matrix: "matrix", comp.quaternion: "quaternion",
                    comp.transformation: "transformation"}
+
+
+def _takes_no_keywords(obj):
+    """Python's builtins and the scalar casts: their kernel forms take positional arguments only."""
+    return obj in _PY_BUILTIN_MAP or obj in (float, int, py_builtins.bool, len, print) or \
+        (isinstance(obj, type) and sc.is_scalar(obj))
 
 
 class CallsMixin:
@@ -32,6 +39,9 @@ class CallsMixin:
         handler = self._call_handler(obj)
         if handler is None:
             raise self.scope.error(f"{_callable_name(obj)} cannot be called from a kernel")
+        if kwargs and _takes_no_keywords(obj):   # (ignoring one, e.g. max(key=...), misleads)
+            raise self.scope.error(f"{_callable_name(obj)}() got an unexpected keyword argument "
+                                   f"'{next(iter(kwargs))}'")
         return handler(obj, node, kwargs)
 
     def _call_handler(self, obj):
@@ -54,7 +64,8 @@ class CallsMixin:
         if isinstance(obj, type) and sc.is_scalar(obj):
             return lambda o, n, kw: self.cast(o, n)
         if comp.is_composite(obj):
-            return lambda o, n, kw: self.construct(o, self.args_of(n))
+            return lambda o, n, kw: self.construct(o, constructor_keywords(self, o, self.args_of(n), kw)
+                                                   if kw else self.args_of(n))
         if hasattr(obj, "_wp_struct_"):
             return self.construct_struct
         if getattr(obj, "_wp_function_", False):

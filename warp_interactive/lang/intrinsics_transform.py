@@ -41,6 +41,21 @@ def transformation(tr, obj, node, kwargs):
     return tr.construct(comp.transformation(dtype), args)
 
 
+def constructor_keywords(tr, t, args, kwargs):
+    """The positional arguments of a composite constructor called with keywords in a kernel: a
+    transform takes p= and q= (q only with p), as the reference; any other keyword is refused
+    with its error (ignoring it would silently build a zero value)."""
+    is_transform = getattr(t, "_kind_", None) == "transform"
+    for name in kwargs:
+        if not is_transform or name not in ("p", "q") or (name == "q" and not args and "p" not in kwargs):
+            raise tr.scope.error(f"{t.__name__}() got an unexpected keyword argument '{name}'")
+    try:
+        p, q = _positional(args, {k: tr.eval_var(v) for k, v in kwargs.items()}, f"{t.__name__}()")
+    except TypeError as e:
+        raise tr.scope.error(str(e)) from None
+    return [p] if q is None else [p, q]
+
+
 def constructor_args(tr, t, args):
     """The arguments of ``transform_t<T>(...)`` for a transform constructor call in a kernel:
     ``(p)`` gains the identity rotation; the reference's errors for the other misuses."""

@@ -910,25 +910,6 @@ WPI_FUNC void adj_eig3(const mat_t<3, 3, half>& A, const mat_t<3, 3, half>&, con
     adj_d = vec_t<3, half>();
 }
 
-WPI_FUNC void svd3(const mat_t<3, 3, half>& A, mat_t<3, 3, half>& U, vec_t<3, half>& sigma, mat_t<3, 3, half>& V)
-{
-    mat_t<3, 3, float32> u, v;
-    vec_t<3, float32> s;
-    svd3(detail::widen(A), u, s, v);
-    U = detail::narrow(u), sigma = detail::narrow(s), V = detail::narrow(v);
-}
-WPI_FUNC void adj_svd3(const mat_t<3, 3, half>& A, const mat_t<3, 3, half>&, const vec_t<3, half>&, const mat_t<3, 3, half>&,
-                       mat_t<3, 3, half>& adj_A, mat_t<3, 3, half>& adj_U, vec_t<3, half>& adj_sigma, mat_t<3, 3, half>& adj_V)
-{
-    const mat_t<3, 3, float32> a = detail::widen(A);
-    mat_t<3, 3, float32> u, v, adj_a, adj_u = detail::widen(adj_U), adj_v = detail::widen(adj_V);
-    vec_t<3, float32> s, adj_s = detail::widen(adj_sigma);
-    svd3(a, u, s, v);
-    adj_svd3(a, u, s, v, adj_a, adj_u, adj_s, adj_v);
-    adj_A += detail::narrow(adj_a);
-    adj_U = mat_t<3, 3, half>(), adj_sigma = vec_t<3, half>(), adj_V = mat_t<3, 3, half>();
-}
-
 WPI_FUNC void qr3(const mat_t<3, 3, half>& A, mat_t<3, 3, half>& Q, mat_t<3, 3, half>& R)
 {
     mat_t<3, 3, float32> q, r;

@@ -381,24 +381,56 @@ WPI_FUNC void adj_svd2(const mat_t<2, 2, T>& A, const mat_t<2, 2, T>& U, const v
 {
     detail::adj_svd_square(U, sigma, V, adj_A, adj_U, adj_sigma, adj_V);
 }
-// float16: in float32, rounded once (as svd3)
+// float16 SVDs (2x2 and 3x3): computed in float32 and rounded once, like eig3/qr3 in mat.h;
+// the adjoint recomputes the float32 decomposition from A rather than widen rounded outputs.
+namespace detail {
+template <typename T> WPI_FUNC void svd_n(const mat_t<2, 2, T>& A, mat_t<2, 2, T>& U, vec_t<2, T>& s, mat_t<2, 2, T>& V)
+{
+    svd2(A, U, s, V);
+}
+template <typename T> WPI_FUNC void svd_n(const mat_t<3, 3, T>& A, mat_t<3, 3, T>& U, vec_t<3, T>& s, mat_t<3, 3, T>& V)
+{
+    svd3(A, U, s, V);
+}
+template <unsigned N>
+WPI_FUNC void svd_half(const mat_t<N, N, half>& A, mat_t<N, N, half>& U, vec_t<N, half>& sigma, mat_t<N, N, half>& V)
+{
+    mat_t<N, N, float32> u, v;
+    vec_t<N, float32> s;
+    svd_n(widen(A), u, s, v);
+    U = narrow(u), sigma = narrow(s), V = narrow(v);
+}
+template <unsigned N>
+WPI_FUNC void adj_svd_half(const mat_t<N, N, half>& A, mat_t<N, N, half>& adj_A, mat_t<N, N, half>& adj_U,
+                           vec_t<N, half>& adj_sigma, mat_t<N, N, half>& adj_V)
+{
+    const mat_t<N, N, float32> a = widen(A);
+    mat_t<N, N, float32> u, v, adj_a, adj_u = widen(adj_U), adj_v = widen(adj_V);
+    vec_t<N, float32> s, adj_s = widen(adj_sigma);
+    svd_n(a, u, s, v);
+    adj_svd_square(u, s, v, adj_a, adj_u, adj_s, adj_v);
+    adj_A += narrow(adj_a);
+    adj_U = mat_t<N, N, half>(), adj_sigma = vec_t<N, half>(), adj_V = mat_t<N, N, half>();
+}
+}  // namespace detail
+
 WPI_FUNC void svd2(const mat_t<2, 2, half>& A, mat_t<2, 2, half>& U, vec_t<2, half>& sigma, mat_t<2, 2, half>& V)
 {
-    mat_t<2, 2, float32> u, v;
-    vec_t<2, float32> s;
-    svd2(detail::widen(A), u, s, v);
-    U = detail::narrow(u), sigma = detail::narrow(s), V = detail::narrow(v);
+    detail::svd_half(A, U, sigma, V);
 }
 WPI_FUNC void adj_svd2(const mat_t<2, 2, half>& A, const mat_t<2, 2, half>&, const vec_t<2, half>&, const mat_t<2, 2, half>&,
                        mat_t<2, 2, half>& adj_A, mat_t<2, 2, half>& adj_U, vec_t<2, half>& adj_sigma, mat_t<2, 2, half>& adj_V)
 {
-    const mat_t<2, 2, float32> a = detail::widen(A);
-    mat_t<2, 2, float32> u, v, adj_a, adj_u = detail::widen(adj_U), adj_v = detail::widen(adj_V);
-    vec_t<2, float32> s, adj_s = detail::widen(adj_sigma);
-    svd2(a, u, s, v);
-    adj_svd2(a, u, s, v, adj_a, adj_u, adj_s, adj_v);
-    adj_A += detail::narrow(adj_a);
-    adj_U = mat_t<2, 2, half>(), adj_sigma = vec_t<2, half>(), adj_V = mat_t<2, 2, half>();
+    detail::adj_svd_half(A, adj_A, adj_U, adj_sigma, adj_V);
+}
+WPI_FUNC void svd3(const mat_t<3, 3, half>& A, mat_t<3, 3, half>& U, vec_t<3, half>& sigma, mat_t<3, 3, half>& V)
+{
+    detail::svd_half(A, U, sigma, V);
+}
+WPI_FUNC void adj_svd3(const mat_t<3, 3, half>& A, const mat_t<3, 3, half>&, const vec_t<3, half>&, const mat_t<3, 3, half>&,
+                       mat_t<3, 3, half>& adj_A, mat_t<3, 3, half>& adj_U, vec_t<3, half>& adj_sigma, mat_t<3, 3, half>& adj_V)
+{
+    detail::adj_svd_half(A, adj_A, adj_U, adj_sigma, adj_V);
 }
 
 }  // namespace wp

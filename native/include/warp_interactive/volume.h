@@ -123,6 +123,40 @@ template <typename T> WPI_FUNC void nvdb_store(uint64 id, int32 i, int32 j, int3
 }
 
 // --- sampling ----------------------------------------------------------------------------------
+// The trilinear stencil around uvw: the base voxel and the fractional offsets; corner c (bits
+// a b d = c >> 2, (c >> 1) & 1, c & 1) has the voxel (i + a, j + b, k + d), the weights w along
+// each axis and their derivatives s (-1 or +1).
+struct nvdb_stencil {
+    int32 i, j, k;
+    float32 t[3];
+};
+struct nvdb_corner {
+    int32 x, y, z;
+    float32 w[3], s[3];
+};
+template <int = 0> WPI_FUNC nvdb_stencil nvdb_stencil_at(const vol_vec3& uvw)
+{
+    const float32 fx = floor(uvw.c[0]), fy = floor(uvw.c[1]), fz = floor(uvw.c[2]);
+    const nvdb_stencil st = {int32(fx), int32(fy), int32(fz), {uvw.c[0] - fx, uvw.c[1] - fy, uvw.c[2] - fz}};
+    return st;
+}
+template <int = 0> WPI_FUNC nvdb_corner nvdb_corner_of(const nvdb_stencil& st, int c)
+{
+    const int a = c >> 2, b = (c >> 1) & 1, d = c & 1;
+    const nvdb_corner q = {st.i + a, st.j + b, st.k + d,
+                           {a ? st.t[0] : 1.0f - st.t[0], b ? st.t[1] : 1.0f - st.t[1], d ? st.t[2] : 1.0f - st.t[2]},
+                           {a ? 1.0f : -1.0f, b ? 1.0f : -1.0f, d ? 1.0f : -1.0f}};
+    return q;
+}
+// adj_uvw += sum_k g_k dW_k/du at one corner (dW_k: the weight's derivative along axis k; its
+// derivatives along the other axes are the interpolant's mixed second derivatives)
+template <int = 0>
+WPI_FUNC void nvdb_adj_uvw_mixed(const nvdb_corner& q, float32 g0, float32 g1, float32 g2, vol_vec3& adj_uvw)
+{
+    adj_uvw.c[0] += g1 * q.s[0] * q.s[1] * q.w[2] + g2 * q.s[0] * q.w[1] * q.s[2];
+    adj_uvw.c[1] += g0 * q.s[0] * q.s[1] * q.w[2] + g2 * q.w[0] * q.s[1] * q.s[2];
+    adj_uvw.c[2] += g0 * q.s[0] * q.w[1] * q.s[2] + g1 * q.w[0] * q.s[1] * q.s[2];
+}
 template <int = 0> WPI_FUNC void nvdb_store_grad(int32, int32, int32, vol_vec3& g) { g = vol_vec3(); }
 template <int = 0> WPI_FUNC void nvdb_store_grad(float32 gx, float32 gy, float32 gz, vol_vec3& g) { g = vol_vec3(gx, gy, gz); }
 template <int = 0> WPI_FUNC void nvdb_store_grad(const vol_vec3&, const vol_vec3&, const vol_vec3&, vol_vec3& g) { g = vol_vec3(); }
@@ -186,18 +220,14 @@ template <int = 0> WPI_FUNC void volume_sample_grad_f(uint64 id, const vol_vec3&
 template <typename T>
 WPI_FUNC void nvdb_trilinear_mixed(uint64 id, const vol_vec3& uvw, uint32 grid_type, T h[3])
 {
-    const float32 fx = floor(uvw.c[0]), fy = floor(uvw.c[1]), fz = floor(uvw.c[2]);
-    const int32 i = int32(fx), j = int32(fy), k = int32(fz);
-    const float32 t[3] = {uvw.c[0] - fx, uvw.c[1] - fy, uvw.c[2] - fz};
+    const nvdb_stencil st = nvdb_stencil_at(uvw);
     h[0] = h[1] = h[2] = T();
     for (int c = 0; c < 8; ++c) {
-        const int a = c >> 2, b = (c >> 1) & 1, d = c & 1;
-        const T v = nvdb_lookup<T>(id, i + a, j + b, k + d, grid_type);
-        const float32 w[3] = {a ? t[0] : 1.0f - t[0], b ? t[1] : 1.0f - t[1], d ? t[2] : 1.0f - t[2]};
-        const float32 s[3] = {a ? 1.0f : -1.0f, b ? 1.0f : -1.0f, d ? 1.0f : -1.0f};
-        h[0] = h[0] + v * (s[0] * s[1] * w[2]);
-        h[1] = h[1] + v * (s[0] * w[1] * s[2]);
-        h[2] = h[2] + v * (w[0] * s[1] * s[2]);
+        const nvdb_corner q = nvdb_corner_of(st, c);
+        const T v = nvdb_lookup<T>(id, q.x, q.y, q.z, grid_type);
+        h[0] = h[0] + v * (q.s[0] * q.s[1] * q.w[2]);
+        h[1] = h[1] + v * (q.s[0] * q.w[1] * q.s[2]);
+        h[2] = h[2] + v * (q.w[0] * q.s[1] * q.s[2]);
     }
 }
 
@@ -450,17 +480,14 @@ WPI_FUNC T nvdb_index_sample(uint64 id, const vol_vec3& uvw, int32 mode, const a
         if (at) { at[0] = a; weights[0] = 1.0f; for (int c = 1; c < 8; ++c) { at[c] = -2; weights[c] = 0.0f; } }
         return r;
     }
-    const float32 fx = floor(uvw.c[0]), fy = floor(uvw.c[1]), fz = floor(uvw.c[2]);
-    const int32 i = int32(fx), j = int32(fy), k = int32(fz);
-    const float32 t[3] = {uvw.c[0] - fx, uvw.c[1] - fy, uvw.c[2] - fz};
+    const nvdb_stencil st = nvdb_stencil_at(uvw);
     typedef typename nvdb_scalar<T>::type S;   // weights in float32, applied in the data's scalar
     T r = T(), g[3] = {T(), T(), T()};
     for (int c = 0; c < 8; ++c) {
-        const int a = c >> 2, b = (c >> 1) & 1, d = c & 1;
+        const nvdb_corner q = nvdb_corner_of(st, c);
+        const float32 *w = q.w, *s = q.s;
         int64 where;
-        const T v = nvdb_index_value(id, i + a, j + b, k + d, data, background, where);
-        const float32 w[3] = {a ? t[0] : 1.0f - t[0], b ? t[1] : 1.0f - t[1], d ? t[2] : 1.0f - t[2]};
-        const float32 s[3] = {a ? 1.0f : -1.0f, b ? 1.0f : -1.0f, d ? 1.0f : -1.0f};
+        const T v = nvdb_index_value(id, q.x, q.y, q.z, data, background, where);
         r = r + v * S(w[0] * w[1] * w[2]);
         g[0] = g[0] + v * S(s[0] * w[1] * w[2]);
         g[1] = g[1] + v * S(w[0] * s[1] * w[2]);
@@ -530,19 +557,16 @@ WPI_FUNC void nvdb_adj_sample_grad(uint64 id, const vol_vec3& uvw, int32 mode, u
 {
     if (mode != VOLUME_LINEAR) return;
     const T col[3] = {nvdb_grad_col(adj_grad, 0), nvdb_grad_col(adj_grad, 1), nvdb_grad_col(adj_grad, 2)};
-    const float32 fx = floor(uvw.c[0]), fy = floor(uvw.c[1]), fz = floor(uvw.c[2]);
-    const int32 i = int32(fx), j = int32(fy), k = int32(fz);
-    const float32 t[3] = {uvw.c[0] - fx, uvw.c[1] - fy, uvw.c[2] - fz};
+    const nvdb_stencil st = nvdb_stencil_at(uvw);
     for (int c = 0; c < 8; ++c) {
-        const int a = c >> 2, b = (c >> 1) & 1, d = c & 1;
-        const T v = nvdb_lookup<T>(id, i + a, j + b, k + d, grid_type);
-        const float32 w[3] = {a ? t[0] : 1.0f - t[0], b ? t[1] : 1.0f - t[1], d ? t[2] : 1.0f - t[2]};
-        const float32 s[3] = {a ? 1.0f : -1.0f, b ? 1.0f : -1.0f, d ? 1.0f : -1.0f};
+        const nvdb_corner q = nvdb_corner_of(st, c);
+        const T v = nvdb_lookup<T>(id, q.x, q.y, q.z, grid_type);
         const float32 r = float32(nvdb_dot(v, adj_ret));
-        const float32 g0 = float32(nvdb_dot(v, col[0])), g1 = float32(nvdb_dot(v, col[1])), g2 = float32(nvdb_dot(v, col[2]));
-        adj_uvw.c[0] += r * s[0] * w[1] * w[2] + g1 * s[0] * s[1] * w[2] + g2 * s[0] * w[1] * s[2];
-        adj_uvw.c[1] += r * w[0] * s[1] * w[2] + g0 * s[0] * s[1] * w[2] + g2 * w[0] * s[1] * s[2];
-        adj_uvw.c[2] += r * w[0] * w[1] * s[2] + g0 * s[0] * w[1] * s[2] + g1 * w[0] * s[1] * s[2];
+        adj_uvw.c[0] += r * q.s[0] * q.w[1] * q.w[2];
+        adj_uvw.c[1] += r * q.w[0] * q.s[1] * q.w[2];
+        adj_uvw.c[2] += r * q.w[0] * q.w[1] * q.s[2];
+        nvdb_adj_uvw_mixed(q, float32(nvdb_dot(v, col[0])), float32(nvdb_dot(v, col[1])), float32(nvdb_dot(v, col[2])),
+                           adj_uvw);
     }
 }
 template <int = 0>
@@ -573,24 +597,18 @@ WPI_FUNC void adj_volume_sample_grad_index(uint64 id, const vol_vec3& uvw, int32
     if (mode != VOLUME_LINEAR) return;   // the closest voxel's gradient is zero
     typedef typename nvdb_scalar<T>::type S;
     const T col[3] = {nvdb_grad_col(adj_grad, 0), nvdb_grad_col(adj_grad, 1), nvdb_grad_col(adj_grad, 2)};
-    const float32 fx = floor(uvw.c[0]), fy = floor(uvw.c[1]), fz = floor(uvw.c[2]);
-    const int32 i = int32(fx), j = int32(fy), k = int32(fz);
-    const float32 t[3] = {uvw.c[0] - fx, uvw.c[1] - fy, uvw.c[2] - fz};
+    const nvdb_stencil st = nvdb_stencil_at(uvw);
     for (int c = 0; c < 8; ++c) {
-        const int a = c >> 2, b = (c >> 1) & 1, d = c & 1;
+        const nvdb_corner q = nvdb_corner_of(st, c);
+        const float32 *w = q.w, *s = q.s;
         int64 at;
-        const T v = nvdb_index_value(id, i + a, j + b, k + d, voxel_data, background, at);
-        const float32 w[3] = {a ? t[0] : 1.0f - t[0], b ? t[1] : 1.0f - t[1], d ? t[2] : 1.0f - t[2]};
-        const float32 s[3] = {a ? 1.0f : -1.0f, b ? 1.0f : -1.0f, d ? 1.0f : -1.0f};
+        const T v = nvdb_index_value(id, q.x, q.y, q.z, voxel_data, background, at);
         // grad[:, k] = sum over corners of v * dW_k
         const T contrib = col[0] * S(s[0] * w[1] * w[2]) + col[1] * S(w[0] * s[1] * w[2]) + col[2] * S(w[0] * w[1] * s[2]);
         if (at < 0) adj_background = adj_background + contrib;
         else if (voxel_data.grad) atomic_add_ptr(elem_ptr(voxel_data.grad, voxel_data, at), contrib);
-        const float32 d01 = float32(nvdb_dot(v, col[1])), d02 = float32(nvdb_dot(v, col[2])), d12 = float32(nvdb_dot(v, col[2]));
-        const float32 d10 = float32(nvdb_dot(v, col[0])), d20 = d10, d21 = float32(nvdb_dot(v, col[1]));
-        adj_uvw.c[0] += d01 * s[0] * s[1] * w[2] + d02 * s[0] * w[1] * s[2];
-        adj_uvw.c[1] += d10 * s[0] * s[1] * w[2] + d12 * w[0] * s[1] * s[2];
-        adj_uvw.c[2] += d20 * s[0] * w[1] * s[2] + d21 * w[0] * s[1] * s[2];
+        nvdb_adj_uvw_mixed(q, float32(nvdb_dot(v, col[0])), float32(nvdb_dot(v, col[1])), float32(nvdb_dot(v, col[2])),
+                           adj_uvw);
     }
 }
 
