@@ -6,6 +6,7 @@ differentiable primitives over the same shapes, against central finite differenc
 One module per dtype (all shapes' kernels compile together)."""
 
 import functools
+import runpy
 
 import numpy as np
 import pytest
@@ -251,3 +252,93 @@ def test_adjoints_match_central_differences(shape):
             args_lo = (lo, y) if what == "x" else (x, lo)
             fd[i] = (_loss(kernel, shape, *args, g, gacc) - _loss(kernel, shape, *args_lo, g, gacc)) / (2 * eps)
         np.testing.assert_allclose(grad, fd, rtol=1e-6, atol=1e-7, err_msg=f"d loss / d {what}, shape {shape}")
+
+
+# --- tile_matmul: mixed dtypes (warp-lang: a, b and out each float16/32/64), beta = 0, precision -----
+MIXED = [("float32", "float16", "float64"), ("float16", "float16", "float32"), ("float64", "float32", "float32"),
+         ("float16", "float64", "float16"), ("float64", "float64", "float16"), ("float32", "float32", "float32")]
+
+
+def _mixed_kernel(na, nb, nc):
+    ta, tb, tc = (FLOATS[x][0] for x in (na, nb, nc))
+
+    @wp.kernel(module="tiles_matmul_mixed", name=f"mixed_{na}_{nb}_{nc}")
+    def mixed(a: wp.array2d(dtype=ta), b: wp.array2d(dtype=tb), c: wp.array2d(dtype=tc),
+              acc: wp.array2d(dtype=tc), plain: wp.array2d(dtype=ta)):
+        x = wp.tile_load(a, shape=(3, 5))
+        y = wp.tile_load(b, shape=(5, 4))
+        out = wp.tile_load(c, shape=(3, 4))
+        wp.tile_matmul(x, y, out, alpha=2.0, beta=0.5)        # in out's dtype
+        wp.tile_store(acc, out)
+        wp.tile_store(plain, wp.tile_matmul(x, y))            # in a's dtype
+
+    return mixed
+
+
+@pytest.mark.parametrize("na,nb,nc", MIXED)
+def test_matmul_mixed_dtypes_and_their_adjoints(na, nb, nc):
+    rng = np.random.default_rng(12)
+    (ta, pa, tola), (tb, pb, tolb), (tc, pc, tolc) = FLOATS[na], FLOATS[nb], FLOATS[nc]
+    a, b, c = (np.round(rng.uniform(-2, 2, s) * 4) / 4 for s in ((3, 5), (5, 4), (3, 4)))
+    arrs = [wp.array(v.astype(p), dtype=t, requires_grad=True) for v, p, t in ((a, pa, ta), (b, pb, tb), (c, pc, tc))]
+    acc, plain = wp.zeros((3, 4), dtype=tc, requires_grad=True), wp.zeros((3, 4), dtype=ta, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(_mixed_kernel(na, nb, nc), dim=1, inputs=arrs + [acc, plain], block_dim=4)
+    tol = max(tola, tolb, tolc)
+    np.testing.assert_allclose(acc.numpy().astype(np.float64), 2 * a @ b + 0.5 * c, rtol=tol, atol=tol * 10)
+    np.testing.assert_allclose(plain.numpy().astype(np.float64), a @ b, rtol=max(tola, tolb), atol=tol * 10)
+    g = np.round(rng.uniform(-1, 1, (3, 4)) * 4) / 4
+    tape.backward(grads={acc: wp.array(g.astype(pc), dtype=tc)})
+    np.testing.assert_allclose(arrs[0].grad.numpy().astype(np.float64), 2 * g @ b.T, rtol=tol, atol=tol * 10)
+    np.testing.assert_allclose(arrs[1].grad.numpy().astype(np.float64), 2 * a.T @ g, rtol=tol, atol=tol * 10)
+    np.testing.assert_allclose(arrs[2].grad.numpy().astype(np.float64), 0.5 * g, rtol=tol, atol=tol)
+
+
+@wp.kernel(module="tiles_matmul_mixed")
+def beta_zero(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float), c: wp.array2d(dtype=float),
+              c16: wp.array2d(dtype=wp.float16)):
+    x = wp.tile_load(a, shape=(13, 9))
+    y = wp.tile_load(b, shape=(9, 17))
+    out = wp.tile_full(shape=(13, 17), value=wp.nan, dtype=float)
+    wp.tile_matmul(x, y, out, alpha=1.0, beta=0.0, precision="tf32")
+    wp.tile_store(c, out)
+    o16 = wp.tile_full(shape=(13, 17), value=wp.float16(wp.inf), dtype=wp.float16)
+    wp.tile_matmul(x, y, o16, beta=0.0)
+    wp.tile_store(c16, o16)
+
+
+def test_matmul_beta_zero_does_not_read_out():
+    """warp-lang reads out only when beta != 0: a NaN/inf accumulator with beta=0 gives a @ b
+    (0 * NaN was NaN here before, a silently wrong result; on the register-blocked path too)."""
+    rng = np.random.default_rng(13)
+    a, b = ((np.round(rng.uniform(-2, 2, s) * 4) / 4).astype(np.float32) for s in ((13, 9), (9, 17)))
+    c, c16 = wp.zeros((13, 17), dtype=float), wp.zeros((13, 17), dtype=wp.float16)
+    wp.launch_tiled(beta_zero, dim=1, inputs=[wp.array(a), wp.array(b), c, c16], block_dim=4)
+    np.testing.assert_allclose(c.numpy(), a @ b, rtol=1e-6, atol=1e-5)
+    np.testing.assert_allclose(c16.numpy().astype(np.float32), a @ b, rtol=2e-3, atol=2e-2)
+
+
+@pytest.mark.parametrize("call,message", [
+    ('wp.tile_matmul(x, y, precision="fast")', 'precision must be "default" or "tf32", got \'fast\''),
+    ('wp.tile_matmul(x, wp.tile_astype(y, dtype=wp.float64), precision="tf32")',
+     'precision="tf32" needs float32 tiles for a, b and out, got float32, float64'),
+    ("wp.tile_matmul(x, x)", "mismatched shapes"),
+])
+def test_matmul_argument_errors(call, message, tmp_path):
+    src = f'''
+import warp_interactive as wp
+
+@wp.kernel(module="unique")
+def bad(a: wp.array2d(dtype=float)):
+    x = wp.tile_load(a, shape=(2, 3))
+    y = wp.tile_load(a, shape=(3, 2))
+    z = {call}
+'''
+    path = tmp_path / "matmul_case.py"
+    path.write_text(src)
+    scope = runpy.run_path(str(path))
+    with pytest.raises(wp.WarpCodegenError, match="tile_matmul") as info:
+        wp.launch_tiled(scope["bad"], dim=1, inputs=[wp.zeros((4, 4), dtype=float)], block_dim=1)
+    text = str(info.value)
+    assert message in text and "matmul_case.py" in text, text
