@@ -215,6 +215,10 @@ def _kernel_source(kernel, target, debug, backward, use_lanes=False):
     fields = "\n".join(f"    {cpp_type(p.type)} {member(p.name)};" for p in fir.params) or "    int _unused;"
     out = [f"struct {name}_args {{\n{fields}\n}};"]
     out.append(_kernel_body(fir, f"{name}_forward_body", target, debug, kernel.key, False))
+    width = getattr(kernel, "block_width", 1)
+    if width > 1 and target.entry_blocks:     # cooperative CPU blocks: no adjoint (Kernel.with_block_width)
+        out.append(target.entry_blocks.format(name=name, which="forward", width=width))
+        return "\n".join(out) + "\n"
     lanes = lanes_mod.lanes_body(fir, f"{name}_forward_lanes", target, kernel.key,
                                  f"{name}_args") if use_lanes else None
     if lanes is not None:

@@ -12,6 +12,7 @@ class Target:
     entry_plain: str = ""     # the one-loop entry (backward, and forward bodies that cannot vectorise); "" = `entry`
     lanes: int = 0            # threads per lane-blocked forward body (codegen/lanes.py); 0 = none
     entry_lanes: str = ""     # the entry of a kernel with a lanes body: {name}, {which}, {lanes}, {unit_stride_*}
+    entry_blocks: str = ""    # the entry of a kernel built for cooperative blocks: {name}, {which}, {width}
 
 
 # The arguments are copied to locals (a store through a float* could otherwise alias them, which
@@ -50,6 +51,16 @@ const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
     for (; i < end; ++i) {name}_{which}_body(a, d, i);
 }}"""
 
+# A kernel built for cooperative CPU blocks (wp.config.enable_cpu_blocks, native cpu_blocks.h):
+# [begin, end) counts blocks; each block runs its {width} lanes as fibers on this worker.
+_CPU_ENTRY_BLOCKS = """static void {name}_{which}_lane(const void* a, const void* d, int64_t i) {{
+    {name}_{which}_body(*(const {name}_args*)a, *(const wp::launch_bounds_t*)d, i);
+}}
+extern "C" WPI_EXPORT void {name}_cpu_{which}(const {name}_args* args, \
+const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
+    wp::cpu_blocks_launch({width}, &{name}_{which}_lane, args, dim, dim->size, begin, end);
+}}"""
+
 # 8 float32 lanes fill an AVX2 register; float64 bodies take two per operation
 CPU_LANES = 8
 
@@ -61,5 +72,6 @@ _CUDA_ENTRY = """extern "C" __global__ void {name}_cuda_{which}({name}_args args
 
 
 CPU = Target(name="cpu", func_qualifier="static inline", suffix="cpu", entry=_CPU_ENTRY,
-             entry_plain=_CPU_ENTRY_PLAIN, lanes=CPU_LANES, entry_lanes=_CPU_ENTRY_LANES)
+             entry_plain=_CPU_ENTRY_PLAIN, lanes=CPU_LANES, entry_lanes=_CPU_ENTRY_LANES,
+             entry_blocks=_CPU_ENTRY_BLOCKS)
 CUDA = Target(name="cuda", func_qualifier="static inline __device__", suffix="cuda", entry=_CUDA_ENTRY)
