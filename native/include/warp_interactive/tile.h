@@ -355,26 +355,6 @@ WPI_FUNC R tile_reduce(F f, const A& a)
 }
 
 // reduce along one axis: the input viewed as (outer, n, inner); the result is (outer, inner)
-template <typename R, int OUTER, int N, int INNER, typename A>
-WPI_FUNC R tile_sum_axis(const A& a)
-{
-    R r;
-    for (int o = 0; o < OUTER; ++o)
-        for (int k = 0; k < INNER; ++k) {
-            auto s = a.data[o * N * INNER + k];
-            for (int j = 1; j < N; ++j) s = add(s, a.data[(o * N + j) * INNER + k]);
-            r.data[o * INNER + k] = s;
-        }
-    return r;
-}
-template <typename R, int OUTER, int N, int INNER, typename A>
-WPI_FUNC void adj_tile_sum_axis(const A&, A& adj_a, const R& adj_ret)
-{
-    for (int o = 0; o < OUTER; ++o)
-        for (int j = 0; j < N; ++j)
-            for (int k = 0; k < INNER; ++k)
-                adj_accum(adj_a.data[(o * N + j) * INNER + k], adj_ret.data[o * INNER + k]);
-}
 template <typename R, int OUTER, int N, int INNER, typename F, typename A>
 WPI_FUNC R tile_reduce_axis(F f, const A& a)
 {
@@ -386,6 +366,29 @@ WPI_FUNC R tile_reduce_axis(F f, const A& a)
             r.data[o * INNER + k] = s;
         }
     return r;
+}
+// the element-wise builtins as function objects (sums along an axis, scans)
+struct tile_add_fn {
+    template <typename X> WPI_FUNC X operator()(const X& a, const X& b) const { return add(a, b); }
+};
+struct tile_max_fn {
+    template <typename X> WPI_FUNC X operator()(const X& a, const X& b) const { return max(a, b); }
+};
+struct tile_min_fn {
+    template <typename X> WPI_FUNC X operator()(const X& a, const X& b) const { return min(a, b); }
+};
+template <typename R, int OUTER, int N, int INNER, typename A>
+WPI_FUNC R tile_sum_axis(const A& a)
+{
+    return tile_reduce_axis<R, OUTER, N, INNER>(tile_add_fn(), a);
+}
+template <typename R, int OUTER, int N, int INNER, typename A>
+WPI_FUNC void adj_tile_sum_axis(const A&, A& adj_a, const R& adj_ret)
+{
+    for (int o = 0; o < OUTER; ++o)
+        for (int j = 0; j < N; ++j)
+            for (int k = 0; k < INNER; ++k)
+                adj_accum(adj_a.data[(o * N + j) * INNER + k], adj_ret.data[o * INNER + k]);
 }
 
 // --- layout: one affine gather covers transpose, broadcast, view, squeeze, reshape, slices -------

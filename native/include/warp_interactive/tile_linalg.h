@@ -341,13 +341,19 @@ WPI_FUNC void adj_tile_diag_add(const tile_t<T, N, N>&, const tile_t<T, N>&, til
 }
 
 // --- prefix scans over the row-major elements ---------------------------------------------------------
-template <typename Tl>
-WPI_FUNC Tl tile_scan_inclusive(const Tl& a)
+// r_i = f(r_{i-1}, a_i): the inclusive sum, max and min scans
+template <typename Tl, typename F>
+WPI_FUNC Tl tile_scan_inclusive_with(const Tl& a, F f)
 {
     Tl r;
     r.data[0] = a.data[0];
-    for (int i = 1; i < Tl::size; ++i) r.data[i] = add(r.data[i - 1], a.data[i]);
+    for (int i = 1; i < Tl::size; ++i) r.data[i] = f(r.data[i - 1], a.data[i]);
     return r;
+}
+template <typename Tl>
+WPI_FUNC Tl tile_scan_inclusive(const Tl& a)
+{
+    return tile_scan_inclusive_with(a, tile_add_fn());
 }
 template <typename Tl>
 WPI_FUNC void adj_tile_scan_inclusive(const Tl&, Tl& adj_a, const Tl& adj_ret)
@@ -380,18 +386,12 @@ WPI_FUNC void adj_tile_scan_exclusive(const Tl&, Tl& adj_a, const Tl& adj_ret)
 template <typename Tl>
 WPI_FUNC Tl tile_scan_max_inclusive(const Tl& a)
 {
-    Tl r;
-    r.data[0] = a.data[0];
-    for (int i = 1; i < Tl::size; ++i) r.data[i] = max(r.data[i - 1], a.data[i]);
-    return r;
+    return tile_scan_inclusive_with(a, tile_max_fn());
 }
 template <typename Tl>
 WPI_FUNC Tl tile_scan_min_inclusive(const Tl& a)
 {
-    Tl r;
-    r.data[0] = a.data[0];
-    for (int i = 1; i < Tl::size; ++i) r.data[i] = min(r.data[i - 1], a.data[i]);
-    return r;
+    return tile_scan_inclusive_with(a, tile_min_fn());
 }
 
 // --- sort: stable, ascending by key, values moved with their keys (bottom-up merge sort) -----------
