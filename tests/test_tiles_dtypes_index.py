@@ -61,13 +61,8 @@ def _reference(x, idx, shape, axis, npt):
         for m in range(shape[1 - axis]):
             src = (1 + i, 1 + m) if axis == 0 else (1 + m, 1 + i)
             dst = (k, m) if axis == 0 else (m, k)
-            if src[0] < x.shape[0] and src[1] < x.shape[1]:
+            if src[0] < x.shape[0] and src[1] < x.shape[1]:    # outside: reads zero, writes nothing
                 loaded[dst] = x[src]
-    for k, i in enumerate(idx):
-        for m in range(shape[1 - axis]):
-            src = (1 + i, 1 + m) if axis == 0 else (1 + m, 1 + i)
-            dst = (k, m) if axis == 0 else (m, k)
-            if src[0] < x.shape[0] and src[1] < x.shape[1]:
                 stored[src] = loaded[dst]
                 acc[src] += loaded[dst]
     return loaded, stored, acc
