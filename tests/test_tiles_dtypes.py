@@ -14,7 +14,7 @@ import pytest
 
 import warp_interactive as wp
 
-SHAPES = [(1,), (5,), (8,), (17,), (1, 7), (7, 1), (4, 4), (3, 5), (6, 16)]
+SHAPES = [(1,), (8,), (17,), (1, 7), (7, 1), (4, 4), (3, 5)]
 # (warp dtype, NumPy dtype, kind): kind picks which primitives warp-lang accepts for it
 DTYPES = {
     "float16": (wp.float16, np.float16, "float"),
@@ -52,7 +52,7 @@ def _make_kernel(dt, shape, kind, module):
     bshape = (3,) + tuple(shape)[1:] if two_d else (2,) + tuple(shape)   # broadcast target
     tshape = tuple(reversed(shape))
 
-    @wp.kernel(module=module, name=f"prims_{dt.__name__}_{'x'.join(map(str, shape))}")
+    @wp.kernel(module=module, enable_backward=False, name=f"prims_{dt.__name__}_{'x'.join(map(str, shape))}")
     def prims(x: wp.array(dtype=dt, ndim=len(shape)), y: wp.array(dtype=dt, ndim=len(shape)),
               s: wp.array(dtype=dt), i: int, out: wp.array2d(dtype=dt), acc: wp.array(dtype=dt, ndim=len(shape)),
               idx: wp.array(dtype=int)):

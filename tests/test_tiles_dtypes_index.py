@@ -22,7 +22,7 @@ def _index_kernel(dt, shape, axis, module):
     r, c = shape
     n = shape[axis]
 
-    @wp.kernel(module=module, name=f"ix_{dt.__name__}_{r}x{c}_axis{axis}")
+    @wp.kernel(module=module, enable_backward=False, name=f"ix_{dt.__name__}_{r}x{c}_axis{axis}")
     def ix(x: wp.array2d(dtype=dt), idx: wp.array(dtype=int), loaded: wp.array2d(dtype=dt),
            stored: wp.array2d(dtype=dt), acc: wp.array2d(dtype=dt), sliced: wp.array2d(dtype=dt)):
         ind = wp.tile_load(idx, shape=n)
@@ -103,7 +103,7 @@ DIAG = {"float16": (wp.float16, np.float16), "float32": (wp.float32, np.float32)
 
 
 def _diag_kernel(dt, n):
-    @wp.kernel(module=f"tiles_diag_{dt.__name__}", name=f"diag_{dt.__name__}_{n}")
+    @wp.kernel(module=f"tiles_diag_{dt.__name__}", enable_backward=False, name=f"diag_{dt.__name__}_{n}")
     def diag(a: wp.array2d(dtype=dt), d: wp.array(dtype=dt), out: wp.array2d(dtype=dt)):
         wp.tile_store(out, wp.tile_diag_add(wp.tile_load(a, shape=(n, n)), wp.tile_load(d, shape=n)))
 
@@ -131,7 +131,7 @@ FFT_LENGTHS = [1, 2, 3, 5, 8, 12, 32]
 
 
 def _fft_kernel(dt, rows, n):
-    @wp.kernel(module=f"tiles_fft_{dt.__name__}", name=f"fft_{dt.__name__}_{rows}x{n}")
+    @wp.kernel(module=f"tiles_fft_{dt.__name__}", enable_backward=False, name=f"fft_{dt.__name__}_{rows}x{n}")
     def fft(x: wp.array2d(dtype=dt), f: wp.array2d(dtype=dt), r: wp.array2d(dtype=dt)):
         t = wp.tile_load(x, shape=(rows, n))
         wp.tile_fft(t)

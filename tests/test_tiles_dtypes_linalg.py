@@ -19,7 +19,7 @@ MKN = [(1, 1, 1), (1, 7, 1), (7, 1, 5), (4, 4, 4), (3, 5, 2), (16, 8, 12), (5, 1
 
 
 def _matmul_kernel(dt, m, k, n, module):
-    @wp.kernel(module=module, name=f"mm_{dt.__name__}_{m}_{k}_{n}")
+    @wp.kernel(module=module, enable_backward=False, name=f"mm_{dt.__name__}_{m}_{k}_{n}")
     def mm(a: wp.array2d(dtype=dt), b: wp.array2d(dtype=dt), c0: wp.array2d(dtype=dt),
            plain: wp.array2d(dtype=dt), scaled: wp.array2d(dtype=dt), acc: wp.array2d(dtype=dt)):
         ta = wp.tile_load(a, shape=(m, k))
@@ -67,7 +67,7 @@ SHAPES = [(1,), (6,), (16,), (1, 5), (5, 1), (3, 3), (4, 7)]
 def _dot_axpy_kernel(dt, shape, module):
     size = int(np.prod(shape))
 
-    @wp.kernel(module=module, name=f"da_{dt.__name__}_{'x'.join(map(str, shape))}")
+    @wp.kernel(module=module, enable_backward=False, name=f"da_{dt.__name__}_{'x'.join(map(str, shape))}")
     def da(x: wp.array(dtype=dt, ndim=len(shape)), y: wp.array(dtype=dt, ndim=len(shape)), s: wp.array(dtype=dt),
            dot: wp.array(dtype=dt), axpy: wp.array(dtype=dt, ndim=len(shape))):
         a = wp.tile_load(x, shape=shape)
@@ -108,7 +108,7 @@ SORT_LENGTHS = [1, 2, 5, 8, 17, 64, 100]
 
 
 def _sort_kernel(kt, n, module):
-    @wp.kernel(module=module, name=f"sort_{kt.__name__}_{n}")
+    @wp.kernel(module=module, enable_backward=False, name=f"sort_{kt.__name__}_{n}")
     def sort(k: wp.array(dtype=kt), v: wp.array(dtype=wp.int32), vf: wp.array(dtype=wp.float32)):
         keys = wp.tile_load(k, shape=n)
         keys2 = keys
@@ -150,7 +150,7 @@ def test_sort_table(name):
 
 
 # --- adjoints over shapes ---------------------------------------------------------------------------
-GRAD_SHAPES = [(1,), (5,), (8,), (1, 6), (6, 1), (3, 3), (2, 5)]
+GRAD_SHAPES = [(1,), (5,), (1, 6), (6, 1), (3, 3)]
 GRAD_OPS = ["store", "load_offset", "sin", "mul", "div", "scale", "neg", "sum", "transpose", "broadcast",
             "scan", "dot", "axpy", "extract", "view_assign", "matmul", "atomic_add"]
 
