@@ -196,15 +196,41 @@ WPI_FUNC tile_t<vec_t<2, T>, D0, D1, D2, D3> tile_ifft(const tile_t<vec_t<2, T>,
     return tile_fft_impl<N>(a, T(1));
 }
 
-// --- the block-wide stack (block width one: push/pop move at most one element) ---------------------
+// --- the block-wide stack ----------------------------------------------------------------------------
+// One lane per block: push/pop move at most one element. In a cooperative CPU block (cpu_blocks.h)
+// every lane calls them: a push appends the pushing lanes' values in lane order (up to the capacity),
+// a pop gives lane l the element at count - 1 - l; each lane's copy of the stack stays the same.
 template <typename T, int CAP>
 struct tile_stack_t {
     T data[CAP];
     int32 count;
 };
+#if defined(WPI_CPU_BLOCKS)
+template <typename S, typename T>
+WPI_FUNC void tile_stack_push_lanes(cpu_block* b, const S& s, const T& value, bool has_value, int32& slot,
+                                    S& out)
+{
+    const int W = b->width, cap = int(sizeof(s.data) / sizeof(s.data[0]));
+    const int32 flag = has_value ? 1 : 0;
+    int32* flags = (int32*)__builtin_alloca(sizeof(int32) * size_t(W));
+    T* values = (T*)__builtin_alloca(sizeof(T) * size_t(W));
+    block_gather(&flag, 1, flags, W);
+    block_gather(&value, 1, values, W);
+    out = s;
+    slot = -1;
+    for (int l = 0; l < W; ++l) {
+        if (!flags[l] || out.count >= cap) continue;
+        if (l == b->lane) slot = out.count;
+        out.data[out.count++] = values[l];
+    }
+}
+#endif
 template <typename S, typename T>
 WPI_FUNC void tile_stack_push(const S& s, const T& value, bool has_value, int32& slot, S& out)
 {
+#if defined(WPI_CPU_BLOCKS)
+    if (cpu_block* b = cpu_block_current()) return tile_stack_push_lanes(b, s, value, has_value, slot, out);
+#endif
     out = s;
     slot = -1;
     if (has_value && s.count < int32(sizeof(s.data) / sizeof(s.data[0]))) {
@@ -216,14 +242,18 @@ WPI_FUNC void tile_stack_push(const S& s, const T& value, bool has_value, int32&
 template <typename S, typename T>
 WPI_FUNC void tile_stack_pop(const S& s, T& value, int32& slot, S& out)
 {
+    int lane = 0, lanes = 1;
+#if defined(WPI_CPU_BLOCKS)
+    if (cpu_block* b = cpu_block_current()) lane = b->lane, lanes = b->count;
+#endif
     out = s;
     slot = -1;
     value = T{};
-    if (s.count > 0) {
-        slot = s.count - 1;
+    if (s.count - 1 - lane >= 0) {
+        slot = s.count - 1 - lane;
         value = s.data[slot];
-        out.count = slot;
     }
+    out.count = s.count > lanes ? s.count - lanes : 0;
 }
 template <typename T, int CAP>
 WPI_FUNC void adj_accum(tile_stack_t<T, CAP>&, const tile_stack_t<T, CAP>&) {}
