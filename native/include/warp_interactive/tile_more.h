@@ -5,28 +5,7 @@
 
 namespace wp {
 
-// Byte offset of element n of tile Tl (row-major) in array a: coordinate d is o[d] + c[d], except
-// along AXIS where it is o[AXIS] + indices[c[AXIS]]; `inside` says whether it is in bounds.
-template <int AXIS, typename T, typename Tl, typename Ix>
-WPI_FUNC int64 tile_indexed_offset(const array_t<T>& a, int ndim, const int* o, int n, const Ix& indices,
-                                   bool& inside)
-{
-    const int dims[4] = {Tl::d0, Tl::d1, Tl::d2, Tl::d3};
-    int idx[4];
-    for (int d = 3; d >= 0; --d) {
-        idx[d] = n % dims[d];
-        n /= dims[d];
-    }
-    int64 off = 0;
-    inside = true;
-    for (int d = 0; d < ndim; ++d) {
-        int64 g = d == AXIS ? int64(o[d]) + int64(indices.data[idx[d]]) : int64(o[d]) + idx[d];
-        if (g < 0 || g >= a.shape[d]) inside = false;
-        off += g * a.strides[d];
-    }
-    return off;
-}
-
+// tile_indexed_offset (tile.h) places an element of an indexed load or store in the array.
 template <typename R, int NDIM, int AXIS, typename T, typename Ix>
 WPI_FUNC R tile_load_indexed(const array_t<T>& a, const Ix& indices, int32 o0, int32 o1, int32 o2, int32 o3)
 {
