@@ -395,11 +395,19 @@ WPI_FUNC void adj_lerp(const vec_t<N, T>& a, const vec_t<N, T>& b, T t, vec_t<N,
     adj_t += dot(adj_ret, b - a);
 }
 
-// index of the first smallest / largest component
+// index of the first smallest / largest component; NaN components are skipped, as min/max skip
+// them (0 when all are NaN), so the reductions' adjoints reach the component they returned
+template <unsigned N, typename T> WPI_FUNC uint32 first_non_nan(const vec_t<N, T>& a)
+{
+    for (unsigned i = 0; i < N; ++i)
+        if (a.c[i] == a.c[i])
+            return i;
+    return 0;
+}
 template <unsigned N, typename T> WPI_FUNC uint32 argmin(const vec_t<N, T>& a)
 {
-    uint32 k = 0;
-    for (unsigned i = 1; i < N; ++i)
+    uint32 k = first_non_nan(a);
+    for (unsigned i = k + 1; i < N; ++i)
         if (a.c[i] < a.c[k])
             k = i;
     return k;
@@ -408,8 +416,8 @@ template <unsigned N, typename T> WPI_FUNC void adj_argmin(const vec_t<N, T>&, v
 
 template <unsigned N, typename T> WPI_FUNC uint32 argmax(const vec_t<N, T>& a)
 {
-    uint32 k = 0;
-    for (unsigned i = 1; i < N; ++i)
+    uint32 k = first_non_nan(a);
+    for (unsigned i = k + 1; i < N; ++i)
         if (a.c[k] < a.c[i])
             k = i;
     return k;
