@@ -152,7 +152,7 @@ def _triangle(st):
 
 
 def _randn(st):
-    u1 = 1 - st.f()
+    u1 = st.f() + 5.96e-8   # warp-lang's draw: u1 in (0, 1), then u2
     u2 = st.f()
     return np.sqrt(-2 * np.log(u1)) * np.cos(2 * np.pi * u2)
 
@@ -422,7 +422,8 @@ REFS = {
     "sub": F(ref=lambda ts, a, b: a - b),
     "mul": F(ref=mul_ref),
     "div": F(ref=lambda ts, a, b: (_bcast(a, b, np.divide) if np.asarray(a).dtype.kind == "f"
-                                   else np.trunc(a / b).astype(a.dtype)), domain=("any", "nonzero")),
+                                   else _bcast(a, b, lambda x, y: np.trunc(x / y).astype(x.dtype))),
+                domain=("any", "nonzero")),
     "floordiv": F(ref=_pyfloordiv, domain=("any", "nonzero")),
     "mod": F(ref=lambda ts, a, b: np.mod(a, b), domain=("any", "nonzero")),
     "neg": _unary(lambda x: -x),
@@ -470,7 +471,8 @@ REFS = {
     "length_sq": _unary(lambda a: np.sum(a * a, -1)),
     "normalize": _unary(lambda a: a / np.linalg.norm(a, axis=-1, keepdims=True)),
     "cw_mul": F(ref=lambda ts, a, b: a * b),
-    "cw_div": F(ref=lambda ts, a, b: a / b, domain=("any", "nonzero")),
+    "cw_div": F(ref=lambda ts, a, b: a / b if np.asarray(a).dtype.kind == "f" else np.trunc(a / b).astype(a.dtype),
+                domain=("any", "nonzero")),   # integers truncate, as `div`
     "argmin": _unary(lambda a: np.argmin(a, -1)), "argmax": _unary(lambda a: np.argmax(a, -1)),
     "transpose": _unary(lambda m: np.swapaxes(m, 1, 2)),
     "inverse": F(ref=lambda ts, m: np.linalg.inv(m), domain=("wellcond",), tol=10),

@@ -79,11 +79,12 @@ for op, doc in (("div", "a / b"), ("floordiv", "a // b (floor)"), ("mod", "a % b
                 differentiable=(op != "floordiv"))
 add_builtin("mod", {"a": Vector, "b": Vector}, value_func=_same_shape, group=G_OP,
             doc="a % b componentwise")
-# composites divide by floats only (an integer component division by zero would trap)
-for pat in (FloatVector, FloatMatrix, Quaternion):
-    add_builtin("div", {"a": pat, "b": Float}, value_func=same_as(0), group=G_OP)
-for pat in (FloatVector, FloatMatrix, Quaternion):   # scalar / composite: component-wise
-    add_builtin("div", {"a": Float, "b": pat}, value_func=same_as(1), group=G_OP)
+# vectors and matrices of any scalar type divide by (and into) a scalar component-wise, integers
+# as the scalar division does (truncating, x / 0 == 0); quaternions are float only (warp-lang's set)
+for pat, s in ((Vector, Scalar), (Matrix, Scalar), (Quaternion, Float)):
+    add_builtin("div", {"a": pat, "b": s}, value_func=same_as(0), group=G_OP)
+for pat, s in ((Vector, Scalar), (Matrix, Scalar), (Quaternion, Float)):   # scalar / composite
+    add_builtin("div", {"a": s, "b": pat}, value_func=same_as(1), group=G_OP)
 
 for pat in (Scalar, Vector, Matrix, Quaternion):
     add_builtin("neg", {"x": pat}, value_func=same_as(0), group=G_OP, doc="-x")

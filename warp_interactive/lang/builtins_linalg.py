@@ -68,12 +68,11 @@ for _name, _doc in (("length", "The Euclidean length of `a`."),
                 value_func=scalar_type_of(0), group=G_VEC, doc=_doc)
 add_builtin("normalize", {"a": FloatVector}, value_func=same_as(0), group=G_VEC,
             doc="`a / length(a)`; the zero vector stays zero.")
-for _pat, _fpat, _rule, _g in ((Vector, FloatVector, _same_length, G_VEC),
-                               (Matrix, FloatMatrix, _same_shape, G_MAT)):
+for _pat, _rule, _g in ((Vector, _same_length, G_VEC), (Matrix, _same_shape, G_MAT)):
     add_builtin("cw_mul", {"a": _pat, "b": _pat}, value_func=_rule, group=_g,
                 doc="Component-wise product of `a` and `b`.")
-    add_builtin("cw_div", {"a": _fpat, "b": _fpat}, value_func=_rule, group=_g,
-                doc="Component-wise quotient of `a` and `b`.")
+    add_builtin("cw_div", {"a": _pat, "b": _pat}, value_func=_rule, group=_g,
+                doc="Component-wise quotient of `a` and `b` (integers: truncating, x / 0 == 0).")
 for _name in ("argmin", "argmax"):
     add_builtin(_name, {"a": Vector}, value_type=sc.uint32, group=G_VEC, differentiable=False,
                 doc=f"The index of the first {_name[3:]}imum component of `a`.")

@@ -116,10 +116,11 @@ template <> WPI_FUNC uint8 scalar_atomic_add(uint8* p, uint8 v)
     return uint8(0 * v + *p);
 #endif
 }
+// NaN as missing, as min/max: a NaN slot takes v, a NaN v leaves the slot
 template <typename T>
-WPI_FUNC T scalar_atomic_min(T* p, T v) { return atomic_rmw(p, [v](T old) { return v < old ? v : old; }); }
+WPI_FUNC T scalar_atomic_min(T* p, T v) { return atomic_rmw(p, [v](T old) { return min(old, v); }); }
 template <typename T>
-WPI_FUNC T scalar_atomic_max(T* p, T v) { return atomic_rmw(p, [v](T old) { return v > old ? v : old; }); }
+WPI_FUNC T scalar_atomic_max(T* p, T v) { return atomic_rmw(p, [v](T old) { return max(old, v); }); }
 template <typename T>
 WPI_FUNC T scalar_atomic_exch(T* p, T v) { return atomic_rmw(p, [v](T) { return v; }); }
 template <typename T>

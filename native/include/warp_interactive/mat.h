@@ -81,7 +81,7 @@ template <unsigned R, unsigned C, typename T> WPI_FUNC mat_t<R, C, T> operator/(
     mat_t<R, C, T> r;
     for (unsigned i = 0; i < R; ++i)
         for (unsigned j = 0; j < C; ++j)
-            r.data[i][j] = a.data[i][j] / s;
+            r.data[i][j] = div(a.data[i][j], s);   // integers: as scalars (x / 0 == 0)
     return r;
 }
 template <unsigned R, unsigned C, typename T>
@@ -234,6 +234,7 @@ template <unsigned R, unsigned C, typename T> WPI_FUNC mat_t<R, C, T> div(const 
 template <unsigned R, unsigned C, typename T>
 WPI_FUNC void adj_div(const mat_t<R, C, T>& a, T s, mat_t<R, C, T>& adj_a, T& adj_s, const mat_t<R, C, T>& adj_ret)
 {
+    if (detail::is_int<T>::value) return;
     adj_a += adj_ret / s;
     adj_s -= ddot(a, adj_ret) / (s * s);
 }
@@ -341,7 +342,7 @@ WPI_FUNC mat_t<R, C, T> cw_div(const mat_t<R, C, T>& a, const mat_t<R, C, T>& b)
     mat_t<R, C, T> r;
     for (unsigned i = 0; i < R; ++i)
         for (unsigned j = 0; j < C; ++j)
-            r.data[i][j] = a.data[i][j] / b.data[i][j];
+            r.data[i][j] = div(a.data[i][j], b.data[i][j]);   // integers: as scalars
     return r;
 }
 template <unsigned R, unsigned C, typename T>
@@ -349,10 +350,8 @@ WPI_FUNC void adj_cw_div(const mat_t<R, C, T>& a, const mat_t<R, C, T>& b, mat_t
                          const mat_t<R, C, T>& adj_ret)
 {
     for (unsigned i = 0; i < R; ++i)
-        for (unsigned j = 0; j < C; ++j) {
-            adj_a.data[i][j] += adj_ret.data[i][j] / b.data[i][j];
-            adj_b.data[i][j] -= adj_ret.data[i][j] * a.data[i][j] / (b.data[i][j] * b.data[i][j]);
-        }
+        for (unsigned j = 0; j < C; ++j)
+            adj_div(a.data[i][j], b.data[i][j], adj_a.data[i][j], adj_b.data[i][j], adj_ret.data[i][j]);
 }
 
 template <unsigned R, unsigned C, typename T>

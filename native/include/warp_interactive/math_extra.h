@@ -210,12 +210,13 @@ template <unsigned R, unsigned C, typename T> WPI_FUNC mat_t<R, C, T> div(T s, c
     mat_t<R, C, T> r;
     for (unsigned i = 0; i < R; ++i)
         for (unsigned j = 0; j < C; ++j)
-            r.data[i][j] = s / m.data[i][j];
+            r.data[i][j] = div(s, m.data[i][j]);   // integers: as scalars (x / 0 == 0)
     return r;
 }
 template <unsigned R, unsigned C, typename T>
 WPI_FUNC void adj_div(T s, const mat_t<R, C, T>& m, T& adj_s, mat_t<R, C, T>& adj_m, const mat_t<R, C, T>& adj_ret)
 {
+    if (detail::is_int<T>::value) return;
     for (unsigned i = 0; i < R; ++i)
         for (unsigned j = 0; j < C; ++j) {
             const T inv = T(1) / m.data[i][j];

@@ -87,10 +87,11 @@ WPI_FUNC void adj_randf(uint32&, uint32&, float32) {}
 WPI_FUNC float32 randf(uint32& state, float32 lo, float32 hi) { return lo + (hi - lo) * randf(state); }
 WPI_FUNC void adj_randf(uint32&, float32, float32, uint32&, float32&, float32&, float32) {}
 
-// Box-Muller with u1 in (0, 1], so the logarithm is finite
+// Box-Muller, drawing u1 then u2 as warp-lang 1.19 does (so a seed gives warp-lang's sequence);
+// randf is in [0, 1 - 2^-24], so u1 + 5.96e-8 (2^-24 rounded down) is in (0, 1): finite logarithm
 WPI_FUNC float32 randn(uint32& state)
 {
-    const float32 u1 = 1.0f - randf(state);
+    const float32 u1 = randf(state) + 5.96e-8f;
     const float32 u2 = randf(state);
     return sqrt(-2.0f * log(u1)) * cos(detail::two_pi() * u2);
 }

@@ -467,36 +467,39 @@ template <typename T> WPI_FUNC void adj_abs(T x, T& adj_x, T adj_ret)
 template <typename T> WPI_FUNC T sign(T x) { return x < T(0) ? T(-1) : T(1); }
 template <typename T> WPI_FUNC void adj_sign(T, T&, T) {}
 
-template <typename T> WPI_FUNC T min(T a, T b) { return b < a ? b : a; }
+// min / max / clamp on floats treat NaN as missing, as C's fmin/fmax (and warp-lang 1.19) do:
+// the non-NaN operand wins, NaN only when both are NaN. `x == x` is false only for NaN (and
+// always true for integers), so one template serves every scalar type.
+template <typename T> WPI_FUNC T min(T a, T b) { return b < a ? b : (a == a ? a : b); }
+// the gradient goes to the operand the forward picked; ties go to b (warp-lang's rule)
 template <typename T> WPI_FUNC void adj_min(T a, T b, T& adj_a, T& adj_b, T adj_ret)
 {
     if (detail::is_int<T>::value) return;
-    if (b < a)
-        adj_b += adj_ret;
-    else
+    if (a == a && (!(b == b) || a < b))
         adj_a += adj_ret;
+    else
+        adj_b += adj_ret;
 }
 
-template <typename T> WPI_FUNC T max(T a, T b) { return a < b ? b : a; }
+template <typename T> WPI_FUNC T max(T a, T b) { return a < b ? b : (a == a ? a : b); }
 template <typename T> WPI_FUNC void adj_max(T a, T b, T& adj_a, T& adj_b, T adj_ret)
 {
     if (detail::is_int<T>::value) return;
-    if (a < b)
-        adj_b += adj_ret;
-    else
+    if (a == a && (!(b == b) || b < a))
         adj_a += adj_ret;
+    else
+        adj_b += adj_ret;
 }
 
-template <typename T> WPI_FUNC T clamp(T x, T lo, T hi) { return x < lo ? lo : (hi < x ? hi : x); }
+// clamp(x, lo, hi) is min(max(lo, x), hi), NaN-as-missing included: clamp(NaN, lo, hi) is
+// min(lo, hi); inverted bounds give hi. The adjoint is the chain rule through both.
+template <typename T> WPI_FUNC T clamp(T x, T lo, T hi) { return min(max(lo, x), hi); }
 template <typename T> WPI_FUNC void adj_clamp(T x, T lo, T hi, T& adj_x, T& adj_lo, T& adj_hi, T adj_ret)
 {
     if (detail::is_int<T>::value) return;
-    if (x < lo)
-        adj_lo += adj_ret;
-    else if (hi < x)
-        adj_hi += adj_ret;
-    else
-        adj_x += adj_ret;
+    T adj_m = T(0);
+    adj_min(max(lo, x), hi, adj_m, adj_hi, adj_ret);
+    adj_max(lo, x, adj_lo, adj_x, adj_m);
 }
 
 // ---------------------------------------------------------------------------------------------

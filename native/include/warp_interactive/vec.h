@@ -75,7 +75,7 @@ template <unsigned N, typename T> WPI_FUNC vec_t<N, T> operator/(const vec_t<N, 
 {
     vec_t<N, T> r;
     for (unsigned i = 0; i < N; ++i)
-        r.c[i] = a.c[i] / s;
+        r.c[i] = div(a.c[i], s);   // integers: truncating, x / 0 == 0, as scalars
     return r;
 }
 template <unsigned N, typename T> WPI_FUNC vec_t<N, T>& operator+=(vec_t<N, T>& a, const vec_t<N, T>& b)
@@ -222,6 +222,7 @@ template <unsigned N, typename T> WPI_FUNC vec_t<N, T> div(const vec_t<N, T>& a,
 template <unsigned N, typename T>
 WPI_FUNC void adj_div(const vec_t<N, T>& a, T s, vec_t<N, T>& adj_a, T& adj_s, const vec_t<N, T>& adj_ret)
 {
+    if (detail::is_int<T>::value) return;
     adj_a += adj_ret / s;
     adj_s -= dot(a, adj_ret) / (s * s);
 }
@@ -231,12 +232,13 @@ template <unsigned N, typename T> WPI_FUNC vec_t<N, T> div(T s, const vec_t<N, T
 {
     vec_t<N, T> r;
     for (unsigned i = 0; i < N; ++i)
-        r.c[i] = s / a.c[i];
+        r.c[i] = div(s, a.c[i]);
     return r;
 }
 template <unsigned N, typename T>
 WPI_FUNC void adj_div(T s, const vec_t<N, T>& a, T& adj_s, vec_t<N, T>& adj_a, const vec_t<N, T>& adj_ret)
 {
+    if (detail::is_int<T>::value) return;
     for (unsigned i = 0; i < N; ++i) {
         adj_s += adj_ret.c[i] / a.c[i];
         adj_a.c[i] -= adj_ret.c[i] * s / (a.c[i] * a.c[i]);
@@ -326,17 +328,15 @@ template <unsigned N, typename T> WPI_FUNC vec_t<N, T> cw_div(const vec_t<N, T>&
 {
     vec_t<N, T> r;
     for (unsigned i = 0; i < N; ++i)
-        r.c[i] = a.c[i] / b.c[i];
+        r.c[i] = div(a.c[i], b.c[i]);   // integers: as scalars (x / 0 == 0)
     return r;
 }
 template <unsigned N, typename T>
 WPI_FUNC void adj_cw_div(const vec_t<N, T>& a, const vec_t<N, T>& b, vec_t<N, T>& adj_a, vec_t<N, T>& adj_b,
                          const vec_t<N, T>& adj_ret)
 {
-    for (unsigned i = 0; i < N; ++i) {
-        adj_a.c[i] += adj_ret.c[i] / b.c[i];
-        adj_b.c[i] -= adj_ret.c[i] * a.c[i] / (b.c[i] * b.c[i]);
-    }
+    for (unsigned i = 0; i < N; ++i)
+        adj_div(a.c[i], b.c[i], adj_a.c[i], adj_b.c[i], adj_ret.c[i]);
 }
 
 template <unsigned N, typename T> WPI_FUNC vec_t<N, T> min(const vec_t<N, T>& a, const vec_t<N, T>& b)
@@ -395,11 +395,19 @@ WPI_FUNC void adj_lerp(const vec_t<N, T>& a, const vec_t<N, T>& b, T t, vec_t<N,
     adj_t += dot(adj_ret, b - a);
 }
 
-// index of the first smallest / largest component
+// index of the first smallest / largest component; NaN components are skipped, as min/max skip
+// them (0 when all are NaN), so the reductions' adjoints reach the component they returned
+template <unsigned N, typename T> WPI_FUNC uint32 first_non_nan(const vec_t<N, T>& a)
+{
+    for (unsigned i = 0; i < N; ++i)
+        if (a.c[i] == a.c[i])
+            return i;
+    return 0;
+}
 template <unsigned N, typename T> WPI_FUNC uint32 argmin(const vec_t<N, T>& a)
 {
-    uint32 k = 0;
-    for (unsigned i = 1; i < N; ++i)
+    uint32 k = first_non_nan(a);
+    for (unsigned i = k + 1; i < N; ++i)
         if (a.c[i] < a.c[k])
             k = i;
     return k;
@@ -408,8 +416,8 @@ template <unsigned N, typename T> WPI_FUNC void adj_argmin(const vec_t<N, T>&, v
 
 template <unsigned N, typename T> WPI_FUNC uint32 argmax(const vec_t<N, T>& a)
 {
-    uint32 k = 0;
-    for (unsigned i = 1; i < N; ++i)
+    uint32 k = first_non_nan(a);
+    for (unsigned i = k + 1; i < N; ++i)
         if (a.c[k] < a.c[i])
             k = i;
     return k;
