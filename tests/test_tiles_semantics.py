@@ -1,0 +1,68 @@
+"""Tile semantics checked against warp-lang 1.19 (values computed by running warp-lang on this
+CPU) and against the scalar builtins they are defined by: random tiles' streams, ``len()`` of
+a tile in ``wp.static``."""
+
+import numpy as np
+import pytest
+
+import warp_interactive as wp
+
+
+@wp.kernel
+def random_tiles(seed: int, x: wp.array(dtype=int), y: wp.array(dtype=float), z: wp.array(dtype=int)):
+    i = wp.tid()
+    rng = wp.rand_init(seed, i)
+    wp.tile_store(x, wp.tile_randi(shape=4, rng=rng), offset=i * 4)
+    wp.tile_store(y, wp.tile_randf(shape=4, rng=rng, min=-2.0, max=3.0), offset=i * 4)
+    wp.tile_store(z, wp.tile_randi(shape=4, rng=rng, min=-7, max=9), offset=i * 4)
+
+
+@wp.kernel
+def random_scalars(seed: int, x: wp.array(dtype=int), y: wp.array(dtype=float), z: wp.array(dtype=int)):
+    """The same streams from the scalar builtins: a block's thread (index 0) first hashes its
+    state (rand_init(s) is that hash), then element k draws the (k+1)-th value."""
+    i = wp.tid()
+    rng = wp.rand_init(seed, i)
+    sx = wp.rand_init(wp.int32(rng))
+    sy = wp.rand_init(wp.int32(rng))
+    sz = wp.rand_init(wp.int32(rng))
+    for k in range(4):
+        x[i * 4 + k] = wp.randi(sx)
+        y[i * 4 + k] = wp.randf(sy, -2.0, 3.0)
+        z[i * 4 + k] = wp.randi(sz, -7, 9)
+
+
+def _run(kernel, seed):
+    out = [wp.zeros(8, dtype=int), wp.zeros(8, dtype=float), wp.zeros(8, dtype=int)]
+    wp.launch_tiled(kernel, dim=2, inputs=[seed] + out, block_dim=1)
+    return [a.numpy() for a in out]
+
+
+def test_random_tiles_match_warp_lang_values():
+    x, y, z = _run(random_tiles, 42)
+    assert x.tolist() == [798497746, -1161279442, -169969590, -744808085,
+                          -955788638, -592663987, -1145120241, -1771839996]
+    np.testing.assert_allclose(y, [-1.0704264640808105, 1.6480927467346191, 2.8021292686462402,
+                                   2.1329293251037598, 1.887315273284912, 2.3100481033325195,
+                                   1.6669044494628906, 0.9373068809509277], rtol=1e-6)
+    assert z.tolist() == [-5, 7, 3, 4, -5, 6, 8, -3]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 42, 12345, -7])
+def test_random_tiles_are_the_scalar_streams(seed):
+    for got, want in zip(_run(random_tiles, seed), _run(random_scalars, seed)):
+        np.testing.assert_array_equal(got, want)
+
+
+@wp.kernel
+def static_len(out: wp.array(dtype=int)):
+    t = wp.tile_zeros(shape=(3, 7), dtype=float)
+    u = wp.tile_ones(shape=5, dtype=int)
+    out[0] = wp.static(len(t))
+    out[1] = wp.static(len(u) * 10)
+
+
+def test_len_of_a_tile_in_static_is_its_first_dimension():
+    out = wp.zeros(2, dtype=int)
+    wp.launch_tiled(static_len, dim=1, inputs=[out], block_dim=1)
+    assert out.numpy().tolist() == [3, 50]
