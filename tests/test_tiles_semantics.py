@@ -66,3 +66,35 @@ def test_len_of_a_tile_in_static_is_its_first_dimension():
     out = wp.zeros(2, dtype=int)
     wp.launch_tiled(static_len, dim=1, inputs=[out], block_dim=1)
     assert out.numpy().tolist() == [3, 50]
+
+
+# --- tile_astype: values as NumPy's astype, the gradient converted back to the source dtype -------
+ASTYPE_DTYPES = [(wp.float64, np.float64), (wp.float32, np.float32), (wp.float16, np.float16),
+                 (wp.int32, np.int32), (wp.int8, np.int8)]
+
+
+def _astype_kernel(src, dst):
+    def astype_loss(x: wp.array(dtype=src), y: wp.array(dtype=dst), w: wp.array(dtype=dst)):
+        t = wp.tile_astype(wp.tile_load(x, shape=6), dtype=dst)
+        wp.tile_store(y, t * wp.tile_load(w, shape=6))
+    return wp.Kernel(astype_loss, key=f"astype_loss_{src.__name__}_{dst.__name__}")
+
+
+@pytest.mark.parametrize("src", ASTYPE_DTYPES, ids=lambda d: d[0].__name__)
+@pytest.mark.parametrize("dst", ASTYPE_DTYPES[:3], ids=lambda d: d[0].__name__)
+def test_tile_astype_values_and_gradient(src, dst):
+    (wsrc, nsrc), (wdst, ndst) = src, dst
+    values = np.array([-3.0, -1.0, 0.0, 1.0, 2.0, 7.0]) + (0.25 if np.dtype(nsrc).kind == "f" else 0.0)
+    weights = np.array([0.5, -1.0, 2.0, 0.25, -0.75, 1.5])
+    x = wp.array(values.astype(nsrc), dtype=wsrc, requires_grad=True)
+    w = wp.array(weights.astype(ndst), dtype=wdst)
+    y = wp.zeros(6, dtype=wdst, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(_astype_kernel(wsrc, wdst), dim=1, inputs=[x, y, w], block_dim=1)
+    expected = values.astype(nsrc).astype(ndst) * weights.astype(ndst)
+    np.testing.assert_allclose(y.numpy(), expected, rtol=1e-3 if ndst == np.float16 else 1e-6)
+    y.grad = wp.ones_like(y)
+    tape.backward()
+    if np.dtype(nsrc).kind == "f":      # d(astype(x) * w)/dx = w, in the source's precision
+        np.testing.assert_allclose(x.grad.numpy(), weights.astype(ndst).astype(nsrc), rtol=1e-3)

@@ -316,7 +316,7 @@ def tile_astype(tr, obj, node, kwargs):
     if dtype is None or not sc.is_scalar(t.type.dtype):
         raise tr.scope.error("wp.tile_astype(): converts tiles of scalars to a scalar dtype")
     out = tile_type(dtype, t.type.shape)
-    return emit(tr, "tile_astype", out, [t], f"<{out._cpp}>", differentiable=False)
+    return emit(tr, "tile_astype", out, [t], f"<{out._cpp}>")
 
 
 HANDLERS = {

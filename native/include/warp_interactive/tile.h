@@ -722,6 +722,16 @@ WPI_FUNC R tile_astype(const A& a)
     for (int i = 0; i < R::size; ++i) r.data[i] = typename R::value_type(a.data[i]);
     return r;
 }
+// the gradient flows back converted to the source's dtype; an integer or bool source takes none
+template <typename T> struct tile_grad_flows { static const bool value = !detail::is_integral<T>::value; };
+template <> struct tile_grad_flows<bool> { static const bool value = false; };
+template <typename R, typename A>
+WPI_FUNC void adj_tile_astype(const A&, A& adj_a, const R& adj_ret)
+{
+    typedef typename A::value_type S;
+    if constexpr (tile_grad_flows<S>::value)
+        for (int i = 0; i < R::size; ++i) adj_a.data[i] += S(float64(adj_ret.data[i]));
+}
 
 }  // namespace wp
 
