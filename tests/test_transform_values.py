@@ -125,6 +125,9 @@ def test_constructor_gradients_match_the_linear_weights():
     ("wp.vec3(x=1.0)", r"got an unexpected keyword argument 'x'"),
     ("wp.mat22(m00=1.0)", r"got an unexpected keyword argument 'm00'"),
     ("wp.quatd(w=wp.float64(1.0))", r"got an unexpected keyword argument 'w'"),
+    ("max(1.0, 2.0, key=3)", r"max\(\) got an unexpected keyword argument 'key'"),
+    ("print(1.0, end='')", r"print\(\) got an unexpected keyword argument 'end'"),
+    ("wp.float64(1.0, dtype=float)", r"float64\(\) got an unexpected keyword argument 'dtype'"),
 ])
 def test_refused_constructions_name_the_problem(tmp_path, body, message):
     src = tmp_path / "refused_kernel.py"

@@ -362,20 +362,22 @@ def tile_extract(tr, obj, node, kwargs):
 
 # --- thread values <-> tiles ---------------------------------------------------------------------------
 def tile_from_value(tr, obj, node, kwargs):
-    """``tile(x)``: each thread of the block contributes x; the block is one thread wide."""
+    """``tile(x)``: each lane of the block contributes x (its value at the tile's last index);
+    the block is one lane wide unless the kernel was built for cooperative CPU blocks."""
     args = bind(tr, node, kwargs, [("x", _REQUIRED), ("preserve_type", None)], "tile")
     x = tr.eval_var(args["x"])
     preserve = bool(static(tr, args, "preserve_type", False))
+    w = tr.block_width
     if sc.is_scalar(x.type) or (preserve and comp.is_composite(x.type)):
-        t = tile_type(x.type, (1,))
+        t = tile_type(x.type, (w,))
         return emit(tr, "tile_from_value", t, [x], f"<{t._cpp}>")
     if comp.is_vector(x.type):
         n, s = x.type._length_, x.type._wp_scalar_type_
-        t = tile_type(s, (n, 1))
+        t = tile_type(s, (n, w))
         return emit(tr, "tile_from_vector", t, [x], f"<{t._cpp}, {n}>")
     if comp.is_matrix(x.type):      # (rows, cols, block_dim), as warp-lang
         (r, c), s = x.type._shape_, x.type._wp_scalar_type_
-        t = tile_type(s, (r, c, 1))
+        t = tile_type(s, (r, c, w))
         return emit(tr, "tile_from_matrix", t, [x], f"<{t._cpp}, {r}, {c}>")
     raise tr.scope.error(f"wp.tile(): expected a scalar, vector or matrix (or preserve_type=True for "
                          f"quaternions), got {type_name(x.type)}")
@@ -387,17 +389,17 @@ def untile(tr, obj, node, kwargs):
     t = tr.eval_var(node.args[0])
     if not is_tile(t.type):
         raise tr.scope.error(f"wp.untile(): expected a tile, got {type_name(t.type)}")
-    shape = t.type.shape
-    if shape == (1,):
+    shape, w = t.type.shape, tr.block_width
+    if shape == (w,):
         return emit(tr, "untile_value", t.type.dtype, [t])
-    if len(shape) == 2 and shape[1] == 1 and sc.is_scalar(t.type.dtype):
+    if len(shape) == 2 and shape[1] == w and sc.is_scalar(t.type.dtype):
         v = comp.vector(shape[0], t.type.dtype)
         return emit(tr, "untile_vector", v, [t], f"<{shape[0]}, {t.type.dtype._cpp}>")
-    if len(shape) == 3 and shape[2] == 1 and sc.is_scalar(t.type.dtype):
+    if len(shape) == 3 and shape[2] == w and sc.is_scalar(t.type.dtype):
         m = comp.matrix(shape[:2], t.type.dtype)
         return emit(tr, "untile_matrix", m, [t], f"<{shape[0]}, {shape[1]}, {t.type.dtype._cpp}>")
     raise tr.scope.error(f"wp.untile(): the tile must have shape (block_dim,), (M, block_dim) or (M, N, "
-                         f"block_dim) with a block width of 1, got {shape}")
+                         f"block_dim) with a block width of {w}, got {shape}")
 
 
 def tile_from_thread(tr, obj, node, kwargs):
@@ -407,10 +409,14 @@ def tile_from_thread(tr, obj, node, kwargs):
     storage_arg(tr, args, "tile_from_thread")
     value = tr.eval_var(args["value"])
     idx = tr.eval(args["thread_idx"])
-    if isinstance(idx, PyValue) and idx.obj != 0:
-        raise tr.scope.error(f"wp.tile_from_thread(): thread_idx {idx.obj} is outside the block "
-                             f"(blocks are one thread wide, so it must be 0)", args["thread_idx"])
+    w = tr.block_width
+    if isinstance(idx, PyValue) and not 0 <= idx.obj < w:
+        raise tr.scope.error(f"wp.tile_from_thread(): thread_idx {idx.obj} is outside the block (it has "
+                             f"{w} lane{'s' if w > 1 else ''}: 0 to {w - 1})", args["thread_idx"])
     t = tile_type(value.type, shape)
+    if w > 1:     # a cooperative CPU block: lane thread_idx's value, in every lane
+        value = emit(tr, "block_broadcast", value.type, [value, tr.eval_var(args["thread_idx"])],
+                     differentiable=False)
     return emit(tr, "tile_full", t, [value], f"<{t._cpp}>")
 
 

@@ -113,8 +113,19 @@ def tile_slice_indexed(tr, obj, node, kwargs):
     return emit(tr, "tile_slice_indexed", out, [t, ix], f"<{out._cpp}, 1, {t.type.shape[0]}, {row}>")
 
 
+def refuse_in_cpu_blocks(tr, name):
+    """Lanes of a cooperative CPU block each hold their own copy of a tile, so an operation that
+    writes one lane's value into a tile for the others to see is refused there at build time."""
+    if tr.block_width > 1:
+        raise tr.scope.error(f"wp.{name}() is not supported in cooperative CPU blocks "
+                             f"(wp.config.enable_cpu_blocks with block_dim={tr.block_width}): each lane "
+                             f"holds its own copy of a tile; launch with block_dim=1 or "
+                             f"enable_cpu_blocks off")
+
+
 def _scatter(cpp):
     def handler(tr, obj, node, kwargs):
+        refuse_in_cpu_blocks(tr, cpp)
         if len(node.args) < 4 or kwargs.keys() - {"atomic"}:
             raise tr.scope.error(f"wp.{cpp}(a, i, ..., value, has_value) takes a tile, one index per "
                                  f"dimension, a value and has_value")
@@ -175,6 +186,7 @@ def _multi(tr, cpp, args, outs):
 def tile_stack_push(tr, obj, node, kwargs):
     args = bind(tr, node, kwargs, [("s", _REQUIRED), ("value", _REQUIRED), ("has_value", _REQUIRED)],
                 "tile_stack_push")
+    refuse_in_cpu_blocks(tr, "tile_stack_push")
     s = _stack_arg(tr, args["s"], "tile_stack_push")
     value = tr.eval_var(args["value"])
     if value.literal:
@@ -188,6 +200,7 @@ def tile_stack_push(tr, obj, node, kwargs):
 
 def tile_stack_pop(tr, obj, node, kwargs):
     args = bind(tr, node, kwargs, [("s", _REQUIRED)], "tile_stack_pop")
+    refuse_in_cpu_blocks(tr, "tile_stack_pop")
     s = _stack_arg(tr, args["s"], "tile_stack_pop")
     value, slot, new = tr.scope.new_var(s.type.dtype), tr.scope.new_var(sc.int32), tr.scope.new_var(s.type)
     _multi(tr, "tile_stack_pop", [s], [value, slot, new])

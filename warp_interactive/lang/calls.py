@@ -21,6 +21,12 @@ _TYPE_FACTORIES = {comp.vector: "vector", comp.matrix: "matrix", comp.quaternion
                    comp.transformation: "transformation"}
 
 
+def _takes_no_keywords(obj):
+    """Python's builtins and the scalar casts: their kernel forms take positional arguments only."""
+    return obj in _PY_BUILTIN_MAP or obj in (float, int, py_builtins.bool, len, print) or \
+        (isinstance(obj, type) and sc.is_scalar(obj))
+
+
 class CallsMixin:
     def translate_call(self, node):
         if self.src.statics and static_mod.position(node) in self.src.statics:
@@ -33,6 +39,9 @@ class CallsMixin:
         handler = self._call_handler(obj)
         if handler is None:
             raise self.scope.error(f"{_callable_name(obj)} cannot be called from a kernel")
+        if kwargs and _takes_no_keywords(obj):   # (ignoring one, e.g. max(key=...), misleads)
+            raise self.scope.error(f"{_callable_name(obj)}() got an unexpected keyword argument "
+                                   f"'{next(iter(kwargs))}'")
         return handler(obj, node, kwargs)
 
     def _call_handler(self, obj):

@@ -31,6 +31,8 @@ def tid(tr, obj, node, kwargs):
         raise tr.scope.error("wp.tid() takes no arguments")
     _check_in_kernel(tr)
     tr.tid_arity = max(tr.tid_arity, 1)
+    if tr.block_width > 1:     # a cooperative block's lanes share the launch's leading index
+        return tr.call_builtin("tid_nd", [tr.index_const(0), tr.index_const(1)])
     return tr.call_builtin("tid", [])
 
 

@@ -29,7 +29,7 @@ class Kernel:
     _wp_kernel_ = True
 
     def __init__(self, func, key=None, module=None, options=None, code_transformers=None,
-                 source=None, enable_backward=None, _generic=None, _arg_types=None):
+                 source=None, enable_backward=None, _generic=None, _arg_types=None, _block_width=1):
         if code_transformers:
             raise NotImplementedError("wp.Kernel(code_transformers=...) is not supported")
         self.func = func
@@ -45,8 +45,13 @@ class Kernel:
         self.is_generic = any(generics.is_generic(t) for t in self.arg_types.values())
         self.overloads = {}            # a generic kernel's specialisations, by type signature
         self._generic = _generic
+        # lanes per block: above one, a build for cooperative CPU blocks (see with_block_width)
+        self.block_width = _block_width
+        self._block_variants = {}
         sig = [type_key(t) for t in self.arg_types.values()]
         self.cpp = f"{_cpp_identifier(self.key)}_{_hash(self.src.text, sig)}"
+        if _block_width > 1:
+            self.cpp += f"_b{_block_width}"
         self.__doc__ = func.__doc__
         self.__name__ = func.__name__
         self._ir = None
@@ -63,6 +68,8 @@ class Kernel:
         """The name this kernel has among its module's kernels (specialisations add their types)."""
         if self._generic is None:
             return self.key
+        if self.block_width > 1:
+            return f"{self._generic._module_entry()}[block_dim={self.block_width}]"
         return f"{self.key}[{', '.join(generics.describe(t) for t in self.arg_types.values())}]"
 
     def forget_ir(self):
@@ -86,6 +93,7 @@ class Kernel:
             from ..config import config
             from .translator import Translator
             tr = Translator(self.src, self.func.__globals__, config.max_unroll)
+            tr.block_width = self.block_width
             self._ir = tr.translate(self.cpp, self.arg_types, is_kernel=True)
         return self._ir
 
@@ -121,6 +129,22 @@ class Kernel:
             return self
         arg_types = generics.specialise(self.key, self.arg_types, values)
         return self.specialise(arg_types)
+
+    def with_block_width(self, width):
+        """This (concrete) kernel built for cooperative CPU blocks of ``width`` lanes
+        (``wp.config.enable_cpu_blocks``): made once per width, in the same module. It has no
+        adjoint: the lanes' block-wide operations are not differentiated."""
+        k = self._block_variants.get(width)
+        if k is None:
+            k = Kernel(self.func, self.key, options=dict(self.options, enable_backward=False),
+                       _generic=self, _arg_types=dict(self.arg_types), _block_width=width)
+            try:
+                k.ir
+            except Exception:
+                k.module.kernels.pop(k._module_entry(), None)
+                raise
+            self._block_variants[width] = k
+        return k
 
     def get_overload(self, arg_types):
         """warp-lang's name: the specialisation for a list of concrete types."""

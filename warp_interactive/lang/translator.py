@@ -26,6 +26,7 @@ _AUG_ATOMICS = {"add": "add", "sub": "sub", "bit_and": "and", "bit_or": "or", "b
 class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
     expr_table = EXPR_TABLE
     intrinsics = intrinsics.INTRINSICS
+    block_width = 1    # lanes per block (a kernel built for cooperative CPU blocks sets it)
 
     def __init__(self, source_info, py_globals, max_unroll=16):
         self.src = source_info

@@ -202,8 +202,42 @@ def launch_tiled(kernel, dim, inputs=(), outputs=(), device=None, stream=None, b
         raise ValueError(f"wp.launch_tiled() takes a grid of 1 to {MAX_DIMS - 1} dimensions, got {dim}")
     if block_dim is not None and int(block_dim) < 0:
         raise ValueError(f"block_dim must not be negative, got {block_dim}")
+    width = cpu_block_width(block_dim, device, stream)
+    if width > 1:
+        return _launch_cpu_blocks(kernel, dim, width, inputs, outputs, device, **kwargs)
     return launch(kernel, dim + (TILE_BLOCK_WIDTH,), inputs=inputs, outputs=outputs, device=device,
                   stream=stream, block_dim=block_dim if block_dim else 256, **kwargs)
+
+
+def cpu_block_width(block_dim, device, stream=None):
+    """A tiled launch's lanes per block: ``block_dim`` on the CPU with warp-lang's experimental
+    ``wp.config.enable_cpu_blocks`` (at most 1024, as there), else 1."""
+    device = get_device(stream.device if device is None and stream is not None else device)
+    if not device.is_cpu or not block_dim or int(block_dim) <= 1:
+        return TILE_BLOCK_WIDTH
+    if int(block_dim) > 1024:
+        raise ValueError(f"block_dim must be at most 1024 on CPU, got {block_dim}")
+    return int(block_dim) if config.enable_cpu_blocks else TILE_BLOCK_WIDTH
+
+
+def _launch_cpu_blocks(kernel, dim, width, inputs, outputs, device, record_tape=True, record_cmd=False,
+                       adjoint=False, **kwargs):
+    """A tiled CPU launch whose blocks run their ``width`` lanes cooperatively: the kernel built
+    for that width (its own entry point, lang/kernel.py with_block_width), through the general
+    path (the fast plan of the one-lane build must not see this grid)."""
+    if adjoint:
+        raise RuntimeError(f"kernel '{kernel.key}': cooperative CPU blocks (wp.config.enable_cpu_blocks "
+                           f"with block_dim > 1) have no adjoint launch; launch it with block_dim=1 "
+                           f"or enable_cpu_blocks off to differentiate it")
+    if kwargs:
+        raise TypeError(f"wp.launch_tiled(): unexpected arguments {sorted(kwargs)}")
+    from ..lang.kernel import Kernel
+    if not isinstance(kernel, Kernel):
+        raise TypeError(f"wp.launch_tiled expects a @wp.kernel, got {type(kernel).__name__}")
+    if kernel.is_generic:
+        kernel = kernel.for_launch(list(inputs) + list(outputs))
+    return _launch(kernel.with_block_width(width), dim + (width,), inputs, outputs, (), (), device,
+                   False, record_tape, record_cmd)
 
 
 def _check_backward_enabled(kernel):
@@ -255,7 +289,9 @@ class Launch:
         self._entry = module.entry(entry_name(self.kernel), which)
         self._args_addr = ctypes.addressof(self.args)
         self._bounds_addr = ctypes.addressof(self.bounds)
-        self._size = self.bounds.size
+        # a kernel built for cooperative CPU blocks counts blocks of its lanes (codegen/target.py)
+        width = getattr(self.kernel, "block_width", 1)
+        self._size = -(-self.bounds.size // width) if self.device.is_cpu else self.bounds.size
         # read the error record after launches (debug mode, or a run-time slice step that may be 0)
         self._debug = self.kernel.module.checks_bounds() or getattr(module, "records_errors", False)
         # a CPU release-mode replay is this one native call, its arguments bound once

@@ -92,7 +92,7 @@ class Module:
         private.options.update(self.options)
         private.parent = self.parent
         moved = [(e, k) for e, k in self.kernels.items()
-                 if k is old or getattr(k, "_generic", None) is old]
+                 if old in (k, getattr(k, "_generic", None), getattr(getattr(k, "_generic", None), "_generic", None))]
         for e, k in moved:
             del self.kernels[e]
             k.module = private

@@ -14,6 +14,7 @@
 #include "debugging.h"
 #include "articulation.h"
 #include "atomic.h"
+#include "cpu_blocks.h"
 #include "utility.h"
 #include "rand.h"
 #include "noise.h"

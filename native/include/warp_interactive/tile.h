@@ -608,6 +608,7 @@ WPI_FUNC void adj_tile_load(const array_t<T>& a, int32 o0, int32 o1, int32 o2, i
 template <int NDIM, typename T, typename Tl>
 WPI_FUNC void tile_store(const array_t<T>& a, const Tl& t, int32 o0, int32 o1, int32 o2, int32 o3)
 {
+    if (block_lane() != 0) return;    // a cooperative block stores once (lane 0)
     const int o[4] = {o0, o1, o2, o3};
     for (int n = 0; n < Tl::size; ++n) {
         bool inside;
@@ -632,14 +633,16 @@ WPI_FUNC void adj_tile_store(const array_t<T>& a, const Tl&, int32 o0, int32 o1,
 template <int NDIM, typename T, typename Tl>
 WPI_FUNC Tl tile_atomic_add(const array_t<T>& a, const Tl& t, int32 o0, int32 o1, int32 o2, int32 o3)
 {
-    Tl old;
-    const int o[4] = {o0, o1, o2, o3};
-    for (int n = 0; n < Tl::size; ++n) {
-        bool inside;
-        int64 off = tile_array_offset<T, Tl>(a, NDIM, o, n, inside);
-        old.data[n] = inside ? atomic_add_ptr((T*)((char*)a.data + off), t.data[n]) : T{};
+    Tl old = {};
+    if (block_lane() == 0) {    // a cooperative block adds once (lane 0) and shares the old values
+        const int o[4] = {o0, o1, o2, o3};
+        for (int n = 0; n < Tl::size; ++n) {
+            bool inside;
+            int64 off = tile_array_offset<T, Tl>(a, NDIM, o, n, inside);
+            old.data[n] = inside ? atomic_add_ptr((T*)((char*)a.data + off), t.data[n]) : T{};
+        }
     }
-    return old;
+    return block_width() > 1 ? block_broadcast(old, 0) : old;
 }
 template <int NDIM, typename T, typename Tl>
 WPI_FUNC Tl tile_atomic_add_replay(const array_t<T>&, const Tl&, int32, int32, int32, int32) { return Tl{}; }
@@ -656,7 +659,7 @@ template <typename R, typename T>
 WPI_FUNC R tile_from_value(const T& x)
 {
     R r;
-    r.data[0] = x;
+    block_gather(&x, 1, r.data, R::size);    // lane l's x at [l] (one lane: [0])
     return r;
 }
 template <typename R, typename T>
@@ -665,7 +668,7 @@ template <typename R, int N, typename T>
 WPI_FUNC R tile_from_vector(const vec_t<N, T>& x)
 {
     R r;
-    for (int i = 0; i < N; ++i) r.data[i] = x.c[i];
+    block_gather(x.c, N, r.data, R::size / N);    // shape (N, block_dim)
     return r;
 }
 template <typename R, int N, typename T>
@@ -677,7 +680,9 @@ template <typename R, int M, int N, typename T>
 WPI_FUNC R tile_from_matrix(const mat_t<M, N, T>& x)
 {
     R r;
-    for (int i = 0; i < M * N; ++i) r.data[i] = x.data[i / N][i % N];
+    T flat[M * N];
+    for (int i = 0; i < M * N; ++i) flat[i] = x.data[i / N][i % N];
+    block_gather(flat, M * N, r.data, R::size / (M * N));    // shape (M, N, block_dim)
     return r;
 }
 template <typename R, int M, int N, typename T>
@@ -688,8 +693,10 @@ WPI_FUNC void adj_tile_from_matrix(const mat_t<M, N, T>&, mat_t<M, N, T>& adj_x,
 template <int M, int N, typename T, typename Tl>
 WPI_FUNC mat_t<M, N, T> untile_matrix(const Tl& t)
 {
+    constexpr int W = Tl::size / (M * N);     // the block width: this lane's column
+    const int lane = W > 1 ? block_lane() : 0;
     mat_t<M, N, T> r;
-    for (int i = 0; i < M * N; ++i) r.data[i / N][i % N] = t.data[i];
+    for (int i = 0; i < M * N; ++i) r.data[i / N][i % N] = t.data[i * W + lane];
     return r;
 }
 template <int M, int N, typename T, typename Tl>
@@ -697,7 +704,7 @@ WPI_FUNC void adj_untile_matrix(const Tl&, Tl& adj_t, const mat_t<M, N, T>& adj_
 {
     for (int i = 0; i < M * N; ++i) adj_t.data[i] += adj_ret.data[i / N][i % N];
 }
-WPI_TILE_TPL WPI_FUNC T untile_value(const WPI_TILE& t) { return t.data[0]; }
+WPI_TILE_TPL WPI_FUNC T untile_value(const WPI_TILE& t) { return t.data[WPI_TILE::size > 1 ? block_lane() : 0]; }
 WPI_TILE_TPL WPI_FUNC void adj_untile_value(const WPI_TILE&, WPI_TILE& adj_t, const T& adj_ret)
 {
     adj_accum(adj_t.data[0], adj_ret);
@@ -705,8 +712,10 @@ WPI_TILE_TPL WPI_FUNC void adj_untile_value(const WPI_TILE&, WPI_TILE& adj_t, co
 template <int N, typename T, typename Tl>
 WPI_FUNC vec_t<N, T> untile_vector(const Tl& t)
 {
+    constexpr int W = Tl::size / N;
+    const int lane = W > 1 ? block_lane() : 0;
     vec_t<N, T> r;
-    for (int i = 0; i < N; ++i) r.c[i] = t.data[i];
+    for (int i = 0; i < N; ++i) r.c[i] = t.data[i * W + lane];
     return r;
 }
 template <int N, typename T, typename Tl>

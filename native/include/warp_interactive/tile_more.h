@@ -56,6 +56,7 @@ template <int NDIM, int AXIS, typename T, typename Ix, typename Tl>
 WPI_FUNC void tile_store_indexed(const array_t<T>& a, const Ix& indices, const Tl& t, int32 o0, int32 o1, int32 o2,
                                  int32 o3)
 {
+    if (block_lane() != 0) return;    // a cooperative block stores once (lane 0)
     const int o[4] = {o0, o1, o2, o3};
     for (int n = 0; n < Tl::size; ++n) {
         bool inside;
@@ -79,14 +80,16 @@ template <int NDIM, int AXIS, typename T, typename Ix, typename Tl>
 WPI_FUNC Tl tile_atomic_add_indexed(const array_t<T>& a, const Ix& indices, const Tl& t, int32 o0, int32 o1,
                                     int32 o2, int32 o3)
 {
-    Tl old;
-    const int o[4] = {o0, o1, o2, o3};
-    for (int n = 0; n < Tl::size; ++n) {
-        bool inside;
-        int64 off = tile_indexed_offset<AXIS, T, Tl>(a, NDIM, o, n, indices, inside);
-        old.data[n] = inside ? atomic_add_ptr((T*)((char*)a.data + off), t.data[n]) : T{};
+    Tl old = {};
+    if (block_lane() == 0) {    // a cooperative block adds once (lane 0) and shares the old values
+        const int o[4] = {o0, o1, o2, o3};
+        for (int n = 0; n < Tl::size; ++n) {
+            bool inside;
+            int64 off = tile_indexed_offset<AXIS, T, Tl>(a, NDIM, o, n, indices, inside);
+            old.data[n] = inside ? atomic_add_ptr((T*)((char*)a.data + off), t.data[n]) : T{};
+        }
     }
-    return old;
+    return block_width() > 1 ? block_broadcast(old, 0) : old;
 }
 template <int NDIM, int AXIS, typename T, typename Ix, typename Tl>
 WPI_FUNC Tl tile_atomic_add_indexed_replay(const array_t<T>&, const Ix&, const Tl&, int32, int32, int32, int32)

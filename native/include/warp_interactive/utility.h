@@ -202,13 +202,14 @@ WPI_CLASSIFY_COMPOSITE(template <typename T>, quat_t<T>)
 #undef WPI_COMMA
 #undef WPI_CLASSIFY_COMPOSITE
 
-// the number of threads in the launch's block: 1 on the CPU (one thread at a time per worker)
+// the number of threads in the launch's block: on the CPU 1, or the lanes of a cooperative block
+// (cpu_blocks.h)
 WPI_FUNC int32 block_dim()
 {
 #if defined(__CUDA_ARCH__)
     return int32(blockDim.x);
 #else
-    return 1;
+    return block_width();
 #endif
 }
 WPI_FUNC void adj_block_dim(int32) {}

@@ -1,0 +1,194 @@
+// Cooperative CPU blocks (warp-lang's `wp.config.enable_cpu_blocks`): a tiled launch's block runs
+// its `block_dim` lanes as fibers on one worker thread. Each lane runs the kernel body with its own
+// thread index (so `wp.tid()`'s last index is the lane); a lane switches to the next one only at
+// a block-wide operation (`wp.tile(x)` gathers a value from every lane, `tile_from_thread`
+// broadcasts one, `tile_atomic_add` runs once and shares its result), as `__syncthreads()` would.
+// Lanes run one after another on one thread, so no lane ever races another.
+//
+// Only kernels built for a block width above one use this (a separate entry point, see
+// codegen/target.py); every query here answers "one lane, lane 0" outside a block, and on CUDA,
+// where these kernels are compiled only for NVRTC's check and never launched.
+#pragma once
+
+#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+#include <ucontext.h>
+#include <sys/mman.h>
+#include <cstdlib>
+#include <cstdio>
+#include <cstring>
+#define WPI_CPU_BLOCKS 1
+#endif
+
+namespace wp {
+
+#if defined(WPI_CPU_BLOCKS)
+typedef void (*cpu_lane_fn)(const void* args, const void* bounds, int64 idx);
+
+struct cpu_block {
+    int width = 0;            // lanes in a full block (the launch's block_dim)
+    int count = 0;            // lanes of the block now running (the last block may be partial)
+    int lane = 0;             // the running lane
+    int64 first = 0;          // the thread index of lane 0
+    cpu_lane_fn fn = nullptr;
+    const void* args = nullptr;
+    const void* bounds = nullptr;
+    ucontext_t sched;         // the worker's own context, between lanes
+    ucontext_t* ctx = nullptr;
+    char* done = nullptr;
+    char* stacks = nullptr;   // one stack per lane (tiles live there), reserved once per worker
+    size_t stack_bytes = 0;
+    char* scratch = nullptr;  // where lanes exchange values at a block-wide operation
+    size_t scratch_bytes = 0;
+};
+
+// Each lane's stack: tiles are values on it (the translator's budget is 3 MB per kernel).
+// Reserved with MAP_NORESERVE: a lane's pages cost memory only once touched.
+static const size_t CPU_LANE_STACK = size_t(4) << 20;
+
+inline cpu_block*& cpu_block_current()
+{
+    static thread_local cpu_block* current = nullptr;
+    return current;
+}
+
+inline void* cpu_block_scratch(cpu_block* b, size_t bytes)
+{
+    if (bytes > b->scratch_bytes) {
+        b->scratch = (char*)std::realloc(b->scratch, bytes);
+        b->scratch_bytes = bytes;
+    }
+    return b->scratch;
+}
+
+// The worker's block state, grown to the widest block it has run (kept for the next launches).
+inline cpu_block* cpu_block_state(int width)
+{
+    static thread_local cpu_block state;
+    cpu_block* b = &state;
+    if (b->width < width) {
+        if (b->stacks) munmap(b->stacks, b->stack_bytes);
+        b->stack_bytes = CPU_LANE_STACK * size_t(width);
+        void* p = mmap(nullptr, b->stack_bytes, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+        if (p == MAP_FAILED) return nullptr;
+        b->stacks = (char*)p;
+        b->ctx = (ucontext_t*)std::realloc(b->ctx, sizeof(ucontext_t) * size_t(width));
+        b->done = (char*)std::realloc(b->done, size_t(width));
+        b->width = width;
+    }
+    return b;
+}
+
+inline void cpu_lane_main()
+{
+    cpu_block* b = cpu_block_current();
+    const int lane = b->lane;
+    b->fn(b->args, b->bounds, b->first + lane);
+    b->done[lane] = 1;     // returning resumes the scheduler (uc_link)
+}
+
+// Runs lanes [0, count) of one block: each lane until it finishes or reaches a block-wide
+// operation, in lane order, round after round until all have finished.
+inline void cpu_block_run(cpu_block* b, int count)
+{
+    b->count = count;
+    for (int l = 0; l < count; ++l) {
+        getcontext(&b->ctx[l]);
+        b->ctx[l].uc_stack.ss_sp = b->stacks + CPU_LANE_STACK * size_t(l);
+        b->ctx[l].uc_stack.ss_size = CPU_LANE_STACK;
+        b->ctx[l].uc_link = &b->sched;
+        makecontext(&b->ctx[l], cpu_lane_main, 0);
+        b->done[l] = 0;
+    }
+    for (int live = count; live > 0;) {
+        for (int l = 0; l < count; ++l) {
+            if (b->done[l]) continue;
+            b->lane = l;
+            swapcontext(&b->sched, &b->ctx[l]);
+            if (b->done[l]) --live;
+        }
+    }
+}
+
+// The entry of a kernel built for blocks of `width` lanes: [begin, end) counts blocks.
+inline void cpu_blocks_launch(int width, cpu_lane_fn fn, const void* args, const void* bounds, int64 size,
+                              int64 begin, int64 end)
+{
+    cpu_block* b = cpu_block_state(width);
+    if (!b) {      // no memory for the lanes' stacks: run no block rather than crash
+        std::fprintf(stderr, "warp_interactive: cannot reserve stacks for %d CPU block lanes\n", width);
+        return;
+    }
+    b->fn = fn, b->args = args, b->bounds = bounds;
+    cpu_block_current() = b;
+    for (int64 blk = begin; blk < end; ++blk) {
+        b->first = blk * width;
+        const int64 left = size - b->first;
+        cpu_block_run(b, int(left < width ? left : width));
+    }
+    cpu_block_current() = nullptr;
+}
+
+// a block-wide barrier: the running lane waits until every other lane has reached one too
+inline void block_sync()
+{
+    cpu_block* b = cpu_block_current();
+    if (b) swapcontext(&b->ctx[b->lane], &b->sched);
+}
+inline int32 block_lane()
+{
+    cpu_block* b = cpu_block_current();
+    return b ? b->lane : 0;
+}
+inline int32 block_width()
+{
+    cpu_block* b = cpu_block_current();
+    return b ? b->width : 1;
+}
+#else
+WPI_FUNC void block_sync() {}
+WPI_FUNC int32 block_lane() { return 0; }
+WPI_FUNC int32 block_width() { return 1; }
+#endif
+
+// Every lane's `n` values into `out` (n x W, lane fastest: lane l's k-th value at [k * W + l]).
+// Outside a block (a width of one, or CUDA's one-thread blocks) this thread is lane 0.
+template <typename T>
+WPI_FUNC void block_gather(const T* mine, int n, T* out, int W)
+{
+#if defined(WPI_CPU_BLOCKS)
+    cpu_block* b = cpu_block_current();
+    if (b && W > 1) {
+        T* buf = (T*)cpu_block_scratch(b, sizeof(T) * size_t(n) * size_t(W));
+        for (int k = 0; k < n; ++k) buf[k * W + b->lane] = mine[k];
+        block_sync();      // every lane has written its values
+        for (int k = 0; k < n * W; ++k) out[k] = buf[k];
+        block_sync();      // every lane has read them: the scratch may be reused
+        return;
+    }
+#endif
+    for (int k = 0; k < n * W; ++k) out[k] = T{};
+    for (int k = 0; k < n; ++k) out[k * W] = mine[k];
+}
+
+// `value` of lane `src` in every lane (tile_from_thread; the result of an operation one lane ran)
+template <typename T>
+WPI_FUNC T block_broadcast(const T& value, int src)
+{
+#if defined(WPI_CPU_BLOCKS)
+    cpu_block* b = cpu_block_current();
+    if (b) {
+        T* buf = (T*)cpu_block_scratch(b, sizeof(T));
+        if (b->lane == src) std::memcpy((void*)buf, (const void*)&value, sizeof(T));
+        block_sync();
+        T r;
+        std::memcpy((void*)&r, (const void*)buf, sizeof(T));
+        block_sync();
+        return r;
+    }
+#endif
+    (void)src;
+    return value;
+}
+
+}  // namespace wp

@@ -1,0 +1,159 @@
+"""Cooperative CPU blocks (warp-lang's ``wp.config.enable_cpu_blocks``): a tiled launch's block
+runs its ``block_dim`` lanes, each with its own ``wp.tid()``; ``wp.tile(x)`` gathers one value per
+lane, ``wp.untile`` gives each lane its element, memory writes of tiles happen once per block.
+Each kernel runs with the flag on and off, against NumPy / per-lane brute force."""
+
+import numpy as np
+import pytest
+
+import warp_interactive as wp
+
+WIDTHS = [1, 4, 7, 32]
+BLOCKS = 3
+
+
+@pytest.fixture(params=[True, False], ids=["blocks", "one_lane"])
+def cpu_blocks(request):
+    old = wp.config.enable_cpu_blocks
+    wp.config.enable_cpu_blocks = request.param
+    yield request.param
+    wp.config.enable_cpu_blocks = old
+
+
+def width_of(block_dim, enabled):
+    return block_dim if enabled else 1
+
+
+@wp.kernel
+def lanes_basic(dims: wp.array2d(dtype=int), flat: wp.array(dtype=int), sums: wp.array(dtype=float),
+                signed: wp.array2d(dtype=float), loops: wp.array(dtype=float)):
+    i, lane = wp.tid()
+    single = wp.tid()
+    w = wp.block_dim()
+    dims[i, lane] = w
+    flat[i * w + lane] = single
+    t = wp.tile(float(lane + 10 * i))
+    sums[i] = wp.tile_sum(t)[0]
+    u = wp.untile(t * 2.0)
+    if lane % 2 == 0:          # per-lane branches and loops between block-wide operations
+        signed[i, lane] = u
+    else:
+        signed[i, lane] = -u
+    acc = float(0.0)
+    for k in range(lane + 1):
+        acc += float(k)
+    loops[i] = wp.tile_max(wp.tile(acc))[0]
+
+
+@pytest.mark.parametrize("block_dim", WIDTHS)
+def test_tid_tile_untile_per_lane(cpu_blocks, block_dim):
+    w = width_of(block_dim, cpu_blocks)
+    dims = wp.zeros((BLOCKS, w), dtype=int)
+    flat = wp.zeros(BLOCKS * w, dtype=int)
+    sums, loops = wp.zeros(BLOCKS, dtype=float), wp.zeros(BLOCKS, dtype=float)
+    signed = wp.zeros((BLOCKS, w), dtype=float)
+    wp.launch_tiled(lanes_basic, dim=[BLOCKS], inputs=[dims, flat, sums, signed, loops], block_dim=block_dim,
+                    device="cpu")
+    lane, blk = np.arange(w), np.arange(BLOCKS)[:, None]
+    vals = (lane + 10 * blk).astype(np.float32)
+    np.testing.assert_array_equal(dims.numpy(), np.full((BLOCKS, w), w))
+    np.testing.assert_array_equal(flat.numpy(), np.repeat(np.arange(BLOCKS), w))   # the block index
+    np.testing.assert_array_equal(sums.numpy(), vals.sum(axis=1))
+    np.testing.assert_array_equal(signed.numpy(), np.where(lane % 2 == 0, 2 * vals, -2 * vals))
+    np.testing.assert_array_equal(loops.numpy(), np.full(BLOCKS, (w - 1) * w / 2))
+
+
+@wp.kernel
+def lanes_composite(vt: wp.array3d(dtype=float), mt: wp.array4d(dtype=float), back: wp.array2d(dtype=wp.vec3),
+                    mback: wp.array2d(dtype=wp.mat22)):
+    i, lane = wp.tid()
+    x = float(lane)
+    v = wp.vec3(x, 2.0 * x, float(i))
+    tv = wp.tile(v)                                # shape (3, block_dim)
+    wp.tile_store(vt[i], tv)
+    m = wp.mat22(x, 1.0, float(i), -x)
+    tm = wp.tile(m)                                # shape (2, 2, block_dim)
+    wp.tile_store(mt[i], tm)
+    back[i, lane] = wp.untile(tv + tv)
+    mback[i, lane] = wp.untile(tm)
+
+
+@pytest.mark.parametrize("block_dim", WIDTHS)
+def test_vector_and_matrix_gathers(cpu_blocks, block_dim):
+    w = width_of(block_dim, cpu_blocks)
+    vt, mt = wp.zeros((BLOCKS, 3, w), dtype=float), wp.zeros((BLOCKS, 2, 2, w), dtype=float)
+    back, mback = wp.zeros((BLOCKS, w), dtype=wp.vec3), wp.zeros((BLOCKS, w), dtype=wp.mat22)
+    wp.launch_tiled(lanes_composite, dim=BLOCKS, inputs=[vt, mt, back, mback], block_dim=block_dim, device="cpu")
+    lane = np.arange(w, dtype=np.float32)
+    for i in range(BLOCKS):
+        v = np.stack([lane, 2 * lane, np.full(w, i)])
+        np.testing.assert_array_equal(vt.numpy()[i], v)
+        np.testing.assert_array_equal(back.numpy()[i], 2 * v.T)
+        m = np.array([[lane, np.ones(w)], [np.full(w, i), -lane]])
+        np.testing.assert_array_equal(mt.numpy()[i], m)
+        np.testing.assert_array_equal(mback.numpy()[i], m.transpose(2, 0, 1))
+
+
+SRC_LANE = 3
+
+
+@wp.kernel
+def lanes_broadcast_atomic(x: wp.array(dtype=float), acc: wp.array(dtype=float), olds: wp.array2d(dtype=float),
+                           bcast: wp.array2d(dtype=float), out: wp.array2d(dtype=float)):
+    i, lane = wp.tid()
+    w = wp.block_dim()
+    b = wp.tile_from_thread(shape=(2,), value=float(lane * 100 + i), thread_idx=wp.min(SRC_LANE, w - 1))
+    bcast[i, lane] = b[1]
+    ones = wp.tile_ones(shape=(4,), dtype=float)
+    old = wp.tile_atomic_add(acc, ones)            # once per block; every lane sees the old values
+    olds[i, lane] = old[0]
+    t = wp.tile_load(x, shape=(32,), offset=i * 32)
+    out[i, lane] = t[lane] * 3.0                  # each lane reads its element of the shared load
+
+
+@pytest.mark.parametrize("block_dim", WIDTHS)
+def test_broadcast_atomic_and_load(cpu_blocks, block_dim):
+    w = width_of(block_dim, cpu_blocks)
+    rng = np.random.default_rng(block_dim)
+    xs = rng.standard_normal(BLOCKS * 32).astype(np.float32)
+    acc = wp.zeros(4, dtype=float)
+    olds, bcast, out = (wp.zeros((BLOCKS, w), dtype=float) for _ in range(3))
+    wp.launch_tiled(lanes_broadcast_atomic, dim=BLOCKS, inputs=[wp.array(xs), acc, olds, bcast, out],
+                    block_dim=block_dim, device="cpu")
+    src = min(SRC_LANE, w - 1)
+    np.testing.assert_array_equal(bcast.numpy(), np.repeat(src * 100.0 + np.arange(BLOCKS)[:, None], w, 1))
+    np.testing.assert_array_equal(acc.numpy(), np.full(4, BLOCKS))       # one add per block, not per lane
+    # blocks run in some order on the pool: each block saw a distinct count of earlier blocks
+    per_block = olds.numpy()
+    assert (per_block == per_block[:, :1]).all()
+    assert sorted(per_block[:, 0]) == list(range(BLOCKS))
+    np.testing.assert_allclose(out.numpy(), 3.0 * xs.reshape(BLOCKS, 32)[:, :w], rtol=1e-6)
+
+
+@wp.kernel
+def lanes_scatter(out: wp.array(dtype=float)):
+    i, lane = wp.tid()
+    t = wp.tile_zeros(shape=(8,), dtype=float)
+    wp.tile_scatter_add(t, lane % 8, 1.0, True)
+    wp.tile_store(out, t)
+
+
+def test_refused_and_bad_widths():
+    old = wp.config.enable_cpu_blocks
+    try:
+        wp.config.enable_cpu_blocks = True
+        with pytest.raises(wp.WarpCodegenError, match=r"tile_scatter_add\(\) is not supported in cooperative "
+                                                      r"CPU blocks .*block_dim=4"):
+            wp.launch_tiled(lanes_scatter, dim=1, inputs=[wp.zeros(8, dtype=float)], block_dim=4, device="cpu")
+        with pytest.raises(ValueError, match="block_dim must be at most 1024 on CPU, got 2048"):
+            wp.launch_tiled(lanes_scatter, dim=1, inputs=[wp.zeros(8, dtype=float)], block_dim=2048,
+                            device="cpu")
+        with pytest.raises(RuntimeError, match="no adjoint launch"):
+            wp.launch_tiled(lanes_scatter, dim=1, inputs=[wp.zeros(8, dtype=float)], block_dim=4,
+                            device="cpu", adjoint=True)
+        wp.config.enable_cpu_blocks = False     # one lane per block: the scatter is that lane's
+        out = wp.zeros(8, dtype=float)
+        wp.launch_tiled(lanes_scatter, dim=1, inputs=[out], block_dim=4, device="cpu")
+        np.testing.assert_array_equal(out.numpy(), np.eye(8, dtype=np.float32)[0])
+    finally:
+        wp.config.enable_cpu_blocks = old
