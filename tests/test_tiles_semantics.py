@@ -98,3 +98,31 @@ def test_tile_astype_values_and_gradient(src, dst):
     tape.backward()
     if np.dtype(nsrc).kind == "f":      # d(astype(x) * w)/dx = w, in the source's precision
         np.testing.assert_allclose(x.grad.numpy(), weights.astype(ndst).astype(nsrc), rtol=1e-3)
+
+
+# --- tile_assign of another scalar dtype converts (as warp-lang), the gradient flows back ----------
+def _assign_kernel(src, dst):
+    def assign_converted(x: wp.array2d(dtype=src), y: wp.array2d(dtype=dst)):
+        dest = wp.tile_zeros(shape=(2, 3), dtype=dst)
+        wp.tile_assign(dest, wp.tile_broadcast(wp.tile_load(x, shape=(1, 3)), shape=(2, 3)))
+        wp.tile_store(y, dest)
+    return wp.Kernel(assign_converted, key=f"assign_converted_{src.__name__}_{dst.__name__}")
+
+
+@pytest.mark.parametrize("src, dst", [(wp.float64, wp.float32), (wp.float32, wp.float64),
+                                      (wp.float16, wp.float64), (wp.int32, wp.float32),
+                                      (wp.float32, wp.int32)], ids=lambda d: d.__name__)
+def test_tile_assign_converts_scalar_dtypes(src, dst):
+    values = np.array([[1.1, 2.7, -3.3]])
+    nsrc, ndst = wp.dtype_to_numpy(src), wp.dtype_to_numpy(dst)
+    differentiable = np.dtype(nsrc).kind == "f" and np.dtype(ndst).kind == "f"
+    x = wp.array(values.astype(nsrc), dtype=src, requires_grad=differentiable)
+    y = wp.zeros((2, 3), dtype=dst, requires_grad=differentiable)
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(_assign_kernel(src, dst), dim=1, inputs=[x, y], block_dim=1)
+    np.testing.assert_array_equal(y.numpy(), np.broadcast_to(values.astype(nsrc).astype(ndst), (2, 3)))
+    if differentiable:
+        y.grad = wp.array(np.array([[0.25, 0.5, 1.0], [1.25, 2.5, 4.0]]).astype(ndst), dtype=dst)
+        tape.backward()
+        np.testing.assert_array_equal(x.grad.numpy(), np.array([[1.5, 3.0, 5.0]], dtype=nsrc))

@@ -252,7 +252,11 @@ def tile_assign(tr, obj, node, kwargs):
     args = bind(tr, node, kwargs, [("dst", _REQUIRED), ("src", _REQUIRED), ("offset", None)], "tile_assign")
     dst, src = tile_var(tr, args, "dst", "tile_assign"), tile_var(tr, args, "src", "tile_assign")
     if type_name(dst.type.dtype) != type_name(src.type.dtype):
-        raise tr.scope.error(f"wp.tile_assign(): dtypes differ: {type_name(dst.type)} and {type_name(src.type)}")
+        if not (sc.is_scalar(dst.type.dtype) and sc.is_scalar(src.type.dtype)):
+            raise tr.scope.error(f"wp.tile_assign(): dtypes differ: {type_name(dst.type)} and {type_name(src.type)}")
+        # scalar tiles convert to the destination's dtype, as in warp-lang (gradient flows back)
+        conv = tile_type(dst.type.dtype, src.type.shape)
+        src = emit(tr, "tile_astype", conv, [src], f"<{conv._cpp}>")
     off, _ = _offsets(tr, args, dst, "tile_assign")
     flat, strides, dynamic = _window(tr, dst, off, src.type.shape, "tile_assign")
     if dynamic is None:
