@@ -102,3 +102,105 @@ def test_a_collected_module_rebuilds_with_the_right_values(fresh_cache):
     with open(manifest) as f:
         assert json.load(f)["binaries"]["module.so"] == cache.file_sha256(
             os.path.join(cache.entry_dir(unit), "module.so"))
+
+
+# --- the collector and the entries in use (the race of issue 21) --------------------------------
+PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(wp.__file__)))
+
+HOLDER = '''
+import sys
+import warp_interactive as wp
+from warp_interactive.compiler import cache
+wp.config.kernel_cache_dir = sys.argv[1]
+with cache.in_use():
+    print("held", flush=True)
+    sys.stdin.readline()
+'''
+
+
+def _python(code, *args, **kwargs):
+    """A Python process running ``code`` (a script file's path, or code) with ``args``."""
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=PACKAGE_ROOT)
+    cmd = [code] if code.endswith(".py") else ["-c", code]
+    return subprocess.Popen([sys.executable, *cmd, *args], env=env, text=True, **kwargs)
+
+
+def test_collection_skips_while_another_process_uses_the_cache(fresh_cache):
+    import subprocess
+    old = fake_entry(fresh_cache, "a", 100 * KB, 4000)
+    holder = _python(HOLDER, cache.cache_dir(), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        assert cache_gc.collect(50 * KB) == [] and present(old)
+    finally:
+        holder.communicate("\n", timeout=60)
+    assert holder.returncode == 0
+    assert cache_gc.collect(50 * KB) == [old] and not present(old)
+
+
+def test_collection_asked_for_inside_the_lock_runs_at_its_release(fresh_cache, monkeypatch):
+    old = fake_entry(fresh_cache, "a", 100 * KB, 4000)
+    monkeypatch.setattr(wp.config, "kernel_cache_max_bytes", 50 * KB)
+    with cache.in_use():
+        with cache.in_use():                     # nested: one lock, released at the outer exit
+            assert cache_gc.maybe_collect() is None
+        assert present(old)
+    assert not present(old)
+    monkeypatch.setattr(wp.config, "kernel_cache_max_bytes", 0)
+
+
+LOADER = '''
+import os, subprocess, sys
+import numpy as np
+import warp_interactive as wp
+from warp_interactive.runtime import cpu_build
+wp.config.kernel_cache_dir = sys.argv[1]
+
+@wp.kernel
+def axpy(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = 2.0 * a[i] + 1.0
+
+if sys.argv[2] == "collect-before-loading":
+    # the interleaving: another process collects after this load found its units, before it
+    # loads them
+    original = cpu_build.LoadedModule.__init__
+    def collect_first(self, *args, **kwargs):
+        code = ("import sys, warp_interactive as wp; from warp_interactive.compiler import cache_gc;"
+                "wp.config.kernel_cache_dir = sys.argv[1]; print(len(cache_gc.collect(1)))")
+        out = subprocess.run([sys.executable, "-c", code, sys.argv[1]], capture_output=True,
+                             text=True, check=True).stdout
+        print("collected", out.strip())
+        original(self, *args, **kwargs)
+    cpu_build.LoadedModule.__init__ = collect_first
+a = np.arange(8, dtype=np.float32)
+out = wp.zeros(8, dtype=float)
+wp.launch(axpy, dim=8, inputs=[wp.array(a), out])
+np.testing.assert_allclose(out.numpy(), 2.0 * a + 1.0)
+print("ok")
+'''
+
+
+def test_a_collection_between_a_lookup_and_the_load_waits(fresh_cache):
+    """A warm load found its units in the cache; another process collects (every entry was
+    last used half an hour ago and the cap is 1 byte) before the load maps them: the collector finds the cache in use and
+    removes nothing, the load runs the right code; a later collection removes the entries."""
+    import subprocess
+    root = cache.cache_dir()
+    loader = fresh_cache / "loader.py"      # kernels need a source file
+    loader.write_text(LOADER)
+    build = _python(str(loader), root, "build", stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = build.communicate(timeout=300)
+    assert build.returncode == 0, err
+    old = time.time() - 1800     # used half an hour ago: past the grace, not stamped again yet
+    for dirpath, _, files in os.walk(root):
+        for f in files:
+            os.utime(os.path.join(dirpath, f), (old, old))
+    load = _python(str(loader), root, "collect-before-loading", stdout=subprocess.PIPE,
+                   stderr=subprocess.PIPE)
+    out, err = load.communicate(timeout=300)
+    assert load.returncode == 0, err
+    assert out.split() == ["collected", "0", "ok"]
+    assert len(cache_gc.collect(1)) >= 1

@@ -130,30 +130,132 @@ def test_broadcast_atomic_and_load(cpu_blocks, block_dim):
     np.testing.assert_allclose(out.numpy(), 3.0 * xs.reshape(BLOCKS, 32)[:, :w], rtol=1e-6)
 
 
+CAP = 24
+
+
 @wp.kernel
-def lanes_scatter(out: wp.array(dtype=float)):
+def lanes_stack(pushed: wp.array(dtype=int), counts: wp.array2d(dtype=int), popped: wp.array2d(dtype=int),
+                slots: wp.array2d(dtype=int)):
     i, lane = wp.tid()
-    t = wp.tile_zeros(shape=(8,), dtype=float)
-    wp.tile_scatter_add(t, lane % 8, 1.0, True)
-    wp.tile_store(out, t)
+    s = wp.tile_stack(capacity=CAP, dtype=int)
+    slot = wp.tile_stack_push(s, lane * 10, lane % 3 != 1)       # lanes 1, 4, 7... push nothing
+    if slot >= 0:
+        pushed[slot] = lane * 10
+    counts[i, lane] = wp.tile_stack_count(s)
+    v, pslot = wp.tile_stack_pop(s)
+    popped[i, lane] = v
+    slots[i, lane] = pslot
+    counts[i + 1, lane] = wp.tile_stack_count(s)
 
 
-def test_refused_and_bad_widths():
+@pytest.mark.parametrize("block_dim", WIDTHS + [64])
+def test_stack_push_pop_per_lane(cpu_blocks, block_dim):
+    """Pushes append the pushing lanes' values in lane order up to the capacity; a pop gives lane l
+    the element at count - 1 - l (every lane pops); every lane sees the same count."""
+    w = width_of(block_dim, cpu_blocks)
+    pushed = wp.full(CAP, -1, dtype=int)
+    counts, popped, slots = wp.zeros((2, w), dtype=int), wp.zeros((1, w), dtype=int), wp.zeros((1, w), dtype=int)
+    wp.launch_tiled(lanes_stack, dim=1, inputs=[pushed, counts, popped, slots], block_dim=block_dim, device="cpu")
+    stack = [lane * 10 for lane in range(w) if lane % 3 != 1][:CAP]
+    np.testing.assert_array_equal(pushed.numpy(), stack + [-1] * (CAP - len(stack)))
+    after = max(0, len(stack) - w)
+    np.testing.assert_array_equal(counts.numpy(), [[len(stack)] * w, [after] * w])
+    want_slots = [len(stack) - 1 - lane if len(stack) - 1 - lane >= 0 else -1 for lane in range(w)]
+    np.testing.assert_array_equal(slots.numpy()[0], want_slots)
+    np.testing.assert_array_equal(popped.numpy()[0], [stack[k] if k >= 0 else 0 for k in want_slots])
+
+
+def test_bad_widths_and_adjoint():
     old = wp.config.enable_cpu_blocks
     try:
         wp.config.enable_cpu_blocks = True
-        with pytest.raises(wp.WarpCodegenError, match=r"tile_scatter_add\(\) is not supported in cooperative "
-                                                      r"CPU blocks .*block_dim=4"):
-            wp.launch_tiled(lanes_scatter, dim=1, inputs=[wp.zeros(8, dtype=float)], block_dim=4, device="cpu")
+        args = [wp.zeros((1, 4), dtype=int), wp.zeros(4, dtype=int), wp.zeros(1, dtype=float),
+                wp.zeros((1, 4), dtype=float), wp.zeros(1, dtype=float)]
         with pytest.raises(ValueError, match="block_dim must be at most 1024 on CPU, got 2048"):
-            wp.launch_tiled(lanes_scatter, dim=1, inputs=[wp.zeros(8, dtype=float)], block_dim=2048,
-                            device="cpu")
+            wp.launch_tiled(lanes_basic, dim=1, inputs=args, block_dim=2048, device="cpu")
         with pytest.raises(RuntimeError, match="no adjoint launch"):
-            wp.launch_tiled(lanes_scatter, dim=1, inputs=[wp.zeros(8, dtype=float)], block_dim=4,
-                            device="cpu", adjoint=True)
-        wp.config.enable_cpu_blocks = False     # one lane per block: the scatter is that lane's
-        out = wp.zeros(8, dtype=float)
-        wp.launch_tiled(lanes_scatter, dim=1, inputs=[out], block_dim=4, device="cpu")
-        np.testing.assert_array_equal(out.numpy(), np.eye(8, dtype=np.float32)[0])
+            wp.launch_tiled(lanes_basic, dim=1, inputs=args, block_dim=4, device="cpu", adjoint=True)
+    finally:
+        wp.config.enable_cpu_blocks = old
+
+
+@wp.kernel
+def lanes_writes(out: wp.array2d(dtype=float)):
+    i, lane = wp.tid()
+    t = wp.tile_zeros(shape=(40,), dtype=float)
+    t[0] += float(lane + 1)                    # every lane adds (warp-lang's shared tile)
+    t[lane + 1] = 5.0                          # every lane writes its own element
+    u = wp.tile_zeros(shape=(40,), dtype=float)
+    wp.tile_scatter_add(u, lane % 2, 1.0, True)
+    wp.tile_scatter_masked(u, 2 + lane, float(lane), lane % 3 == 0)
+    wp.tile_store(out[i], t + u * 100.0)
+
+
+@pytest.mark.parametrize("block_dim", WIDTHS)
+def test_per_lane_tile_writes(cpu_blocks, block_dim):
+    w = width_of(block_dim, cpu_blocks)
+    out = wp.zeros((BLOCKS, 40), dtype=float)
+    wp.launch_tiled(lanes_writes, dim=BLOCKS, inputs=[out], block_dim=block_dim, device="cpu")
+    t, u = np.zeros(40), np.zeros(40)
+    for lane in range(w):       # brute force: the lanes' writes into one shared tile
+        t[0] += lane + 1
+        t[lane + 1] = 5.0
+        u[lane % 2] += 1.0
+        if lane % 3 == 0:
+            u[2 + lane] = lane
+    np.testing.assert_array_equal(out.numpy(), np.tile(t + 100 * u, (BLOCKS, 1)))
+
+
+@wp.kernel
+def lanes_plain_launch(out: wp.array(dtype=int), widths: wp.array(dtype=int)):
+    i = wp.tid()
+    widths[i] = wp.block_dim()
+    out[i] = wp.tile_sum(wp.tile(i))[0]
+
+
+@pytest.mark.parametrize("n", [1, 10, 12])
+@pytest.mark.parametrize("block_dim", [None, 1, 4])
+def test_plain_launch_blocks_of_consecutive_threads(cpu_blocks, n, block_dim):
+    """wp.launch(..., block_dim=B): blocks of B consecutive threads, the last one partial (its
+    missing lanes gather zero), as warp-lang; without block_dim (or the flag) one lane per block."""
+    out, widths = wp.zeros(n, dtype=int), wp.zeros(n, dtype=int)
+    wp.launch(lanes_plain_launch, dim=n, inputs=[out, widths], block_dim=block_dim, device="cpu")
+    w = width_of(block_dim or 1, cpu_blocks)
+    idx = np.arange(n)
+    want = np.array([idx[(k // w) * w:(k // w + 1) * w].sum() for k in idx])
+    np.testing.assert_array_equal(out.numpy(), want)
+    np.testing.assert_array_equal(widths.numpy(), np.full(n, w))
+
+
+@wp.kernel
+def lanes_diverge(out: wp.array(dtype=float)):
+    i, lane = wp.tid()
+    if lane == 0:
+        t = wp.tile(1.0)           # only lane 0 reaches the gather
+        out[i] = wp.tile_sum(t)[0]
+
+
+def test_divergent_block_operation_is_reported(capfd):
+    old = wp.config.enable_cpu_blocks
+    try:
+        wp.config.enable_cpu_blocks = True
+        wp.launch_tiled(lanes_diverge, dim=1, inputs=[wp.zeros(1, dtype=float)], block_dim=4, device="cpu")
+    finally:
+        wp.config.enable_cpu_blocks = old
+    assert "some lanes did not reach a block-wide tile operation" in capfd.readouterr().err
+
+
+def test_tape_backward_of_block_launch_is_refused():
+    old = wp.config.enable_cpu_blocks
+    try:
+        wp.config.enable_cpu_blocks = True
+        dims = wp.zeros((1, 4), dtype=int)
+        arrs = [wp.zeros(4, dtype=int), wp.zeros(1, dtype=float, requires_grad=True),
+                wp.zeros((1, 4), dtype=float), wp.zeros(1, dtype=float)]
+        tape = wp.Tape()
+        with tape:
+            wp.launch_tiled(lanes_basic, dim=1, inputs=[dims] + arrs, block_dim=4, device="cpu")
+        with pytest.raises(RuntimeError, match="cooperative CPU blocks .* have no adjoint launch"):
+            tape.backward(grads={arrs[1]: wp.ones(1, dtype=float)})
     finally:
         wp.config.enable_cpu_blocks = old

@@ -63,3 +63,8 @@ class ArgError(TypeError):
 
 class CudaError(RuntimeError):
     """A CUDA driver call failed."""
+
+
+class OperandTypeError(TypeError, RuntimeError):
+    """A Python-scope operator on warp values of different scalar types (``mat22f * mat22d``):
+    refused as in kernels. A TypeError, and a RuntimeError as warp-lang raises it."""

@@ -13,7 +13,7 @@ time with ``wp::grad_disjoint``; otherwise the body takes the atomic adjoint).""
 
 from ..lang import ir
 from ..types.array import array as _array_type
-from .ir_uses import reads
+from .ir_uses import reads, writes
 
 
 def _walk(block):
@@ -58,6 +58,7 @@ class OwnIndex:
         arrays = {id(p) for p in fir.params if isinstance(p.type, _array_type)}
         loaded = set()
         for st in _walk(fir.body):
+            arrays -= {id(v) for v in writes(st)}    # a parameter reassigned may hold another array
             used = [v for v in reads(st, every_kind=True) if id(v) in arrays]
             if not used:
                 continue

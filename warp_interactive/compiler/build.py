@@ -66,6 +66,13 @@ def build_key(options):
 
 def compile(source, options):
     """The Binary of ``source`` for ``options``: from the cache, or compiled and published."""
+    # no garbage collection between the lookup and the publish (the caller's load just after,
+    # of a CUDA module or a host library, is outside: microseconds, against GRACE_S since use)
+    with cache.in_use():
+        return _compile(source, options)
+
+
+def _compile(source, options):
     key = cache.module_hash(source, build_key(options))
     t0 = time.perf_counter()
     if options.target == "cpu":
@@ -92,7 +99,8 @@ def compile_units(units, options):
     if options.target != "cpu":
         raise ValueError(f"compile_units builds CPU units, not {options.target!r}")
     t0 = time.perf_counter()
-    found = cpu.compile_units(units, options.debug, options.fast_math, options.name)
+    with cache.in_use():
+        found = cpu.compile_units(units, options.debug, options.fast_math, options.name)
     seconds = time.perf_counter() - t0
     return [Binary("so", h, path=path, built=built, seconds=seconds if built else 0.0)
             for (_, h, _), (path, built) in zip(units, found)]

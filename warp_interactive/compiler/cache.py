@@ -7,8 +7,14 @@ means the entry is rebuilt; files are published by renaming finished temporary f
 manifest last, so readers never see a half-written entry and two processes building the same
 module both succeed. ``kernels/`` maps a kernel's hash to the entry that provides it
 (runtime/cpu_build.py); garbage collection is in ``compiler/cache_gc.py``.
+
+A process that looks entries up, publishes or loads them does so inside ``in_use()``: a shared
+lock on the cache's ``gc.lock``, which the garbage collector takes exclusively (without
+waiting: a busy cache is collected next time), so it never renames away an entry between a
+build's lookup or publish and its load. Without ``fcntl`` (Windows) there is no lock.
 """
 
+import contextlib
 import hashlib
 import json
 import os
@@ -145,6 +151,11 @@ def publish(module_hash, files, move=False, kernels=()):
     ``move=True`` renames the given files there instead of copying them (they must be on the
     cache's file system: see ``build_dir``). ``kernels``: the hashes of the kernels it provides.
     """
+    with in_use():
+        return _publish(module_hash, files, move, kernels)
+
+
+def _publish(module_hash, files, move, kernels):
     d = entry_dir(module_hash)
     os.makedirs(d, exist_ok=True)
     manifest_path = os.path.join(d, MANIFEST)
@@ -228,3 +239,99 @@ def clear_kernel_cache():
     d = cache_dir()
     for name in os.listdir(d):
         shutil.rmtree(os.path.join(d, name), ignore_errors=True)
+
+
+# --- entries in use: a shared lock the garbage collector takes exclusively ---------------------
+LOCK_FILE = "gc.lock"
+_use = threading.Lock()       # guards the two fields below
+_held = [0, None]             # [nesting depth in this process, the lock's descriptor]
+_deferred = []                # collections asked for while the lock was held (run at release)
+
+try:
+    import fcntl
+except ImportError:           # Windows: no lock (a collection may race a load there)
+    fcntl = None
+
+
+@contextlib.contextmanager
+def in_use():
+    """Hold the cache's shared lock (nested and multi-threaded uses share one, per process)."""
+    _acquire()
+    try:
+        yield
+    finally:
+        _release()
+
+
+def held():
+    """Whether this process holds the shared lock now."""
+    return _held[0] > 0
+
+
+def _acquire():
+    with _use:
+        _held[0] += 1
+        if _held[0] > 1 or fcntl is None:
+            return
+        try:
+            fd = _open_lock()
+        except OSError:        # a read-only cache: nothing there is ever collected either
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH)   # waits only while a collection renames entries
+        except OSError:
+            os.close(fd)
+            return
+        _held[1] = fd
+
+
+def _release():
+    with _use:
+        _held[0] -= 1
+        if _held[0] > 0:
+            return
+        fd, _held[1] = _held[1], None
+        run = list(_deferred)
+        _deferred.clear()
+    if fd is not None:
+        os.close(fd)           # closing drops the lock
+    for collect in run:
+        collect()
+
+
+def defer_while_held(collect):
+    """Run ``collect`` at the release of this process's shared lock; False if it is not held."""
+    with _use:
+        if _held[0] == 0:
+            return False
+        if collect not in _deferred:
+            _deferred.append(collect)
+        return True
+
+
+@contextlib.contextmanager
+def exclusive():
+    """The lock exclusively, without waiting: yields True if taken, False if another process
+    uses the cache now (or the lock cannot be had at all)."""
+    if fcntl is None:
+        yield True
+        return
+    try:
+        fd = _open_lock()
+    except OSError:
+        yield False
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        taken = True
+    except OSError:
+        taken = False
+    try:
+        yield taken
+    finally:
+        os.close(fd)
+
+
+def _open_lock():
+    # a plain descriptor: a Python file object costs ~25 us more per load
+    return os.open(os.path.join(cache_dir(), LOCK_FILE), os.O_RDONLY | os.O_CREAT, 0o666)

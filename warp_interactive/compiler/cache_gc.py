@@ -14,7 +14,11 @@ named a removed entry are removed with it.
 
 Removal renames an entry out of the way before deleting it: a reader sees it whole or not at
 all, and a missing entry is only a cache miss (the loaded copy of a removed binary keeps
-working: the loader maps the file, it does not reread it).
+working: the loader maps the file, it does not reread it). The renames happen under the cache's
+lock taken exclusively (``cache.exclusive``), which every lookup-to-load and publish holds
+shared (``cache.in_use``): an entry is never renamed away between a build's lookup or publish
+and its load. A collection that finds the cache in use skips (the next one is due after
+``INTERVAL_S``); one asked for while this process holds the lock runs at its release.
 """
 
 import json
@@ -34,7 +38,7 @@ STAMP = "gc-stamp"
 def maybe_collect():
     """Collect if a cap is set and the last collection of this cache is ``INTERVAL_S`` old."""
     cap = config.kernel_cache_max_bytes
-    if not cap:
+    if not cap or cache.defer_while_held(maybe_collect):
         return None
     stamp = os.path.join(cache.cache_dir(), STAMP)
     try:
@@ -56,13 +60,20 @@ def collect(max_bytes, now=None):
     total = sum(size for _, size, _ in entries) + _small_files_size(root)
     if total <= max_bytes:
         return []
-    removed = []
-    for path, size, used in sorted(entries, key=lambda e: e[2]):
-        if total <= LOW_WATER * max_bytes or now - used < GRACE_S:
-            break
-        if _remove_entry(root, path):
-            total -= size
-            removed.append(os.path.basename(path))
+    trash = []
+    with cache.exclusive() as mine:
+        for path, size, used in sorted(entries, key=lambda e: e[2]) if mine else ():
+            if total <= LOW_WATER * max_bytes or now - used < GRACE_S:
+                break
+            if now - _last_use(path) < GRACE_S:   # used since the listing, before the lock
+                continue
+            moved = _move_away(root, path)
+            if moved:
+                total -= size
+                trash.append((moved, os.path.basename(path)))
+    for moved, _ in trash:
+        shutil.rmtree(moved, ignore_errors=True)
+    removed = [name for _, name in trash]
     if removed:
         _forget(root, set(removed))
     return removed
@@ -114,14 +125,20 @@ def _small_files_size(root):
     return size
 
 
-def _remove_entry(root, path):
+def _last_use(path):
+    found = _sized(path, cache.MANIFEST if os.path.basename(os.path.dirname(path)) != "pch" else None)
+    return found[2] if found is not None else 0.0
+
+
+def _move_away(root, path):
+    """Rename an entry out of the cache's folders (deleted after the lock is released); returns
+    its new path, or None."""
     trash = os.path.join(root, f".trash-{os.getpid()}-{os.path.basename(path)}")
     try:
         os.rename(path, trash)
     except OSError:
-        return False
-    shutil.rmtree(trash, ignore_errors=True)
-    return True
+        return None
+    return trash
 
 
 def _forget(root, removed):

@@ -137,6 +137,8 @@ def _is_capsule(obj):
 
 def _consume(capsule):
     """(managed tensor pointer, versioned?) of a fresh capsule, renamed 'used_...'."""
+    if not _is_capsule(capsule):   # a producer's __dlpack__ returned something else
+        raise TypeError(f"Expected a valid DLPack capsule, got {type(capsule).__name__}")
     for name, used, versioned in ((_NAME_V, _USED_V, True), (_NAME, _USED, False)):
         if _IsValid(capsule, name):
             ptr = _GetPointer(capsule, name)
@@ -147,10 +149,14 @@ def _consume(capsule):
 
 
 def _producer_stream(obj):
-    """The stream to ask a CUDA producer to order its work before (Array API semantics)."""
+    """The stream to ask a CUDA producer to order its work before (Array API semantics).
+    A device we cannot address is refused before the producer exports anything."""
     if not hasattr(obj, "__dlpack_device__"):
         return None
     dev_type, dev_id = obj.__dlpack_device__()
+    if int(dev_type) not in (kDLCPU, kDLCUDAHost, kDLCUDA, kDLCUDAManaged):
+        raise TypeError(f"Unsupported source device for DLPack: device_type={dev_type}, "
+                        f"device_id={dev_id} (CPU and CUDA devices are supported)")
     if int(dev_type) not in (kDLCUDA, kDLCUDAManaged):
         return None
     from .foreign import _stream_handle
@@ -189,7 +195,8 @@ def from_dlpack(source, dtype=None):
         strides = tuple(t.strides[i] * scalar.size for i in range(t.ndim))
     else:
         strides = contiguous_strides(shape, scalar.size)
-    dtype, shape, strides = element_layout(shape, strides, scalar, dtype, "the DLPack tensor")
+    label = f"DLPack {_CODE_NAMES[t.dtype.code]}{t.dtype.bits}"
+    dtype, shape, strides = element_layout(shape, strides, scalar, dtype, "the DLPack tensor", label)
     data = (t.data or 0) + t.byte_offset
     return wrap(data, shape, strides, dtype, device, owner)
 

@@ -9,19 +9,38 @@ import numpy as np
 from ..types.array import contiguous_strides, array
 from ..types.arraydesc import MAX_DIMS
 from ..types.dtypes import element_shape, scalar_of, type_repr
-from ..types.scalars import canonical_scalar, dtype_from_numpy
+from ..types.scalars import bool_, canonical_scalar, dtype_from_numpy, int8, is_int, uint8
 
 
-def element_layout(shape, strides, scalar, dtype, what):
+class IncompatibleDtypeError(TypeError, RuntimeError):
+    """A foreign buffer's elements cannot be viewed as the requested dtype. A TypeError (wrong
+    type of data), and a RuntimeError as warp-lang raises it, so code written for either catches it."""
+
+
+def can_reinterpret(source, target):
+    """warp-lang's aliasing rule for zero-copy imports: the same scalar type, integers of the same
+    size whatever their signedness (int64 data as uint64), or bool bytes as int8/uint8."""
+    if source is target:
+        return True
+    if is_int(source) and is_int(target):
+        return source.size == target.size
+    return source is bool_ and target in (int8, uint8)
+
+
+def element_layout(shape, strides, scalar, dtype, what, source_label=None):
     """Split a foreign (shape, byte strides) of ``scalar`` elements into the wp array's
-    (element type, shape, strides): ``dtype=vec3`` takes the last dimension as the vector."""
+    (element type, shape, strides): ``dtype=vec3`` takes the last dimension as the vector.
+    ``source_label`` names the source element type in its framework's terms, for errors."""
     if dtype is None:
         dtype = scalar
     else:
         dtype = canonical_scalar(dtype)
-        if scalar_of(dtype) is not scalar:
-            raise TypeError(f"cannot view {what} of {type_repr(scalar)} as an array of "
-                            f"{type_repr(dtype)}: the scalar types differ")
+        if not can_reinterpret(scalar, scalar_of(dtype)):
+            label = source_label or f"{what} of {type_repr(scalar)}"
+            raise IncompatibleDtypeError(
+                f"Incompatible data types: {label} and Warp {type_repr(dtype)}: cannot view {what} "
+                f"of {type_repr(scalar)} as an array of {type_repr(dtype)} (the scalar types "
+                "differ; allowed: the same type, same-size integers, bool as int8/uint8)")
     es = element_shape(dtype)
     if es:
         inner = tuple(shape[len(shape) - len(es):])

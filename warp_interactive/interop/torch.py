@@ -30,10 +30,19 @@ _NAMES = {sc.float16: "float16", sc.bfloat16: "bfloat16", sc.float32: "float32",
 _from_torch_cache = {}
 
 
+# warp-lang maps the wider unsigned types to the signed torch type of the same width (torch's own
+# uint16/32/64 support few operations); from_torch views such tensors back as unsigned on request.
+_TO_TORCH_NAMES = {**_NAMES, sc.uint16: "int16", sc.uint32: "int32", sc.uint64: "int64"}
+
+
 def dtype_to_torch(warp_dtype):
-    """The torch dtype of a warp type (of its scalar, for vector/matrix types)."""
-    s = scalar_of(warp_dtype)
-    name = _NAMES.get(s)
+    """The torch dtype of a warp type (of its scalar, for vector/matrix types). As in warp-lang,
+    ``wp.uint16``/``uint32``/``uint64`` give the signed torch type of the same width."""
+    return _torch_dtype(warp_dtype, _TO_TORCH_NAMES)
+
+
+def _torch_dtype(warp_dtype, names=_NAMES):
+    name = names.get(scalar_of(warp_dtype))
     if name is None or not hasattr(_torch(), name):
         raise TypeError(f"warp type {type_repr(warp_dtype)} has no PyTorch equivalent")
     return getattr(_torch(), name)
@@ -120,7 +129,7 @@ def _layout(t, dtype):
     strides = tuple(s * size for s in t.stride())
     if (dtype is None or dtype is scalar) and 0 < len(shape) <= MAX_DIMS:
         return scalar, shape, strides    # the common case: no element dimensions to split off
-    return element_layout(shape, strides, scalar, dtype, "the torch tensor")
+    return element_layout(shape, strides, scalar, dtype, "the torch tensor", f"Torch type {t.dtype}")
 
 
 def _device_of(t):
@@ -154,14 +163,14 @@ def _grad_tensor(t, grad):
     return g
 
 
-def from_torch(t, dtype=None, requires_grad=None, grad=None, return_ctype=False):
+def from_torch(t, dtype=None, requires_grad=None, grad=None, return_ctype=False, retain_grad=False):
     """A wp array sharing the memory of torch tensor ``t`` (zero-copy).
 
     ``dtype`` views the data as a vector/matrix type (``dtype=wp.vec3`` on an (N, 3) tensor).
     When ``t`` requires grad (or ``requires_grad=True``), the array's gradient is ``grad`` or
     ``t.grad`` (allocated if missing), so gradients computed by Warp land in ``t.grad``.
     ``return_ctype=True`` returns the bare kernel descriptor instead of a wp.array: the cheapest
-    form, accepted by ``wp.launch`` only."""
+    form, accepted by ``wp.launch`` only. ``retain_grad`` is the array's ``retain_grad``."""
     torch = _torch()
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"wp.from_torch expects a torch.Tensor, got {type(t).__name__}")
@@ -180,8 +189,22 @@ def from_torch(t, dtype=None, requires_grad=None, grad=None, return_ctype=False)
             g = gt   # already a wp array
     if return_ctype:
         return make_desc(t.data_ptr(), g.ptr if g is not None else 0, shape, strides)
-    return wrap(t.data_ptr(), shape, strides, dtype, _device_of(t), t,
-                requires_grad=bool(requires_grad), grad=g)
+    a = wrap(t.data_ptr(), shape, strides, dtype, _device_of(t), t,
+             requires_grad=bool(requires_grad), grad=g)
+    a._capacity = _storage_bytes_from(t)
+    if retain_grad:
+        a.retain_grad = True
+    return a
+
+
+def _storage_bytes_from(t):
+    """The bytes of the tensor's storage from its first element on: a view's ``capacity`` is
+    what remains of the storage it views, as in warp-lang (0 for a tensor without memory)."""
+    ptr = t.data_ptr()
+    if not ptr:
+        return 0
+    storage = t.untyped_storage()
+    return storage.nbytes() - (ptr - storage.data_ptr())
 
 
 def to_torch(a, requires_grad=None):
@@ -208,7 +231,7 @@ def to_torch(a, requires_grad=None):
 def _tensor_of(torch, a):
     if a.device.is_cpu:
         if a.size == 0:
-            return torch.empty(tuple(a.numpy().shape), dtype=dtype_to_torch(a.dtype))
+            return torch.empty(tuple(a.numpy().shape), dtype=_torch_dtype(a.dtype))
         if scalar_of(a.dtype) is sc.bfloat16:   # NumPy has no bfloat16: share its bits
             return torch.from_numpy(a.device.memory.to_numpy(a)).view(torch.bfloat16)
         return torch.from_numpy(a.numpy())

@@ -351,6 +351,16 @@ def assign_element(tr, t, idx, value):
     return emit(tr, "tile_assign_elem", t.type, [t, value] + idx, differentiable=len(idx) <= 3)
 
 
+def merge_lanes(tr, old, new, sum_=False):
+    """In a cooperative CPU block each lane holds its own copy of a tile: after a per-lane write
+    (``t[lane] = x``, ``t[0] += x``, tile_scatter_add/masked) every lane gets the block's tile with
+    all lanes' writes (``sum_``: their increments added, as warp-lang's shared tiles add). A
+    block-wide operation: every lane must reach it. One lane per block: ``new`` itself."""
+    if tr.block_width == 1:
+        return new
+    return emit(tr, "block_merge_tile", new.type, [old, new, tr.index_const(int(sum_))], differentiable=False)
+
+
 def tile_extract(tr, obj, node, kwargs):
     if kwargs or len(node.args) < 2:
         raise tr.scope.error("wp.tile_extract(a, i, ...) takes a tile and one index per dimension")

@@ -19,29 +19,44 @@ def _float_matrix(tr, t, name, what):
 
 
 def tile_matmul(tr, obj, node, kwargs):
-    """``tile_matmul(a, b)`` returns ``a @ b``; ``tile_matmul(a, b, out, alpha=1.0, beta=1.0)``
-    sets ``out = alpha * a @ b + beta * out``."""
+    """``tile_matmul(a, b)`` returns ``a @ b`` (in a's dtype); ``tile_matmul(a, b, out, alpha=1.0,
+    beta=1.0)`` sets ``out = alpha * a @ b + beta * out`` (in out's dtype; with ``beta == 0`` out is
+    not read). a, b and out may each be float16/32/64, as in warp-lang."""
     args = bind(tr, node, kwargs, [("a", _REQUIRED), ("b", _REQUIRED), ("out", None), ("alpha", None),
-                                   ("beta", None)], "tile_matmul")
+                                   ("beta", None), ("precision", None)], "tile_matmul")
     a, b = tile_var(tr, args, "a", "tile_matmul"), tile_var(tr, args, "b", "tile_matmul")
     _float_matrix(tr, a, "tile_matmul", "a")
     _float_matrix(tr, b, "tile_matmul", "b")
     (m, k), (k2, n) = a.type.shape, b.type.shape
-    if k != k2 or a.type.dtype is not b.type.dtype:
-        raise tr.scope.error(f"wp.tile_matmul(): mismatched shapes or dtypes: {type_name(a.type)} @ "
+    if k != k2:
+        raise tr.scope.error(f"wp.tile_matmul(): mismatched shapes: {type_name(a.type)} @ "
                              f"{type_name(b.type)} (a's columns must equal b's rows)")
     alpha = _scalar_const(tr, args, "alpha", 1.0)
-    template = f"<{a.type.dtype._cpp}, {m}, {n}, {k}>"
-    if "out" not in args:
-        return emit(tr, "tile_matmul", tile_type(a.type.dtype, (m, n)), [a, b, alpha], template)
-    out = tile_var(tr, args, "out", "tile_matmul")
-    if out.type is not tile_type(a.type.dtype, (m, n)):
-        raise tr.scope.error(f"wp.tile_matmul(): out must be a tile of shape {(m, n)} and dtype "
-                             f"{type_name(a.type.dtype)}, got {type_name(out.type)}", args["out"])
+    out = tile_var(tr, args, "out", "tile_matmul") if "out" in args else None
+    _check_precision(tr, args, [t.type.dtype for t in (a, b, out) if t is not None])
+    if out is None:
+        ret = tile_type(a.type.dtype, (m, n))
+        return emit(tr, "tile_matmul", ret, [a, b, alpha], f"<{a.type.dtype._cpp}, {m}, {n}, {k}>")
+    _float_matrix(tr, out, "tile_matmul", "out")
+    if out.type.shape != (m, n):
+        raise tr.scope.error(f"wp.tile_matmul(): out must be a tile of shape {(m, n)}, got "
+                             f"{type_name(out.type)}", args["out"])
     beta = _scalar_const(tr, args, "beta", 1.0)
-    new = emit(tr, "tile_matmul_acc", out.type, [a, b, out, alpha, beta], template)
+    new = emit(tr, "tile_matmul_acc", out.type, [a, b, out, alpha, beta], f"<{out.type.dtype._cpp}, {m}, {n}, {k}>")
     rebind(tr, args["out"], new, "tile_matmul", "out")
     return None
+
+
+def _check_precision(tr, args, dtypes):
+    """``precision="default"`` or ``"tf32"`` (float32 tiles only), as warp-lang checks it. On the CPU
+    warp-lang computes tf32 requests in float32; so does every target here (no tensor cores)."""
+    precision = static(tr, args, "precision", "default", what='"default" or "tf32"')
+    if precision not in ("default", "tf32"):
+        raise tr.scope.error(f'wp.tile_matmul(): precision must be "default" or "tf32", got {precision!r}',
+                             args.get("precision"))
+    if precision == "tf32" and any(d is not sc.float32 for d in dtypes):
+        raise tr.scope.error('wp.tile_matmul(): precision="tf32" needs float32 tiles for a, b and out, got '
+                             + ", ".join(type_name(d) for d in dtypes), args.get("precision"))
 
 
 def _scalar_const(tr, args, key, default):

@@ -7,7 +7,8 @@ from ..types.array import array
 from ..types.tile import TileStack, is_tile, tile_stack_type, tile_type
 from . import ir
 from .builtin_function import INTRINSICS, BuiltinFunction
-from .builtins_tile import (_REQUIRED, _filled, _offset_vars, bind, element_indices, emit, rebind,
+from .builtins_tile import (_REQUIRED, _filled, _offset_vars, bind, element_indices, emit, merge_lanes,
+                            rebind,
                             shape_arg, static, storage_arg, tile_var, value_var_of)
 from .builtins_tile_arith import operator
 from .builtins_tile_ops import callable_ref
@@ -113,19 +114,8 @@ def tile_slice_indexed(tr, obj, node, kwargs):
     return emit(tr, "tile_slice_indexed", out, [t, ix], f"<{out._cpp}, 1, {t.type.shape[0]}, {row}>")
 
 
-def refuse_in_cpu_blocks(tr, name):
-    """Lanes of a cooperative CPU block each hold their own copy of a tile, so an operation that
-    writes one lane's value into a tile for the others to see is refused there at build time."""
-    if tr.block_width > 1:
-        raise tr.scope.error(f"wp.{name}() is not supported in cooperative CPU blocks "
-                             f"(wp.config.enable_cpu_blocks with block_dim={tr.block_width}): each lane "
-                             f"holds its own copy of a tile; launch with block_dim=1 or "
-                             f"enable_cpu_blocks off")
-
-
 def _scatter(cpp):
     def handler(tr, obj, node, kwargs):
-        refuse_in_cpu_blocks(tr, cpp)
         if len(node.args) < 4 or kwargs.keys() - {"atomic"}:
             raise tr.scope.error(f"wp.{cpp}(a, i, ..., value, has_value) takes a tile, one index per "
                                  f"dimension, a value and has_value")
@@ -137,6 +127,7 @@ def _scatter(cpp):
             if sc.is_scalar(t.type.dtype) else tr.eval_var(node.args[-2])
         has = tr.as_bool(tr.eval_var(node.args[-1]))
         new = emit(tr, cpp, t.type, [t, value, has] + idx, differentiable=False)
+        new = merge_lanes(tr, t, new, sum_=cpp == "tile_scatter_add")    # every lane's value (blocks)
         rebind(tr, node.args[0], new, cpp, "the tile")
     return handler
 
@@ -186,7 +177,6 @@ def _multi(tr, cpp, args, outs):
 def tile_stack_push(tr, obj, node, kwargs):
     args = bind(tr, node, kwargs, [("s", _REQUIRED), ("value", _REQUIRED), ("has_value", _REQUIRED)],
                 "tile_stack_push")
-    refuse_in_cpu_blocks(tr, "tile_stack_push")
     s = _stack_arg(tr, args["s"], "tile_stack_push")
     value = tr.eval_var(args["value"])
     if value.literal:
@@ -200,7 +190,6 @@ def tile_stack_push(tr, obj, node, kwargs):
 
 def tile_stack_pop(tr, obj, node, kwargs):
     args = bind(tr, node, kwargs, [("s", _REQUIRED)], "tile_stack_pop")
-    refuse_in_cpu_blocks(tr, "tile_stack_pop")
     s = _stack_arg(tr, args["s"], "tile_stack_pop")
     value, slot, new = tr.scope.new_var(s.type.dtype), tr.scope.new_var(sc.int32), tr.scope.new_var(s.type)
     _multi(tr, "tile_stack_pop", [s], [value, slot, new])

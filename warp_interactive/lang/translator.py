@@ -27,6 +27,7 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
     expr_table = EXPR_TABLE
     intrinsics = intrinsics.INTRINSICS
     block_width = 1    # lanes per block (a kernel built for cooperative CPU blocks sets it)
+    _tile_add = False  # the tile element write being translated is `t[i] += x` / `-=`
 
     def __init__(self, source_info, py_globals, max_unroll=16):
         self.src = source_info
@@ -157,7 +158,9 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
             self.scope.bind(target.id, value)
         elif isinstance(target, ast.Subscript) and self._tile_base(target) is not None:
             base = self._tile_base(target)    # a view's new value reaches its tile (bind_tile)
-            builtins_tile.bind_tile(self, target.value.id, builtins_tile_index.write(self, base, target, value))
+            new = builtins_tile_index.write(self, base, target, value)
+            new = builtins_tile.merge_lanes(self, base, new, self._tile_add)   # every lane's write (blocks)
+            builtins_tile.bind_tile(self, target.value.id, new)
         elif isinstance(target, ast.Subscript) and self.has_slice(target):
             self.write_slice(target, value)
         elif isinstance(target, ast.Subscript):
@@ -240,11 +243,16 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
                 return self.store(base, self.subscript_indices(target), value, op)
             if isinstance(base, ir.Var) and is_tile(base.type):
                 builtins_tile_index.check_augassign(self, base, target)
+                # t[i] += x in a cooperative CPU block adds every lane's x (warp-lang's shared tiles)
+                self._tile_add = isinstance(node.op, (ast.Add, ast.Sub))
         current = self.eval_var(target)
         if isinstance(target, ast.Name) and hasattr(current, "tile_view_of"):   # in place: reaches the tile
             builtins_tile.bind_tile(self, target.id, self.binary(op, current, value))
             return
-        self.write(target, self.binary(op, current, value))
+        try:
+            self.write(target, self.binary(op, current, value))
+        finally:
+            self._tile_add = False
 
     # --- control flow -----------------------------------------------------------------------------
     def s_If(self, node):

@@ -27,7 +27,7 @@ from ..compiler import cache
 from ..compiler import cpu as cpu_compiler
 from ..config import config
 from ..version import translator_signature
-from . import warm_index
+from . import unit_merge, warm_index
 from .native import runtime_module
 
 
@@ -112,6 +112,12 @@ class Load:
         self.translated = False   # whether any kernel was translated (no full index hit)
 
     def run(self):
+        # the cache's shared lock from the first lookup until the units are loaded: the garbage
+        # collector never renames a unit away in between (compiler/cache_gc.py)
+        with cache.in_use():
+            return self._run()
+
+    def _run(self):
         t0 = self.t0
         options = (self.backward, self.debug, self.fast_math, config.max_unroll, self.lanes,
                    self.checks)
@@ -123,7 +129,10 @@ class Load:
         else:
             self._from_kernel_index(keys[1])
         self._translate_and_build(keys)
-        return self._loaded(bool(self.compiled), t0)
+        loaded = self._loaded(bool(self.compiled), t0)
+        if self.translated:     # an edit: too many small units are compiled again, grouped
+            unit_merge.maybe_merge(self, keys, _groups)
+        return loaded
 
     # --- the index: no translation ---------------------------------------------------------
     def _from_module_index(self, key):

@@ -69,8 +69,15 @@ def _native():
 
 def launch(kernel, dim=None, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), device=None,
            stream=None, adjoint=False, record_tape=True, record_cmd=False, max_blocks=0,
-           block_dim=256):
-    """Run ``kernel`` over a grid of ``dim`` threads (an int or a tuple of up to 4)."""
+           block_dim=None):
+    """Run ``kernel`` over a grid of ``dim`` threads (an int or a tuple of up to 4); ``block_dim``:
+    the CUDA block size (default ``wp.config.cuda_block_dim``), and on the CPU with
+    ``wp.config.enable_cpu_blocks`` the lanes of a cooperative block (default 1)."""
+    if block_dim is not None and block_dim != 1 and config.enable_cpu_blocks:
+        width = cpu_block_width(block_dim, device, stream)
+        if width > 1:    # consecutive threads in blocks of `width` lanes; the last may be partial
+            return _launch_cpu_blocks(kernel, dim, width, inputs, outputs, device, record_tape, record_cmd,
+                                      adjoint, tiled=False)
     plan = getattr(kernel, "_plan", None)
     # tapes, timing recorders and graph captures disarm the plan itself (see launch_state);
     # device=None needs no thread-local lookup while every thread is on the default device
@@ -86,7 +93,7 @@ def launch(kernel, dim=None, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(
 
 
 def _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoint, record_tape,
-            record_cmd, stream=None, max_blocks=0, block_dim=256):
+            record_cmd, stream=None, max_blocks=0, block_dim=None):
     """The general path: validates everything; afterwards the fast plan is (re)made."""
     from ..lang.kernel import Kernel
     if not isinstance(kernel, Kernel):
@@ -206,7 +213,7 @@ def launch_tiled(kernel, dim, inputs=(), outputs=(), device=None, stream=None, b
     if width > 1:
         return _launch_cpu_blocks(kernel, dim, width, inputs, outputs, device, **kwargs)
     return launch(kernel, dim + (TILE_BLOCK_WIDTH,), inputs=inputs, outputs=outputs, device=device,
-                  stream=stream, block_dim=block_dim if block_dim else 256, **kwargs)
+                  stream=stream, block_dim=block_dim if block_dim else None, **kwargs)
 
 
 def cpu_block_width(block_dim, device, stream=None):
@@ -221,10 +228,11 @@ def cpu_block_width(block_dim, device, stream=None):
 
 
 def _launch_cpu_blocks(kernel, dim, width, inputs, outputs, device, record_tape=True, record_cmd=False,
-                       adjoint=False, **kwargs):
-    """A tiled CPU launch whose blocks run their ``width`` lanes cooperatively: the kernel built
-    for that width (its own entry point, lang/kernel.py with_block_width), through the general
-    path (the fast plan of the one-lane build must not see this grid)."""
+                       adjoint=False, tiled=True, stream=None, max_blocks=0, **kwargs):
+    """A CPU launch whose blocks run their ``width`` lanes cooperatively: the kernel built for
+    that width (its own entry point, lang/kernel.py with_block_width), through the general path
+    (the fast plan of the one-lane build must not see this grid). A tiled launch's grid gets the
+    lanes as its trailing dimension."""
     if adjoint:
         raise RuntimeError(f"kernel '{kernel.key}': cooperative CPU blocks (wp.config.enable_cpu_blocks "
                            f"with block_dim > 1) have no adjoint launch; launch it with block_dim=1 "
@@ -236,11 +244,15 @@ def _launch_cpu_blocks(kernel, dim, width, inputs, outputs, device, record_tape=
         raise TypeError(f"wp.launch_tiled expects a @wp.kernel, got {type(kernel).__name__}")
     if kernel.is_generic:
         kernel = kernel.for_launch(list(inputs) + list(outputs))
-    return _launch(kernel.with_block_width(width), dim + (width,), inputs, outputs, (), (), device,
+    if tiled:
+        dim = dim + (width,)
+    return _launch(kernel.with_block_width(width), dim, inputs, outputs, (), (), device,
                    False, record_tape, record_cmd)
 
 
 def _check_backward_enabled(kernel):
+    if getattr(kernel, "block_width", 1) > 1:     # a tape's replay of a cooperative-block launch
+        _launch_cpu_blocks(kernel, None, kernel.block_width, (), (), None, adjoint=True)
     if not kernel.backward_enabled():
         raise RuntimeError(
             f"kernel '{kernel.key}' has no adjoint: backward code generation is off for it "

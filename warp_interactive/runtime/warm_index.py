@@ -25,6 +25,7 @@ The @wp.funcs the key walk reached are also the module's dependency record after
 (runtime/module.py): redefining one of them rebuilds the module, as after a translating load.
 """
 
+import ctypes
 import hashlib
 import json
 import os
@@ -83,7 +84,7 @@ def _value_fp(v, seen):
     comp_type = type(v)
     if getattr(comp_type, "_cpp", None) is not None:   # a vector/matrix/scalar value
         return ("value", _type_fp(comp_type), bytes(v).hex() if hasattr(v, "_fields_") or
-                hasattr(v, "_length_") else repr(v))
+                isinstance(v, ctypes.Array) else repr(v))
     if getattr(type(v), "__module__", "").split(".")[0] in _MODULES_OK and callable(v):
         return ("callable", type(v).__module__, getattr(v, "__qualname__", getattr(v, "__name__", "")))
     raise _Opaque(v)

@@ -10,6 +10,7 @@ import ctypes
 
 import numpy as np
 
+from ..errors import OperandTypeError
 from . import scalars
 from .generic import Any, GenericComposite, is_any
 from .scalars import canonical_scalar, is_scalar
@@ -42,6 +43,9 @@ class Composite(ctypes.Array):
     _shape_ = ()
     _kind_ = ""
     _wp_scalar_type_ = None
+    # NumPy scalars (np.float32(2) * v) defer to our reflected operators, which keep the warp type;
+    # NumPy's own would work on __array__, which for half types is the raw bits
+    __array_priority__ = 1000
 
     def __init__(self, *args, **kwargs):
         super().__init__()
@@ -167,35 +171,55 @@ class Composite(ctypes.Array):
         return self
 
     def __add__(self, other):
+        _check_operands("add", self, other)
         return self._new(self.numpy_view() + _unwrap(other))
 
+    def __radd__(self, other):
+        if _is_nd(other):
+            return other + self.numpy_view()
+        _check_operands("add", other, self)
+        return self._new(_unwrap(other) + self.numpy_view())
+
     def __sub__(self, other):
+        _check_operands("sub", self, other)
         return self._new(self.numpy_view() - _unwrap(other))
 
     def __rsub__(self, other):
+        if _is_nd(other):
+            return other - self.numpy_view()
+        _check_operands("sub", other, self)
         return self._new(_unwrap(other) - self.numpy_view())
 
-    __radd__ = __add__
-
     def __mul__(self, other):
+        _check_operands("mul", self, other)
         if isinstance(other, Composite) and "matrix" in (self._kind_, other._kind_):
             return _matmul(self, other)   # matrix products; a vector times a matrix is v^T M
         if isinstance(other, Composite) and self._kind_ == "quaternion" == other._kind_:
             return self._new(_quat_mul(self.numpy_view(), other.numpy_view()))
+        if isinstance(other, Composite) and self._kind_ == "transform" == other._kind_:
+            return self._new(_transform_mul(self.numpy_view(), other.numpy_view()))
         return self._new(self.numpy_view() * _unwrap(other))
 
     def __rmul__(self, other):
+        if _is_nd(other):
+            return other * self.numpy_view()
+        _check_operands("mul", other, self)
         if isinstance(other, Composite):
             return _matmul(other, self)
         return self._new(_unwrap(other) * self.numpy_view())
 
     def __matmul__(self, other):
+        _check_operands("mul", self, other)
         return _matmul(self, other)
 
     def __truediv__(self, other):
+        _check_operands("div", self, other)
         return self._new(self.numpy_view() / _unwrap(other))
 
     def __rtruediv__(self, other):
+        if _is_nd(other):
+            return other / self.numpy_view()
+        _check_operands("div", other, self)
         return self._new(_unwrap(other) / self.numpy_view())
 
     def __str__(self):
@@ -243,6 +267,37 @@ def _matmul(a, b):
     if getattr(b, "_kind_", "") == "matrix":
         return vector(bv.shape[1], b._wp_scalar_type_)(av @ bv)
     raise TypeError(f"cannot multiply {type(a).__name__} by {type(b).__name__}")
+
+
+def _is_nd(x):
+    """A NumPy array (not a 0-d value) on the left of an operator: the result is an array, as
+    NumPy broadcasting gives it (the __array_priority__ above sends these here too)."""
+    return isinstance(x, np.ndarray) and x.ndim > 0
+
+
+def _check_operands(op, a, b):
+    """Two warp values of different scalar types are refused, as kernels refuse them (Python
+    numbers and NumPy values adapt to the warp value's type)."""
+    ta, tb = _warp_scalar_of(a), _warp_scalar_of(b)
+    if ta is not None and tb is not None and ta is not tb:
+        raise OperandTypeError(f"Couldn't find a function '{op}' compatible with the arguments "
+                               f"'{type(a).__name__}, {type(b).__name__}'")
+
+
+def _warp_scalar_of(x):
+    if isinstance(x, Composite):
+        return x._wp_scalar_type_
+    if isinstance(x, scalars.Scalar):
+        return type(x)
+    return None
+
+
+def _transform_mul(a, b):
+    """``transform_multiply(a, b)``: (p_a + rotate(q_a, p_b), q_a q_b), with warp-lang's
+    rotation formula, which is also what it computes for quaternions off the unit sphere."""
+    u, w, v = a[3:6], a[6], b[:3]
+    p = a[:3] + v * (2.0 * w * w - 1.0) + 2.0 * u * np.dot(u, v) + 2.0 * w * np.cross(u, v)
+    return np.concatenate([p, _quat_mul(a[3:], b[3:])])
 
 
 def _quat_mul(a, b):

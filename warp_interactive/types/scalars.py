@@ -70,9 +70,12 @@ class Scalar:
 
 
 def _scalar(name, ctype, np_dtype, cpp, kind):
+    # ``_type_`` (the ctypes storage) and ``_length_`` (one component) are the reference's
+    # spellings, which user code reads on scalar and composite types alike
     cls = type(name, (Scalar,), {
         "_ctype": ctype, "_np_dtype": np.dtype(np_dtype), "_cpp": cpp, "_kind": kind,
         "size": np.dtype(np_dtype).itemsize, "__module__": "warp_interactive.types",
+        "_type_": ctype, "_length_": 1,
     })
     return cls
 

@@ -35,6 +35,8 @@ struct cpu_block {
     ucontext_t sched;         // the worker's own context, between lanes
     ucontext_t* ctx = nullptr;
     char* done = nullptr;
+    unsigned* syncs = nullptr;   // block-wide operations each lane has reached
+    bool diverged = false;       // some lanes reached a block-wide operation others did not
     char* stacks = nullptr;   // one stack per lane (tiles live there), reserved once per worker
     size_t stack_bytes = 0;
     char* scratch = nullptr;  // where lanes exchange values at a block-wide operation
@@ -74,6 +76,7 @@ inline cpu_block* cpu_block_state(int width)
         b->stacks = (char*)p;
         b->ctx = (ucontext_t*)std::realloc(b->ctx, sizeof(ucontext_t) * size_t(width));
         b->done = (char*)std::realloc(b->done, size_t(width));
+        b->syncs = (unsigned*)std::realloc(b->syncs, sizeof(unsigned) * size_t(width));
         b->width = width;
     }
     return b;
@@ -99,6 +102,7 @@ inline void cpu_block_run(cpu_block* b, int count)
         b->ctx[l].uc_link = &b->sched;
         makecontext(&b->ctx[l], cpu_lane_main, 0);
         b->done[l] = 0;
+        b->syncs[l] = 0;
     }
     for (int live = count; live > 0;) {
         for (int l = 0; l < count; ++l) {
@@ -107,6 +111,17 @@ inline void cpu_block_run(cpu_block* b, int count)
             swapcontext(&b->sched, &b->ctx[l]);
             if (b->done[l]) --live;
         }
+        // the lanes still running all wait at their n-th block-wide operation (else the values they
+        // exchange pair the wrong operations: warp-lang requires every lane to reach each one)
+        // (a lane that has finished before reaching it counts too)
+        int first = -1;
+        for (int l = 0; l < count; ++l) {
+            if (b->done[l]) continue;
+            if (first < 0) first = l;
+            else if (b->syncs[l] != b->syncs[first]) b->diverged = true;
+        }
+        for (int l = 0; first >= 0 && l < count; ++l)
+            if (b->done[l] && b->syncs[l] < b->syncs[first]) b->diverged = true;
     }
 }
 
@@ -120,6 +135,7 @@ inline void cpu_blocks_launch(int width, cpu_lane_fn fn, const void* args, const
         return;
     }
     b->fn = fn, b->args = args, b->bounds = bounds;
+    b->diverged = false;
     cpu_block_current() = b;
     for (int64 blk = begin; blk < end; ++blk) {
         b->first = blk * width;
@@ -127,13 +143,21 @@ inline void cpu_blocks_launch(int width, cpu_lane_fn fn, const void* args, const
         cpu_block_run(b, int(left < width ? left : width));
     }
     cpu_block_current() = nullptr;
+    if (b->diverged)
+        std::fprintf(stderr, "warp_interactive: in a cooperative CPU block (block_dim=%d) some lanes did not reach "
+                             "a block-wide tile operation (wp.tile, tile_from_thread, tile_atomic_add, a per-lane "
+                             "tile write) that others reached, e.g. one inside a branch on the lane: its results "
+                             "are undefined, as in warp-lang\n", width);
 }
 
 // a block-wide barrier: the running lane waits until every other lane has reached one too
 inline void block_sync()
 {
     cpu_block* b = cpu_block_current();
-    if (b) swapcontext(&b->ctx[b->lane], &b->sched);
+    if (b) {
+        ++b->syncs[b->lane];
+        swapcontext(&b->ctx[b->lane], &b->sched);
+    }
 }
 inline int32 block_lane()
 {
@@ -162,7 +186,7 @@ WPI_FUNC void block_gather(const T* mine, int n, T* out, int W)
         T* buf = (T*)cpu_block_scratch(b, sizeof(T) * size_t(n) * size_t(W));
         for (int k = 0; k < n; ++k) buf[k * W + b->lane] = mine[k];
         block_sync();      // every lane has written its values
-        for (int k = 0; k < n * W; ++k) out[k] = buf[k];
+        for (int k = 0; k < n * W; ++k) out[k] = k % W < b->count ? buf[k] : T{};   // a partial block's missing lanes: zero
         block_sync();      // every lane has read them: the scratch may be reused
         return;
     }
@@ -189,6 +213,34 @@ WPI_FUNC T block_broadcast(const T& value, int src)
 #endif
     (void)src;
     return value;
+}
+
+// Per-lane writes into a tile (`t[lane] = x`, tile_scatter_add/masked): every lane changed its own
+// copy `mine` of the block's tile `old`; all lanes then get `old` with every lane's changes, in lane
+// order (writes: an element a lane changed takes its value, the last such lane winning) or summed
+// (adds: old + the sum of the lanes' increments). Outside a block: `mine`.
+template <typename Tl>
+WPI_FUNC Tl block_merge_tile(const Tl& old, const Tl& mine, bool sum)
+{
+#if defined(WPI_CPU_BLOCKS)
+    cpu_block* b = cpu_block_current();
+    if (b) {
+        typedef typename Tl::value_type T;
+        Tl* buf = (Tl*)cpu_block_scratch(b, sizeof(Tl) * size_t(b->count));
+        std::memcpy((void*)&buf[b->lane], (const void*)&mine, sizeof(Tl));
+        block_sync();
+        Tl r = old;
+        for (int l = 0; l < b->count; ++l)
+            for (int k = 0; k < Tl::size; ++k) {
+                if (std::memcmp((const void*)&buf[l].data[k], (const void*)&old.data[k], sizeof(T)) == 0) continue;
+                r.data[k] = sum ? add(r.data[k], sub(buf[l].data[k], old.data[k])) : buf[l].data[k];
+            }
+        block_sync();
+        return r;
+    }
+#endif
+    (void)old, (void)sum;
+    return mine;
 }
 
 }  // namespace wp

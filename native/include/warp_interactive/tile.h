@@ -222,19 +222,23 @@ WPI_TILE_TPL WPI_FUNC void adj_tile_neg(const WPI_TILE& a, WPI_TILE& adj_a, cons
     for (int i = 0; i < WPI_TILE::size; ++i) adj_neg(a.data[i], adj_a.data[i], adj_ret.data[i]);
 }
 
-// tile * scalar, scalar * tile, tile / scalar
-template <WPI_TILE_PARAMS, typename S>
-WPI_FUNC WPI_TILE tile_mul_scalar(const WPI_TILE& a, S s)
-{
-    WPI_TILE r;
-    for (int i = 0; i < WPI_TILE::size; ++i) r.data[i] = mul(a.data[i], s);
-    return r;
-}
-template <WPI_TILE_PARAMS, typename S>
-WPI_FUNC void adj_tile_mul_scalar(const WPI_TILE& a, S s, WPI_TILE& adj_a, S& adj_s, const WPI_TILE& adj_ret)
-{
-    for (int i = 0; i < WPI_TILE::size; ++i) adj_mul(a.data[i], s, adj_a.data[i], adj_s, adj_ret.data[i]);
-}
+// tile * scalar, tile / scalar (and scalar * tile below: its arguments come the other way round)
+#define WPI_TILE_BY_SCALAR(NAME, FN)                                                               \
+    template <WPI_TILE_PARAMS, typename S>                                                         \
+    WPI_FUNC WPI_TILE NAME(const WPI_TILE& a, S s)                                                 \
+    {                                                                                              \
+        WPI_TILE r;                                                                                \
+        for (int i = 0; i < WPI_TILE::size; ++i) r.data[i] = FN(a.data[i], s);                     \
+        return r;                                                                                  \
+    }                                                                                              \
+    template <WPI_TILE_PARAMS, typename S>                                                         \
+    WPI_FUNC void adj_##NAME(const WPI_TILE& a, S s, WPI_TILE& adj_a, S& adj_s, const WPI_TILE& adj_ret) \
+    {                                                                                              \
+        for (int i = 0; i < WPI_TILE::size; ++i) adj_##FN(a.data[i], s, adj_a.data[i], adj_s, adj_ret.data[i]); \
+    }
+WPI_TILE_BY_SCALAR(tile_mul_scalar, mul)
+WPI_TILE_BY_SCALAR(tile_div_scalar, div)
+#undef WPI_TILE_BY_SCALAR
 template <WPI_TILE_PARAMS, typename S>
 WPI_FUNC WPI_TILE tile_scalar_mul(S s, const WPI_TILE& a)
 {
@@ -246,18 +250,6 @@ template <WPI_TILE_PARAMS, typename S>
 WPI_FUNC void adj_tile_scalar_mul(S s, const WPI_TILE& a, S& adj_s, WPI_TILE& adj_a, const WPI_TILE& adj_ret)
 {
     for (int i = 0; i < WPI_TILE::size; ++i) adj_mul(s, a.data[i], adj_s, adj_a.data[i], adj_ret.data[i]);
-}
-template <WPI_TILE_PARAMS, typename S>
-WPI_FUNC WPI_TILE tile_div_scalar(const WPI_TILE& a, S s)
-{
-    WPI_TILE r;
-    for (int i = 0; i < WPI_TILE::size; ++i) r.data[i] = div(a.data[i], s);
-    return r;
-}
-template <WPI_TILE_PARAMS, typename S>
-WPI_FUNC void adj_tile_div_scalar(const WPI_TILE& a, S s, WPI_TILE& adj_a, S& adj_s, const WPI_TILE& adj_ret)
-{
-    for (int i = 0; i < WPI_TILE::size; ++i) adj_div(a.data[i], s, adj_a.data[i], adj_s, adj_ret.data[i]);
 }
 
 // --- tile_map: a function (a lambda codegen writes around a builtin or @wp.func) per element ----
@@ -273,101 +265,47 @@ struct tile_map_arg<WPI_TILE> {
     static WPI_FUNC const T& get(const WPI_TILE& x, int i) { return x.data[i]; }
     static WPI_FUNC T& adj(WPI_TILE& x, int i) { return x.data[i]; }
 };
-template <typename R, typename F, typename A0>
-WPI_FUNC R tile_map(F f, const A0& a0)
+// an argument's type without reference or const (NVRTC has no <type_traits>)
+template <typename X> struct tile_bare { using type = X; };
+template <typename X> struct tile_bare<X&> { using type = typename tile_bare<X>::type; };
+template <typename X> struct tile_bare<const X> { using type = X; };
+template <typename X> using tile_map_arg_of = tile_map_arg<typename tile_bare<X>::type>;
+
+template <typename R, typename F, typename... A>
+WPI_FUNC R tile_map(F f, const A&... a)
 {
     R r;
-    for (int i = 0; i < R::size; ++i) r.data[i] = f(tile_map_arg<A0>::get(a0, i));
+    for (int i = 0; i < R::size; ++i) r.data[i] = f(tile_map_arg<A>::get(a, i)...);
     return r;
 }
-template <typename R, typename F, typename A0, typename G>
-WPI_FUNC void adj_tile_map(F, const A0& a0, G adj_f, A0& adj_a0, const R& adj_ret)
+
+// The adjoint's arguments are (a_0..a_n-1, adj_f, adj_a_0..adj_a_n-1, adj_ret): two runs of one
+// length, so one pack split by position (a pack that is not last cannot be deduced).
+template <int... I> struct tile_seq {};
+template <int N, int... I> struct tile_make_seq { using type = typename tile_make_seq<N - 1, N - 1, I...>::type; };
+template <int... I> struct tile_make_seq<0, I...> { using type = tile_seq<I...>; };
+template <int I, typename X0, typename... X>
+WPI_FUNC decltype(auto) tile_pack_get(X0& x0, X&... xs)
 {
-    for (int i = 0; i < R::size; ++i) adj_f(tile_map_arg<A0>::get(a0, i), tile_map_arg<A0>::adj(adj_a0, i), adj_ret.data[i]);
+    if constexpr (I == 0) return (x0);
+    else return tile_pack_get<I - 1>(xs...);
 }
-template <typename R, typename F, typename A0, typename A1>
-WPI_FUNC R tile_map(F f, const A0& a0, const A1& a1)
+template <typename R, int... I, typename... X>
+WPI_FUNC void adj_tile_map_split(tile_seq<I...>, X&... xs)
 {
-    R r;
-    for (int i = 0; i < R::size; ++i) r.data[i] = f(tile_map_arg<A0>::get(a0, i), tile_map_arg<A1>::get(a1, i));
-    return r;
+    constexpr int n = sizeof...(I);
+    auto& adj_f = tile_pack_get<n>(xs...);
+    const R& adj_ret = tile_pack_get<2 * n + 1>(xs...);
+    for (int i = 0; i < R::size; ++i)
+        adj_f(tile_map_arg_of<decltype(tile_pack_get<I>(xs...))>::get(tile_pack_get<I>(xs...), i)...,
+              tile_map_arg_of<decltype(tile_pack_get<n + 1 + I>(xs...))>::adj(tile_pack_get<n + 1 + I>(xs...), i)...,
+              adj_ret.data[i]);
 }
-template <typename R, typename F, typename A0, typename A1, typename G>
-WPI_FUNC void adj_tile_map(F, const A0& a0, const A1& a1, G adj_f, A0& adj_a0, A1& adj_a1, const R& adj_ret)
+template <typename R, typename F, typename... X>
+WPI_FUNC void adj_tile_map(F, X&&... xs)
 {
-    for (int i = 0; i < R::size; ++i) adj_f(tile_map_arg<A0>::get(a0, i), tile_map_arg<A1>::get(a1, i), tile_map_arg<A0>::adj(adj_a0, i), tile_map_arg<A1>::adj(adj_a1, i), adj_ret.data[i]);
-}
-template <typename R, typename F, typename A0, typename A1, typename A2>
-WPI_FUNC R tile_map(F f, const A0& a0, const A1& a1, const A2& a2)
-{
-    R r;
-    for (int i = 0; i < R::size; ++i) r.data[i] = f(tile_map_arg<A0>::get(a0, i), tile_map_arg<A1>::get(a1, i), tile_map_arg<A2>::get(a2, i));
-    return r;
-}
-template <typename R, typename F, typename A0, typename A1, typename A2, typename G>
-WPI_FUNC void adj_tile_map(F, const A0& a0, const A1& a1, const A2& a2, G adj_f, A0& adj_a0, A1& adj_a1, A2& adj_a2, const R& adj_ret)
-{
-    for (int i = 0; i < R::size; ++i) adj_f(tile_map_arg<A0>::get(a0, i), tile_map_arg<A1>::get(a1, i), tile_map_arg<A2>::get(a2, i), tile_map_arg<A0>::adj(adj_a0, i), tile_map_arg<A1>::adj(adj_a1, i), tile_map_arg<A2>::adj(adj_a2, i), adj_ret.data[i]);
-}
-template <typename R, typename F, typename A0, typename A1, typename A2, typename A3>
-WPI_FUNC R tile_map(F f, const A0& a0, const A1& a1, const A2& a2, const A3& a3)
-{
-    R r;
-    for (int i = 0; i < R::size; ++i) r.data[i] = f(tile_map_arg<A0>::get(a0, i), tile_map_arg<A1>::get(a1, i), tile_map_arg<A2>::get(a2, i), tile_map_arg<A3>::get(a3, i));
-    return r;
-}
-template <typename R, typename F, typename A0, typename A1, typename A2, typename A3, typename G>
-WPI_FUNC void adj_tile_map(F, const A0& a0, const A1& a1, const A2& a2, const A3& a3, G adj_f, A0& adj_a0, A1& adj_a1, A2& adj_a2, A3& adj_a3, const R& adj_ret)
-{
-    for (int i = 0; i < R::size; ++i) adj_f(tile_map_arg<A0>::get(a0, i), tile_map_arg<A1>::get(a1, i), tile_map_arg<A2>::get(a2, i), tile_map_arg<A3>::get(a3, i), tile_map_arg<A0>::adj(adj_a0, i), tile_map_arg<A1>::adj(adj_a1, i), tile_map_arg<A2>::adj(adj_a2, i), tile_map_arg<A3>::adj(adj_a3, i), adj_ret.data[i]);
-}
-template <typename R, typename F, typename A0, typename A1, typename A2, typename A3, typename A4>
-WPI_FUNC R tile_map(F f, const A0& a0, const A1& a1, const A2& a2, const A3& a3, const A4& a4)
-{
-    R r;
-    for (int i = 0; i < R::size; ++i) r.data[i] = f(tile_map_arg<A0>::get(a0, i), tile_map_arg<A1>::get(a1, i), tile_map_arg<A2>::get(a2, i), tile_map_arg<A3>::get(a3, i), tile_map_arg<A4>::get(a4, i));
-    return r;
-}
-template <typename R, typename F, typename A0, typename A1, typename A2, typename A3, typename A4, typename G>
-WPI_FUNC void adj_tile_map(F, const A0& a0, const A1& a1, const A2& a2, const A3& a3, const A4& a4, G adj_f, A0& adj_a0, A1& adj_a1, A2& adj_a2, A3& adj_a3, A4& adj_a4, const R& adj_ret)
-{
-    for (int i = 0; i < R::size; ++i) adj_f(tile_map_arg<A0>::get(a0, i), tile_map_arg<A1>::get(a1, i), tile_map_arg<A2>::get(a2, i), tile_map_arg<A3>::get(a3, i), tile_map_arg<A4>::get(a4, i), tile_map_arg<A0>::adj(adj_a0, i), tile_map_arg<A1>::adj(adj_a1, i), tile_map_arg<A2>::adj(adj_a2, i), tile_map_arg<A3>::adj(adj_a3, i), tile_map_arg<A4>::adj(adj_a4, i), adj_ret.data[i]);
-}
-template <typename R, typename F, typename A0, typename A1, typename A2, typename A3, typename A4, typename A5>
-WPI_FUNC R tile_map(F f, const A0& a0, const A1& a1, const A2& a2, const A3& a3, const A4& a4, const A5& a5)
-{
-    R r;
-    for (int i = 0; i < R::size; ++i) r.data[i] = f(tile_map_arg<A0>::get(a0, i), tile_map_arg<A1>::get(a1, i), tile_map_arg<A2>::get(a2, i), tile_map_arg<A3>::get(a3, i), tile_map_arg<A4>::get(a4, i), tile_map_arg<A5>::get(a5, i));
-    return r;
-}
-template <typename R, typename F, typename A0, typename A1, typename A2, typename A3, typename A4, typename A5, typename G>
-WPI_FUNC void adj_tile_map(F, const A0& a0, const A1& a1, const A2& a2, const A3& a3, const A4& a4, const A5& a5, G adj_f, A0& adj_a0, A1& adj_a1, A2& adj_a2, A3& adj_a3, A4& adj_a4, A5& adj_a5, const R& adj_ret)
-{
-    for (int i = 0; i < R::size; ++i) adj_f(tile_map_arg<A0>::get(a0, i), tile_map_arg<A1>::get(a1, i), tile_map_arg<A2>::get(a2, i), tile_map_arg<A3>::get(a3, i), tile_map_arg<A4>::get(a4, i), tile_map_arg<A5>::get(a5, i), tile_map_arg<A0>::adj(adj_a0, i), tile_map_arg<A1>::adj(adj_a1, i), tile_map_arg<A2>::adj(adj_a2, i), tile_map_arg<A3>::adj(adj_a3, i), tile_map_arg<A4>::adj(adj_a4, i), tile_map_arg<A5>::adj(adj_a5, i), adj_ret.data[i]);
-}
-template <typename R, typename F, typename A0, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
-WPI_FUNC R tile_map(F f, const A0& a0, const A1& a1, const A2& a2, const A3& a3, const A4& a4, const A5& a5, const A6& a6)
-{
-    R r;
-    for (int i = 0; i < R::size; ++i) r.data[i] = f(tile_map_arg<A0>::get(a0, i), tile_map_arg<A1>::get(a1, i), tile_map_arg<A2>::get(a2, i), tile_map_arg<A3>::get(a3, i), tile_map_arg<A4>::get(a4, i), tile_map_arg<A5>::get(a5, i), tile_map_arg<A6>::get(a6, i));
-    return r;
-}
-template <typename R, typename F, typename A0, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6, typename G>
-WPI_FUNC void adj_tile_map(F, const A0& a0, const A1& a1, const A2& a2, const A3& a3, const A4& a4, const A5& a5, const A6& a6, G adj_f, A0& adj_a0, A1& adj_a1, A2& adj_a2, A3& adj_a3, A4& adj_a4, A5& adj_a5, A6& adj_a6, const R& adj_ret)
-{
-    for (int i = 0; i < R::size; ++i) adj_f(tile_map_arg<A0>::get(a0, i), tile_map_arg<A1>::get(a1, i), tile_map_arg<A2>::get(a2, i), tile_map_arg<A3>::get(a3, i), tile_map_arg<A4>::get(a4, i), tile_map_arg<A5>::get(a5, i), tile_map_arg<A6>::get(a6, i), tile_map_arg<A0>::adj(adj_a0, i), tile_map_arg<A1>::adj(adj_a1, i), tile_map_arg<A2>::adj(adj_a2, i), tile_map_arg<A3>::adj(adj_a3, i), tile_map_arg<A4>::adj(adj_a4, i), tile_map_arg<A5>::adj(adj_a5, i), tile_map_arg<A6>::adj(adj_a6, i), adj_ret.data[i]);
-}
-template <typename R, typename F, typename A0, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6, typename A7>
-WPI_FUNC R tile_map(F f, const A0& a0, const A1& a1, const A2& a2, const A3& a3, const A4& a4, const A5& a5, const A6& a6, const A7& a7)
-{
-    R r;
-    for (int i = 0; i < R::size; ++i) r.data[i] = f(tile_map_arg<A0>::get(a0, i), tile_map_arg<A1>::get(a1, i), tile_map_arg<A2>::get(a2, i), tile_map_arg<A3>::get(a3, i), tile_map_arg<A4>::get(a4, i), tile_map_arg<A5>::get(a5, i), tile_map_arg<A6>::get(a6, i), tile_map_arg<A7>::get(a7, i));
-    return r;
-}
-template <typename R, typename F, typename A0, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6, typename A7, typename G>
-WPI_FUNC void adj_tile_map(F, const A0& a0, const A1& a1, const A2& a2, const A3& a3, const A4& a4, const A5& a5, const A6& a6, const A7& a7, G adj_f, A0& adj_a0, A1& adj_a1, A2& adj_a2, A3& adj_a3, A4& adj_a4, A5& adj_a5, A6& adj_a6, A7& adj_a7, const R& adj_ret)
-{
-    for (int i = 0; i < R::size; ++i) adj_f(tile_map_arg<A0>::get(a0, i), tile_map_arg<A1>::get(a1, i), tile_map_arg<A2>::get(a2, i), tile_map_arg<A3>::get(a3, i), tile_map_arg<A4>::get(a4, i), tile_map_arg<A5>::get(a5, i), tile_map_arg<A6>::get(a6, i), tile_map_arg<A7>::get(a7, i), tile_map_arg<A0>::adj(adj_a0, i), tile_map_arg<A1>::adj(adj_a1, i), tile_map_arg<A2>::adj(adj_a2, i), tile_map_arg<A3>::adj(adj_a3, i), tile_map_arg<A4>::adj(adj_a4, i), tile_map_arg<A5>::adj(adj_a5, i), tile_map_arg<A6>::adj(adj_a6, i), tile_map_arg<A7>::adj(adj_a7, i), adj_ret.data[i]);
+    static_assert(sizeof...(X) >= 4 && sizeof...(X) % 2 == 0, "adj_tile_map: (args, adj_f, adj_args, adj_ret)");
+    adj_tile_map_split<R>(typename tile_make_seq<(int(sizeof...(X)) - 2) / 2>::type(), xs...);
 }
 
 // --- reductions (results are shape-(1,) tiles) ---------------------------------------------------
@@ -421,26 +359,6 @@ WPI_FUNC R tile_reduce(F f, const A& a)
 }
 
 // reduce along one axis: the input viewed as (outer, n, inner); the result is (outer, inner)
-template <typename R, int OUTER, int N, int INNER, typename A>
-WPI_FUNC R tile_sum_axis(const A& a)
-{
-    R r;
-    for (int o = 0; o < OUTER; ++o)
-        for (int k = 0; k < INNER; ++k) {
-            auto s = a.data[o * N * INNER + k];
-            for (int j = 1; j < N; ++j) s = add(s, a.data[(o * N + j) * INNER + k]);
-            r.data[o * INNER + k] = s;
-        }
-    return r;
-}
-template <typename R, int OUTER, int N, int INNER, typename A>
-WPI_FUNC void adj_tile_sum_axis(const A&, A& adj_a, const R& adj_ret)
-{
-    for (int o = 0; o < OUTER; ++o)
-        for (int j = 0; j < N; ++j)
-            for (int k = 0; k < INNER; ++k)
-                adj_accum(adj_a.data[(o * N + j) * INNER + k], adj_ret.data[o * INNER + k]);
-}
 template <typename R, int OUTER, int N, int INNER, typename F, typename A>
 WPI_FUNC R tile_reduce_axis(F f, const A& a)
 {
@@ -452,6 +370,29 @@ WPI_FUNC R tile_reduce_axis(F f, const A& a)
             r.data[o * INNER + k] = s;
         }
     return r;
+}
+// the element-wise builtins as function objects (sums along an axis, scans)
+struct tile_add_fn {
+    template <typename X> WPI_FUNC X operator()(const X& a, const X& b) const { return add(a, b); }
+};
+struct tile_max_fn {
+    template <typename X> WPI_FUNC X operator()(const X& a, const X& b) const { return max(a, b); }
+};
+struct tile_min_fn {
+    template <typename X> WPI_FUNC X operator()(const X& a, const X& b) const { return min(a, b); }
+};
+template <typename R, int OUTER, int N, int INNER, typename A>
+WPI_FUNC R tile_sum_axis(const A& a)
+{
+    return tile_reduce_axis<R, OUTER, N, INNER>(tile_add_fn(), a);
+}
+template <typename R, int OUTER, int N, int INNER, typename A>
+WPI_FUNC void adj_tile_sum_axis(const A&, A& adj_a, const R& adj_ret)
+{
+    for (int o = 0; o < OUTER; ++o)
+        for (int j = 0; j < N; ++j)
+            for (int k = 0; k < INNER; ++k)
+                adj_accum(adj_a.data[(o * N + j) * INNER + k], adj_ret.data[o * INNER + k]);
 }
 
 // --- layout: one affine gather covers transpose, broadcast, view, squeeze, reshape, slices -------
@@ -544,24 +485,35 @@ WPI_FUNC int32 tile_offset_i32(I o)
     return int64(o) > int64(2147483647) ? int32(2147483647) : int64(o) < int64(-2147483647 - 1) ? int32(-2147483647 - 1) : int32(o);
 }
 
-template <typename T, typename Tl>
-WPI_FUNC int64 tile_array_offset(const array_t<T>& a, int ndim, const int* o, int n, bool& inside)
+// Byte offset of element n of tile Tl (row-major) in array a: coordinate d is o[d] + c[d], except
+// along AXIS (when >= 0: indexed loads/stores, tile_more.h) where it is o[AXIS] + indices[c[AXIS]];
+// `inside` says whether it is in bounds.
+struct tile_no_indices {};
+template <int AXIS, typename T, typename Tl, typename Ix>
+WPI_FUNC int64 tile_indexed_offset(const array_t<T>& a, int ndim, const int* o, int n, const Ix& indices,
+                                   bool& inside)
 {
     const int dims[4] = {Tl::d0, Tl::d1, Tl::d2, Tl::d3};
     int idx[4];
-    int rest = n;
     for (int d = 3; d >= 0; --d) {
-        idx[d] = rest % dims[d];
-        rest /= dims[d];
+        idx[d] = n % dims[d];
+        n /= dims[d];
     }
     int64 off = 0;
     inside = true;
     for (int d = 0; d < ndim; ++d) {
         int64 g = int64(o[d]) + idx[d];
+        if constexpr (AXIS >= 0)
+            if (d == AXIS) g = int64(o[d]) + int64(indices.data[idx[d]]);
         if (g < 0 || g >= a.shape[d]) inside = false;
         off += g * a.strides[d];
     }
     return off;
+}
+template <typename T, typename Tl>
+WPI_FUNC int64 tile_array_offset(const array_t<T>& a, int ndim, const int* o, int n, bool& inside)
+{
+    return tile_indexed_offset<-1, T, Tl>(a, ndim, o, n, tile_no_indices{}, inside);
 }
 
 template <typename R, int NDIM, typename T>

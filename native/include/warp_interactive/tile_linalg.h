@@ -22,7 +22,7 @@ WPI_FUNC void tile_gemm_plain(T* c, const T* a, const T* b, float64 alpha, float
             A s = A(0);
             for (int k = 0; k < K; ++k) s += A(a[i * K + k]) * A(b[k * N + j]);
             T& out = c[i * N + j];
-            out = T(al * s + be * A(out));
+            out = be == A(0) ? T(al * s) : T(al * s + be * A(out));   // beta = 0: out is not read
         }
 }
 
@@ -52,10 +52,13 @@ inline int tile_gemm_rows(A* c, const A* a, const A* b, A al, A be, int i0)
             }
             for (int r = 0; r < MR; ++r)
                 for (int v = 0; v < NV; ++v) {
-                    V cv;
+                    V cv = al * acc[r][v];
                     A* out = c + (i + r) * N + j + v * L;
-                    __builtin_memcpy(&cv, out, sizeof(V));
-                    cv = al * acc[r][v] + be * cv;
+                    if (be != A(0)) {   // beta = 0: out is not read (it may hold NaN), as in warp-lang
+                        V old;
+                        __builtin_memcpy(&old, out, sizeof(V));
+                        cv += be * old;
+                    }
                     __builtin_memcpy(out, &cv, sizeof(V));
                 }
         }
@@ -105,53 +108,73 @@ WPI_FUNC void tile_gemm(T* c, const T* a, const T* b, float64 alpha, float64 bet
 #endif
 }
 
+// a tile's elements as T: the tile's own storage when it holds T, else a converted copy (a, b and
+// out of tile_matmul may each be float16/32/64, as in warp-lang; the product is computed in T)
+template <typename T, typename S, int R, int C>
+struct tile_as {
+    tile_t<T, R, C> copy;
+    const T* data;
+    WPI_FUNC explicit tile_as(const tile_t<S, R, C>& s)
+    {
+        for (int i = 0; i < R * C; ++i) copy.data[i] = T(s.data[i]);
+        data = copy.data;
+    }
+};
 template <typename T, int R, int C>
-WPI_FUNC void tile_transpose_into(T* out, const T* in)
-{
-    for (int i = 0; i < R; ++i)
-        for (int j = 0; j < C; ++j) out[j * R + i] = in[i * C + j];
-}
+struct tile_as<T, T, R, C> {
+    const T* data;
+    WPI_FUNC explicit tile_as(const tile_t<T, R, C>& s) : data(s.data) {}
+};
 
-// out = alpha * a @ b + beta * out_in (the out-parameter form) and out = alpha * a @ b
-template <typename T, int M, int N, int K>
-WPI_FUNC tile_t<T, M, N> tile_matmul_acc(const tile_t<T, M, K>& a, const tile_t<T, K, N>& b,
+// out = alpha * a @ b + beta * out_in (the out-parameter form: computed in out's dtype T) and
+// out = alpha * a @ b (computed in a's dtype T)
+template <typename T, int M, int N, int K, typename TA, typename TB>
+WPI_FUNC tile_t<T, M, N> tile_matmul_acc(const tile_t<TA, M, K>& a, const tile_t<TB, K, N>& b,
                                          const tile_t<T, M, N>& out, float64 alpha, float64 beta)
 {
     tile_t<T, M, N> c = out;
-    tile_gemm<T, M, N, K>(c.data, a.data, b.data, alpha, beta);
+    const tile_as<T, TA, M, K> av(a);
+    const tile_as<T, TB, K, N> bv(b);
+    tile_gemm<T, M, N, K>(c.data, av.data, bv.data, alpha, beta);
     return c;
 }
-template <typename T, int M, int N, int K>
-WPI_FUNC tile_t<T, M, N> tile_matmul(const tile_t<T, M, K>& a, const tile_t<T, K, N>& b, float64 alpha)
+template <typename T, int M, int N, int K, typename TB>
+WPI_FUNC tile_t<T, M, N> tile_matmul(const tile_t<T, M, K>& a, const tile_t<TB, K, N>& b, float64 alpha)
 {
     tile_t<T, M, N> c;
-    for (int i = 0; i < M * N; ++i) c.data[i] = T(0.0f);
-    tile_gemm<T, M, N, K>(c.data, a.data, b.data, alpha, 0.0);
+    const tile_as<T, TB, K, N> bv(b);
+    tile_gemm<T, M, N, K>(c.data, a.data, bv.data, alpha, 0.0);
     return c;
 }
 
-// adj_a += alpha * adj_c @ b^T, adj_b += alpha * a^T @ adj_c
-template <typename T, int M, int N, int K>
-WPI_FUNC void tile_matmul_backward(const tile_t<T, M, K>& a, const tile_t<T, K, N>& b, float64 alpha,
-                                   tile_t<T, M, K>& adj_a, tile_t<T, K, N>& adj_b, const tile_t<T, M, N>& adj_c)
+// adj_a += alpha * adj_c @ b^T, adj_b += alpha * a^T @ adj_c, computed in adj_c's dtype T
+template <typename T, int M, int N, int K, typename TA, typename TB>
+WPI_FUNC void tile_matmul_backward(const tile_t<TA, M, K>& a, const tile_t<TB, K, N>& b, float64 alpha,
+                                   tile_t<TA, M, K>& adj_a, tile_t<TB, K, N>& adj_b, const tile_t<T, M, N>& adj_c)
 {
     tile_t<T, N, K> bt;
-    tile_transpose_into<T, K, N>(bt.data, b.data);
-    tile_gemm<T, M, K, N>(adj_a.data, adj_c.data, bt.data, alpha, 1.0);
+    for (int i = 0; i < K; ++i)
+        for (int j = 0; j < N; ++j) bt.data[j * K + i] = T(b.data[i * N + j]);
+    tile_t<T, M, K> ga;
+    tile_gemm<T, M, K, N>(ga.data, adj_c.data, bt.data, alpha, 0.0);
+    for (int i = 0; i < M * K; ++i) adj_a.data[i] = add(adj_a.data[i], TA(ga.data[i]));
     tile_t<T, K, M> at;
-    tile_transpose_into<T, M, K>(at.data, a.data);
-    tile_gemm<T, K, N, M>(adj_b.data, at.data, adj_c.data, alpha, 1.0);
+    for (int i = 0; i < M; ++i)
+        for (int j = 0; j < K; ++j) at.data[j * M + i] = T(a.data[i * K + j]);
+    tile_t<T, K, N> gb;
+    tile_gemm<T, K, N, M>(gb.data, at.data, adj_c.data, alpha, 0.0);
+    for (int i = 0; i < K * N; ++i) adj_b.data[i] = add(adj_b.data[i], TB(gb.data[i]));
 }
-template <typename T, int M, int N, int K>
-WPI_FUNC void adj_tile_matmul(const tile_t<T, M, K>& a, const tile_t<T, K, N>& b, float64 alpha,
-                              tile_t<T, M, K>& adj_a, tile_t<T, K, N>& adj_b, float64&,
+template <typename T, int M, int N, int K, typename TB>
+WPI_FUNC void adj_tile_matmul(const tile_t<T, M, K>& a, const tile_t<TB, K, N>& b, float64 alpha,
+                              tile_t<T, M, K>& adj_a, tile_t<TB, K, N>& adj_b, float64&,
                               const tile_t<T, M, N>& adj_ret)
 {
     tile_matmul_backward(a, b, alpha, adj_a, adj_b, adj_ret);
 }
-template <typename T, int M, int N, int K>
-WPI_FUNC void adj_tile_matmul_acc(const tile_t<T, M, K>& a, const tile_t<T, K, N>& b, const tile_t<T, M, N>&,
-                                  float64 alpha, float64 beta, tile_t<T, M, K>& adj_a, tile_t<T, K, N>& adj_b,
+template <typename T, int M, int N, int K, typename TA, typename TB>
+WPI_FUNC void adj_tile_matmul_acc(const tile_t<TA, M, K>& a, const tile_t<TB, K, N>& b, const tile_t<T, M, N>&,
+                                  float64 alpha, float64 beta, tile_t<TA, M, K>& adj_a, tile_t<TB, K, N>& adj_b,
                                   tile_t<T, M, N>& adj_out, float64&, float64&, const tile_t<T, M, N>& adj_ret)
 {
     tile_matmul_backward(a, b, alpha, adj_a, adj_b, adj_ret);
@@ -266,28 +289,22 @@ WPI_FUNC void adj_tile_cholesky(const tile_t<T, N, N>& a, tile_t<T, N, N>& adj_a
         for (int j = 0; j < N; ++j) adj_a.data[i * N + j] += adj_at.data[j * N + i];
 }
 
-template <typename T, int N, typename Y>
-WPI_FUNC Y tile_lower_solve(const tile_t<T, N, N>& l, const Y& y)
-{
-    return tile_tri_solve<T, N, Y::size / N, true, false>(l, y);
-}
-template <typename T, int N, typename Y>
-WPI_FUNC void adj_tile_lower_solve(const tile_t<T, N, N>& l, const Y& y, tile_t<T, N, N>& adj_l, Y& adj_y,
-                                   const Y& adj_ret)
-{
-    adj_tile_tri_solve<T, N, Y::size / N, true, false>(l, y, adj_l, adj_y, adj_ret);
-}
-template <typename T, int N, typename Y>
-WPI_FUNC Y tile_upper_solve(const tile_t<T, N, N>& u, const Y& y)
-{
-    return tile_tri_solve<T, N, Y::size / N, false, false>(u, y);
-}
-template <typename T, int N, typename Y>
-WPI_FUNC void adj_tile_upper_solve(const tile_t<T, N, N>& u, const Y& y, tile_t<T, N, N>& adj_u, Y& adj_y,
-                                   const Y& adj_ret)
-{
-    adj_tile_tri_solve<T, N, Y::size / N, false, false>(u, y, adj_u, adj_y, adj_ret);
-}
+// L x = y (forward substitution) and U x = y (back substitution), y a (N,) or (N, M) tile
+#define WPI_TILE_TRI_SOLVE(NAME, LOWER)                                                            \
+    template <typename T, int N, typename Y>                                                       \
+    WPI_FUNC Y NAME(const tile_t<T, N, N>& f, const Y& y)                                          \
+    {                                                                                              \
+        return tile_tri_solve<T, N, Y::size / N, LOWER, false>(f, y);                              \
+    }                                                                                              \
+    template <typename T, int N, typename Y>                                                       \
+    WPI_FUNC void adj_##NAME(const tile_t<T, N, N>& f, const Y& y, tile_t<T, N, N>& adj_f, Y& adj_y, \
+                             const Y& adj_ret)                                                     \
+    {                                                                                              \
+        adj_tile_tri_solve<T, N, Y::size / N, LOWER, false>(f, y, adj_f, adj_y, adj_ret);          \
+    }
+WPI_TILE_TRI_SOLVE(tile_lower_solve, true)
+WPI_TILE_TRI_SOLVE(tile_upper_solve, false)
+#undef WPI_TILE_TRI_SOLVE
 // A x = y from A's factor: lower, L z = y then L^T x = z; upper (A = U^T U), U^T z = y then U x = z
 template <typename T, int N, bool UPPER, typename Y>
 WPI_FUNC Y tile_cholesky_solve(const tile_t<T, N, N>& l, const Y& y)
@@ -324,13 +341,19 @@ WPI_FUNC void adj_tile_diag_add(const tile_t<T, N, N>&, const tile_t<T, N>&, til
 }
 
 // --- prefix scans over the row-major elements ---------------------------------------------------------
-template <typename Tl>
-WPI_FUNC Tl tile_scan_inclusive(const Tl& a)
+// r_i = f(r_{i-1}, a_i): the inclusive sum, max and min scans
+template <typename Tl, typename F>
+WPI_FUNC Tl tile_scan_inclusive_with(const Tl& a, F f)
 {
     Tl r;
     r.data[0] = a.data[0];
-    for (int i = 1; i < Tl::size; ++i) r.data[i] = add(r.data[i - 1], a.data[i]);
+    for (int i = 1; i < Tl::size; ++i) r.data[i] = f(r.data[i - 1], a.data[i]);
     return r;
+}
+template <typename Tl>
+WPI_FUNC Tl tile_scan_inclusive(const Tl& a)
+{
+    return tile_scan_inclusive_with(a, tile_add_fn());
 }
 template <typename Tl>
 WPI_FUNC void adj_tile_scan_inclusive(const Tl&, Tl& adj_a, const Tl& adj_ret)
@@ -363,18 +386,12 @@ WPI_FUNC void adj_tile_scan_exclusive(const Tl&, Tl& adj_a, const Tl& adj_ret)
 template <typename Tl>
 WPI_FUNC Tl tile_scan_max_inclusive(const Tl& a)
 {
-    Tl r;
-    r.data[0] = a.data[0];
-    for (int i = 1; i < Tl::size; ++i) r.data[i] = max(r.data[i - 1], a.data[i]);
-    return r;
+    return tile_scan_inclusive_with(a, tile_max_fn());
 }
 template <typename Tl>
 WPI_FUNC Tl tile_scan_min_inclusive(const Tl& a)
 {
-    Tl r;
-    r.data[0] = a.data[0];
-    for (int i = 1; i < Tl::size; ++i) r.data[i] = min(r.data[i - 1], a.data[i]);
-    return r;
+    return tile_scan_inclusive_with(a, tile_min_fn());
 }
 
 // --- sort: stable, ascending by key, values moved with their keys (bottom-up merge sort) -----------

@@ -5,28 +5,7 @@
 
 namespace wp {
 
-// Byte offset of element n of tile Tl (row-major) in array a: coordinate d is o[d] + c[d], except
-// along AXIS where it is o[AXIS] + indices[c[AXIS]]; `inside` says whether it is in bounds.
-template <int AXIS, typename T, typename Tl, typename Ix>
-WPI_FUNC int64 tile_indexed_offset(const array_t<T>& a, int ndim, const int* o, int n, const Ix& indices,
-                                   bool& inside)
-{
-    const int dims[4] = {Tl::d0, Tl::d1, Tl::d2, Tl::d3};
-    int idx[4];
-    for (int d = 3; d >= 0; --d) {
-        idx[d] = n % dims[d];
-        n /= dims[d];
-    }
-    int64 off = 0;
-    inside = true;
-    for (int d = 0; d < ndim; ++d) {
-        int64 g = d == AXIS ? int64(o[d]) + int64(indices.data[idx[d]]) : int64(o[d]) + idx[d];
-        if (g < 0 || g >= a.shape[d]) inside = false;
-        off += g * a.strides[d];
-    }
-    return off;
-}
-
+// tile_indexed_offset (tile.h) places an element of an indexed load or store in the array.
 template <typename R, int NDIM, int AXIS, typename T, typename Ix>
 WPI_FUNC R tile_load_indexed(const array_t<T>& a, const Ix& indices, int32 o0, int32 o1, int32 o2, int32 o3)
 {
@@ -217,15 +196,41 @@ WPI_FUNC tile_t<vec_t<2, T>, D0, D1, D2, D3> tile_ifft(const tile_t<vec_t<2, T>,
     return tile_fft_impl<N>(a, T(1));
 }
 
-// --- the block-wide stack (block width one: push/pop move at most one element) ---------------------
+// --- the block-wide stack ----------------------------------------------------------------------------
+// One lane per block: push/pop move at most one element. In a cooperative CPU block (cpu_blocks.h)
+// every lane calls them: a push appends the pushing lanes' values in lane order (up to the capacity),
+// a pop gives lane l the element at count - 1 - l; each lane's copy of the stack stays the same.
 template <typename T, int CAP>
 struct tile_stack_t {
     T data[CAP];
     int32 count;
 };
+#if defined(WPI_CPU_BLOCKS)
+template <typename S, typename T>
+WPI_FUNC void tile_stack_push_lanes(cpu_block* b, const S& s, const T& value, bool has_value, int32& slot,
+                                    S& out)
+{
+    const int W = b->width, cap = int(sizeof(s.data) / sizeof(s.data[0]));
+    const int32 flag = has_value ? 1 : 0;
+    int32* flags = (int32*)__builtin_alloca(sizeof(int32) * size_t(W));
+    T* values = (T*)__builtin_alloca(sizeof(T) * size_t(W));
+    block_gather(&flag, 1, flags, W);
+    block_gather(&value, 1, values, W);
+    out = s;
+    slot = -1;
+    for (int l = 0; l < W; ++l) {
+        if (!flags[l] || out.count >= cap) continue;
+        if (l == b->lane) slot = out.count;
+        out.data[out.count++] = values[l];
+    }
+}
+#endif
 template <typename S, typename T>
 WPI_FUNC void tile_stack_push(const S& s, const T& value, bool has_value, int32& slot, S& out)
 {
+#if defined(WPI_CPU_BLOCKS)
+    if (cpu_block* b = cpu_block_current()) return tile_stack_push_lanes(b, s, value, has_value, slot, out);
+#endif
     out = s;
     slot = -1;
     if (has_value && s.count < int32(sizeof(s.data) / sizeof(s.data[0]))) {
@@ -237,14 +242,18 @@ WPI_FUNC void tile_stack_push(const S& s, const T& value, bool has_value, int32&
 template <typename S, typename T>
 WPI_FUNC void tile_stack_pop(const S& s, T& value, int32& slot, S& out)
 {
+    int lane = 0, lanes = 1;
+#if defined(WPI_CPU_BLOCKS)
+    if (cpu_block* b = cpu_block_current()) lane = b->lane, lanes = b->count;
+#endif
     out = s;
     slot = -1;
     value = T{};
-    if (s.count > 0) {
-        slot = s.count - 1;
+    if (s.count - 1 - lane >= 0) {
+        slot = s.count - 1 - lane;
         value = s.data[slot];
-        out.count = slot;
     }
+    out.count = s.count > lanes ? s.count - lanes : 0;
 }
 template <typename T, int CAP>
 WPI_FUNC void adj_accum(tile_stack_t<T, CAP>&, const tile_stack_t<T, CAP>&) {}
