@@ -149,8 +149,11 @@ def _build_error(body_src, tmp_path):
     ("t = wp.tile_load(a, shape=(4, 4), storage='global')", "unknown storage mode 'global'"),
     ("t = wp.tile_matmul(wp.tile_load(a, shape=(4, 3)), wp.tile_load(a, shape=(4, 3)))",
      "mismatched shapes"),
+    ("t = wp.tile_zeros(shape=(4, 4), dtype=float, storage='texture')", "unknown storage mode 'texture'"),
+    ("wp.tile_matmul(wp.tile_load(a, shape=(4, 3)), wp.tile_load(a, shape=(3, 2)), wp.tile_zeros(shape=(4, 3), "
+     "dtype=float))", "out must be a tile of shape (4, 2)"),
     ("t = wp.tile_load(a, shape=(4,))", "a 1-d tile needs a 1-d array"),
-    ("t = wp.tile_load(a, shape=(4, 4)) + wp.tile_load(a, shape=(4, 2))", "tile shapes or dtypes differ"),
+    ("t = wp.tile_load(a, shape=(4, 4)) + wp.tile_load(a, shape=(4, 2))", "tile shapes differ for 'add': (4, 4) and (4, 2)"),
     ("t = wp.tile_load(a, shape=(4, 0))", "positive ints"),
     ("t = wp.tile_reshape(wp.tile_load(a, shape=(4, 4)), shape=(3, 5))", "cannot reshape"),
 ])
@@ -161,6 +164,7 @@ def test_build_errors_name_the_line(line, message, tmp_path):
     text = _build_error(src, tmp_path)
     assert message in text
     assert line.split("(")[0].strip() in text   # the offending source line is shown
+    assert 'tile_kernel_src.py", line 4' in text  # with its file and line
 
 
 # --- property: a window load/store at any offset equals NumPy slicing with zero padding --------------

@@ -36,6 +36,15 @@ class UndefinedNameError(CodegenError, KeyError):
     __str__ = BaseException.__str__     # not KeyError's quoted repr
 
 
+class CodegenTypeError(CodegenError, TypeError):
+    """A build error where warp-lang raises TypeError (e.g. tile operands it cannot combine):
+    still a CodegenError with the user's file and line."""
+
+
+class CodegenValueError(CodegenError, ValueError):
+    """A build error where warp-lang raises ValueError (e.g. a tile axis out of range)."""
+
+
 class TypeMismatch(TypeError):
     """Raised by a builtin's type rule; the translator turns it into a CodegenError."""
 

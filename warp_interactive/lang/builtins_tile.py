@@ -11,6 +11,7 @@ checks its arguments, works out the static result shape and emits a call of the 
 
 import ast
 
+from ..errors import CodegenValueError
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
@@ -60,6 +61,10 @@ def shape_arg(tr, args, key="shape", name="tile"):
     shape = static(tr, args, key, what="a compile-time int or tuple of ints")
     if isinstance(shape, int) and not isinstance(shape, bool):
         shape = (shape,)
+    if isinstance(shape, tuple) and not 1 <= len(shape) <= 4 and \
+            all(isinstance(d, int) and not isinstance(d, bool) for d in shape):
+        raise tr.scope.error(f"{name}() output must have between one and four dimensions, got "
+                             f"{len(shape)} ({key}={shape!r})", args.get(key), kind=CodegenValueError)
     if not isinstance(shape, tuple) or not shape or \
             any(not isinstance(d, int) or isinstance(d, bool) or d <= 0 for d in shape) or len(shape) > 4:
         raise tr.scope.error(f"wp.{name}(): {key}= must be a tuple of 1 to 4 positive ints known at "
@@ -306,39 +311,7 @@ def _store_like(cpp, returns):
     return handler
 
 
-# --- operators (a + b, a * 2.0, -a, a[i, j]) --------------------------------------------------------
-_ELEMENTWISE = {"add": "tile_add", "sub": "tile_sub", "mul": "tile_mul", "div": "tile_div"}
-
-
-def operator(tr, op, args):
-    """``call_builtin`` of an operator with a tile operand lands here."""
-    if op in ("neg", "pos") and len(args) == 1:
-        return args[0] if op == "pos" else emit(tr, "tile_neg", args[0].type, args)
-    if op == "extract":
-        return extract(tr, args[0], args[1:])
-    if len(args) != 2 or op not in _ELEMENTWISE:
-        raise tr.scope.error(f"operator '{op}' is not defined for tiles "
-                             f"({', '.join(type_name(a.type) for a in args)})")
-    a, b = args
-    if is_tile(a.type) and is_tile(b.type):
-        if a.type is not b.type:
-            raise tr.scope.error(f"tile shapes or dtypes differ: {type_name(a.type)} {op} "
-                                 f"{type_name(b.type)}")
-        return emit(tr, _ELEMENTWISE[op], a.type, [a, b])
-    tile_v, scalar_v = (a, b) if is_tile(a.type) else (b, a)
-    scalar_v = value_var_of(tr, scalar_v, tile_v.type.dtype)
-    if op == "mul":
-        if tile_v is a:
-            return emit(tr, "tile_mul_scalar", a.type, [a, scalar_v])
-        return emit(tr, "tile_scalar_mul", b.type, [scalar_v, b])
-    if op == "div" and tile_v is a:
-        return emit(tr, "tile_div_scalar", a.type, [a, scalar_v])
-    # tile + scalar, scalar - tile...: the scalar as a full tile (warp-lang broadcasts it)
-    full = emit(tr, "tile_full", tile_v.type, [scalar_v], f"<{tile_v.type._cpp}>")
-    pair = [a, full] if tile_v is a else [full, b]
-    return emit(tr, _ELEMENTWISE[op], tile_v.type, pair)
-
-
+# --- operators: lang/builtins_tile_arith.py; helpers it shares ---------------------------------------
 def value_var_of(tr, v, dtype):
     scalar = dtype._wp_scalar_type_ if comp.is_composite(dtype) else dtype
     if v.literal:

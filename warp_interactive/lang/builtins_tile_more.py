@@ -8,8 +8,9 @@ from ..types.tile import TileStack, is_tile, tile_stack_type, tile_type
 from . import ir
 from .builtin_function import INTRINSICS, BuiltinFunction
 from .builtins_tile import (_REQUIRED, _filled, _offset_vars, bind, element_indices, emit, merge_lanes,
-                            operator, rebind,
+                            rebind,
                             shape_arg, static, storage_arg, tile_var, value_var_of)
+from .builtins_tile_arith import operator
 from .builtins_tile_ops import callable_ref
 from .registry import Overload, type_name
 

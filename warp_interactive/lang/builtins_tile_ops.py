@@ -7,7 +7,7 @@ from ..types.tile import is_tile, tile_type
 from . import ir
 from .builtin_function import BuiltinFunction, INTRINSICS
 from .builtins_tile import _REQUIRED, bind, emit, mark_view, rebind, shape_arg, static, tile_var
-from ..errors import TypeMismatch
+from ..errors import CodegenValueError, TypeMismatch
 from .registry import resolve, type_name
 from .scope import PyValue
 
@@ -252,7 +252,11 @@ def tile_assign(tr, obj, node, kwargs):
     args = bind(tr, node, kwargs, [("dst", _REQUIRED), ("src", _REQUIRED), ("offset", None)], "tile_assign")
     dst, src = tile_var(tr, args, "dst", "tile_assign"), tile_var(tr, args, "src", "tile_assign")
     if type_name(dst.type.dtype) != type_name(src.type.dtype):
-        raise tr.scope.error(f"wp.tile_assign(): dtypes differ: {type_name(dst.type)} and {type_name(src.type)}")
+        if not (sc.is_scalar(dst.type.dtype) and sc.is_scalar(src.type.dtype)):
+            raise tr.scope.error(f"wp.tile_assign(): dtypes differ: {type_name(dst.type)} and {type_name(src.type)}")
+        # scalar tiles convert to the destination's dtype, as in warp-lang (gradient flows back)
+        conv = tile_type(dst.type.dtype, src.type.shape)
+        src = emit(tr, "tile_astype", conv, [src], f"<{conv._cpp}>")
     off, _ = _offsets(tr, args, dst, "tile_assign")
     flat, strides, dynamic = _window(tr, dst, off, src.type.shape, "tile_assign")
     if dynamic is None:
@@ -291,10 +295,20 @@ def tile_squeeze(tr, obj, node, kwargs):
     args = bind(tr, node, kwargs, [("t", _REQUIRED), ("axis", None)], "tile_squeeze")
     t = tile_var(tr, args, "t", "tile_squeeze")
     axis = static(tr, args, "axis", None)
-    axes = set(range(t.type.ndim)) if axis is None else {axis} if isinstance(axis, int) else set(axis)
-    for a in axes:
-        if axis is not None and (not 0 <= a < t.type.ndim or t.type.shape[a] != 1):
-            raise tr.scope.error(f"wp.tile_squeeze(): axis {a} of shape {t.type.shape} is not of length one")
+    ndim = t.type.ndim
+    if axis is None:
+        axes = set(range(ndim))
+    else:   # negative axes count from the end, as in NumPy and warp-lang
+        axes = set()
+        for a in ((axis,) if isinstance(axis, int) else axis):
+            if not isinstance(a, int) or not -ndim <= a < ndim:
+                raise tr.scope.error(f"tile_squeeze() axis {a} is out of bounds for tile with {ndim} "
+                                     f"dimensions", kind=CodegenValueError)
+            if t.type.shape[a] != 1:
+                raise tr.scope.error(f"tile_squeeze(): cannot select an axis to squeeze out which has "
+                                     f"size not equal to one, axis={a}, size={t.type.shape[a]}",
+                                     kind=CodegenValueError)
+            axes.add(a % ndim)
     shape = tuple(d for k, d in enumerate(t.type.shape) if not (k in axes and d == 1)) or (1,)
     return _reshaped(tr, t, shape)
 
@@ -306,7 +320,7 @@ def tile_astype(tr, obj, node, kwargs):
     if dtype is None or not sc.is_scalar(t.type.dtype):
         raise tr.scope.error("wp.tile_astype(): converts tiles of scalars to a scalar dtype")
     out = tile_type(dtype, t.type.shape)
-    return emit(tr, "tile_astype", out, [t], f"<{out._cpp}>", differentiable=False)
+    return emit(tr, "tile_astype", out, [t], f"<{out._cpp}>")
 
 
 HANDLERS = {

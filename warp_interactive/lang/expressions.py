@@ -12,7 +12,7 @@ from ..types.tile import is_tile
 from . import builtins_tile, ir, registry
 # the other tile builtins register their handlers when imported (linalg checks all three parts)
 from . import builtins_tile_ops, builtins_tile_linalg  # noqa: F401  (after builtins_tile)
-from . import builtins_tile_index
+from . import builtins_tile_arith, builtins_tile_index
 from ..errors import TypeMismatch
 from .registry import type_name
 from .scope import Conflict, PyValue
@@ -367,8 +367,8 @@ class ExpressionsMixin:
     def call_builtin(self, name, args, template=""):
         """Emit a call of builtin ``name``; literals adopt the other arguments' scalar type."""
         arg_types = [a.type for a in args]
-        if any(is_tile(t) for t in arg_types):   # operators on tiles (lang/builtins_tile.py)
-            return builtins_tile.operator(self, name, args)
+        if any(is_tile(t) for t in arg_types):   # operators on tiles (lang/builtins_tile_arith.py)
+            return builtins_tile_arith.operator(self, name, args)
         try:
             ov, ret = registry.resolve(name, arg_types)
         except TypeMismatch as first_error:

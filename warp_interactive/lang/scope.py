@@ -61,7 +61,8 @@ class Scope:
         return self.blocks.pop()
 
     # --- errors ---------------------------------------------------------------------------
-    def error(self, msg, node=None):
+    def error(self, msg, node=None, kind=CodegenError):
+        """A ``kind`` (CodegenError or a subclass) at ``node``'s line, to raise."""
         node = node or self.node
         lineno = getattr(node, "lineno", None)
         col = getattr(node, "col_offset", None)
@@ -72,7 +73,7 @@ class Scope:
             idx = lineno - 1
             if 0 <= idx < len(self.source_lines):
                 line_text = self.source_lines[idx]
-        return CodegenError(msg, self.filename, abs_line, col, line_text, self.func_name)
+        return kind(msg, self.filename, abs_line, col, line_text, self.func_name)
 
     def lineno_of(self, node):
         return node.lineno + self.first_line - 1

@@ -15,6 +15,7 @@ import enum
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
+from ..types.tile import is_tile
 from . import ir
 from .scope import PyValue
 
@@ -60,6 +61,8 @@ class _StaticLengths(ast.NodeTransformer):
             if comp.is_composite(t):
                 return ast.copy_location(ast.Constant(t._shape_[0] if t._kind_ == "matrix"
                                                       else t._length_), node)
+            if is_tile(t):      # a tile's first dimension, as len() of a tile gives in warp-lang
+                return ast.copy_location(ast.Constant(t.shape[0]), node)
         return node
 
 

@@ -43,11 +43,13 @@ WPI_FUNC R tile_arange(S start, S step)
 template <typename R, typename S>
 WPI_FUNC void adj_tile_arange(S, S, S&, S&, const R&) {}
 
-// uint32 state, left unchanged: element i draws from a copy advanced i+1 times (as randf does)
+// uint32 state, left unchanged: as in warp-lang, a thread first hashes state + its index in the
+// block (0: blocks are one thread wide) and element i then draws from that stream advanced i+1 times
 template <typename R>
 WPI_FUNC R tile_randf(uint32 state, float32 lo, float32 hi)
 {
     R r;
+    state = detail::pcg_hash(state + 0u);
     for (int i = 0; i < R::size; ++i) r.data[i] = randf(state, lo, hi);
     return r;
 }
@@ -55,6 +57,7 @@ template <typename R>
 WPI_FUNC R tile_randi(uint32 state)
 {
     R r;
+    state = detail::pcg_hash(state + 0u);
     for (int i = 0; i < R::size; ++i) r.data[i] = randi(state);
     return r;
 }
@@ -62,6 +65,7 @@ template <typename R>
 WPI_FUNC R tile_randi(uint32 state, int32 lo, int32 hi)
 {
     R r;
+    state = detail::pcg_hash(state + 0u);
     for (int i = 0; i < R::size; ++i) r.data[i] = randi(state, lo, hi);
     return r;
 }
@@ -678,6 +682,16 @@ WPI_FUNC R tile_astype(const A& a)
     R r;
     for (int i = 0; i < R::size; ++i) r.data[i] = typename R::value_type(a.data[i]);
     return r;
+}
+// the gradient flows back converted to the source's dtype; an integer or bool source takes none
+template <typename T> struct tile_grad_flows { static const bool value = !detail::is_integral<T>::value; };
+template <> struct tile_grad_flows<bool> { static const bool value = false; };
+template <typename R, typename A>
+WPI_FUNC void adj_tile_astype(const A&, A& adj_a, const R& adj_ret)
+{
+    typedef typename A::value_type S;
+    if constexpr (tile_grad_flows<S>::value)
+        for (int i = 0; i < R::size; ++i) adj_a.data[i] += S(float64(adj_ret.data[i]));
 }
 
 }  // namespace wp
