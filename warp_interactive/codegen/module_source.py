@@ -217,8 +217,11 @@ def _kernel_source(kernel, target, debug, backward, use_lanes=False):
     out = [f"struct {name}_args {{\n{fields}\n}};"]
     out.append(_kernel_body(fir, f"{name}_forward_body", target, debug, kernel.key, False))
     width = getattr(kernel, "block_width", 1)
-    if width > 1 and target.entry_blocks:     # cooperative CPU blocks: no adjoint (Kernel.with_block_width)
+    if width > 1 and target.entry_blocks:     # cooperative CPU blocks (Kernel.with_block_width)
         out.append(target.entry_blocks.format(name=name, which="forward", width=width))
+        if backward and kernel.backward_enabled():
+            out.append(_kernel_body(fir, f"{name}_backward_body", target, debug, kernel.key, True))
+            out.append(target.entry_blocks.format(name=name, which="backward", width=width))
         return "\n".join(out) + "\n"
     lanes = lanes_mod.lanes_body(fir, f"{name}_forward_lanes", target, kernel.key,
                                  f"{name}_args") if use_lanes else None

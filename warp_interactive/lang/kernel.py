@@ -132,11 +132,10 @@ class Kernel:
 
     def with_block_width(self, width):
         """This (concrete) kernel built for cooperative CPU blocks of ``width`` lanes
-        (``wp.config.enable_cpu_blocks``): made once per width, in the same module. It has no
-        adjoint: the lanes' block-wide operations are not differentiated."""
+        (``wp.config.enable_cpu_blocks``): made once per width, in the same module."""
         k = self._block_variants.get(width)
         if k is None:
-            k = Kernel(self.func, self.key, options=dict(self.options, enable_backward=False),
+            k = Kernel(self.func, self.key, options=self.options,
                        _generic=self, _arg_types=dict(self.arg_types), _block_width=width)
             try:
                 k.ir

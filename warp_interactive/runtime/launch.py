@@ -77,7 +77,7 @@ def launch(kernel, dim=None, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(
         width = cpu_block_width(block_dim, device, stream)
         if width > 1:    # consecutive threads in blocks of `width` lanes; the last may be partial
             return _launch_cpu_blocks(kernel, dim, width, inputs, outputs, device, record_tape, record_cmd,
-                                      adjoint, tiled=False)
+                                      adjoint, tiled=False, adj_inputs=adj_inputs, adj_outputs=adj_outputs)
     plan = getattr(kernel, "_plan", None)
     # tapes, timing recorders and graph captures disarm the plan itself (see launch_state);
     # device=None needs no thread-local lookup while every thread is on the default device
@@ -228,15 +228,12 @@ def cpu_block_width(block_dim, device, stream=None):
 
 
 def _launch_cpu_blocks(kernel, dim, width, inputs, outputs, device, record_tape=True, record_cmd=False,
-                       adjoint=False, tiled=True, stream=None, max_blocks=0, **kwargs):
+                       adjoint=False, tiled=True, stream=None, max_blocks=0, adj_inputs=(), adj_outputs=(),
+                       **kwargs):
     """A CPU launch whose blocks run their ``width`` lanes cooperatively: the kernel built for
     that width (its own entry point, lang/kernel.py with_block_width), through the general path
     (the fast plan of the one-lane build must not see this grid). A tiled launch's grid gets the
     lanes as its trailing dimension."""
-    if adjoint:
-        raise RuntimeError(f"kernel '{kernel.key}': cooperative CPU blocks (wp.config.enable_cpu_blocks "
-                           f"with block_dim > 1) have no adjoint launch; launch it with block_dim=1 "
-                           f"or enable_cpu_blocks off to differentiate it")
     if kwargs:
         raise TypeError(f"wp.launch_tiled(): unexpected arguments {sorted(kwargs)}")
     from ..lang.kernel import Kernel
@@ -246,13 +243,11 @@ def _launch_cpu_blocks(kernel, dim, width, inputs, outputs, device, record_tape=
         kernel = kernel.for_launch(list(inputs) + list(outputs))
     if tiled:
         dim = dim + (width,)
-    return _launch(kernel.with_block_width(width), dim, inputs, outputs, (), (), device,
-                   False, record_tape, record_cmd)
+    return _launch(kernel.with_block_width(width), dim, inputs, outputs, adj_inputs, adj_outputs, device,
+                   adjoint, record_tape, record_cmd)
 
 
 def _check_backward_enabled(kernel):
-    if getattr(kernel, "block_width", 1) > 1:     # a tape's replay of a cooperative-block launch
-        _launch_cpu_blocks(kernel, None, kernel.block_width, (), (), None, adjoint=True)
     if not kernel.backward_enabled():
         raise RuntimeError(
             f"kernel '{kernel.key}' has no adjoint: backward code generation is off for it "

@@ -243,4 +243,14 @@ WPI_FUNC Tl block_merge_tile(const Tl& old, const Tl& mine, bool sum)
     return mine;
 }
 
+// Adjoints in a cooperative block: each lane's adjoint of a tile holds its own part (what its own
+// uses of the tile contributed), so gradients added to arrays sum to the block's; where a gather
+// hands each lane its element, the parts are summed first. (One lane: the adjoint itself.)
+template <typename Tl>
+WPI_FUNC Tl block_adjoint_sum(const Tl& mine)
+{
+    const Tl zero = {};
+    return block_merge_tile(zero, mine, true);
+}
+
 }  // namespace wp

@@ -548,7 +548,7 @@ template <typename R, int NDIM, typename T>
 WPI_FUNC void adj_tile_load(const array_t<T>& a, int32 o0, int32 o1, int32 o2, int32 o3, array_t<T>&,
                             int32&, int32&, int32&, int32&, const R& adj_ret)
 {
-    if (!a.grad) return;
+    if (!a.grad) return;    // (a cooperative block: each lane adds its own part of the gradient)
     const int o[4] = {o0, o1, o2, o3};
     for (int n = 0; n < R::size; ++n) {
         bool inside;
@@ -572,7 +572,7 @@ template <int NDIM, typename T, typename Tl>
 WPI_FUNC void adj_tile_store(const array_t<T>& a, const Tl&, int32 o0, int32 o1, int32 o2, int32 o3,
                              array_t<T>&, Tl& adj_t, int32&, int32&, int32&, int32&)
 {
-    if (!a.grad) return;
+    if (!a.grad || block_lane() != 0) return;    // a block stored once: lane 0 takes the gradient
     const int o[4] = {o0, o1, o2, o3};
     for (int n = 0; n < Tl::size; ++n) {
         bool inside;
@@ -615,7 +615,11 @@ WPI_FUNC R tile_from_value(const T& x)
     return r;
 }
 template <typename R, typename T>
-WPI_FUNC void adj_tile_from_value(const T&, T& adj_x, const R& adj_ret) { adj_accum(adj_x, adj_ret.data[0]); }
+WPI_FUNC void adj_tile_from_value(const T&, T& adj_x, const R& adj_ret)
+{
+    const R all = R::size > 1 ? block_adjoint_sum(adj_ret) : adj_ret;    // every lane's part of it
+    adj_accum(adj_x, all.data[R::size > 1 ? block_lane() : 0]);            // this lane's element
+}
 template <typename R, int N, typename T>
 WPI_FUNC R tile_from_vector(const vec_t<N, T>& x)
 {
@@ -626,7 +630,10 @@ WPI_FUNC R tile_from_vector(const vec_t<N, T>& x)
 template <typename R, int N, typename T>
 WPI_FUNC void adj_tile_from_vector(const vec_t<N, T>&, vec_t<N, T>& adj_x, const R& adj_ret)
 {
-    for (int i = 0; i < N; ++i) adj_x.c[i] += adj_ret.data[i];
+    constexpr int W = R::size / N;
+    const int lane = W > 1 ? block_lane() : 0;
+    const R all = W > 1 ? block_adjoint_sum(adj_ret) : adj_ret;
+    for (int i = 0; i < N; ++i) adj_x.c[i] += all.data[i * W + lane];
 }
 template <typename R, int M, int N, typename T>
 WPI_FUNC R tile_from_matrix(const mat_t<M, N, T>& x)
@@ -640,7 +647,10 @@ WPI_FUNC R tile_from_matrix(const mat_t<M, N, T>& x)
 template <typename R, int M, int N, typename T>
 WPI_FUNC void adj_tile_from_matrix(const mat_t<M, N, T>&, mat_t<M, N, T>& adj_x, const R& adj_ret)
 {
-    for (int i = 0; i < M * N; ++i) adj_x.data[i / N][i % N] += adj_ret.data[i];
+    constexpr int W = R::size / (M * N);
+    const int lane = W > 1 ? block_lane() : 0;
+    const R all = W > 1 ? block_adjoint_sum(adj_ret) : adj_ret;
+    for (int i = 0; i < M * N; ++i) adj_x.data[i / N][i % N] += all.data[i * W + lane];
 }
 template <int M, int N, typename T, typename Tl>
 WPI_FUNC mat_t<M, N, T> untile_matrix(const Tl& t)
@@ -654,12 +664,14 @@ WPI_FUNC mat_t<M, N, T> untile_matrix(const Tl& t)
 template <int M, int N, typename T, typename Tl>
 WPI_FUNC void adj_untile_matrix(const Tl&, Tl& adj_t, const mat_t<M, N, T>& adj_ret)
 {
-    for (int i = 0; i < M * N; ++i) adj_t.data[i] += adj_ret.data[i / N][i % N];
+    constexpr int W = Tl::size / (M * N);
+    const int lane = W > 1 ? block_lane() : 0;
+    for (int i = 0; i < M * N; ++i) adj_t.data[i * W + lane] += adj_ret.data[i / N][i % N];
 }
 WPI_TILE_TPL WPI_FUNC T untile_value(const WPI_TILE& t) { return t.data[WPI_TILE::size > 1 ? block_lane() : 0]; }
 WPI_TILE_TPL WPI_FUNC void adj_untile_value(const WPI_TILE&, WPI_TILE& adj_t, const T& adj_ret)
 {
-    adj_accum(adj_t.data[0], adj_ret);
+    adj_accum(adj_t.data[WPI_TILE::size > 1 ? block_lane() : 0], adj_ret);
 }
 template <int N, typename T, typename Tl>
 WPI_FUNC vec_t<N, T> untile_vector(const Tl& t)
@@ -673,7 +685,9 @@ WPI_FUNC vec_t<N, T> untile_vector(const Tl& t)
 template <int N, typename T, typename Tl>
 WPI_FUNC void adj_untile_vector(const Tl&, Tl& adj_t, const vec_t<N, T>& adj_ret)
 {
-    for (int i = 0; i < N; ++i) adj_t.data[i] += adj_ret.c[i];
+    constexpr int W = Tl::size / N;
+    const int lane = W > 1 ? block_lane() : 0;
+    for (int i = 0; i < N; ++i) adj_t.data[i * W + lane] += adj_ret.c[i];
 }
 
 template <typename R, typename A>

@@ -22,7 +22,7 @@ template <typename R, int NDIM, int AXIS, typename T, typename Ix>
 WPI_FUNC void adj_tile_load_indexed(const array_t<T>& a, const Ix& indices, int32 o0, int32 o1, int32 o2, int32 o3,
                                     array_t<T>&, Ix&, int32&, int32&, int32&, int32&, const R& adj_ret)
 {
-    if (!a.grad) return;
+    if (!a.grad) return;    // (a cooperative block: each lane adds its own part of the gradient)
     const int o[4] = {o0, o1, o2, o3};
     for (int n = 0; n < R::size; ++n) {
         bool inside;
@@ -47,7 +47,7 @@ template <int NDIM, int AXIS, typename T, typename Ix, typename Tl>
 WPI_FUNC void adj_tile_store_indexed(const array_t<T>& a, const Ix& indices, const Tl&, int32 o0, int32 o1,
                                      int32 o2, int32 o3, array_t<T>&, Ix&, Tl& adj_t, int32&, int32&, int32&, int32&)
 {
-    if (!a.grad) return;
+    if (!a.grad || block_lane() != 0) return;    // a block stored once: lane 0 takes the gradient
     const int o[4] = {o0, o1, o2, o3};
     for (int n = 0; n < Tl::size; ++n) {
         bool inside;
