@@ -37,6 +37,7 @@ class BodyWriter:
         self.loop_depth = 0     # returns inside dynamic loops leave the adjoint (no labels)
         self.in_kernel = fir.is_kernel
         self.own = OwnIndex(fir)    # array accesses at the thread's own index (plain adjoints)
+        self.own_arrays = self.own.own_arrays(fir)   # whose read adjoints may be plain (own_index.py)
         self._marked_file = False
         # adjoint bookkeeping of dynamic loops (declared at the top of the adjoint function)
         self.extra_decls = []   # trip counters, loop-state snapshots, copy shadows
@@ -438,6 +439,9 @@ class BodyWriter:
         callee = self.adj_callee(func, s.template)
         if func.cpp == "array_store" and not _is_user_call(func) and self.own.is_own(s.args[1:-1]):
             callee = "wp::adj_array_store_own"   # no other thread stores there: no atomic take
+        if func.cpp == "load" and not _is_user_call(func) and id(s.args[0]) in self.own_arrays:
+            # `_own`: the entry found no other parameter's gradient overlapping (own_index.py)
+            return [f"{p}{callee}({', '.join(parts)}, _own);"]
         return [f"{p}{callee}({', '.join(parts)});"] + self._call_poll(s, p, True)
 
     def _rev_for(self, s, ind):

@@ -41,6 +41,13 @@ PRELUDE = """template <typename T, typename S, int N, int W> struct wpi_lanes_so
     inline void set(int l, const T& v) { S t[N]; __builtin_memcpy(t, (const void*)&v, sizeof(T));
         for (int k = 0; k < N; ++k) c[k][l] = t[k]; }
 };
+// a lane's copy of a composite value, component by component: GCC does not vectorise a lane loop
+// holding an aggregate copy ("more than one data ref in stmt"), it does these scalar moves
+template <typename T> inline void wpi_lane_copy(T& d, const T& s) {
+    typedef typename wp::components<T>::scalar S;
+    for (int k = 0; k < wp::components<T>::n; ++k) ((S*)&d)[k] = ((const S*)&s)[k];
+}
+template <typename T, typename U> inline void wpi_lane_copy(T& d, const U& s) { d = s; }
 template <typename T, int W> struct wpi_lanes_aos {
     T v[W];
     inline T get(int l) const { return v[l]; }

@@ -23,6 +23,7 @@ from . import loop_state
 # variables (not functions: wp::adj_add(...), adj_userfunc(...))
 _TOKEN = re.compile(r"(?<!::)\b((?:var|adj)_\w+|_snap\d+_\d+|_shadow\d+)\b(?!\s*\()")
 _DECL = re.compile(r"^\s+(.+?) (\w+) = \{\};$")
+_COPY = re.compile(r"^(\s*)(\w+\[_l\]) = ((?:var_|adj_|_snap|_shadow)\w+(?:\[_l\])?);(.*)$")
 _LOAD = re.compile(r"^(\s*)wp::adj_load\((.*)\);(.*)$")
 
 
@@ -82,6 +83,8 @@ def _uniform_load(line, lw):
     if not m:
         return None
     args = [x.strip() for x in m.group(2).split(",")]
+    if args[-1] == "_own":
+        return None    # an own-index read (never uniform)
     n_idx = (len(args) - 3) // 2
     if any(lw.per_lane(x) for x in args[:1 + n_idx]):
         return None
@@ -97,6 +100,13 @@ def _reduced_load(found, lw, ctype):
     return [f"{ind}{{", f"{ind}    {ctype} _r = {ret}[0];",
             f"{ind}    for (int _l = 1; _l < {lw.w}; ++_l) _r = wp::add(_r, {ret}[_l]);",
             f"{ind}    wp::adj_load({call});", f"{ind}}}"]
+
+
+def _lane_copy(line):
+    """``x[_l] = y[_l];`` (a loop's shadow, snapshot or carried copy) as a component-wise copy:
+    an aggregate copy keeps GCC from vectorising the whole lane loop (n-body backward: 2.3x)."""
+    m = _COPY.match(line)
+    return f"{m.group(1)}wpi_lane_copy({m.group(2)}, {m.group(3)});{m.group(4)}" if m else line
 
 
 def _emit(lines, lw, types):
@@ -120,7 +130,7 @@ def _emit(lines, lw, types):
                 out += [f"{ind}#pragma GCC ivdep", f"{ind}for (int _l = 0; _l < {lw.w}; ++_l) {{",
                         f"{ind}    const int64_t _idx = _base + _l;"]
                 open_ind = ind
-            out.append("    " + lw.sub(line))
+            out.append("    " + _lane_copy(lw.sub(line)))
         else:
             close()
             out.append(line)
@@ -141,7 +151,7 @@ def lanes_backward_body(fir, fname, target, key, args_type):
     types = {v.adj: cpp_type(v.type) for v in list(fir.vars) + list(fir.params)}
     sig = (f"{target.func_qualifier} void {fname}(const {args_type}& _args, "
            f"const wp::launch_bounds_t& _dim, int64_t _base)")
-    lines = [sig + " {"]
+    lines = [sig + " {", "    const bool _own = false;   // own-index read adjoints stay atomic here"]
     for p in fir.params:
         lines.append(f"    {cpp_type(p.type)} {p.label} = _args.{member(p.name)};")
         lines.append(lw.declare(f"    {cpp_type(p.type)} {p.adj} = {{}};"))

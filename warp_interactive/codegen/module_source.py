@@ -3,6 +3,7 @@
 from ..types.array import array
 from .body import BodyWriter, adj_ret_names
 from .cpp_types import cpp_type, member
+from .own_index import OwnIndex
 from . import lanes as lanes_mod
 from . import lanes_backward
 from .target import CPU
@@ -225,18 +226,20 @@ def _kernel_source(kernel, target, debug, backward, use_lanes=False):
         out.append(lanes)
     out.append(_entry(fir, target, "forward", lanes is not None))
     if backward and kernel.backward_enabled():
-        out.append(_kernel_body(fir, f"{name}_backward_body", target, debug, kernel.key, True))
+        own = OwnIndex(fir).own_arrays(fir)
+        out.append(_kernel_body(fir, f"{name}_backward_body", target, debug, kernel.key, True, bool(own)))
         blanes = lanes_backward.lanes_backward_body(
             fir, f"{name}_backward_lanes", target, kernel.key, f"{name}_args") if use_lanes else None
         if blanes is not None:
             out.append(blanes)
-        out.append(_entry(fir, target, "backward", blanes is not None))
+        out.append(_entry(fir, target, "backward", blanes is not None, own))
     return "\n".join(out) + "\n"
 
 
-def _kernel_body(fir, fname, target, debug, key, adjoint):
+def _kernel_body(fir, fname, target, debug, key, adjoint, own=False):
+    """``own``: the backward body takes ``_own`` (plain own-index read adjoints, own_index.py)."""
     sig = (f"{target.func_qualifier} void {fname}(const {fir.name}_args& _args, "
-           f"const wp::launch_bounds_t& _dim, int64_t _idx)")
+           f"const wp::launch_bounds_t& _dim, int64_t _idx{', bool _own = false' if own else ''})")
     lines = [sig + " {"]
     for p in fir.params:
         lines.append(f"    {cpp_type(p.type)} {p.label} = _args.{member(p.name)};")
@@ -274,11 +277,20 @@ def _straight_line(fir):
     return count <= MAX_VECTOR_BODY
 
 
-def _entry(fir, target, which, lanes=False):
+def _entry(fir, target, which, lanes=False, own=()):
     """The entry point; on the CPU its unit-stride fast loop tests (and then pins) the innermost
-    byte stride of every array parameter."""
+    byte stride of every array parameter. ``own``: ids of the array parameters whose backward
+    read adjoints may be plain, where their gradients overlap no other parameter's."""
     plain = which == "backward" or not _straight_line(fir)
     template = target.entry_plain if plain and target.entry_plain else target.entry
+    own_check = ""
+    if own and target.entry_own and not lanes:
+        template = target.entry_own
+        arrays = [p for p in fir.params if isinstance(p.type, array)]
+        pairs = [(p, q) for n, p in enumerate(arrays) for m, q in enumerate(arrays)
+                 if n != m and id(p) in own and (id(q) not in own or n < m)]
+        own_check = "".join(f" && wp::grad_disjoint(a.{member(p.name)}, a.{member(q.name)})"
+                            for p, q in pairs)
     if lanes:
         template = target.entry_lanes
     check, pin = [], []
@@ -289,4 +301,4 @@ def _entry(fir, target, which, lanes=False):
             check.append(f" && {stride} == {size}")
             pin.append(f"\n        {stride} = {size};")
     return template.format(name=fir.name, which=which, unit_stride_check="".join(check),
-                           unit_stride_set="".join(pin), lanes=target.lanes)
+                           unit_stride_set="".join(pin), lanes=target.lanes, own_check=own_check)

@@ -3,9 +3,17 @@
 An index tuple is the thread's own when it contains the flat ``wp.tid()`` or every component of
 an ``i, j[, k...] = wp.tid()`` (the launch checks that their number is the launch's dimension),
 held in variables never reassigned. The adjoint of such an access needs no atomics: a store takes
-the element's gradient with a plain read and clear (``adj_array_store_own``)."""
+the element's gradient with a plain read and clear (``adj_array_store_own``).
+
+A read's adjoint adds to the element's gradient, which other threads' reads of the same array at
+other indices (``a[i + 1]``) may add to as well: it is plain (``adj_load(..., _own)``) only for an array
+parameter that the kernel touches at the thread's own index alone (``own_arrays``), and only in
+launches where no other array parameter's gradient overlaps it (the entry checks that at run
+time with ``wp::grad_disjoint``; otherwise the body takes the atomic adjoint)."""
 
 from ..lang import ir
+from ..types.array import array as _array_type
+from .ir_uses import reads
 
 
 def _walk(block):
@@ -38,6 +46,31 @@ class OwnIndex:
                 if isinstance(k, int) and isinstance(count, int):
                     self.parts[id(s.out)] = (k, count)
 
+    def own_arrays(self, fir):
+        """Ids of the array parameters read, every use of which is an element access at the
+        thread's own index (or a shape query): their read adjoints may be plain. None qualify when a
+        non-parameter array exists (a view, a struct's field, an array from a pointer): it may
+        alias a parameter, which the entry's run-time check does not see."""
+        if not fir.is_kernel or any(isinstance(v.type, _array_type) for v in fir.vars):
+            return set()
+        if any(not isinstance(p.type, _array_type) and _holds_arrays(p.type) for p in fir.params):
+            return set()
+        arrays = {id(p) for p in fir.params if isinstance(p.type, _array_type)}
+        loaded = set()
+        for st in _walk(fir.body):
+            used = [v for v in reads(st, every_kind=True) if id(v) in arrays]
+            if not used:
+                continue
+            name = getattr(st.func, "cpp", None) if isinstance(st, ir.Call) else None
+            ok = (name in _NO_INDEX and not hasattr(st.func, "function")) or (
+                name in _OWN_ACCESS and not hasattr(st.func, "function") and st.args[0] is used[0]
+                and len(used) == 1 and self.is_own(_indices(st, name)))
+            if not ok:
+                arrays -= {id(v) for v in used}
+            elif name == "load":
+                loaded.add(id(used[0]))
+        return arrays & loaded     # only reads have adjoints to make plain
+
     def is_own(self, indices):
         """Whether the index variables ``indices`` name an element no other thread names."""
         ids = {id(v) for v in indices}
@@ -49,3 +82,23 @@ class OwnIndex:
                 k, count = self.parts[key]
                 found.setdefault(count, set()).add(k)
         return any(len(ks) == count for count, ks in found.items())
+
+
+# element accesses whose adjoint touches only the accessed element's gradient
+_OWN_ACCESS = {"load", "array_store", "atomic_add", "atomic_sub", "atomic_min", "atomic_max",
+               "atomic_exch", "atomic_and", "atomic_or", "atomic_xor", "atomic_cas"}
+_NO_INDEX = {"array_shape", "len", "array_nonnull"}
+
+
+def _indices(st, name):
+    """The index arguments of an element access (after the array, before any values)."""
+    values = {"load": 0, "atomic_cas": 2}.get(name, 1)
+    return st.args[1:len(st.args) - values]
+
+
+def _holds_arrays(t):
+    """Whether a parameter of type ``t`` (a struct) carries arrays, at any depth."""
+    fields = getattr(getattr(t, "_wp_struct_", None) or t, "fields", None)
+    if not isinstance(fields, dict):
+        return False
+    return any(isinstance(ft, _array_type) or _holds_arrays(ft) for ft in fields.values())

@@ -12,6 +12,7 @@ class Target:
     entry_plain: str = ""     # the one-loop entry (backward, and forward bodies that cannot vectorise); "" = `entry`
     lanes: int = 0            # threads per lane-blocked forward body (codegen/lanes.py); 0 = none
     entry_lanes: str = ""     # the entry of a kernel with a lanes body: {name}, {which}, {lanes}, {unit_stride_*}
+    entry_own: str = ""       # a backward entry choosing plain own-index read adjoints: {own_check}; "" = `entry_plain`
     entry_blocks: str = ""    # the entry of a kernel built for cooperative blocks: {name}, {which}, {width}
 
 
@@ -51,6 +52,21 @@ const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
     for (; i < end; ++i) {name}_{which}_body(a, d, i);
 }}"""
 
+# A backward whose own-index reads may take plain adjoints (codegen/own_index.py): where no other
+# array parameter's gradient overlaps theirs (and the unit-stride conditions hold), the body runs
+# with `_own` true; otherwise with the atomic adjoints. The two instances are the body twice.
+_CPU_ENTRY_OWN = """extern "C" WPI_EXPORT void {name}_cpu_{which}(const {name}_args* args, \
+const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
+    {name}_args a = *args;
+    const wp::launch_bounds_t d = *dim;
+    if (begin >= 0 && end <= 2147483647{unit_stride_check}{own_check}) {{{unit_stride_set}
+#pragma GCC ivdep
+        for (int64_t i = begin; i < end; ++i) {name}_{which}_body(a, d, i, true);
+    }} else {{
+        for (int64_t i = begin; i < end; ++i) {name}_{which}_body(a, d, i, false);
+    }}
+}}"""
+
 # A kernel built for cooperative CPU blocks (wp.config.enable_cpu_blocks, native cpu_blocks.h):
 # [begin, end) counts blocks; each block runs its {width} lanes as fibers on this worker.
 _CPU_ENTRY_BLOCKS = """static void {name}_{which}_lane(const void* a, const void* d, int64_t i) {{
@@ -73,5 +89,5 @@ _CUDA_ENTRY = """extern "C" __global__ void {name}_cuda_{which}({name}_args args
 
 CPU = Target(name="cpu", func_qualifier="static inline", suffix="cpu", entry=_CPU_ENTRY,
              entry_plain=_CPU_ENTRY_PLAIN, lanes=CPU_LANES, entry_lanes=_CPU_ENTRY_LANES,
-             entry_blocks=_CPU_ENTRY_BLOCKS)
+             entry_own=_CPU_ENTRY_OWN, entry_blocks=_CPU_ENTRY_BLOCKS)
 CUDA = Target(name="cuda", func_qualifier="static inline __device__", suffix="cuda", entry=_CUDA_ENTRY)

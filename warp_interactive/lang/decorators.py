@@ -68,6 +68,8 @@ def func(f=None, *, module=None):   # the overloads above: type checkers see f's
     def wrap(fn):
         key = (_module_name(fn, module), fn.__name__)
         existing = state.functions.get(key)
+        if existing is not None and not _same_closure(existing.func, fn):
+            existing = None    # a factory's new closure (`def make(s): @wp.func ...`): its own function
         if existing is not None:
             from .source import source_of
             existing.func = fn
@@ -78,6 +80,13 @@ def func(f=None, *, module=None):   # the overloads above: type checkers see f's
         state.touch(result)
         return result
     return wrap(f) if f is not None else wrap
+
+
+def _same_closure(old, new):
+    """Whether ``new`` redefines ``old`` rather than being another closure of one factory
+    (warp-lang gives each closure its own function): the same closure values, or none."""
+    from .func import _definition_token
+    return not new.__closure__ or _definition_token(old) == _definition_token(new)
 
 
 def _custom(kind, f):

@@ -9,6 +9,33 @@ from .registry import type_name
 from .source import source_of
 
 
+# C++ name -> the definitions that use it: (id of the globals, ids of the closure values). The
+# same name and text can translate differently: two modules' globals, two closures of one
+# factory (`def make(s): @wp.func ...`). One C++ name for both would run one body for both
+# (issue 21), so a second definition gets a numbered name. Redefining a function in the same
+# place (a re-run cell) keeps its name, and so its cached binaries.
+_definitions = {}
+
+
+def _definition_token(py_func):
+    cells = []
+    for cell in py_func.__closure__ or ():
+        try:
+            cells.append(id(cell.cell_contents))
+        except ValueError:         # an empty cell (a name assigned after the def)
+            cells.append(id(cell))
+    return id(py_func.__globals__), tuple(cells)
+
+
+def _unique_cpp(base, py_func):
+    tokens = _definitions.setdefault(base, [])
+    token = _definition_token(py_func)
+    if token not in tokens:
+        tokens.append(token)
+    n = tokens.index(token)
+    return base if n == 0 else f"{base}_v{n}"
+
+
 class FuncOverload:
     """One concrete signature of a @wp.func: translated on demand, cached."""
 
@@ -17,7 +44,8 @@ class FuncOverload:
         self.arg_types = arg_types
         self.src, self.py_func = src, py_func
         self.name = function.key
-        self.cpp = f"{function.key}_{_hash(src.text, [type_key(t) for t in arg_types.values()])}"
+        base = f"{function.key}_{_hash(src.text, [type_key(t) for t in arg_types.values()])}"
+        self.cpp = _unique_cpp(base, py_func)
         self._ir = None
         self.differentiable = True
 

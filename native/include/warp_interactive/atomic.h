@@ -262,7 +262,8 @@ WPI_FUNC void adj_select(bool cond, T& adj_a, T& adj_b, const T& adj_out)
 // adjoint restarts from zero (warp-lang's rule: only the last write of an element propagates).
 // Taking is atomic too, so that of several threads storing into one element exactly one receives
 // the adjoint. The `_own` forms are for indices that are the thread's own (wp.tid(), codegen
-// proves it): no other thread touches that element, and plain reads and writes vectorise.
+// proves it): no other thread touches that element, and plain reads and writes vectorise. A read
+// adjoint taking `own` is plain where the entry found `own` safe (codegen/own_index.py).
 // Structs (arrays of @wp.struct) get field-wise `grad_add`/`grad_take` generated beside them,
 // found by argument-dependent lookup, as `adj_accum` is.
 template <typename T>
@@ -283,6 +284,33 @@ WPI_FUNC T grad_take_own(T* p)
     T v = *p;
     *p = T{};
     return v;
+}
+
+namespace detail {
+template <typename T>
+WPI_FUNC void grad_extent(const array_t<T>& a, int64& lo, int64& hi)
+{
+    lo = hi = int64(a.grad);
+    for (int k = 0; k < a.ndim; ++k) {
+        const int64 span = int64(a.shape[k] > 0 ? a.shape[k] - 1 : 0) * a.strides[k];
+        (span < 0 ? lo : hi) += span;
+    }
+    hi += int64(sizeof(T));
+}
+}  // namespace detail
+
+// Whether two arrays' gradient buffers share no byte. A kernel's backward takes the plain
+// (non-atomic) adjoint of its own-index reads of an array only when every other array parameter's
+// gradient is disjoint from it: the same buffer passed twice would let another thread's atomic
+// meet this thread's plain update.
+template <typename T, typename U>
+WPI_FUNC bool grad_disjoint(const array_t<T>& a, const array_t<U>& b)
+{
+    if (!a.grad || !b.grad) return true;
+    int64 alo, ahi, blo, bhi;
+    detail::grad_extent(a, alo, ahi);
+    detail::grad_extent(b, blo, bhi);
+    return ahi <= blo || bhi <= alo;
 }
 
 namespace detail {
@@ -310,6 +338,13 @@ WPI_FUNC void adj_minmax(const T& final_value, const T& grad, const T& v, T& adj
     WPI_FUNC void adj_load_own(const array_t<T>& a, IDX_P, array_t<T>&, IDX_ADJ, const T& adj_ret)  \
     {                                                                                               \
         if (a.grad) grad_add_own(elem_ptr(a.grad, a, IDX_A), adj_ret);                              \
+    }                                                                                               \
+    template <typename T, IDX_T>                                                                    \
+    WPI_FUNC void adj_load(const array_t<T>& a, IDX_P, array_t<T>&, IDX_ADJ, const T& adj_ret,      \
+                           bool own)                                                                \
+    {                                                                                               \
+        if (a.grad && own) grad_add_own(elem_ptr(a.grad, a, IDX_A), adj_ret);                       \
+        else if (a.grad) grad_add(elem_ptr(a.grad, a, IDX_A), adj_ret);                             \
     }                                                                                               \
     template <typename T, IDX_T>                                                                    \
     WPI_FUNC void adj_array_store(const array_t<T>& a, IDX_P, const T&, array_t<T>&, IDX_ADJ,       \

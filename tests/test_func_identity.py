@@ -1,0 +1,119 @@
+"""Two @wp.funcs with the same name and the same text in different Python modules read
+different globals, so they translate differently: each must run its own body (issue 21: they
+once shared one C++ name, and a unit holding both ran the first one's code for both, a silently
+wrong result). Checked against NumPy, with the twins called from one kernel and from separate
+kernels of one module (one unit and separate units)."""
+
+import importlib
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import warp_interactive as wp
+
+TWIN = '''
+import warp_interactive as wp
+
+SCALE = wp.constant({scale})
+OFFSET = {offset}
+
+@wp.func
+def f(x: float):
+    return x * SCALE + float(OFFSET)
+'''
+
+
+@pytest.fixture
+def twins(tmp_path, request):
+    """Import modules twin_<test>_<n> whose ``f`` differ only by their globals' values."""
+    made = []
+
+    def make(scale, offset):
+        name = f"twin_{request.node.name.replace('[', '_').replace(']', '').replace('-', '_')}_{len(made)}"
+        (tmp_path / f"{name}.py").write_text(textwrap.dedent(TWIN.format(scale=scale, offset=offset)))
+        made.append(name)
+        return importlib.import_module(name).f
+
+    sys.path.insert(0, str(tmp_path))
+    yield make
+    sys.path.remove(str(tmp_path))
+    for name in made:
+        sys.modules.pop(name, None)
+
+
+def _run(kernel, a):
+    out = wp.zeros(len(a), dtype=float, device="cpu")
+    wp.launch(kernel, dim=len(a), inputs=[wp.array(a, dtype=float, device="cpu"), out], device="cpu")
+    return out.numpy()
+
+
+@pytest.mark.parametrize("first, second", [
+    ((2.0, 0), (3.0, 0)),        # the constants differ
+    ((2.0, 1), (2.0, 5)),        # a plain global differs
+    ((1.5, 2), (1.5, 2)),        # identical twins: still correct (may share code)
+])
+def test_twin_funcs_keep_their_own_globals(twins, first, second):
+    fa, fb = twins(*first), twins(*second)
+    assert fa is not fb
+
+    @wp.kernel
+    def both(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+        i = wp.tid()
+        out[i] = fa(a[i]) + 10.0 * fb(a[i])
+
+    @wp.kernel
+    def only_a(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+        i = wp.tid()
+        out[i] = fa(a[i])
+
+    @wp.kernel
+    def only_b(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+        i = wp.tid()
+        out[i] = fb(a[i])
+
+    a = np.linspace(-1.0, 2.0, 7).astype(np.float32)
+    ref_a, ref_b = a * first[0] + first[1], a * second[0] + second[1]
+    np.testing.assert_allclose(_run(only_a, a), ref_a, rtol=1e-6)
+    np.testing.assert_allclose(_run(only_b, a), ref_b, rtol=1e-6)
+    np.testing.assert_allclose(_run(both, a), ref_a + 10.0 * ref_b, rtol=1e-5)
+
+
+def _make_scaled(scale):
+    S = wp.constant(scale)
+
+    @wp.func
+    def scaled(x: float):
+        return x * S
+    return scaled
+
+
+def test_closures_of_one_factory_are_separate_functions():
+    """``def make(s): @wp.func ...`` called twice: two functions (as warp-lang), each with its
+    own closure value, not the second replacing the first."""
+    f2, f3 = _make_scaled(2.0), _make_scaled(3.0)
+    assert f2 is not f3
+
+    @wp.kernel
+    def k2(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+        i = wp.tid()
+        out[i] = f2(a[i])
+
+    @wp.kernel
+    def k23(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+        i = wp.tid()
+        out[i] = f2(a[i]) + 10.0 * f3(a[i])
+
+    a = np.arange(5, dtype=np.float32)
+    np.testing.assert_allclose(_run(k2, a), 2.0 * a)
+    np.testing.assert_allclose(_run(k23, a), 32.0 * a)
+
+
+def test_redefinition_in_place_keeps_the_cpp_name(twins):
+    """Running a module's definition again (a re-run cell, a reload) keeps its function and its
+    C++ name, so its units stay cached."""
+    f = twins(2.0, 0)
+    first = f.overloads[0].cpp
+    module = importlib.reload(sys.modules[f.module_name])
+    assert module.f is f and module.f.overloads[0].cpp == first
