@@ -291,8 +291,11 @@ def _ipow(ts, a, b):
     return np.power(a.astype(np.int64), b.astype(np.int64)).astype(a.dtype)
 
 
-def _pyfloordiv(ts, a, b):
-    return np.floor_divide(a, b)
+def _floordiv(ts, a, b):
+    """warp-lang's `//`: integers floor the quotient, floats are floor(a / b) (a / b rounded first)."""
+    if np.asarray(a).dtype.kind in "iu":
+        return np.floor_divide(a, b)
+    return np.floor(np.divide(a, b))
 
 
 def _classify(fn):
@@ -424,8 +427,8 @@ REFS = {
     "div": F(ref=lambda ts, a, b: (_bcast(a, b, np.divide) if np.asarray(a).dtype.kind == "f"
                                    else _bcast(a, b, lambda x, y: np.trunc(x / y).astype(x.dtype))),
                 domain=("any", "nonzero")),
-    "floordiv": F(ref=_pyfloordiv, domain=("any", "nonzero")),
-    "mod": F(ref=lambda ts, a, b: np.mod(a, b), domain=("any", "nonzero")),
+    "floordiv": F(ref=_floordiv, domain=("any", "nonzero")),
+    "mod": F(ref=lambda ts, a, b: np.fmod(a, b), domain=("any", "nonzero")),
     "neg": _unary(lambda x: -x),
     "pos": _unary(lambda x: x),
     "lt": _cmp(np.less), "le": _cmp(np.less_equal), "gt": _cmp(np.greater),

@@ -103,7 +103,9 @@ def test_arithmetic_table(T):
             true_div = np.fix(a.astype(np.float64) / b).astype(a.dtype)  # C-style, as the reference
         else:
             true_div = a / b
-        expect = np.stack([a + b, a - b, a * b, true_div, a // b, a % b, -a, +a], axis=1)
+        # warp-lang's rules: `//` floors (floats: floor(a / b)), `%` is C's truncated remainder
+        floor_div = a // b if T in INTS else np.floor(a / b)
+        expect = np.stack([a + b, a - b, a * b, true_div, floor_div, np.fmod(a, b), -a, +a], axis=1)
     if T is wp.float16:
         np.testing.assert_allclose(got.astype(np.float32), expect.astype(np.float32), rtol=2e-3)
     elif T in FLOATS:
@@ -113,16 +115,16 @@ def test_arithmetic_table(T):
 
 
 def test_python_floor_semantics():
-    """// and % follow Python, not C: spot values written out by hand."""
+    """// floors (as Python), % truncates (as C and warp-lang): spot values written out by hand."""
     a, b = _operands(wp.int32)
     out = wp.zeros(shape=(len(a), 8), dtype=wp.int32)
     wp.launch(SCALAR_KERNELS[wp.int32]["arith"], dim=len(a), inputs=[wp.array(a), wp.array(b), out])
     got = out.numpy()
     assert got[:4, 4].tolist() == [3, -4, -4, 3]       # 7//2, -7//2, 7//-2, -7//-2
-    assert got[:4, 5].tolist() == [1, 1, -1, -1]       # 7%2, -7%2, 7%-2, -7%-2
+    assert got[:4, 5].tolist() == [1, -1, 1, -1]       # 7%2, -7%2, 7%-2, -7%-2
     assert got[:4, 3].tolist() == [3, -3, -3, 3]       # integer / truncates
     assert got[:, 4].tolist() == [x // y for x, y in zip(a.tolist(), b.tolist())]
-    assert got[:, 5].tolist() == [x % y for x, y in zip(a.tolist(), b.tolist())]
+    assert got[:, 5].tolist() == [int(np.fmod(x, y)) for x, y in zip(a.tolist(), b.tolist())]
 
 
 @pytest.mark.parametrize("T", SCALARS, ids=lambda t: t.__name__)
@@ -604,7 +606,7 @@ def test_user_functions():
     wp.launch(use_functions, dim=4, inputs=[wp.array(x), ints, floats, vecs, side])
     i = np.arange(4)
     np.testing.assert_array_equal(ints.numpy(), np.stack(
-        [(i - 3) // 2, (i - 3) % 2, i * 3, i + 10, i * 9], axis=1))
+        [(i - 3) // 2, np.fmod(i - 3, 2), i * 3, i + 10, i * 9], axis=1))
     f = floats.numpy()
     np.testing.assert_array_equal(f[:, 0], np.where(x < 0, -1.0, 1.0))
     np.testing.assert_array_equal(f[:, 1], np.minimum(x, 1.0))

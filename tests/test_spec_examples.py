@@ -392,6 +392,7 @@ def test_arithmetic_operators(device):
     out = wp.zeros(shape=(5, 7), dtype=float, device=device)
     wp.launch(arithmetic_ops, dim=5, inputs=[wp.array(a_np, device=device),
                                              wp.array(b_np, device=device), out], device=device)
-    expect = np.stack([a_np + b_np, a_np - b_np, a_np * b_np, a_np / b_np, a_np // b_np,
-                       a_np ** b_np, a_np % b_np], axis=1)
+    # `//` floors a / b; `%` is the truncated remainder (C's fmod, the sign of a), as warp-lang
+    expect = np.stack([a_np + b_np, a_np - b_np, a_np * b_np, a_np / b_np, np.floor(a_np / b_np),
+                       a_np ** b_np, np.fmod(a_np, b_np)], axis=1)
     np.testing.assert_allclose(out.numpy(), expect, rtol=1e-6)

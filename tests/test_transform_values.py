@@ -229,11 +229,11 @@ def _vmod(a: wp.array(dtype=wp.vec4d), b: wp.array(dtype=wp.vec4d), out: wp.arra
 
 
 def test_vector_mod_matches_the_scalar_rule_componentwise():
-    """Componentwise, as this package's scalar ``%`` (Python's rule: the divisor's sign)."""
+    """Componentwise, as the scalar ``%`` (warp-lang's truncated remainder: the sign of a)."""
     a, b = np.array([7.5, -7.5, 7.5, 1.0]), np.array([2.0, 2.0, -2.0, 3.0])
     ai, bi = np.array([7, -7, 7], dtype=np.int32), np.array([3, 3, -3], dtype=np.int32)
     out, outi = wp.zeros(1, dtype=wp.vec4d), wp.zeros(1, dtype=wp.vec3i)
     wp.launch(_vmod, 1, inputs=[wp.array([a], dtype=wp.vec4d), wp.array([b], dtype=wp.vec4d), out,
                                 wp.array([ai], dtype=wp.vec3i), wp.array([bi], dtype=wp.vec3i), outi])
-    np.testing.assert_array_equal(out.numpy()[0], np.mod(a, b))
-    np.testing.assert_array_equal(outi.numpy()[0], np.mod(ai, bi))
+    np.testing.assert_array_equal(out.numpy()[0], np.fmod(a, b))
+    np.testing.assert_array_equal(outi.numpy()[0], np.fmod(ai, bi))

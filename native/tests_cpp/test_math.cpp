@@ -210,7 +210,7 @@ static void test_half()
     check(b < a && a > b && a != b && !(a == b) && a >= a && b <= b, "half comparisons");
     check(float(wp::sqrt(half(4.0f))) == 2.0f && float(wp::abs(b)) == 0.25f && float(-a) == -1.5f, "half math");
     check(double(a) == 1.5 && int32(half(-3.0f)) == -3 && uint8(half(7.0f)) == 7, "half casts");
-    check(float(wp::floordiv(half(7.0f), half(-2.0f))) == -4.0f && float(wp::mod(half(7.0f), half(-2.0f))) == -1.0f, "half floordiv/mod");
+    check(float(wp::floordiv(half(7.0f), half(-2.0f))) == -4.0f && float(wp::mod(half(7.0f), half(-2.0f))) == 1.0f, "half floordiv/mod (truncated remainder)");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -223,12 +223,12 @@ static void test_int_ops()
     check(wp::floordiv(7, 2) == 3 && wp::floordiv(-7, 2) == -4 && wp::floordiv(7, -2) == -4 && wp::floordiv(-7, -2) == 3,
           "int floordiv");
     check(wp::floordiv(6, -2) == -3 && wp::floordiv(5, 0) == 0 && wp::floordiv(imin, -1) == imin, "int floordiv edge cases");
-    check(wp::mod(7, 3) == 1 && wp::mod(-7, 3) == 2 && wp::mod(7, -3) == -2 && wp::mod(-7, -3) == -1 && wp::mod(6, -3) == 0,
-          "int mod");
+    check(wp::mod(7, 3) == 1 && wp::mod(-7, 3) == -1 && wp::mod(7, -3) == 1 && wp::mod(-7, -3) == -1 && wp::mod(6, -3) == 0,
+          "int mod (C's truncated remainder, as warp-lang)");
     check(wp::mod(5, 0) == 0 && wp::mod(imin, -1) == 0, "int mod edge cases");
     check(wp::mod(uint32(7), uint32(3)) == 1 && wp::floordiv(uint32(7), uint32(2)) == 3 && wp::div(uint32(7), uint32(0)) == 0,
           "unsigned div/mod");
-    check(wp::floordiv(int8(-7), int8(2)) == -4 && wp::mod(int8(-7), int8(2)) == 1, "int8 floordiv/mod");
+    check(wp::floordiv(int8(-7), int8(2)) == -4 && wp::mod(int8(-7), int8(2)) == -1, "int8 floordiv/mod");
     check(wp::pow(3, 4) == 81 && wp::pow(-2, 3) == -8 && wp::pow(5, 0) == 1 && wp::pow(2, -1) == 0 && wp::pow(-1, -3) == -1 &&
               wp::pow(int64(2), int64(40)) == (int64(1) << 40) && wp::pow(int32(3), int32(20)) == int32(-808182895) &&
               wp::pow(int8(-3), int8(3)) == -27 && wp::pow(uint8(2), uint8(9)) == 0,
@@ -256,13 +256,13 @@ static void test_int_ops()
 
 static void test_scalar_values()
 {
-    check_near("floordiv(1, 0.1) == 9 (Python)", wp::floordiv(1.0, 0.1), 9.0);
-    check_near("mod(1, 0.1) (Python)", wp::mod(1.0, 0.1), 0.09999999999999995);
+    check_near("floordiv(1, 0.1) == floor(1 / 0.1) == 10 (warp-lang)", wp::floordiv(1.0, 0.1), 10.0);
+    check_near("mod(1, 0.1) (fmod)", wp::mod(1.0, 0.1), 0.09999999999999995);
     check_near("floordiv(-7.5, 2)", wp::floordiv(-7.5, 2.0), -4.0);
-    check_near("mod(-7.5, 2)", wp::mod(-7.5, 2.0), 0.5);
-    check_near("mod(7.5, -2)", wp::mod(7.5, -2.0), -0.5);
+    check_near("mod(-7.5, 2)", wp::mod(-7.5, 2.0), -1.5);
+    check_near("mod(7.5, -2)", wp::mod(7.5, -2.0), 1.5);
     check_near("floordiv(7.5f, -2f)", wp::floordiv(7.5f, -2.0f), -4.0);
-    check_near("mod(-1e-20, 1) == 1 - tiny", wp::mod(-1e-20, 1.0), 1.0);
+    check_near("mod(-1e-20, 1) == -1e-20 (sign of a)", wp::mod(-1e-20, 1.0), -1e-20);
     check_near("round(2.5)", wp::round(2.5), 3.0);
     check_near("round(-2.5)", wp::round(-2.5), -3.0);
     check_near("rint(2.5)", wp::rint(2.5), 2.0);
@@ -302,6 +302,7 @@ static void test_scalar_grads()
     GRAD(mod, 5.3, 1.7);
     GRAD(mod, -5.3, 1.7);
     GRAD(mod, 5.3, -1.7);
+    GRAD(mod, -5.3, -1.7);
     GRAD(floordiv, 5.3, 1.7);
     GRAD(pow, p, b);
     GRAD(neg, a);

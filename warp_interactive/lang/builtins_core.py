@@ -74,7 +74,7 @@ add_builtin("mul", {"a": Quaternion, "b": Quaternion}, value_func=same_as(0), gr
 add_builtin("mul", {"a": Transformation, "b": Transformation}, value_func=same_as(0), group=G_OP,
             doc="transform composition")
 
-for op, doc in (("div", "a / b"), ("floordiv", "a // b (floor)"), ("mod", "a % b (sign of b)")):
+for op, doc in (("div", "a / b"), ("floordiv", "a // b (floor)"), ("mod", "a % b, the truncated remainder (sign of a, as C's % and fmod)")):
     add_builtin(op, {"a": Scalar, "b": Scalar}, value_func=same_as(0), group=G_OP, doc=doc,
                 differentiable=(op != "floordiv"))
 add_builtin("mod", {"a": Vector, "b": Vector}, value_func=_same_shape, group=G_OP,

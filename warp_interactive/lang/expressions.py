@@ -411,15 +411,22 @@ def _python_scalar(obj):
 
 
 _FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
-         "floordiv": lambda a, b: a // b, "mod": lambda a, b: a % b,
+         "floordiv": lambda a, b: a // b, "mod": lambda a, b: _trunc_mod(a, b),
          "pow": lambda a, b: a ** b, "lshift": lambda a, b: a << b, "rshift": lambda a, b: a >> b,
          "bit_and": lambda a, b: a & b, "bit_or": lambda a, b: a | b, "bit_xor": lambda a, b: a ^ b}
+
+
+def _trunc_mod(a, b):
+    """C's remainder of integers (sign of ``a``: ``-7 % 3 == -1``), as kernels compute ``%``."""
+    r = abs(a) % abs(b)
+    return -r if a < 0 else r
 
 
 def _fold(op, a, b):
     """Integer constants combined exactly at build time (``2**40`` is 1099511627776, typed by
     its size, instead of an int32 power that wraps); None when not foldable (the operation is
-    then emitted). Floor division and modulo fold as Python's, which kernels follow too."""
+    then emitted). Floor division folds as Python's and modulo as C's truncated remainder, as
+    kernels compute them (the reference's rules)."""
     if not (isinstance(a, PyValue) and isinstance(b, PyValue)):
         return None
     x, y = a.obj, b.obj

@@ -121,3 +121,37 @@ def call_in_python(key, args, kwargs):
 
 
 set_python_call(call_in_python)
+
+
+def _mod_operands(a, b):
+    """``v % 3.0`` on a vector: the number applies to every component, as in the reference."""
+    if isinstance(a, comp.Composite) and not isinstance(b, comp.Composite):
+        b = type(a)(*[_number(b)] * a._length_)
+    elif isinstance(b, comp.Composite) and not isinstance(a, comp.Composite):
+        a = type(b)(*[_number(a)] * b._length_)
+    return a, b
+
+
+def _number(x):
+    return x.value if isinstance(x, sc.Scalar) else x
+
+
+def _mod(a, b):
+    """Python-scope ``a % b`` on warp scalars and vectors: ``wp.mod`` (the truncated remainder,
+    ``wp.int32(-7) % 3 == -1``), as the reference's operators call its builtin."""
+    if not isinstance(b, (sc.Scalar, comp.Composite, int, float)):
+        return NotImplemented
+    return call_in_python("mod", _mod_operands(a, b), {})
+
+
+def _rmod(b, a):
+    if not isinstance(a, (sc.Scalar, comp.Composite, int, float)):
+        return NotImplemented
+    return call_in_python("mod", _mod_operands(a, b), {})
+
+
+# the operators live on the types (a lower layer), the builtin's evaluation here: registered at import
+sc.Scalar.__mod__ = _mod
+sc.Scalar.__rmod__ = _rmod
+comp.Composite.__mod__ = _mod
+comp.Composite.__rmod__ = _rmod

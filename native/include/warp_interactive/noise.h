@@ -38,8 +38,11 @@ WPI_FUNC float32 perlin(uint32 seed, const float32* p, const int32* periods, flo
         uint32 h = seed;
         for (unsigned i = 0; i < N; ++i) {
             int32 c = cell[i] + int32((corner >> i) & 1u);
-            if (periods && periods[i] > 0)
+            if (periods && periods[i] > 0) {   // wrap into [0, period) (mod keeps the sign of c)
                 c = mod(c, periods[i]);
+                if (c < 0)
+                    c += periods[i];
+            }
             h = pcg_hash(h + uint32(c));
         }
         float32 g[N], weight = 1.0f, d = 0.0f;

@@ -249,21 +249,12 @@ WPI_FUNC float64 fmod(float64 a, float64 b) { return WPI_LIBM64(fmod)(a, b); }
 WPI_FUNC float32 floor(float32 x) { return WPI_LIBM32(floor)(x); }
 WPI_FUNC float64 floor(float64 x) { return WPI_LIBM64(floor)(x); }
 
-// Python's float divmod: the remainder (exact, from fmod) takes the divisor's sign, and the
-// quotient comes from (a - mod) / b, which is an integer up to rounding, rather than from
-// floor(a / b), which the rounding of a / b can put off by one (1 // 0.1 is 9, not 10).
-template <typename T> WPI_FUNC void float_divmod(T a, T b, T& q, T& m)
-{
-    m = fmod(a, b);
-    T d = (a - m) / b;
-    if (m != T(0) && ((b < T(0)) != (m < T(0)))) {
-        m += b;
-        d -= T(1);
-    }
-    q = floor(d);
-    if (d - q > T(0.5))  // d was rounded just below an integer: snap to it
-        q += T(1);
-}
+// The truncated quotient of the float remainder: fmod(a, b) == a - b * trunc_quot(a, b) exactly
+// (a - fmod(a, b) is an exact multiple of b: the division is an integer up to rounding, so round).
+WPI_FUNC float32 trunc_quot(float32 a, float32 b) { return WPI_LIBM32(round)((a - fmod(a, b)) / b); }
+WPI_FUNC float64 trunc_quot(float64 a, float64 b) { return WPI_LIBM64(round)((a - fmod(a, b)) / b); }
+WPI_FUNC float32 trunc_quot(half a, half b) { return trunc_quot(float32(a), float32(b)); }
+WPI_FUNC float32 trunc_quot(bfloat16 a, bfloat16 b) { return trunc_quot(float32(a), float32(b)); }
 
 template <typename T> struct is_scalar { static const bool value = is_int<T>::value; };
 template <> struct is_scalar<half> { static const bool value = true; };
@@ -326,7 +317,8 @@ template <typename T> WPI_FUNC void adj_div(T a, T b, T& adj_a, T& adj_b, T adj_
     adj_b -= adj_ret * a / (b * b);
 }
 
-// Python floor division; integers: x // 0 == 0
+// Floor division as the reference defines it: integers round the quotient down (x // 0 == 0
+// here, where the reference traps); floats are floor(a / b), rounding a / b first.
 template <typename T> WPI_FUNC T floordiv(T a, T b)
 {
     T q, r;
@@ -335,51 +327,34 @@ template <typename T> WPI_FUNC T floordiv(T a, T b)
         q = T(q - T(1));
     return q;
 }
-WPI_FUNC float32 floordiv(float32 a, float32 b)
-{
-    float32 q, m;
-    detail::float_divmod(a, b, q, m);
-    return q;
-}
-WPI_FUNC float64 floordiv(float64 a, float64 b)
-{
-    float64 q, m;
-    detail::float_divmod(a, b, q, m);
-    return q;
-}
-WPI_FUNC half floordiv(half a, half b) { return half(floordiv(float32(a), float32(b))); }
-WPI_FUNC bfloat16 floordiv(bfloat16 a, bfloat16 b) { return bfloat16(floordiv(float32(a), float32(b))); }
+WPI_FUNC float32 floordiv(float32 a, float32 b) { return detail::floor(a / b); }
+WPI_FUNC float64 floordiv(float64 a, float64 b) { return detail::floor(a / b); }
+WPI_FUNC half floordiv(half a, half b) { return half(detail::floor(float32(a / b))); }
+WPI_FUNC bfloat16 floordiv(bfloat16 a, bfloat16 b) { return bfloat16(detail::floor(float32(a / b))); }
 template <typename T> WPI_FUNC void adj_floordiv(T, T, T&, T&, T) {}
 
-// Python modulo (result has the divisor's sign); integers: x % 0 == 0
+// The truncated remainder, as C's % and fmod and the reference's mod: the result has the sign
+// of a (-7 % 3 == -1, mod(-1.75, 1.0) == -0.75); integers: x % 0 == 0 (the reference traps).
 template <typename T> WPI_FUNC T mod(T a, T b)
 {
     T q, r;
     detail::divmod_trunc(a, b, q, r);
-    if (r != T(0) && ((r < T(0)) != (b < T(0))))
-        r = T(r + b);
     return r;
 }
-WPI_FUNC float32 mod(float32 a, float32 b)
+WPI_FUNC float32 mod(float32 a, float32 b) { return detail::fmod(a, b); }
+WPI_FUNC float64 mod(float64 a, float64 b) { return detail::fmod(a, b); }
+WPI_FUNC half mod(half a, half b) { return half(detail::fmod(float32(a), float32(b))); }
+WPI_FUNC bfloat16 mod(bfloat16 a, bfloat16 b) { return bfloat16(detail::fmod(float32(a), float32(b))); }
+// integers have no adjoint; an overload of its own, since the float formula has no integer form
+template <typename T> WPI_FUNC typename detail::if_int<T>::type adj_mod(T, T, T&, T&, T) {}
+// mod(a, b) = a - b * trunc(a / b), the quotient piecewise constant: d/da = 1, d/db = -trunc(a / b)
+// (the reference leaves d/db at zero; this is the derivative finite differences measure)
+template <typename T>
+WPI_FUNC typename detail::enable_if<detail::is_scalar<T>::value && !detail::is_int<T>::value>::type
+adj_mod(T a, T b, T& adj_a, T& adj_b, T adj_ret)
 {
-    float32 q, m;
-    detail::float_divmod(a, b, q, m);
-    return m;
-}
-WPI_FUNC float64 mod(float64 a, float64 b)
-{
-    float64 q, m;
-    detail::float_divmod(a, b, q, m);
-    return m;
-}
-WPI_FUNC half mod(half a, half b) { return half(mod(float32(a), float32(b))); }
-WPI_FUNC bfloat16 mod(bfloat16 a, bfloat16 b) { return bfloat16(mod(float32(a), float32(b))); }
-template <typename T> WPI_FUNC void adj_mod(T a, T b, T& adj_a, T& adj_b, T adj_ret)
-{
-    if (detail::is_int<T>::value) return;
-    // mod(a, b) = a - b * floordiv(a, b), with floordiv piecewise constant
     adj_a += adj_ret;
-    adj_b -= adj_ret * floordiv(a, b);
+    adj_b -= adj_ret * T(detail::trunc_quot(a, b));
 }
 
 template <typename T> WPI_FUNC T neg(T a) { return -a; }
