@@ -199,7 +199,11 @@ class Load:
                 self.hashes[k.cpp], sizes[k.cpp] = h, len(source)
                 missing.append(k)
         groups = _groups(missing, cpu_compiler.workers(), sizes)
-        units = unit_sources(parts, groups, self.hashes, self.build_key)
+        units = []
+        for group in groups:
+            source = parts.source(group)
+            units.append((source, cache.module_hash(source, self.build_key),
+                          [self.hashes[k.cpp] for k in group]))
         for group, (_, unit, _) in zip(groups, units):
             for k in group:
                 self.units[k.cpp] = unit
@@ -240,16 +244,6 @@ class Load:
         units = {k.cpp: self.paths[self.units[k.cpp]] for k in self.kernels}
         h = plan_hash(self.units.values()) if self.units else cache.module_hash("", self.build_key)
         return LoadedModule(units, h, built, time.perf_counter() - t0, self.compiled)
-
-
-def unit_sources(parts, groups, kernel_hashes, build_key):
-    """(source, unit hash, its kernels' hashes) of each group of kernels (``parts``: a
-    codegen ModuleParts; ``kernel_hashes``: kernel cpp name -> its own hash)."""
-    units = []
-    for group in groups:
-        source = parts.source(group)
-        units.append((source, cache.module_hash(source, build_key), [kernel_hashes[k.cpp] for k in group]))
-    return units
 
 
 def _groups(kernels, workers, sizes):

@@ -35,14 +35,17 @@ def maybe_merge(load, keys, groups_of):
         return None
     from ..codegen.module_source import ModuleParts
     from ..codegen.target import CPU
-    from .cpu_build import unit_sources   # (cpu_build imports this module)
     parts = ModuleParts(load.kernels, CPU, load.checks, load.backward, load.lanes)
     hashes, sizes = {}, {}
     for k in load.kernels:
         source = parts.source([k])
         hashes[k.cpp], sizes[k.cpp] = cache.module_hash(source, load.build_key), len(source)
     groups = groups_of(load.kernels, workers, sizes)
-    units = unit_sources(parts, groups, hashes, load.build_key)
+    units = []
+    for group in groups:
+        source = parts.source(group)
+        units.append((source, cache.module_hash(source, load.build_key),
+                      [hashes[k.cpp] for k in group]))
     unit_of = {k.cpp: unit for group, (_, unit, _) in zip(groups, units) for k in group}
     entries = {k.cpp: {"kernel_hash": hashes[k.cpp], "unit": unit_of[k.cpp],
                        "tid_arity": load.arity[k.cpp]} for k in load.kernels}
