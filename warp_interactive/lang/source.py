@@ -85,11 +85,26 @@ def _block_by_indentation(func, filename):
         return None
     text = textwrap.dedent("".join(lines[first - 1:last]))
     try:
-        module = ast.parse(text)
+        body = _parse(text)
     except SyntaxError:
         return None
-    body = module.body
     if len(body) != 1 or not isinstance(body[0], (ast.FunctionDef, ast.AsyncFunctionDef)) \
             or body[0].name != func.__name__:
         return None
     return first, text, body[0]
+
+
+_PARSED = {}          # dedented text -> its statements (the trees are never modified: the
+_PARSED_MAX = 4096    # translator and wp.static's rewrites work on copies)
+
+
+def _parse(text):
+    """``ast.parse(text).body``, remembered by text: reloading a module of 100 kernels after
+    editing one parses the one (the parse was ~60% of such a reload, issue 21)."""
+    body = _PARSED.get(text)
+    if body is None:
+        body = ast.parse(text).body
+        if len(_PARSED) >= _PARSED_MAX:
+            _PARSED.clear()
+        _PARSED[text] = body
+    return body

@@ -91,8 +91,13 @@ class Module:
         private = Module(f"{self.name}#{old.key}.{next(_retired)}")
         private.options.update(self.options)
         private.parent = self.parent
-        moved = [(e, k) for e, k in self.kernels.items()
-                 if old in (k, getattr(k, "_generic", None), getattr(getattr(k, "_generic", None), "_generic", None))]
+        if getattr(old, "overloads", None) or getattr(old, "_block_variants", None):
+            moved = [(e, k) for e, k in self.kernels.items()
+                     if old in (k, getattr(k, "_generic", None), getattr(getattr(k, "_generic", None), "_generic", None))]
+        else:   # nothing derived from it (the usual case): no scan of the module (a reload of N
+            # kernels retired each with a scan of N: quadratic, issue 21)
+            moved = [(old._module_entry(), old)] if self.kernels.get(old._module_entry()) is old else \
+                [(e, k) for e, k in self.kernels.items() if k is old]
         for e, k in moved:
             del self.kernels[e]
             k.module = private
