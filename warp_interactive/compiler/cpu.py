@@ -99,10 +99,10 @@ _FLOATN_LIBM = ("expf32", "exp2f32", "logf32", "log2f32", "powf32",
 def _libm_floatn():
     """Whether this process's libm has every name of _FLOATN_LIBM (prelude.h then calls them)."""
     import ctypes       # here, not at import: a warm load never builds flags on other systems
-    import ctypes.util
-    name = ctypes.util.find_library("m") if os.name == "posix" else None
+    # the process's own symbols (dlopen(NULL)): the libm a module binds to when it is loaded;
+    # ctypes.util.find_library ran ldconfig/gcc in subprocesses, ~70 ms of every warm load
     try:
-        libm = ctypes.CDLL(name)
+        libm = ctypes.CDLL(None)
     except OSError:
         return False
     return all(hasattr(libm, fn) for fn in _FLOATN_LIBM)
