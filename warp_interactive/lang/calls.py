@@ -225,12 +225,16 @@ class CallsMixin:
             ov, args = func.resolve_overload(args, self.retype_literal, kwargs, self._default_arg)
         except TypeMismatch as e:
             raise self.scope.error(str(e)) from None
+        return self.emit_user_call(ov, args)
+
+    def emit_user_call(self, ov, args):
+        """The call of a resolved `@wp.func` overload: its result, or a tuple of its results."""
         self.calls.append(ov)
         from .checks import RecursiveFunction
         try:
             rets = ov.return_types()
         except RecursiveFunction:
-            raise self.scope.error(f"'{func.key}' calls itself (directly or through other "
+            raise self.scope.error(f"'{ov.name}' calls itself (directly or through other "
                                    f"functions): recursion is not supported in kernels") from None
         if len(rets) <= 1:
             out = self.scope.new_var(rets[0]) if rets else None

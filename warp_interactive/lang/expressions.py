@@ -161,12 +161,28 @@ class ExpressionsMixin:
         return acc
 
     def binary(self, op, a, b):
+        user = self._user_operator(op, [a, b])
+        if user is not None:
+            return user
         if op == "matmul":
             if not (comp.is_matrix(a.type) or comp.is_matrix(b.type)):
                 raise self.scope.error(
                     f"'@' needs a matrix operand, got {type_name(a.type)} @ {type_name(b.type)}")
             op = "mul"
         return self.call_builtin(op, [a, b])
+
+    def _user_operator(self, op, args):
+        """A `@wp.func` named as the operator (``add``, ``mul``...) in the kernel's globals or
+        closure overloads it, as in warp-lang (``a + b`` on structs); where none of its overloads
+        takes these arguments, the builtin operator applies."""
+        f = self.src.closure.get(op, self.py_globals.get(op))
+        if not getattr(f, "_wp_function_", False):
+            return None
+        try:
+            ov, args = f.resolve_overload(args, self.retype_literal, {}, self._default_arg)
+        except TypeMismatch:
+            return None
+        return self.emit_user_call(ov, args)
 
     def eval_UnaryOp(self, node):
         v = self.eval(node.operand)

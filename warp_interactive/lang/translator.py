@@ -23,6 +23,17 @@ from .array_views import ArrayViewsMixin
 _AUG_ATOMICS = {"add": "add", "sub": "sub", "bit_and": "and", "bit_or": "or", "bit_xor": "xor"}
 
 
+def _bare_types():
+    """The `wp.` types a kernel may name without the module (warp-lang's fallback to its own
+    namespace): vec3, mat22d, quath, float32, uint8, vector, matrix..."""
+    from ..types.builtin_types import named_types
+    out = dict(named_types)
+    out.update({t.__name__: t for t in sc.scalar_types})
+    out.update(vector=comp.vector, matrix=comp.matrix, quaternion=comp.quaternion,
+               transformation=comp.transformation)
+    return out
+
+
 class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
     expr_table = EXPR_TABLE
     intrinsics = intrinsics.INTRINSICS
@@ -80,6 +91,10 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
         from .registry import registry
         if name in registry or name in intrinsic_names():
             return BuiltinFunction(name)
+        # warp-lang also resolves its own types bare (v = vec3(1.0, 2.0, 3.0), with no import)
+        bare = _bare_types().get(name)
+        if bare is not None:
+            return bare
         e = self.scope.error(f"name '{name}' is not defined", node)
         raise UndefinedNameError(e.msg, e.filename, e.lineno, e.col, e.source_line, e.func_name)
 
