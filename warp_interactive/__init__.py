@@ -118,6 +118,7 @@ def _hook_on_first_call(attr, module, name, table=None):
 
 
 _hook_on_first_call("matmul", ".runtime.matmul", "matmul_new")
+_hook_on_first_call("array_op", ".runtime.array_ops", "array_op")
 _hook_on_first_call("dlpack", ".interop.dlpack", "array_dlpack")
 _hook_on_first_call("dlpack_device", ".interop.dlpack", "dlpack_device")
 _hook_on_first_call("foreign_array", ".interop.launch_args", "as_foreign_array")
