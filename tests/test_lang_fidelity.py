@@ -143,3 +143,109 @@ def test_quat_to_axis_angle_tuple_refuses_a_vector():
 
     with pytest.raises(CodegenError, match="quat_to_axis_angle"):
         wp.launch(k, dim=1, inputs=[wp.zeros(1, dtype=float)])
+
+
+def test_operator_function_body_uses_the_builtin(tmp_path):
+    # inside the user's `add`, `a + b` is the builtin (no recursion); elsewhere floats go to it
+    src = ("import warp_interactive as wp\n\n@wp.func\ndef add(a: float, b: float) -> float:\n"
+           "    return a + b + 0.5\n\n@wp.kernel(module='unique')\n"
+           "def k(out: wp.array(dtype=float)):\n    out[0] = 1.0 + 2.0 * out[1]\n")
+    path = tmp_path / "float_add.py"
+    path.write_text(src)
+    ns = {}
+    exec(compile(src, str(path), "exec"), ns)
+    out = wp.zeros(2, dtype=float)
+    wp.launch(ns["k"], dim=1, inputs=[out])
+    assert out.numpy()[0] == 1.5
+
+
+# --- starred arguments --------------------------------------------------------------------------
+@wp.kernel
+def k_starred(arr: wp.array(dtype=float), out: wp.array(dtype=float)):
+    v = wp.vec4(1.0, 2.0, 3.0, 4.0)
+    m = wp.mat33(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0)
+    q = wp.quat(0.1, 0.2, 0.3, 0.4)
+    t = (5.0, 6.0)
+    a = wp.vec4(*v[1:3], *t)                 # 2 3 5 6
+    b = wp.vec2(*v[-2:])                     # 3 4
+    c = wp.vec3(*m[1])                       # a row: 4 5 6
+    r = wp.matrix_from_rows(*m[::2])         # rows 0 and 2
+    e = wp.vec3(*arr[1:6:2])                 # arr[1], arr[3], arr[5]
+    f = wp.vec4(*q)
+    out[0] = wp.dot(a, wp.vec4(1.0, 10.0, 100.0, 1000.0))
+    out[1] = b[0] * 10.0 + b[1]
+    out[2] = wp.dot(c, wp.vec3(1.0, 10.0, 100.0))
+    out[3] = r[1, 0] * 10.0 + r[0, 2]
+    out[4] = wp.dot(e, wp.vec3(1.0, 10.0, 100.0))
+    out[5] = wp.max(*f[2:])
+
+
+def test_starred_arguments_match_python_unpacking():
+    x = np.arange(8, dtype=np.float32) * 2.0
+    arr, out = wp.array(x, requires_grad=True), wp.zeros(6, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(k_starred, dim=1, inputs=[arr, out])
+    v, t, m = [1.0, 2.0, 3.0, 4.0], (5.0, 6.0), np.arange(1.0, 10.0).reshape(3, 3)
+    a = [*v[1:3], *t]
+    rows = m[::2]
+    e = [*x[1:6:2]]
+    expected = [a[0] + 10 * a[1] + 100 * a[2] + 1000 * a[3], v[-2] * 10 + v[-1],
+                m[1] @ [1, 10, 100], rows[1, 0] * 10 + rows[0, 2], np.dot(e, [1, 10, 100]), 0.4]
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-6)
+    # the array elements are loads: their adjoints reach the array's gradient
+    tape.backward(grads={out: wp.array(np.array([0, 0, 0, 0, 1, 0], dtype=np.float32))})
+    np.testing.assert_allclose(arr.grad.numpy(), [0, 1, 0, 10, 0, 100, 0, 0])
+
+
+@pytest.mark.parametrize("body, text", [
+    ("v = wp.vec3(*arr[:n])", "Slice component must be a compile-time constant"),
+    ("v = wp.vec3(*arr[0:])", "requires explicit upper bound"),
+    ("v = wp.vec3(*arr[:-3])", "cannot be negative for arrays"),
+    ("v = wp.vec3(*arr[5:2:-1])", "step cannot be negative"),
+    ("v = wp.vec3(*arr)", "only if they are sliced"),
+    ("x = 42\n    v = wp.vec3(*x)", "Starred expressions are only supported for"),
+    ("v = wp.vec3(*wp.vec3(1.0, 2.0, 3.0)[3:])", "empty sequence"),
+])
+def test_starred_errors(body, text, tmp_path):
+    src = (f"import warp_interactive as wp\n\n@wp.kernel(module='unique')\n"
+           f"def k(arr: wp.array(dtype=float), n: int):\n    {body}\n")
+    path = tmp_path / "starred_case.py"
+    path.write_text(src)
+    ns = {}
+    exec(compile(src, str(path), "exec"), ns)
+    with pytest.raises(CodegenError, match=text) as info:
+        wp.launch(ns["k"], dim=1, inputs=[wp.zeros(8, dtype=float), 3])
+    assert "starred_case.py" in str(info.value)   # the user's file and line
+
+
+# --- Python-scope vector attributes and tape seeds ------------------------------------------------
+@pytest.mark.parametrize("t, name", [(wp.vec3, "xy"), (wp.vec3, "xyz"), (wp.vec2, "z"), (wp.vec2, "w"),
+                                     (wp.quat, "xw")])
+def test_swizzles_are_refused_in_python(t, name):
+    v = t()
+    with pytest.raises(AttributeError, match=rf"'{t.__name__}' object has no attribute '{name}'$"):
+        getattr(v, name)
+    with pytest.raises(AttributeError, match=rf"no attribute '{name}'$"):
+        setattr(v, name, 9.0)
+    assert list(v) == [0.0] * len(v)
+    v.foo = 3       # other attributes are plain Python attributes, as in warp-lang
+    assert v.foo == 3
+
+
+@wp.kernel
+def k_scale(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = x[i] * float(i)
+
+
+def test_grads_seed_an_array_without_requires_grad():
+    x = wp.array(np.ones(4, dtype=np.float32), requires_grad=True)
+    y = wp.zeros(4, dtype=float)          # no gradient of its own: the seed becomes it
+    tape = wp.Tape()
+    with tape:
+        wp.launch(k_scale, dim=4, inputs=[x, y])
+    seed = wp.array(np.ones(4, dtype=np.float32))
+    tape.backward(grads={y: seed})
+    assert y.grad is seed
+    np.testing.assert_allclose(x.grad.numpy(), [0.0, 1.0, 2.0, 3.0])

@@ -11,6 +11,7 @@ from .registry import Overload, registry, resolve, type_name
 from .builtin_function import BuiltinFunction  # noqa: F401  (re-exported)
 from .scope import PyValue
 from . import grad_of
+from . import starred
 from . import static as static_mod
 from .intrinsics_transform import constructor_args as transform_constructor_args
 from .intrinsics_transform import constructor_keywords
@@ -31,6 +32,8 @@ class CallsMixin:
     def translate_call(self, node):
         if self.src.statics and static_mod.position(node) in self.src.statics:
             return static_mod.evaluate(self, node)   # evaluated when the kernel was declared
+        if starred.has_starred(node):                # f(*v): the elements as arguments
+            node = starred.expand(self, node)
         func = self.eval(node.func)
         if isinstance(func, ir.Var) or isinstance(func, tuple):
             raise self.scope.error("only functions and types can be called in kernels")

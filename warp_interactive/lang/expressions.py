@@ -12,7 +12,7 @@ from ..types.tile import is_tile
 from . import builtins_tile, ir, registry
 # the other tile builtins register their handlers when imported (linalg checks all three parts)
 from . import builtins_tile_ops, builtins_tile_linalg  # noqa: F401  (after builtins_tile)
-from . import builtins_tile_arith, builtins_tile_index
+from . import builtins_tile_arith, builtins_tile_index, starred
 from ..errors import TypeMismatch
 from .registry import type_name
 from .scope import Conflict, PyValue
@@ -174,13 +174,15 @@ class ExpressionsMixin:
     def _user_operator(self, op, args):
         """A `@wp.func` named as the operator (``add``, ``mul``...) in the kernel's globals or
         closure overloads it, as in warp-lang (``a + b`` on structs); where none of its overloads
-        takes these arguments, the builtin operator applies."""
+        takes these arguments (or inside the function itself), the builtin operator applies."""
         f = self.src.closure.get(op, self.py_globals.get(op))
         if not getattr(f, "_wp_function_", False):
             return None
+        from .checks import RecursiveFunction
         try:
             ov, args = f.resolve_overload(args, self.retype_literal, {}, self._default_arg)
-        except TypeMismatch:
+            ov.return_types()
+        except (TypeMismatch, RecursiveFunction):   # (inside `add` itself, `a + b` is the builtin)
             return None
         return self.emit_user_call(ov, args)
 
@@ -486,4 +488,5 @@ EXPR_TABLE = {
     ast.Subscript: ExpressionsMixin.eval_Subscript,
     ast.Tuple: ExpressionsMixin.eval_Tuple,
     ast.Call: ExpressionsMixin.eval_Call,
+    starred.Evaluated: starred.eval_evaluated,
 }
