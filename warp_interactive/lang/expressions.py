@@ -13,6 +13,7 @@ from . import builtins_tile, ir, registry
 # the other tile builtins register their handlers when imported (linalg checks all three parts)
 from . import builtins_tile_ops, builtins_tile_linalg  # noqa: F401  (after builtins_tile)
 from . import builtins_tile_arith, builtins_tile_index
+from . import builtins_tile_arange  # noqa: F401  (registers tile_arange)
 from ..errors import TypeMismatch
 from .registry import type_name
 from .scope import Conflict, PyValue

@@ -310,12 +310,15 @@ WPI_FUNC void adj_tile_map(F, X&&... xs)
 
 // --- reductions (results are shape-(1,) tiles) ---------------------------------------------------
 // Eight partial sums: independent lanes the compiler vectorises without reassociating a chain.
+// They start from the first elements (not zero), so a struct's fields that do not accumulate
+// (bool, int8, arrays: they ride along, as in warp-lang) carry the first element's value.
 WPI_TILE_TPL WPI_FUNC tile_t<T, 1> tile_sum(const WPI_TILE& a)
 {
     constexpr int W = 8;
+    constexpr int first = WPI_TILE::size >= W ? W : 1;
     T part[W];
-    for (int l = 0; l < W; ++l) part[l] = T{};
-    int i = 0;
+    for (int l = 0; l < W; ++l) part[l] = l < first ? a.data[l] : T{};
+    int i = first;
     for (; i + W <= WPI_TILE::size; i += W)
         for (int l = 0; l < W; ++l) part[l] = add(part[l], a.data[i + l]);
     for (; i < WPI_TILE::size; ++i) part[0] = add(part[0], a.data[i]);
