@@ -237,6 +237,7 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
             raise self.scope.error(f"operator {type(node.op).__name__}= is not supported")
         value = self.eval_var(node.value)
         target = node.target
+        struct_element = False
         if isinstance(target, ast.Subscript):
             base = self.eval(target.value)
             if isinstance(base, ir.Var) and isinstance(base.type, array):
@@ -245,11 +246,15 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
                 builtins_tile_index.check_augassign(self, base, target)
                 # t[i] += x in a cooperative CPU block adds every lane's x (warp-lang's shared tiles)
                 self._tile_add = isinstance(node.op, (ast.Add, ast.Sub))
+                struct_element = builtins_tile.is_struct(base.type.dtype)
         current = self.eval_var(target)
         if isinstance(target, ast.Name) and hasattr(current, "tile_view_of"):   # in place: reaches the tile
             builtins_tile.bind_tile(self, target.id, self.binary(op, current, value))
             return
         try:
+            if struct_element:     # an element of a tile of structs (t[i] += s): field by field
+                self.write(target, builtins_tile_index.struct_element_op(self, op, current, value))
+                return
             self.write(target, self.binary(op, current, value))
         finally:
             self._tile_add = False

@@ -208,6 +208,19 @@ WPI_TILE_BINARY(tile_mul, mul)
 WPI_TILE_BINARY(tile_div, div)
 #undef WPI_TILE_BINARY
 
+// an element of a tile of @wp.structs updated in place (t[i] += s): the field-wise add/sub
+// generated beside the struct (codegen/struct_ops.py), found by argument-dependent lookup
+template <typename T> WPI_FUNC T struct_add(const T& a, const T& b) { return add(a, b); }
+template <typename T> WPI_FUNC void adj_struct_add(const T& a, const T& b, T& adj_a, T& adj_b, const T& adj_ret)
+{
+    adj_add(a, b, adj_a, adj_b, adj_ret);
+}
+template <typename T> WPI_FUNC T struct_sub(const T& a, const T& b) { return sub(a, b); }
+template <typename T> WPI_FUNC void adj_struct_sub(const T& a, const T& b, T& adj_a, T& adj_b, const T& adj_ret)
+{
+    adj_sub(a, b, adj_a, adj_b, adj_ret);
+}
+
 // found by adj_accum/adj_copy's generic templates (argument-dependent lookup)
 WPI_TILE_TPL WPI_FUNC WPI_TILE add(const WPI_TILE& a, const WPI_TILE& b) { return tile_add(a, b); }
 
