@@ -223,6 +223,8 @@ def test_struct_tile_gradients_match_finite_differences(cpu_blocks):
     ("t = wp.tile_scan_inclusive(wp.tile_load(a, shape=M))", r"tile_scan_inclusive.*Item is a Warp struct"),
     ("t = wp.tile_load(a, shape=M) * 2.0", r"operator 'mul' is not defined for tiles of the Warp struct"),
     ("t = wp.tile_load(a, shape=M)\n    t &= t", r"bitwise inplace.*Warp struct Item"),
+    ("t = wp.tile_zeros(M, dtype=Item)\n    t[0] |= a[0]", r"bitwise inplace.*tile elements of the Warp struct Item"),
+    ("t = wp.tile_zeros(M, dtype=Item)\n    t[0] += 1.0", r"adds a Item, got float32"),
 ])
 def test_struct_tile_errors_name_the_struct(line, message):
     src = (f"import warp_interactive as wp\nfrom tests.test_tiles_struct import Item, M\n"
@@ -234,3 +236,29 @@ def test_struct_tile_errors_name_the_struct(line, message):
     kernel = wp.Kernel(scope["k"], module=f"struct_errors_{abs(hash(line))}")
     with pytest.raises((RuntimeError, TypeError), match=message):
         wp.launch_tiled(kernel, dim=1, inputs=[wp.zeros(M, dtype=Item)], block_dim=8)
+
+
+@wp.kernel
+def element_updates(a: wp.array(dtype=Item), plus: wp.array(dtype=Item), minus: wp.array(dtype=Item)):
+    _block, lane = wp.tid()
+    v = Item()
+    if lane == 0:
+        v = a[0]
+    t = wp.tile_zeros(shape=2, dtype=Item, storage="shared")
+    t[1] += v
+    u = wp.tile_full(2, value=a[1], dtype=Item)
+    u[0] -= v
+    if lane == 0:
+        wp.tile_store(plus, t)
+        wp.tile_store(minus, u)
+
+
+def test_struct_tile_elements_update_field_by_field(cpu_blocks):
+    a = wp.array(make_items(7), dtype=Item)
+    plus, minus = wp.zeros(2, dtype=Item), wp.zeros(2, dtype=Item)
+    wp.launch_tiled(element_updates, dim=1, inputs=[a, plus, minus], block_dim=4)
+    an = a.numpy()
+    zero = np.zeros_like(an[:1])
+    np.testing.assert_array_equal(plus.numpy(), np.concatenate([zero, field_op(zero, an[:1], np.add)]))
+    np.testing.assert_array_equal(minus.numpy(), np.concatenate([field_op(an[1:2], an[:1], np.subtract),
+                                                                 an[1:2]]))
