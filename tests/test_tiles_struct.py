@@ -262,3 +262,52 @@ def test_struct_tile_elements_update_field_by_field(cpu_blocks):
     np.testing.assert_array_equal(plus.numpy(), np.concatenate([zero, field_op(zero, an[:1], np.add)]))
     np.testing.assert_array_equal(minus.numpy(), np.concatenate([field_op(an[1:2], an[:1], np.subtract),
                                                                  an[1:2]]))
+
+
+@wp.kernel
+def struct_lane_ops(a: wp.array(dtype=Item), idx: wp.array(dtype=int), from_thread: wp.array(dtype=Item),
+                    scattered: wp.array(dtype=Item), popped: wp.array(dtype=Item), count: wp.array(dtype=int),
+                    gathered: wp.array(dtype=Item), assigned: wp.array(dtype=Item)):
+    _block, lane = wp.tid()
+    mine = a[lane]
+    wp.tile_store(from_thread, wp.tile_from_thread(shape=M, value=mine, thread_idx=0))
+    s = wp.tile_zeros(shape=1, dtype=Item, storage="shared")
+    wp.tile_scatter_add(s, 0, mine, True)
+    wp.tile_store(scattered, s)
+    stack = wp.tile_stack(capacity=4, dtype=Item)
+    wp.tile_stack_push(stack, mine, lane == 0)
+    count[0] = wp.tile_stack_count(stack)
+    value, slot = wp.tile_stack_pop(stack)
+    if slot != -1:
+        popped[0] = value
+    ix = wp.tile_load(idx, shape=M)
+    wp.tile_store(gathered, wp.tile_load_indexed(a, indices=ix, shape=(M,), axis=0))
+    dst = wp.tile_zeros(M, dtype=Item)
+    wp.tile_assign(dst, wp.tile_load(a, shape=4), offset=(2,))
+    wp.tile_store(assigned, dst)
+
+
+def test_struct_tiles_through_lane_operations(cpu_blocks):
+    """tile_from_thread, tile_scatter_add (every lane adds its value: field by field), stacks,
+    indexed loads and tile_assign with struct elements."""
+    width = 4
+    items = make_items(8)
+    a = wp.array(items, dtype=Item)
+    perm = np.array([3, 0, 7, 1, 6, 2, 5, 4], dtype=np.int32)
+    outs = [wp.zeros(M, dtype=Item), wp.zeros(1, dtype=Item), wp.zeros(1, dtype=Item), wp.zeros(1, dtype=int),
+            wp.zeros(M, dtype=Item), wp.zeros(M, dtype=Item)]
+    wp.launch_tiled(struct_lane_ops, dim=1, inputs=[a, wp.array(perm, dtype=int)] + outs, block_dim=width)
+    from_thread, scattered, popped, count, gathered, assigned = (o.numpy() for o in outs)
+    an = a.numpy()
+    lanes = width if cpu_blocks else 1
+    np.testing.assert_array_equal(from_thread, np.repeat(an[:1], M))
+    want = np.zeros_like(an[:1])
+    for lane in range(lanes):        # scatter_add adds every lane's value, field by field
+        want = field_op(want, an[lane:lane + 1], np.add)
+    np.testing.assert_array_equal(scattered, want)
+    np.testing.assert_array_equal(popped, an[:1])
+    assert count[0] == 1
+    np.testing.assert_array_equal(gathered, an[perm])
+    want_assign = np.zeros_like(an)
+    want_assign[2:6] = an[:4]
+    np.testing.assert_array_equal(assigned, want_assign)

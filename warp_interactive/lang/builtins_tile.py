@@ -410,7 +410,9 @@ def tile_from_thread(tr, obj, node, kwargs):
     value = tr.eval_var(args["value"])
     idx = tr.eval(args["thread_idx"])
     w = tr.block_width
-    if isinstance(idx, PyValue) and not 0 <= idx.obj < w:
+    # one lane (warp-lang's CPU default): the block's only thread gives its value whatever
+    # thread_idx names, as warp-lang's CPU tiles do; cooperative lanes check it
+    if isinstance(idx, PyValue) and w > 1 and not 0 <= idx.obj < w:
         raise tr.scope.error(f"wp.tile_from_thread(): thread_idx {idx.obj} is outside the block (it has "
                              f"{w} lane{'s' if w > 1 else ''}: 0 to {w - 1})", args["thread_idx"])
     t = tile_type(value.type, shape)

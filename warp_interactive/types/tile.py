@@ -99,12 +99,13 @@ def tile_stack_type(dtype, capacity):
     """The stack type of ``capacity`` elements of ``dtype`` (cached: same request, same object)."""
     from . import composite as comp
     from .scalars import canonical_scalar, is_scalar
-    dtype = dtype if comp.is_composite(dtype) else canonical_scalar(dtype)
+    struct = getattr(dtype, "_wp_struct_", None) is not None
+    dtype = dtype if comp.is_composite(dtype) or struct else canonical_scalar(dtype)
     capacity = getattr(capacity, "value", capacity)
     if not isinstance(capacity, int) or isinstance(capacity, bool) or capacity <= 0:
         raise ValueError(f"tile_stack: capacity must be a positive int, got {capacity!r}")
-    if not (is_scalar(dtype) or comp.is_composite(dtype)):
-        raise TypeError("tile_stack: dtype must be a scalar, vector or matrix type")
+    if not (struct or is_scalar(dtype) or comp.is_composite(dtype)):
+        raise TypeError("tile_stack: dtype must be a scalar, vector, matrix or @wp.struct type")
     key = (dtype, capacity)
     t = _stacks.get(key)
     if t is None:
