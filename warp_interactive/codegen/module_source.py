@@ -3,6 +3,7 @@
 from ..types.array import array
 from .body import BodyWriter, adj_ret_names
 from .cpp_types import cpp_type, member
+from .native_func import native_function_source
 from .own_index import OwnIndex
 from .struct_ops import struct_ops_source
 from . import lanes as lanes_mod
@@ -153,6 +154,8 @@ def _declarations(fir, with_adjoints):
 
 
 def _function_source(ov, target, debug, backward):
+    if getattr(getattr(ov, "function", None), "native", None) is not None:     # @wp.func_native
+        return native_function_source(ov, target, backward)
     fir = ov.ir
     q = target.func_qualifier
     params = [f"{cpp_type(p.type)} {p.label}" for p in fir.params]
