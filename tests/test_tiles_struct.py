@@ -311,3 +311,22 @@ def test_struct_tiles_through_lane_operations(cpu_blocks):
     want_assign = np.zeros_like(an)
     want_assign[2:6] = an[:4]
     np.testing.assert_array_equal(assigned, want_assign)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint16", "bool"])
+@pytest.mark.parametrize("form", ["wp.tile_atomic_add(out, t)",
+                                  "wp.tile_atomic_add_indexed(out, wp.tile_arange(4, dtype=int), t)"])
+def test_tile_atomic_add_refuses_types_without_atomic_add(dtype, form):
+    """The same rule as the struct fields': a tile of bool or 8/16-bit integers has no atomic add
+    (warp-lang's RuntimeError; on CUDA the add would be lost)."""
+    src = (f"import warp_interactive as wp\n"
+           f"def k(a: wp.array(dtype=wp.{dtype}), out: wp.array(dtype=wp.{dtype})):\n"
+           f"    t = wp.tile_load(a, shape=4)\n    {form}\n")
+    filename = f"<wpi-test-atomic-dtype-{dtype}-{abs(hash(form))}>"
+    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+    scope = {}
+    exec(compile(src, filename, "exec"), scope)
+    kernel = wp.Kernel(scope["k"], module=f"atomic_dtype_{dtype}_{abs(hash(form))}")
+    arrays = [wp.zeros(4, dtype=getattr(wp, dtype)) for _ in range(2)]
+    with pytest.raises(RuntimeError, match=rf"tile_atomic_add.*only supports.*got {dtype}"):
+        wp.launch_tiled(kernel, dim=1, inputs=arrays, block_dim=4)

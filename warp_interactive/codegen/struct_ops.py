@@ -12,13 +12,10 @@ them from the header templates (``add``, ``sub``, ``neg``, ``atomic_add_ptr`` an
 as plain functions they win over the headers' generic templates.
 """
 
-from ..types import composite as comp
-from ..types import scalars as sc
 from ..types.array import array
+from ..types.tile import atomic_add_scalar
 from .cpp_types import member
 
-_ACCUMULATING = frozenset([sc.int32, sc.int64, sc.uint32, sc.uint64, sc.float16, sc.bfloat16,
-                           sc.float32, sc.float64])
 
 
 def accumulates(t):
@@ -27,8 +24,7 @@ def accumulates(t):
         return True
     if isinstance(t, array):
         return False
-    scalar = t._wp_scalar_type_ if comp.is_composite(t) else sc.canonical_scalar(t)
-    return scalar in _ACCUMULATING
+    return atomic_add_scalar(t)
 
 
 def _lines(st, acc, other):

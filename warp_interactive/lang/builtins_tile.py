@@ -15,7 +15,7 @@ from ..errors import CodegenTypeError, CodegenValueError
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
-from ..types.tile import STORAGE_MODES, is_tile, tile_type
+from ..types.tile import STORAGE_MODES, atomic_add_scalar, is_tile, tile_type
 from . import ir
 from .builtin_function import INTRINSICS
 from .registry import Overload, type_name
@@ -285,6 +285,15 @@ def tile_load(tr, obj, node, kwargs):
     return emit(tr, "tile_load", t, [arr] + offs, f"<{t._cpp}, {len(shape)}>")
 
 
+def check_atomic_dtype(tr, t, name, node):
+    """Tile atomic adds take warp-lang's ``wp.atomic_add`` dtypes: a bool or 8/16-bit integer tile
+    is refused (as in warp-lang: CUDA has no atomicAdd for them, so the add would be lost there)."""
+    if not (is_struct(t.type.dtype) or atomic_add_scalar(t.type.dtype)):
+        raise tr.scope.error(f"wp.{name}() only supports tiles of int32, int64, uint32, uint64, float16, "
+                             f"bfloat16, float32 or float64 values (and vectors, matrices and structs of them), "
+                             f"got {type_name(t.type.dtype)}", node)
+
+
 def _store_like(cpp, returns):
     def handler(tr, obj, node, kwargs):
         name = obj.key
@@ -295,6 +304,8 @@ def _store_like(cpp, returns):
         if type_name(arr.type.dtype) != type_name(t.type.dtype):
             raise tr.scope.error(f"wp.{name}(): a tile of {type_name(t.type.dtype)} cannot be stored "
                                  f"in an array of {type_name(arr.type.dtype)}", args["t"])
+        if returns:
+            check_atomic_dtype(tr, t, name, args["t"])
         ret = t.type if returns else None
         replay = "tile_atomic_add_replay" if returns else ""
         return emit(tr, cpp, ret, [arr, t] + offs, f"<{t.type.ndim}>", replay=replay)

@@ -7,7 +7,8 @@ from ..types.array import array
 from ..types.tile import TileStack, is_tile, tile_stack_type, tile_type
 from . import ir
 from .builtin_function import INTRINSICS, BuiltinFunction
-from .builtins_tile import (_REQUIRED, _filled, _offset_vars, bind, element_indices, emit, merge_lanes,
+from .builtins_tile import (_REQUIRED, _filled, _offset_vars, bind, check_atomic_dtype, element_indices, emit,
+                            merge_lanes,
                             rebind,
                             shape_arg, static, storage_arg, tile_var, value_var_of)
 from .builtins_tile_arith import operator
@@ -92,6 +93,8 @@ def _store_indexed(returns):
         if type_name(arr.type.dtype) != type_name(t.type.dtype) or ix.type.shape[0] != t.type.shape[axis]:
             raise tr.scope.error(f"wp.{name}(): the tile ({type_name(t.type)}) must match the array's dtype "
                                  f"and have {ix.type.shape[0]} elements along axis {axis}")
+        if returns:
+            check_atomic_dtype(tr, t, name, args["t"])
         offs = _offset_vars(tr, args, t.type.ndim, name)
         return emit(tr, name, t.type if returns else None, [arr, ix, t] + offs, f"<{t.type.ndim}, {axis}>",
                     replay="tile_atomic_add_indexed_replay" if returns else "")

@@ -12,6 +12,16 @@ STORAGE_MODES = ("register", "shared")
 _cache = {}
 
 
+def atomic_add_scalar(t):
+    """Whether values of ``t`` (a scalar, or a composite of that scalar) take part in atomic adds
+    and field-wise sums: warp-lang's ``wp.atomic_add`` types. bool and 8/16-bit integers do not
+    (CUDA has no atomicAdd for them)."""
+    from . import composite as comp
+    from . import scalars as sc
+    s = t._wp_scalar_type_ if comp.is_composite(t) else sc.canonical_scalar(t)
+    return s in (sc.int32, sc.int64, sc.uint32, sc.uint64, sc.float16, sc.bfloat16, sc.float32, sc.float64)
+
+
 class Tile:
     """The type of a tile value in a kernel; instances are types, not values."""
 
