@@ -171,29 +171,46 @@ def _sample_cdf(ts, s, cdf):
 
 
 # --- noise: an independent check by finite differences of a NumPy Perlin noise --------------------------
+# warp-lang's noise: corner gradients hashed from the integer corner (coordinates times primes, xor'ed,
+# the seed added to the last product), 1D a slope 2 randf - 1, else normalize(randf - 0.5 per axis);
+# the corners' `gradient . offset` blended with the smootherstep along x, then y, ...
+_PRIMES = (73856093, 19349663, 53471161, 10000019)
+
+
+def _corner_gradient(seed, c):
+    """Gradients (n, d) at integer corners c (n, d) for states seed (n,)."""
+    d = c.shape[1]
+    c32 = c.astype(np.int64) & 0xFFFFFFFF
+    h = (c32[:, d - 1] * _PRIMES[d - 1] + np.asarray(seed, dtype=np.uint64).astype(np.int64)) & 0xFFFFFFFF
+    for i in range(d - 1):
+        h = h ^ ((c32[:, i] * _PRIMES[i]) & 0xFFFFFFFF)
+    st = Stream(h)
+    if d == 1:
+        return (2.0 * st.f() - 1.0)[:, None]
+    g = np.stack([st.f() - 0.5 for _ in range(d)], -1)
+    return g / np.linalg.norm(g, axis=-1, keepdims=True)
+
+
 def perlin(seed, p, periods=None):
-    """Value of the header's gradient noise at points p (N, d), float64."""
+    """Value of warp-lang's gradient noise at points p (N, d), float64; periods wrap the cells with
+    C's remainder (the sign of the cell index kept, as the reference)."""
     n, d = p.shape
-    cell = np.floor(p).astype(np.int64)
-    f = p - cell
-    fade = f * f * f * (f * (f * 6 - 15) + 10)
-    value = np.zeros(n)
+    c0 = np.floor(p).astype(np.int64)
+    f = p - c0
+    c1 = c0 + 1
+    if periods is not None:
+        c0 = np.fmod(c0, periods)
+        c1 = np.fmod(c0 + 1, periods)
+    values = {}
     for corner in range(1 << d):
         bits = np.array([(corner >> i) & 1 for i in range(d)])
-        h = np.asarray(seed, dtype=np.uint64)
-        for i in range(d):
-            c = cell[:, i] + bits[i]
-            if periods is not None:
-                c = np.mod(c, periods[:, i])
-            h = pcg((h.astype(np.uint64) + (c.astype(np.int64) & 0xFFFFFFFF).astype(np.uint64)) & 0xFFFFFFFF)
-        dot, weight = np.zeros(n), np.ones(n)
-        for i in range(d):
-            h = pcg(h)
-            g = (h >> 8).astype(np.float64) / 16777216.0 * 2 - 1
-            dot += g * (f[:, i] - bits[i])
-            weight *= np.where(bits[i], fade[:, i], 1 - fade[:, i])
-        value += weight * dot
-    return value
+        c = np.where(bits, c1, c0)
+        values[corner] = np.sum(_corner_gradient(seed, c) * (f - bits), axis=-1)
+    fade = f * f * f * (f * (f * 6 - 15) + 10)
+    for axis in range(d):
+        values = {m: values[2 * m] + (values[2 * m + 1] - values[2 * m]) * fade[:, axis]
+                  for m in range(len(values) // 2)}
+    return values[0]
 
 
 def _as_points(x):
@@ -208,8 +225,8 @@ def pnoise_ref(ts, s, x, *periods):
     return perlin(s, _as_points(x.astype(np.float64)), np.stack(periods, -1).astype(np.int64))
 
 
-def _potential_seed(seed, k):
-    return pcg(np.bitwise_xor(seed.astype(np.uint64), (0x9E3779B9 * (k + 1)) & 0xFFFFFFFF))
+def _rand_init2(seed, offset):
+    return pcg((np.asarray(seed, dtype=np.uint64) + int(pcg(offset))) & 0xFFFFFFFF)
 
 
 def _fd_grad(seed, p, h=1e-4):
@@ -219,7 +236,9 @@ def _fd_grad(seed, p, h=1e-4):
 
 def curlnoise_ref(ts, s, x, octaves=None, lacunarity=None, gain=None):
     """The curl by central differences of the potentials, octaves summed (vectorised: each
-    thread's octaves are masked in)."""
+    thread's octaves are masked in). 2D: (-dpsi/dy, dpsi/dx); 3D/4D: three potentials whose
+    states follow one another by rand_init(state, 10019689), rand_init(state, 13112221), octave
+    after octave (warp-lang's)."""
     n = len(s)
     octaves = np.ones(n, dtype=np.int64) if octaves is None else octaves.astype(np.int64)
     lac = np.full(n, 2.0) if lacunarity is None else lacunarity.astype(np.float64)
@@ -227,14 +246,17 @@ def curlnoise_ref(ts, s, x, octaves=None, lacunarity=None, gain=None):
     k = 1 if x.shape[1] == 2 else 3
     grads = np.zeros((k, n, x.shape[1]))
     freq, amp = np.ones(n), np.ones(n)
+    state = np.asarray(s, dtype=np.uint32)
     for o in range(int(octaves.max())):
         live = (o < octaves)[:, None]
         for kk in range(k):
-            g = _fd_grad(_potential_seed(s, kk), x.astype(np.float64) * freq[:, None])
-            grads[kk] += np.where(live, (amp * freq)[:, None] * g, 0.0)
+            if kk:
+                state = _rand_init2(state, (10019689, 13112221)[kk - 1])
+            g = _fd_grad(state, x.astype(np.float64) * freq[:, None])
+            grads[kk] += np.where(live, amp[:, None] * g, 0.0)   # d/d pt: no freq factor (warp-lang's)
         freq, amp = freq * lac, amp * gain
     if k == 1:
-        return np.stack([grads[0, :, 1], -grads[0, :, 0]], -1)
+        return np.stack([-grads[0, :, 1], grads[0, :, 0]], -1)
     g = grads
     return np.stack([g[2, :, 1] - g[1, :, 2], g[0, :, 2] - g[2, :, 0], g[1, :, 0] - g[0, :, 1]], -1)
 

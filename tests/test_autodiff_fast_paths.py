@@ -249,3 +249,60 @@ def test_reassigned_array_parameter_keeps_atomic_adjoints():
     expect[-1] += 1.0
     np.testing.assert_array_equal(z.grad.numpy(), expect)
     assert not x.grad.numpy().any()
+
+
+@wp.kernel
+def scaled_trig(x: wp.array(dtype=float), w: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    v = x[i]
+    y[i] = w[i] * wp.sin(v) * wp.exp(v * 0.1) + v * v
+
+
+def _scaled_trig_grads(case, n):
+    """x.grad, w.grad (None when w has none) and y.grad after backward, for one launch shape:
+    "contiguous" takes the backward's vectorised loop; the others its second (scalar) loop:
+    every-other-element views, w without a gradient, y with retain_grad."""
+    rng = np.random.default_rng(n)
+    xs, ws, seed = (rng.uniform(0.3, 2.0, n).astype(np.float32) for _ in range(3))
+
+    def arr(v, requires_grad=True, retain=False):
+        if case == "strided":
+            base = np.zeros(2 * n, np.float32)
+            base[::2] = v
+            return wp.array(base, requires_grad=requires_grad)[::2]
+        return wp.array(v, requires_grad=requires_grad, retain_grad=retain)
+
+    x, w = arr(xs), arr(ws, requires_grad=case != "no w grad")
+    y = arr(np.zeros(n, np.float32), retain=case == "retain y")
+    tape = wp.Tape()
+    with tape:
+        wp.launch(scaled_trig, dim=n, inputs=[x, w, y])
+    tape.backward(grads={y: wp.array(seed) if case != "strided" else seed})
+    return (xs, ws, seed), x.grad.numpy(), (w.grad.numpy() if w.grad is not None else None), y.grad.numpy()
+
+
+@pytest.mark.parametrize("n", [3, 8, 1001, 65_543])
+@pytest.mark.parametrize("case", ["contiguous", "strided", "no w grad", "retain y"])
+def test_vectorised_backward_and_its_fallbacks_match_numpy(case, n):
+    """The own-index backward's first loop runs only where every float array has a gradient and
+    none retains it (decided once per launch, which lets GCC vectorise it); the same gradients,
+    bit for bit, come from the scalar loop."""
+    (xs, ws, seed), gx, gw, gy = _scaled_trig_grads(case, n)
+    v, w, s = (a.astype(np.float64) for a in (xs, ws, seed))
+    expect_x = s * (w * (np.cos(v) + 0.1 * np.sin(v)) * np.exp(0.1 * v) + 2 * v)
+    np.testing.assert_allclose(gx, expect_x, rtol=2e-5, atol=1e-6)
+    if case == "no w grad":
+        assert gw is None
+    else:
+        np.testing.assert_allclose(gw, s * np.sin(v) * np.exp(0.1 * v), rtol=2e-5, atol=1e-6)
+    # a store takes its element's gradient unless the array retains it
+    np.testing.assert_array_equal(gy, seed if case == "retain y" else np.zeros(n, np.float32))
+    _, gx_ref, _, _ = _scaled_trig_grads("contiguous", n)
+    np.testing.assert_array_equal(gx.view(np.uint32), gx_ref.view(np.uint32))
+
+
+def test_vectorised_backward_entry_checks_gradients_once():
+    src = generate_source([scaled_trig])
+    for p in ("x", "w", "y"):
+        assert f"a.u_{p}.grad && !(a.u_{p}.flags & WPI_ARRAY_RETAIN_GRAD)" in src
+    assert "__attribute__((always_inline)) void scaled_trig_" in src

@@ -117,3 +117,70 @@ def test_redefinition_in_place_keeps_the_cpp_name(twins):
     first = f.overloads[0].cpp
     module = importlib.reload(sys.modules[f.module_name])
     assert module.f is f and module.f.overloads[0].cpp == first
+
+
+HASHED = '''
+import warp_interactive as wp
+
+VALUE = {value}
+
+@wp.func
+def g():
+    return float(VALUE)
+
+@wp.func
+def f():
+    return {literal} + g()
+
+@wp.kernel
+def k(out: wp.array(dtype=float)):
+    out[0] = f()
+'''
+
+
+def _load_hashed(tmp_path, name, value, literal):
+    (tmp_path / f"{name}.py").write_text(HASHED.format(value=value, literal=literal))
+    sys.path.insert(0, str(tmp_path))
+    try:
+        module = importlib.import_module(name)
+    finally:
+        sys.path.remove(str(tmp_path))
+    return module
+
+
+@pytest.mark.parametrize("first, second, same", [
+    ((1, "2.0"), (1, "2.0"), True),      # identical sources: one hash (warp-lang's rule)
+    ((1, "2.0"), (1, "3.0"), False),     # the body's text differs
+    ((1, "2.0"), (4, "2.0"), False),     # a helper's global differs, the texts do not
+    ((1.0, "2.0"), (1, "2.0"), False),   # the same number, another type
+])
+def test_module_hash_follows_what_the_bodies_read(tmp_path, request, first, second, same):
+    """Two modules built from one text read the same values, so they hash alike and run alike;
+    a different value anywhere their functions read makes a different hash."""
+    tag = request.node.callspec.id.replace("-", "_").replace(".", "_")
+    mods = [_load_hashed(tmp_path, f"hashed_{tag}_{n}", *args) for n, args in enumerate((first, second))]
+    try:
+        hashes = [wp.get_module(m.__name__).hash_module() for m in mods]
+        assert (hashes[0] == hashes[1]) == same
+        for m, (value, literal) in zip(mods, (first, second)):
+            out = wp.zeros(1, dtype=float, device="cpu")
+            wp.launch(m.k, dim=1, inputs=[out], device="cpu")
+            assert out.numpy()[0] == float(literal) + float(value)
+    finally:
+        for m in mods:
+            sys.modules.pop(m.__name__, None)
+
+
+def test_global_rebound_after_the_def_is_read_at_translation(twins):
+    """Twins read the same value when defined, then one module rebinds it: the name is chosen
+    when the body is translated, with the values the translation bakes in, so each runs its own."""
+    fa, fb = twins(2.0, 1), twins(2.0, 1)
+    sys.modules[fa.module_name].OFFSET = 5
+
+    @wp.kernel
+    def both(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+        i = wp.tid()
+        out[i] = fa(a[i]) + 10.0 * fb(a[i])
+
+    a = np.linspace(-1.0, 2.0, 5).astype(np.float32)
+    np.testing.assert_allclose(_run(both, a), (2.0 * a + 5) + 10.0 * (2.0 * a + 1), rtol=1e-5)

@@ -230,7 +230,10 @@ def _kernel_source(kernel, target, debug, backward, use_lanes=False):
     out.append(_entry(fir, target, "forward", lanes is not None))
     if backward and kernel.backward_enabled():
         own = OwnIndex(fir).own_arrays(fir)
-        out.append(_kernel_body(fir, f"{name}_backward_body", target, debug, kernel.key, True, bool(own)))
+        # an own-index backward runs its body in the entry's vectorisable loop: inlined there
+        inline = bool(own) and target.entry_own and not debug and _straight_line(fir)
+        out.append(_kernel_body(fir, f"{name}_backward_body", target, debug, kernel.key, True, bool(own),
+                                inline))
         blanes = lanes_backward.lanes_backward_body(
             fir, f"{name}_backward_lanes", target, kernel.key, f"{name}_args") if use_lanes else None
         if blanes is not None:
@@ -239,9 +242,12 @@ def _kernel_source(kernel, target, debug, backward, use_lanes=False):
     return "\n".join(out) + "\n"
 
 
-def _kernel_body(fir, fname, target, debug, key, adjoint, own=False):
-    """``own``: the backward body takes ``_own`` (plain own-index read adjoints, own_index.py)."""
-    sig = (f"{target.func_qualifier} void {fname}(const {fir.name}_args& _args, "
+def _kernel_body(fir, fname, target, debug, key, adjoint, own=False, inline=False):
+    """``own``: the backward body takes ``_own`` (plain own-index read adjoints, own_index.py);
+    ``inline``: it is always inlined (GCC declines a body called twice once it holds vectorised
+    math, and a call keeps the loop scalar)."""
+    qualifier = f"{target.func_qualifier} {target.force_inline}" if inline else target.func_qualifier
+    sig = (f"{qualifier} void {fname}(const {fir.name}_args& _args, "
            f"const wp::launch_bounds_t& _dim, int64_t _idx{', bool _own = false' if own else ''})")
     lines = [sig + " {"]
     for p in fir.params:
@@ -286,7 +292,7 @@ def _entry(fir, target, which, lanes=False, own=()):
     read adjoints may be plain, where their gradients overlap no other parameter's."""
     plain = which == "backward" or not _straight_line(fir)
     template = target.entry_plain if plain and target.entry_plain else target.entry
-    own_check = ""
+    own_check = own_set = ""
     if own and target.entry_own and not lanes:
         template = target.entry_own
         arrays = [p for p in fir.params if isinstance(p.type, array)]
@@ -294,6 +300,13 @@ def _entry(fir, target, which, lanes=False, own=()):
                  if n != m and id(p) in own and (id(q) not in own or n < m)]
         own_check = "".join(f" && wp::grad_disjoint(a.{member(p.name)}, a.{member(q.name)})"
                             for p, q in pairs)
+        # the gradients' null tests and retain flags, decided once here, leave the loop without
+        # branches (GCC vectorises it); the other cases take the second loop
+        # (of float arrays: integer arrays never have a gradient)
+        floats = [p for p in arrays if "float" in cpp_type(p.type.dtype) or "half" in cpp_type(p.type.dtype)]
+        own_check += "".join(f" && a.{member(p.name)}.grad && !(a.{member(p.name)}.flags & "
+                             "WPI_ARRAY_RETAIN_GRAD)" for p in floats)
+        own_set = "".join(f"\n        a.{member(p.name)}.flags &= ~WPI_ARRAY_RETAIN_GRAD;" for p in floats)
     if lanes:
         template = target.entry_lanes
     check, pin = [], []
@@ -304,4 +317,5 @@ def _entry(fir, target, which, lanes=False, own=()):
             check.append(f" && {stride} == {size}")
             pin.append(f"\n        {stride} = {size};")
     return template.format(name=fir.name, which=which, unit_stride_check="".join(check),
-                           unit_stride_set="".join(pin), lanes=target.lanes, own_check=own_check)
+                           unit_stride_set="".join(pin) + own_set, lanes=target.lanes,
+                           own_check=own_check)

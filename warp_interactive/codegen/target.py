@@ -14,6 +14,7 @@ class Target:
     entry_lanes: str = ""     # the entry of a kernel with a lanes body: {name}, {which}, {lanes}, {unit_stride_*}
     entry_own: str = ""       # a backward entry choosing plain own-index read adjoints: {own_check}; "" = `entry_plain`
     entry_blocks: str = ""    # the entry of a kernel built for cooperative blocks: {name}, {which}, {width}
+    force_inline: str = ""    # the attribute that makes a body inline into its entry
 
 
 # The arguments are copied to locals (a store through a float* could otherwise alias them, which
@@ -89,5 +90,6 @@ _CUDA_ENTRY = """extern "C" __global__ void {name}_cuda_{which}({name}_args args
 
 CPU = Target(name="cpu", func_qualifier="static inline", suffix="cpu", entry=_CPU_ENTRY,
              entry_plain=_CPU_ENTRY_PLAIN, lanes=CPU_LANES, entry_lanes=_CPU_ENTRY_LANES,
-             entry_own=_CPU_ENTRY_OWN, entry_blocks=_CPU_ENTRY_BLOCKS)
+             entry_own=_CPU_ENTRY_OWN, entry_blocks=_CPU_ENTRY_BLOCKS,
+             force_inline="__attribute__((always_inline))")
 CUDA = Target(name="cuda", func_qualifier="static inline __device__", suffix="cuda", entry=_CUDA_ENTRY)

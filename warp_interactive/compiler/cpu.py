@@ -86,13 +86,38 @@ def reset_caches():
     _headers_hash.cache_clear()
 
 
+# libm functions whose plain name, as an unversioned reference from a module linked against
+# nothing (LINK), binds to glibc's oldest version: a compatibility wrapper (errno, SVID error
+# handling) around the same implementation. Their _FloatN aliases (glibc >= 2.27) have one
+# version, the current one without the wrapper: `expf` went through `__expf_compat`, one more
+# call and branch per element (a seventh of an elementwise backward's time).
+_FLOATN_LIBM = ("expf32", "exp2f32", "logf32", "log2f32", "powf32",
+                "expf64", "exp2f64", "logf64", "log2f64", "powf64")
+
+
+@lru_cache(maxsize=None)
+def _libm_floatn():
+    """Whether this process's libm has every name of _FLOATN_LIBM (prelude.h then calls them)."""
+    import ctypes       # here, not at import: a warm load never builds flags on other systems
+    import ctypes.util
+    name = ctypes.util.find_library("m") if os.name == "posix" else None
+    try:
+        libm = ctypes.CDLL(name)
+    except OSError:
+        return False
+    return all(hasattr(libm, fn) for fn in _FLOATN_LIBM)
+
+
 def flags(debug, fast_math):
     # no exceptions: generated code never throws, and without them a module needs nothing from
     # libstdc++ (see LINK), which keeps the link step to a few milliseconds
     base = ["-std=c++17", "-fPIC", "-fvisibility=hidden", "-w", "-fno-math-errno", "-fno-exceptions"]
+    if _libm_floatn():
+        base.append("-DWPI_LIBM_FLOATN=1")
     if debug:
         return base + ["-O0", "-g"]
-    opt = ["-O3", "-march=native", "-fno-trapping-math"]
+    # -fopenmp-simd: the SIMD clones of host_math.h's libm fallbacks (no OpenMP runtime)
+    opt = ["-O3", "-march=native", "-fno-trapping-math", "-fopenmp-simd"]
     if fast_math:
         # hardware sqrt/div, not GCC's vectorised reciprocal estimates + Newton step: faster on
         # this kind of machine (n-body lanes 6.4-7.4 ms vs 9.5-10 ms per core) and more accurate

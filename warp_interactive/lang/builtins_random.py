@@ -57,17 +57,20 @@ _POINTS = (("x", f32), ("xy", vec2), ("xyz", vec3), ("xyzt", vec4))
 for _n, (_pname, _ptype) in enumerate(_POINTS, start=1):
     _rand("noise", {"state": u32, _pname: _ptype}, f32,
           f"Perlin (gradient) noise at a {_n}D point, seeded by `state` (not advanced); about "
-          "[-1, 1], zero at integer points.", group=G_NOISE, differentiable=True)
+          "[-1, 1], zero at integer points. Gives warp-lang's values for the same state.", group=G_NOISE, differentiable=True)
     periods = {f"p{c}": i32 for c in _pname}
     _rand("pnoise", {"state": u32, _pname: _ptype, **periods}, f32,
-          f"Periodic Perlin noise at a {_n}D point, with integer periods per axis.",
+          f"Periodic Perlin noise at a {_n}D point, with integer periods per axis (cells wrap "
+          "with C's remainder, as warp-lang: the field repeats along positive coordinates).",
           group=G_NOISE, differentiable=True)
 for _pname, _ptype, _ret in (("xy", vec2, vec2), ("xyz", vec3, vec3), ("xyzt", vec4, vec3)):
     _args = {"state": u32, _pname: _ptype}
     for _extra in (("octaves", u32), ("lacunarity", f32), ("gain", f32), None):
         _rand("curlnoise", dict(_args), _ret,
-              "The curl of a Perlin noise potential (a divergence-free field) summed over "
-              "`octaves` (default 1), each `lacunarity` (2.0) times the frequency and `gain` (0.5) "
-              "times the amplitude of the last.", group=G_NOISE)
+              "A divergence-free field from Perlin noise potentials, summed over `octaves` "
+              "(default 1), each `lacunarity` (2.0) times the frequency and `gain` (0.5) times the "
+              "amplitude of the last (warp-lang's field: 2D `(-dpsi/dy, dpsi/dx)` of one potential, "
+              "3D/4D the curl of three; each octave adds `amplitude * grad psi(frequency * p)`). "
+              "Differentiable in the point, `lacunarity` and `gain`.", group=G_NOISE, differentiable=True)
         if _extra:
             _args[_extra[0]] = _extra[1]

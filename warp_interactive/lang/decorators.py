@@ -85,8 +85,8 @@ def func(f=None, *, module=None):   # the overloads above: type checkers see f's
 def _same_closure(old, new):
     """Whether ``new`` redefines ``old`` rather than being another closure of one factory
     (warp-lang gives each closure its own function): the same closure values, or none."""
-    from .func import _definition_token
-    return not new.__closure__ or _definition_token(old) == _definition_token(new)
+    from .func import _identity_token
+    return not new.__closure__ or _identity_token(old) == _identity_token(new)
 
 
 def _custom(kind, f):

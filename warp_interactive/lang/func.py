@@ -9,15 +9,18 @@ from .registry import type_name
 from .source import source_of
 
 
-# C++ name -> the definitions that use it: (id of the globals, ids of the closure values). The
-# same name and text can translate differently: two modules' globals, two closures of one
+# C++ name -> the definitions that use it, keyed by what their bodies read (definition_key).
+# The same name and text can translate differently: two modules' globals, two closures of one
 # factory (`def make(s): @wp.func ...`). One C++ name for both would run one body for both
-# (issue 21), so a second definition gets a numbered name. Redefining a function in the same
-# place (a re-run cell) keeps its name, and so its cached binaries.
+# (issue 21), so a definition reading other values gets a numbered name; one reading the same
+# values shares the name (identical sources hash alike). Redefining a function in the same place
+# (a re-run cell) with the same values keeps its name, and so its cached binaries.
 _definitions = {}
 
 
-def _definition_token(py_func):
+def _identity_token(py_func):
+    """Which globals dict and closure objects ``py_func`` was defined with (is it a redefinition
+    of an earlier function, or another closure of one factory: decorators._same_closure)."""
     cells = []
     for cell in py_func.__closure__ or ():
         try:
@@ -28,8 +31,9 @@ def _definition_token(py_func):
 
 
 def _unique_cpp(base, py_func):
+    from .definition_key import definition_key
     tokens = _definitions.setdefault(base, [])
-    token = _definition_token(py_func)
+    token = definition_key(py_func)
     if token not in tokens:
         tokens.append(token)
     n = tokens.index(token)
@@ -44,10 +48,18 @@ class FuncOverload:
         self.arg_types = arg_types
         self.src, self.py_func = src, py_func
         self.name = function.key
-        base = f"{function.key}_{_hash(src.text, [type_key(t) for t in arg_types.values()])}"
-        self.cpp = _unique_cpp(base, py_func)
+        self._base = f"{function.key}_{_hash(src.text, [type_key(t) for t in arg_types.values()])}"
+        self._cpp = None
         self._ir = None
         self.differentiable = True
+
+    @property
+    def cpp(self):
+        """The C++ name: numbered on first use (at translation), by the values the body reads
+        then, which are the values its translation bakes in."""
+        if self._cpp is None:
+            self._cpp = _unique_cpp(self._base, self.py_func)
+        return self._cpp
 
     def forget_ir(self):
         """Translate again on next use (a function this one calls was redefined)."""

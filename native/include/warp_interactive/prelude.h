@@ -44,6 +44,24 @@ typedef __SIZE_TYPE__ size_t;
 #define NAN (__builtin_nanf(""))
 #endif
 
+// glibc binds a module's unversioned `expf` to its oldest version, a compatibility wrapper around
+// the current implementation (compiler/cpu.py, _FLOATN_LIBM): name the wrapper-free current one
+// through its _FloatN alias. The builtins keep their meaning (constant folding, no errno).
+#if defined(WPI_LIBM_FLOATN)
+extern "C" {
+float expf(float) __asm__("expf32");
+float exp2f(float) __asm__("exp2f32");
+float logf(float) __asm__("logf32");
+float log2f(float) __asm__("log2f32");
+float powf(float, float) __asm__("powf32");
+double exp(double) __asm__("expf64");
+double exp2(double) __asm__("exp2f64");
+double log(double) __asm__("logf64");
+double log2(double) __asm__("log2f64");
+double pow(double, double) __asm__("powf64");
+}
+#endif
+
 // libm of matching precision: fn -> fnf (float) / fn (double)
 #define WPI_HOST_LIBM32(fn) __builtin_##fn##f
 #define WPI_HOST_LIBM64(fn) __builtin_##fn

@@ -17,6 +17,7 @@
 #endif
 
 #include "prelude.h"
+#include "host_math.h"
 
 #if defined(__CUDACC_RTC__)
 // NVRTC has no <cstdint>: the fixed-width names generated code uses.
@@ -235,6 +236,18 @@ template <typename T> WPI_FUNC void divmod_trunc(T a, T b, T& q, T& r)
     WPI_FUNC float64 fn(float64 x) { return WPI_LIBM64(fn)(x); }                                    \
     WPI_FUNC half fn(half x) { return half(WPI_LIBM32(fn)(float32(x))); }                           \
     WPI_FUNC bfloat16 fn(bfloat16 x) { return bfloat16(WPI_LIBM32(fn)(float32(x))); }
+
+// sin, cos, exp of float32 on the host: vectorisable arithmetic (host_math.h), else libm
+#if defined(WPI_HOST_VECTOR_MATH)
+#define WPI_MATH32(fn) detail::host_##fn##f
+#else
+#define WPI_MATH32(fn) WPI_LIBM32(fn)
+#endif
+#define WPI_UNARY_MATH_V(fn)                                                                        \
+    WPI_FUNC float32 fn(float32 x) { return WPI_MATH32(fn)(x); }                                    \
+    WPI_FUNC float64 fn(float64 x) { return WPI_LIBM64(fn)(x); }                                    \
+    WPI_FUNC half fn(half x) { return half(WPI_MATH32(fn)(float32(x))); }                           \
+    WPI_FUNC bfloat16 fn(bfloat16 x) { return bfloat16(WPI_MATH32(fn)(float32(x))); }
 
 #define WPI_BINARY_MATH(fn)                                                                         \
     WPI_FUNC float32 fn(float32 a, float32 b) { return WPI_LIBM32(fn)(a, b); }                      \
@@ -490,7 +503,7 @@ template <typename T> WPI_FUNC void adj_cbrt(T x, T& adj_x, T adj_ret)
     adj_x += adj_ret / (T(3) * c * c);
 }
 
-WPI_UNARY_MATH(exp)
+WPI_UNARY_MATH_V(exp)
 template <typename T> WPI_FUNC void adj_exp(T x, T& adj_x, T adj_ret) { adj_x += adj_ret * exp(x); }
 
 WPI_UNARY_MATH(log)
@@ -545,10 +558,10 @@ WPI_DECLARE_UNARY_MATH(cos)
 WPI_DECLARE_UNARY_MATH(cosh)
 #undef WPI_DECLARE_UNARY_MATH
 
-WPI_UNARY_MATH(sin)
+WPI_UNARY_MATH_V(sin)
 template <typename T> WPI_FUNC void adj_sin(T x, T& adj_x, T adj_ret) { adj_x += adj_ret * cos(x); }
 
-WPI_UNARY_MATH(cos)
+WPI_UNARY_MATH_V(cos)
 template <typename T> WPI_FUNC void adj_cos(T x, T& adj_x, T adj_ret) { adj_x -= adj_ret * sin(x); }
 
 WPI_UNARY_MATH(tan)
