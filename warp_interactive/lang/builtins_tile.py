@@ -16,7 +16,7 @@ from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
 from ..types.tile import STORAGE_MODES, atomic_add_scalar, is_tile, tile_type
-from . import ir
+from . import ir, tile_refs
 from .builtin_function import INTRINSICS
 from .registry import Overload, type_name
 from .scope import PyValue
@@ -164,11 +164,12 @@ def bind_tile(tr, name, value):
     """Bind ``name`` to ``value``; when ``name`` was a view, write the value back into its tile."""
     old = tr.scope.symbols.get(name)
     value = tr.scope.bind(name, value)
+    tile_refs.written(tr, name, value)     # a @wp.func's tile parameter: the caller's tile too
     info = getattr(old, "tile_view_of", None)
     if info is None or not is_tile(getattr(value, "type", None)):
         return value
     parent, flat, strides, dynamic = info
-    names = [n for n, v in tr.scope.symbols.items() if v is parent]
+    names = [n for n, v in tr.scope.symbols.items() if v is parent and not tile_refs.is_hidden(n)]
     if not names:           # the tile was rebound since the view was taken: nothing aliases it
         return value
     s = ", ".join(str(x) for x in list(strides) + [0] * (4 - len(strides)))

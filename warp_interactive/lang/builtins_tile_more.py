@@ -129,7 +129,9 @@ def _scatter(cpp):
         value = value_var_of(tr, tr.eval_var(node.args[-2]), t.type.dtype) \
             if sc.is_scalar(t.type.dtype) else tr.eval_var(node.args[-2])
         has = tr.as_bool(tr.eval_var(node.args[-1]))
-        new = emit(tr, cpp, t.type, [t, value, has] + idx, differentiable=False)
+        # differentiable in one-lane blocks (a struct dtype has no adjoint arithmetic)
+        diff = sc.is_float(t.type.dtype) or comp.is_composite(t.type.dtype)
+        new = emit(tr, cpp, t.type, [t, value, has] + idx, differentiable=diff)
         new = merge_lanes(tr, t, new, sum_=cpp == "tile_scatter_add")    # every lane's value (blocks)
         rebind(tr, node.args[0], new, cpp, "the tile")
     return handler
@@ -144,7 +146,7 @@ def _fft(cpp):
                                    (sc.float32, sc.float64)):
             raise tr.scope.error(f"wp.{cpp}(): needs a tile of vec2f/vec2d (complex numbers) with at least "
                                  f"two dimensions, got {type_name(t.type)}")
-        new = emit(tr, cpp, t.type, [t], f"<{t.type.shape[-1]}>", differentiable=False)
+        new = emit(tr, cpp, t.type, [t], f"<{t.type.shape[-1]}>")
         rebind(tr, args["inout"], new, cpp, "inout")
     return handler
 
