@@ -13,6 +13,7 @@ from . import builtins_tile, ir, registry
 # the other tile builtins register their handlers when imported (linalg checks all three parts)
 from . import builtins_tile_ops, builtins_tile_linalg  # noqa: F401  (after builtins_tile)
 from . import builtins_tile_arith, builtins_tile_index, starred
+from . import builtins_tile_arange  # noqa: F401  (registers tile_arange)
 from ..errors import TypeMismatch
 from .registry import type_name
 from .scope import Conflict, PyValue
@@ -189,6 +190,8 @@ class ExpressionsMixin:
             ov, args = f.resolve_overload(args, self.retype_literal, {}, self._default_arg)
             ov.return_types()
         except (TypeMismatch, RecursiveFunction):   # (inside `add` itself, `a + b` is the builtin)
+            return None
+        if getattr(ov.ir, "ref_outs", None):        # writes tiles in place: not an operator
             return None
         return self.emit_user_call(ov, args)
 
