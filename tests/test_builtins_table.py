@@ -49,7 +49,7 @@ def _pool(pattern, d):
         return [d]
     if name in ("Vector", "FloatVector", "IntVector"):
         return [comp.vector(n, d) for n in VEC_LENGTHS]
-    if name in ("Matrix", "FloatMatrix"):
+    if name in ("Matrix", "FloatMatrix", "IntMatrix"):
         return [comp.matrix(s, d) for s in MAT_SHAPES]
     if name == "Quaternion":
         return [comp.quaternion(d)] if sc.is_float(d) else []
@@ -122,7 +122,7 @@ def table_cases():
             continue
         # integer-vector overloads (added later) go last: the cases before them keep their index,
         # which seeds their random inputs (a new overload must not redraw every other case's)
-        into = later if any(isinstance(p, reg.Pattern) and p.name == "IntVector"
+        into = later if any(isinstance(p, reg.Pattern) and p.name in ("IntVector", "IntMatrix")
                             for p in ov.input_types.values()) else cases
         for types, ret in concrete_cases(ov):
             into.append((name, ov, types, ret))

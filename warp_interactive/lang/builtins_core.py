@@ -15,6 +15,7 @@ G_OP, G_ARR, G_MATH, G_VEC, G_MAT, G_QUAT, G_TF = (
 
 FloatVector = Pattern("FloatVector", lambda t: comp.is_vector(t) and sc.is_float(t._wp_scalar_type_))
 IntVector = Pattern("IntVector", lambda t: comp.is_vector(t) and sc.is_int(t._wp_scalar_type_))
+IntMatrix = Pattern("IntMatrix", lambda t: comp.is_matrix(t) and sc.is_int(t._wp_scalar_type_))
 FloatMatrix = Pattern("FloatMatrix", lambda t: comp.is_matrix(t) and sc.is_float(t._wp_scalar_type_))
 
 # --- arithmetic operators ---------------------------------------------------------------------------
@@ -101,8 +102,10 @@ for op in ("bit_and", "bit_or", "bit_xor", "lshift", "rshift"):
     add_builtin(op, {"a": Int, "b": Int}, value_func=same_as(0), group=G_OP, differentiable=False)
     # component-wise on integer vectors, as in warp-lang (wp.tile_map(wp.bit_and, a, b) on vec3i)
     add_builtin(op, {"a": IntVector, "b": IntVector}, value_func=same_as(0), group=G_OP, differentiable=False)
+    add_builtin(op, {"a": IntMatrix, "b": IntMatrix}, value_func=same_as(0), group=G_OP, differentiable=False)
 add_builtin("invert", {"a": Int}, value_func=same_as(0), group=G_OP, differentiable=False, doc="~a")
 add_builtin("invert", {"a": IntVector}, value_func=same_as(0), group=G_OP, differentiable=False, doc="~a")
+add_builtin("invert", {"a": IntMatrix}, value_func=same_as(0), group=G_OP, differentiable=False, doc="~a")
 add_builtin("bool_not", {"a": Any}, value_type=sc.bool_, group=G_OP, differentiable=False,
             hidden=True, export=False)
 add_builtin("bool_and", {"a": Bool, "b": Bool}, value_type=sc.bool_, group=G_OP,

@@ -1,7 +1,7 @@
 """Scalar math builtins (and their component-wise vector forms where the reference has them)."""
 
 from ..types import scalars as sc
-from .registry import Float, Int, Matrix, Quaternion, Scalar, Vector, add_builtin, same_as
+from .registry import Float, Int, Matrix, Quaternion, Scalar, Transformation, Vector, add_builtin, same_as
 
 GROUP = "Scalar Math"
 
@@ -72,7 +72,7 @@ add_builtin("pow", {"x": Int, "y": Int}, value_func=same_as(0), group=GROUP,
             doc="Integer power by repeated squaring (wraps on overflow; a negative `y` gives "
                 "`trunc(1 / x**-y)`).")
 
-for _pat in (Float, Vector, Matrix, Quaternion):
+for _pat in (Float, Vector, Matrix, Quaternion, Transformation):
     add_builtin("lerp", {"a": _pat, "b": _pat, "t": Float}, value_func=same_as(0), group=GROUP,
                 doc="Linear interpolation `a * (1 - t) + b * t`.")
 add_builtin("smoothstep", {"edge0": Float, "edge1": Float, "x": Float}, value_func=same_as(0),

@@ -144,6 +144,8 @@ class CallsMixin:
         if len(node.args) != 1:
             raise self.scope.error(f"{to.__name__}() takes exactly one argument")
         v = self.eval(node.args[0])
+        if isinstance(v, ir.Var) and v.bound_literal and isinstance(v.constant, (int, float)):
+            v = PyValue(v.constant)    # `x = 0.1; wp.float64(x)` is 0.1 in float64 (warp-lang)
         if isinstance(v, PyValue) and isinstance(v.obj, (int, float)):
             value = float(v.obj) if sc.is_float(to) else (py_builtins.bool(v.obj) if to is sc.bool_
                                                           else int(v.obj))
@@ -160,7 +162,7 @@ class CallsMixin:
     def construct(self, t, args):
         """``vec3(...)``, ``mat22(...)``, ``quat(...)``, ``transform(p, q)`` in a kernel."""
         s = t._wp_scalar_type_
-        args = [self.retype_literal(a, s) if a.literal else a for a in args]
+        args = [self._literal_arg(a, s) for a in args]
         if comp.is_vector(t) and t._length_ == 6 and len(args) == 2 and \
                 all(comp.is_vector(a.type) and a.type._length_ == 3 for a in args):
             return self.call_builtin("spatial_vector", args)  # spatial_vector(w, v)
@@ -178,6 +180,14 @@ class CallsMixin:
         if len(args) == 1 and comp.is_composite(args[0].type) and args[0].type is t:
             return args[0]
         return self.emit_call(ov, t, args)
+
+    def _literal_arg(self, a, s):
+        """A literal argument of a typed constructor in its scalar type ``s``; a name bound to a
+        literal converts its Python value too (`x = 0.1; wp.vec3d(x, ...)`, as warp-lang)."""
+        if a.bound_literal and a.type is not s and isinstance(a.constant, (int, float)):
+            typed = self.retype_literal(ir.Var(id=a.id, type=a.type, constant=a.constant, literal=True), s)
+            return typed if typed is not None else a
+        return self.retype_literal(a, s) if a.literal else a
 
     def _check_constructor_args(self, t, args):
         s, n = t._wp_scalar_type_, t._length_
@@ -198,9 +208,9 @@ class CallsMixin:
             return
         got = ", ".join(type_name(x) for x in types)
         raise self.scope.error(
-            f"cannot construct {t.__name__} from ({got}): expected no arguments, one {s.__name__} "
+            f"cannot construct {t.__name__} from ({got}) (expected no arguments, one {s.__name__} "
             f"(fill), {n} {s.__name__} components, {_rows_hint(t)}or one {t._kind_} of the same "
-            f"shape (conversion)")
+            f"shape (conversion)): {_reference_reason(t, types)}")
 
     def construct_struct(self, obj, node, kwargs):
         """``S()`` (every field zero) or ``S(a, b, ...)`` (every field, in declaration order), as
@@ -259,6 +269,20 @@ def _are_rows(t, types):
         return False
     row = comp.vector(t._shape_[1], t._wp_scalar_type_)
     return all(x is row for x in types)
+
+
+def _reference_reason(t, types):
+    """warp-lang's wording of why a typed constructor refuses its arguments (its tests match it)."""
+    s, kind = t._wp_scalar_type_, ("matrix" if t._kind_ == "matrix" else "vector")
+    size = f"shape {tuple(t._shape_)}" if kind == "matrix" else f"length {t._length_}"
+    if len(types) == 1 and comp.is_composite(types[0]):
+        given = f"shape {tuple(types[0]._shape_)}" if kind == "matrix" else f"length {types[0]._length_}"
+        return f"incompatible {kind} of {size} given when copy constructing a {kind} of {given}"
+    if len(types) == 1:
+        return f"the value used to fill this {kind} is expected to be of the type `{s.__name__}`"
+    if len(types) != t._length_:
+        return f"incompatible number of values given ({len(types)}) when constructing a {kind} of {size}"
+    return f"all values used to initialize this {kind} are expected to be of the type `{s.__name__}`"
 
 
 def _rows_hint(t):

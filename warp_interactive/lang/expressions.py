@@ -28,6 +28,8 @@ UNARYOPS = {ast.USub: "neg", ast.UAdd: "pos", ast.Not: "bool_not", ast.Invert: "
 _COMPONENTS = {"x": 0, "y": 1, "z": 2, "w": 3}
 
 
+_MODULE_CASTS = {"float": float, "int": int, "bool": py_builtins.bool}
+
 class ExpressionsMixin:
     def eval(self, node):
         """Translate an expression; Python constants come back as PyValue."""
@@ -101,6 +103,10 @@ class ExpressionsMixin:
             try:
                 return PyValue(_python_scalar(getattr(base.obj, node.attr)))
             except AttributeError:
+                # `wp.float(x)`, `wp.int(x)`, `wp.bool(x)`: warp-lang's kernels take the
+                # casts through its module (the Python scope has no such attributes)
+                if node.attr in _MODULE_CASTS and getattr(base.obj, "float32", None) is sc.float32:
+                    return PyValue(_MODULE_CASTS[node.attr])
                 raise self.scope.error(f"{_describe(base.obj)} has no attribute '{node.attr}'") from None
         return self.attribute_of(base, node.attr)
 

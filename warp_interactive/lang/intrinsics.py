@@ -48,13 +48,33 @@ def vector(tr, obj, node, kwargs):
     args = tr.args_of(node)
     dtype = sc.canonical_scalar(_const_kw(tr, kwargs, "dtype"))
     length = _const_kw(tr, kwargs, "length")
+    _check_anonymous_vector(tr, args, length, dtype)
     dtype = dtype or _scalar_from_args(tr, args) or sc.float32
     length = length or (len(args) if len(args) > 1 else None)
     if len(args) == 1 and comp.is_vector(args[0].type):
         length = length or args[0].type._length_
     if length is None:
-        raise tr.scope.error("wp.vector() needs length= or several components")
+        raise tr.scope.error("wp.vector() needs length= or several components: the `length` "
+                             "argument must be specified when filling a vector with a value")
     return tr.construct(comp.vector(length, dtype), args)
+
+
+def _check_anonymous_vector(tr, args, length, dtype):
+    """warp-lang's checks of ``wp.types.vector(...)``, with its messages (ending them)."""
+    if not args and length is None:
+        raise tr.scope.error("wp.vector() needs length= or several components: the `length` "
+                             "argument must be specified when zero-initializing a vector")
+    if len(args) == 1 and comp.is_vector(args[0].type) and length not in (None, args[0].type._length_):
+        raise tr.scope.error(f"wp.vector(v, length={length}) of a {type_name(args[0].type)}: incompatible "
+                             f"vector of length {length} given when copy constructing a vector of "
+                             f"length {args[0].type._length_}")
+    if len(args) > 1 and length not in (None, len(args)):
+        raise tr.scope.error(f"wp.vector(..., length={length}): incompatible number of values given "
+                             f"({len(args)}) when constructing a vector of length {length}")
+    if len(args) > 1 and dtype is None and len({a.type for a in args}) > 1:
+        got = ", ".join(type_name(a.type) for a in args)
+        raise tr.scope.error(f"wp.vector({got}) without dtype=: all values given when constructing "
+                             "a vector must have the same type")
 
 
 def matrix(tr, obj, node, kwargs):

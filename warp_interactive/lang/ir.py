@@ -18,6 +18,8 @@ class Var:
     name: Optional[str] = None       # the user's name, for readable C++
     constant: object = None          # a folded literal value, if known at build time
     literal: bool = False            # an untyped literal: may adopt a compatible scalar type
+    bound_literal: bool = False      # a name bound to a literal (`x = 0.1`), unchanged since: casts
+                                     # and typed constructors read its Python value (warp-lang's)
     is_param: bool = False           # a kernel/function parameter (named param_<name> in C++)
     by_ref: bool = False             # a func out-parameter (multi-value return)
 

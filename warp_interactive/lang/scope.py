@@ -100,14 +100,16 @@ class Scope:
                     f"to {_tn(value.type)}; cast explicitly")
             self.emit(ir.Copy(dst=existing, src=value))
             existing.constant = None     # changes at run time: no longer a wp.static() constant
+            existing.bound_literal = False
             return existing
         if isinstance(value, ir.Var):
             if value.literal or value.name is not None or value.is_param:
                 # a literal becomes a typed variable; a named value is copied so that a later
                 # write to one name never changes the other
                 # (a literal's value stays known: wp.static() expressions may read it)
-                fresh = self.new_var(value.type, name=name,
-                                     constant=value.constant if value.literal else None)
+                known = value.literal or value.bound_literal
+                fresh = self.new_var(value.type, name=name, constant=value.constant if known else None)
+                fresh.bound_literal = known
                 self.emit(ir.Copy(dst=fresh, src=value))
                 value = fresh
             else:

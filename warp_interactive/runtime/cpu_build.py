@@ -27,7 +27,7 @@ from ..compiler import cache
 from ..compiler import cpu as cpu_compiler
 from ..config import config
 from ..version import translator_signature
-from . import unit_merge, warm_index
+from . import unit_merge, unit_plan, warm_index
 from .native import runtime_module
 
 
@@ -131,7 +131,7 @@ class Load:
         self._translate_and_build(keys)
         loaded = self._loaded(bool(self.compiled), t0)
         if self.translated:     # an edit: too many small units are compiled again, grouped
-            unit_merge.maybe_merge(self, keys, _groups)
+            unit_merge.maybe_merge(self, keys)
         return loaded
 
     # --- the index: no translation ---------------------------------------------------------
@@ -192,18 +192,13 @@ class Load:
         parts = ModuleParts(todo, CPU, self.checks, self.backward, self.lanes)
         missing, sizes = [], {}
         for k in todo:
-            source = parts.source([k])
-            h = cache.module_hash(source, self.build_key)
+            h, size = unit_plan.kernel_hash(parts, k, self.build_key)
             self.arity[k.cpp] = k.ir.tid_arity
             if not self._use(k, cache.kernel_unit(h), h):
-                self.hashes[k.cpp], sizes[k.cpp] = h, len(source)
+                self.hashes[k.cpp], sizes[k.cpp] = h, size
                 missing.append(k)
-        groups = _groups(missing, cpu_compiler.workers(), sizes)
-        units = []
-        for group in groups:
-            source = parts.source(group)
-            units.append((source, cache.module_hash(source, self.build_key),
-                          [self.hashes[k.cpp] for k in group]))
+        groups = unit_plan.groups(missing, cpu_compiler.workers(), sizes)
+        units = unit_plan.unit_sources(parts, groups, self.hashes, self.build_key)
         for group, (_, unit, _) in zip(groups, units):
             for k in group:
                 self.units[k.cpp] = unit
@@ -245,18 +240,3 @@ class Load:
         h = plan_hash(self.units.values()) if self.units else cache.module_hash("", self.build_key)
         return LoadedModule(units, h, built, time.perf_counter() - t0, self.compiled)
 
-
-def _groups(kernels, workers, sizes):
-    """Kernels to compile -> units: one each while there are at most ``workers``, else
-    ``workers`` groups balanced by source length (``sizes``; longest first onto the lightest
-    group), each in the module's order."""
-    if len(kernels) <= workers:
-        return [[k] for k in kernels]
-    groups = [[] for _ in range(workers)]
-    load = [0] * workers
-    for k in sorted(kernels, key=lambda k: -sizes[k.cpp]):
-        i = load.index(min(load))
-        groups[i].append(k)
-        load[i] += sizes[k.cpp]
-    order = {k.cpp: n for n, k in enumerate(kernels)}
-    return [sorted(g, key=lambda k: order[k.cpp]) for g in groups]

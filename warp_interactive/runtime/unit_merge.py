@@ -18,17 +18,16 @@ import threading
 from ..compiler import cache
 from ..compiler import cpu as cpu_compiler
 from ..config import config
-from . import warm_index
+from . import unit_plan, warm_index
 
 MERGE_ABOVE = 8     # stale units tolerated beyond one per compiler worker
 
 _threads = []       # the merges started by this process (``wait`` joins them)
 
 
-def maybe_merge(load, keys, groups_of):
+def maybe_merge(load, keys):
     """Start merging ``load``'s module (a finished cpu_build.Load with the warm-index ``keys``)
-    if it maps too many units; returns the thread, or None. ``groups_of(kernels, workers,
-    sizes)`` groups kernels as a cold build does."""
+    if it maps too many units; returns the thread, or None."""
     workers = cpu_compiler.workers()
     if keys is None or len(set(load.units.values())) <= workers + MERGE_ABOVE or \
             any(t.name == _thread_name(load) and t.is_alive() for t in _threads):
@@ -38,14 +37,9 @@ def maybe_merge(load, keys, groups_of):
     parts = ModuleParts(load.kernels, CPU, load.checks, load.backward, load.lanes)
     hashes, sizes = {}, {}
     for k in load.kernels:
-        source = parts.source([k])
-        hashes[k.cpp], sizes[k.cpp] = cache.module_hash(source, load.build_key), len(source)
-    groups = groups_of(load.kernels, workers, sizes)
-    units = []
-    for group in groups:
-        source = parts.source(group)
-        units.append((source, cache.module_hash(source, load.build_key),
-                      [hashes[k.cpp] for k in group]))
+        hashes[k.cpp], sizes[k.cpp] = unit_plan.kernel_hash(parts, k, load.build_key)
+    groups = unit_plan.groups(load.kernels, workers, sizes)
+    units = unit_plan.unit_sources(parts, groups, hashes, load.build_key)
     unit_of = {k.cpp: unit for group, (_, unit, _) in zip(groups, units) for k in group}
     entries = {k.cpp: {"kernel_hash": hashes[k.cpp], "unit": unit_of[k.cpp],
                        "tid_arity": load.arity[k.cpp]} for k in load.kernels}

@@ -67,6 +67,33 @@ template <unsigned R, unsigned C, typename T> WPI_FUNC mat_t<R, C, T> operator-(
             r.data[i][j] = -a.data[i][j];
     return r;
 }
+// component-wise bitwise operators (integer matrices, as warp-lang): the generic bit_and/.../invert
+// of scalar.h call these
+#define WPI_MAT_BITWISE(OP)                                                                        \
+    template <unsigned R, unsigned C, typename T>                                                  \
+    WPI_FUNC mat_t<R, C, T> operator OP(const mat_t<R, C, T>& a, const mat_t<R, C, T>& b)         \
+    {                                                                                              \
+        mat_t<R, C, T> r;                                                                          \
+        for (unsigned i = 0; i < R; ++i)                                                           \
+            for (unsigned j = 0; j < C; ++j)                                                       \
+                r.data[i][j] = T(a.data[i][j] OP b.data[i][j]);                                    \
+        return r;                                                                                  \
+    }
+WPI_MAT_BITWISE(&)
+WPI_MAT_BITWISE(|)
+WPI_MAT_BITWISE(^)
+WPI_MAT_BITWISE(<<)
+WPI_MAT_BITWISE(>>)
+#undef WPI_MAT_BITWISE
+template <unsigned R, unsigned C, typename T> WPI_FUNC mat_t<R, C, T> operator~(const mat_t<R, C, T>& a)
+{
+    mat_t<R, C, T> r;
+    for (unsigned i = 0; i < R; ++i)
+        for (unsigned j = 0; j < C; ++j)
+            r.data[i][j] = T(~a.data[i][j]);
+    return r;
+}
+
 template <unsigned R, unsigned C, typename T> WPI_FUNC mat_t<R, C, T> operator*(const mat_t<R, C, T>& a, T s)
 {
     mat_t<R, C, T> r;

@@ -263,4 +263,18 @@ WPI_FUNC void adj_transform_inverse(const transform_t<T>& t, transform_t<T>& adj
     adj_quat_inverse(t.q, adj_t.q, adj_ret.q);
 }
 
+// componentwise a (1 - t) + b t over the 7 components (warp-lang's lerp of transforms: the
+// rotation part is not renormalized)
+template <typename T> WPI_FUNC transform_t<T> lerp(const transform_t<T>& a, const transform_t<T>& b, T t)
+{
+    return transform_t<T>(lerp(a.p, b.p, t), lerp(a.q, b.q, t));
+}
+template <typename T>
+WPI_FUNC void adj_lerp(const transform_t<T>& a, const transform_t<T>& b, T t, transform_t<T>& adj_a,
+                       transform_t<T>& adj_b, T& adj_t, const transform_t<T>& adj_ret)
+{
+    adj_lerp(a.p, b.p, t, adj_a.p, adj_b.p, adj_t, adj_ret.p);
+    adj_lerp(a.q, b.q, t, adj_a.q, adj_b.q, adj_t, adj_ret.q);
+}
+
 }  // namespace wp
