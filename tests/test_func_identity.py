@@ -184,3 +184,27 @@ def test_global_rebound_after_the_def_is_read_at_translation(twins):
 
     a = np.linspace(-1.0, 2.0, 5).astype(np.float32)
     np.testing.assert_allclose(_run(both, a), (2.0 * a + 5) + 10.0 * (2.0 * a + 1), rtol=1e-5)
+
+
+def _make_unique(v, dtype=float):
+    @wp.kernel(module="unique")
+    def k(a: wp.array(dtype=dtype)):
+        a[wp.tid()] = dtype(wp.static(v * 2.0))
+    return k
+
+
+@pytest.mark.parametrize("first, second, same", [
+    ((1.0,), (1.0,), True),                          # declared again alike: the same Kernel
+    ((1.0,), (2.0,), False),                         # a closure value differs
+    ((1.0, float), (1.0, wp.float64), False),        # an annotation differs (not read by the body)
+])
+def test_unique_kernels_declared_again(first, second, same):
+    """module="unique": the same declaration gives the first Kernel back (as warp-lang); any
+    difference in what defines it, a new one that runs its own values (checked against NumPy)."""
+    k1, k2 = _make_unique(*first), _make_unique(*second)
+    assert (k1 is k2) == same
+    for k, args in ((k1, first), (k2, second)):
+        dtype = args[1] if len(args) > 1 else float
+        a = wp.zeros(3, dtype=dtype, device="cpu")
+        wp.launch(k, 3, inputs=[a], device="cpu")
+        np.testing.assert_array_equal(a.numpy(), np.full(3, 2.0 * args[0]))

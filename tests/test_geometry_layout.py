@@ -14,7 +14,7 @@ CHECKS = {
     "bvh_t": (BvhDesc, ["nodes", "items", "lowers", "uppers", "num_nodes", "num_items", "by_slot",
                          "num_groups", "group_ids", "group_roots"]),
     "mesh_t": (MeshDesc, ["bvh", "points", "velocities", "indices", "num_points", "num_tris",
-                          "support_winding_number", "winding"]),
+                          "support_winding_number", "winding", "points_grad", "velocities_grad"]),
     "hash_grid_t": (HashGridDesc, ["point_ids", "cell_starts", "cell_ends", "dim_x", "dim_y",
                                    "dim_z", "num_points", "cell_width", "point_groups"]),
 }

@@ -44,7 +44,7 @@ def test_result_types():
 
 
 def test_python_scope_errors_name_the_problem():
-    with pytest.raises(TypeError, match=r"no overload of dot\(\)"):
+    with pytest.raises(TypeError, match=r"Couldn.t find a function .dot. compatible"):
         wp.dot(v1, 1.0)
     with pytest.raises(TypeError, match="keyword"):
         wp.sin(x=1.0)

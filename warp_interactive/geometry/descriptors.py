@@ -26,7 +26,8 @@ class MeshDesc(ctypes.Structure):
     _fields_ = [("bvh", BvhDesc), ("points", ctypes.c_void_p), ("velocities", ctypes.c_void_p),
                 ("indices", ctypes.c_void_p), ("num_points", ctypes.c_int32),
                 ("num_tris", ctypes.c_int32), ("support_winding_number", ctypes.c_int32),
-                ("pad", ctypes.c_int32), ("winding", ctypes.c_void_p)]
+                ("pad", ctypes.c_int32), ("winding", ctypes.c_void_p),
+                ("points_grad", ctypes.c_void_p), ("velocities_grad", ctypes.c_void_p)]
 
 WN_NODE_BYTES = 80   # native/src/geometry/bvh_build.h WnNode = wp::mesh_wn_node_t
 

@@ -52,7 +52,7 @@ class Mesh:
         self._winding()
         self._desc = MeshDesc(bvh, where(points), where(velocities), where(indices),
                               len(self._p), n, int(self.support_winding_number), 0,
-                              put("winding", self._wn))
+                              put("winding", self._wn), where(_grad(points)), where(_grad(velocities)))
         self.id = self._place.publish(self._desc)
 
     def _winding(self):
@@ -82,6 +82,12 @@ class Mesh:
             for name, host in (("nodes", self._nodes), ("lo", self._lo), ("hi", self._hi),
                                ("winding", self._wn)):
                 self._place.put(name, host)
+
+
+def _grad(arr):
+    """The gradient array of ``arr`` (wp.mesh_get(id).points in a kernel accumulates into it,
+    as warp-lang), or None."""
+    return getattr(arr, "grad", None) if arr is not None else None
 
 
 def _indices(indices, num_points):

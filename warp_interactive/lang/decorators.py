@@ -36,12 +36,41 @@ def kernel(f=None, *, enable_backward=None, module=None, name=None, launch_bound
 
     def wrap(fn):
         options = {} if enable_backward is None else {"enable_backward": enable_backward}
-        target = module if module == "unique" else _module_for(fn, module)
-        k = Kernel(fn, key=name, module=target, options=options)
+        if module == "unique":
+            return _unique_kernel(fn, name, options, module_options)
+        return Kernel(fn, key=name, module=_module_for(fn, module), options=options)
+    return wrap(f) if f is not None else wrap
+
+
+# module="unique" kernels by what defines them: declaring the same kernel again (the same text,
+# reading the same values: a factory called twice with equal arguments) gives the first Kernel
+# back, as warp-lang (whose unique module is named by the kernel's hash); other values, a new one
+_unique_kernels = {}
+
+
+def _annotation_key(t):
+    """A parameter's type by value (``wp.array(dtype=float)`` makes a new object each time)."""
+    from .annotations import canonical_type, type_key
+    from .definition_key import value_key
+    try:
+        return type(t).__name__, type_key(canonical_type(t))
+    except Exception:             # not a type we know: the kernel's own checks will say so
+        return value_key(t)
+
+
+def _unique_kernel(fn, name, options, module_options):
+    from .definition_key import definition_key, value_key
+    from .source import source_of
+    key = (fn.__module__, fn.__qualname__, source_of(fn).text, definition_key(fn),
+           tuple((k, _annotation_key(v)) for k, v in fn.__annotations__.items()), value_key(fn.__defaults__),
+           name, tuple(sorted(options.items())), value_key(sorted((module_options or {}).items())))
+    k = _unique_kernels.get(key)
+    if k is None or not k.is_registered():
+        k = Kernel(fn, key=name, module="unique", options=options)
         if module_options:
             k.module.options.update(module_options)
-        return k
-    return wrap(f) if f is not None else wrap
+        _unique_kernels[key] = k
+    return k
 
 
 def _module_for(fn, module):

@@ -169,9 +169,14 @@ def resolve(name, arg_types):
             if _takes(ov, len(arg_types)):
                 fitting.append(str(e))
     got = ", ".join(type_name(t) for t in arg_types)
+    # warp-lang's wording first ("Couldn't find function overload for 'f'": its tests match it)
     if len(fitting) == 1:   # one overload takes this many arguments: its reason is the answer
-        raise TypeMismatch(f"no overload of {name}() accepts ({got}): {fitting[0]}")
-    raise TypeMismatch(f"no overload of {name}() accepts ({got}); candidates:\n" + "\n".join(reasons))
+        detail = f": {fitting[0]}"
+    else:
+        detail = "; candidates:\n" + "\n".join(reasons)
+    err = TypeMismatch(f"Couldn't find function overload for '{name}' that accepts ({got}){detail}")
+    err.detail = detail
+    raise err
 
 
 def _takes(ov, n):

@@ -14,7 +14,8 @@ import numpy as np
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..lang import registry
-from ..errors import TypeMismatch
+from ..lang.registry import type_name
+from ..errors import OperandTypeError, TypeMismatch
 
 _evaluators = {}   # (key, arg types) -> _Evaluator
 
@@ -71,7 +72,10 @@ class _Evaluator:
         try:
             _, self.ret = registry.resolve(key, list(types))
         except TypeMismatch as e:
-            raise TypeError(f"wp.{key}(): {e}") from None
+            # warp-lang's wording and its RuntimeError (a TypeError too, as before)
+            got = ", ".join(type_name(t) for t in types)
+            raise OperandTypeError(f"wp.{key}(): Couldn't find a function '{key}' compatible with the "
+                                   f"arguments '{got}'{getattr(e, 'detail', ': ' + str(e))}") from None
         self.key = key
         self.types = types
         self.kernel = self._make_kernel()

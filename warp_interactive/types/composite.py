@@ -315,8 +315,13 @@ _NAMES = {"float32": "f", "float64": "d", "float16": "h", "bfloat16": "bf", "uin
           "int8": "b", "int16": "s", "uint16": "us", "uint32": "ui", "int64": "l", "uint64": "ul"}
 
 
+_SPATIAL = {(6,): "spatial_vector", (6, 6): "spatial_matrix"}
+
+
 def _type_name(kind, shape, dtype):
     suffix = _NAMES.get(dtype.__name__, dtype.__name__)
+    if tuple(shape) in _SPATIAL and suffix in ("f", "d", "h"):   # warp-lang's names of these types
+        return _SPATIAL[tuple(shape)] + suffix
     if kind == "vector":
         return f"vec{shape[0]}{suffix}"
     if kind == "matrix":

@@ -108,7 +108,9 @@ WPI_FUNC mesh_view_t mesh_get(uint64 id)
     if (!id) return v;
     const mesh_t& m = mesh_at(id);
     v.points = mesh_array_1d(m.points, m.num_points);
+    v.points.grad = m.points_grad;
     v.velocities = mesh_array_1d(m.velocities, m.num_points);
+    v.velocities.grad = m.velocities ? m.velocities_grad : nullptr;
     v.indices = mesh_array_1d(m.indices, 3 * m.num_tris);
     return v;
 }

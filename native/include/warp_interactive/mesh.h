@@ -30,6 +30,8 @@ struct mesh_t {
     int32 support_winding_number;
     int32 pad;
     const mesh_wn_node_t* winding;   // one per BVH node; null without support_winding_number
+    mesh_vec3* points_grad;          // the points' and velocities' gradient arrays (or null):
+    mesh_vec3* velocities_grad;      // mesh_get's arrays carry them, so adjoints reach them
 };
 
 WPI_FUNC const mesh_t& mesh_at(uint64 id) { return *(const mesh_t*)id; }
