@@ -38,6 +38,7 @@ class BodyWriter:
         self.in_kernel = fir.is_kernel
         self.own = OwnIndex(fir)    # array accesses at the thread's own index (plain adjoints)
         self.own_arrays = self.own.own_arrays(fir)   # whose read adjoints may be plain (own_index.py)
+        self.own_adds = self.own.own_adds(fir)       # whose `+=` may be plain adds (own_index.py)
         self._marked_file = False
         # adjoint bookkeeping of dynamic loops (declared at the top of the adjoint function)
         self.extra_decls = []   # trip counters, loop-state snapshots, copy shadows
@@ -280,6 +281,9 @@ class BodyWriter:
         name = self.callee(func, s.template)
         if replay and _is_user_call(func) and getattr(func, "custom_replay", None) is not None:
             name = func.custom_replay.cpp   # @wp.func_replay: no side effects in the replay
+        if (not replay and func.cpp in ("atomic_add", "atomic_sub") and not _is_user_call(func)
+                and id(s.args[0]) in self.own_adds):
+            name = f"wp::{func.cpp}_own"    # no other thread updates that element
         if replay and not _is_user_call(func):
             rp = getattr(func, "replay", None)
             if rp == "":

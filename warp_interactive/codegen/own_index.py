@@ -46,17 +46,44 @@ class OwnIndex:
                 if isinstance(k, int) and isinstance(count, int):
                     self.parts[id(s.out)] = (k, count)
 
+    def own_adds(self, fir):
+        """Ids of the array parameters that ``atomic_add``/``atomic_sub`` (``a[i] += v``) may
+        update with a plain read-modify-write: every use of the array is an element access at the
+        thread's own index (so no other thread of the launch names that element through it), and
+        no other array parameter is written (one that aliases it could write the element from
+        another thread; reads racing with the update are as undefined with atomics). Plain adds
+        perform the atomic's own operation, so results are the same bits, and a lane-blocked
+        forward body then vectorises (`acc[i] += f(j)` in a loop over j: 50x)."""
+        owned = self._own_only(fir)
+        if not owned:
+            return set()
+        added, written = set(), set()
+        for st in _walk(fir.body):
+            name = getattr(st.func, "cpp", None) if isinstance(st, ir.Call) else None
+            if name is None or hasattr(st.func, "function") or not st.args:
+                continue
+            if name in _WRITES:
+                written.add(id(st.args[0]))
+                if name in ("atomic_add", "atomic_sub"):
+                    added.add(id(st.args[0]))
+        return {a for a in added & owned if not (written - {a})}
+
     def own_arrays(self, fir):
         """Ids of the array parameters read, every use of which is an element access at the
         thread's own index (or a shape query): their read adjoints may be plain. None qualify when a
         non-parameter array exists (a view, a struct's field, an array from a pointer): it may
         alias a parameter, which the entry's run-time check does not see."""
+        return self._own_only(fir, loaded=True)
+
+    def _own_only(self, fir, loaded=False):
+        """The array parameters every use of which is an own-index access (or a shape query);
+        ``loaded``: only those also read."""
         if not fir.is_kernel or any(isinstance(v.type, _array_type) for v in fir.vars):
             return set()
         if any(not isinstance(p.type, _array_type) and _holds_arrays(p.type) for p in fir.params):
             return set()
         arrays = {id(p) for p in fir.params if isinstance(p.type, _array_type)}
-        loaded = set()
+        loads = set()
         for st in _walk(fir.body):
             arrays -= {id(v) for v in writes(st)}    # a parameter reassigned may hold another array
             used = [v for v in reads(st, every_kind=True) if id(v) in arrays]
@@ -69,8 +96,8 @@ class OwnIndex:
             if not ok:
                 arrays -= {id(v) for v in used}
             elif name == "load":
-                loaded.add(id(used[0]))
-        return arrays & loaded     # only reads have adjoints to make plain
+                loads.add(id(used[0]))
+        return arrays & loads if loaded else arrays    # only reads have adjoints to make plain
 
     def is_own(self, indices):
         """Whether the index variables ``indices`` name an element no other thread names."""
@@ -89,6 +116,8 @@ class OwnIndex:
 _OWN_ACCESS = {"load", "array_store", "atomic_add", "atomic_sub", "atomic_min", "atomic_max",
                "atomic_exch", "atomic_and", "atomic_or", "atomic_xor", "atomic_cas"}
 _NO_INDEX = {"array_shape", "len", "array_nonnull"}
+# element accesses that write the array
+_WRITES = _OWN_ACCESS - {"load"} | {"view", "address"}
 
 
 def _indices(st, name):

@@ -44,28 +44,23 @@ WPI_FUNC double reduce_pio2(float x, uint64_t& quadrant)
     return n == 0.0 ? xd : r;                // x itself for n = 0: sin(-0) = -0
 }
 
-// sin and cos on [-pi/4, pi/4]: Taylor series to r^13 / r^14 (truncation below 2^-45 relative)
-WPI_FUNC double sin_poly(double r, double r2)
+// sin and cos on [-pi/4, pi/4]: Taylor series to r^13 / r^14 (truncation below 2^-45 relative),
+// evaluated in Estrin's scheme: Horner's chain of dependent multiply-adds kept the vectorised
+// loop waiting on latency
+WPI_FUNC double sin_poly(double r, double z)
 {
-    double p = 1.0 / 6227020800.0;
-    p = p * r2 - 1.0 / 39916800.0;
-    p = p * r2 + 1.0 / 362880.0;
-    p = p * r2 - 1.0 / 5040.0;
-    p = p * r2 + 1.0 / 120.0;
-    p = p * r2 - 1.0 / 6.0;
-    return r * (1.0 + r2 * p);     // not r + r * r2 * p, which gives +0 for r = -0
+    const double z2 = z * z;
+    const double p = (-1.0 / 6.0 + z * (1.0 / 120.0)) + z2 * (-1.0 / 5040.0 + z * (1.0 / 362880.0)) +
+                     (z2 * z2) * (-1.0 / 39916800.0 + z * (1.0 / 6227020800.0));
+    return r * (1.0 + z * p);     // not r + r * z * p, which gives +0 for r = -0
 }
 
-WPI_FUNC double cos_poly(double r2)
+WPI_FUNC double cos_poly(double z)
 {
-    double p = -1.0 / 87178291200.0;
-    p = p * r2 + 1.0 / 479001600.0;
-    p = p * r2 - 1.0 / 3628800.0;
-    p = p * r2 + 1.0 / 40320.0;
-    p = p * r2 - 1.0 / 720.0;
-    p = p * r2 + 1.0 / 24.0;
-    p = p * r2 - 0.5;
-    return 1.0 + r2 * p;
+    const double z2 = z * z, z4 = z2 * z2;
+    const double p = (-0.5 + z * (1.0 / 24.0)) + z2 * (-1.0 / 720.0 + z * (1.0 / 40320.0)) +
+                     z4 * ((-1.0 / 3628800.0 + z * (1.0 / 479001600.0)) + z2 * (-1.0 / 87178291200.0));
+    return 1.0 + z * p;
 }
 
 // quadrant q of sin: S, C, -S, -C (cos is quadrant q + 1); selected with bit operations
@@ -104,8 +99,8 @@ WPI_FUNC float host_cosf(float x)
 }
 
 // exp(x) = 2^k e^r, r = x - k ln 2 in [-ln2/2, ln2/2] (ln 2 in two parts, the first of 32 bits:
-// k ln2_hi is exact), e^r by its Taylor series to r^11 (truncation below 2^-47); 2^k is made
-// from k's bits. x is clamped to [-120, 89] first: beyond, the float result is 0 or inf anyway
+// k ln2_hi is exact), e^r by its Taylor series to r^11 (truncation below 2^-47, Estrin's
+// scheme); 2^k is made from k's bits. x is clamped to [-120, 89] first: beyond, the float result is 0 or inf anyway
 // (e^-120 is below half the least subnormal, e^89 above the largest float), and 2^k stays a
 // normal double. A NaN passes the clamp and gives NaN.
 WPI_FUNC float host_expf(float x)
@@ -115,18 +110,11 @@ WPI_FUNC float host_expf(float x)
     xd = xd > 89.0 ? 89.0 : xd;
     const double k = __builtin_rint(xd * 0x1.71547652b82fep+0);
     const double r = (xd - k * 0x1.62e42ffp-1) - k * -0x1.718432a1b0e26p-35;
-    double p = 1.0 / 39916800.0;
-    p = p * r + 1.0 / 3628800.0;
-    p = p * r + 1.0 / 362880.0;
-    p = p * r + 1.0 / 40320.0;
-    p = p * r + 1.0 / 5040.0;
-    p = p * r + 1.0 / 720.0;
-    p = p * r + 1.0 / 120.0;
-    p = p * r + 1.0 / 24.0;
-    p = p * r + 1.0 / 6.0;
-    p = p * r + 0.5;
-    p = p * r + 1.0;
-    p = p * r + 1.0;
+    const double r2 = r * r, r4 = r2 * r2;
+    const double p = ((1.0 + r) + r2 * (0.5 + r * (1.0 / 6.0))) +
+                     r4 * ((1.0 / 24.0 + r * (1.0 / 120.0)) + r2 * (1.0 / 720.0 + r * (1.0 / 5040.0))) +
+                     (r4 * r4) * ((1.0 / 40320.0 + r * (1.0 / 362880.0)) +
+                                  r2 * (1.0 / 3628800.0 + r * (1.0 / 39916800.0)));
     const double scale = f64_from_bits((f64_bits(k + round_shift) + 1023) << 52);
     return float(p * scale);
 }
