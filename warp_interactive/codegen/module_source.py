@@ -31,11 +31,16 @@ class ModuleParts:
     emitted whole in each unit that uses them, ``inline``, so separately compiled units agree),
     which is what lets the runtime cache and compile kernels one by one or in groups."""
 
-    def __init__(self, kernels, target=CPU, debug=False, backward=True, lanes=True):
-        self.target, self.debug, self.backward = target, debug, backward
-        self.use_lanes = bool(lanes and target.lanes and not debug)
-        self._kernels = {k.cpp: _kernel_source(k, target, debug, backward, self.use_lanes)
-                         for k in kernels}
+    def __init__(self, kernels, target=CPU, debug=False, backward=True, lanes=True, strided=False):
+        """``strided``: each kernel's code is only its forward body and the plain loop's entry
+        that its unit's lazy entry calls for launches on strided memory (runtime/strided.py)."""
+        self.target, self.debug, self.backward = target, debug, backward and not strided
+        self.use_lanes = bool(lanes and target.lanes and not debug and not strided)
+        if strided:
+            self._kernels = {k.cpp: _strided_kernel_source(k, target, debug) for k in kernels}
+        else:
+            self._kernels = {k.cpp: _kernel_source(k, target, debug, backward, self.use_lanes)
+                             for k in kernels}
         self._funcs = {}     # overload C++ name -> its code (forward and adjoint)
         self._structs = {}   # struct C++ name -> its code
 
@@ -227,7 +232,7 @@ def _kernel_source(kernel, target, debug, backward, use_lanes=False):
                                  f"{name}_args") if use_lanes else None
     if lanes is not None:
         out.append(lanes)
-    out.append(_entry(fir, target, "forward", lanes is not None))
+    out.append(_entry(fir, target, "forward", lanes is not None, lazy=_lazy_strided(fir, target, debug)))
     if backward and kernel.backward_enabled():
         own = OwnIndex(fir).own_arrays(fir)
         # an own-index backward runs its body in the entry's vectorisable loop: inlined there
@@ -240,6 +245,26 @@ def _kernel_source(kernel, target, debug, backward, use_lanes=False):
             out.append(blanes)
         out.append(_entry(fir, target, "backward", blanes is not None, own))
     return "\n".join(out) + "\n"
+
+
+def _lazy_strided(fir, target, debug):
+    """Whether the forward entry's plain loop may live in a unit built on first use: not with
+    index checks or a run-time slice step (their error record is read from the kernel's own
+    unit only)."""
+    if not target.entry_lazy or debug:
+        return False
+    return not any(runtime_zero_step_possible(f) for f in [fir] + [ov.ir for ov in _collect_functions([fir])])
+
+
+def _strided_kernel_source(kernel, target, debug):
+    """The unit of a lazy entry's plain loop: the kernel's argument struct, forward body and
+    `entry_strided` (the same text as in the kernel's unit, so both agree on the layout)."""
+    fir = kernel.ir
+    name = fir.name
+    fields = "\n".join(f"    {cpp_type(p.type)} {member(p.name)};" for p in fir.params) or "    int _unused;"
+    return "\n".join([f"struct {name}_args {{\n{fields}\n}};",
+                      _kernel_body(fir, f"{name}_forward_body", target, debug, kernel.key, False),
+                      target.entry_strided.format(name=name, which="forward")]) + "\n"
 
 
 def _kernel_body(fir, fname, target, debug, key, adjoint, own=False, inline=False):
@@ -286,12 +311,15 @@ def _straight_line(fir):
     return count <= MAX_VECTOR_BODY
 
 
-def _entry(fir, target, which, lanes=False, own=()):
+def _entry(fir, target, which, lanes=False, own=(), lazy=False):
     """The entry point; on the CPU its unit-stride fast loop tests (and then pins) the innermost
     byte stride of every array parameter. ``own``: ids of the array parameters whose backward
-    read adjoints may be plain, where their gradients overlap no other parameter's."""
+    read adjoints may be plain, where their gradients overlap no other parameter's. ``lazy``:
+    the two-loop entry's plain loop is built on first use (target.py `_CPU_ENTRY_LAZY`)."""
     plain = which == "backward" or not _straight_line(fir)
     template = target.entry_plain if plain and target.entry_plain else target.entry
+    if lazy and not plain:
+        template = target.entry_lazy
     own_check = own_set = ""
     if own and target.entry_own and not lanes:
         template = target.entry_own

@@ -14,6 +14,8 @@ class Target:
     entry_lanes: str = ""     # the entry of a kernel with a lanes body: {name}, {which}, {lanes}, {unit_stride_*}
     entry_own: str = ""       # a backward entry choosing plain own-index read adjoints: {own_check}; "" = `entry_plain`
     entry_blocks: str = ""    # the entry of a kernel built for cooperative blocks: {name}, {which}, {width}
+    entry_lazy: str = ""      # `entry` whose plain loop is built on first use; "" = none (below)
+    entry_strided: str = ""   # that plain loop's entry, alone in a unit of its own: {name}, {which}
     force_inline: str = ""    # the attribute that makes a body inline into its entry
 
 
@@ -32,6 +34,30 @@ const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
     }} else {{
         for (int64_t i = begin; i < end; ++i) {name}_{which}_body(a, d, i);
     }}
+}}"""
+
+# `_CPU_ENTRY` without its plain loop: a launch the unit-stride loop cannot take (a strided view,
+# a transposed array, indices past int32) runs `_CPU_ENTRY_STRIDED`, which the runtime builds in
+# a unit of its own the first time one is needed (runtime/strided.py, wpi_run_strided in core.h):
+# a module that never sees such a launch compiles each body once instead of twice (~-40%).
+_CPU_ENTRY_LAZY = """static void* {name}_{which}_strided = nullptr;
+extern "C" WPI_EXPORT void {name}_cpu_{which}(const {name}_args* args, \
+const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
+    {name}_args a = *args;
+    const wp::launch_bounds_t d = *dim;
+    if (begin >= 0 && end <= 2147483647{unit_stride_check}) {{{unit_stride_set}
+#pragma GCC ivdep
+        for (int64_t i = begin; i < end; ++i) {name}_{which}_body(a, d, i);
+    }} else {{
+        wpi_run_strided(&{name}_{which}_strided, "{name}", args, dim, begin, end);
+    }}
+}}"""
+
+_CPU_ENTRY_STRIDED = """extern "C" WPI_EXPORT void {name}_cpu_{which}_strided(const {name}_args* args, \
+const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
+    {name}_args a = *args;
+    const wp::launch_bounds_t d = *dim;
+    for (int64_t i = begin; i < end; ++i) {name}_{which}_body(a, d, i);
 }}"""
 
 # the plain entry: backward passes and bodies with loops or calls (one copy of the body compiles faster)
@@ -90,6 +116,6 @@ _CUDA_ENTRY = """extern "C" __global__ void {name}_cuda_{which}({name}_args args
 
 CPU = Target(name="cpu", func_qualifier="static inline", suffix="cpu", entry=_CPU_ENTRY,
              entry_plain=_CPU_ENTRY_PLAIN, lanes=CPU_LANES, entry_lanes=_CPU_ENTRY_LANES,
-             entry_own=_CPU_ENTRY_OWN, entry_blocks=_CPU_ENTRY_BLOCKS,
-             force_inline="__attribute__((always_inline))")
+             entry_own=_CPU_ENTRY_OWN, entry_blocks=_CPU_ENTRY_BLOCKS, entry_lazy=_CPU_ENTRY_LAZY,
+             entry_strided=_CPU_ENTRY_STRIDED, force_inline="__attribute__((always_inline))")
 CUDA = Target(name="cuda", func_qualifier="static inline __device__", suffix="cuda", entry=_CUDA_ENTRY)

@@ -27,15 +27,16 @@ from ..compiler import cache
 from ..compiler import cpu as cpu_compiler
 from ..config import config
 from ..version import translator_signature
-from . import unit_merge, unit_plan, warm_index
-from .native import runtime_module
+from . import strided, unit_merge, unit_plan, warm_index
+from .native import interrupt_hooks
 
 
 class LoadedModule:
     """A module's built units, loaded: entry points by kernel name."""
 
-    def __init__(self, units, module_hash, built, build_time, compiled_kernels=()):
-        """``units``: {kernel C++ name: path of the unit providing it}."""
+    def __init__(self, units, module_hash, built, build_time, compiled_kernels=(), lazy=None):
+        """``units``: {kernel C++ name: path of the unit providing it}; ``lazy``: (strided.Options,
+        {path: (unit hash, [its kernels])}) for the units' lazy strided entries (strided.py)."""
         self.hash, self.built, self.build_time = module_hash, built, build_time
         self.compiled_kernels = list(compiled_kernels)
         libs = {path: ctypes.CDLL(path) for path in dict.fromkeys(units.values())}
@@ -46,13 +47,17 @@ class LoadedModule:
         self._get_errors = []
         # a unit that may record a run-time error outside debug mode says so (module_source.py)
         self.records_errors = any(hasattr(lib, "wpi_records_errors") for lib in libs.values())
-        hooks = _interrupt_hooks()
-        for lib in libs.values():
+        hooks = interrupt_hooks()
+        for path, lib in libs.items():
             fn = lib.wpi_get_error
             fn.restype = ctypes.c_char_p
             self._get_errors.append(fn)
             # the kernels' loops see Ctrl-C through the launcher's flag (native/src/interrupt.h)
             lib.wpi_set_interrupt_hooks(*hooks)
+            if lazy is not None:
+                unit, kernels = lazy[1][path]
+                ctx = strided.register(unit, kernels, lazy[0])
+                lib.wpi_set_strided_resolver(strided.RESOLVER_ADDRESS, ctypes.c_void_p(ctx))
 
     def entry(self, cpp_name, which):
         key = (cpp_name, which)
@@ -69,18 +74,6 @@ class LoadedModule:
             if msg:
                 return msg.decode()
         return None
-
-
-_HOOKS = []
-
-
-def _interrupt_hooks():
-    """The native launcher's (poll, stopping, arm) addresses, as ctypes arguments (NULLs from a
-    native module built before it had them: its kernels' loops then never stop)."""
-    if not _HOOKS:
-        hooks = getattr(runtime_module(), "interrupt_hooks", None)
-        _HOOKS.extend(ctypes.c_void_p(a) for a in (hooks() if hooks else (None, None, None)))
-    return _HOOKS
 
 
 def plan_hash(unit_hashes):
@@ -238,5 +231,11 @@ class Load:
             k._tid_arity = self.arity[k.cpp]
         units = {k.cpp: self.paths[self.units[k.cpp]] for k in self.kernels}
         h = plan_hash(self.units.values()) if self.units else cache.module_hash("", self.build_key)
-        return LoadedModule(units, h, built, time.perf_counter() - t0, self.compiled)
+        lazy = {}
+        for k in self.kernels:
+            unit = self.units[k.cpp]
+            lazy.setdefault(self.paths[unit], (unit, []))[1].append(k)
+        options = strided.Options(self.name, self.checks, self.backward, self.lanes, self.debug,
+                                  self.fast_math, self.build_key)
+        return LoadedModule(units, h, built, time.perf_counter() - t0, self.compiled, (options, lazy))
 

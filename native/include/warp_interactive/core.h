@@ -435,6 +435,40 @@ extern "C" WPI_EXPORT void wpi_set_interrupt_hooks(void* poll, const void* stopp
 #endif
 
 #if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+// --- lazy strided entries (runtime/strided.py) ---------------------------------------------------
+// A straight-line kernel's CPU forward entry holds only the unit-stride loop (the body inlined
+// into a second, plain loop was ~40% of a module's compile time). Any other launch (an array
+// whose innermost stride is not its element size, indices past int32) calls wpi_run_strided:
+// the first call asks the runtime's resolver, with the GIL, for the plain loop's entry (a small
+// library it builds or finds in the cache) and keeps it in the kernel's slot.
+namespace {
+typedef void (*wpi_entry_fn)(const void*, const void*, int64_t, int64_t);
+void* (*wpi_strided_resolver)(void*, const char*) = nullptr;
+void* wpi_strided_ctx = nullptr;
+}  // namespace
+extern "C" WPI_EXPORT void wpi_set_strided_resolver(void* resolver, void* ctx)
+{
+    wpi_strided_ctx = ctx;
+    __atomic_store_n(&wpi_strided_resolver, (void* (*)(void*, const char*))resolver, __ATOMIC_RELEASE);
+}
+__attribute__((noinline)) static void wpi_run_strided(void** slot, const char* kernel, const void* args,
+                                                      const void* dim, int64_t begin, int64_t end)
+{
+    void* fn = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (!fn) {
+        void* (*resolve)(void*, const char*) = __atomic_load_n(&wpi_strided_resolver, __ATOMIC_ACQUIRE);
+        fn = resolve ? resolve(wpi_strided_ctx, kernel) : nullptr;
+        if (!fn) {   // never run the unit-stride loop on strided memory: stop loudly instead
+            WPI_HOST_PRINTF("warp_interactive: no strided entry for kernel %s (see the message above)\n", kernel);
+            __builtin_trap();
+        }
+        __atomic_store_n(slot, fn, __ATOMIC_RELEASE);
+    }
+    ((wpi_entry_fn)fn)(args, dim, begin, end);
+}
+#endif
+
+#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
 // The module's first recorded run-time error (debug mode), cleared by reading it.
 extern "C" WPI_EXPORT const char* wpi_get_error()
 {
