@@ -92,6 +92,15 @@ for _name, _kind, _dom in (("svd3", "svd", "any"), ("qr3", "qr", "wellcond"), ("
 EXTRA_REFS["svd2/tuple"] = F(check=_decomposition_check("svd"))
 
 
+def _check_axis_angle_tuple(ts, args, outs, tol):
+    axis, angle = base.axis_angle_out(ts, args[0], None, None)
+    base._close(outs[0], axis, tol)
+    base._close(outs[1], angle, tol)
+
+
+EXTRA_REFS["quat_to_axis_angle/tuple"] = F(check=_check_axis_angle_tuple)
+
+
 # --- rotations and frames ----------------------------------------------------------------------------
 from scipy.spatial.transform import Rotation  # noqa: E402
 

@@ -70,7 +70,7 @@ def test_tile_stack_type_outside_kernels():
 @pytest.mark.parametrize("capacity,dtype,exc,msg", [
     (0, int, ValueError, "capacity must be a positive int, got 0"),
     (True, int, ValueError, "capacity must be a positive int, got True"),
-    (4, "int", TypeError, "dtype must be a scalar, vector or matrix type"),
+    (4, "int", TypeError, "dtype must be a scalar, vector, matrix or @wp.struct type"),
 ])
 def test_tile_stack_type_errors(capacity, dtype, exc, msg):
     with pytest.raises(exc, match=msg):

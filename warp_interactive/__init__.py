@@ -77,7 +77,7 @@ def _export_builtins(namespace):
 
 # --- autodiff: custom adjoints/replays, matmul, gradient checks -------------------------------
 from .lang.custom_grad import adjoint  # noqa: E402
-from .lang.decorators import func_grad, func_replay  # noqa: E402
+from .lang.decorators import func_grad, func_native, func_replay  # noqa: E402
 from .lang.grad_of import grad  # noqa: E402  (wp.grad(f)(x): f's gradient in forward code)
 # geometry: wp.Mesh, wp.Bvh, wp.HashGrid, wp.Volume and their kernel builtins
 from .lang import builtins_geometry as _builtins_geometry  # noqa: E402,F401
@@ -118,6 +118,7 @@ def _hook_on_first_call(attr, module, name, table=None):
 
 
 _hook_on_first_call("matmul", ".runtime.matmul", "matmul_new")
+_hook_on_first_call("array_op", ".runtime.array_ops", "array_op")
 _hook_on_first_call("dlpack", ".interop.dlpack", "array_dlpack")
 _hook_on_first_call("dlpack_device", ".interop.dlpack", "dlpack_device")
 _hook_on_first_call("foreign_array", ".interop.launch_args", "as_foreign_array")

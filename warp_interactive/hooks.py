@@ -11,7 +11,8 @@ implements each of these sets the matching attribute here when it is imported:
   ``__dlpack__`` or ``__array__`` object passed to a kernel: interop/launch_args.py);
 - runtime/tape_hooks.py: ``record_copy``;  runtime/graph.py: ``defer``, ``check_readable``;
 - warp_interactive/__init__.py (the top, which may import anything, lazily):
-  ``matmul``, ``dlpack``, ``dlpack_device`` and the notebook's HTML views (``html_views``).
+  ``matmul``, ``array_op`` (``a + b`` on arrays), ``dlpack``, ``dlpack_device`` and the
+  notebook's HTML views (``html_views``).
 
 Each default raises: reaching one means the package was imported without its runtime.
 """
@@ -29,6 +30,7 @@ record_copy = _missing("wp.copy")
 defer = _missing("graph capture")
 check_readable = _missing("graph capture")
 matmul = _missing("a @ b")
+array_op = _missing("arithmetic on arrays")
 dlpack = _missing("__dlpack__")
 dlpack_device = _missing("__dlpack_device__")
 foreign_array = _missing("a kernel argument from another framework")

@@ -3,7 +3,9 @@
 from ..types.array import array
 from .body import BodyWriter, adj_ret_names
 from .cpp_types import cpp_type, member
+from .native_func import native_function_source
 from .own_index import OwnIndex
+from .struct_ops import struct_ops_source
 from . import lanes as lanes_mod
 from . import lanes_backward
 from .target import CPU
@@ -141,7 +143,8 @@ def _struct_source(st):
             f"WPI_FUNC void grad_add({name}* p, const {name}& v) {{\n"
             f"    using wp::grad_add;\n{add}\n}}\n"
             f"WPI_FUNC {name} grad_take({name}* p) {{\n"
-            f"    using wp::grad_take;\n    {name} v = {{}};\n{take}\n    return v;\n}}\n")
+            f"    using wp::grad_take;\n    {name} v = {{}};\n{take}\n    return v;\n}}\n"
+            + struct_ops_source(st))
 
 
 # --- functions -----------------------------------------------------------------------------------
@@ -156,6 +159,8 @@ def _declarations(fir, with_adjoints):
 
 
 def _function_source(ov, target, debug, backward):
+    if getattr(getattr(ov, "function", None), "native", None) is not None:     # @wp.func_native
+        return native_function_source(ov, target, backward)
     fir = ov.ir
     q = target.func_qualifier
     params = [f"{cpp_type(p.type)} {p.label}" for p in fir.params]
@@ -225,7 +230,9 @@ def _kernel_source(kernel, target, debug, backward, use_lanes=False):
     if width > 1 and target.entry_blocks:     # cooperative CPU blocks (Kernel.with_block_width)
         out.append(target.entry_blocks.format(name=name, which="forward", width=width))
         if backward and kernel.backward_enabled():
-            out.append(_kernel_body(fir, f"{name}_backward_body", target, debug, kernel.key, True))
+            # own=True declares ``_own`` (false: the blocks entry checks no gradient overlap), which
+            # the body's own-index read adjoints name
+            out.append(_kernel_body(fir, f"{name}_backward_body", target, debug, kernel.key, True, True))
             out.append(target.entry_blocks.format(name=name, which="backward", width=width))
         return "\n".join(out) + "\n"
     lanes = lanes_mod.lanes_body(fir, f"{name}_forward_lanes", target, kernel.key,

@@ -6,6 +6,7 @@ smooth_normalize, inverse_approx, svd2, and the tuple-returning forms of the dec
 
 from ..types import composite as comp
 from ..types import scalars as sc
+from . import ir
 from .builtin_function import INTRINSICS
 from ..errors import TypeMismatch
 from .registry import (Array, Bool, Float, Int, Matrix, Pattern, Quaternion, Vector, add_builtin,
@@ -98,6 +99,8 @@ def _outputs(name):
     """(A's type) -> the types of the out-parameters of the decomposition ``name``."""
     if name == "transform_decompose":
         return _decompose_outputs
+    if name == "quat_to_axis_angle":
+        return _axis_angle_outputs
     def rule(ts):
         m = ts[0]
         n, s = m._shape_[0], m._wp_scalar_type_
@@ -124,6 +127,21 @@ def _decompose_outputs(ts):
     return comp.vector(3, s), comp.quaternion(s), comp.vector(3, s)
 
 
+def _axis_angle_outputs(ts):
+    q = ts[0]
+    if not (comp.is_composite(q) and q._kind_ == "quaternion"):
+        raise TypeMismatch(f"needs a quaternion, got {getattr(q, '__name__', q)}")
+    s = q._wp_scalar_type_
+    return comp.vector(3, s), s
+
+
+def _zero_scalar(tr, t):
+    """A zeroed scalar local an out-parameter writes (not a folded constant: it changes)."""
+    v = tr.scope.new_var(t)
+    tr.scope.emit(ir.Const(out=v, value=0))
+    return v
+
+
 def tuple_form(name):
     """The intrinsic: with only ``A``, zero locals are made for the outputs, the out-parameter
     form fills them (its adjoint is the one of that form), and they come back as a tuple."""
@@ -135,7 +153,7 @@ def tuple_form(name):
             _, outs = resolve(name, [args[0].type])
         except TypeMismatch as e:
             raise tr.scope.error(str(e)) from None
-        locals_ = [tr.construct(t, []) for t in outs]
+        locals_ = [tr.construct(t, []) if comp.is_composite(t) else _zero_scalar(tr, t) for t in outs]
         tr.call_builtin(name, args + locals_)
         return tuple(locals_)
     return handler
@@ -144,3 +162,7 @@ def tuple_form(name):
 for _name, _doc in _TUPLE_DOC.items():
     add_builtin(_name, {"A": Matrix}, value_func=_outputs(_name), group=G_MAT, doc=_doc)
     INTRINSICS[_name] = tuple_form(_name)
+add_builtin("quat_to_axis_angle", {"q": Quaternion}, value_func=_outputs("quat_to_axis_angle"),
+            group="Quaternion Math", doc="`axis, angle = quat_to_axis_angle(q)`: the rotation axis "
+                                         "and angle of `q` as a tuple.")
+INTRINSICS["quat_to_axis_angle"] = tuple_form("quat_to_axis_angle")

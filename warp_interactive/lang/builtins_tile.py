@@ -11,11 +11,12 @@ checks its arguments, works out the static result shape and emits a call of the 
 
 import ast
 
-from ..errors import CodegenValueError
+from ..errors import CodegenTypeError, CodegenValueError
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
-from ..types.tile import STORAGE_MODES, is_tile, tile_type
+from ..types.tile import STORAGE_MODES, atomic_add_scalar, is_tile, tile_type
+from . import ir, tile_refs
 from .builtin_function import INTRINSICS
 from .registry import Overload, type_name
 from .scope import PyValue
@@ -50,6 +51,8 @@ def static(tr, args, key, default=None, what="a compile-time constant"):
     if node is None:
         return default
     v = tr.eval(node)
+    if isinstance(v, ir.Var) and v.constant is not None and not v.literal:
+        v = PyValue(v.constant)      # a name bound to a literal (``n = 3``), as slice bounds take
     if isinstance(v, tuple) and all(isinstance(x, PyValue) for x in v):
         return tuple(x.obj for x in v)
     if isinstance(v, PyValue):
@@ -80,14 +83,26 @@ def storage_arg(tr, args, name):
     return storage
 
 
-def dtype_arg(tr, args, default=sc.float32):
+def is_struct(t):
+    return getattr(t, "_wp_struct_", None) is not None
+
+
+def dtype_arg(tr, args, default=sc.float32, name=None, structs=True):
+    """The tile's element type: a scalar, vector, matrix, quaternion, transform or (``structs``)
+    a ``@wp.struct``; ``name``: the primitive, for warp-lang's error texts."""
     node = args.get("dtype")
     if node is None:
         return default
     obj = static(tr, args, "dtype", what="a type")
+    if is_struct(obj):
+        if not structs:
+            raise tr.scope.error(f"wp.{name}(): dtype= must be a numeric scalar dtype, vector or matrix, "
+                                 f"not the Warp struct {obj.__name__}", node, kind=CodegenTypeError)
+        return obj
     t = sc.canonical_scalar(obj) if not comp.is_composite(obj) else obj
     if t is None or not (sc.is_scalar(t) or comp.is_composite(t)):
-        raise tr.scope.error(f"dtype= must be a scalar, vector or matrix type, got {obj!r}", node)
+        raise tr.scope.error(f"dtype= must be a scalar, vector, matrix or @wp.struct type, got {obj!r}",
+                             node, kind=CodegenTypeError)
     return t
 
 
@@ -149,11 +164,12 @@ def bind_tile(tr, name, value):
     """Bind ``name`` to ``value``; when ``name`` was a view, write the value back into its tile."""
     old = tr.scope.symbols.get(name)
     value = tr.scope.bind(name, value)
+    tile_refs.written(tr, name, value)     # a @wp.func's tile parameter: the caller's tile too
     info = getattr(old, "tile_view_of", None)
     if info is None or not is_tile(getattr(value, "type", None)):
         return value
     parent, flat, strides, dynamic = info
-    names = [n for n, v in tr.scope.symbols.items() if v is parent]
+    names = [n for n, v in tr.scope.symbols.items() if v is parent and not tile_refs.is_hidden(n)]
     if not names:           # the tile was rebound since the view was taken: nothing aliases it
         return value
     s = ", ".join(str(x) for x in list(strides) + [0] * (4 - len(strides)))
@@ -172,9 +188,14 @@ def _filled(fill):
     def handler(tr, obj, node, kwargs):
         name = obj.key
         args = bind(tr, node, kwargs, [("shape", _REQUIRED), ("dtype", None), ("storage", None)], name)
-        shape, dtype = shape_arg(tr, args, name=name), dtype_arg(tr, args)
+        shape = shape_arg(tr, args, name=name)
+        dtype = dtype_arg(tr, args, name=name, structs=fill == 0.0)
         storage_arg(tr, args, name)
         t = tile_type(dtype, shape)
+        if is_struct(dtype):          # every field zero, as ``S()`` in a kernel
+            value = tr.scope.new_var(dtype)
+            tr.scope.emit(ir.Const(out=value, value=None))
+            return emit(tr, "tile_full", t, [value], f"<{t._cpp}>", differentiable=False)
         scalar = dtype if sc.is_scalar(dtype) else dtype._wp_scalar_type_
         value = tr.scope.const(float(fill) if sc.is_float(scalar) else int(fill), scalar)
         if not sc.is_scalar(dtype):
@@ -194,36 +215,6 @@ def tile_full(tr, obj, node, kwargs):
     value = value_var(tr, args["value"], dtype)
     t = tile_type(dtype, shape)
     return emit(tr, "tile_full", t, [value], f"<{t._cpp}>")
-
-
-def tile_arange(tr, obj, node, kwargs):
-    """``tile_arange(stop)``, ``(start, stop)``, ``(start, stop, step)``: NumPy's arange, static."""
-    extra = {k: v for k, v in kwargs.items() if k in ("dtype", "storage")}
-    bounds = {k: v for k, v in kwargs.items() if k in ("start", "stop", "step")}
-    if len(extra) + len(bounds) != len(kwargs):
-        raise tr.scope.error("wp.tile_arange() takes start, stop, step, dtype and storage")
-    values = []
-    for a in list(node.args) + list(bounds.values()):
-        v = tr.eval(a)
-        if not isinstance(v, PyValue) or not isinstance(v.obj, (int, float)):
-            raise tr.scope.error("wp.tile_arange(): start, stop and step must be compile-time numbers", a)
-        values.append(v.obj)
-    if not 1 <= len(values) <= 3:
-        raise tr.scope.error("wp.tile_arange() takes 1 to 3 bounds (stop | start, stop | start, stop, step)")
-    start, stop, step = ([0] + values + [1])[-3:] if len(values) == 1 else (values + [1])[:3]
-    if step == 0:
-        raise tr.scope.error("wp.tile_arange(): step must not be zero")
-    n = max(0, -(-(stop - start) // step)) if isinstance(step, int) and isinstance(start, int) \
-        else max(0, int(-(-(stop - start) // step)))
-    if n <= 0:
-        raise tr.scope.error(f"wp.tile_arange({start}, {stop}, {step}) would be empty")
-    args = {"dtype": extra.get("dtype"), "storage": extra.get("storage")}
-    dtype = dtype_arg(tr, {k: v for k, v in args.items() if v is not None}, default=sc.float32)
-    storage_arg(tr, {k: v for k, v in args.items() if v is not None}, "tile_arange")
-    t = tile_type(dtype, (int(n),))
-    cast = float if sc.is_float(dtype) else int
-    return emit(tr, "tile_arange", t, [tr.scope.const(cast(start), dtype), tr.scope.const(cast(step), dtype)],
-                f"<{t._cpp}>", differentiable=False)
 
 
 def _random(kind):
@@ -295,6 +286,15 @@ def tile_load(tr, obj, node, kwargs):
     return emit(tr, "tile_load", t, [arr] + offs, f"<{t._cpp}, {len(shape)}>")
 
 
+def check_atomic_dtype(tr, t, name, node):
+    """Tile atomic adds take warp-lang's ``wp.atomic_add`` dtypes: a bool or 8/16-bit integer tile
+    is refused (as in warp-lang: CUDA has no atomicAdd for them, so the add would be lost there)."""
+    if not (is_struct(t.type.dtype) or atomic_add_scalar(t.type.dtype)):
+        raise tr.scope.error(f"wp.{name}() only supports tiles of int32, int64, uint32, uint64, float16, "
+                             f"bfloat16, float32 or float64 values (and vectors, matrices and structs of them), "
+                             f"got {type_name(t.type.dtype)}", node)
+
+
 def _store_like(cpp, returns):
     def handler(tr, obj, node, kwargs):
         name = obj.key
@@ -305,6 +305,8 @@ def _store_like(cpp, returns):
         if type_name(arr.type.dtype) != type_name(t.type.dtype):
             raise tr.scope.error(f"wp.{name}(): a tile of {type_name(t.type.dtype)} cannot be stored "
                                  f"in an array of {type_name(arr.type.dtype)}", args["t"])
+        if returns:
+            check_atomic_dtype(tr, t, name, args["t"])
         ret = t.type if returns else None
         replay = "tile_atomic_add_replay" if returns else ""
         return emit(tr, cpp, ret, [arr, t] + offs, f"<{t.type.ndim}>", replay=replay)
@@ -420,7 +422,9 @@ def tile_from_thread(tr, obj, node, kwargs):
     value = tr.eval_var(args["value"])
     idx = tr.eval(args["thread_idx"])
     w = tr.block_width
-    if isinstance(idx, PyValue) and not 0 <= idx.obj < w:
+    # one lane (warp-lang's CPU default): the block's only thread gives its value whatever
+    # thread_idx names, as warp-lang's CPU tiles do; cooperative lanes check it
+    if isinstance(idx, PyValue) and w > 1 and not 0 <= idx.obj < w:
         raise tr.scope.error(f"wp.tile_from_thread(): thread_idx {idx.obj} is outside the block (it has "
                              f"{w} lane{'s' if w > 1 else ''}: 0 to {w - 1})", args["thread_idx"])
     t = tile_type(value.type, shape)
@@ -451,7 +455,6 @@ HANDLERS = {
     "tile_zeros": _filled(0.0),
     "tile_ones": _filled(1.0),
     "tile_full": tile_full,
-    "tile_arange": tile_arange,
     "tile_randf": _random("f"),
     "tile_randi": _random("i"),
     "tile_load": tile_load,

@@ -14,7 +14,7 @@ from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.tile import is_tile, tile_type
 from .builtin_function import BuiltinFunction
-from .builtins_tile import emit, extract, value_var_of
+from .builtins_tile import emit, extract, is_struct, value_var_of
 from .builtins_tile_ops import callable_ref
 from .registry import type_name
 
@@ -24,6 +24,7 @@ _VERB = {"mul": "multiply", "div": "divide"}
 
 def operator(tr, op, args):
     """The tile form of builtin operator ``op`` on ``args`` (at least one a tile)."""
+    _check_struct_operator(tr, op, args)
     if op in ("neg", "pos") and len(args) == 1:
         return args[0] if op == "pos" else emit(tr, "tile_neg", args[0].type, args)
     if op == "extract":
@@ -53,6 +54,21 @@ def operator(tr, op, args):
     full = emit(tr, "tile_full", tile_v.type, [value], f"<{tile_v.type._cpp}>")
     pair = [a, full] if tile_v is a else [full, b]
     return emit(tr, _ELEMENTWISE[op], tile_v.type, pair)
+
+
+_BITWISE = ("bit_and", "bit_or", "bit_xor")
+
+
+def _check_struct_operator(tr, op, args):
+    """Tiles of ``@wp.struct``s add, subtract and negate field by field (codegen/struct_ops.py);
+    any other operator is warp-lang's TypeError."""
+    structs = [a.type.dtype for a in args if is_tile(a.type) and is_struct(a.type.dtype)]
+    if not structs or (op in ("add", "sub", "neg", "pos", "extract") and
+                       all(is_tile(a.type) for a in args[:1 if op == "extract" else None])):
+        return
+    what = "bitwise inplace operators (&=, |=, ^=) are" if op in _BITWISE else f"operator '{op}' is"
+    raise tr.scope.error(f"{what} not defined for tiles of the Warp struct {structs[0].__name__}: struct "
+                         f"tiles add, subtract and negate field by field", kind=CodegenTypeError)
 
 
 def _same_scalar_value(dtype, v):

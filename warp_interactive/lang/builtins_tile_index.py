@@ -10,6 +10,7 @@ tile.h maps it to -1), so no index can read or write outside the tile's memory."
 
 import ast
 
+from ..errors import CodegenTypeError
 from ..types import scalars as sc
 from ..types.tile import is_tile, tile_type
 from . import ir
@@ -168,6 +169,20 @@ def is_element(tr, t, target):
     """True when ``target`` (a subscript of tile ``t``) names one element (``t[i, j] += x``)."""
     elts = _elements(target)
     return len(elts) == t.type.ndim and not any(isinstance(e, ast.Slice) for e in elts)
+
+
+def struct_element_op(tr, op, current, value):
+    """``t[i] += s`` / ``-=`` on a tile of structs: field-wise (codegen/struct_ops.py); any other
+    in-place operator is warp-lang's TypeError."""
+    name = current.type.__name__
+    if op not in ("add", "sub"):
+        what = "bitwise inplace operators (&=, |=, ^=) are" if op.startswith("bit_") else f"operator '{op}=' is"
+        raise tr.scope.error(f"{what} not defined for tile elements of the Warp struct {name}: struct "
+                             f"tiles add and subtract field by field", kind=CodegenTypeError)
+    if type_name(value.type) != type_name(current.type):
+        raise tr.scope.error(f"an element of a tile of {name} adds a {name}, got {type_name(value.type)}",
+                             kind=CodegenTypeError)
+    return emit(tr, f"struct_{op}", current.type, [current, value])
 
 
 def check_augassign(tr, t, target):

@@ -6,6 +6,8 @@ from ..types.tile import tile_type
 from . import ir
 from .builtin_function import INTRINSICS
 from .builtins_tile import _REQUIRED, bind, emit, f64_const, rebind, static, tile_var
+from ..errors import CodegenTypeError
+from .builtins_tile_ops import struct_note
 from .registry import Overload, type_name
 
 _FLOATS = (sc.float16, sc.float32, sc.float64)
@@ -148,7 +150,8 @@ def _scan(cpp, differentiable):
         args = bind(tr, node, kwargs, [("a", _REQUIRED)], cpp)
         t = tile_var(tr, args, "a", cpp)
         if not sc.is_scalar(t.type.dtype) or t.type.dtype is sc.bool_:
-            raise tr.scope.error(f"wp.{cpp}(): needs a tile of numbers, got {type_name(t.type)}")
+            raise tr.scope.error(f"wp.{cpp}(): needs a tile of numbers, got {type_name(t.type)}"
+                                 f"{struct_note(t.type.dtype)}", kind=CodegenTypeError)
         return emit(tr, cpp, t.type, [t], differentiable=differentiable and sc.is_float(t.type.dtype))
     return handler
 
@@ -191,11 +194,12 @@ INTRINSICS.update(HANDLERS)
 
 
 def _check_names():
-    from . import builtins_tile_more
+    from . import builtins_tile_arange, builtins_tile_more
     from .builtin_function import TILE_NAMES
     from .builtins_tile import HANDLERS as core
     from .builtins_tile_ops import HANDLERS as ops
-    names = set(core) | set(ops) | set(HANDLERS) | set(builtins_tile_more.HANDLERS)
+    names = set(core) | set(ops) | set(HANDLERS) | set(builtins_tile_more.HANDLERS) | \
+        set(builtins_tile_arange.HANDLERS)
     assert names == set(TILE_NAMES), "builtin_function.TILE_NAMES is out of date"
 
 

@@ -7,7 +7,8 @@ from ..types.array import array
 from ..types.tile import TileStack, is_tile, tile_stack_type, tile_type
 from . import ir
 from .builtin_function import INTRINSICS, BuiltinFunction
-from .builtins_tile import (_REQUIRED, _filled, _offset_vars, bind, element_indices, emit, merge_lanes,
+from .builtins_tile import (_REQUIRED, _filled, _offset_vars, bind, check_atomic_dtype, element_indices, emit,
+                            merge_lanes,
                             rebind,
                             shape_arg, static, storage_arg, tile_var, value_var_of)
 from .builtins_tile_arith import operator
@@ -92,6 +93,8 @@ def _store_indexed(returns):
         if type_name(arr.type.dtype) != type_name(t.type.dtype) or ix.type.shape[0] != t.type.shape[axis]:
             raise tr.scope.error(f"wp.{name}(): the tile ({type_name(t.type)}) must match the array's dtype "
                                  f"and have {ix.type.shape[0]} elements along axis {axis}")
+        if returns:
+            check_atomic_dtype(tr, t, name, args["t"])
         offs = _offset_vars(tr, args, t.type.ndim, name)
         return emit(tr, name, t.type if returns else None, [arr, ix, t] + offs, f"<{t.type.ndim}, {axis}>",
                     replay="tile_atomic_add_indexed_replay" if returns else "")
@@ -126,7 +129,9 @@ def _scatter(cpp):
         value = value_var_of(tr, tr.eval_var(node.args[-2]), t.type.dtype) \
             if sc.is_scalar(t.type.dtype) else tr.eval_var(node.args[-2])
         has = tr.as_bool(tr.eval_var(node.args[-1]))
-        new = emit(tr, cpp, t.type, [t, value, has] + idx, differentiable=False)
+        # differentiable in one-lane blocks (a struct dtype has no adjoint arithmetic)
+        diff = sc.is_float(t.type.dtype) or comp.is_composite(t.type.dtype)
+        new = emit(tr, cpp, t.type, [t, value, has] + idx, differentiable=diff)
         new = merge_lanes(tr, t, new, sum_=cpp == "tile_scatter_add")    # every lane's value (blocks)
         rebind(tr, node.args[0], new, cpp, "the tile")
     return handler
@@ -141,7 +146,7 @@ def _fft(cpp):
                                    (sc.float32, sc.float64)):
             raise tr.scope.error(f"wp.{cpp}(): needs a tile of vec2f/vec2d (complex numbers) with at least "
                                  f"two dimensions, got {type_name(t.type)}")
-        new = emit(tr, cpp, t.type, [t], f"<{t.type.shape[-1]}>", differentiable=False)
+        new = emit(tr, cpp, t.type, [t], f"<{t.type.shape[-1]}>")
         rebind(tr, args["inout"], new, cpp, "inout")
     return handler
 

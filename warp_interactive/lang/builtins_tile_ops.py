@@ -7,7 +7,7 @@ from ..types.tile import is_tile, tile_type
 from . import ir
 from .builtin_function import BuiltinFunction, INTRINSICS
 from .builtins_tile import _REQUIRED, bind, emit, mark_view, rebind, shape_arg, static, tile_var
-from ..errors import CodegenValueError, TypeMismatch
+from ..errors import CodegenTypeError, CodegenValueError, TypeMismatch
 from .registry import resolve, type_name
 from .scope import PyValue
 
@@ -36,6 +36,11 @@ def function_ref(tr, node, elem_types, name):
     return callable_ref(tr, v.obj if isinstance(v, PyValue) else None, elem_types, name, node)
 
 
+def struct_note(dtype):
+    """`` (S is a Warp struct)`` for a struct element type: warp-lang's errors name it so."""
+    return f" ({dtype.__name__} is a Warp struct)" if getattr(dtype, "_wp_struct_", None) is not None else ""
+
+
 def callable_ref(tr, obj, elem_types, name, node=None):
     fwd = "[](auto&&... _x) {{ return {}(_x...); }}"
     adj = "[](auto&&... _x) {{ {}(_x...); }}"
@@ -43,6 +48,10 @@ def callable_ref(tr, obj, elem_types, name, node=None):
         try:
             ov, ret = resolve(obj.key, list(elem_types))
         except TypeMismatch as e:
+            structs = [t for t in elem_types if getattr(t, "_wp_struct_", None) is not None]
+            if structs:
+                raise tr.scope.error(f"wp.{name}(): wp.{obj.key} has no overload for elements of the Warp "
+                                     f"struct {structs[0].__name__}", node, kind=CodegenTypeError) from None
             raise tr.scope.error(f"wp.{name}(): wp.{obj.key} cannot take the tile elements: {e}", node) from None
         if ov.context or ov.writes or ret is None:
             raise tr.scope.error(f"wp.{name}(): wp.{obj.key} cannot be applied to tile elements", node)
@@ -111,7 +120,7 @@ def tile_reduce(tr, obj, node, kwargs):
     f, ret = function_ref(tr, args["op"], [t.type.dtype] * 2, "tile_reduce")
     if type_name(ret) != type_name(t.type.dtype):
         raise tr.scope.error(f"wp.tile_reduce(): the operator returns {type_name(ret)} for elements of "
-                             f"{type_name(t.type.dtype)}; it must return the element type")
+                             f"{type_name(t.type.dtype)}; it must return the tile element type")
     if "axis" in args:
         out, outer, n, inner = _axis_split(tr, t, static(tr, args, "axis"), "tile_reduce")
         return emit(tr, "tile_reduce_axis", out, [f, t], f"<{out._cpp}, {outer}, {n}, {inner}>",
@@ -134,7 +143,8 @@ def _extreme(cpp, index):
         args = bind(tr, node, kwargs, [("a", _REQUIRED)], cpp)
         t = tile_var(tr, args, "a", cpp)
         if not sc.is_scalar(t.type.dtype):
-            raise tr.scope.error(f"wp.{cpp}(): needs a tile of scalars, got {type_name(t.type)}")
+            raise tr.scope.error(f"wp.{cpp}(): needs a tile of scalars, got {type_name(t.type)}"
+                                 f"{struct_note(t.type.dtype)}", kind=CodegenTypeError)
         out = tile_type(sc.int32 if index else t.type.dtype, (1,))
         return emit(tr, cpp, out, [t], differentiable=not index)
     return handler

@@ -10,7 +10,8 @@ from ..errors import TypeMismatch
 from .registry import Overload, registry, resolve, type_name
 from .builtin_function import BuiltinFunction  # noqa: F401  (re-exported)
 from .scope import PyValue
-from . import grad_of
+from . import builtins_tile, grad_of
+from . import starred
 from . import static as static_mod
 from .intrinsics_transform import constructor_args as transform_constructor_args
 from .intrinsics_transform import constructor_keywords
@@ -31,6 +32,8 @@ class CallsMixin:
     def translate_call(self, node):
         if self.src.statics and static_mod.position(node) in self.src.statics:
             return static_mod.evaluate(self, node)   # evaluated when the kernel was declared
+        if starred.has_starred(node):                # f(*v): the elements as arguments
+            node = starred.expand(self, node)
         func = self.eval(node.func)
         if isinstance(func, ir.Var) or isinstance(func, tuple):
             raise self.scope.error("only functions and types can be called in kernels")
@@ -249,20 +252,40 @@ class CallsMixin:
             ov, args = func.resolve_overload(args, self.retype_literal, kwargs, self._default_arg)
         except TypeMismatch as e:
             raise self.scope.error(str(e)) from None
+        return self.emit_user_call(ov, args, node, kwargs)
+
+    def emit_user_call(self, ov, args, node=None, kwargs=None):
+        """The call of a resolved `@wp.func` overload: its result, or a tuple of its results
+        (``node``/``kwargs``: the call's, where tiles it writes in place are rebound)."""
         self.calls.append(ov)
         from .checks import RecursiveFunction
         try:
             rets = ov.return_types()
         except RecursiveFunction:
-            raise self.scope.error(f"'{func.key}' calls itself (directly or through other "
+            raise self.scope.error(f"'{ov.name}' calls itself (directly or through other "
                                    f"functions): recursion is not supported in kernels") from None
-        if len(rets) <= 1:
+        refs = getattr(ov, "ir", None).ref_outs if hasattr(ov, "ir") else []
+        if len(rets) <= 1 and not refs:
             out = self.scope.new_var(rets[0]) if rets else None
             self.scope.emit(ir.Call(out=out, func=ov, args=args))
             return out
         outs = tuple(self.scope.new_var(t) for t in rets)
-        self.scope.emit(ir.Call(out=list(outs), func=ov, args=args))
+        self.scope.emit(ir.Call(out=list(outs) if len(outs) > 1 else outs[0], func=ov, args=args))
+        if refs:     # tiles the function wrote in place (passed by reference: lang/tile_refs.py)
+            outs = self._rebind_tile_args(ov, node, kwargs, refs, outs)
         return outs
+
+    def _rebind_tile_args(self, ov, node, kwargs, refs, outs):
+        """The caller's tiles take the values the function wrote into them; the function's own
+        results are the rest."""
+        names = list(ov.arg_types)
+        user = outs[:len(outs) - len(refs)]
+        for pos, value in zip(refs, outs[len(user):]):
+            arg = node.args[pos] if pos < len(node.args) else \
+                next((v for k, v in zip(kwargs, [k.value for k in node.keywords]) if k == names[pos]), None)
+            if isinstance(arg, ast.Name) and isinstance(self.scope.symbols.get(arg.id), ir.Var):
+                builtins_tile.bind_tile(self, arg.id, value)
+        return None if not user else user[0] if len(user) == 1 else user
 
     def _grad_target(self, node, kwargs):
         f = self.eval(node.args[0]) if len(node.args) == 1 and not kwargs else None

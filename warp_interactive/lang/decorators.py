@@ -111,6 +111,22 @@ def func(f=None, *, module=None):   # the overloads above: type checkers see f's
     return wrap(f) if f is not None else wrap
 
 
+def func_native(snippet, adj_snippet=None, replay_snippet=None):
+    """``@wp.func_native(snippet, adj_snippet=None)``: a function whose body is the native C++
+    ``snippet`` (lang/func_native.py); the decorated function is a typed stub."""
+    from .func_native import check_snippets
+    native = check_snippets(snippet, adj_snippet, replay_snippet)
+
+    def wrap(fn):
+        f = func(fn)
+        f.native = native
+        for ov in f.overloads:
+            ov.forget_ir()
+        state.touch(f)
+        return f
+    return wrap
+
+
 def _same_closure(old, new):
     """Whether ``new`` redefines ``old`` rather than being another closure of one factory
     (warp-lang gives each closure its own function): the same closure values, or none."""

@@ -12,7 +12,8 @@ from ..types.tile import is_tile
 from . import builtins_tile, ir, registry
 # the other tile builtins register their handlers when imported (linalg checks all three parts)
 from . import builtins_tile_ops, builtins_tile_linalg  # noqa: F401  (after builtins_tile)
-from . import builtins_tile_arith, builtins_tile_index
+from . import builtins_tile_arith, builtins_tile_index, starred
+from . import builtins_tile_arange  # noqa: F401  (registers tile_arange)
 from ..errors import TypeMismatch
 from .registry import type_name
 from .scope import Conflict, PyValue
@@ -167,12 +168,32 @@ class ExpressionsMixin:
         return acc
 
     def binary(self, op, a, b):
+        user = self._user_operator(op, [a, b])
+        if user is not None:
+            return user
         if op == "matmul":
             if not (comp.is_matrix(a.type) or comp.is_matrix(b.type)):
                 raise self.scope.error(
                     f"'@' needs a matrix operand, got {type_name(a.type)} @ {type_name(b.type)}")
             op = "mul"
         return self.call_builtin(op, [a, b])
+
+    def _user_operator(self, op, args):
+        """A `@wp.func` named as the operator (``add``, ``mul``...) in the kernel's globals or
+        closure overloads it, as in warp-lang (``a + b`` on structs); where none of its overloads
+        takes these arguments (or inside the function itself), the builtin operator applies."""
+        f = self.src.closure.get(op, self.py_globals.get(op))
+        if not getattr(f, "_wp_function_", False):
+            return None
+        from .checks import RecursiveFunction
+        try:
+            ov, args = f.resolve_overload(args, self.retype_literal, {}, self._default_arg)
+            ov.return_types()
+        except (TypeMismatch, RecursiveFunction):   # (inside `add` itself, `a + b` is the builtin)
+            return None
+        if getattr(ov.ir, "ref_outs", None):        # writes tiles in place: not an operator
+            return None
+        return self.emit_user_call(ov, args)
 
     def eval_UnaryOp(self, node):
         v = self.eval(node.operand)
@@ -476,4 +497,5 @@ EXPR_TABLE = {
     ast.Subscript: ExpressionsMixin.eval_Subscript,
     ast.Tuple: ExpressionsMixin.eval_Tuple,
     ast.Call: ExpressionsMixin.eval_Call,
+    starred.Evaluated: starred.eval_evaluated,
 }

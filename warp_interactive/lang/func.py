@@ -67,6 +67,9 @@ class FuncOverload:
 
     @property
     def ir(self):
+        if self._ir is None and getattr(self.function, "native", None) is not None:
+            from .func_native import native_ir      # @wp.func_native: the snippet is the body
+            self._ir = native_ir(self)
         if self._ir is None:
             from .checks import RecursiveFunction
             from .translator import Translator

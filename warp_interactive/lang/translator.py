@@ -8,7 +8,7 @@ from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
 from ..types.tile import is_tile
-from . import builtins_core, builtins_tile, builtins_tile_index, intrinsics, ir
+from . import builtins_core, builtins_tile, builtins_tile_index, intrinsics, ir, tile_refs
 from .calls import CallsMixin
 from .checks import always_exits, check_returns, check_signature, declared_return
 from .expressions import BINOPS, EXPR_TABLE, ExpressionsMixin
@@ -21,6 +21,19 @@ from .array_views import ArrayViewsMixin
 
 # augmented assignments into array elements that are atomics (where the element type has them)
 _AUG_ATOMICS = {"add": "add", "sub": "sub", "bit_and": "and", "bit_or": "or", "bit_xor": "xor"}
+# `t op= u` with two tiles writes t in place in warp-lang (others rebind the name)
+_TILE_INPLACE = (ast.Add, ast.Sub, ast.BitAnd, ast.BitOr, ast.BitXor)
+
+
+def _bare_types():
+    """The `wp.` types a kernel may name without the module (warp-lang's fallback to its own
+    namespace): vec3, mat22d, quath, float32, uint8, vector, matrix..."""
+    from ..types.builtin_types import named_types
+    out = dict(named_types)
+    out.update({t.__name__: t for t in sc.scalar_types})
+    out.update(vector=comp.vector, matrix=comp.matrix, quaternion=comp.quaternion,
+               transformation=comp.transformation)
+    return out
 
 
 class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
@@ -52,6 +65,7 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
         check_signature(self.scope, fn, is_kernel)
         if not is_kernel:
             self.declared_return = declared_return(self, fn)
+            tile_refs.start(self, params)     # tiles are passed by reference, as in warp-lang
         try:
             for stmt in fn.body:
                 self.stmt(stmt)
@@ -62,11 +76,12 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
             check_returns(self, fn)
         builtins_tile.check_stack_budget(self, self.scope.vars)
         body = self.scope.pop_block()
+        ref_outs = [] if is_kernel else tile_refs.finish(self, body, params)
         return ir.FunctionIR(
             name=cpp_name, params=params, body=body, vars=self.scope.vars,
             return_types=list(self.return_types or []), is_kernel=is_kernel,
             filename=self.src.filename, tid_arity=self.tid_arity, calls=self.calls,
-            grad_calls=self.grad_calls)
+            grad_calls=self.grad_calls, ref_outs=ref_outs)
 
     def lookup_global(self, name, node):
         if name in self.src.closure:
@@ -80,6 +95,10 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
         from .registry import registry
         if name in registry or name in intrinsic_names():
             return BuiltinFunction(name)
+        # warp-lang also resolves its own types bare (v = vec3(1.0, 2.0, 3.0), with no import)
+        bare = _bare_types().get(name)
+        if bare is not None:
+            return bare
         e = self.scope.error(f"name '{name}' is not defined", node)
         raise UndefinedNameError(e.msg, e.filename, e.lineno, e.col, e.source_line, e.func_name)
 
@@ -155,6 +174,7 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
         """Assign ``value`` to a name, an array element, or a component/field of a local value;
         a changed component or field is written back up its path (``s.inner.v.x = 1.0``)."""
         if isinstance(target, ast.Name):
+            tile_refs.rebound(self, target.id)     # a new local value, no longer the caller's tile
             self.scope.bind(target.id, value)
         elif isinstance(target, ast.Subscript) and self._tile_base(target) is not None:
             base = self._tile_base(target)    # a view's new value reaches its tile (bind_tile)
@@ -237,6 +257,7 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
             raise self.scope.error(f"operator {type(node.op).__name__}= is not supported")
         value = self.eval_var(node.value)
         target = node.target
+        struct_element = False
         if isinstance(target, ast.Subscript):
             base = self.eval(target.value)
             if isinstance(base, ir.Var) and isinstance(base.type, array):
@@ -245,11 +266,17 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
                 builtins_tile_index.check_augassign(self, base, target)
                 # t[i] += x in a cooperative CPU block adds every lane's x (warp-lang's shared tiles)
                 self._tile_add = isinstance(node.op, (ast.Add, ast.Sub))
+                struct_element = builtins_tile.is_struct(base.type.dtype)
         current = self.eval_var(target)
-        if isinstance(target, ast.Name) and hasattr(current, "tile_view_of"):   # in place: reaches the tile
+        if isinstance(target, ast.Name) and (hasattr(current, "tile_view_of") or (
+                type(node.op) in _TILE_INPLACE and is_tile(current.type) and is_tile(value.type))):
+            # in place (warp-lang's tile add_inplace...): reaches a viewed tile, a caller's tile
             builtins_tile.bind_tile(self, target.id, self.binary(op, current, value))
             return
         try:
+            if struct_element:     # an element of a tile of structs (t[i] += s): field by field
+                self.write(target, builtins_tile_index.struct_element_op(self, op, current, value))
+                return
             self.write(target, self.binary(op, current, value))
         finally:
             self._tile_add = False
@@ -486,7 +513,7 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
         values = value if isinstance(value, tuple) else (value,)
         values = [self.to_var(v, node.value) for v in values]
         values = self._check_return_types(values)
-        self.scope.emit(ir.Return(values=values))
+        tile_refs.on_return(self, self.scope.emit(ir.Return(values=values)))
 
     def _check_return_types(self, values):
         declared = getattr(self, "declared_return", None)

@@ -150,8 +150,7 @@ def _rmod(b, a):
     return call_in_python("mod", _mod_operands(a, b), {})
 
 
-# the operators live on the types (a lower layer), the builtin's evaluation here: registered at import
-sc.Scalar.__mod__ = _mod
-sc.Scalar.__rmod__ = _rmod
+# the operators live on the types (a lower layer), the builtin's evaluation here: registered at
+# import (scalars' own arithmetic is types/scalar_ops.py)
 comp.Composite.__mod__ = _mod
 comp.Composite.__rmod__ = _rmod

@@ -113,8 +113,9 @@ class Tape:
             loss.grad.fill_(1)
             self.loss = loss
         for a, seed in (grads or {}).items():
-            if a.grad is None:
-                raise ValueError("every array in grads= needs requires_grad=True")
+            if a.grad is None:   # as warp-lang: the seed becomes the array's gradient
+                a.grad = seed
+                continue
             a.grad.assign(seed.numpy() if hasattr(seed, "numpy") else np.asarray(seed))
         for entry in reversed(self.launches):
             _BACKWARD[entry[0]](entry)

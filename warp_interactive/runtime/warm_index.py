@@ -52,6 +52,10 @@ def _names(code):
     return out
 
 
+_OPERATOR_NAMES = ("add", "sub", "mul", "div", "floordiv", "mod", "pow", "matmul", "bit_and",
+                   "bit_or", "bit_xor", "lshift", "rshift")
+
+
 def _type_fp(t):
     from ..lang.annotations import type_key
     st = getattr(t, "_wp_struct_", None)
@@ -94,7 +98,10 @@ def _code_fp(func, src, seen):
     """Source text plus the fingerprint of every global/closure value the code names."""
     refs = []
     g = func.__globals__
-    for name in sorted(_names(func.__code__)):
+    # a @wp.func named as an operator (add, mul...) overloads it without being named in the code
+    ops = {n for n in _OPERATOR_NAMES
+           if getattr(src.closure.get(n, g.get(n)), "_wp_function_", False)}
+    for name in sorted(_names(func.__code__) | ops):
         if name in src.closure:
             refs.append((name, "c", _value_fp(src.closure[name], seen)))
         elif name in g:

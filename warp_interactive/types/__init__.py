@@ -10,6 +10,7 @@ from .introspection import type_size_in_bytes  # noqa: F401
 from .scalars import (Scalar, bfloat16, bool_, float16, float32, float64, float_types, int8, int16,  # noqa: F401
                       int32, int64, int_types, scalar_types, uint8, uint16, uint32, uint64)
 from .struct import struct  # noqa: F401
+from . import scalar_ops  # noqa: F401  (Python-scope arithmetic on scalars)
 
 globals()["bool"] = bool_
 Float = float_types

@@ -19,6 +19,7 @@ from .generic import is_any
 from .scalars import (Scalar, bfloat16, bfloat16_bits_to_float32, bfloat16_from_numpy,
                       bfloat16_to_numpy, canonical_scalar)
 from . import array_values
+from .array_arith import ArrayArithmetic
 
 _capturing = state.capturing    # graph captures in progress: the fast check on hot paths
 
@@ -58,7 +59,7 @@ def copy_count(dest, src, dest_offset, src_offset, count):
     return count
 
 
-class array:
+class array(ArrayArithmetic):
     """An n-d array of ``dtype`` elements on a device (or, without data, a kernel annotation)."""
 
     pinned = False

@@ -138,12 +138,16 @@ class Composite(ctypes.Array):
             flat = self.numpy_view()
             return vector(3, self._wp_scalar_type_)(flat[:3]) if name == "p" else \
                 quaternion(self._wp_scalar_type_)(flat[3:])
-        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute {name!r}")
 
     def __setattr__(self, name, value):
         names = _COMPONENT_NAMES.get(self._kind_, "")
         if len(name) == 1 and name in names and names.index(name) < self._length_:
             self[names.index(name)] = value
+        elif names and name and set(name) <= set(names):
+            # a swizzle (v.xy) or a component past the length (vec2.z): warp-lang refuses it,
+            # setting it as a plain attribute would silently leave the components unchanged
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute {name!r}")
         elif self._kind_ == "transform" and name in ("p", "q"):
             part = slice(0, 3) if name == "p" else slice(3, 7)
             value = np.asarray(_unwrap(value)).reshape(-1)

@@ -12,6 +12,16 @@ STORAGE_MODES = ("register", "shared")
 _cache = {}
 
 
+def atomic_add_scalar(t):
+    """Whether values of ``t`` (a scalar, or a composite of that scalar) take part in atomic adds
+    and field-wise sums: warp-lang's ``wp.atomic_add`` types. bool and 8/16-bit integers do not
+    (CUDA has no atomicAdd for them)."""
+    from . import composite as comp
+    from . import scalars as sc
+    s = t._wp_scalar_type_ if comp.is_composite(t) else sc.canonical_scalar(t)
+    return s in (sc.int32, sc.int64, sc.uint32, sc.uint64, sc.float16, sc.bfloat16, sc.float32, sc.float64)
+
+
 class Tile:
     """The type of a tile value in a kernel; instances are types, not values."""
 
@@ -99,12 +109,13 @@ def tile_stack_type(dtype, capacity):
     """The stack type of ``capacity`` elements of ``dtype`` (cached: same request, same object)."""
     from . import composite as comp
     from .scalars import canonical_scalar, is_scalar
-    dtype = dtype if comp.is_composite(dtype) else canonical_scalar(dtype)
+    struct = getattr(dtype, "_wp_struct_", None) is not None
+    dtype = dtype if comp.is_composite(dtype) or struct else canonical_scalar(dtype)
     capacity = getattr(capacity, "value", capacity)
     if not isinstance(capacity, int) or isinstance(capacity, bool) or capacity <= 0:
         raise ValueError(f"tile_stack: capacity must be a positive int, got {capacity!r}")
-    if not (is_scalar(dtype) or comp.is_composite(dtype)):
-        raise TypeError("tile_stack: dtype must be a scalar, vector or matrix type")
+    if not (struct or is_scalar(dtype) or comp.is_composite(dtype)):
+        raise TypeError("tile_stack: dtype must be a scalar, vector, matrix or @wp.struct type")
     key = (dtype, capacity)
     t = _stacks.get(key)
     if t is None:

@@ -22,6 +22,9 @@ struct array_t {
     int32 shape[4];
     int32 ndim;
     int32 flags;  // WPI_ARRAY_RETAIN_GRAD
+    // element i along the first axis, for native snippets (wp.func_native: `out[0] = v`), as
+    // warp-lang's array_t offers them; generated code uses the checked accessors instead
+    WPI_FUNC T& operator[](int64 i) const { return *(T*)((char*)data + i * strides[0]); }
 };
 // flags bit: a store's adjoint leaves the element's gradient (wp.array(retain_grad=True))
 #define WPI_ARRAY_RETAIN_GRAD 1

@@ -208,6 +208,19 @@ WPI_TILE_BINARY(tile_mul, mul)
 WPI_TILE_BINARY(tile_div, div)
 #undef WPI_TILE_BINARY
 
+// an element of a tile of @wp.structs updated in place (t[i] += s): the field-wise add/sub
+// generated beside the struct (codegen/struct_ops.py), found by argument-dependent lookup
+template <typename T> WPI_FUNC T struct_add(const T& a, const T& b) { return add(a, b); }
+template <typename T> WPI_FUNC void adj_struct_add(const T& a, const T& b, T& adj_a, T& adj_b, const T& adj_ret)
+{
+    adj_add(a, b, adj_a, adj_b, adj_ret);
+}
+template <typename T> WPI_FUNC T struct_sub(const T& a, const T& b) { return sub(a, b); }
+template <typename T> WPI_FUNC void adj_struct_sub(const T& a, const T& b, T& adj_a, T& adj_b, const T& adj_ret)
+{
+    adj_sub(a, b, adj_a, adj_b, adj_ret);
+}
+
 // found by adj_accum/adj_copy's generic templates (argument-dependent lookup)
 WPI_TILE_TPL WPI_FUNC WPI_TILE add(const WPI_TILE& a, const WPI_TILE& b) { return tile_add(a, b); }
 
@@ -310,12 +323,15 @@ WPI_FUNC void adj_tile_map(F, X&&... xs)
 
 // --- reductions (results are shape-(1,) tiles) ---------------------------------------------------
 // Eight partial sums: independent lanes the compiler vectorises without reassociating a chain.
+// They start from the first elements (not zero), so a struct's fields that do not accumulate
+// (bool, int8, arrays: they ride along, as in warp-lang) carry the first element's value.
 WPI_TILE_TPL WPI_FUNC tile_t<T, 1> tile_sum(const WPI_TILE& a)
 {
     constexpr int W = 8;
+    constexpr int first = WPI_TILE::size >= W ? W : 1;
     T part[W];
-    for (int l = 0; l < W; ++l) part[l] = T{};
-    int i = 0;
+    for (int l = 0; l < W; ++l) part[l] = l < first ? a.data[l] : T{};
+    int i = first;
     for (; i + W <= WPI_TILE::size; i += W)
         for (int l = 0; l < W; ++l) part[l] = add(part[l], a.data[i + l]);
     for (; i < WPI_TILE::size; ++i) part[0] = add(part[0], a.data[i]);

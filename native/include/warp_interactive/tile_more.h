@@ -130,6 +130,47 @@ WPI_FUNC Tl tile_scatter_masked(const Tl& a, const V& value, bool has_value, I..
     return r;
 }
 
+// Adjoints (one-lane blocks; per-lane merges of cooperative blocks stop the gradient): an add
+// passes the tile's gradient through and gives the value the gradient at its index; a masked
+// write gives the value that gradient and takes it from the overwritten element.
+template <bool MASKED, typename Tl, typename V>
+WPI_FUNC void adj_tile_scatter_impl(int k, bool has_value, Tl& adj_a, V& adj_value, const Tl& adj_ret)
+{
+    const bool hit = has_value && k >= 0;
+    for (int i = 0; i < Tl::size; ++i)
+        if (!(MASKED && hit && i == k)) adj_accum(adj_a.data[i], adj_ret.data[i]);
+    if (hit) adj_accum(adj_value, adj_ret.data[k]);
+}
+#define WPI_SCATTER_ADJ(NAME, MASKED)                                                                      \
+    template <typename Tl, typename V, typename I0>                                                        \
+    WPI_FUNC void adj_##NAME(const Tl& a, const V&, bool h, I0 i, Tl& adj_a, V& adj_v, bool&, I0&,          \
+                             const Tl& adj_ret)                                                            \
+    {                                                                                                      \
+        adj_tile_scatter_impl<MASKED>(tile_flat(a, int(i)), h, adj_a, adj_v, adj_ret);                     \
+    }                                                                                                      \
+    template <typename Tl, typename V, typename I0, typename I1>                                           \
+    WPI_FUNC void adj_##NAME(const Tl& a, const V&, bool h, I0 i, I1 j, Tl& adj_a, V& adj_v, bool&, I0&,    \
+                             I1&, const Tl& adj_ret)                                                       \
+    {                                                                                                      \
+        adj_tile_scatter_impl<MASKED>(tile_flat(a, int(i), int(j)), h, adj_a, adj_v, adj_ret);             \
+    }                                                                                                      \
+    template <typename Tl, typename V, typename I0, typename I1, typename I2>                              \
+    WPI_FUNC void adj_##NAME(const Tl& a, const V&, bool h, I0 i, I1 j, I2 k, Tl& adj_a, V& adj_v, bool&,   \
+                             I0&, I1&, I2&, const Tl& adj_ret)                                             \
+    {                                                                                                      \
+        adj_tile_scatter_impl<MASKED>(tile_flat(a, int(i), int(j), int(k)), h, adj_a, adj_v, adj_ret);     \
+    }                                                                                                      \
+    template <typename Tl, typename V, typename I0, typename I1, typename I2, typename I3>                 \
+    WPI_FUNC void adj_##NAME(const Tl& a, const V&, bool h, I0 i, I1 j, I2 k, I3 l, Tl& adj_a, V& adj_v,    \
+                             bool&, I0&, I1&, I2&, I3&, const Tl& adj_ret)                                 \
+    {                                                                                                      \
+        adj_tile_scatter_impl<MASKED>(tile_flat(a, int(i), int(j), int(k), int(l)), h, adj_a, adj_v,       \
+                                      adj_ret);                                                            \
+    }
+WPI_SCATTER_ADJ(tile_scatter_add, false)
+WPI_SCATTER_ADJ(tile_scatter_masked, true)
+#undef WPI_SCATTER_ADJ
+
 // --- FFT of complex (vec2) rows: the last dimension, unnormalised, NumPy's bin order -------------
 template <typename T>
 WPI_FUNC void tile_fft_row(vec_t<2, T>* x, int n, T sign)
@@ -194,6 +235,22 @@ template <int N, typename T, int D0, int D1, int D2, int D3>
 WPI_FUNC tile_t<vec_t<2, T>, D0, D1, D2, D3> tile_ifft(const tile_t<vec_t<2, T>, D0, D1, D2, D3>& a)
 {
     return tile_fft_impl<N>(a, T(1));
+}
+// The DFT is linear: its adjoint is the conjugate transpose, the unnormalised transform of the
+// other sign (warp-lang's: d fft = ifft * n, d ifft = fft, with ifft unnormalised here).
+template <int N, typename T, int D0, int D1, int D2, int D3>
+WPI_FUNC void adj_tile_fft(const tile_t<vec_t<2, T>, D0, D1, D2, D3>& a, tile_t<vec_t<2, T>, D0, D1, D2, D3>& adj_a,
+                           const tile_t<vec_t<2, T>, D0, D1, D2, D3>& adj_ret)
+{
+    const tile_t<vec_t<2, T>, D0, D1, D2, D3> g = tile_fft_impl<N>(adj_ret, T(1));
+    for (int i = 0; i < g.size; ++i) adj_a.data[i] = add(adj_a.data[i], g.data[i]);
+}
+template <int N, typename T, int D0, int D1, int D2, int D3>
+WPI_FUNC void adj_tile_ifft(const tile_t<vec_t<2, T>, D0, D1, D2, D3>& a, tile_t<vec_t<2, T>, D0, D1, D2, D3>& adj_a,
+                            const tile_t<vec_t<2, T>, D0, D1, D2, D3>& adj_ret)
+{
+    const tile_t<vec_t<2, T>, D0, D1, D2, D3> g = tile_fft_impl<N>(adj_ret, T(-1));
+    for (int i = 0; i < g.size; ++i) adj_a.data[i] = add(adj_a.data[i], g.data[i]);
 }
 
 // --- the block-wide stack ----------------------------------------------------------------------------
