@@ -133,3 +133,19 @@ def test_refused_constructions_end_with_warp_langs_reason(body, message):
     with pytest.raises(RuntimeError, match=message + "$") as info:
         wp.launch(k, 1, inputs=args, device="cpu")
     assert "test_literal_names.py" in str(info.value)    # and the user's file and line first
+
+
+@wp.kernel
+def _type_of(x: wp.float64, v: wp.vec3d, out: wp.array(dtype=wp.float64)):
+    z = type(v)()                 # a zero of v's type
+    m = type(wp.mat22f(1.0, 2.0, 3.0, 4.0))(2.0)
+    out[0] = z[0] + z[1] + z[2]
+    out[1] = type(x)(2.5) + x     # a cast to float64
+    out[2] = wp.float64(m[1, 1])
+    out[3] = wp.float64(type(1.0)(7))
+
+
+def test_type_of_a_value_in_kernels():
+    out = wp.zeros(4, dtype=wp.float64, device="cpu")
+    wp.launch(_type_of, 1, inputs=[wp.float64(0.25), wp.vec3d(1.0, 2.0, 3.0), out], device="cpu")
+    np.testing.assert_array_equal(out.numpy(), [0.0, 2.75, 2.0, 7.0])

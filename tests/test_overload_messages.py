@@ -30,3 +30,18 @@ def test_python_scope(value, got):
         wp.bit_count(value)
     with pytest.raises(TypeError):
         wp.bit_count(value)
+
+
+def _k_expect_vec():
+    wp.expect_neq(wp.vec3f(0.0, 0.0, 0.0), wp.vec2f(0.0, 0.0))
+
+
+def _k_expect_mat():
+    wp.expect_eq(wp.mat33(), wp.mat22())
+
+
+@pytest.mark.parametrize("body", [_k_expect_vec, _k_expect_mat])
+def test_expect_of_two_types_ends_with_warp_langs_reason(body):
+    k = wp.kernel(body, module=f"test_overload_messages_{body.__name__}")
+    with pytest.raises(RuntimeError, match="Can't test equality for objects with different types$"):
+        wp.launch(k, 1, device="cpu")

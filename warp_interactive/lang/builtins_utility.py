@@ -51,7 +51,8 @@ add_builtin("lower_bound", {"arr": Array, "arr_begin": Index, "arr_end": Index, 
 
 def _same_types(ts):
     if ts[0] is not ts[1] and getattr(ts[0], "_cpp", 1) != getattr(ts[1], "_cpp", 2):
-        raise TypeMismatch(f"both values must have one type, got {type_name(ts[0])} and {type_name(ts[1])}")
+        raise TypeMismatch(f"both values must have one type, got {type_name(ts[0])} and {type_name(ts[1])}; "
+                           "Can't test equality for objects with different types")   # warp-lang's words
     if not (sc.is_scalar(ts[0]) or hasattr(ts[0], "_wp_scalar_type_")):
         raise TypeMismatch(f"needs numbers, vectors or matrices, got {type_name(ts[0])}")
     return None

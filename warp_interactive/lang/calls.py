@@ -62,6 +62,8 @@ class CallsMixin:
             return lambda o, n, kw: self.cast(sc.canonical_scalar(o), n)
         if obj is len:
             return self._len_call
+        if obj is type:
+            return self._type_call
         if obj is print:
             return lambda o, n, kw: self.emit_print(n)
         if isinstance(obj, type) and sc.is_scalar(obj):
@@ -88,6 +90,18 @@ class CallsMixin:
                 (values[0] and isinstance(values[0][0], str)):
             return PyValue(len(values[0]))
         return self.call_builtin("len", [self.to_var(v, a) for v, a in zip(values, node.args)])
+
+    def _type_call(self, obj, node, kwargs):
+        """``type(x)``: the type of a kernel value, known at build time (``type(v)()`` makes a
+        zero of it, as warp-lang)."""
+        if len(node.args) != 1:
+            raise self.scope.error("type() in a kernel takes one value")
+        v = self.eval(node.args[0])
+        if isinstance(v, ir.Var) and not v.literal:
+            return PyValue(v.type)
+        if isinstance(v, (ir.Var, PyValue)):     # a literal: Python's type (float / int / bool)
+            return PyValue(type(v.constant if isinstance(v, ir.Var) else v.obj))
+        raise self.scope.error("type() of a tuple is not supported in kernels")
 
     def _type_factory_call(self, obj, node, kwargs):
         """``wp.types.vector(x, y, z)`` / ``wp.types.matrix(shape=(3, 3), dtype=float)`` in a
