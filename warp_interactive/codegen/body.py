@@ -8,6 +8,7 @@ from ..lang.print_format import split_format
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
+from ..types.tile import is_tile
 from .cpp_types import c_string, cpp_type, field, literal
 from .own_index import OwnIndex
 from . import loop_state
@@ -581,4 +582,6 @@ def _printf_args(expr, t):
     if comp.is_composite(t):
         return [a for i in range(t._length_)
                 for a in _printf_args(f"wp::flat_component({expr}, {i})", t._wp_scalar_type_)]
+    if is_tile(t) and sc.is_scalar(t.dtype):    # row-major elements
+        return [a for i in range(t.size) for a in _printf_args(f"{expr}.data[{i}]", t.dtype)]
     return []   # structs, arrays: a placeholder text, no arguments

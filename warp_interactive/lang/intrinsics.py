@@ -157,7 +157,9 @@ def emit_print(tr, node):
             adj_parts.append(parts[-1])
             continue
         v = tr.to_var(v, a)
-        parts.append(print_format.value_format(v.type))
+        storage = getattr(v, "tile_storage", None)     # a tile made with storage="shared"
+        parts.append(print_format.tile_format(v.type, storage) if storage else
+                     print_format.value_format(v.type))
         adj_parts.append(print_format.value_format(v.type, adjoint=True))
         args.append(v)
     adj_fmt = print_format.ADJ_PREFIX + print_format.line_format(adj_parts) if args else ""

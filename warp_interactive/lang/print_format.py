@@ -10,6 +10,7 @@ import re
 
 from ..types import composite as comp
 from ..types import scalars as sc
+from ..types.tile import is_tile
 
 _INT_SPEC = {"int": {8: "%lld"}, "uint": {8: "%llu"}}
 NOT_PRINTABLE = "<type without print implementation>"
@@ -24,10 +25,27 @@ def scalar_format(t):
     return _INT_SPEC.get(t._kind, {}).get(t.size, "%d" if t._kind == "int" else "%u")
 
 
+def tile_format(t, storage="register"):
+    """A tile of scalars as warp-lang prints it: NumPy-like nested brackets, rows of a 2-d block
+    on their own lines, then `` = tile(shape=(3,4), storage=register)``."""
+    s = scalar_format(t.dtype)
+
+    def values(level):
+        dims = t.shape[level:]
+        if len(dims) == 1:
+            return "[" + " ".join([s] * dims[0]) + "]"
+        sep = "\n" + " " * (level + 1) if len(dims) == 2 else "\n\n" + " " * (level + 1)
+        return "[" + sep.join([values(level + 1)] * dims[0]) + "]"
+    shape = ",".join(str(d) for d in t.shape)
+    return f"{values(0)} = tile(shape=({shape}), storage={storage})\n"
+
+
 def value_format(t, adjoint=False):
     """The printf format of one value of type ``t`` (forward, or the adjoint's line)."""
     if sc.is_scalar(t):
         return scalar_format(t)
+    if is_tile(t) and sc.is_scalar(t.dtype):
+        return tile_format(t)
     if not comp.is_composite(t):
         return NOT_PRINTABLE
     s = scalar_format(t._wp_scalar_type_)
