@@ -23,8 +23,8 @@ class Target:
 # forces a reload per index). The first loop is the vectorisable shape: every array's innermost
 # stride is set to its (equal) constant and the index range fits the int32 thread index, so the
 # compiler sees unit-stride affine accesses; threads are independent, hence ivdep. Anything else
-# takes the plain loop.
-_CPU_ENTRY = """extern "C" WPI_EXPORT void {name}_cpu_{which}(const {name}_args* args, \
+# takes the other branch: @OTHER@ is a template of its own, filled in below.
+_CPU_ENTRY_TWO_WAY = """@DECL@extern "C" WPI_EXPORT void {name}_cpu_{which}(const {name}_args* args, \
 const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
     {name}_args a = *args;
     const wp::launch_bounds_t d = *dim;
@@ -32,26 +32,21 @@ const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
 #pragma GCC ivdep
         for (int64_t i = begin; i < end; ++i) {name}_{which}_body(a, d, i);
     }} else {{
-        for (int64_t i = begin; i < end; ++i) {name}_{which}_body(a, d, i);
+        @OTHER@
     }}
 }}"""
+
+# the plain loop inline: the body compiled twice
+_CPU_ENTRY = _CPU_ENTRY_TWO_WAY.replace("@DECL@", "").replace(
+    "@OTHER@", "for (int64_t i = begin; i < end; ++i) {name}_{which}_body(a, d, i);")
 
 # `_CPU_ENTRY` without its plain loop: a launch the unit-stride loop cannot take (a strided view,
 # a transposed array, indices past int32) runs `_CPU_ENTRY_STRIDED`, which the runtime builds in
 # a unit of its own the first time one is needed (runtime/strided.py, wpi_run_strided in core.h):
 # a module that never sees such a launch compiles each body once instead of twice (~-40%).
-_CPU_ENTRY_LAZY = """static void* {name}_{which}_strided = nullptr;
-extern "C" WPI_EXPORT void {name}_cpu_{which}(const {name}_args* args, \
-const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
-    {name}_args a = *args;
-    const wp::launch_bounds_t d = *dim;
-    if (begin >= 0 && end <= 2147483647{unit_stride_check}) {{{unit_stride_set}
-#pragma GCC ivdep
-        for (int64_t i = begin; i < end; ++i) {name}_{which}_body(a, d, i);
-    }} else {{
-        wpi_run_strided(&{name}_{which}_strided, "{name}", args, dim, begin, end);
-    }}
-}}"""
+_CPU_ENTRY_LAZY = _CPU_ENTRY_TWO_WAY.replace(
+    "@DECL@", "static void* {name}_{which}_strided = nullptr;\n").replace(
+    "@OTHER@", 'wpi_run_strided(&{name}_{which}_strided, "{name}", args, dim, begin, end);')
 
 _CPU_ENTRY_STRIDED = """extern "C" WPI_EXPORT void {name}_cpu_{which}_strided(const {name}_args* args, \
 const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{

@@ -160,6 +160,20 @@ WPI_COMPONENTWISE_ATOMIC(atomic_xor)
 template <typename T>
 WPI_FUNC T atomic_sub_ptr(T* p, const T& v) { return atomic_add_ptr(p, T(-v)); }
 
+// `a[i] += v` where no other thread of the launch updates the element (codegen/own_index.py,
+// own_adds): the atomic's operation (old + v, per component) as a plain read and write
+template <typename T>
+WPI_FUNC T atomic_add_own_ptr(T* p, const T& v)
+{
+    typedef typename components<T>::scalar S;
+    const T old = *p;
+    for (int k = 0; k < components<T>::n; ++k)
+        ((S*)p)[k] = S(((const S*)&old)[k] + ((const S*)&v)[k]);
+    return old;
+}
+template <typename T>
+WPI_FUNC T atomic_sub_own_ptr(T* p, const T& v) { return atomic_add_own_ptr(p, T(-v)); }
+
 // --- array atomics: atomic_OP(a, i[, j[, k[, l]]], value) -> the old value ------------------------
 #define WPI_ARRAY_ATOMIC(NAME)                                                                    \
     template <typename T, typename I>                                                            \
@@ -184,36 +198,6 @@ WPI_ARRAY_ATOMIC(atomic_exch)
 WPI_ARRAY_ATOMIC(atomic_and)
 WPI_ARRAY_ATOMIC(atomic_or)
 WPI_ARRAY_ATOMIC(atomic_xor)
-#undef WPI_ARRAY_ATOMIC
-
-// `a[i] += v` where no other thread of the launch updates the element (codegen/own_index.py,
-// own_adds): the atomic's operation (old + v, per component) as a plain read and write
-template <typename T>
-WPI_FUNC T atomic_add_own_ptr(T* p, const T& v)
-{
-    typedef typename components<T>::scalar S;
-    const T old = *p;
-    for (int k = 0; k < components<T>::n; ++k)
-        ((S*)p)[k] = S(((const S*)&old)[k] + ((const S*)&v)[k]);
-    return old;
-}
-template <typename T>
-WPI_FUNC T atomic_sub_own_ptr(T* p, const T& v) { return atomic_add_own_ptr(p, T(-v)); }
-#define WPI_ARRAY_ATOMIC(NAME)                                                                    \
-    template <typename T, typename I>                                                            \
-    WPI_FUNC T NAME(const array_t<T>& a, I i, const T& v) { return NAME##_ptr(address(a, i), v); } \
-    template <typename T, typename I, typename J>                                                \
-    WPI_FUNC T NAME(const array_t<T>& a, I i, J j, const T& v) { return NAME##_ptr(address(a, i, j), v); } \
-    template <typename T, typename I, typename J, typename K>                                    \
-    WPI_FUNC T NAME(const array_t<T>& a, I i, J j, K k, const T& v)                              \
-    {                                                                                            \
-        return NAME##_ptr(address(a, i, j, k), v);                                               \
-    }                                                                                            \
-    template <typename T, typename I, typename J, typename K, typename L>                        \
-    WPI_FUNC T NAME(const array_t<T>& a, I i, J j, K k, L l, const T& v)                         \
-    {                                                                                            \
-        return NAME##_ptr(address(a, i, j, k, l), v);                                            \
-    }
 WPI_ARRAY_ATOMIC(atomic_add_own)
 WPI_ARRAY_ATOMIC(atomic_sub_own)
 #undef WPI_ARRAY_ATOMIC
