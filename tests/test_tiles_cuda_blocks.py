@@ -289,19 +289,110 @@ def test_gpu_gradients_through_lanes(block_dim):
     np.testing.assert_allclose(xl.grad.numpy(), 2 * xln, rtol=1e-5, atol=1e-6)
 
 
-@requires_cuda
-def test_gpu_recorded_command_and_graph_replay():
-    """record_cmd and a CUDA graph replay keep the cooperative launch configuration."""
+# --- the CUDA runtime's side, on a GPU or on the stand-in driver (tests/cuda_fake.py: real NVRTC
+# builds, kernels run through their CPU build; a cooperative kernel through its CPU blocks entry)
+@pytest.fixture(params=["gpu", "stand_in"])
+def cuda_device(request, monkeypatch):
+    """"cuda:0": the GPU, or the stand-in driver where there is none (returned: its launch log)."""
+    if request.param == "gpu":
+        if not wp.is_cuda_available():
+            pytest.skip("needs a CUDA device")
+        yield None
+        return
+    if wp.is_cuda_available():
+        pytest.skip("a real GPU is here: the gpu case runs instead")
+    pytest.importorskip("cuda.bindings.nvrtc", reason="the CUDA extra is not installed")
+    from cuda_fake import install
+    from warp_interactive.runtime import device as device_mod
+    from warp_interactive.state import state
+    fake = install(monkeypatch.setattr)
+    monkeypatch.setattr(device_mod, "_default", [])
+    monkeypatch.setattr(device_mod._local, "device", None, raising=False)
+    yield fake
+    for m in list(state.modules.values()):
+        m.loaded.pop(("cuda:0", False), None)
+        m.loaded.pop(("cuda:0", True), None)
+
+
+@wp.kernel(module="unique")
+def block_sums(out: wp.array(dtype=int), widths: wp.array(dtype=int)):
+    i = wp.tid()
+    widths[i] = wp.block_dim()
+    out[i] = wp.tile_sum(wp.tile(i))[0]
+
+
+def _block_sums_want(n, w):
+    idx = np.arange(n)
+    return [idx[(k // w) * w:(k // w + 1) * w].sum() for k in idx]
+
+
+def test_cuda_launch_record_cmd_and_graph(cuda_device):
+    """wp.launch(..., block_dim=4) over 10 threads: two full blocks and a partial one (its missing
+    lanes gather zero), with the launches block_launches gives; record_cmd and a graph replay
+    launch the same way."""
     n, w = 10, 4
     out, widths = wp.zeros(n, dtype=int, device="cuda:0"), wp.zeros(n, dtype=int, device="cuda:0")
-    cmd = wp.launch(cpu_cases.lanes_plain_launch, dim=n, inputs=[out, widths], block_dim=w, device="cuda:0",
-                    record_cmd=True)
+    wp.launch(block_sums, dim=n, inputs=[out, widths], block_dim=w, device="cuda:0")
+    np.testing.assert_array_equal(out.numpy(), _block_sums_want(n, w))
+    np.testing.assert_array_equal(widths.numpy(), np.full(n, w))
+    cooperative = block_sums.with_block_width(w)
+    scratch = cuda_modules.block_scratch_bytes()
+    if cuda_device is not None:
+        assert [(f, g, b) for f, g, b, _ in cuda_device.launches[-2:]] == [
+            (f"{cooperative.cpp}_cuda_forward", 2, 4), (f"{cooperative.cpp}_cuda_forward", 1, 2)]
+        assert cuda_device.shared_bytes[-2:] == [scratch, scratch]
+    out.zero_()
+    cmd = wp.launch(block_sums, dim=n, inputs=[out, widths], block_dim=w, device="cuda:0", record_cmd=True)
+    assert cmd.kernel is cooperative
     cmd.launch()
-    idx = np.arange(n)
-    want = [idx[(k // w) * w:(k // w + 1) * w].sum() for k in idx]
-    np.testing.assert_array_equal(out.numpy(), want)
+    np.testing.assert_array_equal(out.numpy(), _block_sums_want(n, w))
     out.zero_()
     with wp.ScopedCapture(device="cuda:0") as capture:
-        wp.launch(cpu_cases.lanes_plain_launch, dim=n, inputs=[out, widths], block_dim=w, device="cuda:0")
+        wp.launch(block_sums, dim=n, inputs=[out, widths], block_dim=w, device="cuda:0")
     wp.capture_launch(capture.graph)
-    np.testing.assert_array_equal(out.numpy(), want)
+    np.testing.assert_array_equal(out.numpy(), _block_sums_want(n, w))
+
+
+def test_cuda_launch_tiled_default_block_dim(cuda_device):
+    """wp.launch_tiled on CUDA without block_dim: 256 threads per block, as warp-lang."""
+    w = wp.config.cuda_block_dim
+    out, widths = wp.zeros(2 * w, dtype=int, device="cuda:0"), wp.zeros(2 * w, dtype=int, device="cuda:0")
+    wp.launch_tiled(block_sums, dim=2, inputs=[out, widths], device="cuda:0")
+    # i = wp.tid() in a tiled launch is the block's index: every lane of block i writes out[i]
+    np.testing.assert_array_equal(out.numpy()[:3], [0, w * 1, 0])
+    np.testing.assert_array_equal(widths.numpy()[:3], [w, w, 0])
+    if cuda_device is not None:
+        assert cuda_device.launches[-1][1:3] == (2, w)
+
+
+@wp.kernel(module="unique")
+def block_grad(x: wp.array2d(dtype=float), xl: wp.array2d(dtype=float), loss: wp.array(dtype=float)):
+    i, lane = wp.tid()
+    t = wp.tile_load(x[i], shape=(8,))
+    v = t[lane % 8]
+    y = wp.untile(wp.tile(v * v) * 3.0)
+    z = wp.tile(y + xl[i, lane] * xl[i, lane])
+    wp.atomic_add(loss, 0, wp.tile_sum(z)[0] / float(wp.block_dim()))
+
+
+@pytest.mark.parametrize("block_dim", [4])
+def test_cuda_tape_through_cooperative_blocks(cuda_device, block_dim):
+    """A wp.Tape on CUDA replays the cooperative build's adjoint; against the closed form."""
+    b, w = 3, block_dim
+    rng = np.random.default_rng(7)
+    xn, xln = rng.standard_normal((b, 8)).astype(np.float32), rng.standard_normal((b, w)).astype(np.float32)
+    x = wp.array(xn, requires_grad=True, device="cuda:0")
+    xl = wp.array(xln, requires_grad=True, device="cuda:0")
+    loss = wp.zeros(1, dtype=float, requires_grad=True, device="cuda:0")
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(block_grad, dim=b, inputs=[x, xl, loss], block_dim=w, device="cuda:0")
+    np.testing.assert_allclose(loss.numpy()[0], (3 * xn[:, :w] ** 2).sum() + (xln ** 2).sum(), rtol=1e-5)
+    tape.backward(loss)
+    want = np.zeros_like(xn)
+    want[:, :w] = 6 * xn[:, :w]
+    np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(xl.grad.numpy(), 2 * xln, rtol=1e-5, atol=1e-6)
+    if cuda_device is not None:
+        assert cuda_device.launches[-1][0] == f"{block_grad.with_block_width(w).cpp}_cuda_backward"
+        assert cuda_device.launches[-1][1:3] == (b, w)

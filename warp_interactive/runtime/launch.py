@@ -71,7 +71,8 @@ def launch(kernel, dim=None, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(
            stream=None, adjoint=False, record_tape=True, record_cmd=False, max_blocks=0,
            block_dim=None):
     """Run ``kernel`` over a grid of ``dim`` threads (an int or a tuple of up to 4); ``block_dim``:
-    the CUDA block size (default ``wp.config.cuda_block_dim``), and on the CPU with
+    the CUDA block size (default ``wp.config.cuda_block_dim``; a kernel with tiles runs its GPU
+    blocks cooperatively, see cuda_blocks), and on the CPU with
     ``wp.config.enable_cpu_blocks`` the lanes of a cooperative block (default 1)."""
     if block_dim is not None and block_dim != 1 and config.enable_cpu_blocks:
         width = cpu_block_width(block_dim, device, stream)
