@@ -186,7 +186,7 @@ def _nvrtc_or_skip():
 def test_cooperative_kernels_compile_for_sm90(width):
     """Every cooperative kernel of the CPU block tests, built for CUDA blocks, compiles with NVRTC."""
     nvrtc = _nvrtc_or_skip()
-    kernels = [k.with_block_width(width) for k in COOPERATIVE]
+    kernels = [k.with_block_width(width) for k in COOPERATIVE + [tiled_gemm]]
     cubin = nvrtc.compile_source(generate_source(kernels, CUDA), 90, False, False, f"cuda_blocks_{width}",
                                  kind="cubin")
     assert cubin[:4] == b"\x7fELF"
@@ -396,3 +396,28 @@ def test_cuda_tape_through_cooperative_blocks(cuda_device, block_dim):
     if cuda_device is not None:
         assert cuda_device.launches[-1][0] == f"{block_grad.with_block_width(w).cpp}_cuda_backward"
         assert cuda_device.launches[-1][1:3] == (b, w)
+
+
+GEMM_TILE = 8
+
+
+@wp.kernel(module="unique")
+def tiled_gemm(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float), c: wp.array2d(dtype=float)):
+    i, j = wp.tid()
+    acc = wp.tile_zeros(shape=(GEMM_TILE, GEMM_TILE), dtype=float)
+    for k in range(a.shape[1] // GEMM_TILE):
+        ta = wp.tile_load(a, shape=(GEMM_TILE, GEMM_TILE), offset=(i * GEMM_TILE, k * GEMM_TILE))
+        tb = wp.tile_load(b, shape=(GEMM_TILE, GEMM_TILE), offset=(k * GEMM_TILE, j * GEMM_TILE))
+        wp.tile_matmul(ta, tb, acc)
+    wp.tile_store(c, acc, offset=(i * GEMM_TILE, j * GEMM_TILE))
+
+
+@requires_cuda
+@pytest.mark.parametrize("block_dim", [None, 32, 64])
+def test_gpu_tiled_gemm_matches_numpy(block_dim):
+    rng = np.random.default_rng(3)
+    an, bn = rng.standard_normal((32, 24)).astype(np.float32), rng.standard_normal((24, 16)).astype(np.float32)
+    a, b = wp.array(an, device="cuda:0"), wp.array(bn, device="cuda:0")
+    c = wp.zeros((32, 16), dtype=float, device="cuda:0")
+    wp.launch_tiled(tiled_gemm, dim=(4, 2), inputs=[a, b, c], block_dim=block_dim, device="cuda:0")
+    np.testing.assert_allclose(c.numpy(), an @ bn, rtol=1e-4, atol=1e-4)
