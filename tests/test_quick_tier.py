@@ -140,12 +140,24 @@ def _loaded(mod):
     return list(wp.get_module(mod.__name__).loaded.values())
 
 
-def test_quick_and_optimised_builds_give_the_same_bits(tmp_path, quick):
+def _gated(monkeypatch):
+    """Background builds wait for the returned event (set it to let them run)."""
+    gate = threading.Event()
+    real_run = quick_tier._run
+    monkeypatch.setattr(quick_tier, "_run", lambda *a: (gate.wait(120), real_run(*a)))
+    return gate
+
+
+def test_quick_and_optimised_builds_give_the_same_bits(tmp_path, quick, monkeypatch):
     mod = _import(tmp_path, "quick_bits")
-    first = _run_all(mod)
-    quick_lms = _loaded(mod)
-    # forward and backward loads both ran from quick units
-    assert len(quick_lms) == 2 and all(lm.quick for lm in quick_lms)
+    gate = _gated(monkeypatch)
+    try:
+        first = _run_all(mod)
+        quick_lms = _loaded(mod)
+        # forward and backward loads both ran from quick units
+        assert len(quick_lms) == 2 and all(lm.quick for lm in quick_lms)
+    finally:
+        gate.set()
     quick_tier.wait()
     assert all(lm.upgraded() for lm in quick_lms)
     second = _run_all(mod)
@@ -208,9 +220,7 @@ def _check_edit_module(mod, n, consts):
 
 def test_an_edit_during_the_background_build_compiles_one_kernel_then_all_upgrade(tmp_path, quick, monkeypatch):
     from warp_interactive.state import state
-    gate = threading.Event()
-    real_run = quick_tier._run
-    monkeypatch.setattr(quick_tier, "_run", lambda *a: (gate.wait(120), real_run(*a)))
+    gate = _gated(monkeypatch)
     n = 5
     salt = uuid.uuid4().hex
     path = tmp_path / "quick_edit.py"

@@ -24,6 +24,7 @@ ending meanwhile waits for its compilers, so the next run finds the optimised bu
 """
 
 import threading
+import time
 
 from ..compiler import cache
 from ..compiler import cpu as cpu_compiler
@@ -36,6 +37,7 @@ class Job:
 
     def __init__(self, name):
         self.name, self.done, self.error = name, False, None
+        self.finished = None    # time.perf_counter() when done (benchmarks/module_scaling.py)
 
 
 _lock = threading.Lock()
@@ -114,6 +116,7 @@ def _run(job, units, index, options):
                 cache.record_kernels(unit, kernel_hashes)
             for key, entry in index:      # the module's entry last: its units all exist now
                 warm_index.store(key, entry)
+        job.finished = time.perf_counter()
         job.done = True
         launch_state.invalidate()   # plans and recorded launches re-resolve: Module.load swaps
     except Exception as e:   # noqa: BLE001 - the module keeps working from its quick units
@@ -126,3 +129,10 @@ def wait(timeout=None):
     """Join the background builds this process started (tests, benchmarks)."""
     while _threads:
         _threads.pop().join(timeout)
+
+
+def last_finished():
+    """``time.perf_counter()`` when the last finished background build ended, or None."""
+    with _lock:
+        done = [j.finished for j in _jobs.values() if j.finished is not None]
+    return max(done) if done else None
