@@ -25,7 +25,8 @@ namespace wp {
 typedef void (*cpu_lane_fn)(const void* args, const void* bounds, int64 idx);
 
 struct cpu_block {
-    int width = 0;            // lanes in a full block (the launch's block_dim)
+    int capacity = 0;         // lanes the stacks below are reserved for (the widest block run yet)
+    int width = 0;            // lanes in a full block (this launch's block_dim)
     int count = 0;            // lanes of the block now running (the last block may be partial)
     int lane = 0;             // the running lane
     int64 first = 0;          // the thread index of lane 0
@@ -67,7 +68,7 @@ inline cpu_block* cpu_block_state(int width)
 {
     static thread_local cpu_block state;
     cpu_block* b = &state;
-    if (b->width < width) {
+    if (b->capacity < width) {
         if (b->stacks) munmap(b->stacks, b->stack_bytes);
         b->stack_bytes = CPU_LANE_STACK * size_t(width);
         void* p = mmap(nullptr, b->stack_bytes, PROT_READ | PROT_WRITE,
@@ -77,8 +78,9 @@ inline cpu_block* cpu_block_state(int width)
         b->ctx = (ucontext_t*)std::realloc(b->ctx, sizeof(ucontext_t) * size_t(width));
         b->done = (char*)std::realloc(b->done, size_t(width));
         b->syncs = (unsigned*)std::realloc(b->syncs, sizeof(unsigned) * size_t(width));
-        b->width = width;
+        b->capacity = width;
     }
+    b->width = width;      // (not the capacity: wp.block_dim() of a narrower launch after a wider one)
     return b;
 }
 
@@ -169,10 +171,40 @@ inline int32 block_width()
     cpu_block* b = cpu_block_current();
     return b ? b->width : 1;
 }
+
+// A partial cooperative block (the launch's last block, `count < width` lanes): warp-lang's CPU
+// tiles give lane l the elements whose row-major index k has k % width == l, and the missing
+// lanes' elements are left out of reductions and scans (they were never loaded there). `absent(k)`
+// says whether element k is such an element; outside a partial block, never.
+struct block_absent_t {
+    int width, count;
+    WPI_FUNC bool any() const { return width != 0; }
+    WPI_FUNC bool operator()(int k) const { return width != 0 && k % width >= count; }
+};
+inline block_absent_t block_absent()
+{
+    cpu_block* b = cpu_block_current();
+    if (b && b->count < b->width) return {b->width, b->count};
+    return {0, 0};
+}
+
+// A run-time error of a cooperative block (an empty axis slice of a reduction without an
+// identity): recorded like a failed bounds check and raised by the runtime after the launch.
+inline void record_block_error(const char* message)
+{
+    if (__atomic_exchange_n(&g_error.set, 1, __ATOMIC_ACQ_REL)) return;
+    snprintf(g_error.message, sizeof(g_error.message), "%s", message);
+}
 #else
 WPI_FUNC void block_sync() {}
 WPI_FUNC int32 block_lane() { return 0; }
 WPI_FUNC int32 block_width() { return 1; }
+struct block_absent_t {
+    WPI_FUNC bool any() const { return false; }
+    WPI_FUNC bool operator()(int) const { return false; }
+};
+WPI_FUNC block_absent_t block_absent() { return {}; }
+WPI_FUNC void record_block_error(const char*) {}
 #endif
 
 // Every lane's `n` values into `out` (n x W, lane fastest: lane l's k-th value at [k * W + l]).
