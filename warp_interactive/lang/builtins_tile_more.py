@@ -42,7 +42,7 @@ def tile_axpy(tr, obj, node, kwargs):
         raise tr.scope.error(f"wp.tile_axpy(): src and dest differ: {type_name(src.type)} and {type_name(dest.type)}")
     alpha = value_var_of(tr, tr.eval_var(args["alpha"]), src.type.dtype)
     scaled = emit(tr, "tile_mul_scalar", src.type, [src, alpha])
-    rebind(tr, args["dest"], emit(tr, "tile_add", dest.type, [dest, scaled]), "tile_axpy", "dest")
+    rebind(tr, args["dest"], emit(tr, "tile_add", dest.type, [dest, scaled]), "tile_axpy", "dest", additive=True)
 
 
 # --- indexed memory ----------------------------------------------------------------------------------

@@ -199,7 +199,11 @@ def tile_broadcast(tr, obj, node, kwargs):
         else:
             raise tr.scope.error(f"wp.tile_broadcast(): shape {src} cannot broadcast to {shape} "
                                  f"(dimension {k}: {src[m]} vs {d})")
-    return gather(tr, t, shape, 0, strides)
+    out = gather(tr, t, shape, 0, strides)
+    if getattr(t, "tile_storage", None) == "shared":
+        # warp-lang's broadcast of a shared tile is a view of its memory (repeated elements alias)
+        mark_view(out, t, 0, strides, None)
+    return out
 
 
 def _offsets(tr, args, t, name):

@@ -271,7 +271,8 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
         if isinstance(target, ast.Name) and (hasattr(current, "tile_view_of") or (
                 type(node.op) in _TILE_INPLACE and is_tile(current.type) and is_tile(value.type))):
             # in place (warp-lang's tile add_inplace...): reaches a viewed tile, a caller's tile
-            builtins_tile.bind_tile(self, target.id, self.binary(op, current, value))
+            builtins_tile.bind_tile(self, target.id, self.binary(op, current, value),
+                                    additive=isinstance(node.op, (ast.Add, ast.Sub)))
             return
         try:
             if struct_element:     # an element of a tile of structs (t[i] += s): field by field
