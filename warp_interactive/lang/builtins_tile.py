@@ -368,7 +368,7 @@ def extract(tr, t, idx):
 def assign_element(tr, t, idx, value):
     idx = element_indices(tr, t, idx)
     value = value_var_of(tr, value, t.type.dtype) if sc.is_scalar(t.type.dtype) else value
-    return emit(tr, "tile_assign_elem", t.type, [t, value] + idx, differentiable=len(idx) <= 3)
+    return emit(tr, "tile_assign_elem", t.type, [t, value] + idx)
 
 
 def merge_lanes(tr, old, new, sum_=False):

@@ -151,6 +151,12 @@ WPI_FUNC void adj_tile_extract(const WPI_TILE& t, I0 i, I1 j, I2 k, WPI_TILE& ad
 {
     adj_tile_extract_impl(t, adj_t, adj_ret, i, j, k);
 }
+template <WPI_TILE_PARAMS, typename I0, typename I1, typename I2, typename I3>
+WPI_FUNC void adj_tile_extract(const WPI_TILE& t, I0 i, I1 j, I2 k, I3 l, WPI_TILE& adj_t, I0&, I1&, I2&, I3&,
+                               const T& adj_ret)
+{
+    adj_tile_extract_impl(t, adj_t, adj_ret, i, j, k, l);
+}
 
 // t[idx] = v on a value: returns the modified copy (the translator rebinds the name)
 template <WPI_TILE_PARAMS, typename... I>
@@ -186,6 +192,12 @@ WPI_FUNC void adj_tile_assign_elem(const WPI_TILE& t, const T&, I0 i, I1 j, I2 k
                                    I1&, I2&, const WPI_TILE& adj_ret)
 {
     adj_tile_assign_elem_impl(tile_flat(t, int(i), int(j), int(k)), adj_t, adj_v, adj_ret);
+}
+template <WPI_TILE_PARAMS, typename I0, typename I1, typename I2, typename I3>
+WPI_FUNC void adj_tile_assign_elem(const WPI_TILE& t, const T&, I0 i, I1 j, I2 k, I3 l, WPI_TILE& adj_t, T& adj_v,
+                                   I0&, I1&, I2&, I3&, const WPI_TILE& adj_ret)
+{
+    adj_tile_assign_elem_impl(tile_flat(t, int(i), int(j), int(k), int(l)), adj_t, adj_v, adj_ret);
 }
 
 // --- elementwise arithmetic (through the scalar/composite builtins, so every dtype works) --------
