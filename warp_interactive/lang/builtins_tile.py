@@ -371,14 +371,15 @@ def assign_element(tr, t, idx, value):
     return emit(tr, "tile_assign_elem", t.type, [t, value] + idx)
 
 
-def merge_lanes(tr, old, new, sum_=False):
+def merge_lanes(tr, old, new, mode=0):
     """In a cooperative CPU block each lane holds its own copy of a tile: after a per-lane write
-    (``t[lane] = x``, ``t[0] += x``, tile_scatter_add/masked) every lane gets the block's tile with
-    all lanes' writes (``sum_``: their increments added, as warp-lang's shared tiles add). A
+    (``t[lane] = x``, ``t[0] += x``, ``t[0] &= x``, tile_scatter_add/masked) every lane gets the
+    block's tile with all lanes' writes (``mode``: 0 the last write wins, 1 (or True) their
+    increments added, 2/3/4 and/or/xor-ed, as warp-lang's shared tiles do it: cpu_blocks.h). A
     block-wide operation: every lane must reach it. One lane per block: ``new`` itself."""
     if tr.block_width == 1:
         return new
-    return emit(tr, "block_merge_tile", new.type, [old, new, tr.index_const(int(sum_))], differentiable=False)
+    return emit(tr, "block_merge_tile", new.type, [old, new, tr.index_const(int(mode))], differentiable=False)
 
 
 def tile_extract(tr, obj, node, kwargs):

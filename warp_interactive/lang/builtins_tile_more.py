@@ -132,7 +132,7 @@ def _scatter(cpp):
         # differentiable in one-lane blocks (a struct dtype has no adjoint arithmetic)
         diff = sc.is_float(t.type.dtype) or comp.is_composite(t.type.dtype)
         new = emit(tr, cpp, t.type, [t, value, has] + idx, differentiable=diff)
-        new = merge_lanes(tr, t, new, sum_=cpp == "tile_scatter_add")    # every lane's value (blocks)
+        new = merge_lanes(tr, t, new, mode=int(cpp == "tile_scatter_add"))    # every lane's value (blocks)
         rebind(tr, node.args[0], new, cpp, "the tile")
     return handler
 

@@ -247,12 +247,15 @@ WPI_FUNC T block_broadcast(const T& value, int src)
     return value;
 }
 
-// Per-lane writes into a tile (`t[lane] = x`, tile_scatter_add/masked): every lane changed its own
-// copy `mine` of the block's tile `old`; all lanes then get `old` with every lane's changes, in lane
-// order (writes: an element a lane changed takes its value, the last such lane winning) or summed
-// (adds: old + the sum of the lanes' increments). Outside a block: `mine`.
+// Per-lane writes into a tile (`t[lane] = x`, tile_scatter_add/masked, `t[i] op= x`): every lane
+// changed its own copy `mine` of the block's tile `old`; all lanes then get `old` with every lane's
+// changes, in lane order. `mode` 0 (writes): an element a lane changed takes its value, the last
+// such lane winning; 1 (adds): old + the sum of the lanes' increments; 2, 3, 4 (`&=`, `|=`, `^=`:
+// warp-lang's shared tiles apply each lane's operation atomically): the lanes' copies combined
+// bit by bit (and / or of the copies, old ^ the xor of the lanes' changes), which is the same
+// element by element for integers and vectors or matrices of them. Outside a block: `mine`.
 template <typename Tl>
-WPI_FUNC Tl block_merge_tile(const Tl& old, const Tl& mine, bool sum)
+WPI_FUNC Tl block_merge_tile(const Tl& old, const Tl& mine, int mode)
 {
 #if defined(WPI_CPU_BLOCKS)
     cpu_block* b = cpu_block_current();
@@ -262,16 +265,26 @@ WPI_FUNC Tl block_merge_tile(const Tl& old, const Tl& mine, bool sum)
         std::memcpy((void*)&buf[b->lane], (const void*)&mine, sizeof(Tl));
         block_sync();
         Tl r = old;
-        for (int l = 0; l < b->count; ++l)
-            for (int k = 0; k < Tl::size; ++k) {
-                if (std::memcmp((const void*)&buf[l].data[k], (const void*)&old.data[k], sizeof(T)) == 0) continue;
-                r.data[k] = sum ? add(r.data[k], sub(buf[l].data[k], old.data[k])) : buf[l].data[k];
+        if (mode >= 2) {
+            unsigned char* rb = (unsigned char*)&r;
+            const unsigned char* ob = (const unsigned char*)&old;
+            for (int l = 0; l < b->count; ++l) {
+                const unsigned char* lb = (const unsigned char*)&buf[l];
+                for (size_t k = 0; k < sizeof(Tl); ++k)
+                    rb[k] = mode == 2 ? (rb[k] & lb[k]) : mode == 3 ? (rb[k] | lb[k]) : (rb[k] ^ (lb[k] ^ ob[k]));
             }
+        } else {
+            for (int l = 0; l < b->count; ++l)
+                for (int k = 0; k < Tl::size; ++k) {
+                    if (std::memcmp((const void*)&buf[l].data[k], (const void*)&old.data[k], sizeof(T)) == 0) continue;
+                    r.data[k] = mode == 1 ? add(r.data[k], sub(buf[l].data[k], old.data[k])) : buf[l].data[k];
+                }
+        }
         block_sync();
         return r;
     }
 #endif
-    (void)old, (void)sum;
+    (void)old, (void)mode;
     return mine;
 }
 
@@ -282,7 +295,7 @@ template <typename Tl>
 WPI_FUNC Tl block_adjoint_sum(const Tl& mine)
 {
     const Tl zero = {};
-    return block_merge_tile(zero, mine, true);
+    return block_merge_tile(zero, mine, 1);
 }
 
 }  // namespace wp

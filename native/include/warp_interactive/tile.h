@@ -218,6 +218,18 @@ WPI_TILE_BINARY(tile_add, add)
 WPI_TILE_BINARY(tile_sub, sub)
 WPI_TILE_BINARY(tile_mul, mul)
 WPI_TILE_BINARY(tile_div, div)
+
+// bitwise operators between integer tiles (not differentiable)
+#define WPI_TILE_BITWISE(NAME, FN)                                                                 \
+    WPI_TILE_TPL WPI_FUNC WPI_TILE NAME(const WPI_TILE& a, const WPI_TILE& b)                       \
+    {                                                                                              \
+        WPI_TILE r;                                                                                \
+        for (int i = 0; i < WPI_TILE::size; ++i) r.data[i] = FN(a.data[i], b.data[i]);             \
+        return r;                                                                                  \
+    }
+WPI_TILE_BITWISE(tile_bit_and, bit_and)
+WPI_TILE_BITWISE(tile_bit_or, bit_or)
+WPI_TILE_BITWISE(tile_bit_xor, bit_xor)
 #undef WPI_TILE_BINARY
 
 // an element of a tile of @wp.structs updated in place (t[i] += s): the field-wise add/sub
