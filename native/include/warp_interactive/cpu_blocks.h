@@ -6,8 +6,8 @@
 // Lanes run one after another on one thread, so no lane ever races another.
 //
 // Only kernels built for a block width above one use this (a separate entry point, see
-// codegen/target.py); every query here answers "one lane, lane 0" outside a block, and on CUDA,
-// where these kernels are compiled only for NVRTC's check and never launched.
+// codegen/target.py); every query here answers "one lane, lane 0" outside a block. On CUDA the
+// same primitives run a block's lanes as the GPU block's threads (cuda_blocks.h).
 #pragma once
 
 #if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
@@ -18,6 +18,7 @@
 #include <cstring>
 #define WPI_CPU_BLOCKS 1
 #endif
+#include "cuda_blocks.h"    // the same primitives for CUDA blocks (block_sync/lane/width there)
 
 namespace wp {
 
@@ -195,16 +196,26 @@ inline void record_block_error(const char* message)
     if (__atomic_exchange_n(&g_error.set, 1, __ATOMIC_ACQ_REL)) return;
     snprintf(g_error.message, sizeof(g_error.message), "%s", message);
 }
-#else
+#elif !defined(WPI_CUDA_BLOCKS)
 WPI_FUNC void block_sync() {}
 WPI_FUNC int32 block_lane() { return 0; }
 WPI_FUNC int32 block_width() { return 1; }
+#endif
+
+#if !defined(WPI_CPU_BLOCKS)    // CUDA: cooperative blocks (cuda_blocks.h) or one-thread blocks
 struct block_absent_t {
-    WPI_FUNC bool any() const { return false; }
-    WPI_FUNC bool operator()(int) const { return false; }
+    int width, count;
+    WPI_FUNC bool any() const { return width != 0; }
+    WPI_FUNC bool operator()(int k) const { return width != 0 && k % width >= count; }
 };
-WPI_FUNC block_absent_t block_absent() { return {}; }
-WPI_FUNC void record_block_error(const char*) {}
+WPI_FUNC block_absent_t block_absent()
+{
+#if defined(WPI_CUDA_BLOCKS)
+    if (cuda_block_active() && int(blockDim.x) < block_width()) return {block_width(), int(blockDim.x)};
+#endif
+    return {0, 0};
+}
+WPI_FUNC void record_block_error(const char* message) { ::printf("%s\n", message); }
 #endif
 
 // Every lane's `n` values into `out` (n x W, lane fastest: lane l's k-th value at [k * W + l]).
@@ -222,6 +233,8 @@ WPI_FUNC void block_gather(const T* mine, int n, T* out, int W)
         block_sync();      // every lane has read them: the scratch may be reused
         return;
     }
+#elif defined(WPI_CUDA_BLOCKS)
+    if (cuda_block_active() && W > 1) return cuda_block_gather(mine, n, out, W);
 #endif
     for (int k = 0; k < n * W; ++k) out[k] = T{};
     for (int k = 0; k < n; ++k) out[k * W] = mine[k];
@@ -242,6 +255,8 @@ WPI_FUNC T block_broadcast(const T& value, int src)
         block_sync();
         return r;
     }
+#elif defined(WPI_CUDA_BLOCKS)
+    if (cuda_block_active()) return cuda_block_broadcast(value, src);
 #endif
     (void)src;
     return value;
@@ -283,6 +298,8 @@ WPI_FUNC Tl block_merge_tile(const Tl& old, const Tl& mine, int mode)
         block_sync();
         return r;
     }
+#elif defined(WPI_CUDA_BLOCKS)
+    if (cuda_block_active()) return cuda_block_merge_tile(old, mine, mode);
 #endif
     (void)old, (void)mode;
     return mine;
