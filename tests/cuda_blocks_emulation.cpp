@@ -112,30 +112,39 @@ static void check_broadcast(int width, int threads, int src)
 
 typedef wp::tile<int, 5000> merge_tile;     // 20000 bytes: two chunks
 
-static void check_merge(int width, int threads, bool sum)
+// mode: 0 writes (the last lane in lane order wins), 1 adds, 2/3/4 `&=`/`|=`/`^=` (bit by bit)
+static void check_merge(int width, int threads, int mode)
 {
+    const bool sum = mode == 1;
     std::vector<merge_tile> got(threads);
     merge_tile old;
     for (int k = 0; k < merge_tile::size; ++k) old.data[k] = k % 11;
     auto change = [&](merge_tile& t, int l) {     // lane l's writes or increments
         const int spots[3] = {0, (l * 7) % merge_tile::size, merge_tile::size - 1 - l};
-        for (int s = 0; s < 3; ++s) t.data[spots[s]] = sum ? t.data[spots[s]] + l + 1 : 100 + l;
+        for (int s = 0; s < 3; ++s) {
+            int& v = t.data[spots[s]];
+            v = mode == 0 ? 100 + l : mode == 1 ? v + l + 1 : mode == 2 ? v & ~(1 << (l % 5)) :
+                mode == 3 ? v | (16 << (l % 7)) : v ^ (1 << (l % 9));
+        }
     };
     run_block(width, threads, true, [&](int l) {
         merge_tile mine = old;
         change(mine, l);
-        got[l] = wp::cuda_block_merge_tile(old, mine, sum);
+        got[l] = wp::cuda_block_merge_tile(old, mine, mode);
     });
     merge_tile want = old;      // brute force: lane order, the last writer winning or every increment added
     for (int l = 0; l < threads; ++l) {
         merge_tile mine = old;
         change(mine, l);
         for (int k = 0; k < merge_tile::size; ++k)
-            if (mine.data[k] != old.data[k]) want.data[k] = sum ? want.data[k] + mine.data[k] - old.data[k] : mine.data[k];
+            if (mode == 2) want.data[k] &= mine.data[k];
+            else if (mode == 3) want.data[k] |= mine.data[k];
+            else if (mode == 4) want.data[k] ^= mine.data[k] ^ old.data[k];
+            else if (mine.data[k] != old.data[k]) want.data[k] = sum ? want.data[k] + mine.data[k] - old.data[k] : mine.data[k];
     }
     for (int l = 0; l < threads; ++l)
         for (int k = 0; k < merge_tile::size; ++k)
-            if (got[l].data[k] != want.data[k]) { expect(false, sum ? "merge sum" : "merge write", width, threads, l, k); break; }
+            if (got[l].data[k] != want.data[k]) { expect(false, "merge", width, threads, l, mode * 100000L + k); break; }
     ++checks;
 }
 
@@ -171,8 +180,7 @@ int main()
         check_broadcast(width, threads, threads - 1);
         check_broadcast(width, threads, 0);
         check_broadcast(width, threads, threads);     // outside the block: zeros
-        check_merge(width, threads, false);
-        check_merge(width, threads, true);
+        for (int mode = 0; mode <= 4; ++mode) check_merge(width, threads, mode);
         check_stack_push(width, threads);
     }
     if (failures) return 1;

@@ -1,6 +1,6 @@
 """The CUDA block primitives (native/include/warp_interactive/cuda_blocks.h) run on the host, each
 lane a thread of its own, all at once, under ThreadSanitizer: the exchanges through the block's
-shared memory (gather, broadcast, lane-order merges, stack push, in several rounds of the scratch;
+shared memory (gather, broadcast, lane-order merges of writes, adds and &=/|=/^=, stack push, in several rounds of the scratch;
 full and partial blocks) give the brute-force answers, and no lane reads the scratch while another
 writes it (a missing __syncthreads() is a reported data race). The header is compiled as it is
 but for its two device-only lines, which the test rewrites (and checks that they are there)."""
