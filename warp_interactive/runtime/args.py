@@ -39,6 +39,24 @@ def args_struct(kernel):
     return st
 
 
+ADJ = "@adj"    # the backward struct's field of a by-value adjoint: not a Python identifier
+
+
+def backward_args_struct(kernel):
+    """The ctypes struct an adjoint launch packs: ``args_struct``'s fields, then the adjoints of
+    the scalar and composite parameters, by value (codegen/module_source.py `_backward_args`);
+    ``args_struct`` itself for kernels without such parameters."""
+    st = getattr(kernel, "_bargs_ctype", None)
+    if st is None:
+        values = [(name + ADJ, _ctype_of(t)) for name, t in kernel.arg_types.items()
+                  if comp.passes_adjoint_value(t)]
+        base = args_struct(kernel)
+        st = base if not values else type(f"{kernel.key}_bargs", (ctypes.Structure,),
+                                          {"_fields_": list(base._fields_) + values})
+        kernel._bargs_ctype = st
+    return st
+
+
 def as_array(value, t, device):
     """A wp.array for parameter type ``t`` from a wp array, NumPy array or array-like."""
     if isinstance(value, array):
@@ -136,13 +154,20 @@ def pack(kernel, values, device, grads=None):
         names = ", ".join(types)
         raise TypeError(f"kernel '{kernel.key}' takes {len(types)} arguments ({names}), "
                         f"got {len(values)}")
-    st = args_struct(kernel)()
+    st = (args_struct if grads is None else backward_args_struct)(kernel)()
     for i, ((name, t), v) in enumerate(zip(types.items(), values)):
         g = grads[i] if grads is not None else None
         try:
             setattr(st, name, convert(v, t, device, g, _access_check(kernel, name)))
         except ArgError as e:
             raise TypeError(f"kernel '{kernel.key}' argument '{name}' (type {type_name(t)}): {e}") from None
+        if g is None or g is False or not comp.passes_adjoint_value(t):
+            continue
+        try:    # a by-value adjoint (an adjoint launch's adj_inputs/adj_outputs entry)
+            setattr(st, name + ADJ, convert(g, t, device))
+        except ArgError as e:
+            raise TypeError(f"kernel '{kernel.key}' adjoint of argument '{name}' (type {type_name(t)}): "
+                            f"{e}") from None
     return st
 
 

@@ -9,6 +9,7 @@ from ..config import config
 from ..errors import LaunchError
 from ..state import state
 from ..types.arraydesc import LaunchBounds
+from ..types.composite import passes_adjoint_value
 from . import fastlaunch, graph, launch_state, tape_hooks
 from .launch_state import epoch as _epoch
 from .args import pack
@@ -256,16 +257,21 @@ def _check_backward_enabled(kernel):
 
 
 def _adjoint_grads(kernel, values, adj_values):
-    """Per parameter: the array whose memory receives/provides the gradient (arrays only)."""
+    """Per parameter: the array whose memory receives/provides the gradient, or the adjoint
+    value of a scalar/composite parameter (packed by value: args.py backward_args_struct);
+    False: none given."""
     if adj_values and len(adj_values) != len(values):
         raise TypeError(f"adjoint launch of '{kernel.key}' needs adj_inputs + adj_outputs to match "
                         f"inputs + outputs ({len(values)} values), got {len(adj_values)}")
-    grads = []
+    grads, types = [], list(kernel.arg_types.values())
     for i, v in enumerate(values):
         # an adjoint given as None falls back to the array's own .grad, as the reference
         g = adj_values[i] if adj_values else None
         g = getattr(v, "grad", None) if g is None else g
         is_array = hasattr(g, "ptr") or hasattr(g, "__array_interface__")
+        if g is not None and i < len(types) and passes_adjoint_value(types[i]):
+            grads.append(g)     # a scalar/vector/matrix adjoint, passed by value
+            continue
         grads.append(g if is_array else False)  # False: no gradient memory for this parameter
     return grads
 
