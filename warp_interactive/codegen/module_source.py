@@ -87,19 +87,27 @@ def _collect_functions(irs):
             raise RecursionError(f"@wp.func {ov.name} calls itself (recursion is not supported)")
         for callee in ov.ir.calls:
             visit(callee, stack + (ov.cpp,))
+        after = []
         for helper in _custom_helpers(ov):   # @wp.func_grad / @wp.func_replay, before ov
             for callee in helper.ir.calls:
-                visit(callee, stack + (ov.cpp,))
+                if callee.cpp != ov.cpp:
+                    visit(callee, stack + (ov.cpp,))
             if helper.cpp not in seen:
                 seen.add(helper.cpp)
-                order.append(helper)
+                # a helper calling ov itself comes after it (ov's adjoint sees its prototype)
+                (after if _calls(helper, ov) else order).append(helper)
         seen.add(ov.cpp)
         order.append(ov)
+        order.extend(after)
 
     for fir in irs:
         for ov in fir.calls:
             visit(ov)
     return order
+
+
+def _calls(helper, ov):
+    return any(c.cpp == ov.cpp for c in helper.ir.calls)
 
 
 def _custom_helpers(ov):
@@ -164,13 +172,9 @@ def _function_source(ov, target, debug, backward):
         return native_function_source(ov, target, backward)
     fir = ov.ir
     q = target.func_qualifier
-    params = [f"{cpp_type(p.type)} {p.label}" for p in fir.params]
-    rets = fir.return_types
-    if len(rets) > 1:
-        params += [f"{cpp_type(t)}& ret_{i}" for i, t in enumerate(rets)]
-    ret = cpp_type(rets[0]) if len(rets) == 1 else "void"
     w = BodyWriter(fir, debug, ov.name)
-    lines = [f"{q} {ret} {fir.name}({', '.join(params)}) {{"] + _declarations(fir, False)
+    lines = [_forward_signature(fir, q) + " {"] + _declarations(fir, False)
+    rets = fir.return_types
     body = w.forward(fir.body, 1)
     lines += w.prologue() + body
     if len(rets) == 1:
@@ -179,10 +183,21 @@ def _function_source(ov, target, debug, backward):
     if backward and not getattr(ov, "forward_only", False):
         grad, replay = getattr(ov, "custom_grad", None), getattr(ov, "custom_replay", None)
         if grad is not None:
+            if _calls(grad, ov):     # defined after ov (_collect_functions): declared here
+                lines.append(_forward_signature(grad.ir, q) + ";")
             lines += _custom_adjoint(fir, grad, target)
         else:   # with a custom replay, the adjoint differentiates the replay's code
             lines += _adjoint_function(replay.ir if replay else fir, target, debug, ov.name, fir.name)
     return "\n".join(lines) + "\n"
+
+
+def _forward_signature(fir, qualifier):
+    params = [f"{cpp_type(p.type)} {p.label}" for p in fir.params]
+    rets = fir.return_types
+    if len(rets) > 1:
+        params += [f"{cpp_type(t)}& ret_{i}" for i, t in enumerate(rets)]
+    ret = cpp_type(rets[0]) if len(rets) == 1 else "void"
+    return f"{qualifier} {ret} {fir.name}({', '.join(params)})"
 
 
 def _adjoint_signature(fir, target, cpp_name):

@@ -217,6 +217,8 @@ for n in (1, 2, 3, 4):
                 doc="If `a[i...] == compare`, store `value` there, atomically; returns the old value.")
 add_builtin("array_shape", {"a": Array, "k": Index}, value_type=sc.int32, group=G_ARR,
             differentiable=False, hidden=True, export=False)
+add_builtin("array_grad", {"a": Array}, value_func=same_as(0), group=G_ARR,   # wp.adjoint[a] (custom_grad.py)
+            differentiable=False, hidden=True, export=False)
 add_builtin("array_nonnull", {"a": Array}, value_type=sc.bool_, group=G_ARR,
             differentiable=False, hidden=True, export=False)   # `if a:` / `not a`
 add_builtin("len", {"a": Array}, value_type=sc.int32, group="Utility", differentiable=False,
