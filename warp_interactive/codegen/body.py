@@ -11,6 +11,7 @@ from ..types.array import array
 from ..types.tile import is_tile
 from .cpp_types import c_string, cpp_type, field, literal
 from .own_index import OwnIndex
+from .native_func import replay_name
 from . import loop_state
 from . import polls
 
@@ -25,6 +26,11 @@ BOUNDS_CHECKED = {"load", "view", "array_store", "atomic_add", "atomic_sub", "at
 
 def _is_user_call(func):
     return hasattr(func, "function")
+
+
+def _native_replay(func):
+    native = getattr(getattr(func, "function", None), "native", None)
+    return native is not None and native.replay_snippet is not None
 
 
 class BodyWriter:
@@ -282,6 +288,8 @@ class BodyWriter:
         name = self.callee(func, s.template)
         if replay and _is_user_call(func) and getattr(func, "custom_replay", None) is not None:
             name = func.custom_replay.cpp   # @wp.func_replay: no side effects in the replay
+        elif replay and _native_replay(func):
+            name = replay_name(func.cpp)    # wp.func_native(replay_snippet=...)
         if (not replay and func.cpp in ("atomic_add", "atomic_sub") and not _is_user_call(func)
                 and id(s.args[0]) in self.own_adds):
             name = f"wp::{func.cpp}_own"    # no other thread updates that element
