@@ -42,6 +42,9 @@ class _Config:
         self.cache_kernels = True
         self.enable_cpu_blocks = False   # the reference's CPU block launches (tile code): read by
                                          # its test helpers; CPU launches here run one thread per index
+        # warn (stderr) when a launch or copy recorded on a tape writes an array an earlier
+        # recorded launch read: its gradients would be wrong (runtime/overwrite.py)
+        self.verify_autograd_array_access = False
 
     def __setattr__(self, name, value):
         if name == "mode" and value not in ("release", "debug"):

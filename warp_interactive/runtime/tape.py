@@ -3,8 +3,9 @@ reverse through the kernels' generated adjoints to accumulate gradients."""
 
 import numpy as np
 
+from ..config import config
 from ..state import state
-from . import launch_state
+from . import launch_state, overwrite
 
 
 class _GradientMap:
@@ -119,6 +120,8 @@ class Tape:
             a.grad.assign(seed.numpy() if hasattr(seed, "numpy") else np.asarray(seed))
         for entry in reversed(self.launches):
             _BACKWARD[entry[0]](entry)
+        if config.verify_autograd_array_access:    # this tape's reads are consumed
+            overwrite.clear(self.arrays())
 
     def arrays(self):
         """Every array the recorded steps touched, in first-seen order."""
@@ -136,6 +139,8 @@ class Tape:
 
     def reset(self):
         """Forget the recorded steps and zero the gradients."""
+        if config.verify_autograd_array_access:
+            overwrite.clear(self.arrays())
         self.zero()
         self.launches.clear()
         self.scopes.clear()

@@ -18,7 +18,7 @@ from .dtypes import element_shape, infer_dtype, np_dtype_of, scalar_of, type_rep
 from .generic import is_any
 from .scalars import (Scalar, bfloat16, bfloat16_bits_to_float32, bfloat16_from_numpy,
                       bfloat16_to_numpy, canonical_scalar)
-from . import array_values
+from . import array_marks, array_values
 from .array_arith import ArrayArithmetic
 
 _capturing = state.capturing    # graph captures in progress: the fast check on hot paths
@@ -66,6 +66,8 @@ class array(ArrayArithmetic):
     _retain_grad = False    # for instances made without __init__ (views, interop wrappers)
     _readonly = False       # the memory is read-only (a read-only NumPy array, bytes, mmap)
     _unwritable = None      # why kernels must not write it (read-only, or stride 0), else None
+    _is_read = False        # read by a launch on a tape (wp.config.verify_autograd_array_access)
+    mark_init, mark_read, mark_write = array_marks.mark_init, array_marks.mark_read, array_marks.mark_write
 
     def __init__(self, data=None, dtype=None, shape=None, strides=None, length=None, ptr=None,
                  capacity=None, device=None, copy=True, owner=False, ndim=None, grad=None,
@@ -385,6 +387,8 @@ class array(ArrayArithmetic):
 
     def _derived(self, ptr, shape, strides, grad_fn):
         out = array.__new__(array)
+        if self._is_read:     # a view starts with its parent's read flag (array_marks.py)
+            out._is_read = True
         out.dtype, out.device, out._requires_grad = self.dtype, self.device, self._requires_grad
         out._set_view(ptr, shape, strides, self)
         out._grad = grad_fn(self._grad) if self._grad is not None else None
