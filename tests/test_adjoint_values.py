@@ -116,3 +116,28 @@ def test_recorded_adjoint_launch_replays_with_its_values(capfd):
     cmd = wp.launch(print_any, dim=1, inputs=[wp.float64(1.5)], adj_inputs=[wp.float64(-2.5)],
                     adjoint=True, record_cmd=True)
     assert printed(capfd, cmd.launch) == "1.5\nadj: -2.5\n"
+
+
+@wp.kernel
+def tile_scale(s: float, a: wp.array(dtype=float), b: wp.array(dtype=float)):
+    i = wp.tid()
+    t = wp.tile_load(a, shape=8, offset=i * 8)
+    wp.tile_store(b, t * s, offset=i * 8)
+
+
+@pytest.mark.parametrize("cpu_blocks", [False, True])
+def test_value_adjoints_in_tile_kernels(cpu_blocks):
+    # the cooperative-block entries (CPU blocks, CUDA blocks) take the backward struct too
+    saved = wp.config.enable_cpu_blocks
+    wp.config.enable_cpu_blocks = cpu_blocks
+    try:
+        x = np.arange(16, dtype=np.float32)
+        a = wp.array(x, dtype=float, requires_grad=True)
+        b = wp.zeros(16, dtype=float, requires_grad=True)
+        with wp.Tape() as tape:
+            wp.launch_tiled(tile_scale, dim=2, inputs=[3.0, a, b], block_dim=8)
+        tape.backward(grads={b: wp.ones(16, dtype=float)})
+        np.testing.assert_allclose(b.numpy(), 3.0 * x)
+        np.testing.assert_allclose(a.grad.numpy(), np.full(16, 3.0))
+    finally:
+        wp.config.enable_cpu_blocks = saved

@@ -116,7 +116,7 @@ _CUDA_ENTRY = """extern "C" __global__ void {name}_cuda_{which}({args} args, wp:
 # of its own with blockDim.x = the lanes it has (runtime/cuda/modules.py block_launches); each
 # launch runs only the blocks of its own width.
 _CUDA_ENTRY_BLOCKS = """extern "C" __global__ void __launch_bounds__({width}) \
-{name}_cuda_{which}({name}_args args, wp::launch_bounds_t dim) {{
+{name}_cuda_{which}({args} args, wp::launch_bounds_t dim) {{
     wp::cuda_block_begin({width});
     const int64_t blocks = (dim.size + {width} - 1) / {width};
     const int64_t first = int64_t(blockIdx.x) + (blockDim.x == {width} ? 0 : blocks - 1);
