@@ -154,3 +154,34 @@ def test_off_by_default_marks_nothing(capsys):
         wp.launch(square, dim=3, inputs=[a, b])
         wp.launch(overwrite, dim=3, inputs=[c, a])
     assert not a._is_read and capsys.readouterr().err == ""
+
+
+def test_a_write_after_a_read_in_one_kernel_warns_once(verify, capsys):
+    @wp.func
+    def store_two(x: wp.array(dtype=float), i: int):
+        x[i] = 2.0
+
+    @wp.kernel(module="unique")
+    def read_then_write(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+        i = wp.tid()
+        a = x[i]
+        store_two(x, i)       # the write, through a function, after the read
+        y[i] += a             # an accumulation without an earlier read: fine
+
+    @wp.kernel(module="unique")
+    def write_then_read_ok(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+        i = wp.tid()
+        x[i] = 1.0
+        y[i] = x[i]
+
+    a, b, _ = arrays()
+    for _ in range(2):
+        with wp.Tape():
+            wp.launch(read_then_write, dim=3, inputs=[a, b])
+            wp.launch(write_then_read_ok, dim=3, inputs=[b, a])
+    err = capsys.readouterr().err
+    with open(__file__) as f:
+        line = 1 + next(n for n, text in enumerate(f) if "store_two(x, i)       # the write" in text)
+    assert err.count("within the same kernel") == 1
+    assert (f"Array passed to argument x in kernel read_then_write at {__file__}:{line} is being "
+            "written to after it has been read from within the same kernel") in err

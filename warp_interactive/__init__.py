@@ -5,7 +5,7 @@ CPU cores (and NVIDIA GPUs), built for notebooks.
 """
 
 from . import types
-from .config import config
+from .config import DeterministicMode, config
 from .lang import builtins_core as _builtins_core  # noqa: F401  (declares the builtins)
 from .lang import intrinsics_transform as _intrinsics_transform  # noqa: F401  (wp.transformation)
 from .lang.builtin_function import intrinsic_names as _intrinsic_names

@@ -152,3 +152,37 @@ def _call_rw(st, alias, memo):
         return []
     kinds = _rw_kinds(st.func)
     return [(a, kinds) for a in args] if kinds else []
+
+
+def writes_after_reads(fir, _memo=None):
+    """[(parameter name, line)]: where ``fir`` writes an array parameter after it read it, in
+    statement order (a @wp.func call reads what it reads, then may write after its own reads):
+    warp-lang's in-kernel overwrite warning. A write then a read is fine."""
+    memo = {} if _memo is None else _memo
+    read, out = set(), []
+    alias = {id(p): p.name for p in fir.params}
+
+    def flag(name, line):
+        if all(n != name for n, _ in out):
+            out.append((name, line))
+
+    for st in _walk(fir.body):
+        if isinstance(st, ir.Copy) and id(st.src) in alias:
+            alias[id(st.dst)] = alias[id(st.src)]
+        elif isinstance(st, ir.Select):
+            for v in (st.if_true, st.if_false):
+                if id(v) in alias:
+                    alias[id(st.out)] = alias[id(v)]
+        elif isinstance(st, ir.Call):
+            if hasattr(st.func, "function"):    # the callee's own write-after-read, at this call
+                values = [a for a in st.args if hasattr(a, "id")]
+                war = {n for n, _ in writes_after_reads(st.func.ir, memo)}
+                for p, a in zip(st.func.ir.params, values):
+                    if p.name in war and id(a) in alias:
+                        flag(alias[id(a)], st.lineno)
+            rw = [(alias[id(var)], kinds) for var, kinds in _call_rw(st, alias, memo)]
+            for name, kinds in rw:
+                if "write" in kinds and name in read:
+                    flag(name, st.lineno)
+            read.update(name for name, kinds in rw if "read" in kinds)
+    return out

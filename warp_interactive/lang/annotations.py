@@ -7,6 +7,7 @@ from ..errors import CodegenError
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
+from ..types.tuple_type import TupleType, tuple_annotation
 
 
 def canonical_type(t):
@@ -14,7 +15,8 @@ def canonical_type(t):
     t = sc.canonical_scalar(t)
     if t is array:
         return array(dtype=sc.float32)
-    return t
+    tup = tuple_annotation(t, canonical_type)     # tuple[vec3, float], tuple[int, ...]
+    return t if tup is None else tup
 
 
 def type_key(t):
@@ -28,6 +30,8 @@ def type_key(t):
 def is_concrete(t):
     if isinstance(t, array):     # wp.array(dtype=Any) is generic (lang/generics.py)
         return is_concrete(t.dtype)
+    if isinstance(t, TupleType):
+        return all(is_concrete(x) for x in t.types)
     return (sc.is_scalar(t) or comp.is_composite(t) or hasattr(t, "_wp_struct_")
             or hasattr(t, "_wp_native_fields_"))   # geometry query types
 

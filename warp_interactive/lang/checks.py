@@ -55,6 +55,7 @@ def declared_return(tr, fn):
     if fn.returns is None:
         return None
     from .annotations import canonical_type, is_concrete
+    from ..types.tuple_type import TupleType
     try:
         v = tr.eval(fn.returns)
         if not isinstance(v, PyValue):
@@ -64,6 +65,8 @@ def declared_return(tr, fn):
         t = canonical_type(v.obj)
     except Exception:
         return None
+    if isinstance(t, TupleType):     # -> tuple[int, float]: two results
+        return list(t.types) if is_concrete(t) else None
     return [t] if is_concrete(t) else None
 
 

@@ -8,6 +8,7 @@ from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
 from ..types.tile import is_tile
+from ..types.tuple_type import TupleType
 from . import builtins_core, builtins_tile, builtins_tile_index, intrinsics, ir, tile_refs
 from .calls import CallsMixin
 from .checks import always_exits, check_returns, check_signature, declared_return
@@ -58,6 +59,11 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
         fn = self.src.tree
         params = []
         for (name, t) in param_types.items():
+            if isinstance(t, TupleType):    # one C++ parameter per element; the name is their tuple
+                elems = [ir.Var(id=-1, type=x, name=f"{name}_{k}", is_param=True) for k, x in enumerate(t.types)]
+                params += elems
+                self.scope.symbols[name] = tuple(elems)
+                continue
             v = ir.Var(id=-1, type=t, name=name, is_param=True)
             params.append(v)
             self.scope.symbols[name] = v

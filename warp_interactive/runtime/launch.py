@@ -5,7 +5,7 @@ from functools import partial
 
 import numpy as np
 
-from ..config import config
+from ..config import DeterministicMode, config, deterministic_mode, on_change as _config_on_change
 from ..errors import LaunchError
 from ..state import state
 from ..types.arraydesc import LaunchBounds
@@ -131,7 +131,7 @@ def _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoi
     cmd.launch()
     for given, copy in staged:   # the adjoints the kernel wrote, back into the caller's arrays
         device.memory.copy(given, copy, 0, 0, 0)
-    if device.is_cpu and not adjoint:
+    if device.is_cpu and not adjoint and cmd._threads is None:   # fast plans run multithreaded
         _update_plan(kernel, device, cmd, dim)
     return None
 
@@ -308,6 +308,24 @@ def _adjoint_grads(kernel, values, adj_values):
     return grads
 
 
+def _deterministic_threads(kernel, device):
+    """1 where the kernel's module asks for deterministic results (wp.DeterministicMode) on the
+    CPU: one thread runs the indices in order, so float atomics add in one order every run.
+    None otherwise (the configured thread count)."""
+    mode = deterministic_mode(kernel.module.option("deterministic"))
+    if mode == DeterministicMode.NOT_GUARANTEED:
+        return None
+    if not device.is_cpu:
+        raise NotImplementedError(
+            f"kernel '{kernel.key}': deterministic={mode.name} is not supported on CUDA devices here "
+            f"(atomics there are not ordered); it is supported on the CPU, which then runs the "
+            f"launch on one thread")
+    return 1
+
+
+_config_on_change.append(launch_state.invalidate)   # wp.config.deterministic: plans step aside
+
+
 def _adjoint_chunk(total, lanes=8, chunks=128):
     """A multiple of the CPU lane width giving about ``chunks`` chunks (load balance)."""
     return lanes * max(1, -(-total // (lanes * chunks)))
@@ -320,6 +338,7 @@ class Launch:
         self.kernel, self.device, self.args, self.bounds, self.adjoint = kernel, device, args, bounds, adjoint
         self._entry = None
         self._epoch = None
+        self._threads = None
 
     def _resolve(self):
         k = self.kernel
@@ -350,6 +369,7 @@ class Launch:
         elif self.device.is_cpu and not self._debug:
             self._run = partial(_native().launch_fast, self._entry, self._args_addr,
                                 self._bounds_addr, self._size)
+        self._threads = _deterministic_threads(self.kernel, self.device)
         self._epoch = _epoch[0]   # after load(): a load that rebuilt has bumped the epoch
 
     def launch(self):
@@ -357,13 +377,13 @@ class Launch:
         if self._epoch != _epoch[0]:
             self._resolve()
         if self._run is not None:
-            self._run(config.num_threads or 0)
+            self._run(self._threads or config.num_threads or 0)
             return None
         if self.device.is_cuda:
             from . import cuda_backend
             return cuda_backend.launch(self) if self._size else None
         _native().launch_fast(self._entry, self._args_addr, self._bounds_addr, self._size,
-                              config.num_threads or 0)
+                              self._threads or config.num_threads or 0)
         err = self._module.take_error()    # debug mode: a failed bounds check
         if err:
             raise LaunchError(err)
