@@ -11,7 +11,7 @@ from ..types.tile import is_tile
 from ..types.tuple_type import TupleType
 from . import builtins_core, builtins_tile, builtins_tile_index, intrinsics, ir, tile_refs
 from .calls import CallsMixin
-from .checks import always_exits, check_returns, check_signature, declared_return
+from .checks import always_exits, check_returns, check_signature, declared_return, slot_augassign_error
 from .expressions import BINOPS, EXPR_TABLE, ExpressionsMixin
 from .registry import type_name
 from .scope import Conflict, PyValue, Scope, contains_break
@@ -42,6 +42,7 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
     intrinsics = intrinsics.INTRINSICS
     block_width = 1    # lanes per block (a kernel built for cooperative CPU blocks sets it)
     _tile_add = False  # the tile element write being translated is `t[i] += x` / `-=`
+    backward_error = None   # the first construct whose adjoint would be wrong (lang/checks.py)
 
     def __init__(self, source_info, py_globals, max_unroll=16):
         self.src = source_info
@@ -87,7 +88,7 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
             name=cpp_name, params=params, body=body, vars=self.scope.vars,
             return_types=list(self.return_types or []), is_kernel=is_kernel,
             filename=self.src.filename, tid_arity=self.tid_arity, calls=self.calls,
-            grad_calls=self.grad_calls, ref_outs=ref_outs)
+            grad_calls=self.grad_calls, ref_outs=ref_outs, backward_error=self.backward_error)
 
     def lookup_global(self, name, node):
         if name in self.src.closure:
@@ -274,6 +275,8 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
                 self._tile_add = isinstance(node.op, (ast.Add, ast.Sub))
                 struct_element = builtins_tile.is_struct(base.type.dtype)
         current = self.eval_var(target)
+        if self.backward_error is None:
+            self.backward_error = slot_augassign_error(self, node, value)
         if isinstance(target, ast.Name) and (hasattr(current, "tile_view_of") or (
                 type(node.op) in _TILE_INPLACE and is_tile(current.type) and is_tile(value.type))):
             # in place (warp-lang's tile add_inplace...): reaches a viewed tile, a caller's tile
