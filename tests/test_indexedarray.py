@@ -465,3 +465,62 @@ def test_copies_on_a_tape_are_differentiable_through_repeated_indices():
     np.testing.assert_array_equal(dest.numpy(), [7.0, 6.0])
     tape2.backward(loss2)
     np.testing.assert_allclose(x.grad.numpy(), [0.0, 4.0, 3.0])
+
+
+def test_tile_load_refuses_indexed_arrays_as_warp_lang():
+    @wp.kernel(module="unique")
+    def tiled(a: wp.indexedarray(dtype=float), out: wp.array(dtype=float)):
+        t = wp.tile_load(a, shape=4)
+        wp.tile_store(out, t)
+
+    data = wp.array(np.arange(10, dtype=np.float32))
+    with pytest.raises(Exception, match=r"tile_load\(\): the first argument must be an array, got "
+                                        r"indexedarray\(dtype=float32, ndim=1\)"):
+        wp.launch_tiled(tiled, dim=1, inputs=[data[wp.array([9, 2, 5, 0], dtype=int)], wp.zeros(4)],
+                        block_dim=1)
+
+
+@wp.struct
+class Payload:
+    data: wp.indexedarray(dtype=float)
+    tag: int
+
+
+@wp.kernel
+def sort_payloads(keys: wp.array(dtype=int), items: wp.array(dtype=Payload), out: wp.array(dtype=Payload)):
+    k = wp.tile_load(keys, shape=4)
+    v = wp.tile_load(items, shape=4)
+    wp.tile_sort(k, v)
+    wp.tile_store(out, v)
+
+
+@wp.kernel
+def read_payloads(items: wp.array(dtype=Payload), values: wp.array(dtype=float), tags: wp.array(dtype=int)):
+    i = wp.tid()
+    p = items[i]
+    values[i] = p.data[0]
+    tags[i] = p.tag
+
+
+@pytest.mark.parametrize("cpu_blocks", [False, True])
+def test_tiles_of_structs_holding_indexed_arrays(cpu_blocks):
+    saved = wp.config.enable_cpu_blocks
+    wp.config.enable_cpu_blocks = cpu_blocks
+    try:
+        datas = [wp.array(np.array([0.0, 100.0 + i], dtype=np.float32)) for i in range(4)]
+        items = []
+        for i, d in enumerate(datas):
+            p = Payload()
+            p.data = d[wp.array([1], dtype=int)]
+            p.tag = i
+            items.append(p)
+        arr = wp.array(items, dtype=Payload)
+        out = wp.empty(4, dtype=Payload)
+        wp.launch_tiled(sort_payloads, dim=1, inputs=[wp.array([3, 2, 1, 0], dtype=int), arr, out],
+                        block_dim=4)
+        values, tags = wp.zeros(4, dtype=float), wp.zeros(4, dtype=int)
+        wp.launch(read_payloads, dim=4, inputs=[out, values, tags])
+        np.testing.assert_array_equal(values.numpy(), [103, 102, 101, 100])
+        np.testing.assert_array_equal(tags.numpy(), [3, 2, 1, 0])
+    finally:
+        wp.config.enable_cpu_blocks = saved
