@@ -524,3 +524,55 @@ def test_tiles_of_structs_holding_indexed_arrays(cpu_blocks):
         np.testing.assert_array_equal(tags.numpy(), [3, 2, 1, 0])
     finally:
         wp.config.enable_cpu_blocks = saved
+
+
+# --- property tests: random shapes and index arrays -------------------------------------------------
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@st.composite
+def indexed_cases(draw, unique=False):
+    ndim = draw(st.integers(1, 4))
+    shape = tuple(draw(st.lists(st.integers(1, 5), min_size=ndim, max_size=ndim)))
+    idx = []
+    for n in shape:
+        if draw(st.booleans()):
+            idx.append(None)
+        elif unique:
+            idx.append(draw(st.permutations(range(n)).map(lambda p: p[:max(1, len(p) - 1)])))
+        else:
+            idx.append(draw(st.lists(st.integers(0, n - 1), min_size=0, max_size=6)))
+    return shape, idx
+
+
+def _build(shape, idx, values):
+    data = wp.array(values)
+    ia = wp.indexedarray(data, [wp.array(np.asarray(i, dtype=np.int32)) if i is not None else None for i in idx])
+    sel = np.ix_(*[np.asarray(i, dtype=np.int64) if i is not None else np.arange(n) for i, n in zip(idx, shape)])
+    return data, ia, sel
+
+
+@settings(max_examples=60, deadline=None)
+@given(indexed_cases(), st.integers(0, 2**31 - 1))
+def test_python_scope_gather_scatter_property(case, seed):
+    shape, idx = case
+    values = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+    data, ia, sel = _build(shape, idx, values)
+    np.testing.assert_array_equal(ia.numpy(), values[sel])
+    new = np.arange(ia.size, dtype=np.float32).reshape(ia.shape) + 1000
+    ia.assign(new)
+    expected = values.copy()
+    expected[sel] = new
+    np.testing.assert_array_equal(data.numpy(), expected)
+
+
+@settings(max_examples=40, deadline=None)
+@given(indexed_cases(unique=True), st.integers(0, 2**31 - 1))
+def test_kernel_scatter_property(case, seed):
+    shape, idx = case
+    values = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+    data, ia, sel = _build(shape, idx, values)
+    wp.launch(SCALE_ADD[len(shape)], dim=ia.shape, inputs=[ia, -2.0])
+    expected = values.copy()
+    expected[sel] = expected[sel] * np.float32(-2.0) + np.float32(1.0)
+    np.testing.assert_allclose(data.numpy(), expected, rtol=1e-6)
