@@ -109,8 +109,28 @@ _CUDA_ENTRY = """extern "C" __global__ void {name}_cuda_{which}({name}_args args
 }}"""
 
 
+# A kernel built for cooperative blocks on CUDA (native cuda_blocks.h): the GPU block is the block,
+# thread x its lane x, so the block's {width} lanes meet at __syncthreads(). A grid-stride loop over
+# whole blocks: the loop bound is the same for every thread of a block, so all of them reach each
+# barrier equally often. A partial last block (dim.size not a multiple of {width}) runs in a launch
+# of its own with blockDim.x = the lanes it has (runtime/cuda/modules.py block_launches); each
+# launch runs only the blocks of its own width.
+_CUDA_ENTRY_BLOCKS = """extern "C" __global__ void __launch_bounds__({width}) \
+{name}_cuda_{which}({name}_args args, wp::launch_bounds_t dim) {{
+    wp::cuda_block_begin({width});
+    const int64_t blocks = (dim.size + {width} - 1) / {width};
+    const int64_t first = int64_t(blockIdx.x) + (blockDim.x == {width} ? 0 : blocks - 1);
+    for (int64_t b = first; b < blocks; b += gridDim.x) {{
+        const int64_t left = dim.size - b * {width};
+        if ((left < {width} ? left : {width}) != int64_t(blockDim.x)) continue;
+        {name}_{which}_body(args, dim, b * {width} + threadIdx.x);
+    }}
+}}"""
+
+
 CPU = Target(name="cpu", func_qualifier="static inline", suffix="cpu", entry=_CPU_ENTRY,
              entry_plain=_CPU_ENTRY_PLAIN, lanes=CPU_LANES, entry_lanes=_CPU_ENTRY_LANES,
              entry_own=_CPU_ENTRY_OWN, entry_blocks=_CPU_ENTRY_BLOCKS, entry_lazy=_CPU_ENTRY_LAZY,
              entry_strided=_CPU_ENTRY_STRIDED, force_inline="__attribute__((always_inline))")
-CUDA = Target(name="cuda", func_qualifier="static inline __device__", suffix="cuda", entry=_CUDA_ENTRY)
+CUDA = Target(name="cuda", func_qualifier="static inline __device__", suffix="cuda", entry=_CUDA_ENTRY,
+              entry_blocks=_CUDA_ENTRY_BLOCKS)

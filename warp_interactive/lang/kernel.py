@@ -48,6 +48,7 @@ class Kernel:
         # lanes per block: above one, a build for cooperative CPU blocks (see with_block_width)
         self.block_width = _block_width
         self._block_variants = {}
+        self._uses_tiles, self._uses_tiles_of = False, None    # (the answer, the IR it is of)
         sig = [type_key(t) for t in self.arg_types.values()]
         self.cpp = f"{_cpp_identifier(self.key)}_{_hash(self.src.text, sig)}"
         if _block_width > 1:
@@ -144,6 +145,25 @@ class Kernel:
                 raise
             self._block_variants[width] = k
         return k
+
+    @property
+    def uses_tiles(self):
+        """Whether the kernel, or a @wp.func it calls, holds tiles or tile stacks: on CUDA its
+        blocks then run cooperatively (runtime/launch.py); the threads of any other kernel never
+        meet, so its one-lane build is the same program."""
+        from ..types.tile import TileStack, is_tile
+        ir = self.ir
+        if self._uses_tiles_of is not ir:
+            seen, todo, found = set(), [ir], False
+            while todo and not found:
+                fir = todo.pop()
+                found = any(is_tile(v.type) or isinstance(v.type, TileStack) for v in fir.vars + fir.params)
+                for f in fir.calls:
+                    if id(f) not in seen:
+                        seen.add(id(f))
+                        todo.append(f.ir)
+            self._uses_tiles, self._uses_tiles_of = found, ir
+        return self._uses_tiles
 
     def get_overload(self, arg_types):
         """warp-lang's name: the specialisation for a list of concrete types."""

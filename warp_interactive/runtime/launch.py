@@ -71,7 +71,8 @@ def launch(kernel, dim=None, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(
            stream=None, adjoint=False, record_tape=True, record_cmd=False, max_blocks=0,
            block_dim=None):
     """Run ``kernel`` over a grid of ``dim`` threads (an int or a tuple of up to 4); ``block_dim``:
-    the CUDA block size (default ``wp.config.cuda_block_dim``), and on the CPU with
+    the CUDA block size (default ``wp.config.cuda_block_dim``; a kernel with tiles runs its GPU
+    blocks cooperatively, see cuda_blocks), and on the CPU with
     ``wp.config.enable_cpu_blocks`` the lanes of a cooperative block (default 1)."""
     if block_dim is not None and block_dim != 1 and config.enable_cpu_blocks:
         width = cpu_block_width(block_dim, device, stream)
@@ -101,6 +102,8 @@ def _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoi
     if kernel.is_generic:    # the specialisation for these arguments' types (made once)
         kernel = kernel.for_launch(list(inputs) + list(outputs))
     device = get_device(stream.device if device is None and stream is not None else device)
+    if device.is_cuda:
+        kernel, block_dim = cuda_blocks(kernel, block_dim)
     if dim is None:
         dim = _default_dim(kernel, list(inputs) + list(outputs))
     bounds = make_bounds(dim)
@@ -207,7 +210,8 @@ def launch_tiled(kernel, dim, inputs=(), outputs=(), device=None, stream=None, b
                  **kwargs):
     """Launch ``dim`` blocks (an int or a tuple of up to 3): the grid gets a trailing dimension of
     the block width, so ``i, j = wp.tid()`` gives the block's index. ``block_dim`` is accepted
-    as in the reference; blocks run one thread wide (TILE_BLOCK_WIDTH), tiles are per-block values."""
+    as in the reference: on the CPU blocks run one thread wide (TILE_BLOCK_WIDTH; ``block_dim``
+    lanes with ``wp.config.enable_cpu_blocks``), on CUDA ``block_dim`` threads cooperate."""
     if isinstance(dim, int) or hasattr(dim, "__index__"):
         dim = (int(dim),)
     dim = tuple(int(d) for d in dim)
@@ -215,11 +219,39 @@ def launch_tiled(kernel, dim, inputs=(), outputs=(), device=None, stream=None, b
         raise ValueError(f"wp.launch_tiled() takes a grid of 1 to {MAX_DIMS - 1} dimensions, got {dim}")
     if block_dim is not None and int(block_dim) < 0:
         raise ValueError(f"block_dim must not be negative, got {block_dim}")
+    if get_device(stream.device if device is None and stream is not None else device).is_cuda:
+        # a GPU block of `width` threads, one lane each (cuda_blocks), as warp-lang on a GPU
+        width = cuda_block_dim(block_dim)
+        return launch(kernel, dim + (width,), inputs=inputs, outputs=outputs, device=device, stream=stream,
+                      block_dim=width, **kwargs)
     width = cpu_block_width(block_dim, device, stream)
     if width > 1:
         return _launch_cpu_blocks(kernel, dim, width, inputs, outputs, device, **kwargs)
     return launch(kernel, dim + (TILE_BLOCK_WIDTH,), inputs=inputs, outputs=outputs, device=device,
                   stream=stream, block_dim=block_dim if block_dim else None, **kwargs)
+
+
+def cuda_block_dim(block_dim):
+    """A CUDA launch's threads per block: ``block_dim``, by default ``wp.config.cuda_block_dim``
+    (256, warp-lang's default), at most 1024 (the GPU's limit)."""
+    width = int(block_dim) if block_dim else int(config.cuda_block_dim)
+    if not 1 <= width <= 1024:
+        raise ValueError(f"block_dim must be between 1 and 1024 on CUDA, got {block_dim}")
+    return width
+
+
+def cuda_blocks(kernel, block_dim):
+    """(kernel, block_dim) of a CUDA launch. A kernel holding tiles runs its blocks cooperatively,
+    as warp-lang does on a GPU: the kernel built for blocks of ``block_dim`` lanes (Kernel.
+    with_block_width, the same build as cooperative CPU blocks), each GPU thread one lane
+    (native cuda_blocks.h, runtime/cuda/modules.py block_launches). The threads of a kernel
+    without tiles never meet: its one-lane build is the same program, and runs as it is."""
+    if kernel.block_width > 1:          # already the build for its width (a tape's replay)
+        return kernel, kernel.block_width
+    if not kernel.uses_tiles:
+        return kernel, block_dim
+    width = cuda_block_dim(block_dim)
+    return (kernel.with_block_width(width) if width > 1 else kernel), width
 
 
 def cpu_block_width(block_dim, device, stream=None):

@@ -191,7 +191,11 @@ def _entry_arrays(entry):
 def _backward_launch(entry):
     from .launch import launch
     _, kernel, dim, inputs, outputs, device = entry
-    launch(kernel, dim, inputs=inputs, outputs=outputs, device=device, adjoint=True)
+    # a kernel with tiles recorded in its one-lane build ran one lane per block (block_dim=1 on
+    # CUDA, where it would otherwise cooperate: runtime/launch.py cuda_blocks); its adjoint too
+    one_lane = getattr(kernel, "block_width", 1) == 1 and kernel.uses_tiles
+    launch(kernel, dim, inputs=inputs, outputs=outputs, device=device, adjoint=True,
+           block_dim=1 if one_lane else None)
 
 
 def _backward_func(entry):

@@ -6,8 +6,8 @@
 // Lanes run one after another on one thread, so no lane ever races another.
 //
 // Only kernels built for a block width above one use this (a separate entry point, see
-// codegen/target.py); every query here answers "one lane, lane 0" outside a block, and on CUDA,
-// where these kernels are compiled only for NVRTC's check and never launched.
+// codegen/target.py); every query here answers "one lane, lane 0" outside a block. On CUDA the
+// same primitives run a block's lanes as the GPU block's threads (cuda_blocks.h).
 #pragma once
 
 #if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
@@ -18,6 +18,7 @@
 #include <cstring>
 #define WPI_CPU_BLOCKS 1
 #endif
+#include "cuda_blocks.h"    // the same primitives for CUDA blocks (block_sync/lane/width there)
 
 namespace wp {
 
@@ -169,7 +170,7 @@ inline int32 block_width()
     cpu_block* b = cpu_block_current();
     return b ? b->width : 1;
 }
-#else
+#elif !defined(WPI_CUDA_BLOCKS)
 WPI_FUNC void block_sync() {}
 WPI_FUNC int32 block_lane() { return 0; }
 WPI_FUNC int32 block_width() { return 1; }
@@ -190,6 +191,8 @@ WPI_FUNC void block_gather(const T* mine, int n, T* out, int W)
         block_sync();      // every lane has read them: the scratch may be reused
         return;
     }
+#elif defined(WPI_CUDA_BLOCKS)
+    if (cuda_block_active() && W > 1) return cuda_block_gather(mine, n, out, W);
 #endif
     for (int k = 0; k < n * W; ++k) out[k] = T{};
     for (int k = 0; k < n; ++k) out[k * W] = mine[k];
@@ -210,6 +213,8 @@ WPI_FUNC T block_broadcast(const T& value, int src)
         block_sync();
         return r;
     }
+#elif defined(WPI_CUDA_BLOCKS)
+    if (cuda_block_active()) return cuda_block_broadcast(value, src);
 #endif
     (void)src;
     return value;
@@ -238,6 +243,8 @@ WPI_FUNC Tl block_merge_tile(const Tl& old, const Tl& mine, bool sum)
         block_sync();
         return r;
     }
+#elif defined(WPI_CUDA_BLOCKS)
+    if (cuda_block_active()) return cuda_block_merge_tile(old, mine, sum);
 #endif
     (void)old, (void)sum;
     return mine;

@@ -287,6 +287,8 @@ WPI_FUNC void tile_stack_push(const S& s, const T& value, bool has_value, int32&
 {
 #if defined(WPI_CPU_BLOCKS)
     if (cpu_block* b = cpu_block_current()) return tile_stack_push_lanes(b, s, value, has_value, slot, out);
+#elif defined(WPI_CUDA_BLOCKS)
+    if (cuda_block_active()) return cuda_tile_stack_push(s, value, has_value, slot, out);
 #endif
     out = s;
     slot = -1;
@@ -302,6 +304,8 @@ WPI_FUNC void tile_stack_pop(const S& s, T& value, int32& slot, S& out)
     int lane = 0, lanes = 1;
 #if defined(WPI_CPU_BLOCKS)
     if (cpu_block* b = cpu_block_current()) lane = b->lane, lanes = b->count;
+#elif defined(WPI_CUDA_BLOCKS)
+    if (cuda_block_active()) lane = int(threadIdx.x), lanes = int(blockDim.x);
 #endif
     out = s;
     slot = -1;

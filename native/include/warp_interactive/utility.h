@@ -208,7 +208,7 @@ WPI_CLASSIFY_COMPOSITE(template <typename T>, quat_t<T>)
 WPI_FUNC int32 block_dim()
 {
 #if defined(__CUDA_ARCH__)
-    return int32(blockDim.x);
+    return cuda_block_active() ? block_width() : int32(blockDim.x);   // a cooperative block: its full width
 #else
     return block_width();
 #endif

@@ -2,12 +2,17 @@
 
 A kernel ``K`` has entry points ``K_cuda_forward(K_args, launch_bounds_t)`` (and ``_backward``):
 the argument struct is passed by value (same layout as the CPU's), and each thread runs a
-grid-stride loop over the launch's flat index, so any size works with a bounded grid.
+grid-stride loop over the launch's flat index, so any size works with a bounded grid. A kernel
+built for cooperative blocks (tiles: runtime/launch.py cuda_blocks) loops over whole blocks
+instead, its GPU blocks as wide as its lanes (block_launches).
 """
 
 import ctypes
+import os
+import re
 import time
 
+from ... import _paths
 from ...codegen.target import CUDA
 from ...config import config
 from ...errors import LaunchError
@@ -76,20 +81,56 @@ def grid_size(size, block_dim, max_blocks=0):
     return min(blocks, MAX_GRID)
 
 
+def block_launches(size, width, max_blocks=0):
+    """The launches of a kernel built for cooperative blocks of ``width`` lanes over ``size``
+    threads, each (blocks, threads per block, dynamic shared memory bytes): the full blocks with
+    ``width`` threads each (a grid of at most ``max_blocks``: the entry loops over the rest), and a
+    partial last block in a launch of its own with as many threads as it has lanes (its missing
+    lanes take no part, as on the CPU: codegen/target.py). Every block gets the scratch its lanes
+    exchange values through (native cuda_blocks.h); a launch of a one-lane kernel gets none."""
+    full, rest = divmod(size, width)
+    launches = []
+    if full:
+        launches.append((min(full, max_blocks if max_blocks and max_blocks > 0 else full, MAX_GRID), width,
+                         block_scratch_bytes()))
+    if rest:
+        launches.append((1, rest, block_scratch_bytes()))
+    return launches
+
+
+_scratch = []
+
+
+def block_scratch_bytes():
+    """``WPI_CUDA_BLOCK_SCRATCH`` of native/include/warp_interactive/cuda_blocks.h (read once)."""
+    if not _scratch:
+        with open(os.path.join(_paths.include_dir(), "warp_interactive", "cuda_blocks.h")) as f:
+            _scratch.append(int(re.search(r"#define WPI_CUDA_BLOCK_SCRATCH (\d+)", f.read()).group(1)))
+    return _scratch[0]
+
+
+def launch_config(cmd):
+    """[(blocks, threads per block, dynamic shared memory bytes)] of the packed launch ``cmd``."""
+    width = getattr(cmd.kernel, "block_width", 1)
+    if width > 1:
+        return block_launches(cmd.bounds.size, width, getattr(cmd, "max_blocks", 0))
+    block = int(getattr(cmd, "block_dim", 0) or config.cuda_block_dim)
+    return [(grid_size(cmd.bounds.size, block, getattr(cmd, "max_blocks", 0)), block, 0)]
+
+
 def launch(cmd):
     """Queue the packed launch ``cmd`` (runtime/launch.py's Launch) on its stream."""
     device = cmd.device
     stream = getattr(cmd, "stream", None) or device.stream
-    block = int(getattr(cmd, "block_dim", 0) or config.cuda_block_dim)
-    blocks = grid_size(cmd.bounds.size, block, getattr(cmd, "max_blocks", 0))
     params = getattr(cmd, "_cuda_params", None)
     if params is None:
         params = cmd._cuda_params = (ctypes.c_void_p * 2)(ctypes.addressof(cmd.args),
                                                         ctypes.addressof(cmd.bounds))
     d = drv()
     with device.activated():
-        call(d.cuLaunchKernel, cmd._entry, blocks, 1, 1, block, 1, 1, 0, stream.handle,
-             ctypes.addressof(params), 0)
+        for blocks, block, shared in launch_config(cmd):
+            call(d.cuLaunchKernel, cmd._entry, blocks, 1, 1, block, 1, 1, shared, stream.handle,
+                 ctypes.addressof(params), 0)
         if device.captures:
             return
         if config.verify_cuda:
