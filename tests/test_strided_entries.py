@@ -229,15 +229,101 @@ def test_strided_units_compile_once_on_first_need_then_come_from_the_cache(tmp_p
     assert json.loads(third.stdout.splitlines()[-1]) == [0, 0, 0]
 
 
-def test_a_strided_entry_that_cannot_be_built_stops_the_process_saying_why(tmp_path):
-    """No silently wrong result: when the compiler is gone by the first strided launch, the
-    process ends with the kernel's name and the compiler's error, instead of running the
-    unit-stride loop on strided memory."""
+FAIL_DRIVER = textwrap.dedent('''
+    import sys, threading, traceback
+    import numpy as np
+    import warp_interactive as wp
+
+    @wp.kernel
+    def k1(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+        i = wp.tid()
+        y[i] = x[i] - 1.0
+
+    @wp.kernel
+    def k2(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+        i = wp.tid()
+        y[i] = x[i] * 3.0
+
+    base = np.arange(40, dtype=np.float32)
+    xb = wp.array(base)
+    y = wp.zeros(20, dtype=float)
+    wp.launch(k1, dim=20, inputs=[xb[:20], y])          # contiguous: builds the module, twice
+    wp.launch(k1, dim=20, inputs=[xb[:20], y])          # (the second through the fast plan)
+    cmd = wp.launch(k2, dim=20, inputs=[xb[:20], y], record_cmd=True)
+    cmd.launch()
+    good = wp.config.cpu_compiler
+    wp.config.cpu_compiler = sys.argv[1]                 # the compiler is gone by now
+
+    def strided_launch():
+        wp.launch(k1, dim=20, inputs=[xb[::2], y])       # the user's line
+
+    if sys.argv[2] == "thread":    # no stopping flag on another thread: the process stops
+        t = threading.Thread(target=strided_launch)
+        t.start()
+        t.join()
+        print("survived")
+        sys.exit(0)
+    y.fill_(5.0)
+    try:
+        strided_launch()
+        print("NOT RAISED")
+    except wp.LaunchError as e:
+        print("RAISED", str(e).replace(chr(10), " "))
+        print("LINES", [f.line for f in traceback.extract_tb(e.__traceback__) if f.filename == __file__])
+        print("CAUSE", type(e.__cause__).__name__)
+    print("UNTOUCHED", bool(np.all(y.numpy() == 5.0)))
+    cmd.set_param_at_index(0, xb[1::2])                  # a recorded launch, now strided
+    try:
+        cmd.launch()
+        print("NOT RAISED")
+    except wp.LaunchError as e:
+        print("REPLAY RAISED", "k2" in str(e))
+    print("UNTOUCHED", bool(np.all(y.numpy() == 5.0)))
+    wp.config.cpu_compiler = good                        # the compiler is back: both work again
+    strided_launch()
+    print("RETRY", bool(np.allclose(y.numpy(), base[::2] - 1.0)))
+    cmd.launch()
+    print("RETRY", bool(np.allclose(y.numpy(), base[1::2] * 3.0)))
+''')
+
+
+def _run_failing(tmp_path, where):
     broken = tmp_path / "no-cxx.sh"
     broken.write_text("#!/bin/sh\necho 'this compiler is gone' >&2\nexit 1\n")
     broken.chmod(0o755)
-    res = _run(tmp_path, ["c1", "s1"], break_cxx=str(broken))
-    assert res.returncode != 0
+    driver = tmp_path / "fail_driver.py"
+    driver.write_text(FAIL_DRIVER)
+    env = dict(os.environ, WARP_INTERACTIVE_CACHE_DIR=str(tmp_path / "cache"),
+               PYTHONPATH=os.pathsep.join([REPO] + sys.path))
+    return subprocess.run([sys.executable, str(driver), str(broken), where],
+                          capture_output=True, text=True, env=env, timeout=600)
+
+
+def test_a_strided_entry_that_cannot_be_built_raises_at_the_launch_site(tmp_path):
+    """No silently wrong result and no dead process: when the compiler is gone by the first
+    strided launch, wp.launch (fast plan) and a record_cmd replay raise wp.LaunchError naming
+    the kernel and the compiler's error, at the user's line, having run nothing on the strided
+    memory; with the compiler back the next launches build the entries and run."""
+    res = _run_failing(tmp_path, "main")
+    assert res.returncode == 0, res.stderr
+    out = res.stdout.splitlines()
+    raised = next(line for line in out if line.startswith("RAISED"))
+    assert "kernel 'k1' was launched on strided memory" in raised
+    assert "CompileError" in raised and "this compiler is gone" in raised
+    assert "wp.launch(k1, dim=20, inputs=[xb[::2], y])" in next(line for line in out if line.startswith("LINES"))
+    assert "CAUSE CompileError" in out
+    assert out.count("UNTOUCHED True") == 2
+    assert "REPLAY RAISED True" in out and "NOT RAISED" not in out
+    assert out.count("RETRY True") == 2
+    assert "this compiler is gone" not in res.stderr      # said once, in the exception
+
+
+def test_a_strided_entry_that_cannot_be_built_on_another_thread_stops_the_process_saying_why(tmp_path):
+    """A launch from a thread other than Python's main one has no stopping flag to stop it: the
+    process ends with the kernel's name and the compiler's error, instead of running the
+    unit-stride loop on strided memory."""
+    res = _run_failing(tmp_path, "thread")
+    assert res.returncode != 0 and "survived" not in res.stdout
     assert "building the strided-array entry of kernel k1_" in res.stderr
     assert "this compiler is gone" in res.stderr
     assert "no strided entry for kernel k1_" in res.stdout + res.stderr

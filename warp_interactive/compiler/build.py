@@ -30,6 +30,7 @@ class BuildOptions:
     name: str = "module"         # named in messages
     include_dirs: tuple = ()     # host-library: where its #includes are found
     key_extra: tuple = ()        # host-library: whatever else decides it (e.g. a header's hash)
+    quick: bool = False          # cpu: the quick tier's flags (-O0, same bits: runtime/quick_tier.py)
 
     def __post_init__(self):
         if self.target not in TARGETS:
@@ -57,7 +58,7 @@ def build_key(options):
     """Everything besides the source that decides ``options``' binary (part of its hash)."""
     from . import cpu
     if options.target == "cpu":
-        return cpu.build_key(options.debug, options.fast_math)
+        return cpu.build_key(options.debug, options.fast_math, options.quick)
     if options.target == "cuda":
         from . import nvrtc
         return nvrtc.build_key(options.arch, options.debug, options.fast_math)
@@ -90,17 +91,19 @@ def _compile(source, options):
     return Binary(kind, key, path=path, built=built, seconds=time.perf_counter() - t0, log=log)
 
 
-def compile_units(units, options):
+def compile_units(units, options, background=False):
     """CPU: [Binary] for several sources at once, ``units`` = [(source, hash, kernel hashes)]
     with each hash ``cache.module_hash(source, build_key(options))``: the cached ones found, the
     others compiled in parallel (runtime/cpu_build.py: a module's kernels in separately cached
-    units, so that an edit recompiles only the kernels whose code changed)."""
+    units, so that an edit recompiles only the kernels whose code changed). ``background``: the
+    compilers run at the lowest priority (the quick tier's optimised build)."""
     from . import cpu
     if options.target != "cpu":
         raise ValueError(f"compile_units builds CPU units, not {options.target!r}")
     t0 = time.perf_counter()
     with cache.in_use():
-        found = cpu.compile_units(units, options.debug, options.fast_math, options.name)
+        found = cpu.compile_units(units, options.debug, options.fast_math, options.name,
+                                  options.quick, background)
     seconds = time.perf_counter() - t0
     return [Binary("so", h, path=path, built=built, seconds=seconds if built else 0.0)
             for (_, h, _), (path, built) in zip(units, found)]

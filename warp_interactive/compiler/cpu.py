@@ -108,7 +108,10 @@ def _libm_floatn():
     return all(hasattr(libm, fn) for fn in _FLOATN_LIBM)
 
 
-def flags(debug, fast_math):
+def flags(debug, fast_math, quick=False):
+    """The compiler flags. ``quick``: the first tier of a large cold build (runtime/quick_tier.py):
+    -O0 with every flag that decides a floating-point result kept, so its code computes the same
+    bits as the optimised build's (no fast_math: reassociation would differ)."""
     # no exceptions: generated code never throws, and without them a module needs nothing from
     # libstdc++ (see LINK), which keeps the link step to a few milliseconds
     base = ["-std=c++17", "-fPIC", "-fvisibility=hidden", "-w", "-fno-math-errno", "-fno-exceptions"]
@@ -117,7 +120,8 @@ def flags(debug, fast_math):
     if debug:
         return base + ["-O0", "-g"]
     # -fopenmp-simd: the SIMD clones of host_math.h's libm fallbacks (no OpenMP runtime)
-    opt = ["-O3", "-march=native", "-fno-trapping-math", "-fopenmp-simd"]
+    opt = ["-O0" if quick and not fast_math else "-O3", "-march=native", "-fno-trapping-math",
+           "-fopenmp-simd"]
     if fast_math:
         # hardware sqrt/div, not GCC's vectorised reciprocal estimates + Newton step: faster on
         # this kind of machine (n-body lanes 6.4-7.4 ms vs 9.5-10 ms per core) and more accurate
@@ -130,10 +134,37 @@ def flags(debug, fast_math):
     return base + opt
 
 
-def build_key(debug, fast_math):
+def build_key(debug, fast_math, quick=False):
     """Everything besides the source that decides the binary."""
     cxx = config.cpu_compiler
-    return [compiler_identity(cxx), flags(debug, fast_math), headers_hash()]
+    return [compiler_identity(cxx), flags(debug, fast_math, quick), headers_hash()]
+
+
+def quick_pch_ready():
+    """Whether the quick tier's precompiled header is built (without it a quick build would
+    parse the whole builtin library: no quicker than the optimised one)."""
+    return os.path.exists(os.path.join(_pch_dir(config.cpu_compiler, flags(False, False, True)),
+                                       "warp_interactive", "builtin.h.gch"))
+
+
+_quick_pch_thread = []
+
+
+def _prepare_quick_pch(cxx):
+    """After the optimised PCH was built: the quick tier's one too, in a background thread at
+    low priority (not a daemon: a process ending meanwhile waits for it, no orphaned compiler)."""
+    if _quick_pch_thread or quick_pch_ready():
+        return
+    thread = threading.Thread(target=_build_quick_pch, args=(cxx,), name="wp-quick-pch")
+    _quick_pch_thread.append(thread)
+    thread.start()
+
+
+def _build_quick_pch(cxx):
+    try:
+        ensure_pch(cxx, flags(False, False, True), background=True)
+    except Exception:   # noqa: BLE001 - an optimisation: quick builds just wait for it
+        pass
 
 
 def _pch_dir(cxx, fl):
@@ -141,10 +172,11 @@ def _pch_dir(cxx, fl):
     return os.path.join(cache.cache_dir(), "pch", key)
 
 
-def ensure_pch(cxx, fl):
+def ensure_pch(cxx, fl, background=False):
     """Build the precompiled builtin header once; returns the include dir holding it. Its SHA-256
     is recorded beside it and checked once per process: a truncated or damaged PCH (a full disk,
-    a killed build) is rebuilt instead of failing every later compile."""
+    a killed build) is rebuilt instead of failing every later compile. ``background``: built at
+    low priority."""
     d = _pch_dir(cxx, fl)
     gch = os.path.join(d, "warp_interactive", "builtin.h.gch")
     try:
@@ -160,7 +192,7 @@ def ensure_pch(cxx, fl):
     tmp = f"{gch}.{os.getpid()}.{threading.get_ident()}.tmp"
     cmd = [cxx, *fl, "-x", "c++-header", header, "-o", tmp]
     try:
-        returncode, log = run_compiler(cmd, "the precompiled builtin header")
+        returncode, log = run_compiler(cmd, "the precompiled builtin header", background)
     except CompileError as e:
         returncode, log = 1, str(e)
     if returncode != 0:
@@ -173,6 +205,8 @@ def ensure_pch(cxx, fl):
     os.replace(tmp, gch)
     cache.write_atomic(gch + ".sha256", digest)
     _pch_verified.add(gch)
+    if fl == flags(False, False):
+        _prepare_quick_pch(cxx)
     return d
 
 
@@ -194,12 +228,17 @@ def _discard_pch(pch):
     _remove(gch)
 
 
-def run_compiler(cmd, what):
+def run_compiler(cmd, what, background=False):
     """(return code, log) of one compiler run, limited to ``wp.config.compile_timeout`` seconds:
-    past it the compiler and its children (cc1plus, as) are killed and CompileError says so."""
+    past it the compiler and its children (cc1plus, as) are killed and CompileError says so.
+    ``background``: at the lowest priority (``nice``), so that it takes only idle cores from
+    the work a user waits for (launches, the next edit's build)."""
     import signal
     import subprocess   # here, not at package import: only builds need it
     timeout = config.compile_timeout
+    nice = shutil.which("nice") if background else None
+    if nice:    # the compiler's children (cc1plus, as, ld) inherit the priority
+        cmd = [nice, "-n", "19", *cmd]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)   # its own process group, killed as one
     try:
@@ -227,23 +266,24 @@ def workers():
     return max(1, config.num_threads or os.cpu_count() or 1)
 
 
-def compile_units(units, debug=False, fast_math=False, name="module"):
+def compile_units(units, debug=False, fast_math=False, name="module", quick=False, background=False):
     """[(path, built)] for ``units`` ([(source, hash, kernel hashes)]): cached ones are found,
-    the others compiled in parallel (one compiler process per unit, ``workers()`` at a time)."""
+    the others compiled in parallel (one compiler process per unit, ``workers()`` at a time).
+    ``quick``: the flags of the quick tier; ``background``: compilers at the lowest priority."""
     hits = [cache.lookup(h, BINARY, kernels) for _, h, kernels in units]
     todo = [u for u, hit in zip(units, hits) if hit is None]
     built = {}
     if todo:
         cxx = config.cpu_compiler
-        fl = flags(debug, fast_math)
+        fl = flags(debug, fast_math, quick)
         cache.writable_cache_dir()   # a read-only cache: a private one for this process (warned)
-        pch = ensure_pch(cxx, fl)
+        pch = ensure_pch(cxx, fl, background)
         if len(todo) == 1:
-            built[todo[0][1]] = _build(todo[0], cxx, fl, pch, name)
+            built[todo[0][1]] = _build(todo[0], cxx, fl, pch, name, background)
         else:   # threads only wait for compiler processes: the GIL is no bottleneck
             from concurrent.futures import ThreadPoolExecutor
             with ThreadPoolExecutor(min(len(todo), workers())) as pool:
-                paths = pool.map(lambda u: _build(u, cxx, fl, pch, name), todo)
+                paths = pool.map(lambda u: _build(u, cxx, fl, pch, name, background), todo)
                 built = {u[1]: p for u, p in zip(todo, paths)}
         from .cache_gc import maybe_collect
         maybe_collect()
@@ -251,7 +291,7 @@ def compile_units(units, debug=False, fast_math=False, name="module"):
             for (_, h, _), hit in zip(units, hits)]
 
 
-def _build(unit, cxx, fl, pch, name):
+def _build(unit, cxx, fl, pch, name, background=False):
     source, unit_hash, kernels = unit
     tmp = cache.build_dir()
     try:
@@ -260,12 +300,12 @@ def _build(unit, cxx, fl, pch, name):
         with open(src, "w") as f:
             f.write(source)
         t0 = time.perf_counter()
-        cmd, returncode, log = _compile(cxx, fl, pch, src, out, unit_hash)
+        cmd, returncode, log = _compile(cxx, fl, pch, src, out, unit_hash, background)
         if returncode != 0 and pch:
             # a PCH the compiler rejects (damaged after its check, or by another compiler
             # build) would fail every build: drop it (the next build remakes it), retry without
             _discard_pch(pch)
-            cmd, returncode, log = _compile(cxx, fl, None, src, out, unit_hash)
+            cmd, returncode, log = _compile(cxx, fl, None, src, out, unit_hash, background)
         if returncode != 0:
             raise CompileError(_compile_error_text(name, source, cmd, log))
         if config.verbose:
@@ -276,10 +316,10 @@ def _build(unit, cxx, fl, pch, name):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _compile(cxx, fl, pch, src, out, unit_hash):
+def _compile(cxx, fl, pch, src, out, unit_hash, background=False):
     includes = (["-I", pch] if pch else []) + ["-I", _paths.include_dir()]
     cmd = [cxx, *fl, "-shared", *includes, src, "-o", out, *LINK]
-    returncode, log = run_compiler(cmd, f"unit {unit_hash[:8]}")
+    returncode, log = run_compiler(cmd, f"unit {unit_hash[:8]}", background)
     return cmd, returncode, log
 
 

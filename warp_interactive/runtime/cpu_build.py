@@ -27,17 +27,20 @@ from ..compiler import cache
 from ..compiler import cpu as cpu_compiler
 from ..config import config
 from ..version import translator_signature
-from . import strided, unit_merge, unit_plan, warm_index
+from . import quick_tier, strided, unit_merge, unit_plan, warm_index
 from .native import interrupt_hooks
 
 
 class LoadedModule:
     """A module's built units, loaded: entry points by kernel name."""
 
-    def __init__(self, units, module_hash, built, build_time, compiled_kernels=(), lazy=None):
+    def __init__(self, units, module_hash, built, build_time, compiled_kernels=(), lazy=None,
+                 quick=()):
         """``units``: {kernel C++ name: path of the unit providing it}; ``lazy``: (strided.Options,
-        {path: (unit hash, [its kernels])}) for the units' lazy strided entries (strided.py)."""
+        {path: (unit hash, [its kernels])}) for the units' lazy strided entries (strided.py);
+        ``quick``: the background optimised builds (quick_tier.Job) of the quick units it maps."""
         self.hash, self.built, self.build_time = module_hash, built, build_time
+        self.quick = quick
         self.compiled_kernels = list(compiled_kernels)
         libs = {path: ctypes.CDLL(path) for path in dict.fromkeys(units.values())}
         self._lib_of = {cpp: libs[path] for cpp, path in units.items()}
@@ -58,6 +61,10 @@ class LoadedModule:
                 unit, kernels = lazy[1][path]
                 ctx = strided.register(unit, kernels, lazy[0])
                 lib.wpi_set_strided_resolver(strided.RESOLVER_ADDRESS, ctypes.c_void_p(ctx))
+
+    def upgraded(self):
+        """Whether an optimised build of some quick unit it maps has finished (load again)."""
+        return any(job.done for job in self.quick)
 
     def entry(self, cpp_name, which):
         key = (cpp_name, which)
@@ -129,7 +136,7 @@ class Load:
 
     # --- the index: no translation ---------------------------------------------------------
     def _from_module_index(self, key):
-        entry = warm_index.lookup(key)
+        entry = quick_tier.lookup(key)
         try:
             found = {k.cpp: tuple(entry["kernels"][k.cpp]) for k in self.kernels}
             units = {unit for unit, _ in found.values()}
@@ -149,7 +156,7 @@ class Load:
 
     def _from_kernel_index(self, keys):
         for k, key in zip(self.kernels, keys):
-            entry = warm_index.lookup(key)
+            entry = quick_tier.lookup(key)
             if entry is None or type(entry.get("tid_arity")) is not int or \
                     not self._use(k, entry.get("unit"), entry.get("kernel_hash")):
                 continue
@@ -192,16 +199,24 @@ class Load:
                 missing.append(k)
         groups = unit_plan.groups(missing, cpu_compiler.workers(), sizes)
         units = unit_plan.unit_sources(parts, groups, self.hashes, self.build_key)
+        # a large build runs first from quickly compiled units, the optimised ones follow
+        job = None
+        if quick_tier.wanted(len(missing), self.debug, self.fast_math):
+            quick_key = cpu_compiler.build_key(self.debug, self.fast_math, quick=True)
+            optimised = units
+            units = [(src, cache.module_hash(src, quick_key), khs) for src, _, khs in units]
+            job = quick_tier.begin(self.name, [unit for _, unit, _ in units])
         for group, (_, unit, _) in zip(groups, units):
             for k in group:
                 self.units[k.cpp] = unit
         # the cache's records are written while the compilers run (a cold build of 100 kernels
         # writes ~200 small files); one that names a unit not published yet is only a miss
-        writer = threading.Thread(target=self._store, args=(keys, units))
+        writer = threading.Thread(target=self._store, args=(keys, units, job is None))
         writer.start()
         try:
             from ..compiler import build   # only on a miss: its dataclasses cost ~1 ms to define
-            options = build.BuildOptions("cpu", self.debug, self.fast_math, name=self.name)
+            options = build.BuildOptions("cpu", self.debug, self.fast_math, name=self.name,
+                                         quick=job is not None)
             built = [(b.path, b.built) for b in build.compile_units(units, options)]
         finally:
             writer.join()
@@ -209,11 +224,31 @@ class Load:
             self.paths[unit] = path
             if was_built:
                 self.compiled += [k.key for k in group]
+        if job is not None:
+            self._optimise(job, keys, groups, optimised)
 
-    def _store(self, keys, units):
-        """Kernel records of the new ``units``; the index entries of the kernels not found by
-        their own key, and the module's entry."""
-        for _, unit, kernel_hashes in units:
+    def _optimise(self, job, keys, groups, units):
+        """Start the background optimised build of the quick ``units`` of ``groups``, with the
+        index entries it records once they exist."""
+        from ..compiler import build
+        final = {k.cpp: unit for group, (_, unit, _) in zip(groups, units) for k in group}
+        index = []
+        if keys is not None:
+            for k, key in zip(self.kernels, keys[1]):
+                if k.cpp in final:
+                    index.append((key, {"kernel_hash": self.hashes[k.cpp], "unit": final[k.cpp],
+                                        "tid_arity": self.arity[k.cpp]}))
+            mapped = {k.cpp: final.get(k.cpp, self.units[k.cpp]) for k in self.kernels}
+            if not quick_tier.jobs_of([u for cpp, u in mapped.items() if cpp not in final]):
+                index.append((keys[0], {"kernels": {cpp: [u, self.arity[cpp]] for cpp, u in mapped.items()}}))
+        options = build.BuildOptions("cpu", self.debug, self.fast_math, name=self.name)
+        quick_tier.start(job, units, index, options)
+
+    def _store(self, keys, units, record=True):
+        """Kernel records of the new ``units`` (not ``record``: quick units, which get none);
+        the index entries of the kernels not found by their own key, and the module's entry
+        (in this process only while they name quick units: quick_tier.store)."""
+        for _, unit, kernel_hashes in units if record else ():
             cache.record_kernels(unit, kernel_hashes)
         if keys is None:
             return
@@ -221,9 +256,9 @@ class Load:
         for k, key in zip(self.kernels, kernel_keys):
             if k.cpp in self.indexed:
                 continue
-            warm_index.store(key, {"kernel_hash": self.hashes[k.cpp], "unit": self.units[k.cpp],
+            quick_tier.store(key, {"kernel_hash": self.hashes[k.cpp], "unit": self.units[k.cpp],
                                    "tid_arity": self.arity[k.cpp]})
-        warm_index.store(module_key, {"kernels": {k.cpp: [self.units[k.cpp], self.arity[k.cpp]]
+        quick_tier.store(module_key, {"kernels": {k.cpp: [self.units[k.cpp], self.arity[k.cpp]]
                                                   for k in self.kernels}})
 
     def _loaded(self, built, t0):
@@ -237,5 +272,6 @@ class Load:
             lazy.setdefault(self.paths[unit], (unit, []))[1].append(k)
         options = strided.Options(self.name, self.checks, self.backward, self.lanes, self.debug,
                                   self.fast_math, self.build_key)
-        return LoadedModule(units, h, built, time.perf_counter() - t0, self.compiled, (options, lazy))
+        return LoadedModule(units, h, built, time.perf_counter() - t0, self.compiled, (options, lazy),
+                            quick_tier.jobs_of(self.units.values()))
 

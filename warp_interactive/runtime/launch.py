@@ -9,7 +9,7 @@ from ..config import config
 from ..errors import LaunchError
 from ..state import state
 from ..types.arraydesc import LaunchBounds
-from . import fastlaunch, graph, launch_state, tape_hooks
+from . import fastlaunch, graph, launch_state, strided, tape_hooks
 from .launch_state import epoch as _epoch
 from .args import pack
 from .device import _off_default, get_device
@@ -74,23 +74,27 @@ def launch(kernel, dim=None, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(
     the CUDA block size (default ``wp.config.cuda_block_dim``; a kernel with tiles runs its GPU
     blocks cooperatively, see cuda_blocks), and on the CPU with
     ``wp.config.enable_cpu_blocks`` the lanes of a cooperative block (default 1)."""
-    if block_dim is not None and block_dim != 1 and config.enable_cpu_blocks:
-        width = cpu_block_width(block_dim, device, stream)
-        if width > 1:    # consecutive threads in blocks of `width` lanes; the last may be partial
-            return _launch_cpu_blocks(kernel, dim, width, inputs, outputs, device, record_tape, record_cmd,
-                                      adjoint, tiled=False, adj_inputs=adj_inputs, adj_outputs=adj_outputs)
-    plan = getattr(kernel, "_plan", None)
-    # tapes, timing recorders and graph captures disarm the plan itself (see launch_state);
-    # device=None needs no thread-local lookup while every thread is on the default device
-    if plan is not None and not (adjoint or record_cmd) and \
-            ((plan.on_default and not _off_default) or get_device() is plan.device
-             if device is None else device == plan.alias or get_device(device) is plan.device) and \
-            (plan.native_run(dim, inputs, outputs) or
-             ((type(inputs) is list or type(inputs) is tuple) and
-              plan.run(dim, inputs if not outputs else list(inputs) + list(outputs)))):
-        return None
-    return _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoint,
-                   record_tape, record_cmd, stream, max_blocks, block_dim)
+    try:   # no cost unless raised (Python >= 3.11)
+        if block_dim is not None and block_dim != 1 and config.enable_cpu_blocks:
+            width = cpu_block_width(block_dim, device, stream)
+            if width > 1:    # consecutive threads in blocks of `width` lanes; the last may be partial
+                return _launch_cpu_blocks(kernel, dim, width, inputs, outputs, device, record_tape, record_cmd,
+                                          adjoint, tiled=False, adj_inputs=adj_inputs, adj_outputs=adj_outputs)
+        plan = getattr(kernel, "_plan", None)
+        # tapes, timing recorders and graph captures disarm the plan itself (see launch_state);
+        # device=None needs no thread-local lookup while every thread is on the default device
+        if plan is not None and not (adjoint or record_cmd) and \
+                ((plan.on_default and not _off_default) or get_device() is plan.device
+                 if device is None else device == plan.alias or get_device(device) is plan.device) and \
+                (plan.native_run(dim, inputs, outputs) or
+                 ((type(inputs) is list or type(inputs) is tuple) and
+                  plan.run(dim, inputs if not outputs else list(inputs) + list(outputs)))):
+            return None
+        return _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoint,
+                       record_tape, record_cmd, stream, max_blocks, block_dim)
+    except KeyboardInterrupt:   # a launch stopped because a strided entry could not be built
+        strided.raise_failure()
+        raise
 
 
 def _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoint, record_tape,
@@ -357,7 +361,11 @@ class Launch:
         if self._epoch != _epoch[0]:
             self._resolve()
         if self._run is not None:
-            self._run(config.num_threads or 0)
+            try:   # no cost unless raised (Python >= 3.11)
+                self._run(config.num_threads or 0)
+            except KeyboardInterrupt:   # stopped: a strided entry could not be built (strided.py)
+                strided.raise_failure()
+                raise
             return None
         if self.device.is_cuda:
             from . import cuda_backend

@@ -179,6 +179,11 @@ class Module:
         self._sync_generation()
         key = (device.alias, backward)
         lm = self.loaded.get(key) or self.loaded.get((device.alias, True))
+        if lm is not None and getattr(lm, "quick", None) and lm.upgraded():
+            # its quickly compiled units have their optimised build now (quick_tier.py)
+            for k in [k for k, v in self.loaded.items() if getattr(v, "quick", None) and v.upgraded()]:
+                self.loaded.pop(k, None)
+            lm = self.loaded.get(key) or self.loaded.get((device.alias, True))
         if lm is not None:   # a backward binary holds the forward entry points too
             self.loaded[key] = lm
             return lm

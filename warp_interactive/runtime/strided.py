@@ -17,9 +17,13 @@ first strided chunk, with the GIL taken by ctypes; the launch's other threads wa
 lock. A kernel's strided unit is generated from the kernel's current IR and used only when that
 IR still gives the unit's kernel hash (the unit's manifest lists them): a unit is never paired
 with a body other than its own. When no entry can be had (no compiler any more, a kernel whose
-definition changed under a still-running old binary) the message is printed and the process
-stops (``__builtin_trap``): running the unit-stride loop on strided memory would be a silently
-wrong result.
+definition changed under a still-running old binary) nothing runs on the strided memory (running
+the unit-stride loop there would be a silently wrong result): the resolver keeps the reason and
+answers NULL, the entry sets the launch's stopping flag (the one Ctrl-C sets), the native
+launcher raises KeyboardInterrupt, and the launch site (``wp.launch``, ``Launch.launch``) turns it
+into ``wp.LaunchError`` naming the kernel and the reason (``raise_failure``); the next launch
+tries again. A launch from another Python thread has no stopping flag: there the reason is
+printed and the process stops (``__builtin_trap``).
 """
 
 import _thread
@@ -39,6 +43,7 @@ _units = {}        # ctx -> _Unit (one per loaded unit library)
 _ctx_of = {}       # unit hash -> ctx
 _entries = {}      # (ctx, kernel C++ name) -> address of its strided entry
 _libs = []         # the strided libraries loaded (kept: their code stays mapped)
+_failed = {}       # (ctx, kernel C++ name) -> why its entry could not be had (until raised)
 
 
 class _Unit:
@@ -70,23 +75,50 @@ def register(unit_hash, kernels, options):
 
 
 def _resolve(ctx, name):
-    """The C resolver (see the module doc): the strided entry's address, or None (the process
-    stops). A Ctrl-C during the build is delivered after it, to the launching thread."""
+    """The C resolver (see the module doc): the strided entry's address, or None (the reason is
+    kept for the launch site). ``name`` NULL: the launch cannot be stopped, print the reasons
+    (the process stops). A Ctrl-C during the build is delivered after it, to the launching
+    thread."""
+    if name is None:
+        for (_, cpp), (_, text) in list(_failed.items()):
+            sys.stderr.write(f"warp_interactive: building the strided-array entry of kernel {cpp} "
+                             f"failed:\n{text}")
+        sys.stderr.flush()
+        return None
     interrupted = False
+    cpp = name.decode(errors="replace")
     try:
         while True:
             try:
-                return _entry(ctx, name.decode())
+                return _entry(ctx, cpp)
             except KeyboardInterrupt:
                 interrupted = True
-    except BaseException:   # noqa: B036 - the C caller cannot take an exception
-        sys.stderr.write(f"warp_interactive: building the strided-array entry of kernel "
-                         f"{name.decode(errors='replace')} failed:\n{traceback.format_exc()}")
-        sys.stderr.flush()
+    except BaseException as e:   # noqa: B036 - the C caller cannot take an exception
+        with _lock:
+            _failed.setdefault((ctx, cpp), (e, traceback.format_exc()))
         return None
     finally:
         if interrupted:
             _thread.interrupt_main()
+
+
+def raise_failure():
+    """At a launch site that caught KeyboardInterrupt: raise ``wp.LaunchError`` for a strided
+    entry that could not be had during the launch (then the next launch tries again); return
+    when there is none (a real Ctrl-C)."""
+    with _lock:
+        failed = list(_failed.items())
+        _failed.clear()
+    if not failed:
+        return
+    from ..errors import LaunchError
+    (ctx, cpp), (error, _) = failed[0]
+    kernel = _units[ctx].kernels.get(cpp)
+    name = kernel.key if kernel is not None else cpp
+    raise LaunchError(
+        f"kernel '{name}' was launched on strided memory (an array whose innermost stride is not "
+        f"its element size, or more than 2**31 threads), which needs its strided-array entry, and "
+        f"that could not be built, so nothing ran on it: {type(error).__name__}: {error}") from error
 
 
 RESOLVER = _RESOLVER_T(_resolve)
@@ -96,6 +128,8 @@ RESOLVER_ADDRESS = ctypes.c_void_p(ctypes.cast(RESOLVER, ctypes.c_void_p).value)
 def _entry(ctx, cpp):
     with _lock:
         addr = _entries.get((ctx, cpp))
+        if addr is None and (ctx, cpp) in _failed:   # this launch's other chunks: no retry
+            raise _failed[(ctx, cpp)][0]
         if addr is None:
             addr = _entries[(ctx, cpp)] = _build(_units[ctx], cpp)
         return addr

@@ -443,7 +443,10 @@ extern "C" WPI_EXPORT void wpi_set_interrupt_hooks(void* poll, const void* stopp
 // into a second, plain loop was ~40% of a module's compile time). Any other launch (an array
 // whose innermost stride is not its element size, indices past int32) calls wpi_run_strided:
 // the first call asks the runtime's resolver, with the GIL, for the plain loop's entry (a small
-// library it builds or finds in the cache) and keeps it in the kernel's slot.
+// library it builds or finds in the cache) and keeps it in the kernel's slot. When it cannot be
+// had, nothing runs on the strided memory: a launch from Python's main thread is stopped through
+// its stopping flag (as Ctrl-C stops it) and the launch site raises the resolver's reason
+// (strided.py); any other launch cannot report it, so the process stops, saying why.
 namespace {
 typedef void (*wpi_entry_fn)(const void*, const void*, int64_t, int64_t);
 void* (*wpi_strided_resolver)(void*, const char*) = nullptr;
@@ -461,7 +464,13 @@ __attribute__((noinline)) static void wpi_run_strided(void** slot, const char* k
     if (!fn) {
         void* (*resolve)(void*, const char*) = __atomic_load_n(&wpi_strided_resolver, __ATOMIC_ACQUIRE);
         fn = resolve ? resolve(wpi_strided_ctx, kernel) : nullptr;
-        if (!fn) {   // never run the unit-stride loop on strided memory: stop loudly instead
+        if (!fn) {   // never run the unit-stride loop on strided memory
+            const int* flag = wpi_poll_arm();
+            if (flag == wpi_stopping && flag != &wpi_not_stopping) {
+                __atomic_store_n(const_cast<int*>(flag), 1, __ATOMIC_RELAXED);
+                return;
+            }
+            if (resolve) resolve(wpi_strided_ctx, nullptr);   // prints the reason
             WPI_HOST_PRINTF("warp_interactive: no strided entry for kernel %s (see the message above)\n", kernel);
             __builtin_trap();
         }
