@@ -61,6 +61,17 @@ def k(n: int, o: wp.array(dtype=float)):
         y = 3.0
     o[0] = y
 """, "variable 'y' is assigned only on one path", "o[0] = y"),
+    "elif_chain_without_else": ("""
+@wp.kernel
+def k(n: int, o: wp.array(dtype=float)):
+    if n == 1:
+        y = 2.0
+    elif n == 2:
+        y = 3.0
+    elif n == 3:
+        y = 4.0
+    o[0] = y
+""", "variable 'y' is assigned only on one path", "o[0] = y"),
     "missing_return": ("""
 @wp.func
 def f(x: int) -> int:

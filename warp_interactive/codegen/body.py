@@ -279,6 +279,10 @@ class BodyWriter:
         func = s.func
         if isinstance(func, GradCall):
             return self._fwd_grad_of(s, p)
+        if func.cpp == "kernel_assert" and not _is_user_call(func):    # `assert`: debug builds only
+            return [] if replay or not self.debug else [
+                f"{p}if (!({s.args[0].label})) {{ wp::record_assert_error({c_string(func.text)}, "
+                f"{c_string(self.func_name)}, {s.lineno}); {self._fail(replay)} }}"]
         lines = self._bounds_check(s, p, replay) if self.debug else []
         name = self.callee(func, s.template)
         if replay and _is_user_call(func) and getattr(func, "custom_replay", None) is not None:

@@ -69,7 +69,9 @@ class ModuleParts:
         kparts = [self._kernels[k.cpp] for k in kernels]
         if any(LANES_MARK in part for part in kparts):
             parts.append(lanes_mod.PRELUDE)
-        if any(runtime_zero_step_possible(fir) for fir in irs + [f.ir for f in funcs]):
+        # (cooperative CPU blocks record an empty axis slice of a custom reduction: tile.h)
+        if any(runtime_zero_step_possible(fir) for fir in irs + [f.ir for f in funcs]) \
+                or any(getattr(k, "block_width", 1) > 1 for k in kernels):
             parts.append(RECORDS_ERRORS)
         return "\n".join(parts + kparts)
 

@@ -244,7 +244,10 @@ def run_compiler(cmd, what, background=False):
     try:
         out, err = proc.communicate(timeout=timeout)
     except BaseException as e:     # the timeout, or KeyboardInterrupt: stop the compiler
-        os.killpg(proc.pid, signal.SIGKILL)
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:  # it had already finished (an interrupt just after it exited)
+            pass
         proc.communicate()
         if isinstance(e, subprocess.TimeoutExpired):
             raise CompileError(f"compiling {what} did not finish within {timeout} s "

@@ -1,5 +1,8 @@
-"""wp.print, wp.breakpoint, wp.cast (C++ of the last two in native/include/warp_interactive/
-debugging.h)."""
+"""wp.print, wp.breakpoint, wp.cast, ``assert`` (C++ of the last three in
+native/include/warp_interactive/debugging.h)."""
+
+import ast
+from dataclasses import dataclass
 
 from ..types import composite as comp
 from ..types import scalars as sc
@@ -51,6 +54,26 @@ def _cast(tr, obj, node, kwargs):
     ov = Overload(name="cast", input_types={"a": a.type}, value_func=None, cpp="bit_cast",
                   differentiable=False)
     return tr.emit_call(ov, to, [a], template=f"<{to._cpp}>")
+
+
+@dataclass
+class AssertOverload(Overload):
+    """``assert cond`` in a kernel or function: ``text`` is the statement's source."""
+    text: str = ""
+
+
+def kernel_assert(tr, node, source):
+    """``assert cond[, msg]``, warp-lang's rule: the condition is evaluated, and it is checked only
+    in debug mode (release builds compile the check out, codegen/body.py). A failed check is
+    recorded with the statement's text and raised after the launch (the thread stops there),
+    rather than aborting the process as warp-lang's C assert does."""
+    cond = tr.to_var(tr.eval(node.test), node.test)
+    if cond.type is not sc.bool_ and not sc.is_scalar(cond.type):
+        raise tr.scope.error(f"assert needs a boolean or scalar condition, got {type_name(cond.type)}", node.test)
+    text = (ast.get_source_segment(source, node) if source else None) or "assert"
+    ov = AssertOverload(name="assert", input_types={"cond": cond.type}, value_func=None, cpp="kernel_assert",
+                        differentiable=False, replay="", text=" ".join(text.split()))
+    tr.emit_call(ov, None, [cond])
 
 
 INTRINSICS.update(print=_print, cast=_cast)

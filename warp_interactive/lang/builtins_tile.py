@@ -148,12 +148,13 @@ def emit(tr, cpp, ret, args, template="", differentiable=True, replay=None, name
     return out
 
 
-def rebind(tr, node, value, name, what):
-    """In-place forms (``tile_matmul(a, b, out)``): the named tile gets the new value."""
+def rebind(tr, node, value, name, what, additive=False):
+    """In-place forms (``tile_matmul(a, b, out)``): the named tile gets the new value
+    (``additive``: the value is the old one plus a change, see bind_tile)."""
     if not isinstance(node, ast.Name):
         raise tr.scope.error(f"wp.{name}(): {what} must be a variable name (the call assigns a "
                              f"new value to it)", node)
-    bind_tile(tr, node.id, value)
+    bind_tile(tr, node.id, value, additive)
 
 
 # --- views alias their tile ------------------------------------------------------------------------
@@ -168,8 +169,10 @@ def mark_view(view, parent, flat, strides, dynamic):
     return view
 
 
-def bind_tile(tr, name, value):
-    """Bind ``name`` to ``value``; when ``name`` was a view, write the value back into its tile."""
+def bind_tile(tr, name, value, additive=False):
+    """Bind ``name`` to ``value``; when ``name`` was a view, write the value back into its tile.
+    ``additive`` (``+=``, ``-=``, tile_axpy): where the view's elements alias (a stride of 0: a
+    broadcast of a shared tile), each adds its change to its element, as in warp-lang."""
     old = tr.scope.symbols.get(name)
     value = tr.scope.bind(name, value)
     tile_refs.written(tr, name, value)     # a @wp.func's tile parameter: the caller's tile too
@@ -181,12 +184,20 @@ def bind_tile(tr, name, value):
     if not names:           # the tile was rebound since the view was taken: nothing aliases it
         return value
     s = ", ".join(str(x) for x in list(strides) + [0] * (4 - len(strides)))
-    if dynamic is None:
+    if additive and dynamic is None and 0 in strides:
+        merged = emit(tr, "tile_scatter_delta", parent.type, [parent, old, value], f"<{flat}, {s}>")
+    elif dynamic is None:
         merged = emit(tr, "tile_scatter", parent.type, [parent, value], f"<{flat}, {s}>")
     else:
         merged = emit(tr, "tile_scatter_at", parent.type, [parent, value, dynamic], f"<{s}>")
     for n in names:
         merged = bind_tile(tr, n, merged)
+    if dynamic is None and 0 in strides:
+        # aliasing elements (a broadcast): the view reads its tile again, so every copy of an
+        # element shows the tile's one value, as views of warp-lang's shared memory do
+        value = emit(tr, "tile_gather", value.type, [merged], f"<{value.type._cpp}, {flat}, {s}>")
+        tr.scope.bind(name, value)
+        tile_refs.written(tr, name, value)
     mark_view(value, merged, flat, strides, dynamic)
     return value
 
@@ -358,17 +369,18 @@ def extract(tr, t, idx):
 def assign_element(tr, t, idx, value):
     idx = element_indices(tr, t, idx)
     value = value_var_of(tr, value, t.type.dtype) if sc.is_scalar(t.type.dtype) else value
-    return emit(tr, "tile_assign_elem", t.type, [t, value] + idx, differentiable=len(idx) <= 3)
+    return emit(tr, "tile_assign_elem", t.type, [t, value] + idx)
 
 
-def merge_lanes(tr, old, new, sum_=False):
+def merge_lanes(tr, old, new, mode=0):
     """In a cooperative CPU block each lane holds its own copy of a tile: after a per-lane write
-    (``t[lane] = x``, ``t[0] += x``, tile_scatter_add/masked) every lane gets the block's tile with
-    all lanes' writes (``sum_``: their increments added, as warp-lang's shared tiles add). A
+    (``t[lane] = x``, ``t[0] += x``, ``t[0] &= x``, tile_scatter_add/masked) every lane gets the
+    block's tile with all lanes' writes (``mode``: 0 the last write wins, 1 (or True) their
+    increments added, 2/3/4 and/or/xor-ed, as warp-lang's shared tiles do it: cpu_blocks.h). A
     block-wide operation: every lane must reach it. One lane per block: ``new`` itself."""
     if tr.block_width == 1:
         return new
-    return emit(tr, "block_merge_tile", new.type, [old, new, tr.index_const(int(sum_))], differentiable=False)
+    return emit(tr, "block_merge_tile", new.type, [old, new, tr.index_const(int(mode))], differentiable=False)
 
 
 def tile_extract(tr, obj, node, kwargs):

@@ -29,6 +29,8 @@ def operator(tr, op, args):
         return args[0] if op == "pos" else emit(tr, "tile_neg", args[0].type, args)
     if op == "extract":
         return extract(tr, args[0], args[1:])
+    if len(args) == 2 and op in _BITWISE and all(is_tile(a.type) for a in args):
+        return _bitwise(tr, op, *args)
     if len(args) != 2 or op not in _ELEMENTWISE:
         raise tr.scope.error(f"operator '{op}' is not defined for tiles "
                              f"({', '.join(type_name(a.type) for a in args)})")
@@ -57,6 +59,17 @@ def operator(tr, op, args):
 
 
 _BITWISE = ("bit_and", "bit_or", "bit_xor")
+
+
+def _bitwise(tr, op, a, b):
+    """``a & b``, ``a | b``, ``a ^ b`` (and ``&=``...) between tiles of one shape and integer dtype
+    (scalars, vectors or matrices of them), element by element, as in warp-lang."""
+    ta, tb = a.type, b.type
+    scalar = ta.dtype._wp_scalar_type_ if comp.is_composite(ta.dtype) else ta.dtype
+    if ta.shape != tb.shape or type_name(ta.dtype) != type_name(tb.dtype) or not sc.is_int(scalar):
+        raise tr.scope.error(f"operator '{op}' needs two tiles of the same shape and integer dtype, got "
+                             f"{_tile_name(ta)} and {_tile_name(tb)}", kind=CodegenTypeError)
+    return emit(tr, f"tile_{op}", ta, [a, b], differentiable=False)
 
 
 def _check_struct_operator(tr, op, args):

@@ -43,7 +43,7 @@ def tile_axpy(tr, obj, node, kwargs):
         raise tr.scope.error(f"wp.tile_axpy(): src and dest differ: {type_name(src.type)} and {type_name(dest.type)}")
     alpha = value_var_of(tr, tr.eval_var(args["alpha"]), src.type.dtype)
     scaled = emit(tr, "tile_mul_scalar", src.type, [src, alpha])
-    rebind(tr, args["dest"], emit(tr, "tile_add", dest.type, [dest, scaled]), "tile_axpy", "dest")
+    rebind(tr, args["dest"], emit(tr, "tile_add", dest.type, [dest, scaled]), "tile_axpy", "dest", additive=True)
 
 
 # --- indexed memory ----------------------------------------------------------------------------------
@@ -133,7 +133,7 @@ def _scatter(cpp):
         # differentiable in one-lane blocks (a struct dtype has no adjoint arithmetic)
         diff = sc.is_float(t.type.dtype) or comp.is_composite(t.type.dtype)
         new = emit(tr, cpp, t.type, [t, value, has] + idx, differentiable=diff)
-        new = merge_lanes(tr, t, new, sum_=cpp == "tile_scatter_add")    # every lane's value (blocks)
+        new = merge_lanes(tr, t, new, mode=int(cpp == "tile_scatter_add"))    # every lane's value (blocks)
         rebind(tr, node.args[0], new, cpp, "the tile")
     return handler
 

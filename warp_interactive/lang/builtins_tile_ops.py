@@ -123,10 +123,23 @@ def tile_reduce(tr, obj, node, kwargs):
                              f"{type_name(t.type.dtype)}; it must return the tile element type")
     if "axis" in args:
         out, outer, n, inner = _axis_split(tr, t, static(tr, args, "axis"), "tile_reduce")
-        return emit(tr, "tile_reduce_axis", out, [f, t], f"<{out._cpp}, {outer}, {n}, {inner}>",
+        ident = _reduce_identity(tr, args["op"], t.type.dtype)
+        return emit(tr, "tile_reduce_axis", out, [f, t], f"<{out._cpp}, {outer}, {n}, {inner}, {ident}>",
                     differentiable=False)
     out = tile_type(t.type.dtype, (1,))
     return emit(tr, "tile_reduce", out, [f, t], f"<{out._cpp}>", differentiable=False)
+
+
+def _reduce_identity(tr, op_node, dtype):
+    """The identity kind of a reduction operator, for an axis slice with no element (only in a
+    partial cooperative CPU block; tile.h's tile_reduce_identity): warp-lang's rule, builtin add,
+    mul, min and max have one (min/max of scalars), a @wp.func none (0: a run-time error)."""
+    v = tr.eval(op_node)
+    obj = v.obj if isinstance(v, PyValue) else None
+    kind = {"add": 1, "mul": 2, "min": 3, "max": 4}.get(obj.key, 0) if isinstance(obj, BuiltinFunction) else 0
+    if kind > 1 and not sc.is_scalar(dtype):
+        return 0
+    return kind
 
 
 def tile_sum(tr, obj, node, kwargs):
@@ -186,7 +199,11 @@ def tile_broadcast(tr, obj, node, kwargs):
         else:
             raise tr.scope.error(f"wp.tile_broadcast(): shape {src} cannot broadcast to {shape} "
                                  f"(dimension {k}: {src[m]} vs {d})")
-    return gather(tr, t, shape, 0, strides)
+    out = gather(tr, t, shape, 0, strides)
+    if getattr(t, "tile_storage", None) == "shared":
+        # warp-lang's broadcast of a shared tile is a view of its memory (repeated elements alias)
+        mark_view(out, t, 0, strides, None)
+    return out
 
 
 def _offsets(tr, args, t, name):

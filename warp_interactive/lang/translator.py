@@ -8,7 +8,7 @@ from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
 from ..types.tile import is_tile
-from . import builtins_core, builtins_tile, builtins_tile_index, intrinsics, ir, tile_refs
+from . import builtins_core, builtins_debug, builtins_tile, builtins_tile_index, intrinsics, ir, tile_refs
 from .calls import CallsMixin
 from .checks import always_exits, check_returns, check_signature, declared_return
 from .expressions import BINOPS, EXPR_TABLE, ExpressionsMixin
@@ -23,6 +23,8 @@ from .array_views import ArrayViewsMixin
 _AUG_ATOMICS = {"add": "add", "sub": "sub", "bit_and": "and", "bit_or": "or", "bit_xor": "xor"}
 # `t op= u` with two tiles writes t in place in warp-lang (others rebind the name)
 _TILE_INPLACE = (ast.Add, ast.Sub, ast.BitAnd, ast.BitOr, ast.BitXor)
+# how a cooperative CPU block merges its lanes' `t[i] op= x` (cpu_blocks.h block_merge_tile)
+_LANE_MERGE = {ast.Add: 1, ast.Sub: 1, ast.BitAnd: 2, ast.BitOr: 3, ast.BitXor: 4}
 
 
 def _bare_types():
@@ -40,7 +42,7 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
     expr_table = EXPR_TABLE
     intrinsics = intrinsics.INTRINSICS
     block_width = 1    # lanes per block (a kernel built for cooperative CPU blocks sets it)
-    _tile_add = False  # the tile element write being translated is `t[i] += x` / `-=`
+    _tile_add = 0  # how the lanes' `t[i] op= x` merge: 0 a write, 1 `+=`/`-=`, 2-4 `&=`/`|=`/`^=`
 
     def __init__(self, source_info, py_globals, max_unroll=16):
         self.src = source_info
@@ -119,6 +121,9 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
 
     def s_Pass(self, node):
         pass
+
+    def s_Assert(self, node):
+        builtins_debug.kernel_assert(self, node, getattr(self.src, "text", None))
 
     def s_Expr(self, node):
         if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
@@ -265,13 +270,14 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
             if isinstance(base, ir.Var) and is_tile(base.type):
                 builtins_tile_index.check_augassign(self, base, target)
                 # t[i] += x in a cooperative CPU block adds every lane's x (warp-lang's shared tiles)
-                self._tile_add = isinstance(node.op, (ast.Add, ast.Sub))
+                self._tile_add = _LANE_MERGE.get(type(node.op), 0)
                 struct_element = builtins_tile.is_struct(base.type.dtype)
         current = self.eval_var(target)
         if isinstance(target, ast.Name) and (hasattr(current, "tile_view_of") or (
                 type(node.op) in _TILE_INPLACE and is_tile(current.type) and is_tile(value.type))):
             # in place (warp-lang's tile add_inplace...): reaches a viewed tile, a caller's tile
-            builtins_tile.bind_tile(self, target.id, self.binary(op, current, value))
+            builtins_tile.bind_tile(self, target.id, self.binary(op, current, value),
+                                    additive=isinstance(node.op, (ast.Add, ast.Sub)))
             return
         try:
             if struct_element:     # an element of a tile of structs (t[i] += s): field by field
@@ -279,7 +285,7 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
                 return
             self.write(target, self.binary(op, current, value))
         finally:
-            self._tile_add = False
+            self._tile_add = 0
 
     # --- control flow -----------------------------------------------------------------------------
     def s_If(self, node):
@@ -317,6 +323,15 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
                         f"variable '{name}' is assigned only on one path through the if at line "
                         f"{self.scope.lineno_of(node)}, so it may be unassigned here; assign it "
                         f"before the if (or on both paths)")
+            elif isinstance(va, Conflict) or isinstance(vb, Conflict):
+                # a name that may be unassigned (or of two types) on one path stays so after the
+                # join (an elif chain without else: `if a: y = 1 elif b: y = 2`), unless that
+                # path leaves; taking the other path's value would read an unassigned variable
+                conflicted = node.body if isinstance(va, Conflict) else node.orelse
+                other = vb if isinstance(va, Conflict) else va
+                keep = va if isinstance(va, Conflict) else vb
+                self.scope.symbols[name] = other if always_exits(conflicted) and not isinstance(other, Conflict) \
+                    else keep
             elif isinstance(va, tuple) and isinstance(vb, tuple) and len(va) == len(vb) and \
                     all(isinstance(x, ir.Var) for x in va + vb):
                 self.scope.symbols[name] = self._join_tuple(name, cond, va, vb, node)
@@ -566,6 +581,7 @@ _QUERY_NEXT = {"HashGridQuery": "hash_grid_query_next", "MeshQueryAABB": "mesh_q
 
 STMT_TABLE = {
     ast.Pass: Translator.s_Pass,
+    ast.Assert: Translator.s_Assert,
     ast.Expr: Translator.s_Expr,
     ast.Assign: Translator.s_Assign,
     ast.AnnAssign: Translator.s_AnnAssign,

@@ -26,7 +26,8 @@ namespace wp {
 typedef void (*cpu_lane_fn)(const void* args, const void* bounds, int64 idx);
 
 struct cpu_block {
-    int width = 0;            // lanes in a full block (the launch's block_dim)
+    int capacity = 0;         // lanes the stacks below are reserved for (the widest block run yet)
+    int width = 0;            // lanes in a full block (this launch's block_dim)
     int count = 0;            // lanes of the block now running (the last block may be partial)
     int lane = 0;             // the running lane
     int64 first = 0;          // the thread index of lane 0
@@ -68,7 +69,7 @@ inline cpu_block* cpu_block_state(int width)
 {
     static thread_local cpu_block state;
     cpu_block* b = &state;
-    if (b->width < width) {
+    if (b->capacity < width) {
         if (b->stacks) munmap(b->stacks, b->stack_bytes);
         b->stack_bytes = CPU_LANE_STACK * size_t(width);
         void* p = mmap(nullptr, b->stack_bytes, PROT_READ | PROT_WRITE,
@@ -78,8 +79,9 @@ inline cpu_block* cpu_block_state(int width)
         b->ctx = (ucontext_t*)std::realloc(b->ctx, sizeof(ucontext_t) * size_t(width));
         b->done = (char*)std::realloc(b->done, size_t(width));
         b->syncs = (unsigned*)std::realloc(b->syncs, sizeof(unsigned) * size_t(width));
-        b->width = width;
+        b->capacity = width;
     }
+    b->width = width;      // (not the capacity: wp.block_dim() of a narrower launch after a wider one)
     return b;
 }
 
@@ -170,10 +172,50 @@ inline int32 block_width()
     cpu_block* b = cpu_block_current();
     return b ? b->width : 1;
 }
+
+// A partial cooperative block (the launch's last block, `count < width` lanes): warp-lang's CPU
+// tiles give lane l the elements whose row-major index k has k % width == l, and the missing
+// lanes' elements are left out of reductions and scans (they were never loaded there). `absent(k)`
+// says whether element k is such an element; outside a partial block, never.
+struct block_absent_t {
+    int width, count;
+    WPI_FUNC bool any() const { return width != 0; }
+    WPI_FUNC bool operator()(int k) const { return width != 0 && k % width >= count; }
+};
+inline block_absent_t block_absent()
+{
+    cpu_block* b = cpu_block_current();
+    if (b && b->count < b->width) return {b->width, b->count};
+    return {0, 0};
+}
+
+// A run-time error of a cooperative block (an empty axis slice of a reduction without an
+// identity): recorded like a failed bounds check and raised by the runtime after the launch.
+inline void record_block_error(const char* message)
+{
+    if (__atomic_exchange_n(&g_error.set, 1, __ATOMIC_ACQ_REL)) return;
+    snprintf(g_error.message, sizeof(g_error.message), "%s", message);
+}
 #elif !defined(WPI_CUDA_BLOCKS)
 WPI_FUNC void block_sync() {}
 WPI_FUNC int32 block_lane() { return 0; }
 WPI_FUNC int32 block_width() { return 1; }
+#endif
+
+#if !defined(WPI_CPU_BLOCKS)    // CUDA: cooperative blocks (cuda_blocks.h) or one-thread blocks
+struct block_absent_t {
+    int width, count;
+    WPI_FUNC bool any() const { return width != 0; }
+    WPI_FUNC bool operator()(int k) const { return width != 0 && k % width >= count; }
+};
+WPI_FUNC block_absent_t block_absent()
+{
+#if defined(WPI_CUDA_BLOCKS)
+    if (cuda_block_active() && int(blockDim.x) < block_width()) return {block_width(), int(blockDim.x)};
+#endif
+    return {0, 0};
+}
+WPI_FUNC void record_block_error(const char* message) { ::printf("%s\n", message); }
 #endif
 
 // Every lane's `n` values into `out` (n x W, lane fastest: lane l's k-th value at [k * W + l]).
@@ -220,12 +262,15 @@ WPI_FUNC T block_broadcast(const T& value, int src)
     return value;
 }
 
-// Per-lane writes into a tile (`t[lane] = x`, tile_scatter_add/masked): every lane changed its own
-// copy `mine` of the block's tile `old`; all lanes then get `old` with every lane's changes, in lane
-// order (writes: an element a lane changed takes its value, the last such lane winning) or summed
-// (adds: old + the sum of the lanes' increments). Outside a block: `mine`.
+// Per-lane writes into a tile (`t[lane] = x`, tile_scatter_add/masked, `t[i] op= x`): every lane
+// changed its own copy `mine` of the block's tile `old`; all lanes then get `old` with every lane's
+// changes, in lane order. `mode` 0 (writes): an element a lane changed takes its value, the last
+// such lane winning; 1 (adds): old + the sum of the lanes' increments; 2, 3, 4 (`&=`, `|=`, `^=`:
+// warp-lang's shared tiles apply each lane's operation atomically): the lanes' copies combined
+// bit by bit (and / or of the copies, old ^ the xor of the lanes' changes), which is the same
+// element by element for integers and vectors or matrices of them. Outside a block: `mine`.
 template <typename Tl>
-WPI_FUNC Tl block_merge_tile(const Tl& old, const Tl& mine, bool sum)
+WPI_FUNC Tl block_merge_tile(const Tl& old, const Tl& mine, int mode)
 {
 #if defined(WPI_CPU_BLOCKS)
     cpu_block* b = cpu_block_current();
@@ -235,18 +280,28 @@ WPI_FUNC Tl block_merge_tile(const Tl& old, const Tl& mine, bool sum)
         std::memcpy((void*)&buf[b->lane], (const void*)&mine, sizeof(Tl));
         block_sync();
         Tl r = old;
-        for (int l = 0; l < b->count; ++l)
-            for (int k = 0; k < Tl::size; ++k) {
-                if (std::memcmp((const void*)&buf[l].data[k], (const void*)&old.data[k], sizeof(T)) == 0) continue;
-                r.data[k] = sum ? add(r.data[k], sub(buf[l].data[k], old.data[k])) : buf[l].data[k];
+        if (mode >= 2) {
+            unsigned char* rb = (unsigned char*)&r;
+            const unsigned char* ob = (const unsigned char*)&old;
+            for (int l = 0; l < b->count; ++l) {
+                const unsigned char* lb = (const unsigned char*)&buf[l];
+                for (size_t k = 0; k < sizeof(Tl); ++k)
+                    rb[k] = mode == 2 ? (rb[k] & lb[k]) : mode == 3 ? (rb[k] | lb[k]) : (rb[k] ^ (lb[k] ^ ob[k]));
             }
+        } else {
+            for (int l = 0; l < b->count; ++l)
+                for (int k = 0; k < Tl::size; ++k) {
+                    if (std::memcmp((const void*)&buf[l].data[k], (const void*)&old.data[k], sizeof(T)) == 0) continue;
+                    r.data[k] = mode == 1 ? add(r.data[k], sub(buf[l].data[k], old.data[k])) : buf[l].data[k];
+                }
+        }
         block_sync();
         return r;
     }
 #elif defined(WPI_CUDA_BLOCKS)
-    if (cuda_block_active()) return cuda_block_merge_tile(old, mine, sum);
+    if (cuda_block_active()) return cuda_block_merge_tile(old, mine, mode);
 #endif
-    (void)old, (void)sum;
+    (void)old, (void)mode;
     return mine;
 }
 
@@ -257,7 +312,7 @@ template <typename Tl>
 WPI_FUNC Tl block_adjoint_sum(const Tl& mine)
 {
     const Tl zero = {};
-    return block_merge_tile(zero, mine, true);
+    return block_merge_tile(zero, mine, 1);
 }
 
 }  // namespace wp

@@ -130,8 +130,19 @@ WPI_FUNC bool cuda_block_same_bytes(const T& a, const T& b)
 // `old` with all lanes' changes applied in lane order (the last lane changing an element wins,
 // or with `sum` every lane's increment is added), as the CPU merge does. The tile goes through the
 // scratch in chunks of elements; within a chunk the lanes take turns (a barrier after each).
+// (`mode` as block_merge_tile's in cpu_blocks.h: 0 writes, 1 adds, 2/3/4 `&=`/`|=`/`^=` combined bit
+// by bit: each lane's copy and-ed / or-ed in, or its change xor-ed in)
+template <typename T>
+WPI_FUNC void cuda_block_bits(T& acc, const T& mine, const T& old, int mode)
+{
+    unsigned char* a = (unsigned char*)&acc;
+    const unsigned char* m = (const unsigned char*)&mine;
+    const unsigned char* o = (const unsigned char*)&old;
+    for (int i = 0; i < int(sizeof(T)); ++i)
+        a[i] = mode == 2 ? (a[i] & m[i]) : mode == 3 ? (a[i] | m[i]) : (a[i] ^ (m[i] ^ o[i]));
+}
 template <typename Tl>
-WPI_FUNC Tl cuda_block_merge_tile(const Tl& old, const Tl& mine, bool sum)
+WPI_FUNC Tl cuda_block_merge_tile(const Tl& old, const Tl& mine, int mode)
 {
     typedef typename Tl::value_type T;
     static_assert(sizeof(T) <= WPI_CUDA_BLOCK_SCRATCH, "a tile element must fit the block's scratch");
@@ -147,8 +158,12 @@ WPI_FUNC Tl cuda_block_merge_tile(const Tl& old, const Tl& mine, bool sum)
         for (int l = 0; l < lanes; ++l) {
             if (l == lane)
                 for (int k = k0; k < k1; ++k) {
+                    if (mode >= 2) {
+                        cuda_block_bits(buf[k - k0], mine.data[k], old.data[k], mode);
+                        continue;
+                    }
                     if (cuda_block_same_bytes(mine.data[k], old.data[k])) continue;
-                    buf[k - k0] = sum ? add(buf[k - k0], sub(mine.data[k], old.data[k])) : mine.data[k];
+                    buf[k - k0] = mode == 1 ? add(buf[k - k0], sub(mine.data[k], old.data[k])) : mine.data[k];
                 }
             __syncthreads();    // lane l's changes are in: the next lane applies its own on top
         }

@@ -76,4 +76,21 @@ template <typename To, typename From> WPI_FUNC To bit_cast(const From& a)
 }
 template <typename To, typename From> WPI_FUNC void adj_bit_cast(const From&, From&, const To&) {}
 
+// `assert cond` in debug mode (release builds emit no check, as warp-lang compiles asserts out):
+// a false condition is recorded with the statement's text, the thread stops, and the runtime
+// raises it after the launch (warp-lang's C assert aborts the process instead).
+WPI_FUNC void record_assert_error(const char* text, const char* kernel, int line)
+{
+#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+    if (__atomic_exchange_n(&g_error.set, 1, __ATOMIC_ACQ_REL)) return;
+    snprintf(g_error.message, sizeof(g_error.message), "assertion failed in kernel '%s' (line %d): %s", kernel, line,
+             text);
+#else
+    ::printf("assertion failed in kernel '%s' (line %d): %s\n", kernel, line, text);
+    const int64 zero = 0;
+    const int32 shape = 0;
+    record_bounds_error(text, kernel, line, &zero, 0, &shape, 0);
+#endif
+}
+
 }  // namespace wp

@@ -43,31 +43,35 @@ WPI_FUNC R tile_arange(S start, S step)
 template <typename R, typename S>
 WPI_FUNC void adj_tile_arange(S, S, S&, S&, const R&) {}
 
-// uint32 state, left unchanged: as in warp-lang, a thread first hashes state + its index in the
-// block (0: blocks are one thread wide) and element i then draws from that stream advanced i+1 times
+// uint32 state, left unchanged: as in warp-lang, the block's thread t hashes state + t and draws
+// the elements t, t + W, t + 2W... (W: the block's width) from that stream in turn, so element k is
+// the (k / W + 1)-th value of stream hash(state + k % W). Every lane computes all the streams (a
+// block-uniform tile); with one-lane blocks element k is stream hash(state)'s (k+1)-th value.
+template <typename R, typename Draw>
+WPI_FUNC R tile_random(uint32 state, Draw draw)
+{
+    R r;
+    const int W = block_width();
+    for (int t = 0; t < W && t < R::size; ++t) {
+        uint32 s = detail::pcg_hash(state + uint32(t));
+        for (int k = t; k < R::size; k += W) r.data[k] = draw(s);
+    }
+    return r;
+}
 template <typename R>
 WPI_FUNC R tile_randf(uint32 state, float32 lo, float32 hi)
 {
-    R r;
-    state = detail::pcg_hash(state + 0u);
-    for (int i = 0; i < R::size; ++i) r.data[i] = randf(state, lo, hi);
-    return r;
+    return tile_random<R>(state, [=](uint32& s) { return randf(s, lo, hi); });
 }
 template <typename R>
 WPI_FUNC R tile_randi(uint32 state)
 {
-    R r;
-    state = detail::pcg_hash(state + 0u);
-    for (int i = 0; i < R::size; ++i) r.data[i] = randi(state);
-    return r;
+    return tile_random<R>(state, [](uint32& s) { return randi(s); });
 }
 template <typename R>
 WPI_FUNC R tile_randi(uint32 state, int32 lo, int32 hi)
 {
-    R r;
-    state = detail::pcg_hash(state + 0u);
-    for (int i = 0; i < R::size; ++i) r.data[i] = randi(state, lo, hi);
-    return r;
+    return tile_random<R>(state, [=](uint32& s) { return randi(s, lo, hi); });
 }
 
 // --- element access ----------------------------------------------------------------------------
@@ -151,6 +155,12 @@ WPI_FUNC void adj_tile_extract(const WPI_TILE& t, I0 i, I1 j, I2 k, WPI_TILE& ad
 {
     adj_tile_extract_impl(t, adj_t, adj_ret, i, j, k);
 }
+template <WPI_TILE_PARAMS, typename I0, typename I1, typename I2, typename I3>
+WPI_FUNC void adj_tile_extract(const WPI_TILE& t, I0 i, I1 j, I2 k, I3 l, WPI_TILE& adj_t, I0&, I1&, I2&, I3&,
+                               const T& adj_ret)
+{
+    adj_tile_extract_impl(t, adj_t, adj_ret, i, j, k, l);
+}
 
 // t[idx] = v on a value: returns the modified copy (the translator rebinds the name)
 template <WPI_TILE_PARAMS, typename... I>
@@ -187,6 +197,12 @@ WPI_FUNC void adj_tile_assign_elem(const WPI_TILE& t, const T&, I0 i, I1 j, I2 k
 {
     adj_tile_assign_elem_impl(tile_flat(t, int(i), int(j), int(k)), adj_t, adj_v, adj_ret);
 }
+template <WPI_TILE_PARAMS, typename I0, typename I1, typename I2, typename I3>
+WPI_FUNC void adj_tile_assign_elem(const WPI_TILE& t, const T&, I0 i, I1 j, I2 k, I3 l, WPI_TILE& adj_t, T& adj_v,
+                                   I0&, I1&, I2&, I3&, const WPI_TILE& adj_ret)
+{
+    adj_tile_assign_elem_impl(tile_flat(t, int(i), int(j), int(k), int(l)), adj_t, adj_v, adj_ret);
+}
 
 // --- elementwise arithmetic (through the scalar/composite builtins, so every dtype works) --------
 #define WPI_TILE_BINARY(NAME, FN)                                                                  \
@@ -206,6 +222,18 @@ WPI_TILE_BINARY(tile_add, add)
 WPI_TILE_BINARY(tile_sub, sub)
 WPI_TILE_BINARY(tile_mul, mul)
 WPI_TILE_BINARY(tile_div, div)
+
+// bitwise operators between integer tiles (not differentiable)
+#define WPI_TILE_BITWISE(NAME, FN)                                                                 \
+    WPI_TILE_TPL WPI_FUNC WPI_TILE NAME(const WPI_TILE& a, const WPI_TILE& b)                       \
+    {                                                                                              \
+        WPI_TILE r;                                                                                \
+        for (int i = 0; i < WPI_TILE::size; ++i) r.data[i] = FN(a.data[i], b.data[i]);             \
+        return r;                                                                                  \
+    }
+WPI_TILE_BITWISE(tile_bit_and, bit_and)
+WPI_TILE_BITWISE(tile_bit_or, bit_or)
+WPI_TILE_BITWISE(tile_bit_xor, bit_xor)
 #undef WPI_TILE_BINARY
 
 // an element of a tile of @wp.structs updated in place (t[i] += s): the field-wise add/sub
@@ -321,12 +349,36 @@ WPI_FUNC void adj_tile_map(F, X&&... xs)
     adj_tile_map_split<R>(typename tile_make_seq<(int(sizeof...(X)) - 2) / 2>::type(), xs...);
 }
 
+// the element-wise builtins as function objects (sums along an axis, scans)
+struct tile_add_fn {
+    template <typename X> WPI_FUNC X operator()(const X& a, const X& b) const { return add(a, b); }
+};
+struct tile_max_fn {
+    template <typename X> WPI_FUNC X operator()(const X& a, const X& b) const { return max(a, b); }
+};
+struct tile_min_fn {
+    template <typename X> WPI_FUNC X operator()(const X& a, const X& b) const { return min(a, b); }
+};
+
 // --- reductions (results are shape-(1,) tiles) ---------------------------------------------------
 // Eight partial sums: independent lanes the compiler vectorises without reassociating a chain.
 // They start from the first elements (not zero), so a struct's fields that do not accumulate
 // (bool, int8, arrays: they ride along, as in warp-lang) carry the first element's value.
+// (A partial cooperative block leaves the missing lanes' elements out: block_absent, cpu_blocks.h;
+// element 0 is always there: lane 0 is.)
+template <typename R, typename F, typename A>
+WPI_FUNC R tile_reduce_present(F f, const A& a, block_absent_t gone)
+{
+    R r;
+    r.data[0] = a.data[0];
+    for (int i = 1; i < A::size; ++i)
+        if (!gone(i)) r.data[0] = f(r.data[0], a.data[i]);
+    return r;
+}
 WPI_TILE_TPL WPI_FUNC tile_t<T, 1> tile_sum(const WPI_TILE& a)
 {
+    const block_absent_t gone = block_absent();
+    if (gone.any()) return tile_reduce_present<tile_t<T, 1>>(tile_add_fn(), a, gone);
     constexpr int W = 8;
     constexpr int first = WPI_TILE::size >= W ? W : 1;
     T part[W];
@@ -342,14 +394,18 @@ WPI_TILE_TPL WPI_FUNC tile_t<T, 1> tile_sum(const WPI_TILE& a)
 }
 WPI_TILE_TPL WPI_FUNC void adj_tile_sum(const WPI_TILE&, WPI_TILE& adj_a, const tile_t<T, 1>& adj_ret)
 {
-    for (int i = 0; i < WPI_TILE::size; ++i) adj_accum(adj_a.data[i], adj_ret.data[0]);
+    const block_absent_t gone = block_absent();
+    for (int i = 0; i < WPI_TILE::size; ++i)
+        if (!gone(i)) adj_accum(adj_a.data[i], adj_ret.data[0]);
 }
 
 WPI_TILE_TPL WPI_FUNC int tile_arg_extreme(const WPI_TILE& a, bool want_max)
 {
+    const block_absent_t gone = block_absent();
     int best = 0;
     for (int i = 1; i < WPI_TILE::size; ++i)
-        if (want_max ? (a.data[best] < a.data[i]) : (a.data[i] < a.data[best])) best = i;
+        if (gone(i)) continue;
+        else if (want_max ? (a.data[best] < a.data[i]) : (a.data[i] < a.data[best])) best = i;
     return best;
 }
 WPI_TILE_TPL WPI_FUNC tile_t<T, 1> tile_max(const WPI_TILE& a) { return {{a.data[tile_arg_extreme(a, true)]}}; }
@@ -368,16 +424,70 @@ WPI_TILE_TPL WPI_FUNC void adj_tile_min(const WPI_TILE& a, WPI_TILE& adj_a, cons
 template <typename R, typename F, typename A>
 WPI_FUNC R tile_reduce(F f, const A& a)
 {
+    const block_absent_t gone = block_absent();
+    if (gone.any()) return tile_reduce_present<R>(f, a, gone);
     R r;
     r.data[0] = a.data[0];
     for (int i = 1; i < A::size; ++i) r.data[0] = f(r.data[0], a.data[i]);
     return r;
 }
 
+// The value of an empty axis slice (only a partial cooperative block has one: every element of the
+// slice belongs to a missing lane), warp-lang's: the operator's identity (ID: 1 add, 2 mul, 3 min,
+// 4 max; scalars for min/max), else a run-time error (0: a custom operator has none).
+template <typename T> WPI_FUNC T tile_id_top(T*)
+{
+    return T(-1) < T(0) ? T(~uint64(0) >> (65 - 8 * int(sizeof(T)))) : T(~uint64(0) >> (64 - 8 * int(sizeof(T))));
+}
+WPI_FUNC float32 tile_id_top(float32*) { return INFINITY; }
+WPI_FUNC float64 tile_id_top(float64*) { return INFINITY; }
+WPI_FUNC half tile_id_top(half*) { return half(INFINITY); }
+WPI_FUNC bfloat16 tile_id_top(bfloat16*) { return bfloat16(INFINITY); }
+template <typename T> WPI_FUNC T tile_id_bottom(T* p)
+{
+    return T(-1) < T(0) ? T(-tile_id_top(p) - 1) : T(0);
+}
+WPI_FUNC float32 tile_id_bottom(float32*) { return -INFINITY; }
+WPI_FUNC float64 tile_id_bottom(float64*) { return -INFINITY; }
+WPI_FUNC half tile_id_bottom(half*) { return half(-INFINITY); }
+WPI_FUNC bfloat16 tile_id_bottom(bfloat16*) { return bfloat16(-INFINITY); }
+template <int ID, typename T> WPI_FUNC T tile_reduce_identity()
+{
+    if constexpr (ID == 1) return T{};
+    else if constexpr (ID == 2) return T(1);
+    else if constexpr (ID == 3) return tile_id_top((T*)nullptr);
+    else if constexpr (ID == 4) return tile_id_bottom((T*)nullptr);
+    else {
+        record_block_error("Warp tile_reduce() axis slice has no active values and the reduction operator has no "
+                           "declared identity (a partial cooperative CPU block)");
+        return T{};
+    }
+}
+
 // reduce along one axis: the input viewed as (outer, n, inner); the result is (outer, inner)
-template <typename R, int OUTER, int N, int INNER, typename F, typename A>
+template <typename R, int OUTER, int N, int INNER, int ID, typename F, typename A>
+WPI_FUNC R tile_reduce_axis_present(F f, const A& a, block_absent_t gone)
+{
+    R r;
+    for (int o = 0; o < OUTER; ++o)
+        for (int k = 0; k < INNER; ++k) {
+            bool got = false;
+            typename A::value_type s{};
+            for (int j = 0; j < N; ++j) {
+                const int e = (o * N + j) * INNER + k;
+                if (gone(e)) continue;
+                s = got ? f(s, a.data[e]) : a.data[e];
+                got = true;
+            }
+            r.data[o * INNER + k] = got ? s : tile_reduce_identity<ID, typename A::value_type>();
+        }
+    return r;
+}
+template <typename R, int OUTER, int N, int INNER, int ID = 0, typename F, typename A>
 WPI_FUNC R tile_reduce_axis(F f, const A& a)
 {
+    const block_absent_t gone = block_absent();
+    if (gone.any()) return tile_reduce_axis_present<R, OUTER, N, INNER, ID>(f, a, gone);
     R r;
     for (int o = 0; o < OUTER; ++o)
         for (int k = 0; k < INNER; ++k) {
@@ -387,28 +497,20 @@ WPI_FUNC R tile_reduce_axis(F f, const A& a)
         }
     return r;
 }
-// the element-wise builtins as function objects (sums along an axis, scans)
-struct tile_add_fn {
-    template <typename X> WPI_FUNC X operator()(const X& a, const X& b) const { return add(a, b); }
-};
-struct tile_max_fn {
-    template <typename X> WPI_FUNC X operator()(const X& a, const X& b) const { return max(a, b); }
-};
-struct tile_min_fn {
-    template <typename X> WPI_FUNC X operator()(const X& a, const X& b) const { return min(a, b); }
-};
 template <typename R, int OUTER, int N, int INNER, typename A>
 WPI_FUNC R tile_sum_axis(const A& a)
 {
-    return tile_reduce_axis<R, OUTER, N, INNER>(tile_add_fn(), a);
+    return tile_reduce_axis<R, OUTER, N, INNER, 1>(tile_add_fn(), a);
 }
 template <typename R, int OUTER, int N, int INNER, typename A>
 WPI_FUNC void adj_tile_sum_axis(const A&, A& adj_a, const R& adj_ret)
 {
+    const block_absent_t gone = block_absent();
     for (int o = 0; o < OUTER; ++o)
         for (int j = 0; j < N; ++j)
             for (int k = 0; k < INNER; ++k)
-                adj_accum(adj_a.data[(o * N + j) * INNER + k], adj_ret.data[o * INNER + k]);
+                if (!gone((o * N + j) * INNER + k))
+                    adj_accum(adj_a.data[(o * N + j) * INNER + k], adj_ret.data[o * INNER + k]);
 }
 
 // --- layout: one affine gather covers transpose, broadcast, view, squeeze, reshape, slices -------
@@ -489,6 +591,40 @@ WPI_FUNC void adj_tile_scatter(const D& dst, const Sr& src, D& adj_dst, Sr& adj_
 {
     int32 adj_off = 0;
     adj_tile_scatter_at<S0, S1, S2, S3>(dst, src, OFF, adj_dst, adj_src, adj_off, adj_ret);
+}
+
+// An additive write (`+=`, `-=`, tile_axpy) into a view whose elements alias (a broadcast of a
+// shared tile: stride 0), as warp-lang's shared memory does it: every element of the view adds its
+// change to the element of `dst` it maps to, so an element shared by ROWS view elements gets all
+// ROWS changes (`new - old`, element by element).
+template <int OFF, int S0, int S1, int S2, int S3, typename D, typename Sr>
+WPI_FUNC D tile_scatter_delta(const D& dst, const Sr& old, const Sr& next)
+{
+    D r = dst;
+    int n = 0;
+    for (int i0 = 0; i0 < Sr::d0; ++i0)
+        for (int i1 = 0; i1 < Sr::d1; ++i1)
+            for (int i2 = 0; i2 < Sr::d2; ++i2)
+                for (int i3 = 0; i3 < Sr::d3; ++i3, ++n) {
+                    const int k = OFF + i0 * S0 + i1 * S1 + i2 * S2 + i3 * S3;
+                    r.data[k] = add(r.data[k], sub(next.data[n], old.data[n]));
+                }
+    return r;
+}
+template <int OFF, int S0, int S1, int S2, int S3, typename D, typename Sr>
+WPI_FUNC void adj_tile_scatter_delta(const D&, const Sr&, const Sr&, D& adj_dst, Sr& adj_old, Sr& adj_next,
+                                     const D& adj_ret)
+{
+    for (int i = 0; i < D::size; ++i) adj_accum(adj_dst.data[i], adj_ret.data[i]);
+    int n = 0;
+    for (int i0 = 0; i0 < Sr::d0; ++i0)
+        for (int i1 = 0; i1 < Sr::d1; ++i1)
+            for (int i2 = 0; i2 < Sr::d2; ++i2)
+                for (int i3 = 0; i3 < Sr::d3; ++i3, ++n) {
+                    const int k = OFF + i0 * S0 + i1 * S1 + i2 * S2 + i3 * S3;
+                    adj_accum(adj_next.data[n], adj_ret.data[k]);
+                    adj_old.data[n] = sub(adj_old.data[n], adj_ret.data[k]);
+                }
 }
 
 // --- memory: loads and stores of an n-d window at an offset; outside the array reads zero and

@@ -342,12 +342,16 @@ WPI_FUNC void adj_tile_diag_add(const tile_t<T, N, N>&, const tile_t<T, N>&, til
 
 // --- prefix scans over the row-major elements ---------------------------------------------------------
 // r_i = f(r_{i-1}, a_i): the inclusive sum, max and min scans
+// (A partial cooperative block leaves the missing lanes' elements out, as warp-lang's CPU tiles do:
+// block_absent in cpu_blocks.h; such an element's own slot gets the scan of the elements before it,
+// and no gradient.)
 template <typename Tl, typename F>
 WPI_FUNC Tl tile_scan_inclusive_with(const Tl& a, F f)
 {
+    const block_absent_t gone = block_absent();
     Tl r;
     r.data[0] = a.data[0];
-    for (int i = 1; i < Tl::size; ++i) r.data[i] = f(r.data[i - 1], a.data[i]);
+    for (int i = 1; i < Tl::size; ++i) r.data[i] = gone(i) ? r.data[i - 1] : f(r.data[i - 1], a.data[i]);
     return r;
 }
 template <typename Tl>
@@ -358,29 +362,32 @@ WPI_FUNC Tl tile_scan_inclusive(const Tl& a)
 template <typename Tl>
 WPI_FUNC void adj_tile_scan_inclusive(const Tl&, Tl& adj_a, const Tl& adj_ret)
 {
+    const block_absent_t gone = block_absent();
     auto s = adj_ret.data[Tl::size - 1];   // d r_j / d a_i = 1 for j >= i: a suffix sum
     s = sub(s, s);
     for (int i = Tl::size - 1; i >= 0; --i) {
         s = add(s, adj_ret.data[i]);
-        adj_a.data[i] = add(adj_a.data[i], s);
+        if (!gone(i)) adj_a.data[i] = add(adj_a.data[i], s);
     }
 }
 template <typename Tl>
 WPI_FUNC Tl tile_scan_exclusive(const Tl& a)
 {
+    const block_absent_t gone = block_absent();
     Tl r;
     r.data[0] = sub(a.data[0], a.data[0]);
-    for (int i = 1; i < Tl::size; ++i) r.data[i] = add(r.data[i - 1], a.data[i - 1]);
+    for (int i = 1; i < Tl::size; ++i) r.data[i] = gone(i - 1) ? r.data[i - 1] : add(r.data[i - 1], a.data[i - 1]);
     return r;
 }
 template <typename Tl>
 WPI_FUNC void adj_tile_scan_exclusive(const Tl&, Tl& adj_a, const Tl& adj_ret)
 {
+    const block_absent_t gone = block_absent();
     auto s = adj_ret.data[0];
     s = sub(s, s);
     for (int i = Tl::size - 1; i >= 1; --i) {
         s = add(s, adj_ret.data[i]);
-        adj_a.data[i - 1] = add(adj_a.data[i - 1], s);
+        if (!gone(i - 1)) adj_a.data[i - 1] = add(adj_a.data[i - 1], s);
     }
 }
 template <typename Tl>
