@@ -8,6 +8,7 @@ from ..lang.print_format import split_format
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
+from ..types.indexedarray import is_indexed
 from ..types.tile import is_tile
 from .cpp_types import c_string, cpp_type, field, literal
 from .own_index import OwnIndex
@@ -454,7 +455,8 @@ class BodyWriter:
         adj_args = ", ".join(a.adj for a in s.args)
         parts = [x for x in (args, adj_args, adj_outs) if x]
         callee = self.adj_callee(func, s.template)
-        if func.cpp == "array_store" and not _is_user_call(func) and self.own.is_own(s.args[1:-1]):
+        if func.cpp == "array_store" and not _is_user_call(func) and self.own.is_own(s.args[1:-1]) \
+                and not is_indexed(s.args[0].type):   # an index array may repeat an index
             callee = "wp::adj_array_store_own"   # no other thread stores there: no atomic take
         if func.cpp == "load" and not _is_user_call(func) and id(s.args[0]) in self.own_arrays:
             # `_own`: the entry found no other parameter's gradient overlapping (own_index.py)

@@ -7,6 +7,7 @@ from ..errors import CodegenError
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
+from ..types.indexedarray import is_indexed
 from ..types.tuple_type import TupleType, tuple_annotation
 
 
@@ -21,7 +22,7 @@ def canonical_type(t):
 
 def type_key(t):
     if isinstance(t, array):
-        return ("array", type_key(t.dtype), t.ndim)
+        return ("indexedarray" if is_indexed(t) else "array", type_key(t.dtype), t.ndim)
     if hasattr(t, "_wp_struct_"):
         return ("struct", t._wp_struct_.cpp_name)
     return getattr(t, "_cpp", None) or getattr(t, "__name__", repr(t))

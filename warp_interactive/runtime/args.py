@@ -15,13 +15,14 @@ from ..lang.registry import type_name
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
-from ..types.arraydesc import ArrayDesc
+from ..types.arraydesc import ArrayDesc, IndexedArrayDesc
+from ..types.indexedarray import is_indexed
 from ..types.dtypes import np_dtype_of
 
 
 def _ctype_of(t):
     if isinstance(t, array):
-        return ArrayDesc
+        return IndexedArrayDesc if is_indexed(t) else ArrayDesc
     if sc.is_scalar(t):
         return t._ctype
     if comp.is_composite(t):
@@ -76,10 +77,13 @@ def convert_array(value, t, device, grad=None, check=None):
     if value is None:
         if check is not None:
             check(None)
-        return ArrayDesc()
-    if isinstance(value, ArrayDesc):   # a descriptor from from_torch(..., return_ctype=True)
+        return IndexedArrayDesc() if is_indexed(t) else ArrayDesc()
+    if isinstance(value, ArrayDesc) and not is_indexed(t):   # from from_torch(..., return_ctype=True)
         return value
     a = as_array(value, t, device)
+    if is_indexed(a) != is_indexed(t):
+        raise ArgError(f"expected {'an indexedarray' if is_indexed(t) else 'an array'}, got "
+                       f"{'an indexedarray' if is_indexed(a) else type(a).__name__}")
     if check is not None and a._unwritable is not None:
         check(a)
     if a.dtype is not t.dtype and type_name(a.dtype) != type_name(t.dtype):
@@ -90,9 +94,16 @@ def convert_array(value, t, device, grad=None, check=None):
         raise ArgError(f"the array is on device {a.device}, but the launch is on {device}")
     if grad is None:
         return a.desc()
-    d = ArrayDesc.from_buffer_copy(a.desc())
-    d.grad = as_array(grad, t, device).ptr if grad is not False else 0
+    d = type(a.desc()).from_buffer_copy(a.desc())
+    d.grad = _grad_ptr(grad, t, device) if grad is not False else 0
     return d
+
+
+def _grad_ptr(grad, t, device):
+    """The gradient memory an adjoint launch passes for an array parameter (an indexed array's
+    gradient is its data's gradient: the indices stay those of the array)."""
+    g = as_array(grad, t, device)
+    return g.data.ptr if is_indexed(g) else g.ptr
 
 
 def convert_scalar(value, t):

@@ -154,6 +154,12 @@ def _stage_grads(kernel, values, grads, device, n_inputs):
         if g.shape != v.shape:
             raise TypeError(f"adjoint launch of '{kernel.key}': the adjoint of argument {i} has shape "
                             f"{g.shape}, the array {v.shape}")
+        if v._is_indexed:   # its gradient is its data's, reached through the same indices
+            if not g._is_indexed or g.data.strides != v.data.strides:
+                raise TypeError(f"adjoint launch of '{kernel.key}': the adjoint of indexed array "
+                                f"argument {i} must be an indexed array over a gradient laid out "
+                                f"as its data (its .grad)")
+            continue
         if g.strides == v.strides:
             continue
         if not v.is_contiguous:
@@ -304,7 +310,7 @@ def _adjoint_grads(kernel, values, adj_values):
         # an adjoint given as None falls back to the array's own .grad, as the reference
         g = adj_values[i] if adj_values else None
         g = getattr(v, "grad", None) if g is None else g
-        is_array = hasattr(g, "ptr") or hasattr(g, "__array_interface__")
+        is_array = hasattr(g, "ptr") or getattr(g, "_is_indexed", False) or hasattr(g, "__array_interface__")
         if g is not None and i < len(types) and passes_adjoint_value(types[i]):
             grads.append(g)     # a scalar/vector/matrix adjoint, passed by value
             continue
