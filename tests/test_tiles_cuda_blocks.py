@@ -421,3 +421,27 @@ def test_gpu_tiled_gemm_matches_numpy(block_dim):
     c = wp.zeros((32, 16), dtype=float, device="cuda:0")
     wp.launch_tiled(tiled_gemm, dim=(4, 2), inputs=[a, b, c], block_dim=block_dim, device="cuda:0")
     np.testing.assert_allclose(c.numpy(), an @ bn, rtol=1e-4, atol=1e-4)
+
+
+def test_cuda_tape_replays_a_one_lane_tile_launch_one_lane(cuda_device):
+    """block_dim=1 on CUDA: one-lane blocks (the kernel's one-lane build), and the tape's adjoint
+    replays that build with one thread per block, not the default cooperative width."""
+    b = 3
+    rng = np.random.default_rng(11)
+    xn, xln = rng.standard_normal((b, 8)).astype(np.float32), rng.standard_normal((b, 1)).astype(np.float32)
+    x = wp.array(xn, requires_grad=True, device="cuda:0")
+    xl = wp.array(xln, requires_grad=True, device="cuda:0")
+    loss = wp.zeros(1, dtype=float, requires_grad=True, device="cuda:0")
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(block_grad, dim=b, inputs=[x, xl, loss], block_dim=1, device="cuda:0")
+    np.testing.assert_allclose(loss.numpy()[0], (3 * xn[:, :1] ** 2).sum() + (xln ** 2).sum(), rtol=1e-5)
+    tape.backward(loss)
+    want = np.zeros_like(xn)
+    want[:, :1] = 6 * xn[:, :1]
+    np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(xl.grad.numpy(), 2 * xln, rtol=1e-5, atol=1e-6)
+    if cuda_device is not None:
+        name, _, threads, _ = cuda_device.launches[-1]
+        assert name == f"{block_grad.cpp}_cuda_backward" and threads == 1
+        assert cuda_device.shared_bytes[-1] == 0

@@ -43,24 +43,25 @@ WPI_FUNC R tile_arange(S start, S step)
 template <typename R, typename S>
 WPI_FUNC void adj_tile_arange(S, S, S&, S&, const R&) {}
 
-// uint32 state, left unchanged: as in warp-lang, lane t of the block hashes state + t, and the
-// elements it holds (row-major index k with k % width == t, in order) draw from that stream one
-// after the other. Every lane computes the whole tile (blocks one lane wide: one stream).
+// uint32 state, left unchanged: as in warp-lang, the block's thread t hashes state + t and draws
+// the elements t, t + W, t + 2W... (W: the block's width) from that stream in turn, so element k is
+// the (k / W + 1)-th value of stream hash(state + k % W). Every lane computes all the streams (a
+// block-uniform tile); with one-lane blocks element k is stream hash(state)'s (k+1)-th value.
 template <typename R, typename Draw>
 WPI_FUNC R tile_random(uint32 state, Draw draw)
 {
     R r;
-    const int width = block_width();
-    for (int t = 0; t < width && t < R::size; ++t) {
+    const int W = block_width();
+    for (int t = 0; t < W && t < R::size; ++t) {
         uint32 s = detail::pcg_hash(state + uint32(t));
-        for (int k = t; k < R::size; k += width) r.data[k] = draw(s);
+        for (int k = t; k < R::size; k += W) r.data[k] = draw(s);
     }
     return r;
 }
 template <typename R>
 WPI_FUNC R tile_randf(uint32 state, float32 lo, float32 hi)
 {
-    return tile_random<R>(state, [&](uint32& s) { return randf(s, lo, hi); });
+    return tile_random<R>(state, [=](uint32& s) { return randf(s, lo, hi); });
 }
 template <typename R>
 WPI_FUNC R tile_randi(uint32 state)
@@ -70,7 +71,7 @@ WPI_FUNC R tile_randi(uint32 state)
 template <typename R>
 WPI_FUNC R tile_randi(uint32 state, int32 lo, int32 hi)
 {
-    return tile_random<R>(state, [&](uint32& s) { return randi(s, lo, hi); });
+    return tile_random<R>(state, [=](uint32& s) { return randi(s, lo, hi); });
 }
 
 // --- element access ----------------------------------------------------------------------------
