@@ -1,6 +1,6 @@
 """Run warp-lang's own test files against warp_interactive (issue 15: "Warp code runs unchanged").
 
-    python scripts/compat_warp_tests.py                  # the 20 yardstick files
+    python scripts/compat_warp_tests.py                  # the yardstick files (DEFAULT_FILES)
     python scripts/compat_warp_tests.py test_vec matrix/test_mat   # chosen files
     python scripts/compat_warp_tests.py --peer           # the same files against warp-lang itself
     python scripts/compat_warp_tests.py -k test_spatial --show 30 -v
@@ -41,6 +41,7 @@ DEFAULT_FILES = [
     "test_static", "test_reload", "geometry/test_mesh_query_ray",
     "geometry/test_mesh_query_point", "geometry/test_hash_grid", "geometry/test_volume",
     "interop/test_dlpack", "interop/test_torch",
+    "test_indexedarray",    # added after issue 15's count of 758 (wp.indexedarray)
 ]
 
 # The generated `warp` package: our namespace, our submodules, the wheel's tests.

@@ -9,13 +9,15 @@ import subprocess
 import pytest
 
 from warp_interactive._paths import include_dir
-from warp_interactive.types.arraydesc import (ARRAY_DESC_SIZE, LAUNCH_BOUNDS_SIZE, ArrayDesc,
-                                              LaunchBounds)
+from warp_interactive.types.arraydesc import (ARRAY_DESC_SIZE, INDEXED_ARRAY_DESC_SIZE, LAUNCH_BOUNDS_SIZE,
+                                              ArrayDesc, IndexedArrayDesc, LaunchBounds)
 
 CHECKS = {
     "array_t<float>": (ArrayDesc, ["data", "grad", "strides", "shape", "ndim", "flags"]),
     "array_t<double>": (ArrayDesc, ["data", "grad", "strides", "shape", "ndim", "flags"]),
     "launch_bounds_t": (LaunchBounds, ["shape", "ndim", "pad", "size"]),
+    "indexedarray_t<float>": (IndexedArrayDesc, ["data", "grad", "strides", "arr_shape", "ndim", "flags",
+                                                "indices", "shape"]),
 }
 
 
@@ -42,6 +44,7 @@ def test_launch_structs_match_the_headers(tmp_path):
             assert int(out[f"{cpp}.{f}"]) == getattr(struct, f).offset, f"{cpp}.{f}"
     assert ARRAY_DESC_SIZE == int(out["array_t<float>"])
     assert LAUNCH_BOUNDS_SIZE == int(out["launch_bounds_t"])
+    assert INDEXED_ARRAY_DESC_SIZE == int(out["indexedarray_t<float>"]) == 120   # warp-lang's size
 
 
 def test_fast_plan_packs_descriptors_of_that_size():

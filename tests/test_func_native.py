@@ -1,5 +1,7 @@
-"""``@wp.func_native(snippet, adj_snippet=None)`` (warp-lang 1.19): native C++ as a function's
-body, parameters under their Python names, ``adj_<name>``/``adj_ret`` in the adjoint. Results
+"""``@wp.func_native(snippet, adj_snippet=None, replay_snippet=None)`` (warp-lang 1.19): native C++
+as a function's body, parameters under their Python names, ``adj_<name>``/``adj_ret`` in the
+adjoint (an array's ``adj_<name>`` is its gradient array), ``replay_snippet`` in the backward
+pass's replay. Results
 against NumPy, the adjoint against central finite differences, error paths by message."""
 
 import numpy as np
@@ -107,8 +109,62 @@ def test_redefined_snippet_rebuilds():
 @pytest.mark.parametrize("kwargs, exc, message", [
     ({"snippet": 3}, TypeError, "the snippet must be a str"),
     ({"snippet": "return;", "adj_snippet": 1}, TypeError, "adj_snippet must be a str"),
-    ({"snippet": "return;", "replay_snippet": "return;"}, NotImplementedError, "replay_snippet"),
+    ({"snippet": "return;", "replay_snippet": 2}, TypeError, "replay_snippet must be a str"),
 ])
 def test_bad_snippets_are_refused(kwargs, exc, message):
     with pytest.raises(exc, match=message):
         wp.func_native(**kwargs)
+
+
+# --- replay_snippet and array adjoints (warp-lang's test_snippet examples) -------------------------
+@wp.func_native("int next = wp::atomic_add(counter, 0, 1); slots[tid] = next;", replay_snippet="")
+def take_slot(counter: wp.array(dtype=int), slots: wp.array(dtype=int), tid: int): ...
+
+
+@wp.kernel(module="unique")
+def square_by_slot(x: wp.array(dtype=float), counter: wp.array(dtype=int), slots: wp.array(dtype=int),
+                   y: wp.array(dtype=float)):
+    tid = wp.tid()
+    take_slot(counter, slots, tid)
+    k = slots[tid]
+    y[k] = x[k] * x[k]
+
+
+def test_replay_snippet_keeps_a_counter_from_advancing_twice():
+    n = 16
+    x = wp.array(np.arange(n, dtype=np.float32), dtype=float, requires_grad=True)
+    counter, slots = wp.zeros(1, dtype=int), wp.zeros(n, dtype=int)
+    y = wp.zeros(n, dtype=float, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(square_by_slot, dim=n, inputs=[x, counter, slots], outputs=[y])
+    tape.backward(grads={y: wp.ones(n, dtype=float)})
+    # replaying the forward snippet would take slots n..2n-1 (out of range) in the backward pass
+    assert counter.numpy()[0] == n
+    assert sorted(slots.numpy()) == list(range(n))
+    np.testing.assert_allclose(x.grad.numpy(), 2.0 * np.arange(n), rtol=1e-6)
+
+
+@wp.func_native("y[tid] = x[tid] * x[tid];", adj_snippet="adj_x[tid] += 2.0f * adj_y[tid];",
+                replay_snippet="y[tid] = x[tid];")
+def square_into(x: wp.array(dtype=float), y: wp.array(dtype=float), tid: int): ...
+
+
+@wp.kernel(module="unique")
+def log_square(x: wp.array(dtype=float), y: wp.array(dtype=float), z: wp.array(dtype=float)):
+    tid = wp.tid()
+    square_into(x, y, tid)
+    z[tid] = wp.log(y[tid])
+
+
+def test_replay_snippet_runs_in_the_backward_replay_and_adj_arrays_are_gradients():
+    x_np = 1.0 + np.arange(8, dtype=np.float32)
+    x = wp.array(x_np, dtype=float, requires_grad=True)
+    y, z = wp.zeros_like(x, requires_grad=True), wp.zeros_like(x, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(log_square, dim=8, inputs=[x, y], outputs=[z])
+    np.testing.assert_allclose(z.numpy(), np.log(x_np * x_np), rtol=1e-6)
+    tape.backward(grads={z: wp.ones(8, dtype=float)})
+    # the replay leaves y = x, so the reverse of log gives adj_y = 1/x, and the snippet's adjoint
+    # adds 2 adj_y = 2/x into x's gradient (warp-lang's test_replay_simplification)
+    np.testing.assert_allclose(y.grad.numpy(), 1.0 / x_np, rtol=1e-6)
+    np.testing.assert_allclose(x.grad.numpy(), 2.0 / x_np, rtol=1e-6)

@@ -287,3 +287,35 @@ def test_an_edit_during_the_background_build_compiles_one_kernel_then_all_upgrad
     x = np.linspace(-2.0, 2.0, 19, dtype=np.float32)
     for i, y in enumerate(got["out"]):
         np.testing.assert_allclose(y, np.sin(x) * (5.0 if i == 2 else 1.0) + i, rtol=1e-6, atol=1e-6)
+
+
+def _state(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().rsplit(")", 1)[1].split()[0]
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="reads process states in /proc")
+def test_background_compilers_stop_while_a_module_loads():
+    """A background compiler (a stand-in command) is stopped inside ``paused()`` (what every CPU
+    load holds), continues after it, and still finishes with its output."""
+    import time
+    from warp_interactive.compiler import background
+    from warp_interactive.compiler.cpu import run_compiler
+    result = []
+    thread = threading.Thread(target=lambda: result.append(
+        run_compiler(["sh", "-c", "sleep 1; echo finished"], "a stand-in", background=True)))
+    thread.start()
+    for _ in range(200):
+        if background._groups:
+            break
+        time.sleep(0.01)
+    (group,) = background._groups
+    with background.paused():
+        with background.paused():      # nested (two threads loading): stays stopped
+            pass
+        time.sleep(0.1)
+        assert _state(group) == "T"
+    time.sleep(0.1)
+    assert _state(group) in "RS"
+    thread.join(30)
+    assert result == [(0, "finished\n")] and not background._groups

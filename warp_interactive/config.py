@@ -1,6 +1,17 @@
 """``wp.config``: global options. Set them before the kernels they affect are built."""
 
+import enum
 import os
+
+
+class DeterministicMode(enum.IntEnum):
+    """``wp.config.deterministic`` / the module option ``deterministic`` (warp-lang 1.19):
+    whether launches must give the same results run after run. Here any mode but
+    NOT_GUARANTEED runs a CPU launch on one thread, in index order (float atomics then add in
+    one order); CUDA launches refuse it (their atomics are not ordered)."""
+    NOT_GUARANTEED = 0
+    RUN_TO_RUN = 1
+    GPU_TO_GPU = 2
 
 
 def default_kernel_cache_dir():
@@ -46,11 +57,31 @@ class _Config:
         self.cache_kernels = True
         self.enable_cpu_blocks = False   # the reference's CPU block launches (tile code): read by
                                          # its test helpers; CPU launches here run one thread per index
+        # warn (stderr) when a launch or copy recorded on a tape writes an array an earlier
+        # recorded launch read: its gradients would be wrong (runtime/overwrite.py)
+        self.verify_autograd_array_access = False
+        self.deterministic = DeterministicMode.NOT_GUARANTEED    # see DeterministicMode
 
     def __setattr__(self, name, value):
         if name == "mode" and value not in ("release", "debug"):
             raise ValueError(f"wp.config.mode must be 'release' or 'debug', got {value!r}")
+        if name == "deterministic":
+            value = deterministic_mode(value)
         object.__setattr__(self, name, value)
+        if name == "deterministic":
+            for fn in on_change:     # the runtime's fast launch plans re-check (launch_state)
+                fn()
+
+
+on_change = []      # callbacks run when an option that running launches read changes
+
+
+def deterministic_mode(value):
+    """``value`` as a DeterministicMode (an int or bool of one is taken); a ValueError else."""
+    try:
+        return DeterministicMode(int(value))
+    except (TypeError, ValueError):
+        raise ValueError(f"deterministic must be a wp.DeterministicMode (0, 1 or 2), got {value!r}") from None
 
 
 def _int_env(name, default):

@@ -8,9 +8,11 @@ from ..lang.print_format import split_format
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
+from ..types.indexedarray import is_indexed
 from ..types.tile import is_tile
 from .cpp_types import c_string, cpp_type, field, literal
 from .own_index import OwnIndex
+from .native_func import replay_name
 from . import loop_state
 from . import polls
 
@@ -25,6 +27,11 @@ BOUNDS_CHECKED = {"load", "view", "array_store", "atomic_add", "atomic_sub", "at
 
 def _is_user_call(func):
     return hasattr(func, "function")
+
+
+def _native_replay(func):
+    native = getattr(getattr(func, "function", None), "native", None)
+    return native is not None and native.replay_snippet is not None
 
 
 class BodyWriter:
@@ -286,6 +293,8 @@ class BodyWriter:
         name = self.callee(func, s.template)
         if replay and _is_user_call(func) and getattr(func, "custom_replay", None) is not None:
             name = func.custom_replay.cpp   # @wp.func_replay: no side effects in the replay
+        elif replay and _native_replay(func):
+            name = replay_name(func.cpp)    # wp.func_native(replay_snippet=...)
         if (not replay and func.cpp in ("atomic_add", "atomic_sub") and not _is_user_call(func)
                 and id(s.args[0]) in self.own_adds):
             name = f"wp::{func.cpp}_own"    # no other thread updates that element
@@ -447,7 +456,8 @@ class BodyWriter:
         adj_args = ", ".join(a.adj for a in s.args)
         parts = [x for x in (args, adj_args, adj_outs) if x]
         callee = self.adj_callee(func, s.template)
-        if func.cpp == "array_store" and not _is_user_call(func) and self.own.is_own(s.args[1:-1]):
+        if func.cpp == "array_store" and not _is_user_call(func) and self.own.is_own(s.args[1:-1]) \
+                and not is_indexed(s.args[0].type):   # an index array may repeat an index
             callee = "wp::adj_array_store_own"   # no other thread stores there: no atomic take
         if func.cpp == "load" and not _is_user_call(func) and id(s.args[0]) in self.own_arrays:
             # `_own`: the entry found no other parameter's gradient overlapping (own_index.py)

@@ -5,6 +5,7 @@ import math
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
+from ..types.indexedarray import is_indexed
 
 
 # Every user name that becomes a C++ member (a kernel parameter in the argument struct, a
@@ -28,7 +29,8 @@ def field(t, name):
 
 def cpp_type(t):
     if isinstance(t, array):
-        return f"wp::array_t<{cpp_type(t.dtype)}>"
+        kind = "indexedarray_t" if is_indexed(t) else "array_t"
+        return f"wp::{kind}<{cpp_type(t.dtype)}>"
     cpp = getattr(t, "_cpp", None)
     if cpp is None:
         raise TypeError(f"type {t!r} has no C++ equivalent")

@@ -1,6 +1,7 @@
 """A module's kernels, with every function and struct they use -> one C++ translation unit."""
 
 from ..types.array import array
+from ..types.composite import passes_adjoint_value
 from .body import BodyWriter, adj_ret_names
 from .cpp_types import cpp_type, member
 from .native_func import native_function_source
@@ -88,19 +89,27 @@ def _collect_functions(irs):
             raise RecursionError(f"@wp.func {ov.name} calls itself (recursion is not supported)")
         for callee in ov.ir.calls:
             visit(callee, stack + (ov.cpp,))
+        after = []
         for helper in _custom_helpers(ov):   # @wp.func_grad / @wp.func_replay, before ov
             for callee in helper.ir.calls:
-                visit(callee, stack + (ov.cpp,))
+                if callee.cpp != ov.cpp:
+                    visit(callee, stack + (ov.cpp,))
             if helper.cpp not in seen:
                 seen.add(helper.cpp)
-                order.append(helper)
+                # a helper calling ov itself comes after it (ov's adjoint sees its prototype)
+                (after if _calls(helper, ov) else order).append(helper)
         seen.add(ov.cpp)
         order.append(ov)
+        order.extend(after)
 
     for fir in irs:
         for ov in fir.calls:
             visit(ov)
     return order
+
+
+def _calls(helper, ov):
+    return any(c.cpp == ov.cpp for c in helper.ir.calls)
 
 
 def _custom_helpers(ov):
@@ -165,13 +174,9 @@ def _function_source(ov, target, debug, backward):
         return native_function_source(ov, target, backward)
     fir = ov.ir
     q = target.func_qualifier
-    params = [f"{cpp_type(p.type)} {p.label}" for p in fir.params]
-    rets = fir.return_types
-    if len(rets) > 1:
-        params += [f"{cpp_type(t)}& ret_{i}" for i, t in enumerate(rets)]
-    ret = cpp_type(rets[0]) if len(rets) == 1 else "void"
     w = BodyWriter(fir, debug, ov.name)
-    lines = [f"{q} {ret} {fir.name}({', '.join(params)}) {{"] + _declarations(fir, False)
+    lines = [_forward_signature(fir, q) + " {"] + _declarations(fir, False)
+    rets = fir.return_types
     body = w.forward(fir.body, 1)
     lines += w.prologue() + body
     if len(rets) == 1:
@@ -180,10 +185,21 @@ def _function_source(ov, target, debug, backward):
     if backward and not getattr(ov, "forward_only", False):
         grad, replay = getattr(ov, "custom_grad", None), getattr(ov, "custom_replay", None)
         if grad is not None:
+            if _calls(grad, ov):     # defined after ov (_collect_functions): declared here
+                lines.append(_forward_signature(grad.ir, q) + ";")
             lines += _custom_adjoint(fir, grad, target)
         else:   # with a custom replay, the adjoint differentiates the replay's code
             lines += _adjoint_function(replay.ir if replay else fir, target, debug, ov.name, fir.name)
     return "\n".join(lines) + "\n"
+
+
+def _forward_signature(fir, qualifier):
+    params = [f"{cpp_type(p.type)} {p.label}" for p in fir.params]
+    rets = fir.return_types
+    if len(rets) > 1:
+        params += [f"{cpp_type(t)}& ret_{i}" for i, t in enumerate(rets)]
+    ret = cpp_type(rets[0]) if len(rets) == 1 else "void"
+    return f"{qualifier} {ret} {fir.name}({', '.join(params)})"
 
 
 def _adjoint_signature(fir, target, cpp_name):
@@ -228,14 +244,19 @@ def _kernel_source(kernel, target, debug, backward, use_lanes=False):
     fields = "\n".join(f"    {cpp_type(p.type)} {member(p.name)};" for p in fir.params) or "    int _unused;"
     out = [f"struct {name}_args {{\n{fields}\n}};"]
     out.append(_kernel_body(fir, f"{name}_forward_body", target, debug, kernel.key, False))
+    bargs = f"{name}_args"
+    if backward and kernel.backward_enabled():
+        bargs, decl = _backward_args(fir, fields)
+        out += decl
     width = getattr(kernel, "block_width", 1)
     if width > 1 and target.entry_blocks:     # cooperative CPU blocks (Kernel.with_block_width)
-        out.append(target.entry_blocks.format(name=name, which="forward", width=width))
+        out.append(target.entry_blocks.format(name=name, which="forward", width=width, args=f"{name}_args"))
         if backward and kernel.backward_enabled():
             # own=True declares ``_own`` (false: the blocks entry checks no gradient overlap), which
             # the body's own-index read adjoints name
-            out.append(_kernel_body(fir, f"{name}_backward_body", target, debug, kernel.key, True, True))
-            out.append(target.entry_blocks.format(name=name, which="backward", width=width))
+            out.append(_kernel_body(fir, f"{name}_backward_body", target, debug, kernel.key, True, True,
+                                    args_type=bargs))
+            out.append(target.entry_blocks.format(name=name, which="backward", width=width, args=bargs))
         return "\n".join(out) + "\n"
     lanes = lanes_mod.lanes_body(fir, f"{name}_forward_lanes", target, kernel.key,
                                  f"{name}_args") if use_lanes else None
@@ -247,13 +268,25 @@ def _kernel_source(kernel, target, debug, backward, use_lanes=False):
         # an own-index backward runs its body in the entry's vectorisable loop: inlined there
         inline = bool(own) and target.entry_own and not debug and _straight_line(fir)
         out.append(_kernel_body(fir, f"{name}_backward_body", target, debug, kernel.key, True, bool(own),
-                                inline))
+                                inline, args_type=bargs))
         blanes = lanes_backward.lanes_backward_body(
-            fir, f"{name}_backward_lanes", target, kernel.key, f"{name}_args") if use_lanes else None
+            fir, f"{name}_backward_lanes", target, kernel.key, bargs) if use_lanes else None
         if blanes is not None:
             out.append(blanes)
-        out.append(_entry(fir, target, "backward", blanes is not None, own))
+        out.append(_entry(fir, target, "backward", blanes is not None, own, args_type=bargs))
     return "\n".join(out) + "\n"
+
+
+def _backward_args(fir, fields):
+    """The backward entry's argument struct: ``K_args``'s fields, then the by-value adjoints of
+    the scalar and composite parameters (``adj_inputs``/``adj_outputs`` of an adjoint launch, as
+    warp-lang passes them; runtime/args.py packs the same layout). Kernels without such
+    parameters keep ``K_args``. (type name, [declaration])."""
+    values = [p for p in fir.params if passes_adjoint_value(p.type)]
+    if not values:
+        return f"{fir.name}_args", []
+    adj = "\n".join(f"    {cpp_type(p.type)} adj_{member(p.name)};" for p in values)
+    return f"{fir.name}_bargs", [f"struct {fir.name}_bargs {{\n{fields}\n{adj}\n}};"]
 
 
 def _lazy_strided(fir, target, debug):
@@ -273,20 +306,25 @@ def _strided_kernel_source(kernel, target, debug):
     fields = "\n".join(f"    {cpp_type(p.type)} {member(p.name)};" for p in fir.params) or "    int _unused;"
     return "\n".join([f"struct {name}_args {{\n{fields}\n}};",
                       _kernel_body(fir, f"{name}_forward_body", target, debug, kernel.key, False),
-                      target.entry_strided.format(name=name, which="forward")]) + "\n"
+                      target.entry_strided.format(name=name, which="forward", args=f"{name}_args")]) + "\n"
 
 
-def _kernel_body(fir, fname, target, debug, key, adjoint, own=False, inline=False):
+def _kernel_body(fir, fname, target, debug, key, adjoint, own=False, inline=False, args_type=None):
     """``own``: the backward body takes ``_own`` (plain own-index read adjoints, own_index.py);
     ``inline``: it is always inlined (GCC declines a body called twice once it holds vectorised
-    math, and a call keeps the loop scalar)."""
+    math, and a call keeps the loop scalar); ``args_type``: the argument struct (the backward's
+    may carry by-value adjoints, `_backward_args`)."""
     qualifier = f"{target.func_qualifier} {target.force_inline}" if inline else target.func_qualifier
-    sig = (f"{qualifier} void {fname}(const {fir.name}_args& _args, "
+    args_type = args_type or f"{fir.name}_args"
+    sig = (f"{qualifier} void {fname}(const {args_type}& _args, "
            f"const wp::launch_bounds_t& _dim, int64_t _idx{', bool _own = false' if own else ''})")
     lines = [sig + " {"]
+    by_value = args_type != f"{fir.name}_args"
     for p in fir.params:
         lines.append(f"    {cpp_type(p.type)} {p.label} = _args.{member(p.name)};")
-        if adjoint:
+        if adjoint and by_value and passes_adjoint_value(p.type):
+            lines.append(f"    {cpp_type(p.type)} {p.adj} = _args.adj_{member(p.name)};")
+        elif adjoint:
             lines.append(f"    {cpp_type(p.type)} {p.adj} = {{}};")
     lines += _declarations(fir, adjoint)
     w = BodyWriter(fir, debug, key)
@@ -320,7 +358,7 @@ def _straight_line(fir):
     return count <= MAX_VECTOR_BODY
 
 
-def _entry(fir, target, which, lanes=False, own=(), lazy=False):
+def _entry(fir, target, which, lanes=False, own=(), lazy=False, args_type=None):
     """The entry point; on the CPU its unit-stride fast loop tests (and then pins) the innermost
     byte stride of every array parameter. ``own``: ids of the array parameters whose backward
     read adjoints may be plain, where their gradients overlap no other parameter's. ``lazy``:
@@ -353,6 +391,7 @@ def _entry(fir, target, which, lanes=False, own=(), lazy=False):
             size = f"sizeof({cpp_type(p.type.dtype)})"
             check.append(f" && {stride} == {size}")
             pin.append(f"\n        {stride} = {size};")
-    return template.format(name=fir.name, which=which, unit_stride_check="".join(check),
+    return template.format(name=fir.name, which=which, args=args_type or f"{fir.name}_args",
+                           unit_stride_check="".join(check),
                            unit_stride_set="".join(pin) + own_set, lanes=target.lanes,
                            own_check=own_check)

@@ -13,6 +13,7 @@ time with ``wp::grad_disjoint``; otherwise the body takes the atomic adjoint).""
 
 from ..lang import ir
 from ..types.array import array as _array_type
+from ..types.indexedarray import is_indexed
 from .ir_uses import reads, writes
 
 
@@ -82,7 +83,8 @@ class OwnIndex:
             return set()
         if any(not isinstance(p.type, _array_type) and _holds_arrays(p.type) for p in fir.params):
             return set()
-        arrays = {id(p) for p in fir.params if isinstance(p.type, _array_type)}
+        # an indexed array's index arrays may name one element for several threads: never own
+        arrays = {id(p) for p in fir.params if isinstance(p.type, _array_type) and not is_indexed(p.type)}
         loads = set()
         for st in _walk(fir.body):
             arrays -= {id(v) for v in writes(st)}    # a parameter reassigned may hold another array

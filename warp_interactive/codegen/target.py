@@ -24,9 +24,9 @@ class Target:
 # stride is set to its (equal) constant and the index range fits the int32 thread index, so the
 # compiler sees unit-stride affine accesses; threads are independent, hence ivdep. Anything else
 # takes the other branch: @OTHER@ is a template of its own, filled in below.
-_CPU_ENTRY_TWO_WAY = """@DECL@extern "C" WPI_EXPORT void {name}_cpu_{which}(const {name}_args* args, \
+_CPU_ENTRY_TWO_WAY = """@DECL@extern "C" WPI_EXPORT void {name}_cpu_{which}(const {args}* args, \
 const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
-    {name}_args a = *args;
+    {args} a = *args;
     const wp::launch_bounds_t d = *dim;
     if (begin >= 0 && end <= 2147483647{unit_stride_check}) {{{unit_stride_set}
 #pragma GCC ivdep
@@ -48,24 +48,24 @@ _CPU_ENTRY_LAZY = _CPU_ENTRY_TWO_WAY.replace(
     "@DECL@", "static void* {name}_{which}_strided = nullptr;\n").replace(
     "@OTHER@", 'wpi_run_strided(&{name}_{which}_strided, "{name}", args, dim, begin, end);')
 
-_CPU_ENTRY_STRIDED = """extern "C" WPI_EXPORT void {name}_cpu_{which}_strided(const {name}_args* args, \
+_CPU_ENTRY_STRIDED = """extern "C" WPI_EXPORT void {name}_cpu_{which}_strided(const {args}* args, \
 const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
-    {name}_args a = *args;
+    {args} a = *args;
     const wp::launch_bounds_t d = *dim;
     for (int64_t i = begin; i < end; ++i) {name}_{which}_body(a, d, i);
 }}"""
 
 # the plain entry: backward passes and bodies with loops or calls (one copy of the body compiles faster)
-_CPU_ENTRY_PLAIN = """extern "C" WPI_EXPORT void {name}_cpu_{which}(const {name}_args* args, \
+_CPU_ENTRY_PLAIN = """extern "C" WPI_EXPORT void {name}_cpu_{which}(const {args}* args, \
 const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
     for (int64_t i = begin; i < end; ++i) {name}_{which}_body(*args, *dim, i);
 }}"""
 
 # Kernels with a lanes body (codegen/lanes.py): full blocks of LANES threads through it where the
 # unit-stride conditions hold (the pinned strides reach it: it is inlined here), the rest one by one.
-_CPU_ENTRY_LANES = """extern "C" WPI_EXPORT void {name}_cpu_{which}(const {name}_args* args, \
+_CPU_ENTRY_LANES = """extern "C" WPI_EXPORT void {name}_cpu_{which}(const {args}* args, \
 const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
-    {name}_args a = *args;
+    {args} a = *args;
     const wp::launch_bounds_t d = *dim;
     int64_t i = begin;
     if (begin >= 0 && end <= 2147483647{unit_stride_check}) {{{unit_stride_set}
@@ -77,9 +77,9 @@ const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
 # A backward whose own-index reads may take plain adjoints (codegen/own_index.py): where no other
 # array parameter's gradient overlaps theirs (and the unit-stride conditions hold), the body runs
 # with `_own` true; otherwise with the atomic adjoints. The two instances are the body twice.
-_CPU_ENTRY_OWN = """extern "C" WPI_EXPORT void {name}_cpu_{which}(const {name}_args* args, \
+_CPU_ENTRY_OWN = """extern "C" WPI_EXPORT void {name}_cpu_{which}(const {args}* args, \
 const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
-    {name}_args a = *args;
+    {args} a = *args;
     const wp::launch_bounds_t d = *dim;
     if (begin >= 0 && end <= 2147483647{unit_stride_check}{own_check}) {{{unit_stride_set}
 #pragma GCC ivdep
@@ -92,9 +92,9 @@ const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
 # A kernel built for cooperative CPU blocks (wp.config.enable_cpu_blocks, native cpu_blocks.h):
 # [begin, end) counts blocks; each block runs its {width} lanes as fibers on this worker.
 _CPU_ENTRY_BLOCKS = """static void {name}_{which}_lane(const void* a, const void* d, int64_t i) {{
-    {name}_{which}_body(*(const {name}_args*)a, *(const wp::launch_bounds_t*)d, i);
+    {name}_{which}_body(*(const {args}*)a, *(const wp::launch_bounds_t*)d, i);
 }}
-extern "C" WPI_EXPORT void {name}_cpu_{which}(const {name}_args* args, \
+extern "C" WPI_EXPORT void {name}_cpu_{which}(const {args}* args, \
 const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
     wp::cpu_blocks_launch({width}, &{name}_{which}_lane, args, dim, dim->size, begin, end);
 }}"""
@@ -103,7 +103,7 @@ const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
 CPU_LANES = 8
 
 # grid-stride loop: any launch size works with a fixed grid
-_CUDA_ENTRY = """extern "C" __global__ void {name}_cuda_{which}({name}_args args, wp::launch_bounds_t dim) {{
+_CUDA_ENTRY = """extern "C" __global__ void {name}_cuda_{which}({args} args, wp::launch_bounds_t dim) {{
     for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < dim.size;
          i += int64_t(gridDim.x) * blockDim.x) {name}_{which}_body(args, dim, i);
 }}"""
@@ -116,7 +116,7 @@ _CUDA_ENTRY = """extern "C" __global__ void {name}_cuda_{which}({name}_args args
 # of its own with blockDim.x = the lanes it has (runtime/cuda/modules.py block_launches); each
 # launch runs only the blocks of its own width.
 _CUDA_ENTRY_BLOCKS = """extern "C" __global__ void __launch_bounds__({width}) \
-{name}_cuda_{which}({name}_args args, wp::launch_bounds_t dim) {{
+{name}_cuda_{which}({args} args, wp::launch_bounds_t dim) {{
     wp::cuda_block_begin({width});
     const int64_t blocks = (dim.size + {width} - 1) / {width};
     const int64_t first = int64_t(blockIdx.x) + (blockDim.x == {width} ? 0 : blocks - 1);

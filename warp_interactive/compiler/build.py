@@ -96,7 +96,8 @@ def compile_units(units, options, background=False):
     with each hash ``cache.module_hash(source, build_key(options))``: the cached ones found, the
     others compiled in parallel (runtime/cpu_build.py: a module's kernels in separately cached
     units, so that an edit recompiles only the kernels whose code changed). ``background``: the
-    compilers run at the lowest priority (the quick tier's optimised build)."""
+    compilers are background ones, stopped while this process loads a module (the quick tier's
+    optimised build: compiler/background.py)."""
     from . import cpu
     if options.target != "cpu":
         raise ValueError(f"compile_units builds CPU units, not {options.target!r}")

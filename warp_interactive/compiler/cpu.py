@@ -14,6 +14,7 @@ from functools import lru_cache
 from .. import _paths
 from ..config import config
 from ..errors import CompileError
+from . import background as _background
 from . import cache
 
 BINARY = "module.so"
@@ -151,8 +152,8 @@ _quick_pch_thread = []
 
 
 def _prepare_quick_pch(cxx):
-    """After the optimised PCH was built: the quick tier's one too, in a background thread at
-    low priority (not a daemon: a process ending meanwhile waits for it, no orphaned compiler)."""
+    """After the optimised PCH was built: the quick tier's one too, in a background thread
+    (compiler/background.py; not a daemon: a process ending meanwhile waits for it, no orphaned compiler)."""
     if _quick_pch_thread or quick_pch_ready():
         return
     thread = threading.Thread(target=_build_quick_pch, args=(cxx,), name="wp-quick-pch")
@@ -175,8 +176,8 @@ def _pch_dir(cxx, fl):
 def ensure_pch(cxx, fl, background=False):
     """Build the precompiled builtin header once; returns the include dir holding it. Its SHA-256
     is recorded beside it and checked once per process: a truncated or damaged PCH (a full disk,
-    a killed build) is rebuilt instead of failing every later compile. ``background``: built at
-    low priority."""
+    a killed build) is rebuilt instead of failing every later compile. ``background``: built by a
+    background compiler (compiler/background.py)."""
     d = _pch_dir(cxx, fl)
     gch = os.path.join(d, "warp_interactive", "builtin.h.gch")
     try:
@@ -231,16 +232,14 @@ def _discard_pch(pch):
 def run_compiler(cmd, what, background=False):
     """(return code, log) of one compiler run, limited to ``wp.config.compile_timeout`` seconds:
     past it the compiler and its children (cc1plus, as) are killed and CompileError says so.
-    ``background``: at the lowest priority (``nice``), so that it takes only idle cores from
-    the work a user waits for (launches, the next edit's build)."""
+    ``background``: stopped while this process loads a module (compiler/background.py)."""
     import signal
     import subprocess   # here, not at package import: only builds need it
     timeout = config.compile_timeout
-    nice = shutil.which("nice") if background else None
-    if nice:    # the compiler's children (cc1plus, as, ld) inherit the priority
-        cmd = [nice, "-n", "19", *cmd]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)   # its own process group, killed as one
+    if background:
+        _background.started(proc.pid)
     try:
         out, err = proc.communicate(timeout=timeout)
     except BaseException as e:     # the timeout, or KeyboardInterrupt: stop the compiler
@@ -254,6 +253,9 @@ def run_compiler(cmd, what, background=False):
                                f"(wp.config.compile_timeout); the compiler was stopped\n"
                                f"command: {' '.join(cmd)}") from None
         raise
+    finally:
+        if background:
+            _background.ended(proc.pid)
     return proc.returncode, (err or "") + (out or "")
 
 
@@ -272,7 +274,8 @@ def workers():
 def compile_units(units, debug=False, fast_math=False, name="module", quick=False, background=False):
     """[(path, built)] for ``units`` ([(source, hash, kernel hashes)]): cached ones are found,
     the others compiled in parallel (one compiler process per unit, ``workers()`` at a time).
-    ``quick``: the flags of the quick tier; ``background``: compilers at the lowest priority."""
+    ``quick``: the flags of the quick tier; ``background``: background compilers (stopped while
+    this process loads a module: compiler/background.py)."""
     hits = [cache.lookup(h, BINARY, kernels) for _, h, kernels in units]
     todo = [u for u, hit in zip(units, hits) if hit is None]
     built = {}

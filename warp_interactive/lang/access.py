@@ -97,3 +97,92 @@ def kernel_access(kernel):
     if cached is None or cached[0] is not fir:
         cached = kernel._access = (fir, param_access(fir))
     return cached[1]
+
+
+# --- reads and writes, exactly (wp.config.verify_autograd_array_access) ----------------------------
+READ_PREFIXES = ("tile_load", "volume_sample", "volume_lookup")
+WRITE_PREFIXES = ("array_store", "atomic_", "tile_store", "tile_atomic_add", "tile_scatter")
+
+
+def _rw_kinds(func):
+    """What a builtin does to the arrays it takes: reads, writes (an atomic ``a[i] += v``
+    writes without reading, as warp-lang counts it), or, unknown, both."""
+    name = getattr(func, "cpp", "") or ""
+    base = getattr(func, "name", name)
+    if base in NO_INDEX or name in NO_INDEX:
+        return ()
+    if base in READS or name in READS or base.startswith(READ_PREFIXES):
+        return ("read",)
+    if base.startswith(WRITE_PREFIXES) or name.startswith(WRITE_PREFIXES):
+        return ("write",)
+    return ("read", "write")
+
+
+def param_read_write(fir, _memo=None):
+    """{parameter name: subset of {"read", "write"}} for the array parameters ``fir`` loads from
+    or stores/accumulates into (directly, through views or through the @wp.funcs it calls)."""
+    memo = {} if _memo is None else _memo
+    if id(fir) in memo:
+        return memo[id(fir)]
+    memo[id(fir)] = {}
+    alias = {id(p): p.name for p in fir.params}
+    out = {}
+    for st in _walk(fir.body):
+        if isinstance(st, ir.Copy) and id(st.src) in alias:
+            alias[id(st.dst)] = alias[id(st.src)]
+        elif isinstance(st, ir.Select):
+            for v in (st.if_true, st.if_false):
+                if id(v) in alias:
+                    alias[id(st.out)] = alias[id(v)]
+        elif isinstance(st, ir.Call):
+            for var, kinds in _call_rw(st, alias, memo):
+                out.setdefault(alias[id(var)], set()).update(kinds)
+    memo[id(fir)] = out
+    return out
+
+
+def _call_rw(st, alias, memo):
+    values = [a for a in st.args if hasattr(a, "id")]
+    args = [a for a in values if id(a) in alias]
+    if hasattr(st.func, "function"):
+        inner = param_read_write(st.func.ir, memo)
+        return [(a, inner.get(p.name, ())) for p, a in zip(st.func.ir.params, values) if id(a) in alias]
+    if getattr(st.func, "name", "") in VIEWS and args and args[0] is values[0] and st.out is not None:
+        alias[id(st.out)] = alias[id(args[0])]     # a view: what is done through it counts
+        return []
+    kinds = _rw_kinds(st.func)
+    return [(a, kinds) for a in args] if kinds else []
+
+
+def writes_after_reads(fir, _memo=None):
+    """[(parameter name, line)]: where ``fir`` writes an array parameter after it read it, in
+    statement order (a @wp.func call reads what it reads, then may write after its own reads):
+    warp-lang's in-kernel overwrite warning. A write then a read is fine."""
+    memo = {} if _memo is None else _memo
+    read, out = set(), []
+    alias = {id(p): p.name for p in fir.params}
+
+    def flag(name, line):
+        if all(n != name for n, _ in out):
+            out.append((name, line))
+
+    for st in _walk(fir.body):
+        if isinstance(st, ir.Copy) and id(st.src) in alias:
+            alias[id(st.dst)] = alias[id(st.src)]
+        elif isinstance(st, ir.Select):
+            for v in (st.if_true, st.if_false):
+                if id(v) in alias:
+                    alias[id(st.out)] = alias[id(v)]
+        elif isinstance(st, ir.Call):
+            if hasattr(st.func, "function"):    # the callee's own write-after-read, at this call
+                values = [a for a in st.args if hasattr(a, "id")]
+                war = {n for n, _ in writes_after_reads(st.func.ir, memo)}
+                for p, a in zip(st.func.ir.params, values):
+                    if p.name in war and id(a) in alias:
+                        flag(alias[id(a)], st.lineno)
+            rw = [(alias[id(var)], kinds) for var, kinds in _call_rw(st, alias, memo)]
+            for name, kinds in rw:
+                if "write" in kinds and name in read:
+                    flag(name, st.lineno)
+            read.update(name for name, kinds in rw if "read" in kinds)
+    return out

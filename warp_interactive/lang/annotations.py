@@ -7,6 +7,8 @@ from ..errors import CodegenError
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
+from ..types.indexedarray import is_indexed
+from ..types.tuple_type import TupleType, tuple_annotation
 
 
 def canonical_type(t):
@@ -14,12 +16,13 @@ def canonical_type(t):
     t = sc.canonical_scalar(t)
     if t is array:
         return array(dtype=sc.float32)
-    return t
+    tup = tuple_annotation(t, canonical_type)     # tuple[vec3, float], tuple[int, ...]
+    return t if tup is None else tup
 
 
 def type_key(t):
     if isinstance(t, array):
-        return ("array", type_key(t.dtype), t.ndim)
+        return ("indexedarray" if is_indexed(t) else "array", type_key(t.dtype), t.ndim)
     if hasattr(t, "_wp_struct_"):
         return ("struct", t._wp_struct_.cpp_name)
     return getattr(t, "_cpp", None) or getattr(t, "__name__", repr(t))
@@ -28,6 +31,8 @@ def type_key(t):
 def is_concrete(t):
     if isinstance(t, array):     # wp.array(dtype=Any) is generic (lang/generics.py)
         return is_concrete(t.dtype)
+    if isinstance(t, TupleType):
+        return all(is_concrete(x) for x in t.types)
     return (sc.is_scalar(t) or comp.is_composite(t) or hasattr(t, "_wp_struct_")
             or hasattr(t, "_wp_native_fields_"))   # geometry query types
 

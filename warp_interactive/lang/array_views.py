@@ -10,6 +10,7 @@ import ast
 
 from ..types import scalars as sc
 from ..types.array import array, _ArrayAlias
+from ..types.indexedarray import is_indexed
 from ..types.array_slice import SLICE_BEGIN, SLICE_END, slice_t
 from . import ir
 from .registry import Array, Index, Overload, add_builtin
@@ -52,6 +53,9 @@ class ArrayViewsMixin:
     def array_attribute(self, var, attr):
         """``a.ptr`` (the data address, uint64) and ``a.ndim`` (a build-time constant)."""
         if attr == "ptr":
+            if is_indexed(var.type):
+                raise self.scope.error("an indexed array has no 'ptr' in kernels (its elements are "
+                                       "reached through its index arrays)")
             return self.call_builtin("array_ptr", [var])
         if attr == "ndim":
             return self.scope.const(var.type.ndim, sc.int32)

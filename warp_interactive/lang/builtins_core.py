@@ -3,6 +3,7 @@
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
+from ..types.indexedarray import is_indexed
 from ..types.array_slice import is_slice
 from ..types.introspection import type_repr
 from ..errors import TypeMismatch
@@ -128,7 +129,10 @@ def _elem(ts):
 def _view(ts):
     """``a[i]`` / ``a[i:j, k]``: each integer index drops an axis, each slice keeps one."""
     a = ts[0]
-    return array(dtype=a.dtype, ndim=a.ndim - sum(1 for t in ts[1:] if not is_slice(t)))
+    if is_indexed(a) and any(is_slice(t) for t in ts[1:]):
+        raise TypeMismatch("an indexed array cannot be sliced in a kernel (as in warp-lang): index "
+                           "it with integers, or slice its data array")
+    return type(a)(dtype=a.dtype, ndim=a.ndim - sum(1 for t in ts[1:] if not is_slice(t)))
 
 
 IndexOrSlice = Pattern("Int or slice", lambda t: sc.is_int(t) or is_slice(t), share=False)
@@ -216,6 +220,8 @@ for n in (1, 2, 3, 4):
                 group="Atomics", replay="atomic_cas_replay", differentiable=False,
                 doc="If `a[i...] == compare`, store `value` there, atomically; returns the old value.")
 add_builtin("array_shape", {"a": Array, "k": Index}, value_type=sc.int32, group=G_ARR,
+            differentiable=False, hidden=True, export=False)
+add_builtin("array_grad", {"a": Array}, value_func=same_as(0), group=G_ARR,   # wp.adjoint[a] (custom_grad.py)
             differentiable=False, hidden=True, export=False)
 add_builtin("array_nonnull", {"a": Array}, value_type=sc.bool_, group=G_ARR,
             differentiable=False, hidden=True, export=False)   # `if a:` / `not a`

@@ -15,6 +15,7 @@ from ..errors import CodegenTypeError, CodegenValueError
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
+from ..types.indexedarray import is_indexed
 from ..types.tile import STORAGE_MODES, atomic_add_scalar, is_tile, tile_type
 from . import ir, tile_refs
 from .builtin_function import INTRINSICS
@@ -259,7 +260,7 @@ def _random(kind):
 # --- memory ---------------------------------------------------------------------------------------
 def _array_and_offset(tr, args, name, ndim_of_tile):
     arr = tr.eval_var(args["a"])
-    if not isinstance(arr.type, array):
+    if not isinstance(arr.type, array) or is_indexed(arr.type):   # warp-lang: no indexed arrays
         raise tr.scope.error(f"wp.{name}(): the first argument must be an array, got "
                              f"{type_name(arr.type)}", args["a"])
     if arr.type.ndim != ndim_of_tile:

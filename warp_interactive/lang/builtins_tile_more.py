@@ -4,6 +4,7 @@ per-thread scatters, FFTs and the block-wide stack. See builtins_tile.py for the
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
+from ..types.indexedarray import is_indexed
 from ..types.tile import TileStack, is_tile, tile_stack_type, tile_type
 from . import ir
 from .builtin_function import INTRINSICS, BuiltinFunction
@@ -62,7 +63,7 @@ def _axis(tr, args, ndim, name):
 
 def _array(tr, args, ndim, name):
     arr = tr.eval_var(args["a"])
-    if not isinstance(arr.type, array) or arr.type.ndim != ndim:
+    if not isinstance(arr.type, array) or arr.type.ndim != ndim or is_indexed(arr.type):
         raise tr.scope.error(f"wp.{name}(): needs a {ndim}-d array, got {type_name(arr.type)}", args["a"])
     return arr
 

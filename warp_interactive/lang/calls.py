@@ -5,6 +5,7 @@ import builtins as py_builtins
 
 from ..types import composite as comp
 from ..types import scalars as sc
+from ..types.tuple_type import TupleType
 from . import ir
 from ..errors import TypeMismatch
 from .registry import Overload, registry, resolve, type_name
@@ -246,13 +247,21 @@ class CallsMixin:
 
     # --- user functions ---------------------------------------------------------------------------
     def call_user_function(self, func, node, kwargs):
-        args = self.args_of(node)
-        kwargs = {k: self.eval_var(v) for k, v in kwargs.items()}
+        args = [self._user_arg(a) for a in node.args]
+        kwargs = {k: self._user_arg(v) for k, v in kwargs.items()}
         try:
             ov, args = func.resolve_overload(args, self.retype_literal, kwargs, self._default_arg)
         except TypeMismatch as e:
             raise self.scope.error(str(e)) from None
+        # a tuple argument travels as its elements (the function rebinds them: translator.py)
+        args = [e for a in args for e in (a.elems if isinstance(a, TupleArg) else (a,))]
         return self.emit_user_call(ov, args, node, kwargs)
+
+    def _user_arg(self, node):
+        value = self.eval(node)
+        if isinstance(value, tuple) and value and not isinstance(value[0], str):
+            return TupleArg([self.to_var(v, node) for v in value])
+        return self.to_var(value, node)
 
     def emit_user_call(self, ov, args, node=None, kwargs=None):
         """The call of a resolved `@wp.func` overload: its result, or a tuple of its results
@@ -332,3 +341,12 @@ def _callable_name(obj):
     return getattr(obj, "__name__", type(obj).__name__)
 
 
+
+
+class TupleArg:
+    """A tuple given to a @wp.func: its elements, and its type for overload resolution."""
+    literal = False
+
+    def __init__(self, elems):
+        self.elems = elems
+        self.type = TupleType(e.type for e in elems)

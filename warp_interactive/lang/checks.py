@@ -4,6 +4,9 @@ annotations, recursion. Each works on the function's AST or on the translator's 
 
 import ast
 
+from ..types import scalars as sc
+from ..types.array import array
+from ..types.dtypes import scalar_of
 from .registry import type_name
 from .scope import PyValue
 
@@ -55,6 +58,7 @@ def declared_return(tr, fn):
     if fn.returns is None:
         return None
     from .annotations import canonical_type, is_concrete
+    from ..types.tuple_type import TupleType
     try:
         v = tr.eval(fn.returns)
         if not isinstance(v, PyValue):
@@ -64,6 +68,8 @@ def declared_return(tr, fn):
         t = canonical_type(v.obj)
     except Exception:
         return None
+    if isinstance(t, TupleType):     # -> tuple[int, float]: two results
+        return list(t.types) if is_concrete(t) else None
     return [t] if is_concrete(t) else None
 
 
@@ -76,3 +82,24 @@ def check_returns(tr, fn):
         names = ", ".join(type_name(t) for t in types)
         raise tr.scope.error(f"function '{fn.name}' returns {names}, but it can reach its end "
                              f"without a return (add one for every path)", last)
+
+
+def slot_augassign_error(tr, node, value):
+    """The error for ``a[i].x *= v`` (any operator but += and -=) on a component of an array
+    element, as warp-lang 1.19 words it: the adjoint would replay the load after the store and
+    read the new value (a silently wrong gradient), so kernels with backward code refuse it.
+    None when ``node`` is no such statement. Raised only where the adjoint is generated."""
+    if isinstance(node.op, (ast.Add, ast.Sub)) or not isinstance(node.target, (ast.Attribute, ast.Subscript)):
+        return None
+    root, depth = node.target, 0
+    while isinstance(root, (ast.Attribute, ast.Subscript)):
+        root, depth = root.value, depth + 1
+    var = tr.scope.symbols.get(root.id) if isinstance(root, ast.Name) else None
+    scalar = scalar_of(getattr(value, "type", None))
+    if depth < 2 or not isinstance(getattr(var, "type", None), array) or scalar is None or \
+            not sc.is_float(scalar):
+        return None
+    return tr.scope.error(
+        f"In function '{tr.src.name}': Differentiable composite slot augmented assignments with this "
+        "operator are not supported with backward code generation enabled. Write the result to a "
+        "separate array, or use enable_backward=False for forward-only code.", node)

@@ -23,6 +23,8 @@ import hashlib
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..errors import CodegenError
+from ..types.array import array
+from .builtin_function import BuiltinFunction
 from .source import SourceInfo, source_of
 
 
@@ -34,6 +36,8 @@ class adjoint:
 
 
 def _is_float_valued(t):
+    if hasattr(t, "_wp_struct_"):    # a struct's adjoint is a struct of its type (field-wise)
+        return True
     s = t if sc.is_scalar(t) else getattr(t, "_wp_scalar_type_", None)
     return s is not None and sc.is_float(s)
 
@@ -46,8 +50,8 @@ def _is_adjoint_ref(node):
 class _Rewriter(ast.NodeTransformer):
     """wp.adjoint[p] -> a local; every return -> return the locals."""
 
-    def __init__(self, src, diff_params, all_params):
-        self.src, self.diff, self.all = src, diff_params, all_params
+    def __init__(self, src, diff_params, all_params, array_params=()):
+        self.src, self.diff, self.all, self.arrays = src, diff_params, all_params, array_params
 
     def error(self, msg, node):
         line = self.src.lines[node.lineno - 1] if node.lineno - 1 < len(self.src.lines) else None
@@ -58,12 +62,29 @@ class _Rewriter(ast.NodeTransformer):
         self.generic_visit(node)
         if not _is_adjoint_ref(node.value):
             return node
-        name = node.slice.id if isinstance(node.slice, ast.Name) else None
+        root = node.slice    # a parameter, or a field path in a struct parameter: x.vec
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        name = root.id if isinstance(root, ast.Name) else None
         if name not in self.all:
             raise self.error("wp.adjoint[...] takes the name of a parameter of the function", node)
+        if name in self.arrays and node.slice is root:   # the gradient's memory, as an array
+            grad = ast.Call(func=ast.Name(id=GRAD_ARRAY, ctx=ast.Load()),
+                            args=[ast.Name(id=name, ctx=ast.Load())], keywords=[])
+            return ast.copy_location(grad, node)
         if name not in self.diff:
             raise self.error(f"parameter '{name}' is not a float value: it has no adjoint", node)
-        return ast.copy_location(ast.Name(id=_local(name), ctx=node.ctx), node)
+        local = ast.copy_location(ast.Name(id=_local(name), ctx=ast.Load()), node)
+        if node.slice is root:
+            local.ctx = node.ctx
+            return local
+        path = copy.deepcopy(node.slice)      # the same fields of the adjoint local
+        inner = path
+        while isinstance(inner.value, ast.Attribute):
+            inner = inner.value
+        inner.value = local
+        path.ctx = node.ctx
+        return ast.copy_location(path, node)
 
     def visit_Return(self, node):
         if node.value is not None:
@@ -72,11 +93,16 @@ class _Rewriter(ast.NodeTransformer):
         return ast.copy_location(_return_locals(self.diff), node)
 
 
+GRAD_ARRAY = "_wpi_grad_array"    # the helper's global for the array_grad builtin
+
+
 def _local(name):
     return f"_wpi_adj_{name}"
 
 
 def _return_locals(names):
+    if not names:     # only array adjoints: the function adds into their memory itself
+        return ast.Return(value=None)
     elts = [ast.Name(id=_local(n), ctx=ast.Load()) for n in names]
     return ast.Return(value=elts[0] if len(elts) == 1 else ast.Tuple(elts=elts, ctx=ast.Load()))
 
@@ -125,14 +151,16 @@ def make_grad(fov, py_func):
             f"got {len(names)}", src.filename, src.first_line, None, None, src.name)
     arg_types = dict(zip(names, list(fov.arg_types.values()) + list(rets)))
     diff = [nm for nm, t in zip(names[:n], fov.arg_types.values()) if _is_float_valued(t)]
-    if not diff:
+    arrays = [nm for nm, t in zip(names[:n], fov.arg_types.values()) if isinstance(t, array)]
+    if not diff and not arrays:
         raise CodegenError(f"{fov.name} has no float parameter to give a gradient to",
                            src.filename, src.first_line, None, None, src.name)
-    tree = _rewrite(src, diff, names[:n], arg_types)
+    tree = _rewrite(src, diff, names[:n], arg_types, arrays)
     text = src.text + "\n# custom adjoint"
     rsrc = SourceInfo(name=src.name, filename=src.filename, first_line=src.first_line,
                       lines=src.lines, text=text, tree=tree, closure=src.closure)
     py_globals = dict(py_func.__globals__)
+    py_globals[GRAD_ARRAY] = BuiltinFunction("array_grad")
     for nm in diff:
         py_globals[f"_wpi_T_{nm}"] = arg_types[nm]
     cpp = f"{fov.cpp}_grad_{_tag(src, arg_types.values())}"
@@ -143,13 +171,13 @@ def make_grad(fov, py_func):
     return helper
 
 
-def _rewrite(src, diff, params, arg_types):
-    tree = _Rewriter(src, diff, params).visit(copy.deepcopy(src.tree))
+def _rewrite(src, diff, params, arg_types, arrays=()):
+    tree = _Rewriter(src, diff, params, arrays).visit(copy.deepcopy(src.tree))
     first = tree.body[0]
     inits = []
     for nm in diff:
         t = arg_types[nm]
-        zero = f"_wpi_T_{nm}()" if comp.is_composite(t) else f"_wpi_T_{nm}(0.0)"
+        zero = f"_wpi_T_{nm}()" if comp.is_composite(t) or hasattr(t, "_wp_struct_") else f"_wpi_T_{nm}(0.0)"
         inits.append(ast.parse(f"{_local(nm)} = {zero}").body[0])
     tail = _return_locals(diff)
     for stmt in inits + [tail]:

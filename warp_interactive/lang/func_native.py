@@ -1,9 +1,11 @@
-"""``@wp.func_native(snippet, adj_snippet=None)``: a function whose body is native C++/CUDA code
+"""``@wp.func_native(snippet, adj_snippet=None, replay_snippet=None)``: a function whose body is native C++/CUDA code
 (warp-lang 1.19's escape hatch). The decorated Python function is a typed stub: its annotated
 parameters are the names the snippet reads (plain names, as in warp-lang), its ``-> T`` the
 return type; its body (``...``) is never translated. ``adj_snippet`` is the adjoint's body: it
-reads the parameters, adds into ``adj_<name>`` and reads ``adj_ret``. Without one the function
-passes no gradient. The C++ is emitted by codegen/native_func.py inside ``using namespace wp``.
+reads the parameters, adds into ``adj_<name>`` (an array parameter's ``adj_<name>`` is the array
+of its gradient, as in warp-lang) and reads ``adj_ret``. Without one the function passes no
+gradient. ``replay_snippet`` replaces the snippet where a backward pass replays the forward
+(`replay_<cpp name>`: a counter's atomic increment must not run twice). The C++ is emitted by codegen/native_func.py inside ``using namespace wp``.
 """
 
 from dataclasses import dataclass
@@ -18,6 +20,7 @@ from .annotations import canonical_type, is_concrete
 class NativeSnippets:
     snippet: str
     adj_snippet: Optional[str] = None
+    replay_snippet: Optional[str] = None    # the body run in the backward pass's forward replay
 
 
 def check_snippets(snippet, adj_snippet, replay_snippet):
@@ -25,12 +28,9 @@ def check_snippets(snippet, adj_snippet, replay_snippet):
         raise TypeError(f"wp.func_native(snippet): the snippet must be a str of C++ code, got {snippet!r}")
     if adj_snippet is not None and not isinstance(adj_snippet, str):
         raise TypeError(f"wp.func_native(): adj_snippet must be a str of C++ code, got {adj_snippet!r}")
-    if replay_snippet is not None:
-        # the backward pass here replays a function by calling its forward code; a separate replay
-        # body is not wired in, and running the forward snippet instead could repeat side effects
-        raise NotImplementedError("wp.func_native(replay_snippet=...) is not supported: the backward "
-                                  "pass replays the forward snippet")
-    return NativeSnippets(snippet, adj_snippet)
+    if replay_snippet is not None and not isinstance(replay_snippet, str):
+        raise TypeError(f"wp.func_native(): replay_snippet must be a str of C++ code, got {replay_snippet!r}")
+    return NativeSnippets(snippet, adj_snippet, replay_snippet)
 
 
 def native_ir(ov):

@@ -12,6 +12,7 @@ import numpy as np
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
+from ..types.indexedarray import is_indexed
 from ..types.generic import Any, GenericComposite, is_any  # noqa: F401
 from .registry import type_name
 
@@ -29,7 +30,8 @@ def fits(annotation, t):
     if isinstance(annotation, GenericComposite):
         return annotation.matches(t)
     if isinstance(annotation, array):
-        return isinstance(t, array) and t.ndim == annotation.ndim and fits(annotation.dtype, t.dtype)
+        return isinstance(t, array) and t.ndim == annotation.ndim and fits(annotation.dtype, t.dtype) \
+            and is_indexed(t) == is_indexed(annotation)
     from .annotations import type_key
     return type_key(annotation) == type_key(t)
 
@@ -38,14 +40,14 @@ def describe(annotation):
     if is_any(annotation):
         return "Any"
     if isinstance(annotation, array) and is_generic(annotation.dtype):
-        return f"array(dtype={describe(annotation.dtype)}, ndim={annotation.ndim})"
+        return f"{'indexedarray' if is_indexed(annotation) else 'array'}(dtype={describe(annotation.dtype)}, ndim={annotation.ndim})"
     return repr(annotation) if isinstance(annotation, GenericComposite) else type_name(annotation)
 
 
 def type_of_value(value):
     """The kernel type a launch argument value has, or None if it cannot be told."""
     if isinstance(value, array):
-        return array(dtype=value.dtype, ndim=value.ndim)
+        return type(value)(dtype=value.dtype, ndim=value.ndim)
     if isinstance(value, py_builtins.bool) or isinstance(value, np.bool_):
         return sc.bool_
     if isinstance(value, int):

@@ -150,3 +150,5 @@ class FunctionIR:
     structs: list = field(default_factory=list)  # struct types it uses
     grad_calls: list = field(default_factory=list)  # user overloads whose adjoint wp.grad() runs
     ref_outs: list = field(default_factory=list)    # tile params written in place: extra results (lang/tile_refs.py)
+    # an error raised only where the adjoint is generated (lang/checks.py slot_augassign_error)
+    backward_error: object = None

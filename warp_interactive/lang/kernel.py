@@ -95,7 +95,11 @@ class Kernel:
             from .translator import Translator
             tr = Translator(self.src, self.func.__globals__, config.max_unroll)
             tr.block_width = self.block_width
-            self._ir = tr.translate(self.cpp, self.arg_types, is_kernel=True)
+            fir = tr.translate(self.cpp, self.arg_types, is_kernel=True)
+            err = _backward_error(fir)
+            if err is not None and self.backward_enabled():
+                raise err
+            self._ir = fir
         return self._ir
 
     @property
@@ -225,3 +229,18 @@ def _overload_decorator(fn):
     else:
         generic.add_generic_overload(types)
     return generic
+
+
+def _backward_error(fir):
+    """The first construct, in the kernel or the @wp.funcs it calls, whose adjoint would be
+    wrong (FunctionIR.backward_error), or None."""
+    seen, stack = set(), [fir]
+    while stack:
+        f = stack.pop()
+        if f.backward_error is not None:
+            return f.backward_error
+        for ov in f.calls:
+            if id(ov) not in seen and hasattr(ov, "ir"):
+                seen.add(id(ov))
+                stack.append(ov.ir)
+    return None

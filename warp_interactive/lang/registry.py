@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
+from ..types.indexedarray import is_indexed
 from ..errors import TypeMismatch
 
 
@@ -54,7 +55,8 @@ def element_scalar_of(t):
 
 def type_name(t):
     if isinstance(t, array):
-        return f"array(dtype={type_name(t.dtype)}, ndim={t.ndim})"
+        kind = "indexedarray" if is_indexed(t) else "array"
+        return f"{kind}(dtype={type_name(t.dtype)}, ndim={t.ndim})"
     if isinstance(t, tuple):
         return "(" + ", ".join(type_name(x) for x in t) + ")"
     return getattr(t, "__name__", repr(t))
@@ -114,7 +116,8 @@ def _fits(t, p):
     if isinstance(p, Pattern):
         return p.test(t)
     if isinstance(p, array):
-        return isinstance(t, array) and t.dtype == p.dtype and t.ndim == p.ndim
+        return isinstance(t, array) and t.dtype == p.dtype and t.ndim == p.ndim and \
+            is_indexed(t) == is_indexed(p)
     return t is p
 
 

@@ -8,9 +8,10 @@ from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
 from ..types.tile import is_tile
+from ..types.tuple_type import TupleType
 from . import builtins_core, builtins_debug, builtins_tile, builtins_tile_index, intrinsics, ir, tile_refs
 from .calls import CallsMixin
-from .checks import always_exits, check_returns, check_signature, declared_return
+from .checks import always_exits, check_returns, check_signature, declared_return, slot_augassign_error
 from .expressions import BINOPS, EXPR_TABLE, ExpressionsMixin
 from .registry import type_name
 from .scope import Conflict, PyValue, Scope, contains_break
@@ -43,6 +44,7 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
     intrinsics = intrinsics.INTRINSICS
     block_width = 1    # lanes per block (a kernel built for cooperative CPU blocks sets it)
     _tile_add = 0  # how the lanes' `t[i] op= x` merge: 0 a write, 1 `+=`/`-=`, 2-4 `&=`/`|=`/`^=`
+    backward_error = None   # the first construct whose adjoint would be wrong (lang/checks.py)
 
     def __init__(self, source_info, py_globals, max_unroll=16):
         self.src = source_info
@@ -60,6 +62,11 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
         fn = self.src.tree
         params = []
         for (name, t) in param_types.items():
+            if isinstance(t, TupleType):    # one C++ parameter per element; the name is their tuple
+                elems = [ir.Var(id=-1, type=x, name=f"{name}_{k}", is_param=True) for k, x in enumerate(t.types)]
+                params += elems
+                self.scope.symbols[name] = tuple(elems)
+                continue
             v = ir.Var(id=-1, type=t, name=name, is_param=True)
             params.append(v)
             self.scope.symbols[name] = v
@@ -83,7 +90,7 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
             name=cpp_name, params=params, body=body, vars=self.scope.vars,
             return_types=list(self.return_types or []), is_kernel=is_kernel,
             filename=self.src.filename, tid_arity=self.tid_arity, calls=self.calls,
-            grad_calls=self.grad_calls, ref_outs=ref_outs)
+            grad_calls=self.grad_calls, ref_outs=ref_outs, backward_error=self.backward_error)
 
     def lookup_global(self, name, node):
         if name in self.src.closure:
@@ -273,6 +280,8 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
                 self._tile_add = _LANE_MERGE.get(type(node.op), 0)
                 struct_element = builtins_tile.is_struct(base.type.dtype)
         current = self.eval_var(target)
+        if self.backward_error is None:
+            self.backward_error = slot_augassign_error(self, node, value)
         if isinstance(target, ast.Name) and (hasattr(current, "tile_view_of") or (
                 type(node.op) in _TILE_INPLACE and is_tile(current.type) and is_tile(value.type))):
             # in place (warp-lang's tile add_inplace...): reaches a viewed tile, a caller's tile

@@ -15,13 +15,14 @@ from ..lang.registry import type_name
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
-from ..types.arraydesc import ArrayDesc
+from ..types.arraydesc import ArrayDesc, IndexedArrayDesc
+from ..types.indexedarray import is_indexed
 from ..types.dtypes import np_dtype_of
 
 
 def _ctype_of(t):
     if isinstance(t, array):
-        return ArrayDesc
+        return IndexedArrayDesc if is_indexed(t) else ArrayDesc
     if sc.is_scalar(t):
         return t._ctype
     if comp.is_composite(t):
@@ -36,6 +37,24 @@ def args_struct(kernel):
         fields = [(name, _ctype_of(t)) for name, t in kernel.arg_types.items()]
         st = type(f"{kernel.key}_args", (ctypes.Structure,), {"_fields_": fields or [("_unused", ctypes.c_int)]})
         kernel._args_ctype = st
+    return st
+
+
+ADJ = "@adj"    # the backward struct's field of a by-value adjoint: not a Python identifier
+
+
+def backward_args_struct(kernel):
+    """The ctypes struct an adjoint launch packs: ``args_struct``'s fields, then the adjoints of
+    the scalar and composite parameters, by value (codegen/module_source.py `_backward_args`);
+    ``args_struct`` itself for kernels without such parameters."""
+    st = getattr(kernel, "_bargs_ctype", None)
+    if st is None:
+        values = [(name + ADJ, _ctype_of(t)) for name, t in kernel.arg_types.items()
+                  if comp.passes_adjoint_value(t)]
+        base = args_struct(kernel)
+        st = base if not values else type(f"{kernel.key}_bargs", (ctypes.Structure,),
+                                          {"_fields_": list(base._fields_) + values})
+        kernel._bargs_ctype = st
     return st
 
 
@@ -58,10 +77,13 @@ def convert_array(value, t, device, grad=None, check=None):
     if value is None:
         if check is not None:
             check(None)
-        return ArrayDesc()
-    if isinstance(value, ArrayDesc):   # a descriptor from from_torch(..., return_ctype=True)
+        return IndexedArrayDesc() if is_indexed(t) else ArrayDesc()
+    if isinstance(value, ArrayDesc) and not is_indexed(t):   # from from_torch(..., return_ctype=True)
         return value
     a = as_array(value, t, device)
+    if is_indexed(a) != is_indexed(t):
+        raise ArgError(f"expected {'an indexedarray' if is_indexed(t) else 'an array'}, got "
+                       f"{'an indexedarray' if is_indexed(a) else type(a).__name__}")
     if check is not None and a._unwritable is not None:
         check(a)
     if a.dtype is not t.dtype and type_name(a.dtype) != type_name(t.dtype):
@@ -72,9 +94,16 @@ def convert_array(value, t, device, grad=None, check=None):
         raise ArgError(f"the array is on device {a.device}, but the launch is on {device}")
     if grad is None:
         return a.desc()
-    d = ArrayDesc.from_buffer_copy(a.desc())
-    d.grad = as_array(grad, t, device).ptr if grad is not False else 0
+    d = type(a.desc()).from_buffer_copy(a.desc())
+    d.grad = _grad_ptr(grad, t, device) if grad is not False else 0
     return d
+
+
+def _grad_ptr(grad, t, device):
+    """The gradient memory an adjoint launch passes for an array parameter (an indexed array's
+    gradient is its data's gradient: the indices stay those of the array)."""
+    g = as_array(grad, t, device)
+    return g.data.ptr if is_indexed(g) else g.ptr
 
 
 def convert_scalar(value, t):
@@ -136,13 +165,20 @@ def pack(kernel, values, device, grads=None):
         names = ", ".join(types)
         raise TypeError(f"kernel '{kernel.key}' takes {len(types)} arguments ({names}), "
                         f"got {len(values)}")
-    st = args_struct(kernel)()
+    st = (args_struct if grads is None else backward_args_struct)(kernel)()
     for i, ((name, t), v) in enumerate(zip(types.items(), values)):
         g = grads[i] if grads is not None else None
         try:
             setattr(st, name, convert(v, t, device, g, _access_check(kernel, name)))
         except ArgError as e:
             raise TypeError(f"kernel '{kernel.key}' argument '{name}' (type {type_name(t)}): {e}") from None
+        if g is None or g is False or not comp.passes_adjoint_value(t):
+            continue
+        try:    # a by-value adjoint (an adjoint launch's adj_inputs/adj_outputs entry)
+            setattr(st, name + ADJ, convert(g, t, device))
+        except ArgError as e:
+            raise TypeError(f"kernel '{kernel.key}' adjoint of argument '{name}' (type {type_name(t)}): "
+                            f"{e}") from None
     return st
 
 

@@ -6,6 +6,8 @@ It runs as kernels on the arrays' own device, so it works on CUDA (where ``numpy
 and inside a graph capture; the kernels see each gradient as a flat array of its scalars.
 Non-contiguous or overlapping gradients take a host round trip instead."""
 
+import numpy as np
+
 from ..lang.builtin_function import BuiltinFunction
 from ..lang.decorators import kernel
 from ..types.array import array
@@ -96,9 +98,14 @@ def _on_host(dg, sg, dest_offset, src_offset, count, keep=False):
     back) before the source's gradient is read, so views of one array see each other's update."""
     d = _rows(dg)
     moved = d[dest_offset:dest_offset + count].copy()
+    if dg._is_indexed:      # a data element written through several positions: the last one's
+        moved[~dg._last_writes(dest_offset + np.arange(count))] = 0
     if not keep:
         d[dest_offset:dest_offset + count] = 0
         dg.assign(d)
+    if sg._is_indexed:      # an element read through several positions gets each one's gradient
+        sg._accumulate(moved, src_offset + np.arange(count))
+        return
     s = _rows(sg)
     s[src_offset:src_offset + count] += moved
     sg.assign(s)

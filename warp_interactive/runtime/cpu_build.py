@@ -23,7 +23,7 @@ import hashlib
 import threading
 import time
 
-from ..compiler import cache
+from ..compiler import background, cache
 from ..compiler import cpu as cpu_compiler
 from ..config import config
 from ..version import translator_signature
@@ -114,7 +114,8 @@ class Load:
     def run(self):
         # the cache's shared lock from the first lookup until the units are loaded: the garbage
         # collector never renames a unit away in between (compiler/cache_gc.py)
-        with cache.in_use():
+        # background compilers (the quick tier's optimised builds) stop meanwhile
+        with cache.in_use(), background.paused():
             return self._run()
 
     def _run(self):

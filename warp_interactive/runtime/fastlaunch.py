@@ -24,7 +24,8 @@ from ..config import config
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
-from ..types.arraydesc import ARRAY_DESC_SIZE
+from ..types.arraydesc import ARRAY_DESC_SIZE, INDEXED_ARRAY_DESC_SIZE
+from ..types.indexedarray import indexedarray, is_indexed
 from . import launch_state
 from .args import args_struct, convert
 
@@ -36,12 +37,19 @@ _FORMATS = {
 }
 _BITS_16 = (sc.float16, sc.bfloat16)   # 16-bit floats travel as their bit patterns
 _DESC_FORMAT = f"{ARRAY_DESC_SIZE}s"   # an array parameter: its descriptor's bytes
+_INDEXED_FORMAT = f"{INDEXED_ARRAY_DESC_SIZE}s"
 MAX_BOUNDS = 64   # launch-bounds records cached per plan (one per distinct dim)
 
 
 def _param_code(i, t, ctype, env):
     """(struct format, statements converting ``v{i}`` in place) for one parameter."""
     v = f"v{i}"
+    if is_indexed(t):   # the descriptor is built from the data's (cached) and the indices
+        env[f"DT{i}"] = t.dtype
+        return _INDEXED_FORMAT, [
+            f"if type({v}) is not _iarray or {v}.dtype is not DT{i} or {v}.ndim != {t.ndim} "
+            f"or {v}.device is not _dev or {v}._unwritable is not None: return False",
+            f"{v} = _bytes({v}.desc())"]
     if isinstance(t, array):
         env[f"DT{i}"] = t.dtype
         return _DESC_FORMAT, [
@@ -66,7 +74,7 @@ def _native_spec(t, ctype, off):
     """The FastPlan spec of one parameter: (kind, offset, size, type, ndim, signed), see
     native/src/fast_plan.cpp; kind 6 means "never packed natively" (the Python plan converts)."""
     size = ctypes.sizeof(ctype)
-    if isinstance(t, array):
+    if isinstance(t, array) and not is_indexed(t):
         return (0, off, size, t.dtype, t.ndim, False)
     if t is sc.float32:
         return (1, off, size, None, 0, False)
@@ -152,7 +160,7 @@ class Plan:
         self.bounds = {}
         entry = lm.entry(entry_name(kernel), "forward")
         debug = kernel.module.checks_bounds() or getattr(lm, "records_errors", False)
-        env = {"_array": array, "_bytes": bytes, "_convert": convert, "_dev": device,
+        env = {"_array": array, "_iarray": indexedarray, "_bytes": bytes, "_convert": convert, "_dev": device,
                "_config": config, "_fast": launch_state.fast, "plan": self, "_bounds": self.bounds,
                "_launch": native.launch_fast, "ENTRY": entry, "DEBUG": debug, "_check": _check_error,
                "LM": lm}

@@ -5,10 +5,11 @@ from functools import partial
 
 import numpy as np
 
-from ..config import config
+from ..config import DeterministicMode, config, deterministic_mode, on_change as _config_on_change
 from ..errors import LaunchError
 from ..state import state
 from ..types.arraydesc import LaunchBounds
+from ..types.composite import passes_adjoint_value
 from . import fastlaunch, graph, launch_state, strided, tape_hooks
 from .launch_state import epoch as _epoch
 from .args import pack
@@ -134,7 +135,7 @@ def _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoi
     cmd.launch()
     for given, copy in staged:   # the adjoints the kernel wrote, back into the caller's arrays
         device.memory.copy(given, copy, 0, 0, 0)
-    if device.is_cpu and not adjoint:
+    if device.is_cpu and not adjoint and cmd._threads is None:   # fast plans run multithreaded
         _update_plan(kernel, device, cmd, dim)
     return None
 
@@ -153,6 +154,12 @@ def _stage_grads(kernel, values, grads, device, n_inputs):
         if g.shape != v.shape:
             raise TypeError(f"adjoint launch of '{kernel.key}': the adjoint of argument {i} has shape "
                             f"{g.shape}, the array {v.shape}")
+        if v._is_indexed:   # its gradient is its data's, reached through the same indices
+            if not g._is_indexed or g.data.strides != v.data.strides:
+                raise TypeError(f"adjoint launch of '{kernel.key}': the adjoint of indexed array "
+                                f"argument {i} must be an indexed array over a gradient laid out "
+                                f"as its data (its .grad)")
+            continue
         if g.strides == v.strides:
             continue
         if not v.is_contiguous:
@@ -292,18 +299,41 @@ def _check_backward_enabled(kernel):
 
 
 def _adjoint_grads(kernel, values, adj_values):
-    """Per parameter: the array whose memory receives/provides the gradient (arrays only)."""
+    """Per parameter: the array whose memory receives/provides the gradient, or the adjoint
+    value of a scalar/composite parameter (packed by value: args.py backward_args_struct);
+    False: none given."""
     if adj_values and len(adj_values) != len(values):
         raise TypeError(f"adjoint launch of '{kernel.key}' needs adj_inputs + adj_outputs to match "
                         f"inputs + outputs ({len(values)} values), got {len(adj_values)}")
-    grads = []
+    grads, types = [], list(kernel.arg_types.values())
     for i, v in enumerate(values):
         # an adjoint given as None falls back to the array's own .grad, as the reference
         g = adj_values[i] if adj_values else None
         g = getattr(v, "grad", None) if g is None else g
-        is_array = hasattr(g, "ptr") or hasattr(g, "__array_interface__")
+        is_array = hasattr(g, "ptr") or getattr(g, "_is_indexed", False) or hasattr(g, "__array_interface__")
+        if g is not None and i < len(types) and passes_adjoint_value(types[i]):
+            grads.append(g)     # a scalar/vector/matrix adjoint, passed by value
+            continue
         grads.append(g if is_array else False)  # False: no gradient memory for this parameter
     return grads
+
+
+def _deterministic_threads(kernel, device):
+    """1 where the kernel's module asks for deterministic results (wp.DeterministicMode) on the
+    CPU: one thread runs the indices in order, so float atomics add in one order every run.
+    None otherwise (the configured thread count)."""
+    mode = deterministic_mode(kernel.module.option("deterministic"))
+    if mode == DeterministicMode.NOT_GUARANTEED:
+        return None
+    if not device.is_cpu:
+        raise NotImplementedError(
+            f"kernel '{kernel.key}': deterministic={mode.name} is not supported on CUDA devices here "
+            f"(atomics there are not ordered); it is supported on the CPU, which then runs the "
+            f"launch on one thread")
+    return 1
+
+
+_config_on_change.append(launch_state.invalidate)   # wp.config.deterministic: plans step aside
 
 
 def _adjoint_chunk(total, lanes=8, chunks=128):
@@ -318,6 +348,7 @@ class Launch:
         self.kernel, self.device, self.args, self.bounds, self.adjoint = kernel, device, args, bounds, adjoint
         self._entry = None
         self._epoch = None
+        self._threads = None
 
     def _resolve(self):
         k = self.kernel
@@ -348,6 +379,7 @@ class Launch:
         elif self.device.is_cpu and not self._debug:
             self._run = partial(_native().launch_fast, self._entry, self._args_addr,
                                 self._bounds_addr, self._size)
+        self._threads = _deterministic_threads(self.kernel, self.device)
         self._epoch = _epoch[0]   # after load(): a load that rebuilt has bumped the epoch
 
     def launch(self):
@@ -356,7 +388,7 @@ class Launch:
             self._resolve()
         if self._run is not None:
             try:   # no cost unless raised (Python >= 3.11)
-                self._run(config.num_threads or 0)
+                self._run(self._threads or config.num_threads or 0)
             except KeyboardInterrupt:   # stopped: a strided entry could not be built (strided.py)
                 strided.raise_failure()
                 raise
@@ -365,7 +397,7 @@ class Launch:
             from . import cuda_backend
             return cuda_backend.launch(self) if self._size else None
         _native().launch_fast(self._entry, self._args_addr, self._bounds_addr, self._size,
-                              config.num_threads or 0)
+                              self._threads or config.num_threads or 0)
         err = self._module.take_error()    # debug mode: a failed bounds check
         if err:
             raise LaunchError(err)

@@ -43,7 +43,8 @@ class BuildRecord:
         return f"<build {self.module} {self.hash[:8]} {self.detail} {self.seconds:.3f} s>"
 
 
-MODULE_OPTIONS = ("enable_backward", "mode", "fast_math", "max_unroll", "cpu_lanes", "lineinfo")
+MODULE_OPTIONS = ("enable_backward", "mode", "fast_math", "max_unroll", "cpu_lanes", "lineinfo",
+                  "deterministic")
 _retired = itertools.count(1)
 
 

@@ -117,6 +117,10 @@ class _Evaluator:
 
 
 def _to_python(value, t):
+    """As warp-lang: a float32 result is a Python float, an int32 (or bool) one a Python int
+    (bool), any other scalar type a value of that type (``wp.abs(wp.int8(-3))`` is ``int8(3)``)."""
     if comp.is_composite(t):
         return t(np.asarray(value).reshape(-1))
-    return value.item()
+    if t in (sc.float32, sc.int32, sc.bool_):
+        return value.item()
+    return t(value.item())

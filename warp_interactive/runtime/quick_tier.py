@@ -7,8 +7,8 @@ kernels waited ~1.1 s on two cores. When a load must compile at least
 ``wp.config.cpu_quick_build`` kernels (and neither debug nor fast_math is on), its units are
 compiled first with the quick flags (``compiler/cpu.flags(quick=True)``: -O0, with every flag
 that decides a floating-point result unchanged, ~3 ms per kernel) and launched at once; the
-same units are then compiled with the optimised flags in a background thread, at the lowest
-priority (``nice``), and recorded in the cache. The next launch of the module after that loads
+same units are then compiled with the optimised flags in a background thread (its compilers
+stopped while this process loads a module: compiler/background.py), and recorded in the cache. The next launch of the module after that loads
 the optimised units (``LoadedModule.quick``: ``Module.load`` sees that the jobs it waited on are
 done; the launch epoch is bumped so fast plans and recorded launches re-resolve).
 

@@ -3,8 +3,9 @@ reverse through the kernels' generated adjoints to accumulate gradients."""
 
 import numpy as np
 
+from ..config import config
 from ..state import state
-from . import launch_state
+from . import launch_state, overwrite
 
 
 class _GradientMap:
@@ -119,6 +120,8 @@ class Tape:
             a.grad.assign(seed.numpy() if hasattr(seed, "numpy") else np.asarray(seed))
         for entry in reversed(self.launches):
             _BACKWARD[entry[0]](entry)
+        if config.verify_autograd_array_access:    # this tape's reads are consumed
+            overwrite.clear(self.arrays())
 
     def arrays(self):
         """Every array the recorded steps touched, in first-seen order."""
@@ -136,6 +139,8 @@ class Tape:
 
     def reset(self):
         """Forget the recorded steps and zero the gradients."""
+        if config.verify_autograd_array_access:
+            overwrite.clear(self.arrays())
         self.zero()
         self.launches.clear()
         self.scopes.clear()
@@ -156,7 +161,10 @@ def _is_struct(v):
 
 
 def _struct_arrays(v):
-    """The arrays in a launch argument: itself, or those in a struct's fields (nested too)."""
+    """The arrays in a launch argument: itself, or those in a struct's fields (nested too); an
+    indexed array's gradient is its data's."""
+    if getattr(v, "_is_indexed", False):
+        return [v.data]
     if hasattr(v, "grad") and hasattr(v, "ptr"):
         return [v]
     if _is_struct(v):
@@ -171,7 +179,7 @@ def _struct_of_grads(s):
         v = getattr(s, name)
         if _is_struct(v):
             setattr(out, name, _struct_of_grads(v))
-        elif hasattr(v, "grad") and hasattr(v, "ptr"):
+        elif getattr(v, "_is_indexed", False) or (hasattr(v, "grad") and hasattr(v, "ptr")):
             setattr(out, name, v.grad)
     return out
 
@@ -182,7 +190,7 @@ def _entry_arrays(entry):
         return [a for v in list(entry[3]) + list(entry[4]) for a in _struct_arrays(v)]
     if kind == "func":
         return entry[2]
-    return [a for a in entry[1:3] if a is not None]
+    return [a.data if a._is_indexed else a for a in entry[1:3] if a is not None]
 
 
 def _backward_launch(entry):

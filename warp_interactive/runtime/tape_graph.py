@@ -8,7 +8,7 @@ from ..errors import CodegenError
 
 
 def _is_array(v):
-    return hasattr(v, "ptr") and hasattr(v, "grad")
+    return (hasattr(v, "ptr") or getattr(v, "_is_indexed", False)) and hasattr(v, "grad")
 
 
 def launch_arrays(entry):

@@ -84,7 +84,7 @@ def _value_fp(v, seen):
         return ("builtin", v.key)
     from ..types.array import array
     if isinstance(v, array) and v.shape is None:   # an annotation
-        return ("array", _type_fp(v.dtype), v.ndim)
+        return ("indexedarray" if v._is_indexed else "array", _type_fp(v.dtype), v.ndim)
     comp_type = type(v)
     if getattr(comp_type, "_cpp", None) is not None:   # a vector/matrix/scalar value
         return ("value", _type_fp(comp_type), bytes(v).hex() if hasattr(v, "_fields_") or

@@ -18,10 +18,13 @@ from .dtypes import element_shape, infer_dtype, np_dtype_of, scalar_of, type_rep
 from .generic import is_any
 from .scalars import (Scalar, bfloat16, bfloat16_bits_to_float32, bfloat16_from_numpy,
                       bfloat16_to_numpy, canonical_scalar)
-from . import array_values
+from . import array_marks, array_values
 from .array_arith import ArrayArithmetic
 
 _capturing = state.capturing    # graph captures in progress: the fast check on hot paths
+# indexed arrays' operations, registered by types/indexedarray.py (which imports this module):
+# "index" (a[idx_array, ...]), "copy" (wp.copy with an indexed side)
+indexed_ops = {}
 
 
 def _device(d):
@@ -63,9 +66,12 @@ class array(ArrayArithmetic):
     """An n-d array of ``dtype`` elements on a device (or, without data, a kernel annotation)."""
 
     pinned = False
+    _is_indexed = False     # wp.indexedarray (types/indexedarray.py)
     _retain_grad = False    # for instances made without __init__ (views, interop wrappers)
     _readonly = False       # the memory is read-only (a read-only NumPy array, bytes, mmap)
     _unwritable = None      # why kernels must not write it (read-only, or stride 0), else None
+    _is_read = False        # read by a launch on a tape (wp.config.verify_autograd_array_access)
+    mark_init, mark_read, mark_write = array_marks.mark_init, array_marks.mark_read, array_marks.mark_write
 
     def __init__(self, data=None, dtype=None, shape=None, strides=None, length=None, ptr=None,
                  capacity=None, device=None, copy=True, owner=False, ndim=None, grad=None,
@@ -350,6 +356,10 @@ class array(ArrayArithmetic):
         if len(key) == self.ndim and all(isinstance(k, (int, np.integer)) for k in key):
             value = self._values()[key]
             return _to_element(self.dtype, value)
+        if any(isinstance(k, array) for k in key):      # index arrays: a wp.indexedarray
+            if len(key) > self.ndim:
+                raise IndexError(f"too many indices ({len(key)}) for an array of {self.ndim} dimensions")
+            return indexed_ops["index"](self, key)
         return self._view(key)
 
     def __setitem__(self, key, value):
@@ -385,6 +395,8 @@ class array(ArrayArithmetic):
 
     def _derived(self, ptr, shape, strides, grad_fn):
         out = array.__new__(array)
+        if self._is_read:     # a view starts with its parent's read flag (array_marks.py)
+            out._is_read = True
         out.dtype, out.device, out._requires_grad = self.dtype, self.device, self._requires_grad
         out._set_view(ptr, shape, strides, self)
         out._grad = grad_fn(self._grad) if self._grad is not None else None
@@ -582,6 +594,10 @@ def write_values(dest, values):
 def clone(src, device=None, requires_grad=None, pinned=None, retain_grad=False):
     rg = src.requires_grad if requires_grad is None else requires_grad
     target = _device(device or src.device)
+    if src._is_indexed:     # a contiguous copy of its elements, then moved
+        src = src.contiguous()
+        if target is src.device and retain_grad == src.retain_grad and rg == src.requires_grad:
+            return src
     if target.is_cuda or src.device.is_cuda:     # one device-side or host<->device copy
         out = array(shape=src.shape, dtype=src.dtype, device=target, requires_grad=rg)
         (target if target.is_cuda else src.device).memory.copy(out, src, 0, 0, src.size)
@@ -595,6 +611,8 @@ def clone(src, device=None, requires_grad=None, pinned=None, retain_grad=False):
 
 def copy(dest, src, dest_offset=0, src_offset=0, count=0, stream=None):
     """Copy ``count`` elements (all when 0) from ``src`` to ``dest``, at flat element offsets."""
+    if dest._is_indexed or src._is_indexed:
+        return indexed_ops["copy"](dest, src, dest_offset, src_offset, count)
     if _capturing[0] and hooks.defer(dest.device, lambda: copy(dest, src, dest_offset, src_offset, count)):
         return
     memory = (dest.device if dest.device.is_cuda else src.device).memory

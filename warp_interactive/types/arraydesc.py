@@ -22,6 +22,22 @@ class ArrayDesc(ctypes.Structure):
     ]
 
 
+class IndexedArrayDesc(ctypes.Structure):
+    """Mirrors ``wp::indexedarray_t<T>`` (native/include/warp_interactive/indexed.h): the data
+    array's descriptor, then one index array per dimension (0: not indexed), then the indexed
+    shape (warp-lang's indexedarray_t layout)."""
+    _fields_ = [
+        ("data", ctypes.c_uint64),
+        ("grad", ctypes.c_uint64),
+        ("strides", ctypes.c_int64 * MAX_DIMS),     # the data array's
+        ("arr_shape", ctypes.c_int32 * MAX_DIMS),   # the data array's shape
+        ("ndim", ctypes.c_int32),
+        ("flags", ctypes.c_int32),
+        ("indices", ctypes.c_uint64 * MAX_DIMS),    # 0: the dimension is not indexed
+        ("shape", ctypes.c_int32 * MAX_DIMS),       # the indexed shape
+    ]
+
+
 class LaunchBounds(ctypes.Structure):
     """Mirrors ``wp::launch_bounds_t``."""
     _fields_ = [("shape", ctypes.c_int32 * MAX_DIMS), ("ndim", ctypes.c_int32),
@@ -29,6 +45,7 @@ class LaunchBounds(ctypes.Structure):
 
 
 ARRAY_DESC_SIZE = ctypes.sizeof(ArrayDesc)
+INDEXED_ARRAY_DESC_SIZE = ctypes.sizeof(IndexedArrayDesc)
 LAUNCH_BOUNDS_SIZE = ctypes.sizeof(LaunchBounds)
 
 

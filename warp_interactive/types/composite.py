@@ -395,3 +395,10 @@ def is_vector(t):
 
 def is_matrix(t):
     return is_composite(t) and t._kind_ == "matrix"
+
+
+def passes_adjoint_value(t):
+    """Whether an adjoint launch hands a parameter of type ``t`` its adjoint by value (the
+    backward argument struct's ``adj_`` field, from ``adj_inputs``/``adj_outputs``), as warp-lang
+    passes scalar and composite adjoints; arrays pass gradient memory in their descriptor."""
+    return is_scalar(t) or is_composite(t)

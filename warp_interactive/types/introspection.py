@@ -116,9 +116,10 @@ def type_repr(t):
         return "Any"
     t = _t(t)
     if isinstance(t, array):
+        kind = "indexedarray" if t._is_indexed else "array"
         if t.shape is None:
-            return f"array(ndim={t.ndim}, dtype={type_repr(t.dtype)})"
-        return f"array(shape={t.shape}, dtype={type_repr(t.dtype)})"
+            return f"{kind}(ndim={t.ndim}, dtype={type_repr(t.dtype)})"
+        return f"{kind}(shape={t.shape}, dtype={type_repr(t.dtype)})"
     if isinstance(t, GenericComposite):
         return repr(t)
     if comp.is_composite(t):
@@ -152,7 +153,8 @@ def types_equal(a, b, match_generic=False):
     if match_generic and (a is typing.Any or b is typing.Any):
         return True
     if isinstance(a, array) and isinstance(b, array):
-        return a.ndim == b.ndim and types_equal(a.dtype, b.dtype, match_generic)
+        return a.ndim == b.ndim and a._is_indexed == b._is_indexed and \
+            types_equal(a.dtype, b.dtype, match_generic)
     if isinstance(a, GenericComposite) or isinstance(b, GenericComposite):
         if not match_generic:
             return a == b

@@ -6,10 +6,11 @@ import hashlib
 import numpy as np
 
 from .array import array
-from .arraydesc import ArrayDesc
+from .arraydesc import ArrayDesc, IndexedArrayDesc
 from .composite import is_composite
 from .dtypes import type_repr
-from .scalars import bfloat16, canonical_scalar, float16, is_scalar, to_storage
+from .indexedarray import indexedarray, is_indexed
+from .scalars import bfloat16, canonical_scalar, float16, int32, is_scalar, to_storage
 
 
 class StructInstance:
@@ -52,8 +53,9 @@ def _default_value(t):
 
 def _coerce(t, value, sname, fname):
     if isinstance(t, array):
-        if value is not None and not isinstance(value, array):
-            raise TypeError(f"field {sname}.{fname} expects a wp.array, got {type(value).__name__}")
+        kind = "wp.indexedarray" if is_indexed(t) else "wp.array"
+        if value is not None and (not isinstance(value, array) or is_indexed(value) != is_indexed(t)):
+            raise TypeError(f"field {sname}.{fname} expects a {kind}, got {type(value).__name__}")
         if value is not None and (value.dtype is not t.dtype or value.ndim != t.ndim):
             raise TypeError(f"field {sname}.{fname} expects an array of {type_repr(t.dtype)} with "
                             f"{t.ndim} dimension(s), got {type_repr(value.dtype)} with {value.ndim}")
@@ -69,7 +71,7 @@ def _coerce(t, value, sname, fname):
 
 def _field_to_c(t, value):
     if isinstance(t, array):
-        return value.desc() if value is not None else ArrayDesc()
+        return value.desc() if value is not None else (IndexedArrayDesc() if is_indexed(t) else ArrayDesc())
     if isinstance(value, StructInstance):
         return value.to_ctype()
     if t is float16 or t is bfloat16:
@@ -79,7 +81,7 @@ def _field_to_c(t, value):
 
 def _ctype_of(t):
     if isinstance(t, array):
-        return ArrayDesc
+        return IndexedArrayDesc if is_indexed(t) else ArrayDesc
     if is_scalar(t):
         return t._ctype
     if is_composite(t):
@@ -137,7 +139,7 @@ def struct(cls):
 
 def _np_field_dtype(t):
     if isinstance(t, array):
-        return np.dtype(ArrayDesc)
+        return np.dtype(IndexedArrayDesc if is_indexed(t) else ArrayDesc)
     if is_scalar(t):
         return t._np_dtype
     if is_composite(t):
@@ -187,5 +189,12 @@ def _array_from_desc(t, desc, device):
     if not ptr or device is None:
         return None
     ndim = int(desc["ndim"])
-    return array(ptr=ptr, dtype=t.dtype, shape=tuple(int(n) for n in desc["shape"][:ndim]),
+    shape = desc["arr_shape"] if is_indexed(t) else desc["shape"]
+    data = array(ptr=ptr, dtype=t.dtype, shape=tuple(int(n) for n in shape[:ndim]),
                  strides=tuple(int(n) for n in desc["strides"][:ndim]), device=device)
+    if not is_indexed(t):
+        return data
+    # an indexed array: its index arrays are views of the memory the descriptor names too
+    indices = [array(ptr=int(desc["indices"][d]), dtype=int32, shape=(int(desc["shape"][d]),),
+                     device=device) if int(desc["indices"][d]) else None for d in range(ndim)]
+    return indexedarray(data, indices)

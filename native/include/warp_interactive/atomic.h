@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core.h"
+#include "indexed.h"
 
 namespace wp {
 
@@ -175,73 +176,86 @@ template <typename T>
 WPI_FUNC T atomic_sub_own_ptr(T* p, const T& v) { return atomic_add_own_ptr(p, T(-v)); }
 
 // --- array atomics: atomic_OP(a, i[, j[, k[, l]]], value) -> the old value ------------------------
-#define WPI_ARRAY_ATOMIC(NAME)                                                                    \
+#define WPI_ARRAY_ATOMIC(NAME, ARR)                                                                \
     template <typename T, typename I>                                                            \
-    WPI_FUNC T NAME(const array_t<T>& a, I i, const T& v) { return NAME##_ptr(address(a, i), v); } \
+    WPI_FUNC T NAME(const ARR<T>& a, I i, const T& v) { return NAME##_ptr(address(a, i), v); } \
     template <typename T, typename I, typename J>                                                \
-    WPI_FUNC T NAME(const array_t<T>& a, I i, J j, const T& v) { return NAME##_ptr(address(a, i, j), v); } \
+    WPI_FUNC T NAME(const ARR<T>& a, I i, J j, const T& v) { return NAME##_ptr(address(a, i, j), v); } \
     template <typename T, typename I, typename J, typename K>                                    \
-    WPI_FUNC T NAME(const array_t<T>& a, I i, J j, K k, const T& v)                              \
+    WPI_FUNC T NAME(const ARR<T>& a, I i, J j, K k, const T& v)                              \
     {                                                                                            \
         return NAME##_ptr(address(a, i, j, k), v);                                               \
     }                                                                                            \
     template <typename T, typename I, typename J, typename K, typename L>                        \
-    WPI_FUNC T NAME(const array_t<T>& a, I i, J j, K k, L l, const T& v)                         \
+    WPI_FUNC T NAME(const ARR<T>& a, I i, J j, K k, L l, const T& v)                         \
     {                                                                                            \
         return NAME##_ptr(address(a, i, j, k, l), v);                                            \
     }
-WPI_ARRAY_ATOMIC(atomic_add)
-WPI_ARRAY_ATOMIC(atomic_sub)
-WPI_ARRAY_ATOMIC(atomic_min)
-WPI_ARRAY_ATOMIC(atomic_max)
-WPI_ARRAY_ATOMIC(atomic_exch)
-WPI_ARRAY_ATOMIC(atomic_and)
-WPI_ARRAY_ATOMIC(atomic_or)
-WPI_ARRAY_ATOMIC(atomic_xor)
-WPI_ARRAY_ATOMIC(atomic_add_own)
-WPI_ARRAY_ATOMIC(atomic_sub_own)
+WPI_ARRAY_ATOMIC(atomic_add, array_t)
+WPI_ARRAY_ATOMIC(atomic_add, indexedarray_t)
+WPI_ARRAY_ATOMIC(atomic_sub, array_t)
+WPI_ARRAY_ATOMIC(atomic_sub, indexedarray_t)
+WPI_ARRAY_ATOMIC(atomic_min, array_t)
+WPI_ARRAY_ATOMIC(atomic_min, indexedarray_t)
+WPI_ARRAY_ATOMIC(atomic_max, array_t)
+WPI_ARRAY_ATOMIC(atomic_max, indexedarray_t)
+WPI_ARRAY_ATOMIC(atomic_exch, array_t)
+WPI_ARRAY_ATOMIC(atomic_exch, indexedarray_t)
+WPI_ARRAY_ATOMIC(atomic_and, array_t)
+WPI_ARRAY_ATOMIC(atomic_and, indexedarray_t)
+WPI_ARRAY_ATOMIC(atomic_or, array_t)
+WPI_ARRAY_ATOMIC(atomic_or, indexedarray_t)
+WPI_ARRAY_ATOMIC(atomic_xor, array_t)
+WPI_ARRAY_ATOMIC(atomic_xor, indexedarray_t)
+WPI_ARRAY_ATOMIC(atomic_add_own, array_t)
+WPI_ARRAY_ATOMIC(atomic_sub_own, array_t)
 #undef WPI_ARRAY_ATOMIC
 
 // atomic_cas(a, i[, j[, k[, l]]], compare, value) -> the old value (scalars)
 template <typename T>
 WPI_FUNC T atomic_cas_at(T* p, const T& compare, const T& v) { return detail::scalar_atomic_cas(p, compare, v); }
-template <typename T, typename I>
-WPI_FUNC T atomic_cas(const array_t<T>& a, I i, const T& c, const T& v) { return atomic_cas_at(address(a, i), c, v); }
-template <typename T, typename I, typename J>
-WPI_FUNC T atomic_cas(const array_t<T>& a, I i, J j, const T& c, const T& v) { return atomic_cas_at(address(a, i, j), c, v); }
-template <typename T, typename I, typename J, typename K>
-WPI_FUNC T atomic_cas(const array_t<T>& a, I i, J j, K k, const T& c, const T& v)
-{
-    return atomic_cas_at(address(a, i, j, k), c, v);
-}
-template <typename T, typename I, typename J, typename K, typename L>
-WPI_FUNC T atomic_cas(const array_t<T>& a, I i, J j, K k, L l, const T& c, const T& v)
-{
-    return atomic_cas_at(address(a, i, j, k, l), c, v);
-}
-template <typename T, typename I>
-WPI_FUNC T atomic_cas_replay(const array_t<T>& a, I i, const T&, const T&) { return load(a, i); }
-template <typename T, typename I, typename J>
-WPI_FUNC T atomic_cas_replay(const array_t<T>& a, I i, J j, const T&, const T&) { return load(a, i, j); }
-template <typename T, typename I, typename J, typename K>
-WPI_FUNC T atomic_cas_replay(const array_t<T>& a, I i, J j, K k, const T&, const T&) { return load(a, i, j, k); }
-template <typename T, typename I, typename J, typename K, typename L>
-WPI_FUNC T atomic_cas_replay(const array_t<T>& a, I i, J j, K k, L l, const T&, const T&) { return load(a, i, j, k, l); }
-
-// In the adjoint's forward replay an atomic must not write again: it only reads.
-template <typename T, typename... I>
-WPI_FUNC T atomic_replay(const array_t<T>& a, I... idx)
-{
-    return *address(a, idx...);
-}
-template <typename T, typename I>
-WPI_FUNC T atomic_replay(const array_t<T>& a, I i, const T&) { return load(a, i); }
-template <typename T, typename I, typename J>
-WPI_FUNC T atomic_replay(const array_t<T>& a, I i, J j, const T&) { return load(a, i, j); }
-template <typename T, typename I, typename J, typename K>
-WPI_FUNC T atomic_replay(const array_t<T>& a, I i, J j, K k, const T&) { return load(a, i, j, k); }
-template <typename T, typename I, typename J, typename K, typename L>
-WPI_FUNC T atomic_replay(const array_t<T>& a, I i, J j, K k, L l, const T&) { return load(a, i, j, k, l); }
+// atomic_cas, and the forms the adjoint's forward replay runs instead of an atomic (in the
+// replay an atomic must not write again: it only reads), for arrays and indexed arrays
+#define WPI_ARRAY_CAS_REPLAY(ARR) \
+template <typename T, typename I> \
+WPI_FUNC T atomic_cas(const ARR<T>& a, I i, const T& c, const T& v) { return atomic_cas_at(address(a, i), c, v); } \
+template <typename T, typename I, typename J> \
+WPI_FUNC T atomic_cas(const ARR<T>& a, I i, J j, const T& c, const T& v) { return atomic_cas_at(address(a, i, j), c, v); } \
+template <typename T, typename I, typename J, typename K> \
+WPI_FUNC T atomic_cas(const ARR<T>& a, I i, J j, K k, const T& c, const T& v) \
+{ \
+    return atomic_cas_at(address(a, i, j, k), c, v); \
+} \
+template <typename T, typename I, typename J, typename K, typename L> \
+WPI_FUNC T atomic_cas(const ARR<T>& a, I i, J j, K k, L l, const T& c, const T& v) \
+{ \
+    return atomic_cas_at(address(a, i, j, k, l), c, v); \
+} \
+template <typename T, typename I> \
+WPI_FUNC T atomic_cas_replay(const ARR<T>& a, I i, const T&, const T&) { return load(a, i); } \
+template <typename T, typename I, typename J> \
+WPI_FUNC T atomic_cas_replay(const ARR<T>& a, I i, J j, const T&, const T&) { return load(a, i, j); } \
+template <typename T, typename I, typename J, typename K> \
+WPI_FUNC T atomic_cas_replay(const ARR<T>& a, I i, J j, K k, const T&, const T&) { return load(a, i, j, k); } \
+template <typename T, typename I, typename J, typename K, typename L> \
+WPI_FUNC T atomic_cas_replay(const ARR<T>& a, I i, J j, K k, L l, const T&, const T&) { return load(a, i, j, k, l); } \
+ \
+template <typename T, typename... I> \
+WPI_FUNC T atomic_replay(const ARR<T>& a, I... idx) \
+{ \
+    return *address(a, idx...); \
+} \
+template <typename T, typename I> \
+WPI_FUNC T atomic_replay(const ARR<T>& a, I i, const T&) { return load(a, i); } \
+template <typename T, typename I, typename J> \
+WPI_FUNC T atomic_replay(const ARR<T>& a, I i, J j, const T&) { return load(a, i, j); } \
+template <typename T, typename I, typename J, typename K> \
+WPI_FUNC T atomic_replay(const ARR<T>& a, I i, J j, K k, const T&) { return load(a, i, j, k); } \
+template <typename T, typename I, typename J, typename K, typename L> \
+WPI_FUNC T atomic_replay(const ARR<T>& a, I i, J j, K k, L l, const T&) { return load(a, i, j, k, l); }
+WPI_ARRAY_CAS_REPLAY(array_t)
+WPI_ARRAY_CAS_REPLAY(indexedarray_t)
+#undef WPI_ARRAY_CAS_REPLAY
 
 // --- generic adjoint helpers ------------------------------------------------------------------------
 template <typename T>
@@ -255,6 +269,8 @@ WPI_FUNC void adj_accum(transform_t<T>& a, const transform_t<T>& b)
 }
 template <typename T>
 WPI_FUNC void adj_accum(array_t<T>&, const array_t<T>&) {}
+template <typename T>
+WPI_FUNC void adj_accum(indexedarray_t<T>&, const indexedarray_t<T>&) {}
 
 // dst = src in a loop: src's adjoint takes dst's, and dst's earlier value had no use after.
 template <typename T>
@@ -289,10 +305,14 @@ WPI_FUNC void grad_add(bool*, const bool&) {}
 template <typename T>
 WPI_FUNC void grad_add(array_t<T>*, const array_t<T>&) {}
 template <typename T>
+WPI_FUNC void grad_add(indexedarray_t<T>*, const indexedarray_t<T>&) {}
+template <typename T>
 WPI_FUNC T grad_take(T* p) { return atomic_exch_ptr(p, T{}); }
 WPI_FUNC bool grad_take(bool*) { return false; }
 template <typename T>
 WPI_FUNC array_t<T> grad_take(array_t<T>*) { return array_t<T>{}; }
+template <typename T>
+WPI_FUNC indexedarray_t<T> grad_take(indexedarray_t<T>*) { return indexedarray_t<T>{}; }
 template <typename T>
 WPI_FUNC void grad_add_own(T* p, const T& v) { adj_accum(*p, v); }
 template <typename T>
@@ -314,14 +334,25 @@ WPI_FUNC void grad_extent(const array_t<T>& a, int64& lo, int64& hi)
     }
     hi += int64(sizeof(T));
 }
+// an indexed array's gradient is its underlying array's (its extent is the whole of that array)
+template <typename T>
+WPI_FUNC void grad_extent(const indexedarray_t<T>& a, int64& lo, int64& hi)
+{
+    lo = hi = int64(a.grad);
+    for (int k = 0; k < a.ndim; ++k) {
+        const int64 span = int64(a.arr_shape[k] > 0 ? a.arr_shape[k] - 1 : 0) * a.strides[k];
+        (span < 0 ? lo : hi) += span;
+    }
+    hi += int64(sizeof(T));
+}
 }  // namespace detail
 
 // Whether two arrays' gradient buffers share no byte. A kernel's backward takes the plain
 // (non-atomic) adjoint of its own-index reads of an array only when every other array parameter's
 // gradient is disjoint from it: the same buffer passed twice would let another thread's atomic
 // meet this thread's plain update.
-template <typename T, typename U>
-WPI_FUNC bool grad_disjoint(const array_t<T>& a, const array_t<U>& b)
+template <typename A, typename B>
+WPI_FUNC bool grad_disjoint(const A& a, const B& b)
 {
     if (!a.grad || !b.grad) return true;
     int64 alo, ahi, blo, bhi;
@@ -345,26 +376,26 @@ WPI_FUNC void adj_minmax(const T& final_value, const T& grad, const T& v, T& adj
 }
 }  // namespace detail
 
-#define WPI_ARRAY_ADJ(IDX_T, IDX_P, IDX_A, IDX_ADJ)                                                 \
+#define WPI_ARRAY_ADJ(ARR, IDX_T, IDX_P, IDX_A, IDX_ADJ)                                            \
     template <typename T, IDX_T>                                                                    \
-    WPI_FUNC void adj_load(const array_t<T>& a, IDX_P, array_t<T>&, IDX_ADJ, const T& adj_ret)      \
+    WPI_FUNC void adj_load(const ARR<T>& a, IDX_P, ARR<T>&, IDX_ADJ, const T& adj_ret)      \
     {                                                                                               \
         if (a.grad) grad_add(elem_ptr(a.grad, a, IDX_A), adj_ret);                                  \
     }                                                                                               \
     template <typename T, IDX_T>                                                                    \
-    WPI_FUNC void adj_load_own(const array_t<T>& a, IDX_P, array_t<T>&, IDX_ADJ, const T& adj_ret)  \
+    WPI_FUNC void adj_load_own(const ARR<T>& a, IDX_P, ARR<T>&, IDX_ADJ, const T& adj_ret)  \
     {                                                                                               \
         if (a.grad) grad_add_own(elem_ptr(a.grad, a, IDX_A), adj_ret);                              \
     }                                                                                               \
     template <typename T, IDX_T>                                                                    \
-    WPI_FUNC void adj_load(const array_t<T>& a, IDX_P, array_t<T>&, IDX_ADJ, const T& adj_ret,      \
+    WPI_FUNC void adj_load(const ARR<T>& a, IDX_P, ARR<T>&, IDX_ADJ, const T& adj_ret,      \
                            bool own)                                                                \
     {                                                                                               \
         if (a.grad && own) grad_add_own(elem_ptr(a.grad, a, IDX_A), adj_ret);                       \
         else if (a.grad) grad_add(elem_ptr(a.grad, a, IDX_A), adj_ret);                             \
     }                                                                                               \
     template <typename T, IDX_T>                                                                    \
-    WPI_FUNC void adj_array_store(const array_t<T>& a, IDX_P, const T&, array_t<T>&, IDX_ADJ,       \
+    WPI_FUNC void adj_array_store(const ARR<T>& a, IDX_P, const T&, ARR<T>&, IDX_ADJ,       \
                                   T& adj_v)                                                         \
     {                                                                                               \
         if (a.grad && (a.flags & WPI_ARRAY_RETAIN_GRAD))                                            \
@@ -373,7 +404,7 @@ WPI_FUNC void adj_minmax(const T& final_value, const T& grad, const T& v, T& adj
             adj_accum(adj_v, grad_take(elem_ptr(a.grad, a, IDX_A)));                                \
     }                                                                                               \
     template <typename T, IDX_T>                                                                    \
-    WPI_FUNC void adj_array_store_own(const array_t<T>& a, IDX_P, const T&, array_t<T>&, IDX_ADJ,   \
+    WPI_FUNC void adj_array_store_own(const ARR<T>& a, IDX_P, const T&, ARR<T>&, IDX_ADJ,   \
                                       T& adj_v)                                                     \
     {                                                                                               \
         if (a.grad && (a.flags & WPI_ARRAY_RETAIN_GRAD))                                            \
@@ -382,38 +413,46 @@ WPI_FUNC void adj_minmax(const T& final_value, const T& grad, const T& v, T& adj
             adj_accum(adj_v, grad_take_own(elem_ptr(a.grad, a, IDX_A)));                            \
     }                                                                                               \
     template <typename T, IDX_T>                                                                    \
-    WPI_FUNC void adj_atomic_add(const array_t<T>& a, IDX_P, const T&, array_t<T>&, IDX_ADJ,        \
+    WPI_FUNC void adj_atomic_add(const ARR<T>& a, IDX_P, const T&, ARR<T>&, IDX_ADJ,        \
                                  T& adj_v, const T&)                                                \
     {                                                                                               \
         if (a.grad) adj_accum(adj_v, *elem_ptr(a.grad, a, IDX_A));                                  \
     }                                                                                               \
     template <typename T, IDX_T>                                                                    \
-    WPI_FUNC void adj_atomic_sub(const array_t<T>& a, IDX_P, const T&, array_t<T>&, IDX_ADJ,        \
+    WPI_FUNC void adj_atomic_sub(const ARR<T>& a, IDX_P, const T&, ARR<T>&, IDX_ADJ,        \
                                  T& adj_v, const T&)                                                \
     {                                                                                               \
         if (a.grad) adj_accum(adj_v, T(-*elem_ptr(a.grad, a, IDX_A)));                              \
     }                                                                                               \
     template <typename T, IDX_T>                                                                    \
-    WPI_FUNC void adj_atomic_min(const array_t<T>& a, IDX_P, const T& v, array_t<T>&, IDX_ADJ,      \
+    WPI_FUNC void adj_atomic_min(const ARR<T>& a, IDX_P, const T& v, ARR<T>&, IDX_ADJ,      \
                                  T& adj_v, const T&)                                                \
     {                                                                                               \
         if (a.grad) detail::adj_minmax(*elem_ptr(a.data, a, IDX_A), *elem_ptr(a.grad, a, IDX_A), v, adj_v); \
     }                                                                                               \
     template <typename T, IDX_T>                                                                    \
-    WPI_FUNC void adj_atomic_max(const array_t<T>& a, IDX_P, const T& v, array_t<T>&, IDX_ADJ,      \
+    WPI_FUNC void adj_atomic_max(const ARR<T>& a, IDX_P, const T& v, ARR<T>&, IDX_ADJ,      \
                                  T& adj_v, const T&)                                                \
     {                                                                                               \
         if (a.grad) detail::adj_minmax(*elem_ptr(a.data, a, IDX_A), *elem_ptr(a.grad, a, IDX_A), v, adj_v); \
     }                                                                                               \
     template <typename T, IDX_T>                                                                    \
-    WPI_FUNC void adj_view(const array_t<T>&, IDX_P, array_t<T>&, IDX_ADJ, const array_t<T>&) {}
+    WPI_FUNC void adj_view(const ARR<T>&, IDX_P, ARR<T>&, IDX_ADJ, const ARR<T>&) {}
 
 #define WPI_COMMA ,
-WPI_ARRAY_ADJ(typename I, I i, int64(i), I&)
-WPI_ARRAY_ADJ(typename I WPI_COMMA typename J, I i WPI_COMMA J j, int64(i) WPI_COMMA int64(j), I& WPI_COMMA J&)
-WPI_ARRAY_ADJ(typename I WPI_COMMA typename J WPI_COMMA typename K, I i WPI_COMMA J j WPI_COMMA K k,
+WPI_ARRAY_ADJ(array_t, typename I, I i, int64(i), I&)
+WPI_ARRAY_ADJ(array_t, typename I WPI_COMMA typename J, I i WPI_COMMA J j, int64(i) WPI_COMMA int64(j), I& WPI_COMMA J&)
+WPI_ARRAY_ADJ(array_t, typename I WPI_COMMA typename J WPI_COMMA typename K, I i WPI_COMMA J j WPI_COMMA K k,
               int64(i) WPI_COMMA int64(j) WPI_COMMA int64(k), I& WPI_COMMA J& WPI_COMMA K&)
-WPI_ARRAY_ADJ(typename I WPI_COMMA typename J WPI_COMMA typename K WPI_COMMA typename L,
+WPI_ARRAY_ADJ(array_t, typename I WPI_COMMA typename J WPI_COMMA typename K WPI_COMMA typename L,
+              I i WPI_COMMA J j WPI_COMMA K k WPI_COMMA L l,
+              int64(i) WPI_COMMA int64(j) WPI_COMMA int64(k) WPI_COMMA int64(l),
+              I& WPI_COMMA J& WPI_COMMA K& WPI_COMMA L&)
+WPI_ARRAY_ADJ(indexedarray_t, typename I, I i, int64(i), I&)
+WPI_ARRAY_ADJ(indexedarray_t, typename I WPI_COMMA typename J, I i WPI_COMMA J j, int64(i) WPI_COMMA int64(j), I& WPI_COMMA J&)
+WPI_ARRAY_ADJ(indexedarray_t, typename I WPI_COMMA typename J WPI_COMMA typename K, I i WPI_COMMA J j WPI_COMMA K k,
+              int64(i) WPI_COMMA int64(j) WPI_COMMA int64(k), I& WPI_COMMA J& WPI_COMMA K&)
+WPI_ARRAY_ADJ(indexedarray_t, typename I WPI_COMMA typename J WPI_COMMA typename K WPI_COMMA typename L,
               I i WPI_COMMA J j WPI_COMMA K k WPI_COMMA L l,
               int64(i) WPI_COMMA int64(j) WPI_COMMA int64(k) WPI_COMMA int64(l),
               I& WPI_COMMA J& WPI_COMMA K& WPI_COMMA L&)

@@ -204,6 +204,18 @@ WPI_FUNC uint64 array_ptr(const array_t<T>& a) { return uint64(a.data); }
 template <typename T, typename I>
 WPI_FUNC int32 array_shape(const array_t<T>& a, I k) { return a.shape[k]; }
 
+// `wp.adjoint[a]` in a @wp.func_grad function: the array of a's gradient (same shape and strides;
+// no memory when a has no gradient), which the function reads or adds into
+template <typename T>
+WPI_FUNC array_t<T> array_grad(const array_t<T>& a)
+{
+    array_t<T> g = a;
+    g.data = a.grad;
+    g.grad = nullptr;
+    g.flags = 0;
+    return g;
+}
+
 // `if a:` in a kernel: an array is true when it has memory (a None argument has none)
 template <typename T>
 WPI_FUNC bool array_nonnull(const array_t<T>& a) { return a.data != nullptr; }

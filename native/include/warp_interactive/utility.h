@@ -10,6 +10,7 @@ namespace detail {
 template <typename C> WPI_FUNC bool truth(C c) { return c != C(0); }
 WPI_FUNC bool truth(bool c) { return c; }
 template <typename T> WPI_FUNC bool truth(const array_t<T>& a) { return a.data != nullptr; }
+template <typename T> WPI_FUNC bool truth(const indexedarray_t<T>& a) { return a.data != nullptr; }
 }  // namespace detail
 
 // select(cond, value_if_false, value_if_true)
