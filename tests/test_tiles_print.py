@@ -67,3 +67,16 @@ def test_print_tile(capfd, kernel, values, shape, dtype, storage, fmt):
     out = printed(capfd, lambda: wp.launch_tiled(kernel, dim=1, inputs=[arr], block_dim=1))
     want = values * 2 if kernel is print_big else values
     assert out == _text(want, shape, storage, fmt)
+
+
+@pytest.mark.parametrize("block_dim", [4, 7])
+def test_cooperative_block_prints_a_tile_once(capfd, block_dim):
+    """warp-lang prints a tile once per block (lane 0), not once per lane."""
+    old = wp.config.enable_cpu_blocks
+    wp.config.enable_cpu_blocks = True
+    try:
+        arr = wp.array(np.arange(1, 9, dtype=np.int32), dtype=wp.int32)
+        out = printed(capfd, lambda: wp.launch_tiled(print_1d, dim=2, inputs=[arr], block_dim=block_dim))
+    finally:
+        wp.config.enable_cpu_blocks = old
+    assert out == _text(np.arange(1, 9, dtype=np.int32), (8,), "register", "%d") * 2     # two blocks

@@ -189,7 +189,7 @@ class BodyWriter:
         if kind is ir.Return:
             return self._fwd_return(s, p, replay)
         if kind is ir.Print:   # also in the adjoint's replay: the reference prints there too
-            return [f"{p}{self._printf(s)}"]
+            return [f"{p}{'if (wp::block_lane() == 0) ' if s.block_once else ''}{self._printf(s)}"]
         raise TypeError(f"codegen: unknown statement {kind.__name__}")
 
     def _loop_body(self, block, ind, replay, loop):
@@ -436,7 +436,8 @@ class BodyWriter:
         if kind is ir.Return:
             return self._rev_return(s, p)
         if kind is ir.Print and s.adj_fmt:
-            return [f"{p}{self._printf(s, adjoint=True)}"]   # print() shows the adjoints, as the reference
+            return [f"{p}{'if (wp::block_lane() == 0) ' if s.block_once else ''}"
+                    f"{self._printf(s, adjoint=True)}"]   # print() shows the adjoints, as the reference
         return []  # Const, Print: nothing flows back
 
     def _rev_call(self, s, p):

@@ -380,7 +380,10 @@ def merge_lanes(tr, old, new, mode=0):
     block-wide operation: every lane must reach it. One lane per block: ``new`` itself."""
     if tr.block_width == 1:
         return new
-    return emit(tr, "block_merge_tile", new.type, [old, new, tr.index_const(int(mode))], differentiable=False)
+    dtype = new.type.dtype
+    scalar = dtype._wp_scalar_type_ if comp.is_composite(dtype) else dtype
+    return emit(tr, "block_merge_tile", new.type, [old, new, tr.index_const(int(mode))],
+                differentiable=sc.is_scalar(scalar) and sc.is_float(scalar))
 
 
 def tile_extract(tr, obj, node, kwargs):
@@ -449,8 +452,9 @@ def tile_from_thread(tr, obj, node, kwargs):
                              f"{w} lane{'s' if w > 1 else ''}: 0 to {w - 1})", args["thread_idx"])
     t = tile_type(value.type, shape)
     if w > 1:     # a cooperative CPU block: lane thread_idx's value, in every lane
+        scalar = value.type._wp_scalar_type_ if comp.is_composite(value.type) else value.type
         value = emit(tr, "block_broadcast", value.type, [value, tr.eval_var(args["thread_idx"])],
-                     differentiable=False)
+                     differentiable=sc.is_scalar(scalar) and sc.is_float(scalar))
     return emit(tr, "tile_full", t, [value], f"<{t._cpp}>")
 
 

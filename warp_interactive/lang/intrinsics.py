@@ -4,6 +4,7 @@ import ast
 
 from ..types import composite as comp
 from ..types import scalars as sc
+from ..types.tile import is_tile
 from . import ir, print_format
 from .builtin_function import INTRINSIC_NAMES, INTRINSICS
 from .registry import Overload, type_name
@@ -163,7 +164,9 @@ def emit_print(tr, node):
         adj_parts.append(print_format.value_format(v.type, adjoint=True))
         args.append(v)
     adj_fmt = print_format.ADJ_PREFIX + print_format.line_format(adj_parts) if args else ""
-    tr.scope.emit(ir.Print(fmt=print_format.line_format(parts), args=args, adj_fmt=adj_fmt))
+    # a statement printing a tile prints once per block (lane 0), as warp-lang's tile print does
+    once = getattr(tr, "block_width", 1) > 1 and any(is_tile(v.type) for v in args)
+    tr.scope.emit(ir.Print(fmt=print_format.line_format(parts), args=args, adj_fmt=adj_fmt, block_once=once))
 
 
 _CORE = {

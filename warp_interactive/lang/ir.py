@@ -133,6 +133,7 @@ class Print(Stmt):
     fmt: str = ""                    # printf format
     args: list = field(default_factory=list)
     adj_fmt: str = ""                # the reverse pass prints the args' adjoints with it (print())
+    block_once: bool = False         # a tile in a cooperative block: lane 0 prints (warp-lang)
 
 
 @dataclass

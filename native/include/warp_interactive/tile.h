@@ -860,6 +860,62 @@ WPI_FUNC void adj_tile_astype(const A&, A& adj_a, const R& adj_ret)
         for (int i = 0; i < R::size; ++i) adj_a.data[i] += S(float64(adj_ret.data[i]));
 }
 
+// The adjoint of a per-lane tile write's merge (block_merge_tile, cpu_blocks.h). Each lane holds its
+// own part of adj_ret; the block's adjoint is their sum. Writes (mode 0): an element of the result
+// is the copy of the last lane that changed it (lane 0's, = old, where none did), so that lane's
+// `mine` takes the element's adjoint (the write's own adjoint then sends it on to the value
+// written or to `old`). Adds (mode 1): result = sum of the lanes' copies - (count - 1) * old, so
+// every lane's `mine` takes the whole adjoint and `old` (one block-wide value: lane 0 takes the
+// part) -(count - 1) times it. Bitwise merges (integers) take none. One lane: result = mine.
+template <typename Tl>
+WPI_FUNC bool tile_same_bytes(const Tl& a, const Tl& b, int k)
+{
+    const unsigned char* x = (const unsigned char*)&a.data[k];
+    const unsigned char* y = (const unsigned char*)&b.data[k];
+    for (int i = 0; i < int(sizeof(a.data[k])); ++i)
+        if (x[i] != y[i]) return false;
+    return true;
+}
+template <typename Tl>
+WPI_FUNC void adj_block_merge_tile(const Tl& old, const Tl& mine, int mode, Tl& adj_old, Tl& adj_mine, int32&,
+                                   const Tl& adj_ret)
+{
+    if (block_width() <= 1) {
+        for (int k = 0; k < Tl::size; ++k) adj_accum(adj_mine.data[k], adj_ret.data[k]);
+        return;
+    }
+    const Tl total = block_adjoint_sum(adj_ret);
+    const int lane = block_lane();
+    if (mode == 1) {
+        int32 one = 1;
+        const int32 count = block_adjoint_sum(tile_t<int32, 1>{{one}}).data[0];   // the block's lanes
+        for (int k = 0; k < Tl::size; ++k) {
+            adj_accum(adj_mine.data[k], total.data[k]);
+            for (int c = 1; lane == 0 && c < count; ++c) adj_old.data[k] = sub(adj_old.data[k], total.data[k]);
+        }
+    } else if (mode == 0) {
+        // which lane's copy each element came from: lane + 1 where a lane changed it, merged as writes
+        tile_t<int32, Tl::d0, Tl::d1, Tl::d2, Tl::d3> none = {}, mark = {};
+        for (int k = 0; k < Tl::size; ++k) mark.data[k] = tile_same_bytes(mine, old, k) ? 0 : lane + 1;
+        const auto from = block_merge_tile(none, mark, 0);
+        for (int k = 0; k < Tl::size; ++k)
+            if ((from.data[k] == 0 ? 0 : from.data[k] - 1) == lane) adj_accum(adj_mine.data[k], total.data[k]);
+    }
+}
+
+// tile_from_thread in a cooperative block: every lane got lane `src`'s value; its adjoint is the
+// sum of every lane's part (block-wide), taken by lane `src`. One lane: the value's own adjoint.
+template <typename T>
+WPI_FUNC void adj_block_broadcast(const T&, int32 src, T& adj_value, int32&, const T& adj_ret)
+{
+    if (block_width() <= 1) {
+        adj_accum(adj_value, adj_ret);
+        return;
+    }
+    const tile_t<T, 1> total = block_adjoint_sum(tile_t<T, 1>{{adj_ret}});
+    if (block_lane() == src) adj_accum(adj_value, total.data[0]);
+}
+
 }  // namespace wp
 
 #include "tile_linalg.h"
