@@ -30,6 +30,21 @@ def _walk(block):
             yield from _walk(b)
 
 
+def _follow_alias(st, alias):
+    """Carry a parameter's name through a copy or a select of it (``alias``: value id -> name);
+    whether ``st`` was one of those."""
+    if isinstance(st, ir.Copy):
+        if id(st.src) in alias:
+            alias[id(st.dst)] = alias[id(st.src)]
+        return True
+    if isinstance(st, ir.Select):
+        for v in (st.if_true, st.if_false):
+            if id(v) in alias:
+                alias[id(st.out)] = alias[id(v)]
+        return True
+    return False
+
+
 def _builtin_access(func):
     name = getattr(func, "cpp", "") or ""
     base = getattr(func, "name", name)
@@ -56,13 +71,9 @@ def param_access(fir, _memo=None):
             out.setdefault(name, set()).update({"read", kind} if kind else {"read"})
 
     for st in _walk(fir.body):
-        if isinstance(st, ir.Copy) and id(st.src) in alias:
-            alias[id(st.dst)] = alias[id(st.src)]
-        elif isinstance(st, ir.Select):
-            for v in (st.if_true, st.if_false):
-                if id(v) in alias:
-                    alias[id(st.out)] = alias[id(v)]
-        elif isinstance(st, ir.Call):
+        if _follow_alias(st, alias):
+            continue
+        if isinstance(st, ir.Call):
             _call_access(st, alias, mark, memo)
     memo[id(fir)] = out
     return out
@@ -128,13 +139,9 @@ def param_read_write(fir, _memo=None):
     alias = {id(p): p.name for p in fir.params}
     out = {}
     for st in _walk(fir.body):
-        if isinstance(st, ir.Copy) and id(st.src) in alias:
-            alias[id(st.dst)] = alias[id(st.src)]
-        elif isinstance(st, ir.Select):
-            for v in (st.if_true, st.if_false):
-                if id(v) in alias:
-                    alias[id(st.out)] = alias[id(v)]
-        elif isinstance(st, ir.Call):
+        if _follow_alias(st, alias):
+            continue
+        if isinstance(st, ir.Call):
             for var, kinds in _call_rw(st, alias, memo):
                 out.setdefault(alias[id(var)], set()).update(kinds)
     memo[id(fir)] = out
@@ -167,13 +174,9 @@ def writes_after_reads(fir, _memo=None):
             out.append((name, line))
 
     for st in _walk(fir.body):
-        if isinstance(st, ir.Copy) and id(st.src) in alias:
-            alias[id(st.dst)] = alias[id(st.src)]
-        elif isinstance(st, ir.Select):
-            for v in (st.if_true, st.if_false):
-                if id(v) in alias:
-                    alias[id(st.out)] = alias[id(v)]
-        elif isinstance(st, ir.Call):
+        if _follow_alias(st, alias):
+            continue
+        if isinstance(st, ir.Call):
             if hasattr(st.func, "function"):    # the callee's own write-after-read, at this call
                 values = [a for a in st.args if hasattr(a, "id")]
                 war = {n for n, _ in writes_after_reads(st.func.ir, memo)}

@@ -324,26 +324,27 @@ WPI_FUNC T grad_take_own(T* p)
 }
 
 namespace detail {
-template <typename T>
-WPI_FUNC void grad_extent(const array_t<T>& a, int64& lo, int64& hi)
+// the bytes [lo, hi) a gradient array spans, from its shape and strides
+template <typename T, typename A, typename Shape>
+WPI_FUNC void grad_span(const A& a, const Shape& shape, int64& lo, int64& hi)
 {
     lo = hi = int64(a.grad);
     for (int k = 0; k < a.ndim; ++k) {
-        const int64 span = int64(a.shape[k] > 0 ? a.shape[k] - 1 : 0) * a.strides[k];
+        const int64 span = int64(shape[k] > 0 ? shape[k] - 1 : 0) * a.strides[k];
         (span < 0 ? lo : hi) += span;
     }
     hi += int64(sizeof(T));
+}
+template <typename T>
+WPI_FUNC void grad_extent(const array_t<T>& a, int64& lo, int64& hi)
+{
+    grad_span<T>(a, a.shape, lo, hi);
 }
 // an indexed array's gradient is its underlying array's (its extent is the whole of that array)
 template <typename T>
 WPI_FUNC void grad_extent(const indexedarray_t<T>& a, int64& lo, int64& hi)
 {
-    lo = hi = int64(a.grad);
-    for (int k = 0; k < a.ndim; ++k) {
-        const int64 span = int64(a.arr_shape[k] > 0 ? a.arr_shape[k] - 1 : 0) * a.strides[k];
-        (span < 0 ? lo : hi) += span;
-    }
-    hi += int64(sizeof(T));
+    grad_span<T>(a, a.arr_shape, lo, hi);
 }
 }  // namespace detail
 

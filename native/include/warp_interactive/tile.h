@@ -205,13 +205,17 @@ WPI_FUNC void adj_tile_assign_elem(const WPI_TILE& t, const T&, I0 i, I1 j, I2 k
 }
 
 // --- elementwise arithmetic (through the scalar/composite builtins, so every dtype works) --------
-#define WPI_TILE_BINARY(NAME, FN)                                                                  \
+// bitwise operators between integer tiles (not differentiable); the arithmetic ones below add
+// an adjoint
+#define WPI_TILE_BITWISE(NAME, FN)                                                                 \
     WPI_TILE_TPL WPI_FUNC WPI_TILE NAME(const WPI_TILE& a, const WPI_TILE& b)                       \
     {                                                                                              \
         WPI_TILE r;                                                                                \
         for (int i = 0; i < WPI_TILE::size; ++i) r.data[i] = FN(a.data[i], b.data[i]);             \
         return r;                                                                                  \
-    }                                                                                              \
+    }
+#define WPI_TILE_BINARY(NAME, FN)                                                                  \
+    WPI_TILE_BITWISE(NAME, FN)                                                                     \
     WPI_TILE_TPL WPI_FUNC void adj_##NAME(const WPI_TILE& a, const WPI_TILE& b, WPI_TILE& adj_a,    \
                                           WPI_TILE& adj_b, const WPI_TILE& adj_ret)                \
     {                                                                                              \
@@ -222,18 +226,10 @@ WPI_TILE_BINARY(tile_add, add)
 WPI_TILE_BINARY(tile_sub, sub)
 WPI_TILE_BINARY(tile_mul, mul)
 WPI_TILE_BINARY(tile_div, div)
-
-// bitwise operators between integer tiles (not differentiable)
-#define WPI_TILE_BITWISE(NAME, FN)                                                                 \
-    WPI_TILE_TPL WPI_FUNC WPI_TILE NAME(const WPI_TILE& a, const WPI_TILE& b)                       \
-    {                                                                                              \
-        WPI_TILE r;                                                                                \
-        for (int i = 0; i < WPI_TILE::size; ++i) r.data[i] = FN(a.data[i], b.data[i]);             \
-        return r;                                                                                  \
-    }
 WPI_TILE_BITWISE(tile_bit_and, bit_and)
 WPI_TILE_BITWISE(tile_bit_or, bit_or)
 WPI_TILE_BITWISE(tile_bit_xor, bit_xor)
+#undef WPI_TILE_BITWISE
 #undef WPI_TILE_BINARY
 
 // an element of a tile of @wp.structs updated in place (t[i] += s): the field-wise add/sub
