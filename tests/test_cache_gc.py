@@ -18,6 +18,10 @@ KB = 1024
 
 @pytest.fixture
 def fresh_cache(tmp_path, monkeypatch):
+    # an earlier test's background optimised build (quick tier) holds this process's shared
+    # cache lock while it publishes, and a collection asked for meanwhile waits for its release
+    from warp_interactive.runtime import quick_tier
+    quick_tier.wait()
     monkeypatch.setattr(wp.config, "kernel_cache_dir", str(tmp_path / "cache"))
     return tmp_path
 
