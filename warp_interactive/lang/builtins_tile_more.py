@@ -174,10 +174,17 @@ def _stack_arg(tr, node, name):
     return s
 
 
-def _multi(tr, cpp, args, outs):
+def _multi(tr, cpp, args, outs, differentiable=False):
+    # (writes: the body emits the adjoint of a call with several outputs only for out-parameter calls)
     ov = Overload(name=cpp, input_types={f"a{i}": a.type for i, a in enumerate(args)}, value_func=None,
-                  cpp=cpp, differentiable=False)
+                  cpp=cpp, differentiable=differentiable, writes=(0,) if differentiable else ())
     tr.scope.emit(ir.Call(out=outs, func=ov, args=args))
+
+
+def _float_elements(dtype):
+    """Whether a stack of ``dtype`` carries gradients (float scalars, vectors, matrices...)."""
+    scalar = dtype._wp_scalar_type_ if comp.is_composite(dtype) else dtype
+    return sc.is_scalar(scalar) and sc.is_float(scalar)
 
 
 def tile_stack_push(tr, obj, node, kwargs):
@@ -189,7 +196,7 @@ def tile_stack_push(tr, obj, node, kwargs):
         value = tr.retype_literal(value, s.type.dtype) or value
     has = tr.as_bool(tr.eval_var(args["has_value"]))
     slot, new = tr.scope.new_var(sc.int32), tr.scope.new_var(s.type)
-    _multi(tr, "tile_stack_push", [s, value, has], [slot, new])
+    _multi(tr, "tile_stack_push", [s, value, has], [slot, new], _float_elements(s.type.dtype))
     rebind(tr, args["s"], new, "tile_stack_push", "s")
     return slot
 
@@ -198,7 +205,7 @@ def tile_stack_pop(tr, obj, node, kwargs):
     args = bind(tr, node, kwargs, [("s", _REQUIRED)], "tile_stack_pop")
     s = _stack_arg(tr, args["s"], "tile_stack_pop")
     value, slot, new = tr.scope.new_var(s.type.dtype), tr.scope.new_var(sc.int32), tr.scope.new_var(s.type)
-    _multi(tr, "tile_stack_pop", [s], [value, slot, new])
+    _multi(tr, "tile_stack_pop", [s], [value, slot, new], _float_elements(s.type.dtype))
     rebind(tr, args["s"], new, "tile_stack_pop", "s")
     return value, slot
 

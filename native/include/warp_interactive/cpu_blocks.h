@@ -250,8 +250,10 @@ WPI_FUNC T block_broadcast(const T& value, int src)
         T* buf = (T*)cpu_block_scratch(b, sizeof(T));
         if (b->lane == src) std::memcpy((void*)buf, (const void*)&value, sizeof(T));
         block_sync();
-        T r;
-        std::memcpy((void*)&r, (const void*)buf, sizeof(T));
+        // a lane outside the block (a partial block's missing lane) gives zero, as on CUDA: its
+        // slot was never written (else the scratch's stale bytes)
+        T r = T{};
+        if (src >= 0 && src < b->count) std::memcpy((void*)&r, (const void*)buf, sizeof(T));
         block_sync();
         return r;
     }

@@ -593,18 +593,23 @@ WPI_FUNC void adj_tile_scatter(const D& dst, const Sr& src, D& adj_dst, Sr& adj_
 // shared tile: stride 0), as warp-lang's shared memory does it: every element of the view adds its
 // change to the element of `dst` it maps to, so an element shared by ROWS view elements gets all
 // ROWS changes (`new - old`, element by element).
-template <int OFF, int S0, int S1, int S2, int S3, typename D, typename Sr>
-WPI_FUNC D tile_scatter_delta(const D& dst, const Sr& old, const Sr& next)
+// Calls f(n, k) for each element n (row-major) of a window of shape Sr, k being the element
+// OFF + i0*S0 + i1*S1 + i2*S2 + i3*S3 of the tile the window views (for a delta write and its adjoint).
+template <typename Sr, int OFF, int S0, int S1, int S2, int S3, typename F>
+WPI_FUNC void tile_window_each(F&& f)
 {
-    D r = dst;
     int n = 0;
     for (int i0 = 0; i0 < Sr::d0; ++i0)
         for (int i1 = 0; i1 < Sr::d1; ++i1)
             for (int i2 = 0; i2 < Sr::d2; ++i2)
-                for (int i3 = 0; i3 < Sr::d3; ++i3, ++n) {
-                    const int k = OFF + i0 * S0 + i1 * S1 + i2 * S2 + i3 * S3;
-                    r.data[k] = add(r.data[k], sub(next.data[n], old.data[n]));
-                }
+                for (int i3 = 0; i3 < Sr::d3; ++i3, ++n) f(n, OFF + i0 * S0 + i1 * S1 + i2 * S2 + i3 * S3);
+}
+template <int OFF, int S0, int S1, int S2, int S3, typename D, typename Sr>
+WPI_FUNC D tile_scatter_delta(const D& dst, const Sr& old, const Sr& next)
+{
+    D r = dst;
+    tile_window_each<Sr, OFF, S0, S1, S2, S3>(
+        [&](int n, int k) { r.data[k] = add(r.data[k], sub(next.data[n], old.data[n])); });
     return r;
 }
 template <int OFF, int S0, int S1, int S2, int S3, typename D, typename Sr>
@@ -612,15 +617,10 @@ WPI_FUNC void adj_tile_scatter_delta(const D&, const Sr&, const Sr&, D& adj_dst,
                                      const D& adj_ret)
 {
     for (int i = 0; i < D::size; ++i) adj_accum(adj_dst.data[i], adj_ret.data[i]);
-    int n = 0;
-    for (int i0 = 0; i0 < Sr::d0; ++i0)
-        for (int i1 = 0; i1 < Sr::d1; ++i1)
-            for (int i2 = 0; i2 < Sr::d2; ++i2)
-                for (int i3 = 0; i3 < Sr::d3; ++i3, ++n) {
-                    const int k = OFF + i0 * S0 + i1 * S1 + i2 * S2 + i3 * S3;
-                    adj_accum(adj_next.data[n], adj_ret.data[k]);
-                    adj_old.data[n] = sub(adj_old.data[n], adj_ret.data[k]);
-                }
+    tile_window_each<Sr, OFF, S0, S1, S2, S3>([&](int n, int k) {
+        adj_accum(adj_next.data[n], adj_ret.data[k]);
+        adj_old.data[n] = sub(adj_old.data[n], adj_ret.data[k]);
+    });
 }
 
 // --- memory: loads and stores of an n-d window at an offset; outside the array reads zero and

@@ -316,8 +316,59 @@ WPI_FUNC void tile_stack_pop(const S& s, T& value, int32& slot, S& out)
     }
     out.count = s.count > lanes ? s.count - lanes : 0;
 }
+// Adjoints (stacks of floats: lang/builtins_tile_more.py). A stack's adjoint is that of its
+// elements (the count takes none); in a cooperative block each lane's adjoint holds its own part,
+// as a tile's does (cpu_blocks.h block_adjoint_sum).
 template <typename T, int CAP>
-WPI_FUNC void adj_accum(tile_stack_t<T, CAP>&, const tile_stack_t<T, CAP>&) {}
+WPI_FUNC void adj_accum(tile_stack_t<T, CAP>& a, const tile_stack_t<T, CAP>& b)
+{
+    for (int i = 0; i < CAP; ++i) adj_accum(a.data[i], b.data[i]);
+}
+// The slot this lane's push wrote (-1: none) and which slots the push wrote, by the forward's rule:
+// the pushing lanes in lane order, up to the capacity (a partial block's missing lanes push nothing).
+template <typename S>
+WPI_FUNC int32 tile_stack_push_slots(const S& s, bool has_value, bool* written)
+{
+    const int cap = int(sizeof(s.data) / sizeof(s.data[0])), W = block_width(), lane = W > 1 ? block_lane() : 0;
+    const int32 flag = has_value ? 1 : 0;
+    int32 flags[1024];      // (a block has at most 1024 lanes)
+    if (W > 1) block_gather(&flag, 1, flags, W);
+    else flags[0] = flag;
+    int32 count = s.count, slot = -1;
+    for (int i = 0; i < cap; ++i) written[i] = false;
+    for (int l = 0; l < W; ++l) {
+        if (!flags[l] || count >= cap) continue;
+        if (l == lane) slot = count;
+        written[count++] = true;
+    }
+    return slot;
+}
+// A written slot's adjoint (the block's: every lane's part summed) goes to the value pushed there,
+// the overwritten element takes none; the other slots pass theirs through.
+template <typename S, typename T>
+WPI_FUNC void adj_tile_stack_push(const S& s, const T&, bool has_value, S& adj_s, T& adj_value, bool&, int32&,
+                                  const S& adj_out)
+{
+    constexpr int CAP = int(sizeof(s.data) / sizeof(s.data[0]));
+    bool written[CAP];
+    const int32 slot = tile_stack_push_slots(s, has_value, written);
+    for (int i = 0; i < CAP; ++i)
+        if (!written[i]) adj_accum(adj_s.data[i], adj_out.data[i]);
+    tile_t<T, CAP> part;
+    for (int i = 0; i < CAP; ++i) part.data[i] = adj_out.data[i];
+    const tile_t<T, CAP> total = block_width() > 1 ? block_adjoint_sum(part) : part;
+    if (slot >= 0) adj_accum(adj_value, total.data[slot]);
+}
+// A pop leaves the elements as they were (they pass their adjoints through) and gives this lane
+// the one at count - 1 - lane: its adjoint goes there.
+template <typename S, typename T>
+WPI_FUNC void adj_tile_stack_pop(const S& s, S& adj_s, T& adj_value, int32&, const S& adj_out)
+{
+    int lane = block_width() > 1 ? block_lane() : 0;
+    constexpr int CAP = int(sizeof(s.data) / sizeof(s.data[0]));
+    for (int i = 0; i < CAP; ++i) adj_accum(adj_s.data[i], adj_out.data[i]);
+    if (s.count - 1 - lane >= 0) adj_accum(adj_s.data[s.count - 1 - lane], adj_value);
+}
 template <typename S>
 WPI_FUNC int32 tile_stack_count(const S& s) { return s.count; }
 template <typename S>
