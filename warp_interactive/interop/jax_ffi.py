@@ -8,6 +8,9 @@ device running the call (the kernel is loaded on every local GPU, so ``shard_map
 works as over host devices). Inputs are followed by outputs in the kernel's parameters; the launch dimensions
 are the first argument's shape unless ``launch_dims=`` is given; outputs have the launch shape.
 The kernel's generated adjoint is its VJP rule (``jax.custom_vjp``), so ``jax.grad`` works.
+``block_dim=`` groups the launch's threads into blocks as ``wp.launch(..., block_dim=)`` does: on
+CUDA (default 256) a kernel holding tiles runs cooperative blocks, on the CPU the blocks cooperate
+with ``wp.config.enable_cpu_blocks`` (else one lane each), as warp-lang's ``jax_kernel`` does.
 """
 
 import ctypes
@@ -95,7 +98,7 @@ def _cuda_api():
 class JaxKernel:
     """A warp kernel called like a JAX function: ``outputs = f(*inputs)`` (always a list)."""
 
-    def __init__(self, kernel, launch_dims=None):
+    def __init__(self, kernel, launch_dims=None, block_dim=None):
         from ..lang.kernel import Kernel
         if not isinstance(kernel, Kernel):
             raise TypeError(f"jax_kernel expects a @wp.kernel, got {type(kernel).__name__}")
@@ -110,6 +113,7 @@ class JaxKernel:
         self._params = list(kernel.arg_types.items())
         self._differentiable = {}   # number of inputs -> the jax.custom_vjp callable
         self.launch_dims = None if launch_dims is None else _dims(launch_dims)
+        self.block_dim = _block_dim(block_dim)
         self.__name__ = kernel.key
 
     def __call__(self, *args):
@@ -148,16 +152,18 @@ class JaxKernel:
     def _attrs(self, which, dims):
         """The handler's attributes: the same set for both platforms, filled for the one the
         call lowers for (the other's fields are zero, and its handler says so if reached)."""
-        from ..config import config
         params = self._params
-        if _on_cuda():
-            entry, functions = 0, self._cuda_functions(which)
-            api = [*_cuda_api(), int(config.cuda_block_dim), 0]
+        cuda = _on_cuda()
+        kernel, block, width = self._launched(cuda)
+        if cuda:
+            from ..runtime.cuda.modules import block_scratch_bytes
+            entry, functions = 0, self._cuda_functions(kernel, which)
+            api = [*_cuda_api(), block, 0, block_scratch_bytes() if width > 1 else 0]
         else:
-            entry, functions, api = self._entry(which), [0], [0] * 5
+            entry, functions, api = self._entry(kernel, which), [0], [0] * 6
         i64 = lambda v: np.array(v, dtype=np.int64)  # noqa: E731
         return dict(entry=np.int64(entry), cuda_functions=i64(functions), cuda_api=i64(api),
-                    launch_dims=i64(dims),
+                    block_width=np.int64(width), launch_dims=i64(dims),
                     ranks=np.array([t.ndim for _, t in params], dtype=np.int64),
                     elem_sizes=np.array([type_size(t.dtype) for _, t in params], dtype=np.int64))
 
@@ -210,20 +216,34 @@ class JaxKernel:
                                "jax_kernel on the newer definition")
         return k
 
-    def _entry(self, which):
-        from ..runtime.device import get_device
+    def _launched(self, cuda):
+        """(kernel, threads per block, lanes per cooperative block) of a call, as ``wp.launch(...,
+        block_dim=self.block_dim)`` resolves them (runtime/launch.py): on CUDA a kernel holding tiles
+        runs its build for cooperative blocks of ``block_dim`` lanes; on the CPU every kernel does
+        with ``wp.config.enable_cpu_blocks`` and ``block_dim`` > 1, else one lane per block."""
+        from ..runtime.launch import cpu_block_width, cuda_block_dim, cuda_blocks
         k = self._current_kernel()
-        return k.module.load(get_device("cpu"), backward=which == "backward").entry(k.ir.name, which)
+        if cuda:
+            block = cuda_block_dim(self.block_dim)
+            launched, width = cuda_blocks(k, block)
+            return launched, block, width if launched.block_width > 1 else 1
+        width = cpu_block_width(self.block_dim, "cpu")
+        return (k.with_block_width(width) if width > 1 else k), width, width
 
-    def _cuda_functions(self, which):
+    def _entry(self, k, which):
+        from ..runtime.device import get_device
+        from ..runtime.module import entry_name
+        return k.module.load(get_device("cpu"), backward=which == "backward").entry(entry_name(k), which)
+
+    def _cuda_functions(self, k, which):
         """The kernel's CUDA entry (a CUfunction) on each of JAX's GPUs, by device ordinal."""
         from ..runtime.device import get_device
-        k = self._current_kernel()
+        from ..runtime.module import entry_name
         ordinals = [int(d.local_hardware_id) for d in _jax_gpus()]
         table = [0] * (max(ordinals) + 1)
         for o in ordinals:
             lm = k.module.load(get_device(f"cuda:{o}"), backward=which == "backward")
-            table[o] = int(lm.entry(k.ir.name, which))
+            table[o] = int(lm.entry(entry_name(k), which))
         return table
 
 
@@ -234,9 +254,24 @@ def _dims(d):
     return d
 
 
-def jax_kernel(kernel, launch_dims=None):
+def _block_dim(block_dim):
+    """``jax_kernel``'s ``block_dim``: None or a positive int (warp-lang's checks and texts)."""
+    if block_dim is None:
+        return None
+    if isinstance(block_dim, bool) or not isinstance(block_dim, (int, np.integer)):
+        raise TypeError("jax_kernel(): block_dim must be an integer or None.")
+    if block_dim <= 0:
+        raise ValueError("jax_kernel(): block_dim must be positive.")
+    return int(block_dim)
+
+
+def jax_kernel(kernel, launch_dims=None, block_dim=None):
     """Turn a warp kernel into a JAX callable usable under ``jax.jit`` and ``shard_map``.
 
     Parameters are inputs followed by outputs, all arrays; the call takes the inputs and returns
-    the list of outputs, each of the launch shape (the first input's shape, or ``launch_dims``)."""
-    return JaxKernel(kernel, launch_dims)
+    the list of outputs, each of the launch shape (the first input's shape, or ``launch_dims``).
+    ``block_dim``: threads per block, as ``wp.launch(..., block_dim=)`` (CUDA: 256 by default, a
+    kernel with tiles cooperating; CPU: one lane unless ``wp.config.enable_cpu_blocks``), the same
+    for the call and its adjoint. A tiled kernel's ``launch_dims`` include the block's lanes as the
+    last dimension, as warp-lang's (``launch_dims=(blocks, block_dim)`` for ``i, lane = wp.tid()``)."""
+    return JaxKernel(kernel, launch_dims, block_dim)

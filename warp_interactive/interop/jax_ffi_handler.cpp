@@ -85,28 +85,31 @@ launch_bounds_t bounds_of(ffi::Span<const int64_t> launch_dims)
     return b;
 }
 
-void run_threads(entry_fn fn, const void* args, const launch_bounds_t& b)
+// Runs the entry over [0, n): threads, or blocks for a kernel built for cooperative CPU blocks
+// (its entry takes a range of blocks: codegen/target.py).
+void run_threads(entry_fn fn, const void* args, const launch_bounds_t& b, int64_t n)
 {
     int64_t workers = int64_t(std::thread::hardware_concurrency());
     if (workers < 1) workers = 1;
-    if (workers > b.size / kMinPerThread) workers = b.size / kMinPerThread;
+    if (workers > n / kMinPerThread) workers = n / kMinPerThread;
     if (workers <= 1) {
-        fn(args, &b, 0, b.size);
+        fn(args, &b, 0, n);
         return;
     }
     std::vector<std::thread> pool;
-    const int64_t chunk = (b.size + workers - 1) / workers;
+    const int64_t chunk = (n + workers - 1) / workers;
     for (int64_t w = 1; w < workers; ++w) {
-        const int64_t lo = w * chunk, hi = std::min(b.size, lo + chunk);
+        const int64_t lo = w * chunk, hi = std::min(n, lo + chunk);
         if (lo < hi) pool.emplace_back(fn, args, &b, lo, hi);
     }
-    fn(args, &b, 0, std::min(b.size, chunk));
+    fn(args, &b, 0, std::min(n, chunk));
     for (auto& t : pool) t.join();
 }
 
 // Where a call runs: the host (memset/memcpy, CPU threads) or a CUDA stream (async driver calls).
 struct HostBackend {
     entry_fn fn;
+    int64_t width;            // lanes per cooperative block (1: a plain kernel's threads)
 
     ffi::Error zero(void* p, size_t n) const
     {
@@ -124,7 +127,7 @@ struct HostBackend {
             return ffi::Error(ffi::ErrorCode::kFailedPrecondition,
                               "warp kernel call: the kernel was prepared for CUDA, not the CPU "
                               "(jax_kernel picks the platform of jax.default_backend())");
-        if (b.size > 0) run_threads(fn, args.data(), b);
+        if (b.size > 0) run_threads(fn, args.data(), b, width > 1 ? (b.size + width - 1) / width : b.size);
         return ffi::Error::Success();
     }
 };
@@ -137,6 +140,8 @@ struct CudaBackend {
     cu_stream stream;
     int64_t block_dim;
     int64_t max_blocks;
+    int64_t width;            // lanes per cooperative block (1: a plain kernel's threads)
+    int64_t scratch;          // a cooperative block's dynamic shared memory (cuda_blocks.h)
 
     static ffi::Error check(int status, const char* what)
     {
@@ -157,17 +162,28 @@ struct CudaBackend {
                      "cuMemcpyAsync");
     }
     // The CUDA entry takes (args struct, launch bounds) by value and loops grid-stride, so the
-    // grid is capped like the runtime's own launches (runtime/cuda/modules.py grid_size).
+    // grid is capped like the runtime's own launches (runtime/cuda/modules.py grid_size). A
+    // cooperative kernel: the full blocks, then a partial last block in a launch of as many
+    // threads as it has lanes (runtime/cuda/modules.py block_launches).
     ffi::Error run(std::vector<array_t>& args, const launch_bounds_t& b) const
     {
         if (b.size <= 0) return ffi::Error::Success();
-        int64_t blocks = (b.size + block_dim - 1) / block_dim;
-        if (max_blocks > 0 && blocks > max_blocks) blocks = max_blocks;
-        if (blocks > 2147483647) blocks = 2147483647;
         launch_bounds_t bounds = b;
         void* params[2] = {args.data(), &bounds};
-        return check(launch(function, unsigned(blocks), 1, 1, unsigned(block_dim), 1, 1, 0, stream,
-                            params, nullptr),
+        const int64_t block = width > 1 ? width : block_dim;
+        int64_t blocks = width > 1 ? b.size / width : (b.size + block_dim - 1) / block_dim;
+        if (max_blocks > 0 && blocks > max_blocks) blocks = max_blocks;
+        if (blocks > 2147483647) blocks = 2147483647;
+        const unsigned smem = unsigned(width > 1 ? scratch : 0);
+        if (blocks > 0) {
+            auto err = check(launch(function, unsigned(blocks), 1, 1, unsigned(block), 1, 1, smem, stream, params,
+                                    nullptr),
+                             "cuLaunchKernel");
+            if (err.failure()) return err;
+        }
+        const int64_t rest = width > 1 ? b.size % width : 0;
+        if (rest == 0) return ffi::Error::Success();
+        return check(launch(function, 1, 1, 1, unsigned(rest), 1, 1, smem, stream, params, nullptr),
                      "cuLaunchKernel");
     }
 };
@@ -252,17 +268,18 @@ ffi::Error call_adjoint(const Backend& backend, ffi::RemainingArgs inputs, ffi::
     return backend.run(packed, bounds_of(launch_dims));
 }
 
-HostBackend host_backend(int64_t entry)
+HostBackend host_backend(int64_t entry, int64_t width)
 {
-    return HostBackend{reinterpret_cast<entry_fn>(entry)};
+    return HostBackend{reinterpret_cast<entry_fn>(entry), width};
 }
 
 // The backend for XLA's stream on device `ordinal`; cuda_api holds the addresses of
-// cuLaunchKernel, cuMemsetD8Async and cuMemcpyAsync, then the block size and the block cap.
+// cuLaunchKernel, cuMemsetD8Async and cuMemcpyAsync, then the block size, the block cap and a
+// cooperative block's shared memory bytes.
 ffi::Error cuda_backend(CudaBackend& out, cu_stream stream, int32_t ordinal,
-                        ffi::Span<const int64_t> functions, ffi::Span<const int64_t> cuda_api)
+                        ffi::Span<const int64_t> functions, ffi::Span<const int64_t> cuda_api, int64_t width)
 {
-    if (cuda_api.size() != 5 || cuda_api[0] == 0)
+    if (cuda_api.size() != 6 || cuda_api[0] == 0)
         return ffi::Error(ffi::ErrorCode::kFailedPrecondition,
                           "warp kernel call: the kernel was prepared for the CPU, not CUDA "
                           "(jax_kernel picks the platform of jax.default_backend())");
@@ -274,44 +291,46 @@ ffi::Error cuda_backend(CudaBackend& out, cu_stream stream, int32_t ordinal,
                       reinterpret_cast<cu_launch_fn>(cuda_api[0]),
                       reinterpret_cast<cu_memset_fn>(cuda_api[1]),
                       reinterpret_cast<cu_memcpy_fn>(cuda_api[2]),
-                      stream, cuda_api[3] > 0 ? cuda_api[3] : 256, cuda_api[4]};
+                      stream, cuda_api[3] > 0 ? cuda_api[3] : 256, cuda_api[4], width, cuda_api[5]};
     return ffi::Error::Success();
 }
 
 ffi::Error host_call(ffi::RemainingArgs inputs, ffi::RemainingRets outputs, int64_t entry,
-                     ffi::Span<const int64_t>, ffi::Span<const int64_t>,
+                     ffi::Span<const int64_t>, ffi::Span<const int64_t>, int64_t block_width,
                      ffi::Span<const int64_t> launch_dims, ffi::Span<const int64_t> ranks,
                      ffi::Span<const int64_t> elem_sizes)
 {
-    return call_kernel(host_backend(entry), inputs, outputs, launch_dims, ranks, elem_sizes);
+    return call_kernel(host_backend(entry, block_width), inputs, outputs, launch_dims, ranks, elem_sizes);
 }
 
 ffi::Error host_adjoint(ffi::RemainingArgs inputs, ffi::RemainingRets results, int64_t entry,
-                        ffi::Span<const int64_t>, ffi::Span<const int64_t>,
+                        ffi::Span<const int64_t>, ffi::Span<const int64_t>, int64_t block_width,
                         ffi::Span<const int64_t> launch_dims, ffi::Span<const int64_t> ranks,
                         ffi::Span<const int64_t> elem_sizes)
 {
-    return call_adjoint(host_backend(entry), inputs, results, launch_dims, ranks, elem_sizes);
+    return call_adjoint(host_backend(entry, block_width), inputs, results, launch_dims, ranks, elem_sizes);
 }
 
 ffi::Error cuda_call(cu_stream stream, int32_t ordinal, ffi::RemainingArgs inputs,
                      ffi::RemainingRets outputs, int64_t, ffi::Span<const int64_t> functions,
-                     ffi::Span<const int64_t> cuda_api, ffi::Span<const int64_t> launch_dims,
-                     ffi::Span<const int64_t> ranks, ffi::Span<const int64_t> elem_sizes)
+                     ffi::Span<const int64_t> cuda_api, int64_t block_width,
+                     ffi::Span<const int64_t> launch_dims, ffi::Span<const int64_t> ranks,
+                     ffi::Span<const int64_t> elem_sizes)
 {
     CudaBackend backend;
-    auto err = cuda_backend(backend, stream, ordinal, functions, cuda_api);
+    auto err = cuda_backend(backend, stream, ordinal, functions, cuda_api, block_width);
     if (err.failure()) return err;
     return call_kernel(backend, inputs, outputs, launch_dims, ranks, elem_sizes);
 }
 
 ffi::Error cuda_adjoint(cu_stream stream, int32_t ordinal, ffi::RemainingArgs inputs,
                         ffi::RemainingRets results, int64_t, ffi::Span<const int64_t> functions,
-                        ffi::Span<const int64_t> cuda_api, ffi::Span<const int64_t> launch_dims,
-                        ffi::Span<const int64_t> ranks, ffi::Span<const int64_t> elem_sizes)
+                        ffi::Span<const int64_t> cuda_api, int64_t block_width,
+                        ffi::Span<const int64_t> launch_dims, ffi::Span<const int64_t> ranks,
+                        ffi::Span<const int64_t> elem_sizes)
 {
     CudaBackend backend;
-    auto err = cuda_backend(backend, stream, ordinal, functions, cuda_api);
+    auto err = cuda_backend(backend, stream, ordinal, functions, cuda_api, block_width);
     if (err.failure()) return err;
     return call_adjoint(backend, inputs, results, launch_dims, ranks, elem_sizes);
 }
@@ -323,6 +342,7 @@ ffi::Error cuda_adjoint(cu_stream stream, int32_t ordinal, ffi::RemainingArgs in
     .Attr<int64_t>("entry")                             \
         .Attr<ffi::Span<const int64_t>>("cuda_functions") \
         .Attr<ffi::Span<const int64_t>>("cuda_api")       \
+        .Attr<int64_t>("block_width")                     \
         .Attr<ffi::Span<const int64_t>>("launch_dims")    \
         .Attr<ffi::Span<const int64_t>>("ranks")          \
         .Attr<ffi::Span<const int64_t>>("elem_sizes")
