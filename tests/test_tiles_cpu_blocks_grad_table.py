@@ -388,8 +388,9 @@ def test_tape_gradient_matches_central_differences(cpu_blocks, kernel, width, th
 
 
 # --- the CUDA cooperative build: the same body text, compiled by NVRTC; run on the stand-in driver ----------
-# the kernels through the per-lane merges, stacks and broadcasts (NVRTC takes minutes for all of them)
-MERGES = [k for k in CASES if k.key.split(".")[-1] in ("stack", "fft_lanes", "scatter", "from_thread", "lane_writes")]
+# the kernels through the per-lane merges, stacks and broadcasts (NVRTC takes minutes for all of them,
+# and over ten under load for fft_lanes' two unrolled transforms, whose merges are scatter's)
+MERGES = [k for k in CASES if k.key.split(".")[-1] in ("stack", "scatter", "from_thread", "lane_writes")]
 
 
 def test_cuda_cooperative_builds_compile_for_sm90():
@@ -432,7 +433,7 @@ def cuda_stand_in(monkeypatch):
 
 
 @pytest.mark.parametrize("width,threads", [(32, 32 * BLOCKS - 13)])
-@pytest.mark.parametrize("kernel", [k for k in MERGES if k.key.split(".")[-1] in ("stack", "fft_lanes")],
+@pytest.mark.parametrize("kernel", [k for k in MERGES if k.key.split(".")[-1] == "stack"],
                          ids=lambda k: k.key.split(".")[-1])
 def test_cuda_tape_matches_cpu_blocks(cuda_stand_in, kernel, width, threads):
     """A wp.Tape on "cuda:0" replays the cooperative CUDA build's adjoint: the same gradient as the
