@@ -53,6 +53,10 @@ def test_launches_switching_mid_way_give_the_optimised_bits(tmp_path, switching,
     """The first launch runs one chunk at -O0, waits, and runs the rest at -O3 (the background
     build starts only once a chunk waits); the tape's backward does the same with its own job."""
     gate = _gated(monkeypatch)
+    compiled = []       # (quick flags?, background?) of every unit the compiler built
+    real_build = cpu_compiler._build
+    monkeypatch.setattr(cpu_compiler, "_build", lambda unit, cxx, fl, *a: (
+        compiled.append(("-O0" in fl, a[-1])), real_build(unit, cxx, fl, *a))[1])
     mod = _import(tmp_path, "qs_mixed")
     _open_when(gate, lambda: any(j.counts()["waits"] for j in _jobs("qs_mixed")))
     try:
@@ -64,8 +68,12 @@ def test_launches_switching_mid_way_give_the_optimised_bits(tmp_path, switching,
     assert len(counts) == 2 and all(c["state"] == quick_tier.DONE for c in counts)
     # one job ran quick chunks, waited, then ran optimised chunks: a launch switched mid-way
     assert any(c["quick_chunks"] >= 1 and c["waits"] >= 1 and c["optimised_chunks"] >= 1 for c in counts), counts
+    # one compiler worker: one unit per load; forward and backward each compiled once quickly
+    # (in the foreground) and once optimised (in the background); nothing else
+    assert sorted(compiled) == [(False, True), (False, True), (True, False), (True, False)]
     optimised = _run_all(mod)
     assert not any(lm.quick for lm in _loaded(mod))
+    assert len(compiled) == 4
     for name, a in mixed.items():
         assert a.tobytes() == optimised[name].tobytes(), f"{name}: a switching launch differs"
 
@@ -106,7 +114,8 @@ TABLE = [
     ("math32", 10**10, 0, quick_tier.PENDING, "quick"),      # budget left
     ("math32", 10**10, 10**10, quick_tier.FAILED, "quick"),  # the optimised build failed
     ("nbody", 10**10, 0, quick_tier.FAILED, "quick"),
-    ("math32", 10**10, 10**10, quick_tier.PENDING, "wait"),  # budget spent: wait, then -O3
+    ("graph", 10**10, 0, quick_tier.PENDING, "quick"),       # a graph replay, the same
+    ("graph", 10**10, 10**10, quick_tier.PENDING, "wait"),   # budget spent: wait, then -O3
 ]
 
 
@@ -124,6 +133,9 @@ def test_the_switch_decides_by_budget_state_and_loops(tmp_path, switching, monke
             cmds[name] = wp.launch(getattr(mod, name), dim=N, inputs=args[name], record_cmd=True)
             cmds[name].launch()     # resolved: it holds the quick entry
         stale = {name: functools.partial(cmd._run, 1) for name, cmd in cmds.items()}
+        with wp.ScopedCapture(device="cpu") as capture:     # a CPU graph of the quick module
+            wp.launch(mod.math32, dim=N, inputs=[x, outs["math32"]])
+        stale["graph"] = functools.partial(wp.capture_launch, capture.graph)
         (job,) = _jobs("qs_table")
         for name, budget, used, state, what in TABLE:
             job.native[1], job.native[0], job.native[2] = budget, used, state
@@ -145,7 +157,7 @@ def test_the_switch_decides_by_budget_state_and_loops(tmp_path, switching, monke
     # graph or fast plan keeps one) runs the optimised code, for either kernel, without waiting
     for name in args:
         before = job.counts()
-        stale[name]()
+        stale[name]()       # (a graph replay re-resolves to the optimised module)
         after = job.counts()
         assert after["optimised_chunks"] > before["optimised_chunks"] and after["waits"] == before["waits"]
         assert after["quick_chunks"] == before["quick_chunks"]
@@ -233,3 +245,51 @@ def test_entries_say_whether_a_lane_s_work_is_bounded(tmp_path, kernel, unbounde
     src = generate_source([k], backward=True)
     assert f"WPI_QUICK_SWITCH({k.cpp}_cpu_forward, {unbounded});" in src
     assert f"WPI_QUICK_SWITCH({k.cpp}_cpu_backward, {unbounded});" in src
+
+
+TWO = """
+import json, sys
+import numpy as np
+import warp_interactive as wp
+from warp_interactive.runtime import quick_tier
+sys.path.insert(0, {folder!r})
+import {name} as m
+x = np.linspace(-3.0, 3.0, 1 << 20, dtype=np.float32)
+y = wp.zeros(x.size, dtype=float)
+wp.launch(m.math32, dim=x.size, inputs=[wp.array(x), y])     # right after the cold quick build
+(lm,) = wp.get_module("{name}").loaded.values()
+jobs = lm.quick
+quick_tier.wait()
+print(json.dumps({{"out": y.numpy().tobytes().hex(), "quick": len(jobs),
+                   "counts": [j.counts() for j in jobs]}}))
+"""
+
+
+def test_two_processes_cold_building_one_module_at_once_agree(tmp_path):
+    """Both build quick units and optimised units into one cache at the same time (atomic
+    publishes of the same hashes), launch 1M lanes right after their cold builds, and get the
+    same bits, which NumPy confirms."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from test_quick_tier import REPO, SOURCE
+    cpu_compiler.ensure_pch(wp.config.cpu_compiler, cpu_compiler.flags(False, False, True))
+    name = "qs_two"
+    (tmp_path / f"{name}.py").write_text(SOURCE.replace("# SALT", f"# {os.getpid()}-{time.time()}"))
+    script = TWO.format(folder=str(tmp_path), name=name)
+    env = dict(os.environ, WARP_INTERACTIVE_CACHE_DIR=wp.config.kernel_cache_dir,
+               WARP_INTERACTIVE_CPU_QUICK_BUILD="2", PYTHONPATH=os.pathsep.join([REPO] + sys.path))
+    procs = [subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=env) for _ in range(2)]
+    outs = [p.communicate(timeout=900) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [err[-3000:] for _, err in outs]
+    got = [json.loads(out.splitlines()[-1]) for out, _ in outs]
+    assert got[0]["out"] == got[1]["out"]
+    assert any(g["quick"] for g in got)     # at least the first to compile ran from quick units
+    for g in got:
+        assert all(c["state"] == quick_tier.DONE for c in g["counts"])
+    x = np.linspace(-3.0, 3.0, 1 << 20, dtype=np.float32).astype(np.float64)
+    y = np.frombuffer(bytes.fromhex(got[0]["out"]), dtype=np.float32)
+    want = np.sin(x) + np.cos(x * 3) * np.exp(np.clip(x, -20, 20)) - np.sqrt(np.abs(x)) + np.log(np.abs(x) + 1)
+    np.testing.assert_allclose(y, want, rtol=2e-5, atol=2e-5 * np.abs(want).max())
