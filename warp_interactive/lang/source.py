@@ -4,6 +4,7 @@ import ast
 import inspect
 import linecache
 import textwrap
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 
@@ -41,15 +42,38 @@ def source_of(func):
 
 
 def _info(func, filename, first, text, fdef):
-    closure = {}
-    if func.__closure__:
-        for name, cell in zip(func.__code__.co_freevars, func.__closure__):
-            try:
-                closure[name] = cell.cell_contents
-            except ValueError:
-                pass
+    closure = ClosureView(func.__code__.co_freevars, func.__closure__ or ())
     return SourceInfo(name=func.__name__, filename=filename, first_line=first,
                       lines=text.splitlines(True), text=text, tree=fdef, closure=closure)
+
+
+class ClosureView(Mapping):
+    """A function's closure by name, read when looked up: a cell still empty when the kernel is
+    declared (``k = wp.kernel(f); X = ...`` in one factory) holds its value by translation
+    time, and the kernel sees it, as in Python and warp-lang. An empty cell is no entry (the
+    global of that name then applies)."""
+
+    def __init__(self, names, cells):
+        self._cells = dict(zip(names, cells))
+
+    def __getitem__(self, name):
+        try:
+            return self._cells[name].cell_contents
+        except ValueError:             # an empty cell
+            raise KeyError(name) from None
+
+    def __iter__(self):
+        return (name for name in self._cells if name in self)
+
+    def __len__(self):
+        return sum(1 for _ in self)
+
+    def __contains__(self, name):
+        try:
+            self[name]
+            return True
+        except KeyError:
+            return False
 
 
 _CLOSERS = (")", "]", "}")
