@@ -48,22 +48,31 @@ def _info(func, filename, first, text, fdef):
 
 
 class ClosureView(Mapping):
-    """A function's closure by name, read when looked up: a cell still empty when the kernel is
-    declared (``k = wp.kernel(f); X = ...`` in one factory) holds its value by translation
-    time, and the kernel sees it, as in Python and warp-lang. An empty cell is no entry (the
-    global of that name then applies)."""
+    """A function's closure by name: each cell's value when the function is declared (a
+    kernel defined in a loop keeps that iteration's values); a cell still empty then
+    (``k = wp.kernel(f); X = ...`` in one factory) is read when it is looked up, so the kernel
+    sees the value it has by translation time, as in warp-lang (it once fell back to the global
+    of that name: a silently wrong value). An empty cell is no entry."""
 
     def __init__(self, names, cells):
-        self._cells = dict(zip(names, cells))
+        self._values, self._late = {}, {}
+        for name, cell in zip(names, cells):
+            try:
+                self._values[name] = cell.cell_contents
+            except ValueError:         # empty now: read at translation
+                self._late[name] = cell
 
     def __getitem__(self, name):
+        if name in self._values:
+            return self._values[name]
         try:
-            return self._cells[name].cell_contents
-        except ValueError:             # an empty cell
+            return self._late[name].cell_contents
+        except (KeyError, ValueError):
             raise KeyError(name) from None
 
     def __iter__(self):
-        return (name for name in self._cells if name in self)
+        yield from self._values
+        yield from (name for name in self._late if name in self)
 
     def __len__(self):
         return sum(1 for _ in self)
