@@ -8,7 +8,7 @@ from .native_func import native_function_source
 from .own_index import OwnIndex
 from .struct_ops import struct_ops_source
 from . import lanes as lanes_mod
-from . import lanes_backward
+from . import lanes_backward, polls
 from .target import CPU
 from ..lang.array_views import runtime_zero_step_possible
 
@@ -249,14 +249,17 @@ def _kernel_source(kernel, target, debug, backward, use_lanes=False):
         bargs, decl = _backward_args(fir, fields)
         out += decl
     width = getattr(kernel, "block_width", 1)
+    unbounded = int(_unbounded(fir))
     if width > 1 and target.entry_blocks:     # cooperative CPU blocks (Kernel.with_block_width)
-        out.append(target.entry_blocks.format(name=name, which="forward", width=width, args=f"{name}_args"))
+        out.append(target.entry_blocks.format(name=name, which="forward", width=width, args=f"{name}_args",
+                                              unbounded=unbounded))
         if backward and kernel.backward_enabled():
             # own=True declares ``_own`` (false: the blocks entry checks no gradient overlap), which
             # the body's own-index read adjoints name
             out.append(_kernel_body(fir, f"{name}_backward_body", target, debug, kernel.key, True, True,
                                     args_type=bargs))
-            out.append(target.entry_blocks.format(name=name, which="backward", width=width, args=bargs))
+            out.append(target.entry_blocks.format(name=name, which="backward", width=width, args=bargs,
+                                                  unbounded=unbounded))
         return "\n".join(out) + "\n"
     lanes = lanes_mod.lanes_body(fir, f"{name}_forward_lanes", target, kernel.key,
                                  f"{name}_args") if use_lanes else None
@@ -394,4 +397,11 @@ def _entry(fir, target, which, lanes=False, own=(), lazy=False, args_type=None):
     return template.format(name=fir.name, which=which, args=args_type or f"{fir.name}_args",
                            unit_stride_check="".join(check),
                            unit_stride_set="".join(pin) + own_set, lanes=target.lanes,
-                           own_check=own_check)
+                           own_check=own_check, unbounded=int(_unbounded(fir)))
+
+
+def _unbounded(fir):
+    """Whether one thread's work has no bound the code shows: a dynamic loop in the kernel or in
+    a function it calls. Its chunks never run the quick tier's -O0 code while the optimised
+    build runs (native quick.h)."""
+    return polls.has_loop(fir.body) or any(polls.calls_poll(c, {}) for c in fir.calls)

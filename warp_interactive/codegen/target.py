@@ -24,8 +24,10 @@ class Target:
 # stride is set to its (equal) constant and the index range fits the int32 thread index, so the
 # compiler sees unit-stride affine accesses; threads are independent, hence ivdep. Anything else
 # takes the other branch: @OTHER@ is a template of its own, filled in below.
-_CPU_ENTRY_TWO_WAY = """@DECL@extern "C" WPI_EXPORT void {name}_cpu_{which}(const {args}* args, \
+_CPU_ENTRY_TWO_WAY = """@DECL@WPI_QUICK_SLOT({name}_cpu_{which})
+extern "C" WPI_EXPORT void {name}_cpu_{which}(const {args}* args, \
 const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
+    WPI_QUICK_SWITCH({name}_cpu_{which}, {unbounded});
     {args} a = *args;
     const wp::launch_bounds_t d = *dim;
     if (begin >= 0 && end <= 2147483647{unit_stride_check}) {{{unit_stride_set}
@@ -56,15 +58,19 @@ const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
 }}"""
 
 # the plain entry: backward passes and bodies with loops or calls (one copy of the body compiles faster)
-_CPU_ENTRY_PLAIN = """extern "C" WPI_EXPORT void {name}_cpu_{which}(const {args}* args, \
+_CPU_ENTRY_PLAIN = """WPI_QUICK_SLOT({name}_cpu_{which})
+extern "C" WPI_EXPORT void {name}_cpu_{which}(const {args}* args, \
 const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
+    WPI_QUICK_SWITCH({name}_cpu_{which}, {unbounded});
     for (int64_t i = begin; i < end; ++i) {name}_{which}_body(*args, *dim, i);
 }}"""
 
 # Kernels with a lanes body (codegen/lanes.py): full blocks of LANES threads through it where the
 # unit-stride conditions hold (the pinned strides reach it: it is inlined here), the rest one by one.
-_CPU_ENTRY_LANES = """extern "C" WPI_EXPORT void {name}_cpu_{which}(const {args}* args, \
+_CPU_ENTRY_LANES = """WPI_QUICK_SLOT({name}_cpu_{which})
+extern "C" WPI_EXPORT void {name}_cpu_{which}(const {args}* args, \
 const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
+    WPI_QUICK_SWITCH({name}_cpu_{which}, {unbounded});
     {args} a = *args;
     const wp::launch_bounds_t d = *dim;
     int64_t i = begin;
@@ -77,8 +83,10 @@ const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
 # A backward whose own-index reads may take plain adjoints (codegen/own_index.py): where no other
 # array parameter's gradient overlaps theirs (and the unit-stride conditions hold), the body runs
 # with `_own` true; otherwise with the atomic adjoints. The two instances are the body twice.
-_CPU_ENTRY_OWN = """extern "C" WPI_EXPORT void {name}_cpu_{which}(const {args}* args, \
+_CPU_ENTRY_OWN = """WPI_QUICK_SLOT({name}_cpu_{which})
+extern "C" WPI_EXPORT void {name}_cpu_{which}(const {args}* args, \
 const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
+    WPI_QUICK_SWITCH({name}_cpu_{which}, {unbounded});
     {args} a = *args;
     const wp::launch_bounds_t d = *dim;
     if (begin >= 0 && end <= 2147483647{unit_stride_check}{own_check}) {{{unit_stride_set}
@@ -94,8 +102,10 @@ const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
 _CPU_ENTRY_BLOCKS = """static void {name}_{which}_lane(const void* a, const void* d, int64_t i) {{
     {name}_{which}_body(*(const {args}*)a, *(const wp::launch_bounds_t*)d, i);
 }}
+WPI_QUICK_SLOT({name}_cpu_{which})
 extern "C" WPI_EXPORT void {name}_cpu_{which}(const {args}* args, \
 const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
+    WPI_QUICK_SWITCH({name}_cpu_{which}, {unbounded});
     wp::cpu_blocks_launch({width}, &{name}_{which}_lane, args, dim, dim->size, begin, end);
 }}"""
 

@@ -123,6 +123,8 @@ def flags(debug, fast_math, quick=False):
     # -fopenmp-simd: the SIMD clones of host_math.h's libm fallbacks (no OpenMP runtime)
     opt = ["-O0" if quick and not fast_math else "-O3", "-march=native", "-fno-trapping-math",
            "-fopenmp-simd"]
+    if quick and not fast_math:     # its entries switch to the optimised ones (native quick.h)
+        opt.append("-DWPI_QUICK_TIER")
     if fast_math:
         # hardware sqrt/div, not GCC's vectorised reciprocal estimates + Newton step: faster on
         # this kind of machine (n-body lanes 6.4-7.4 ms vs 9.5-10 ms per core) and more accurate

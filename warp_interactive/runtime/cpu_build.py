@@ -243,7 +243,8 @@ class Load:
             if not quick_tier.jobs_of([u for cpp, u in mapped.items() if cpp not in final]):
                 index.append((keys[0], {"kernels": {cpp: [u, self.arity[cpp]] for cpp, u in mapped.items()}}))
         options = build.BuildOptions("cpu", self.debug, self.fast_math, name=self.name)
-        quick_tier.start(job, units, index, options)
+        quick = [(self.paths[self.units[group[0].cpp]], group) for group in groups]
+        quick_tier.start(job, units, index, options, quick, self._strided_options())
 
     def _store(self, keys, units, record=True):
         """Kernel records of the new ``units`` (not ``record``: quick units, which get none);
@@ -262,6 +263,10 @@ class Load:
         quick_tier.store(module_key, {"kernels": {k.cpp: [self.units[k.cpp], self.arity[k.cpp]]
                                                   for k in self.kernels}})
 
+    def _strided_options(self):
+        return strided.Options(self.name, self.checks, self.backward, self.lanes, self.debug,
+                               self.fast_math, self.build_key)
+
     def _loaded(self, built, t0):
         for k in self.kernels:
             k._tid_arity = self.arity[k.cpp]
@@ -271,8 +276,7 @@ class Load:
         for k in self.kernels:
             unit = self.units[k.cpp]
             lazy.setdefault(self.paths[unit], (unit, []))[1].append(k)
-        options = strided.Options(self.name, self.checks, self.backward, self.lanes, self.debug,
-                                  self.fast_math, self.build_key)
-        return LoadedModule(units, h, built, time.perf_counter() - t0, self.compiled, (options, lazy),
+        return LoadedModule(units, h, built, time.perf_counter() - t0, self.compiled,
+                            (self._strided_options(), lazy),
                             quick_tier.jobs_of(self.units.values()))
 

@@ -21,23 +21,49 @@ in this process only (``_overlay``), so an edit made while the optimised build r
 its unedited kernels without translating them, and another process never loads a quick unit (it
 finds the optimised units, or builds again). Background threads are not daemons: a process
 ending meanwhile waits for its compilers, so the next run finds the optimised build.
+
+Bounded: no launch runs long at -O0. Every entry of a quick unit reads, per chunk of lanes, a
+slot that the background thread fills with the optimised entry's address once it has loaded the
+optimised unit (native quick.h): a running launch switches between two chunks, and so do fast
+plans, recorded launches, graphs and tape replays holding the quick entry. Until then, a chunk
+runs the -O0 code while the job's budget lasts (``BUDGET_S`` of -O0 time, all threads summed),
+and waits for the optimised entry afterwards (the compilers then have the cores); a kernel with
+a dynamic loop (codegen ``_unbounded``: one lane's work has no bound) always waits. So a
+launch (or a sequence) costs at most the budget plus one chunk more than waiting for the
+optimised build, as with ``cpu_quick_build = 0``, and a short launch still runs at once.
 """
 
+import ctypes
 import threading
 import time
 
 from ..compiler import cache
 from ..compiler import cpu as cpu_compiler
 from ..config import config
-from . import launch_state, warm_index
+from . import launch_state, strided, warm_index
+from .native import interrupt_hooks
+
+# -O0 time (seconds, all threads summed) a job's quick code may run before its chunks wait for
+# the optimised code; None: never wait (tests comparing the quick code's own bits)
+BUDGET_S = 0.1
+# native quick.h's wpi_quick_job_t, in order
+_FIELDS = ("used_ns", "budget_ns", "state", "quick_chunks", "optimised_chunks", "waits")
+PENDING, DONE, FAILED = 0, 1, 2
 
 
 class Job:
-    """One background optimised build; ``done`` once its units are compiled and recorded."""
+    """One background optimised build; ``done`` once its units are compiled and recorded.
+    ``native``: the record its quick units read per chunk (native quick.h)."""
 
     def __init__(self, name):
         self.name, self.done, self.error = name, False, None
         self.finished = None    # time.perf_counter() when done (benchmarks/module_scaling.py)
+        self.native = (ctypes.c_int64 * len(_FIELDS))()
+        self.native[1] = -1 if BUDGET_S is None else int(BUDGET_S * 1e9)
+
+    def counts(self):
+        """The native record: quick/optimised chunks run, chunks that waited, -O0 time used."""
+        return dict(zip(_FIELDS, self.native))
 
 
 _lock = threading.Lock()
@@ -97,32 +123,62 @@ def store(key, entry):
         warm_index.store(key, entry)
 
 
-def start(job, units, index, options):
+def start(job, units, index, options, quick, lazy):
     """Compile ``units`` (the optimised ``(source, hash, kernel hashes)``) in the background,
-    then record them and the warm-index ``index`` ([(key, entry)]) and mark ``job`` done."""
-    thread = threading.Thread(target=_run, args=(job, units, index, options),
+    then record them and the warm-index ``index`` ([(key, entry)]), switch the quick units to
+    them and mark ``job`` done. ``quick``: per unit, (path of the quick unit, its Kernels);
+    ``lazy``: the strided.Options of their lazy strided entries."""
+    for path, _ in quick:     # before any launch: their chunks read the job's record
+        ctypes.CDLL(path).wpi_set_quick_job(ctypes.byref(job.native))
+    thread = threading.Thread(target=_run, args=(job, units, index, options, quick, lazy),
                               name=f"wp-optimise-{job.name}")
     _threads.append(thread)
     thread.start()
     return thread
 
 
-def _run(job, units, index, options):
+def _run(job, units, index, options, quick, lazy):
     from ..compiler import build
     try:
         with cache.in_use():
-            build.compile_units(units, options, background=True)
+            built = build.compile_units(units, options, background=True)
             for _, unit, kernel_hashes in units:
                 cache.record_kernels(unit, kernel_hashes)
             for key, entry in index:      # the module's entry last: its units all exist now
                 warm_index.store(key, entry)
+            for binary, (quick_path, kernels) in zip(built, quick):
+                _switch(quick_path, binary, kernels, lazy)
         job.finished = time.perf_counter()
+        job.native[2] = DONE
         job.done = True
         launch_state.invalidate()   # plans and recorded launches re-resolve: Module.load swaps
     except Exception as e:   # noqa: BLE001 - the module keeps working from its quick units
         job.error = e
+        job.native[2] = FAILED      # chunks waiting for the optimised code run the quick code
         if config.verbose:
             print(f"warp_interactive: the optimised build of {job.name} failed: {e}")
+
+
+_optimised_libs = []    # loaded optimised units (kept: quick entries call into them)
+
+
+def _switch(quick_path, binary, kernels, lazy):
+    """Load the optimised unit ``binary`` as a LoadedModule does (interrupt hooks, lazy strided
+    entries) and point the quick unit's slots at its entries: chunks run there from now on."""
+    lib = ctypes.CDLL(binary.path)
+    lib.wpi_set_interrupt_hooks(*interrupt_hooks())
+    ctx = strided.register(binary.hash, kernels, lazy)
+    lib.wpi_set_strided_resolver(strided.RESOLVER_ADDRESS, ctypes.c_void_p(ctx))
+    _optimised_libs.append(lib)
+    quick = ctypes.CDLL(quick_path)
+    for k in kernels:
+        for which in ("forward", "backward"):
+            try:
+                slot = ctypes.c_void_p.in_dll(quick, f"{k.cpp}_cpu_{which}_optimised")
+                entry = getattr(lib, f"{k.cpp}_cpu_{which}")
+            except (ValueError, AttributeError):    # no backward entry in this build
+                continue
+            quick.wpi_quick_set(ctypes.byref(slot), ctypes.cast(entry, ctypes.c_void_p))
 
 
 def wait(timeout=None):

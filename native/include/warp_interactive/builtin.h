@@ -3,6 +3,7 @@
 
 #include "scalar.h"
 #include "core.h"
+#include "quick.h"
 #include "indexed.h"
 #include "vec.h"
 #include "mat.h"
