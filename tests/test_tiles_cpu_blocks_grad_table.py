@@ -193,7 +193,7 @@ def shapes_views(x: wp.array(dtype=f64), y: wp.array(dtype=f64), z: wp.array(dty
     sq = wp.tile_squeeze(wp.tile_reshape(a, shape=(1, N)))
     w = m[1:3, ::2]
     out = wp.tile_reshape(t + bc * m, shape=N) + sq * sq
-    out[0:4] = wp.tile_reshape(w, shape=4) * 3.0
+    out[0:4] = wp.tile_reshape(w * 3.0, shape=4)         # (a strided view is copied before a reshape)
     r = out
     wp.tile_store(y, r, offset=base)
     wp.atomic_add(z, base + lane % N, r[lane % N] * r[lane % N])
