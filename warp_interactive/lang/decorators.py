@@ -166,6 +166,8 @@ def _forget_callers(changed):
         if f is changed:
             continue
         overloads = list(f.overloads) + list(f.generic_instances.values())
+        # (a function's variants for cooperative blocks are translated on their own: lang/block_funcs.py)
+        overloads += [v for o in overloads for v in getattr(o, "block_variants", {}).values()]
         stale = [o for o in overloads
                  if o._ir is not None and changed in function_deps([o._ir], translate=False)]
         stale_by_function.append((f, stale))
