@@ -229,18 +229,41 @@ def test_plain_launch_blocks_of_consecutive_threads(cpu_blocks, n, block_dim):
 def lanes_diverge(out: wp.array(dtype=float)):
     i, lane = wp.tid()
     if lane == 0:
-        t = wp.tile(1.0)           # only lane 0 reaches the gather
+        t = wp.tile(1.0 + float(lane))     # only lane 0 reaches the gather: the others have finished
         out[i] = wp.tile_sum(t)[0]
 
 
-def test_divergent_block_operation_is_reported(capfd):
+@wp.kernel
+def lanes_return_early(out: wp.array(dtype=float), counts: wp.array(dtype=int)):
+    i, lane = wp.tid()
+    if lane % 3 == 0:
+        return                             # these lanes leave the block (warp-lang's CPU blocks)
+    t = wp.tile(float(lane + 1))
+    out[i * wp.block_dim() + lane] = wp.tile_sum(t)[0]
+    s = wp.tile_stack(capacity=8, dtype=int)
+    wp.tile_stack_push(s, lane, True)
+    counts[i * wp.block_dim() + lane] = wp.tile_stack_count(s)
+
+
+def test_lanes_that_finished_have_left_the_block(capfd):
+    """A lane that returned (or finished) before a block-wide operation takes no part in it, as in
+    warp-lang (its tile/test_tile_stack sparse survivors): its gathered slot reads zero, it pushes
+    nothing, and no divergence is reported."""
     old = wp.config.enable_cpu_blocks
     try:
         wp.config.enable_cpu_blocks = True
-        wp.launch_tiled(lanes_diverge, dim=1, inputs=[wp.zeros(1, dtype=float)], block_dim=4, device="cpu")
+        one = wp.zeros(2, dtype=float)
+        wp.launch_tiled(lanes_diverge, dim=2, inputs=[one], block_dim=4, device="cpu")
+        out, counts = wp.zeros(16, dtype=float), wp.zeros(16, dtype=int)
+        wp.launch_tiled(lanes_return_early, dim=2, inputs=[out, counts], block_dim=8, device="cpu")
     finally:
         wp.config.enable_cpu_blocks = old
-    assert "some lanes did not reach a block-wide tile operation" in capfd.readouterr().err
+    np.testing.assert_array_equal(one.numpy(), [1.0, 1.0])
+    alive = np.array([lane % 3 != 0 for lane in range(8)] * 2)
+    total = sum(lane + 1.0 for lane in range(8) if lane % 3 != 0)
+    np.testing.assert_array_equal(out.numpy(), np.where(alive, total, 0.0))
+    np.testing.assert_array_equal(counts.numpy(), np.where(alive, alive[:8].sum(), 0))
+    assert "did not reach" not in capfd.readouterr().err
 
 
 @wp.kernel

@@ -14,6 +14,8 @@ from .builtins_tile import (_REQUIRED, _filled, _offset_vars, bind, check_atomic
                             shape_arg, static, storage_arg, tile_var, value_var_of)
 from .builtins_tile_arith import operator
 from .builtins_tile_ops import callable_ref
+from ..errors import CodegenTypeError, CodegenValueError
+from .annotations import type_key
 from .registry import Overload, type_name
 
 
@@ -156,6 +158,10 @@ def _fft(cpp):
 def tile_stack(tr, obj, node, kwargs):
     args = bind(tr, node, kwargs, [("capacity", _REQUIRED), ("dtype", _REQUIRED)], "tile_stack")
     cap = static(tr, args, "capacity")
+    value = getattr(cap, "value", cap)
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:     # warp-lang's words
+        raise tr.scope.error(f"tile_stack() requires capacity to be a positive integer, got {value!r}",
+                             args["capacity"], kind=CodegenValueError)
     dtype = static(tr, args, "dtype", what="a type")
     try:
         t = tile_stack_type(dtype, cap)
@@ -187,6 +193,9 @@ def tile_stack_push(tr, obj, node, kwargs):
     value = tr.eval_var(args["value"])
     if value.literal:
         value = tr.retype_literal(value, s.type.dtype) or value
+    if type_key(value.type) != type_key(s.type.dtype):     # (C++ would convert it silently)
+        raise tr.scope.error(f"tile_stack_push() value type {type_name(value.type)} does not match stack "
+                             f"dtype {type_name(s.type.dtype)}", args["value"], kind=CodegenTypeError)
     has = tr.as_bool(tr.eval_var(args["has_value"]))
     slot, new = tr.scope.new_var(sc.int32), tr.scope.new_var(s.type)
     _multi(tr, "tile_stack_push", [s, value, has], [slot, new])

@@ -302,6 +302,7 @@ def _reshaped(tr, t, shape):
 def tile_reshape(tr, obj, node, kwargs):
     args = bind(tr, node, kwargs, [("t", _REQUIRED), ("shape", _REQUIRED)], "tile_reshape")
     t = tile_var(tr, args, "t", "tile_reshape")
+    _check_dense(tr, t)
     shape = static(tr, args, "shape", what="a compile-time tuple of ints")
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
     if shape.count(-1) == 1:
@@ -314,8 +315,27 @@ def tile_reshape(tr, obj, node, kwargs):
         size *= d
     if size != t.type.size or any(d <= 0 for d in shape):
         raise tr.scope.error(f"wp.tile_reshape(): cannot reshape {t.type.shape} ({t.type.size} elements) "
-                             f"to {shape}")
+                             f"to {shape}: New shape {shape} has total size {size} which does not match "
+                             f"original size {t.type.size}", kind=CodegenValueError)     # (warp-lang's words)
     return _reshaped(tr, t, shape)
+
+
+def _check_dense(tr, t):
+    """warp-lang reshapes a view in place, so it refuses a view whose elements are not its tile's
+    row-major run (``t[::2, ::2]``, ``t[::-1]``, ``t[:, 1:3]``, a broadcast of shared storage):
+    its words, with the view's element strides in its tile."""
+    info = getattr(t, "tile_view_of", None)
+    if info is None:
+        return
+    strides, dense, n = tuple(info[2]), [], 1
+    for d in reversed(t.type.shape):
+        dense.insert(0, n)
+        n *= d
+    if strides == tuple(dense):      # (exactly, as warp-lang compares them)
+        return
+    raise tr.scope.error(f"tile_reshape() requires a contiguous tile; a tile view with shape {t.type.shape} and "
+                         f"strides {strides} cannot be reshaped in place. Copy the view into a new tile first, "
+                         f"e.g. with wp.tile_assign().", kind=CodegenValueError)
 
 
 def tile_squeeze(tr, obj, node, kwargs):

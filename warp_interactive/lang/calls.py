@@ -11,7 +11,7 @@ from ..errors import TypeMismatch
 from .registry import Overload, registry, resolve, type_name
 from .builtin_function import BuiltinFunction  # noqa: F401  (re-exported)
 from .scope import PyValue
-from . import builtins_tile, grad_of
+from . import block_funcs, builtins_tile, grad_of
 from . import starred
 from . import static as static_mod
 from .intrinsics_transform import constructor_args as transform_constructor_args
@@ -266,6 +266,7 @@ class CallsMixin:
     def emit_user_call(self, ov, args, node=None, kwargs=None):
         """The call of a resolved `@wp.func` overload: its result, or a tuple of its results
         (``node``/``kwargs``: the call's, where tiles it writes in place are rebound)."""
+        ov = block_funcs.at_width(ov, self.block_width)    # block-wide primitives in the function
         self.calls.append(ov)
         from .checks import RecursiveFunction
         try:

@@ -52,6 +52,8 @@ class FuncOverload:
         self._cpp = None
         self._ir = None
         self.differentiable = True
+        self.block_width = 1          # lanes per block it is translated for (lang/block_funcs.py)
+        self.block_variants = {}      # width -> this overload translated for that block width
 
     @property
     def cpp(self):
@@ -64,6 +66,7 @@ class FuncOverload:
     def forget_ir(self):
         """Translate again on next use (a function this one calls was redefined)."""
         self._ir = None
+        self.block_variants = {}
 
     @property
     def ir(self):
@@ -78,6 +81,7 @@ class FuncOverload:
             self._translating = True
             try:
                 tr = Translator(self.src, self.py_func.__globals__, self.function.max_unroll())
+                tr.block_width = self.block_width
                 self._ir = tr.translate(self.cpp, self.arg_types, is_kernel=False)
             finally:
                 self._translating = False

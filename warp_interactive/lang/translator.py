@@ -9,7 +9,7 @@ from ..types import scalars as sc
 from ..types.array import array
 from ..types.tile import is_tile
 from ..types.tuple_type import TupleType
-from . import builtins_core, builtins_debug, builtins_tile, builtins_tile_index, intrinsics, ir, tile_refs
+from . import builtins_core, builtins_debug, builtins_tile, builtins_tile_index, intrinsics, ir, one_path, tile_refs
 from .calls import CallsMixin
 from .checks import always_exits, check_returns, check_signature, declared_return, slot_augassign_error
 from .expressions import BINOPS, EXPR_TABLE, ExpressionsMixin
@@ -327,11 +327,8 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
                 # continue); otherwise reading it after the if would read an unassigned value
                 missing = node.orelse if va is not None else node.body
                 self.scope.symbols[name] = va or vb
-                if not always_exits(missing):
-                    self.scope.symbols[name] = Conflict(
-                        f"variable '{name}' is assigned only on one path through the if at line "
-                        f"{self.scope.lineno_of(node)}, so it may be unassigned here; assign it "
-                        f"before the if (or on both paths)")
+                if not always_exits(missing):     # warp-lang's value when the path did not run
+                    self.scope.symbols[name] = one_path.join(self, name, cond, va or vb, va is not None, node)
             elif isinstance(va, Conflict) or isinstance(vb, Conflict):
                 # a name that may be unassigned (or of two types) on one path stays so after the
                 # join (an elif chain without else: `if a: y = 1 elif b: y = 2`), unless that

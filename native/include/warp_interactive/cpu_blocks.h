@@ -115,16 +115,15 @@ inline void cpu_block_run(cpu_block* b, int count)
             if (b->done[l]) --live;
         }
         // the lanes still running all wait at their n-th block-wide operation (else the values they
-        // exchange pair the wrong operations: warp-lang requires every lane to reach each one)
-        // (a lane that has finished before reaching it counts too)
+        // exchange pair the wrong operations: warp-lang requires every lane to reach each one).
+        // A lane that has returned has left the block, as in warp-lang: the later operations
+        // leave it out (cpu_lane_present)
         int first = -1;
         for (int l = 0; l < count; ++l) {
             if (b->done[l]) continue;
             if (first < 0) first = l;
             else if (b->syncs[l] != b->syncs[first]) b->diverged = true;
         }
-        for (int l = 0; first >= 0 && l < count; ++l)
-            if (b->done[l] && b->syncs[l] < b->syncs[first]) b->diverged = true;
     }
 }
 
@@ -151,6 +150,13 @@ inline void cpu_blocks_launch(int width, cpu_lane_fn fn, const void* args, const
                              "a block-wide tile operation (wp.tile, tile_from_thread, tile_atomic_add, a per-lane "
                              "tile write) that others reached, e.g. one inside a branch on the lane: its results "
                              "are undefined, as in warp-lang\n", width);
+}
+
+// whether lane l takes part in the block's operations: within a partial block's lanes, and not
+// returned (warp-lang's CPU blocks: a lane that exits early has left the block; its slot reads zero)
+inline bool cpu_lane_present(const cpu_block* b, int l)
+{
+    return l < b->count && !b->done[l];
 }
 
 // a block-wide barrier: the running lane waits until every other lane has reached one too
@@ -229,7 +235,7 @@ WPI_FUNC void block_gather(const T* mine, int n, T* out, int W)
         T* buf = (T*)cpu_block_scratch(b, sizeof(T) * size_t(n) * size_t(W));
         for (int k = 0; k < n; ++k) buf[k * W + b->lane] = mine[k];
         block_sync();      // every lane has written its values
-        for (int k = 0; k < n * W; ++k) out[k] = k % W < b->count ? buf[k] : T{};   // a partial block's missing lanes: zero
+        for (int k = 0; k < n * W; ++k) out[k] = cpu_lane_present(b, k % W) ? buf[k] : T{};   // missing lanes: zero
         block_sync();      // every lane has read them: the scratch may be reused
         return;
     }
@@ -284,13 +290,14 @@ WPI_FUNC Tl block_merge_tile(const Tl& old, const Tl& mine, int mode)
             unsigned char* rb = (unsigned char*)&r;
             const unsigned char* ob = (const unsigned char*)&old;
             for (int l = 0; l < b->count; ++l) {
+                if (!cpu_lane_present(b, l)) continue;
                 const unsigned char* lb = (const unsigned char*)&buf[l];
                 for (size_t k = 0; k < sizeof(Tl); ++k)
                     rb[k] = mode == 2 ? (rb[k] & lb[k]) : mode == 3 ? (rb[k] | lb[k]) : (rb[k] ^ (lb[k] ^ ob[k]));
             }
         } else {
             for (int l = 0; l < b->count; ++l)
-                for (int k = 0; k < Tl::size; ++k) {
+                for (int k = 0; k < Tl::size && cpu_lane_present(b, l); ++k) {
                     if (std::memcmp((const void*)&buf[l].data[k], (const void*)&old.data[k], sizeof(T)) == 0) continue;
                     r.data[k] = mode == 1 ? add(r.data[k], sub(buf[l].data[k], old.data[k])) : buf[l].data[k];
                 }
