@@ -42,7 +42,8 @@ class FakeDriver:
         self.CUdevice_attribute = types.SimpleNamespace(**{n: n for n in (
             "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR", "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR",
             "CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT", "CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED",
-            "CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING", "CU_DEVICE_ATTRIBUTE_PCI_BUS_ID")})
+            "CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING", "CU_DEVICE_ATTRIBUTE_PCI_BUS_ID",
+            "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN")})
         self.CUstream_flags = types.SimpleNamespace(CU_STREAM_NON_BLOCKING=1)
         self.CUevent_flags = types.SimpleNamespace(CU_EVENT_DISABLE_TIMING=2, CU_EVENT_INTERPROCESS=4)
         self.CUstreamCaptureMode = types.SimpleNamespace(CU_STREAM_CAPTURE_MODE_GLOBAL=0, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL=1,
@@ -84,7 +85,8 @@ class FakeDriver:
     def cuDeviceGetAttribute(self, attr, dev):
         return OK, {"CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR": self.arch // 10,
                     "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR": self.arch % 10,
-                    "CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT": 4}.get(attr, 1)
+                    "CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT": 4,
+                    "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN": 232448}.get(attr, 1)
 
     def cuDeviceTotalMem(self, dev):
         return OK, 1 << 30

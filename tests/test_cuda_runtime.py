@@ -43,6 +43,10 @@ def test_device_properties():
     assert isinstance(d.name, str) and d.name
     assert d.arch >= 50 and d.sm_count > 0
     assert 0 < d.free_memory <= d.total_memory
+    assert d.max_shared_memory_per_block >= 48 * 1024       # the opt-in maximum: 48 KiB and up
+    assert wp.is_mempool_supported(d) == d.is_mempool_supported
+    assert wp.is_peer_access_enabled(d, d) and wp.is_peer_access_supported(d, d)
+    assert not wp.is_peer_access_supported(d, "cpu") and not wp.is_mempool_access_enabled("cpu", d)
     assert wp.get_cuda_device_count() >= 1 and d in wp.get_cuda_devices()
     assert wp.get_preferred_device() is d
     assert wp.get_cuda_device() is d and wp.get_cuda_device(0) is d

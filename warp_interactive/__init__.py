@@ -58,6 +58,11 @@ _LAZY = {
                         "dtype_to_paddle", "from_paddle", "stream_from_paddle", "stream_to_paddle",
                         "to_paddle"),
     ".runtime.matmul": ("matmul",),
+    ".runtime.device_access": ("get_cuda_supported_archs", "is_mempool_access_enabled",
+                               "is_mempool_access_supported", "is_mempool_enabled", "is_mempool_supported",
+                               "is_peer_access_enabled", "is_peer_access_supported",
+                               "set_mempool_access_enabled", "set_mempool_enabled",
+                               "set_peer_access_enabled"),
 }
 _LAZY_NAMES = {name: mod for mod, names in _LAZY.items() for name in names}
 
@@ -142,7 +147,7 @@ def unload_ipython_extension(ipython):
 
 def __getattr__(name):
     import importlib
-    if name in ("notebook", "autograd", "examples", "sparse"):   # sub-packages imported on first use
+    if name in ("notebook", "autograd", "examples", "sparse", "utils"):   # sub-packages imported on first use
         return importlib.import_module("." + name, __name__)
     if name in _LAZY_NAMES:
         value = getattr(importlib.import_module(_LAZY_NAMES[name], __name__), name)

@@ -3,6 +3,7 @@
 Defined functions and modules belong to the process-wide ``state`` (warp_interactive/state.py):
 lang makes kernels and functions, the runtime registers what a module is."""
 
+import sys
 import typing
 from typing import Callable, Optional, ParamSpec, TypeVar
 
@@ -94,21 +95,48 @@ def func(f: None = None, *, module: Optional[str] = None) -> Callable[[Callable[
 def func(f=None, *, module=None):   # the overloads above: type checkers see f's own signature
     """A function callable from kernels. Defining it again with other argument types adds an
     overload; with the same types it replaces the earlier definition (kernels rebuild)."""
+    caller = sys._getframe(1)    # the scope that defines fn (warp-lang's overload rule)
+
     def wrap(fn):
-        key = (_module_name(fn, module), fn.__name__)
-        existing = state.functions.get(key)
-        if existing is not None and not _same_closure(existing.func, fn):
-            existing = None    # a factory's new closure (`def make(s): @wp.func ...`): its own function
-        if existing is not None:
-            from .source import source_of
-            existing.func = fn
-            existing.add_overload(fn, source_of(fn))
-            state.redefine(existing)
-            return existing
-        result = state.functions[key] = Function(fn, key[0])
-        state.touch(result)
-        return result
+        return _define_func(fn, module, caller)
     return wrap(f) if f is not None else wrap
+
+
+def _define_func(fn, module, caller):
+    key = (_module_name(fn, module), fn.__name__)
+    existing = _earlier_definition(caller, key, fn)
+    if existing is not None:
+        from .source import source_of
+        existing.func = fn
+        existing.add_overload(fn, source_of(fn))
+        state.redefine(existing)
+        return existing
+    result = state.functions[key] = Function(fn, key[0])
+    state.touch(result)
+    return result
+
+
+def _earlier_definition(frame, key, fn):
+    """The Function that a new ``@wp.func`` of ``key`` adds to, or None for a new one.
+
+    warp-lang's rule: a definition joins the function its name is bound to in the defining
+    scope. So two ``@wp.func def f`` in one factory call are overloads of one function (also
+    when one calls the other: their closures differ), while each call of a factory, or
+    another factory's ``f`` of the same module, makes its own function (they once all became
+    one function, the last definition's body, a silently wrong result)."""
+    try:
+        bound = frame.f_locals.get(fn.__name__)
+    except Exception:            # locals that cannot be read: the same name in the module
+        existing = state.functions.get(key)
+        return existing if existing is not None and _same_closure(existing.func, fn) else None
+    if getattr(bound, "_wp_function_", False) and getattr(bound, "module_name", None) == key[0] \
+            and hasattr(bound, "add_overload"):
+        return bound
+    existing = state.functions.get(key)
+    if existing is not None and "<locals>" not in fn.__qualname__ \
+            and "<locals>" not in existing.func.__qualname__:
+        return existing          # module-level code run again (a reloaded module, a cell's text)
+    return None
 
 
 def func_native(snippet, adj_snippet=None, replay_snippet=None):
@@ -117,8 +145,10 @@ def func_native(snippet, adj_snippet=None, replay_snippet=None):
     from .func_native import check_snippets
     native = check_snippets(snippet, adj_snippet, replay_snippet)
 
+    caller = sys._getframe(1)
+
     def wrap(fn):
-        f = func(fn)
+        f = _define_func(fn, None, caller)
         f.native = native
         for ov in f.overloads:
             ov.forget_ir()

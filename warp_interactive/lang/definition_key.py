@@ -71,6 +71,5 @@ def _function_key(function):
     from .annotations import type_key
     defs = [(tuple(type_key(t) for t in o.arg_types.values()), o.src, o.py_func)
             for o in function.overloads]
-    if function.__dict__.get("generic_py") is not None:
-        defs.append(("generic", function.generic_src, function.generic_py))
+    defs += [("generic", src, py) for py, src in function.generics]
     return ("func", function.key, tuple((sig, src.text, definition_key(py)) for sig, src, py in defs))

@@ -115,6 +115,7 @@ class Function:
         self.module_name = module_name
         self.src = source_of(func)
         self.overloads = []
+        self.generics = []        # generic definitions (an Any or unannotated parameter): (py, src)
         self.generic_instances = {}
         self.custom = {}          # ("grad"|"replay", arg type keys or None) -> Python function
         self._helpers = {}        # (kind, overload cpp) -> translated helper
@@ -130,22 +131,23 @@ class Function:
             key = [type_key(t) for t in types.values()]
             self.overloads = [o for o in self.overloads if [type_key(t) for t in o.arg_types.values()] != key]
             self.overloads.append(FuncOverload(self, types, src, func))
-        else:
-            self.generic_py, self.generic_src = func, src
+        else:    # one generic definition per parameter list (`f(x: Any)`, `f(x: Any, y: Any)`)
+            key = _generic_key(annotations_of(func, src, "func"))
+            self.generics = [g for g in self.generics
+                             if _generic_key(annotations_of(g[0], g[1], "func")) != key]
+            self.generics.append((func, src))
         self.generic_instances.clear()
 
     def save(self):
         """What ``load`` puts back: the definitions, overloads and version (a notebook cell
         that fails restores the functions it was about to replace, state.restore)."""
         return (self.func, list(self.overloads), dict(self.generic_instances),
-                self.__dict__.get("generic_py"), self.__dict__.get("generic_src"),
-                getattr(self, "version", 0))
+                list(self.generics), getattr(self, "version", 0))
 
     def load(self, saved):
-        func, overloads, generic, gpy, gsrc, version = saved
+        func, overloads, generic, generics, version = saved
         self.func, self.overloads, self.generic_instances, self.version = func, overloads, generic, version
-        if gpy is not None:
-            self.generic_py, self.generic_src = gpy, gsrc
+        self.generics = generics
 
     def set_custom(self, kind, py_func):
         """Register a @wp.func_grad / @wp.func_replay function: for the overload whose parameter
@@ -193,8 +195,7 @@ class Function:
         arguments' types fit (Python int -> int32, float -> float32, as the reference), else
         the generic definition; a RuntimeError when none fits."""
         cands = [(ov.py_func, ov.arg_types) for ov in self.overloads]
-        if hasattr(self, "generic_py"):
-            cands.append((self.generic_py, self._generic_annotations()))
+        cands += [(py, annotations_of(py, src, "func")) for py, src in self.generics]
         for py_func, anns in cands:
             if _python_args_fit(py_func, anns, args, kwargs):
                 return py_func(*args, **kwargs)
@@ -215,14 +216,13 @@ class Function:
             retyped = self._retype(ov, b, retype_literal)
             if retyped is not None:
                 return ov, retyped
-        if hasattr(self, "generic_py"):
-            b = _bind(self.generic_py, args, kwargs, default_var)
-            b = self._generic_args(b, retype_literal) if b is not None else None
+        for n, (py, _src) in enumerate(self.generics):
+            b = _bind(py, args, kwargs, default_var)
+            b = self._generic_args(n, b, retype_literal) if b is not None else None
             if b is not None:
-                return self._instantiate([a.type for a in b]), b
+                return self._instantiate([a.type for a in b], n), b
         cands = ["  " + o.signature() for o in self.overloads]
-        if hasattr(self, "generic_py"):
-            cands.append(f"  {self.key}({self._generic_signature()})")
+        cands += [f"  {self.key}({self._generic_signature(n)})" for n in range(len(self.generics))]
         cands = "\n".join(cands)
         got = ", ".join([type_name(a.type) for a in args] +
                         [f"{k}={type_name(v.type)}" for k, v in kwargs.items()])
@@ -246,19 +246,20 @@ class Function:
             out.append(a)
         return out
 
-    def _generic_annotations(self):
-        return annotations_of(self.generic_py, self.generic_src, "func")
+    def _generic_annotations(self, n):
+        py, src = self.generics[n]
+        return annotations_of(py, src, "func")
 
-    def _generic_signature(self):
+    def _generic_signature(self, n):
         from . import generics
         return ", ".join(f"{k}: {generics.describe(t) if t is not None else 'Any'}"
-                         for k, t in self._generic_annotations().items())
+                         for k, t in self._generic_annotations(n).items())
 
-    def _generic_args(self, args, retype_literal):
-        """The arguments for the generic definition, or None when one does not fit its
+    def _generic_args(self, n, args, retype_literal):
+        """The arguments for generic definition ``n``, or None when one does not fit its
         annotation (a concretely annotated parameter takes a literal retyped to its type)."""
         from . import generics
-        anns = list(self._generic_annotations().values())
+        anns = list(self._generic_annotations(n).values())
         if len(anns) != len(args):
             return None
         out = []
@@ -270,29 +271,40 @@ class Function:
             out.append(a)
         return out
 
-    def _instantiate(self, types):
-        """The generic definition specialised for ``types`` (made once per type signature)."""
+    def _instantiate(self, types, n):
+        """Generic definition ``n`` specialised for ``types`` (made once per type signature)."""
         key = tuple(type_key(t) for t in types)
+        if n:                     # the first definition keeps its plain key
+            key = (("generic", n),) + key
         ov = self.generic_instances.get(key)
         if ov is None:
-            names = [a.arg for a in self.generic_src.tree.args.args]
+            py, src = self.generics[n]
+            names = [a.arg for a in src.tree.args.args]
             if len(names) != len(types):
                 raise TypeMismatch(f"{self.key}() takes {len(names)} arguments, got {len(types)}")
-            ov = FuncOverload(self, dict(zip(names, types)), self.generic_src, self.generic_py)
+            ov = FuncOverload(self, dict(zip(names, types)), src, py)
             self.generic_instances[key] = ov
         return ov
 
     def add_generic_overload(self, arg_types):
-        """``wp.overload(func, types)``: the generic definition specialised for ``arg_types``."""
+        """``wp.overload(func, types)``: the generic definition specialised for ``arg_types``
+        (of several generic definitions, the one with that many parameters)."""
         from . import generics
-        if not hasattr(self, "generic_py"):
+        if not self.generics:
             raise TypeError(f"wp.overload({self.key}): {self.key} is not generic (no Any or "
                             "unannotated parameter)")
+        counts = [len(self._generic_annotations(n)) for n in range(len(self.generics))]
+        n = counts.index(len(arg_types)) if len(arg_types) in counts else len(counts) - 1
         anns = {k: (v if v is not None else generics.Any)
-                for k, v in self._generic_annotations().items()}
+                for k, v in self._generic_annotations(n).items()}
         types = generics.check_overload(self.key, anns, arg_types, what="function")
-        return self._instantiate(list(types.values()))
+        return self._instantiate(list(types.values()), n)
 
+
+def _generic_key(annotations):
+    """Which generic definition a new one replaces: the one with the same parameter types."""
+    from .generics import describe
+    return tuple(describe(t) if t is not None else "Any" for t in annotations.values())
 
 
 def _bind(py_func, args, kwargs, default_var):

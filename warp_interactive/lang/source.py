@@ -4,6 +4,7 @@ import ast
 import inspect
 import linecache
 import textwrap
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 
@@ -41,15 +42,47 @@ def source_of(func):
 
 
 def _info(func, filename, first, text, fdef):
-    closure = {}
-    if func.__closure__:
-        for name, cell in zip(func.__code__.co_freevars, func.__closure__):
-            try:
-                closure[name] = cell.cell_contents
-            except ValueError:
-                pass
+    closure = ClosureView(func.__code__.co_freevars, func.__closure__ or ())
     return SourceInfo(name=func.__name__, filename=filename, first_line=first,
                       lines=text.splitlines(True), text=text, tree=fdef, closure=closure)
+
+
+class ClosureView(Mapping):
+    """A function's closure by name: each cell's value when the function is declared (a
+    kernel defined in a loop keeps that iteration's values); a cell still empty then
+    (``k = wp.kernel(f); X = ...`` in one factory) is read when it is looked up, so the kernel
+    sees the value it has by translation time, as in warp-lang (it once fell back to the global
+    of that name: a silently wrong value). An empty cell is no entry."""
+
+    def __init__(self, names, cells):
+        self._values, self._late = {}, {}
+        for name, cell in zip(names, cells):
+            try:
+                self._values[name] = cell.cell_contents
+            except ValueError:         # empty now: read at translation
+                self._late[name] = cell
+
+    def __getitem__(self, name):
+        if name in self._values:
+            return self._values[name]
+        try:
+            return self._late[name].cell_contents
+        except (KeyError, ValueError):
+            raise KeyError(name) from None
+
+    def __iter__(self):
+        yield from self._values
+        yield from (name for name in self._late if name in self)
+
+    def __len__(self):
+        return sum(1 for _ in self)
+
+    def __contains__(self, name):
+        try:
+            self[name]
+            return True
+        except KeyError:
+            return False
 
 
 _CLOSERS = (")", "]", "}")

@@ -46,6 +46,21 @@ class Device:
             return _cpu_name()
         return self.alias
 
+    # the CPU's values of warp-lang's CUDA device properties (CudaDevice sets its own)
+    sm_count = 0
+    max_shared_memory_per_block = 0
+    is_mempool_supported = False
+
+    @property
+    def total_memory(self):
+        """The machine's physical memory in bytes (warp-lang asks psutil; 0 where unknown)."""
+        return _sysconf_bytes("SC_PHYS_PAGES")
+
+    @property
+    def free_memory(self):
+        """The physical memory available now, in bytes (0 where the system does not say)."""
+        return _sysconf_bytes("SC_AVPHYS_PAGES")
+
     @property
     def arch(self):
         return 0
@@ -63,6 +78,13 @@ class Device:
 
     def __hash__(self):
         return hash(self.alias)
+
+
+def _sysconf_bytes(pages):
+    try:
+        return os.sysconf(pages) * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 0
 
 
 def _cpu_name():

@@ -118,8 +118,8 @@ def _function_fp(fn, seen):
     for ov in fn.overloads:
         from ..lang.annotations import type_key
         parts.append(([repr(type_key(t)) for t in ov.arg_types.values()], _code_fp(ov.py_func, ov.src, seen)))
-    if hasattr(fn, "generic_py"):
-        parts.append(("generic", _code_fp(fn.generic_py, fn.generic_src, seen)))
+    for py, src in getattr(fn, "generics", ()):
+        parts.append(("generic", _code_fp(py, src, seen)))
     custom = getattr(fn, "custom", None)
     if custom:    # @wp.func_grad / @wp.func_replay: generated into the adjoint code
         from ..lang.source import source_of

@@ -441,22 +441,21 @@ WPI_FUNC void adj_minmax(const T& final_value, const T& grad, const T& v, T& adj
     WPI_FUNC void adj_view(const ARR<T>&, IDX_P, ARR<T>&, IDX_ADJ, const ARR<T>&) {}
 
 #define WPI_COMMA ,
-WPI_ARRAY_ADJ(array_t, typename I, I i, int64(i), I&)
-WPI_ARRAY_ADJ(array_t, typename I WPI_COMMA typename J, I i WPI_COMMA J j, int64(i) WPI_COMMA int64(j), I& WPI_COMMA J&)
-WPI_ARRAY_ADJ(array_t, typename I WPI_COMMA typename J WPI_COMMA typename K, I i WPI_COMMA J j WPI_COMMA K k,
-              int64(i) WPI_COMMA int64(j) WPI_COMMA int64(k), I& WPI_COMMA J& WPI_COMMA K&)
-WPI_ARRAY_ADJ(array_t, typename I WPI_COMMA typename J WPI_COMMA typename K WPI_COMMA typename L,
-              I i WPI_COMMA J j WPI_COMMA K k WPI_COMMA L l,
-              int64(i) WPI_COMMA int64(j) WPI_COMMA int64(k) WPI_COMMA int64(l),
-              I& WPI_COMMA J& WPI_COMMA K& WPI_COMMA L&)
-WPI_ARRAY_ADJ(indexedarray_t, typename I, I i, int64(i), I&)
-WPI_ARRAY_ADJ(indexedarray_t, typename I WPI_COMMA typename J, I i WPI_COMMA J j, int64(i) WPI_COMMA int64(j), I& WPI_COMMA J&)
-WPI_ARRAY_ADJ(indexedarray_t, typename I WPI_COMMA typename J WPI_COMMA typename K, I i WPI_COMMA J j WPI_COMMA K k,
-              int64(i) WPI_COMMA int64(j) WPI_COMMA int64(k), I& WPI_COMMA J& WPI_COMMA K&)
-WPI_ARRAY_ADJ(indexedarray_t, typename I WPI_COMMA typename J WPI_COMMA typename K WPI_COMMA typename L,
-              I i WPI_COMMA J j WPI_COMMA K k WPI_COMMA L l,
-              int64(i) WPI_COMMA int64(j) WPI_COMMA int64(k) WPI_COMMA int64(l),
-              I& WPI_COMMA J& WPI_COMMA K& WPI_COMMA L&)
+// One kind of array (plain or indexed) at 1 to 4 indices.
+#define WPI_ARRAY_ADJ_1_TO_4(ARR)                                                                   \
+    WPI_ARRAY_ADJ(ARR, typename I, I i, int64(i), I&)                                               \
+    WPI_ARRAY_ADJ(ARR, typename I WPI_COMMA typename J, I i WPI_COMMA J j,                          \
+                  int64(i) WPI_COMMA int64(j), I& WPI_COMMA J&)                                     \
+    WPI_ARRAY_ADJ(ARR, typename I WPI_COMMA typename J WPI_COMMA typename K,                        \
+                  I i WPI_COMMA J j WPI_COMMA K k,                                                  \
+                  int64(i) WPI_COMMA int64(j) WPI_COMMA int64(k), I& WPI_COMMA J& WPI_COMMA K&)     \
+    WPI_ARRAY_ADJ(ARR, typename I WPI_COMMA typename J WPI_COMMA typename K WPI_COMMA typename L,    \
+                  I i WPI_COMMA J j WPI_COMMA K k WPI_COMMA L l,                                    \
+                  int64(i) WPI_COMMA int64(j) WPI_COMMA int64(k) WPI_COMMA int64(l),                \
+                  I& WPI_COMMA J& WPI_COMMA K& WPI_COMMA L&)
+WPI_ARRAY_ADJ_1_TO_4(array_t)
+WPI_ARRAY_ADJ_1_TO_4(indexedarray_t)
+#undef WPI_ARRAY_ADJ_1_TO_4
 #undef WPI_COMMA
 #undef WPI_ARRAY_ADJ
 

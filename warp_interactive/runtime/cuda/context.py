@@ -11,6 +11,8 @@ from .driver import call, drv
 class CudaDevice(Device):
     """``"cuda:N"``: a GPU with its primary context, properties and current stream."""
 
+    total_memory = 0          # set per device below (the CPU's is a property of Device)
+
     def __init__(self, ordinal):
         super().__init__(f"cuda:{ordinal}", ordinal)
         d = drv()
@@ -21,6 +23,8 @@ class CudaDevice(Device):
         self._arch = 10 * get("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR") + \
             get("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR")
         self.sm_count = get("CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT")
+        # the opt-in maximum (warp-lang's meaning): what a kernel may ask for with cuFuncSetAttribute
+        self.max_shared_memory_per_block = get("CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN")
         self.is_mempool_supported = bool(get("CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED"))
         self.is_uva = bool(get("CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING"))
         self.pci_bus_id = get("CU_DEVICE_ATTRIBUTE_PCI_BUS_ID")

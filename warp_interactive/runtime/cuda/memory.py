@@ -21,7 +21,7 @@ class DeviceBuffer:
         with device.activated():
             if nbytes == 0:
                 self.ptr, self._async = 0, False
-            elif device.is_mempool_supported:
+            elif device.is_mempool_supported and getattr(device, "mempool_enabled", True):
                 self.ptr, self._async = int(call(d.cuMemAllocAsync, nbytes, stream.handle)), True
             else:
                 self.ptr, self._async = int(call(d.cuMemAlloc, nbytes)), False

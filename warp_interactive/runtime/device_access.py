@@ -1,0 +1,104 @@
+"""warp-lang's device queries: memory pools, peer access and NVRTC's target architectures.
+
+The CPU has no memory pool and no peer access (every query is False; enabling raises
+warp-lang's ValueError). A CUDA device allocates from its stream-ordered memory pool where it
+supports one (runtime/cuda/memory.py) unless ``set_mempool_enabled(device, False)``. A device
+always reaches its own memory; between two GPUs the driver says whether access is supported.
+"""
+
+from .device import get_device
+
+
+def is_mempool_supported(device=None):
+    """Whether ``device`` supports stream-ordered memory pools (False for the CPU)."""
+    return bool(getattr(get_device(device), "is_mempool_supported", False))
+
+
+def is_mempool_enabled(device=None):
+    """Whether ``device`` allocates arrays from its memory pool."""
+    d = get_device(device)
+    return is_mempool_supported(d) and getattr(d, "mempool_enabled", True)
+
+
+def set_mempool_enabled(device, enable):
+    """Allocate ``device``'s later arrays from its memory pool (``enable``) or not."""
+    d = get_device(device)
+    if not d.is_cuda:
+        if enable:
+            raise ValueError("Memory pools are only supported on CUDA devices")
+        return
+    if enable and not d.is_mempool_supported:
+        raise RuntimeError(f"Device {d} does not support memory pools")
+    d.mempool_enabled = bool(enable)
+
+
+def _cuda_pair(target_device, peer_device):
+    t, p = get_device(target_device), get_device(peer_device)
+    return (t, p) if t.is_cuda and p.is_cuda else (None, None)
+
+
+def is_peer_access_supported(target_device, peer_device):
+    """Whether ``peer_device`` can access ``target_device``'s memory on this system."""
+    t, p = _cuda_pair(target_device, peer_device)
+    if t is None:
+        return False
+    if t is p:
+        return True
+    from .cuda.driver import call, drv
+    return bool(call(drv().cuDeviceCanAccessPeer, p.handle, t.handle))
+
+
+def is_peer_access_enabled(target_device, peer_device):
+    """Whether ``peer_device`` can access ``target_device``'s memory now (a device: its own)."""
+    t, p = _cuda_pair(target_device, peer_device)
+    return t is not None and t is p
+
+
+def set_peer_access_enabled(target_device, peer_device, enable):
+    """Peer access between two GPUs is not offered (a device always reaches its own memory)."""
+    _set_access("Peer access", target_device, peer_device, enable)
+
+
+def is_mempool_access_supported(target_device, peer_device):
+    """Whether ``peer_device`` can access ``target_device``'s memory pool on this system."""
+    return is_mempool_supported(target_device) and is_peer_access_supported(target_device, peer_device)
+
+
+def is_mempool_access_enabled(target_device, peer_device):
+    """Whether ``peer_device`` can access ``target_device``'s memory pool now."""
+    t, p = _cuda_pair(target_device, peer_device)
+    return t is not None and t.is_mempool_supported and t is p
+
+
+def set_mempool_access_enabled(target_device, peer_device, enable):
+    """Memory pool access between two GPUs is not offered (a device reaches its own pool)."""
+    _set_access("Memory pool access", target_device, peer_device, enable)
+
+
+def _set_access(what, target_device, peer_device, enable):
+    t, p = _cuda_pair(target_device, peer_device)
+    if t is None:
+        if enable:
+            raise ValueError(f"{what} is only supported between CUDA devices")
+        return
+    if t is p or not enable:
+        return
+    raise RuntimeError(f"{what} from {p} to {t} (two GPUs) is not supported by warp_interactive: "
+                       "copy between the devices with wp.copy")
+
+
+def get_cuda_supported_archs():
+    """The CUDA architectures NVRTC can compile for (75 for sm_75 ...), sorted; an empty list
+    without the CUDA extra or a GPU, as in warp-lang."""
+    from .device import get_cuda_devices
+    if not get_cuda_devices():
+        return []
+    try:
+        from cuda.bindings import nvrtc
+    except ImportError:
+        return []
+    err, n = nvrtc.nvrtcGetNumSupportedArchs()
+    if int(err) != 0:
+        return []
+    err, archs = nvrtc.nvrtcGetSupportedArchs()
+    return sorted(int(a) for a in archs) if int(err) == 0 else []
