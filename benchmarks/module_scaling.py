@@ -11,7 +11,7 @@ precompiled header / warp's runtime there, untimed):
           waits for after saving an edit); "launch" is the launch alone, as run.py's rebuild.
   cold + long = in another fresh process, the cold import and one launch of 4M lanes at once
           (LONG), the worst case of the quick tier below: it runs while the optimised build is
-          not in yet.
+          not in yet; for ours also with the quick tier off, which it must not exceed by much.
 Every launch's output is checked against NumPy. Medians; the targets of issue 21 are printed
 below the table (edit of one kernel of 100 <= 1.5x the edit of a one-kernel module; cold
 100-kernel build <= 7% of warp-lang's).
@@ -121,11 +121,14 @@ def module_text(toolkit, n, base, edited=None):
 LONG = 4 * 1024 * 1024    # lanes of the long launch
 
 
-def sample(toolkit, py, n, edit, long=0):
+def sample(toolkit, py, n, edit, long=0, quick_off=False):
     """One fresh process (with a cache that only the untimed warm-up process has used).
-    ``long``: the cold import is followed by one launch of that many lanes (no edit)."""
+    ``long``: the cold import is followed by one launch of that many lanes (no edit);
+    ``quick_off``: ours with the quick tier off (wp.config.cpu_quick_build = 0)."""
     folder, cache = tempfile.mkdtemp(prefix="wpi-scale-"), tempfile.mkdtemp(prefix="wpi-scale-cache-")
     env = env_for(toolkit, cache)
+    if quick_off:
+        env["WARP_INTERACTIVE_CPU_QUICK_BUILD"] = "0"
     if toolkit == "warp":
         env["WARP_KERNEL_CACHE"] = cache
     else:   # this checkout's package, not whichever one the interpreter has installed
@@ -167,6 +170,9 @@ def main():
             longs = [sample(toolkit, py, n, False, LONG) for _ in range(a.repeat)]
             results[(toolkit, n)] = {k: [s[k] for s in samples] for k in samples[0]}
             results[(toolkit, n)]["long"] = [s["long"] for s in longs]
+            if toolkit == "wpi":     # the bound: the same with the quick tier off
+                offs = [sample(toolkit, py, n, False, LONG, True) for _ in range(a.repeat)]
+                results[(toolkit, n)]["long_off"] = [s["long"] for s in offs]
     print(report(results, a.sizes, a.repeat))
     if a.json:
         with open(a.json, "w") as f:
@@ -185,13 +191,14 @@ def report(results, sizes, repeat):
     lines = [f"medians of {repeat} fresh processes, seconds; cores: {os.cpu_count()}; "
              f"load average at the end: {load}",
              "| kernels | cold build + launch, ours | warp-lang | cold until optimised code is in, "
-             f"ours | cold + one launch of {LONG // 2**20}M lanes, ours | warp-lang | "
+             f"ours | cold + one launch of {LONG // 2**20}M lanes, ours | ours, quick tier off | warp-lang | "
              "edit one kernel (reload + launch), ours | warp-lang | edit: launch alone, ours | warp-lang |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for n in sizes:
         lines.append(f"| {n} | {s(med('wpi', n, 'cold'))} | {s(med('warp', n, 'cold'))} | "
                      f"{s(med('wpi', n, 'optimised'))} | "
-                     f"{s(med('wpi', n, 'long'))} | {s(med('warp', n, 'long'))} | "
+                     f"{s(med('wpi', n, 'long'))} | {s(med('wpi', n, 'long_off'))} | "
+                     f"{s(med('warp', n, 'long'))} | "
                      f"{s(med('wpi', n, 'edit'))} | {s(med('warp', n, 'edit'))} | "
                      f"{s(med('wpi', n, 'edit_launch'))} | {s(med('warp', n, 'edit_launch'))} |")
     big, one = max(sizes), min(sizes)
@@ -209,6 +216,10 @@ def report(results, sizes, repeat):
     if l_ours and l_warp:
         lines.append(f"cold {big}-kernel build + one long launch, ours / warp-lang: "
                      f"{100 * l_ours / l_warp:.1f}%")
+    l_off = med("wpi", big, "long_off")
+    if l_ours and l_off:
+        lines.append(f"cold {big}-kernel build + one long launch, quick tier on / off: "
+                     f"{l_ours / l_off:.2f}x (the bound: close to 1)")
     return "\n".join(lines)
 
 

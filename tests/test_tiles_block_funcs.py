@@ -181,3 +181,55 @@ def test_cuda_build_has_the_same_functions(kernel):
         body_cpu = cpu[cpu.index("{", start_cpu):cpu.index("\n}\n", start_cpu)]
         body_cuda = cuda[cuda.index("{", start_cuda):cuda.index("\n}\n", start_cuda)]
         assert body_cpu == body_cuda
+
+
+FIRST = '''import warp_interactive as wp
+
+
+@wp.func
+def inner(x: float):
+    return wp.tile_sum(wp.tile(x))[0]
+
+
+@wp.func
+def outer(x: float):
+    return inner(x)
+
+
+@wp.kernel
+def k(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i, lane = wp.tid()
+    out[i * wp.block_dim() + lane] = outer(a[i * wp.block_dim() + lane])
+'''
+
+SECOND = '''import warp_interactive as wp
+
+
+@wp.func
+def inner(x: float):
+    return wp.tile_max(wp.tile(x))[0] * 10.0
+'''
+
+
+def test_redefined_callee_reaches_the_block_variants(tmp_path):
+    """Redefining a function (a re-run notebook cell) retranslates the cooperative-block variants
+    of its callers, which are translated without their one-lane forms."""
+    import importlib.util
+    first, second = tmp_path / "block_redefine.py", tmp_path / "block_redefine_2.py"
+    first.write_text(FIRST)
+    second.write_text(SECOND)
+    spec = importlib.util.spec_from_file_location("block_redefine", first)
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    a_np = np.arange(2 * B, dtype=np.float32)
+    old = wp.config.enable_cpu_blocks
+    wp.config.enable_cpu_blocks = True
+    try:
+        out = wp.zeros(2 * B, dtype=float)
+        wp.launch_tiled(m.k, dim=2, inputs=[wp.array(a_np), out], block_dim=B, device="cpu")
+        np.testing.assert_array_equal(out.numpy(), np.repeat(a_np.reshape(2, B).sum(axis=1), B))
+        exec(compile(second.read_text(), str(second), "exec"), m.__dict__)     # inner, again
+        wp.launch_tiled(m.k, dim=2, inputs=[wp.array(a_np), out], block_dim=B, device="cpu")
+        np.testing.assert_array_equal(out.numpy(), np.repeat(a_np.reshape(2, B).max(axis=1) * 10.0, B))
+    finally:
+        wp.config.enable_cpu_blocks = old

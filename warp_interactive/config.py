@@ -68,7 +68,7 @@ class _Config:
         if name == "deterministic":
             value = deterministic_mode(value)
         object.__setattr__(self, name, value)
-        if name == "deterministic":
+        if name in ("deterministic", "verify_fp"):
             for fn in on_change:     # the runtime's fast launch plans re-check (launch_state)
                 fn()
 

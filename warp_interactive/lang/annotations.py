@@ -4,6 +4,7 @@
 import hashlib
 
 from ..errors import CodegenError
+from ..types.annotation_text import resolve_annotation
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
@@ -43,6 +44,8 @@ def annotations_of(func, src, kind):
     out = {}
     for a in src.tree.args.args:
         t = ann.get(a.arg)
+        if isinstance(t, str):      # from __future__ import annotations: evaluated where defined
+            t = resolve_annotation(t, func.__globals__, src.closure, f" of parameter '{a.arg}' of {src.name}")
         if t is None and kind == "kernel":
             raise CodegenError(f"kernel parameter '{a.arg}' needs a type annotation",
                                src.filename, src.first_line + a.lineno - 1, a.col_offset,

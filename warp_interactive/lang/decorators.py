@@ -34,6 +34,8 @@ def kernel(f=None, *, enable_backward=None, module=None, name=None, launch_bound
     if module_options is not None and module != "unique":
         raise ValueError('@wp.kernel: module_options requires module="unique"; use '
                          "wp.set_module_options() for a shared module")
+    if module_options is not None:
+        _check_module_options(module_options)
 
     def wrap(fn):
         options = {} if enable_backward is None else {"enable_backward": enable_backward}
@@ -41,6 +43,34 @@ def kernel(f=None, *, enable_backward=None, module=None, name=None, launch_bound
             return _unique_kernel(fn, name, options, module_options)
         return Kernel(fn, key=name, module=_module_for(fn, module), options=options)
     return wrap(f) if f is not None else wrap
+
+
+# the module options @wp.kernel(module_options=...) takes: warp-lang 1.19's names (those that
+# only tune CUDA builds are accepted and change nothing here) and this package's own
+MODULE_OPTION_NAMES = frozenset((
+    "block_dim", "compile_time_trace", "cpu_compiler_flags", "cuda_output", "default_grid_stride",
+    "deterministic", "deterministic_max_records", "enable_backward", "enable_mathdx_fft",
+    "enable_mathdx_gemm", "enable_mathdx_solver", "extra_build_options", "fast_math", "fuse_fp",
+    "lineinfo", "max_unroll", "mode", "optimization_level", "strip_hash",
+    "cpu_lanes", "bounds_check"))
+
+
+def _check_module_options(options):
+    """warp-lang's checks of ``module_options``: a dict of known names; a typo is an error, not
+    an option silently ignored."""
+    if not isinstance(options, dict):
+        raise TypeError(f"@wp.kernel: module_options must be a dict, got {type(options).__name__}")
+    unknown = sorted(k for k in options if k not in MODULE_OPTION_NAMES)
+    if unknown:
+        raise ValueError(f"@wp.kernel: unknown module_options {', '.join(map(repr, unknown))}. "
+                         f"Valid options: {', '.join(sorted(MODULE_OPTION_NAMES))}")
+    records = options.get("deterministic_max_records")
+    if records is not None:
+        if isinstance(records, bool) or not isinstance(records, int):
+            raise TypeError(f"@wp.kernel: deterministic_max_records must be a non-negative int, "
+                            f"got {type(records).__name__}")
+        if records < 0:
+            raise ValueError(f"@wp.kernel: deterministic_max_records must be non-negative, got {records}")
 
 
 # module="unique" kernels by what defines them: declaring the same kernel again (the same text,
@@ -196,6 +226,8 @@ def _forget_callers(changed):
         if f is changed:
             continue
         overloads = list(f.overloads) + list(f.generic_instances.values())
+        # (a function's variants for cooperative blocks are translated on their own: lang/block_funcs.py)
+        overloads += [v for o in overloads for v in getattr(o, "block_variants", {}).values()]
         stale = [o for o in overloads
                  if o._ir is not None and changed in function_deps([o._ir], translate=False)]
         stale_by_function.append((f, stale))

@@ -135,6 +135,9 @@ def _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoi
     cmd.launch()
     for given, copy in staged:   # the adjoints the kernel wrote, back into the caller's arrays
         device.memory.copy(given, copy, 0, 0, 0)
+    if config.verify_fp and not adjoint:
+        from .verify_fp import check_launch
+        check_launch(kernel, values)
     if device.is_cpu and not adjoint and cmd._threads is None:   # fast plans run multithreaded
         _update_plan(kernel, device, cmd, dim)
     return None
@@ -334,6 +337,8 @@ def _deterministic_threads(kernel, device):
 
 
 _config_on_change.append(launch_state.invalidate)   # wp.config.deterministic: plans step aside
+# wp.config.verify_fp: launches take the general path, which checks them (runtime/verify_fp.py)
+_config_on_change.append(lambda: launch_state.set_reason("verify_fp", bool(config.verify_fp)))
 
 
 def _adjoint_chunk(total, lanes=8, chunks=128):

@@ -144,6 +144,11 @@ class Module:
         for k in self.kernels.values():
             k.forget_ir()
 
+    def mark_modified(self):
+        """warp-lang's: hash and build the module again at its next use (its kernels translate
+        again, so they see the current values of the names they read)."""
+        self.invalidate()
+
     def option(self, name):
         if name in self.options:
             return self.options[name]

@@ -142,12 +142,13 @@ def _run(job, units, index, options, quick, lazy):
     try:
         with cache.in_use():
             built = build.compile_units(units, options, background=True)
+            # running launches switch first: the ~2 records per kernel below take a while
+            for binary, (quick_path, kernels) in zip(built, quick):
+                _switch(quick_path, binary, kernels, lazy)
             for _, unit, kernel_hashes in units:
                 cache.record_kernels(unit, kernel_hashes)
             for key, entry in index:      # the module's entry last: its units all exist now
                 warm_index.store(key, entry)
-            for binary, (quick_path, kernels) in zip(built, quick):
-                _switch(quick_path, binary, kernels, lazy)
         job.finished = time.perf_counter()
         job.native[2] = DONE
         job.done = True

@@ -2,10 +2,12 @@
 
 import ctypes
 import hashlib
+import sys
 
 import numpy as np
 
 from .array import array
+from .annotation_text import resolve_annotation
 from .arraydesc import ArrayDesc, IndexedArrayDesc
 from .composite import is_composite
 from .dtypes import type_repr
@@ -94,13 +96,16 @@ def _ctype_of(t):
 class StructType:
     """The description of one @wp.struct: field types, C layout, C++ name."""
 
-    def __init__(self, cls):
+    def __init__(self, cls, scope=None):
         self.name = cls.__name__
         self.cls = cls
         annotations = getattr(cls, "__annotations__", {})
         if not annotations:
             raise TypeError(f"@wp.struct {self.name} declares no annotated fields")
-        self.fields = {k: canonical_scalar(v) for k, v in annotations.items()}
+        module = sys.modules.get(cls.__module__)
+        globalns = vars(module) if module is not None else {}
+        self.fields = {k: canonical_scalar(resolve_annotation(v, globalns, scope, f" of field '{k}' of @wp.struct {self.name}"))
+                       for k, v in annotations.items()}
         self.ctype = type(f"{self.name}_c", (ctypes.Structure,),
                           {"_fields_": [(k, _ctype_of(t)) for k, t in self.fields.items()]})
         self.key = hashlib.sha256(repr([(k, _type_key(t)) for k, t in self.fields.items()])
@@ -119,9 +124,18 @@ def _type_key(t):
     return getattr(t, "_cpp", repr(t))
 
 
+def _defining_scope():
+    """The locals of the code that applied ``@wp.struct`` (a struct defined in a function may
+    name that function's variables in text annotations)."""
+    try:
+        return sys._getframe(2).f_locals
+    except ValueError:
+        return None
+
+
 def struct(cls):
     """Decorator: turn an annotated class into a kernel struct type."""
-    st = StructType(cls)
+    st = StructType(cls, _defining_scope())
     new_cls = type(cls.__name__, (StructInstance,), {
         "_wp_struct_": st, "__module__": cls.__module__, "__doc__": cls.__doc__,
         "__qualname__": cls.__qualname__,
