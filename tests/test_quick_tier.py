@@ -314,12 +314,17 @@ def _reaches(pid, states, seconds=10.0):
 def test_background_compilers_stop_while_a_module_loads():
     """A background compiler (a stand-in command) is stopped inside ``paused()`` (what every CPU
     load holds), continues after it, and still finishes with its output."""
+    import tempfile
     import time
     from warp_interactive.compiler import background
     from warp_interactive.compiler.cpu import run_compiler
+    # the stand-in runs until the test opens its gate (a fixed sleep could end before the checks
+    # on a loaded machine, leaving no process to look at)
+    gate = os.path.join(tempfile.mkdtemp(), "gate")
+    script = f'while [ ! -e "{gate}" ]; do sleep 0.02; done; echo finished'
     result = []
     thread = threading.Thread(target=lambda: result.append(
-        run_compiler(["sh", "-c", "sleep 1; echo finished"], "a stand-in", background=True)))
+        run_compiler(["sh", "-c", script], "a stand-in", background=True)))
     thread.start()
     for _ in range(200):
         if background._groups:
@@ -331,5 +336,6 @@ def test_background_compilers_stop_while_a_module_loads():
             pass
         assert _reaches(group, "T")
     assert _reaches(group, "RS")
+    open(gate, "w").close()
     thread.join(30)
     assert result == [(0, "finished\n")] and not background._groups
