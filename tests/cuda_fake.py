@@ -320,3 +320,18 @@ def install(setattr_):
     setattr_(cuda_backend, "_state", {"probed": True, "reason": None})
     setattr_(wp.config, "enable_graph_capture_module_load_by_default", False)
     return fake
+
+
+def stand_in(monkeypatch):
+    """A test's stand-in GPU as cuda:0 (a generator for a fixture to ``yield from``): installed,
+    no default device chosen yet; it yields the stand-in driver, and afterwards every module
+    forgets what it loaded for cuda:0."""
+    from warp_interactive.runtime import device as device_mod
+    from warp_interactive.state import state
+    fake = install(monkeypatch.setattr)
+    monkeypatch.setattr(device_mod, "_default", [])
+    monkeypatch.setattr(device_mod._local, "device", None, raising=False)  # set_device is undone
+    yield fake
+    for m in list(state.modules.values()):
+        m.loaded.pop(("cuda:0", False), None)
+        m.loaded.pop(("cuda:0", True), None)

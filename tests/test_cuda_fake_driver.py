@@ -9,9 +9,8 @@ import pytest
 pytest.importorskip("cuda.bindings.nvrtc", reason='the CUDA extra is not installed (pip install -e ".[cuda]": cuda-bindings and the NVRTC wheel)')
 
 import warp_interactive as wp
-from warp_interactive.runtime import device as device_mod
 
-from cuda_fake import FakeDriver, install
+from cuda_fake import FakeDriver, stand_in
 # the same test functions, collected here again with the fake device
 from test_cuda_graphs import (test_capture_defers_then_replays, test_reading_inside_a_capture_is_an_error,  # noqa: F401
                               test_scoped_capture_keeps_copies_and_fills_in_order,
@@ -45,13 +44,7 @@ for _mod in (_spec, _datatypes):
 def fake_cuda(monkeypatch):
     if wp.is_cuda_available():
         pytest.skip("a real GPU is here: test_cuda_runtime.py runs on it instead")
-    fake = install(monkeypatch.setattr)
-    monkeypatch.setattr(device_mod, "_default", [])
-    monkeypatch.setattr(device_mod._local, "device", None, raising=False)  # set_device is undone
-    yield fake
-    for m in list(__import__("warp_interactive.state", fromlist=["state"]).state.modules.values()):
-        m.loaded.pop(("cuda:0", False), None)
-        m.loaded.pop(("cuda:0", True), None)
+    yield from stand_in(monkeypatch)
 
 
 @pytest.fixture

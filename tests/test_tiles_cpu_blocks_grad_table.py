@@ -420,16 +420,8 @@ def cuda_stand_in(monkeypatch):
         yield None
         return
     pytest.importorskip("cuda.bindings.nvrtc", reason="the CUDA extra is not installed")
-    from cuda_fake import install
-    from warp_interactive.runtime import device as device_mod
-    from warp_interactive.state import state
-    fake = install(monkeypatch.setattr)
-    monkeypatch.setattr(device_mod, "_default", [])
-    monkeypatch.setattr(device_mod._local, "device", None, raising=False)
-    yield fake
-    for m in list(state.modules.values()):
-        m.loaded.pop(("cuda:0", False), None)
-        m.loaded.pop(("cuda:0", True), None)
+    from cuda_fake import stand_in
+    yield from stand_in(monkeypatch)
 
 
 @pytest.mark.parametrize("width,threads", [(32, 32 * BLOCKS - 13)])

@@ -11,6 +11,7 @@ import operator
 import numpy as np
 
 from .types import scalars as sc
+from .types.dtypes import scalar_of, type_repr
 from .types.array import array
 from .types.introspection import type_size, type_size_in_bytes, types_equal
 
@@ -18,13 +19,9 @@ __all__ = ["array_cast", "array_inner", "array_scan", "array_sum", "radix_sort_p
            "runlength_encode", "segmented_sort_pairs"]
 
 
-def _type_repr(t):
-    return getattr(t, "__name__", repr(t))
-
-
-def type_scalar_type(t):
-    """The scalar type of a scalar, vector or matrix dtype."""
-    return getattr(t, "_wp_scalar_type_", None) or t
+def _scalar(t):
+    """The scalar type of a scalar, vector or matrix dtype (a struct: itself)."""
+    return scalar_of(t) or t
 
 
 def _flat(a):
@@ -65,11 +62,11 @@ def _reduce(operation, arrays, out, count, axis, out_dtype):
         if out.device != first.device:
             raise RuntimeError(f"out storage device should match {'values' if len(arrays) == 1 else 'a'} array")
         if not types_equal(out.dtype, out_dtype):
-            raise RuntimeError(f"out array should have type {_type_repr(out_dtype)}")
+            raise RuntimeError(f"out array should have type {type_repr(out_dtype)}")
         if tuple(out.shape) != shape:
             raise RuntimeError(f"out array should have shape {shape}")
-    if type_scalar_type(first.dtype) not in (sc.float32, sc.float64):
-        raise RuntimeError(f"Unsupported data type: {_type_repr(first.dtype)}")
+    if _scalar(first.dtype) not in (sc.float32, sc.float64):
+        raise RuntimeError(f"Unsupported data type: {type_repr(first.dtype)}")
     result = _host_reduce(arrays, count, axis, out_dtype)
     out.assign(result.reshape(out.numpy().shape))
     if axis is None and host_return:
@@ -111,8 +108,8 @@ def array_inner(a, b, out=None, count=None, axis=None):
     if a.device != b.device:
         raise RuntimeError(f"A and b array storage devices do not match ({a.device} vs {b.device})")
     if not types_equal(a.dtype, b.dtype):
-        raise RuntimeError(f"A and b array data types do not match ({_type_repr(a.dtype)} vs {_type_repr(b.dtype)})")
-    return _reduce("array_inner", (a, b), out, count, axis, type_scalar_type(a.dtype))
+        raise RuntimeError(f"A and b array data types do not match ({type_repr(a.dtype)} vs {type_repr(b.dtype)})")
+    return _reduce("array_inner", (a, b), out, count, axis, _scalar(a.dtype))
 
 
 # ---------------------------------------------------------------- scan
@@ -130,12 +127,12 @@ def array_scan(in_array, out_array, inclusive=True):
         raise RuntimeError(f"In and out array storage sizes do not match ({in_array.size} vs {out_array.size})")
     if not types_equal(in_array.dtype, out_array.dtype):
         raise RuntimeError(f"In and out array data types do not match "
-                           f"({_type_repr(in_array.dtype)} vs {_type_repr(out_array.dtype)})")
+                           f"({type_repr(in_array.dtype)} vs {type_repr(out_array.dtype)})")
     if in_array.size == 0:
         return
-    scalar = type_scalar_type(in_array.dtype)
+    scalar = _scalar(in_array.dtype)
     if getattr(scalar, "__name__", "") not in _SCAN_SCALARS or getattr(in_array.dtype, "_shape_", ()).__len__() > 1:
-        raise RuntimeError(f"Unsupported data type: {_type_repr(in_array.dtype)}")
+        raise RuntimeError(f"Unsupported data type: {type_repr(in_array.dtype)}")
     flat = _flat(in_array)
     acc = np.cumsum(flat, axis=0, dtype=flat.dtype)
     if not inclusive:
@@ -178,14 +175,14 @@ def radix_sort_pairs(keys, values, count, begin_bit=0, end_bit=None):
         return
     if keys.size < 2 * count or values.size < 2 * count:
         raise RuntimeError("Keys and values array storage must be large enough to contain 2*count elements")
-    pair_types = f"{_type_repr(keys.dtype)}, {_type_repr(values.dtype)}"
+    pair_types = f"{type_repr(keys.dtype)}, {type_repr(values.dtype)}"
     if type_size_in_bytes(values.dtype) not in (4, 8):
         raise RuntimeError(f"Unsupported keys and values data types: {pair_types}")
     for name, a in (("keys", keys), ("values", values)):
         if not a.is_contiguous:
             raise RuntimeError(f"radix_sort_pairs() requires a contiguous {name} array, got non-contiguous "
                                f"{name} with data types: {pair_types}")
-    width = _KEY_BITS.get(_type_repr(keys.dtype))
+    width = _KEY_BITS.get(type_repr(keys.dtype))
     if width is None:
         raise RuntimeError(f"Unsupported keys and values data types: {pair_types}")
     end_bit = width if end_bit is None else end_bit
@@ -257,7 +254,7 @@ def segmented_sort_pairs(keys, values, count, segment_start_indices, segment_end
             raise RuntimeError(f"segmented_sort_pairs() requires a contiguous {name} array")
     if keys.dtype not in (sc.int32, sc.float32) or values.dtype is not sc.int32:
         raise RuntimeError(f"Unsupported keys and values data types: "
-                           f"{_type_repr(keys.dtype)}, {_type_repr(values.dtype)}")
+                           f"{type_repr(keys.dtype)}, {type_repr(values.dtype)}")
     starts, ends = _segment_bounds(count, segment_start_indices, segment_end_indices)
     k, v = _flat(keys), _flat(values)
     for lo, hi in zip(starts, ends):
@@ -284,7 +281,7 @@ def runlength_encode(values, run_values, run_lengths, run_count=None, value_coun
         raise RuntimeError(f"Output array storage sizes must be at least equal to value_count ({value_count})")
     if not types_equal(values.dtype, run_values.dtype):
         raise RuntimeError(f"values and run_values data types do not match "
-                           f"({_type_repr(values.dtype)} vs {_type_repr(run_values.dtype)})")
+                           f"({type_repr(values.dtype)} vs {type_repr(run_values.dtype)})")
     if run_lengths.dtype is not sc.int32:
         raise RuntimeError("run_lengths array must be of type int32")
     if run_count is not None:
@@ -298,7 +295,7 @@ def runlength_encode(values, run_values, run_lengths, run_count=None, value_coun
         run_count.zero_()
         return run_count
     if values.dtype is not sc.int32:
-        raise RuntimeError(f"Unsupported data type: {_type_repr(values.dtype)}")
+        raise RuntimeError(f"Unsupported data type: {type_repr(values.dtype)}")
     v = _flat(values)[:value_count]
     starts = np.flatnonzero(np.concatenate([[True], v[1:] != v[:-1]]))
     lengths = np.diff(np.append(starts, value_count)).astype(np.int32)

@@ -372,6 +372,13 @@ def assign_element(tr, t, idx, value):
     return emit(tr, "tile_assign_elem", t.type, [t, value] + idx)
 
 
+def carries_gradient(dtype):
+    """Whether values of ``dtype`` carry gradients through a block-wide merge or a stack (float
+    scalars, vectors, matrices...; structs and integers do not)."""
+    scalar = dtype._wp_scalar_type_ if comp.is_composite(dtype) else dtype
+    return sc.is_scalar(scalar) and sc.is_float(scalar)
+
+
 def merge_lanes(tr, old, new, mode=0):
     """In a cooperative CPU block each lane holds its own copy of a tile: after a per-lane write
     (``t[lane] = x``, ``t[0] += x``, ``t[0] &= x``, tile_scatter_add/masked) every lane gets the
@@ -380,10 +387,8 @@ def merge_lanes(tr, old, new, mode=0):
     block-wide operation: every lane must reach it. One lane per block: ``new`` itself."""
     if tr.block_width == 1:
         return new
-    dtype = new.type.dtype
-    scalar = dtype._wp_scalar_type_ if comp.is_composite(dtype) else dtype
     return emit(tr, "block_merge_tile", new.type, [old, new, tr.index_const(int(mode))],
-                differentiable=sc.is_scalar(scalar) and sc.is_float(scalar))
+                differentiable=carries_gradient(new.type.dtype))
 
 
 def tile_extract(tr, obj, node, kwargs):
@@ -452,9 +457,8 @@ def tile_from_thread(tr, obj, node, kwargs):
                              f"{w} lane{'s' if w > 1 else ''}: 0 to {w - 1})", args["thread_idx"])
     t = tile_type(value.type, shape)
     if w > 1:     # a cooperative CPU block: lane thread_idx's value, in every lane
-        scalar = value.type._wp_scalar_type_ if comp.is_composite(value.type) else value.type
         value = emit(tr, "block_broadcast", value.type, [value, tr.eval_var(args["thread_idx"])],
-                     differentiable=sc.is_scalar(scalar) and sc.is_float(scalar))
+                     differentiable=carries_gradient(value.type))
     return emit(tr, "tile_full", t, [value], f"<{t._cpp}>")
 
 

@@ -8,8 +8,8 @@ from ..types.indexedarray import is_indexed
 from ..types.tile import TileStack, is_tile, tile_stack_type, tile_type
 from . import ir
 from .builtin_function import INTRINSICS, BuiltinFunction
-from .builtins_tile import (_REQUIRED, _filled, _offset_vars, bind, check_atomic_dtype, element_indices, emit,
-                            merge_lanes,
+from .builtins_tile import (_REQUIRED, _filled, _offset_vars, bind, carries_gradient, check_atomic_dtype,
+                            element_indices, emit, merge_lanes,
                             rebind,
                             shape_arg, static, storage_arg, tile_var, value_var_of)
 from .builtins_tile_arith import operator
@@ -187,12 +187,6 @@ def _multi(tr, cpp, args, outs, differentiable=False):
     tr.scope.emit(ir.Call(out=outs, func=ov, args=args))
 
 
-def _float_elements(dtype):
-    """Whether a stack of ``dtype`` carries gradients (float scalars, vectors, matrices...)."""
-    scalar = dtype._wp_scalar_type_ if comp.is_composite(dtype) else dtype
-    return sc.is_scalar(scalar) and sc.is_float(scalar)
-
-
 def tile_stack_push(tr, obj, node, kwargs):
     args = bind(tr, node, kwargs, [("s", _REQUIRED), ("value", _REQUIRED), ("has_value", _REQUIRED)],
                 "tile_stack_push")
@@ -205,7 +199,7 @@ def tile_stack_push(tr, obj, node, kwargs):
                              f"dtype {type_name(s.type.dtype)}", args["value"], kind=CodegenTypeError)
     has = tr.as_bool(tr.eval_var(args["has_value"]))
     slot, new = tr.scope.new_var(sc.int32), tr.scope.new_var(s.type)
-    _multi(tr, "tile_stack_push", [s, value, has], [slot, new], _float_elements(s.type.dtype))
+    _multi(tr, "tile_stack_push", [s, value, has], [slot, new], carries_gradient(s.type.dtype))
     rebind(tr, args["s"], new, "tile_stack_push", "s")
     return slot
 
@@ -214,7 +208,7 @@ def tile_stack_pop(tr, obj, node, kwargs):
     args = bind(tr, node, kwargs, [("s", _REQUIRED)], "tile_stack_pop")
     s = _stack_arg(tr, args["s"], "tile_stack_pop")
     value, slot, new = tr.scope.new_var(s.type.dtype), tr.scope.new_var(sc.int32), tr.scope.new_var(s.type)
-    _multi(tr, "tile_stack_pop", [s], [value, slot, new], _float_elements(s.type.dtype))
+    _multi(tr, "tile_stack_pop", [s], [value, slot, new], carries_gradient(s.type.dtype))
     rebind(tr, args["s"], new, "tile_stack_pop", "s")
     return value, slot
 

@@ -28,7 +28,6 @@ from ..compiler import cpu as cpu_compiler
 from ..config import config
 from ..version import translator_signature
 from . import quick_tier, strided, unit_merge, unit_plan, warm_index
-from .native import interrupt_hooks
 
 
 class LoadedModule:
@@ -42,7 +41,8 @@ class LoadedModule:
         self.hash, self.built, self.build_time = module_hash, built, build_time
         self.quick = quick
         self.compiled_kernels = list(compiled_kernels)
-        libs = {path: ctypes.CDLL(path) for path in dict.fromkeys(units.values())}
+        libs = {path: strided.open_unit(path, None if lazy is None else (*lazy[1][path], lazy[0]))
+                for path in dict.fromkeys(units.values())}
         self._lib_of = {cpp: libs[path] for cpp, path in units.items()}
         self.paths = list(libs)
         self.path = self.paths[0] if len(self.paths) == 1 else None
@@ -50,17 +50,10 @@ class LoadedModule:
         self._get_errors = []
         # a unit that may record a run-time error outside debug mode says so (module_source.py)
         self.records_errors = any(hasattr(lib, "wpi_records_errors") for lib in libs.values())
-        hooks = interrupt_hooks()
-        for path, lib in libs.items():
+        for lib in libs.values():
             fn = lib.wpi_get_error
             fn.restype = ctypes.c_char_p
             self._get_errors.append(fn)
-            # the kernels' loops see Ctrl-C through the launcher's flag (native/src/interrupt.h)
-            lib.wpi_set_interrupt_hooks(*hooks)
-            if lazy is not None:
-                unit, kernels = lazy[1][path]
-                ctx = strided.register(unit, kernels, lazy[0])
-                lib.wpi_set_strided_resolver(strided.RESOLVER_ADDRESS, ctypes.c_void_p(ctx))
 
     def upgraded(self):
         """Whether an optimised build of some quick unit it maps has finished (load again)."""

@@ -41,7 +41,6 @@ from ..compiler import cache
 from ..compiler import cpu as cpu_compiler
 from ..config import config
 from . import launch_state, strided, warm_index
-from .native import interrupt_hooks
 
 # -O0 time (seconds, all threads summed) a job's quick code may run before its chunks wait for
 # the optimised code; None: never wait (tests comparing the quick code's own bits)
@@ -166,10 +165,7 @@ _optimised_libs = []    # loaded optimised units (kept: quick entries call into 
 def _switch(quick_path, binary, kernels, lazy):
     """Load the optimised unit ``binary`` as a LoadedModule does (interrupt hooks, lazy strided
     entries) and point the quick unit's slots at its entries: chunks run there from now on."""
-    lib = ctypes.CDLL(binary.path)
-    lib.wpi_set_interrupt_hooks(*interrupt_hooks())
-    ctx = strided.register(binary.hash, kernels, lazy)
-    lib.wpi_set_strided_resolver(strided.RESOLVER_ADDRESS, ctypes.c_void_p(ctx))
+    lib = strided.open_unit(binary.path, (binary.hash, kernels, lazy))
     _optimised_libs.append(lib)
     quick = ctypes.CDLL(quick_path)
     for k in kernels:

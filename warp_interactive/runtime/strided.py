@@ -61,6 +61,18 @@ class Options:
         self.debug, self.fast_math, self.build_key = debug, fast_math, build_key
 
 
+def open_unit(path, lazy=None):
+    """The built CPU unit at ``path``, loaded as every loader needs it: its kernels' loops see
+    Ctrl-C through the launcher's flag (native/src/interrupt.h) and, given ``lazy`` = (unit hash,
+    its Kernels, Options), its lazy strided entries resolve here."""
+    lib = ctypes.CDLL(path)
+    lib.wpi_set_interrupt_hooks(*interrupt_hooks())
+    if lazy is not None:
+        ctx = register(*lazy)
+        lib.wpi_set_strided_resolver(RESOLVER_ADDRESS, ctypes.c_void_p(ctx))
+    return lib
+
+
 def register(unit_hash, kernels, options):
     """Record that the unit ``unit_hash`` serves ``kernels`` (Kernel objects) built with
     ``options``; returns the context its library's resolver hook is given."""
@@ -150,7 +162,6 @@ def _build(unit, cpp):
     source = ModuleParts([kernel], CPU, o.checks, False, False, strided=True).source([kernel])
     options = build.BuildOptions("cpu", o.debug, o.fast_math, name=f"{o.name} (strided {kernel.key})")
     binary, = build.compile_units([(source, cache.module_hash(source, o.build_key), [])], options)
-    lib = ctypes.CDLL(binary.path)
-    lib.wpi_set_interrupt_hooks(*interrupt_hooks())
+    lib = open_unit(binary.path)
     _libs.append(lib)
     return ctypes.cast(getattr(lib, f"{cpp}_cpu_forward_strided"), ctypes.c_void_p).value
