@@ -319,12 +319,13 @@ def test_background_compilers_stop_while_a_module_loads():
     from warp_interactive.compiler import background
     from warp_interactive.compiler.cpu import run_compiler
     # the stand-in runs until the test opens its gate (a fixed sleep could end before the checks
-    # on a loaded machine, leaving no process to look at)
+    # on a loaded machine, leaving no process to look at). One process with no children: a shell
+    # stopped while it vforks a child waits in 'D' for the stopped child, never showing 'T'
     gate = os.path.join(tempfile.mkdtemp(), "gate")
-    script = f'while [ ! -e "{gate}" ]; do sleep 0.02; done; echo finished'
+    script = f"import os, time\nwhile not os.path.exists({gate!r}): time.sleep(0.02)\nprint('finished')"
     result = []
     thread = threading.Thread(target=lambda: result.append(
-        run_compiler(["sh", "-c", script], "a stand-in", background=True)))
+        run_compiler([sys.executable, "-c", script], "a stand-in", background=True)))
     thread.start()
     for _ in range(200):
         if background._groups:
