@@ -105,7 +105,7 @@ class BsrMatrix:
 
     def nnz_sync(self):
         """Read ``offsets[nrow]`` into the host-side ``nnz`` and return it."""
-        if self.device.is_capturing and not self.device.is_cpu:
+        if getattr(self.device, "is_capturing", False) and not self.device.is_cpu:
             raise RuntimeError("BsrMatrix.nnz_sync() cannot read the block count during a live CUDA graph "
                                "capture because it requires a device-to-host readback")
         self.nnz = int(self.offsets[self.nrow: self.nrow + 1].numpy()[0])
@@ -123,7 +123,7 @@ class BsrMatrix:
         status = getattr(self, "_status", None)
         if status is None:
             return BSR_STATUS_SUCCESS
-        if self.device.is_capturing and not self.device.is_cpu:
+        if getattr(self.device, "is_capturing", False) and not self.device.is_cpu:
             raise RuntimeError("BsrMatrix.status_sync() cannot read sparse status during a live CUDA graph "
                                "capture because it requires a device-to-host readback")
         return int(status.numpy()[0])
