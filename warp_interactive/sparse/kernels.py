@@ -14,8 +14,11 @@ def gather_sum(starts: wp.array(dtype=int), ends: wp.array(dtype=int), order: wp
                src: wp.array(dtype=Any), out: wp.array(dtype=Any)):
     """out[b] = sum of src[order[j]] over j in starts[b]:ends[b]."""
     b = wp.tid()
+    lo, hi = starts[b], ends[b]
     v = out.dtype(0.0)
-    for j in range(starts[b], ends[b]):
+    if lo < hi:             # the first entry as is (a lone -0.0 stays -0.0)
+        v = src[order[lo]]
+    for j in range(lo + 1, hi):
         v += src[order[j]]
     out[b] = v
 
@@ -53,8 +56,11 @@ def transpose_gather(starts: wp.array(dtype=int), ends: wp.array(dtype=int), ord
                      src: wp.array(dtype=Any), out: wp.array(dtype=Any)):
     """out[b] = sum of transpose(src[order[j]]) over the block's entries (matrix blocks)."""
     b = wp.tid()
+    lo, hi = starts[b], ends[b]
     v = out.dtype(0.0)
-    for j in range(starts[b], ends[b]):
+    if lo < hi:
+        v = wp.transpose(src[order[lo]])
+    for j in range(lo + 1, hi):
         v += wp.transpose(src[order[j]])
     out[b] = v
 

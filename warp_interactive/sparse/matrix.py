@@ -176,6 +176,7 @@ _typed = {}
 def bsr_matrix_t(dtype):
     """The struct type of BSR matrices with blocks of ``dtype`` (a Warp matrix or scalar type),
     for kernel arguments: fields ``nrow, ncol, nnz, offsets, row_counts, columns, values``."""
+    dtype = {float: wp.float32, int: wp.int32, bool: wp.bool}.get(dtype, dtype)
     if not (wp.types.type_is_matrix(dtype) or dtype in wp.types.scalar_types):
         raise ValueError(f"BsrMatrix block type must be either warp matrix or scalar; got {wp.types.type_repr(dtype)}")
     t = _typed.get(dtype)
@@ -314,6 +315,7 @@ def bsr_zeros(rows_of_blocks, cols_of_blocks, block_type, device=None, *, topolo
         topology = "padded" if row_capacity is not None else "compact"
     elif topology not in _TOPOLOGIES:
         raise ValueError(f"Unsupported topology policy: {topology}")
+    block_type = {float: wp.float32, int: wp.int32}.get(block_type, block_type)
     bsr = bsr_matrix_t(block_type)()
     bsr.nrow = int(rows_of_blocks)
     bsr.ncol = int(cols_of_blocks)
