@@ -12,7 +12,7 @@ def _flat(a, dtype=None):
     scalar = getattr(a.dtype, "_wp_scalar_type_", a.dtype)
     if not a.is_contiguous:
         raise ValueError("optimizer arrays must be contiguous")
-    count = a.size * wp.types.type_length(a.dtype) if wp.types.type_is_composite(a.dtype) else a.size
+    count = a.size * wp.types.type_size(a.dtype)
     view = wp.array(ptr=a.ptr, dtype=dtype or scalar, shape=(count,), device=a.device, capacity=a.capacity)
     view._ref = a
     return view

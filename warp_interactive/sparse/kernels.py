@@ -24,6 +24,32 @@ def gather_sum(starts: wp.array(dtype=int), ends: wp.array(dtype=int), order: wp
 
 
 @wp.kernel
+def gather_sum_ends(ends: wp.array(dtype=int), order: wp.array(dtype=int), src: wp.array(dtype=Any),
+                    out: wp.array(dtype=Any)):
+    """gather_sum with block b's entries at order[ends[b - 1]:ends[b]] (from 0 for b = 0)."""
+    b = wp.tid()
+    lo = int(0)
+    if b > 0:
+        lo = ends[b - 1]
+    hi = ends[b]
+    v = out.dtype(0.0)
+    if lo < hi:
+        v = src[order[lo]]
+    for j in range(lo + 1, hi):
+        v += src[order[j]]
+    out[b] = v
+
+
+@wp.kernel
+def scatter_add(blocks: wp.array(dtype=int), src: wp.array(dtype=Any), out: wp.array(dtype=Any)):
+    """out[blocks[t]] += src[t] for the triplets with a block (order of sums not fixed)."""
+    t = wp.tid()
+    b = blocks[t]
+    if b >= 0:
+        wp.atomic_add(out, b, src[t])
+
+
+@wp.kernel
 def axpy_gather(starts: wp.array(dtype=int), ends: wp.array(dtype=int), order: wp.array(dtype=int), nx: int, alpha: Any,
                 x: wp.array(dtype=Any), beta: Any, y: wp.array(dtype=Any), out: wp.array(dtype=Any)):
     """out[b] = sum over the block's entries of alpha * x[k] (k < nx) or beta * y[k - nx]."""
