@@ -282,7 +282,7 @@ class _ArgsCopy:
 
     def __init__(self, addr, fn):
         kernel = _kernel_of(fn)
-        from warp_interactive.runtime.args import args_struct
+        from warp_interactive.build.entry import args_struct
         st = args_struct(kernel)
         self.buf = ctypes.create_string_buffer(ctypes.string_at(addr, ctypes.sizeof(st)), ctypes.sizeof(st))
 

@@ -66,9 +66,12 @@ def test_bad_modes_are_refused(deterministic, bad):
 
 
 def test_cuda_launches_refuse_a_deterministic_mode():
-    # the decision a CUDA launch takes first (runtime/launch.py): no GPU needed to check it
+    # the decision a CUDA launch takes first (the GPU's launcher): no GPU needed to check it
     from types import SimpleNamespace
-    from warp_interactive.runtime.launch import _deterministic_threads
+    from warp_interactive.runtime.cuda.modules import launcher as cuda_launcher
+    from warp_interactive.runtime.launchers import deterministic_threads
+    gpu = SimpleNamespace(launcher=cuda_launcher)
     with pytest.raises(NotImplementedError, match="deterministic=RUN_TO_RUN is not supported on CUDA"):
-        _deterministic_threads(reduce_sum_det, SimpleNamespace(is_cpu=False))
-    assert _deterministic_threads(reduce_sum, SimpleNamespace(is_cpu=False)) is None
+        deterministic_threads(reduce_sum_det, gpu)
+    assert deterministic_threads(reduce_sum, gpu) is None
+    assert deterministic_threads(reduce_sum_det, wp.get_device("cpu")) == 1

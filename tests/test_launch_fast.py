@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import warp_interactive as wp
+from warp_interactive.runtime.fastlaunch import plan_of
 from warp_interactive.runtime import launch_state
 
 
@@ -48,7 +49,7 @@ def test_repeated_launches_follow_changing_values():
             s = float(np.asarray(v, dtype=np.float32)[1]) if flag else 0.0
             np.testing.assert_allclose(got, np.float32(a) * xs + np.float32(b) + np.float32(s),
                                        rtol=1e-6, atol=1e-6)
-    assert axpb._plan is not None   # the warm path was built and used
+    assert plan_of(axpb) is not None   # the warm path was built and used
 
 
 def test_other_scalar_types_and_dims():
@@ -151,7 +152,7 @@ def test_plan_follows_func_redefinitions_by_module_dependencies():
     y = wp.zeros(3)
     for _ in range(2):
         wp.launch(k, 3, inputs=[y])
-    plan = k._plan
+    plan = plan_of(k)
     assert plan is not None and y.numpy().tolist() == [1.0] * 3
 
     @wp.func
@@ -160,7 +161,7 @@ def test_plan_follows_func_redefinitions_by_module_dependencies():
 
     # the module does not reach lf_unrelated: same binary, the same plan made current again
     wp.launch(k, 3, inputs=[y])
-    assert k._plan is plan and plan.epoch == launch_state.fast[0]
+    assert plan_of(k) is plan and plan.epoch == launch_state.fast[0]
     assert plan.run(3, [y]) is True and plan.native_run(3, [y], ()) is True
 
     @wp.func
@@ -170,7 +171,7 @@ def test_plan_follows_func_redefinitions_by_module_dependencies():
     assert plan.run(3, [y]) is False      # stale: the general path rebuilds
     assert plan.native_run(3, [y], ()) is False
     wp.launch(k, 3, inputs=[y])
-    assert y.numpy().tolist() == [5.0] * 3 and k._plan is not plan
+    assert y.numpy().tolist() == [5.0] * 3 and plan_of(k) is not plan
     wp.launch(k, 3, inputs=[y])
     assert y.numpy().tolist() == [5.0] * 3
 
@@ -183,7 +184,7 @@ def test_native_plan_declines_dims_equal_to_a_learned_one(learned, other):
     x = wp.zeros(4)
     for _ in range(3):
         wp.launch(noop, dim=learned, inputs=[x])
-    plan = noop._plan
+    plan = plan_of(noop)
     assert plan.native_run(learned, [x], ()) is True
     assert plan.native_run(other, [x], ()) is False
     assert plan.run(other, [x]) is False
@@ -193,7 +194,7 @@ def test_timing_recorder_sees_warm_launches():
     x = wp.zeros(4)
     for _ in range(2):
         wp.launch(noop, dim=4, inputs=[x])
-    assert noop._plan is not None
+    assert plan_of(noop) is not None
     with wp.timing.record() as rec:
         for _ in range(3):
             wp.launch(noop, dim=4, inputs=[x])

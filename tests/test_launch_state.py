@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import warp_interactive as wp
+from warp_interactive.runtime.fastlaunch import plan_of
 from warp_interactive.runtime import device as rt_device
 from warp_interactive.runtime import launch_state
 
@@ -47,7 +48,7 @@ def _warm(n=4):
     y = wp.zeros(n, dtype=float)
     wp.launch(scale, dim=n, inputs=[x, y, 1.0])
     wp.launch(scale, dim=n, inputs=[x, y, 1.0])
-    return x, y, scale._plan
+    return x, y, plan_of(scale)
 
 
 def _armed(plan):
@@ -163,7 +164,7 @@ def test_every_scalar_kind_is_packed_like_numpy(case):
     out_i = wp.zeros(9, dtype=wp.int64)
     vals = _pack_values()
     wp.launch(pack_all, dim=1, inputs=[out_f, out_i] + vals)      # general path, arms the plan
-    plan = pack_all._plan
+    plan = plan_of(pack_all)
     rng = np.random.default_rng(3)
     for _ in range(5):
         vals = [float(rng.uniform(-9, 9)), float(rng.uniform(-9, 9)), int(rng.integers(-128, 128)),
@@ -190,7 +191,7 @@ def test_out_of_range_values_decline_and_the_general_path_raises():
     out_i = wp.zeros(9, dtype=wp.int64)
     vals = _pack_values()
     wp.launch(pack_all, dim=1, inputs=[out_f, out_i] + vals)
-    plan = pack_all._plan
+    plan = plan_of(pack_all)
     for index, bad in [(2, 128), (3, -1), (5, 2**16), (7, 2**32), (8, 2**63)]:
         v = list(vals)
         v[index] = bad

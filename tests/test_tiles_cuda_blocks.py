@@ -120,7 +120,9 @@ def test_scratch_is_the_headers():
 
 def _cmd(kernel, size, block_dim=None, max_blocks=0):
     bounds = types.SimpleNamespace(size=size)
-    return types.SimpleNamespace(kernel=kernel, bounds=bounds, block_dim=block_dim, max_blocks=max_blocks)
+    entry = types.SimpleNamespace(block_width=kernel.block_width)    # a KernelEntry's, for the config
+    return types.SimpleNamespace(kernel=kernel, entry=entry, bounds=bounds, block_dim=block_dim,
+                                 max_blocks=max_blocks)
 
 
 def test_launch_config_of_packed_launches():

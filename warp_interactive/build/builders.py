@@ -30,7 +30,7 @@ class CpuBuilder:
 
 class CudaBuilder:
     """A GPU: the whole module as one NVRTC build (cached by the source's hash), loaded into the
-    device's context by ``open_image(path, kind)`` (the runtime's loader, given by the device)."""
+    device's context by ``open_image(path, kind, kernels)`` (the runtime's loader, given by the device)."""
 
     def __init__(self, arch, open_image):
         self.arch, self.open_image = arch, open_image
@@ -43,7 +43,7 @@ class CudaBuilder:
         options = BuildOptions("cuda", module.option("mode") == "debug",
                                bool(module.option("fast_math")), arch=self.arch, name=module.name)
         binary = compile(source, options)
-        lm = self.open_image(binary.path, binary.kind)
+        lm = self.open_image(binary.path, binary.kind, {k.cpp: k for k in module.build_kernels()})
         lm.hash, lm.built, lm.build_time = binary.hash, binary.built, time.perf_counter() - t0
         return Built(lm, None, True)
 

@@ -28,16 +28,21 @@ from ..compiler import cpu as cpu_compiler
 from ..config import config
 from ..version import translator_signature
 from . import quick_tier, strided, unit_merge, unit_plan, warm_index
+from .entry import LoadedKernels
 
 
-class LoadedModule:
+class LoadedModule(LoadedKernels):
     """A module's built units, loaded: entry points by kernel name."""
 
-    def __init__(self, units, module_hash, built, build_time, compiled_kernels=(), lazy=None,
-                 quick=()):
-        """``units``: {kernel C++ name: path of the unit providing it}; ``lazy``: (strided.Options,
-        {path: (unit hash, [its kernels])}) for the units' lazy strided entries (strided.py);
-        ``quick``: the background optimised builds (quick_tier.Job) of the quick units it maps."""
+    def __init__(self, units, kernels, arity, module_hash, built, build_time, compiled_kernels=(),
+                 lazy=None, quick=()):
+        """``units``: {kernel C++ name: path of the unit providing it}; ``kernels``: {C++ name:
+        Kernel}; ``arity``: {C++ name: its wp.tid() arity} (known untranslated after a warm
+        load); ``lazy``: (strided.Options, {path: (unit hash, [its kernels])}) for the units'
+        lazy strided entries (strided.py); ``quick``: the background optimised builds
+        (quick_tier.Job) of the quick units it maps."""
+        super().__init__(kernels)
+        self._arity = arity
         self.hash, self.built, self.build_time = module_hash, built, build_time
         self.quick = quick
         self.compiled_kernels = list(compiled_kernels)
@@ -55,9 +60,8 @@ class LoadedModule:
             fn.restype = ctypes.c_char_p
             self._get_errors.append(fn)
 
-    def upgraded(self):
-        """Whether an optimised build of some quick unit it maps has finished (load again)."""
-        return any(job.done for job in self.quick)
+    def tid_arity_of(self, kernel):
+        return self._arity[kernel.cpp]
 
     def entry(self, cpp_name, which):
         key = (cpp_name, which)
@@ -261,15 +265,13 @@ class Load:
                                self.fast_math, self.build_key)
 
     def _loaded(self, built, t0):
-        for k in self.kernels:
-            k._tid_arity = self.arity[k.cpp]
         units = {k.cpp: self.paths[self.units[k.cpp]] for k in self.kernels}
         h = plan_hash(self.units.values()) if self.units else cache.module_hash("", self.build_key)
         lazy = {}
         for k in self.kernels:
             unit = self.units[k.cpp]
             lazy.setdefault(self.paths[unit], (unit, []))[1].append(k)
-        return LoadedModule(units, h, built, time.perf_counter() - t0, self.compiled,
+        return LoadedModule(units, {k.cpp: k for k in self.kernels}, dict(self.arity), h, built, time.perf_counter() - t0, self.compiled,
                             (self._strided_options(), lazy),
                             quick_tier.jobs_of(self.units.values()))
 

@@ -83,9 +83,9 @@ class ModuleBuild:
         loaded = self.loaded
         key = (device.alias, backward)
         lm = loaded.get(key) or loaded.get((device.alias, True))
-        if lm is not None and lm.upgraded():
+        if lm is not None and lm.quick and lm.upgraded():
             # its quickly compiled units have their optimised build now (quick_tier.py)
-            for k in [k for k, v in loaded.items() if v.upgraded()]:
+            for k in [k for k, v in loaded.items() if v.quick and v.upgraded()]:
                 loaded.pop(k, None)
             lm = loaded.get(key) or loaded.get((device.alias, True))
         if lm is None:

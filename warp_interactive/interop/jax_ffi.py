@@ -232,18 +232,16 @@ class JaxKernel:
 
     def _entry(self, k, which):
         from ..runtime.device import get_device
-        from ..runtime.module import entry_name
-        return k.module.load(get_device("cpu"), backward=which == "backward").entry(entry_name(k), which)
+        return k.module.load(get_device("cpu"), backward=which == "backward").kernel(k.cpp).entry(which)
 
     def _cuda_functions(self, k, which):
         """The kernel's CUDA entry (a CUfunction) on each of JAX's GPUs, by device ordinal."""
         from ..runtime.device import get_device
-        from ..runtime.module import entry_name
         ordinals = [int(d.local_hardware_id) for d in _jax_gpus()]
         table = [0] * (max(ordinals) + 1)
         for o in ordinals:
             lm = k.module.load(get_device(f"cuda:{o}"), backward=which == "backward")
-            table[o] = int(lm.entry(entry_name(k), which))
+            table[o] = int(lm.kernel(k.cpp).entry(which))
         return table
 
 

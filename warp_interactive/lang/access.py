@@ -110,6 +110,18 @@ def kernel_access(kernel):
     return cached[1]
 
 
+def kernel_read_write(kernel):
+    """(``param_read_write`` of a kernel's IR, fresh): cached with that IR; ``fresh`` is True
+    for the first call after the IR was (re)made (the overwrite warnings are given once per
+    translation)."""
+    fir = kernel.ir
+    cached = getattr(kernel, "_read_write", None)
+    if cached is None or cached[0] is not fir:
+        cached = kernel._read_write = (fir, param_read_write(fir))
+        return cached[1], True
+    return cached[1], False
+
+
 # --- reads and writes, exactly (wp.config.verify_autograd_array_access) ----------------------------
 READ_PREFIXES = ("tile_load", "volume_sample", "volume_lookup")
 WRITE_PREFIXES = ("array_store", "atomic_", "tile_store", "tile_atomic_add", "tile_scatter")

@@ -1,7 +1,7 @@
 """Packing Python launch arguments into a kernel's C argument struct.
 
-A kernel's struct layout is computed once (a ctypes Structure whose fields mirror the C++
-``K_args``); each parameter gets a converter that validates a Python value and returns its C
+A kernel's struct layout is its KernelEntry's (build/entry.py: a ctypes Structure whose fields
+mirror the C++ ``K_args``); each parameter gets a converter that validates a Python value and returns its C
 value, with errors naming the kernel and the parameter.
 """
 
@@ -10,6 +10,7 @@ import ctypes
 import numpy as np
 
 from .. import hooks
+from ..build.entry import ADJ
 from ..errors import ArgError
 from ..lang.registry import type_name
 from ..types import composite as comp
@@ -18,44 +19,6 @@ from ..types.array import array
 from ..types.arraydesc import ArrayDesc, IndexedArrayDesc
 from ..types.indexedarray import is_indexed
 from ..types.dtypes import np_dtype_of
-
-
-def _ctype_of(t):
-    if isinstance(t, array):
-        return IndexedArrayDesc if is_indexed(t) else ArrayDesc
-    if sc.is_scalar(t):
-        return t._ctype
-    if comp.is_composite(t):
-        return t
-    return t._wp_struct_.ctype
-
-
-def args_struct(kernel):
-    """The ctypes struct type for ``kernel``'s parameters (cached on the kernel)."""
-    st = getattr(kernel, "_args_ctype", None)
-    if st is None:
-        fields = [(name, _ctype_of(t)) for name, t in kernel.arg_types.items()]
-        st = type(f"{kernel.key}_args", (ctypes.Structure,), {"_fields_": fields or [("_unused", ctypes.c_int)]})
-        kernel._args_ctype = st
-    return st
-
-
-ADJ = "@adj"    # the backward struct's field of a by-value adjoint: not a Python identifier
-
-
-def backward_args_struct(kernel):
-    """The ctypes struct an adjoint launch packs: ``args_struct``'s fields, then the adjoints of
-    the scalar and composite parameters, by value (codegen/module_source.py `_backward_args`);
-    ``args_struct`` itself for kernels without such parameters."""
-    st = getattr(kernel, "_bargs_ctype", None)
-    if st is None:
-        values = [(name + ADJ, _ctype_of(t)) for name, t in kernel.arg_types.items()
-                  if comp.passes_adjoint_value(t)]
-        base = args_struct(kernel)
-        st = base if not values else type(f"{kernel.key}_bargs", (ctypes.Structure,),
-                                          {"_fields_": list(base._fields_) + values})
-        kernel._bargs_ctype = st
-    return st
 
 
 def as_array(value, t, device):
@@ -158,14 +121,15 @@ def convert(value, t, device, grad=None, check=None):
     raise ArgError(f"unsupported parameter type {t!r}")
 
 
-def pack(kernel, values, device, grads=None):
-    """A filled args struct for ``kernel``; ``grads`` (adjoint launches) gives array gradients."""
+def pack(kernel, struct, values, device, grads=None):
+    """A filled ``struct`` (the kernel entry's ``args``, or ``backward_args`` when ``grads``, an
+    adjoint launch's array gradients, are given) for ``kernel``."""
     types = kernel.arg_types
     if len(values) != len(types):
         names = ", ".join(types)
         raise TypeError(f"kernel '{kernel.key}' takes {len(types)} arguments ({names}), "
                         f"got {len(values)}")
-    st = (args_struct if grads is None else backward_args_struct)(kernel)()
+    st = struct()
     for i, ((name, t), v) in enumerate(zip(types.items(), values)):
         g = grads[i] if grads is not None else None
         try:

@@ -97,11 +97,6 @@ def unavailable_reason():
 
 
 # --- the operations the runtime dispatches to (imported lazily: they need cuda-bindings) ---------
-def launch(cmd):
-    from .cuda.modules import launch as run
-    return run(cmd)
-
-
 def synchronize_device(device):
     from .cuda.streams import synchronize_device as sync
     sync(device)

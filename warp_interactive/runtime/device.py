@@ -41,6 +41,12 @@ class Device:
         return m
 
     @property
+    def launcher(self):
+        """How a packed launch runs here (runtime/launchers.py; CudaDevice has its own)."""
+        from .launchers import cpu
+        return cpu
+
+    @property
     def builder(self):
         """What builds and loads a module for this device (build/builders.py; CudaDevice has
         its own)."""

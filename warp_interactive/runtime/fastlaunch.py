@@ -1,7 +1,7 @@
 """The hot path of a CPU forward ``wp.launch``: a per-kernel plan made once per loaded binary.
 
 A plan holds the entry point, a ``struct.Struct`` with the exact byte layout of the kernel's
-``K_args`` (taken from the ctypes struct in args.py, padding included), a preallocated argument
+``K_args`` (taken from its KernelEntry's ctypes struct, build/entry.py, padding included), a preallocated argument
 buffer, and a small launcher function generated for the kernel's parameter list, so a launch
 is one state check, a few type checks, one ``pack_into`` and one native call (~1 us in all).
 Anything unusual (a value of another type, an adjoint launch, a dim not seen before) makes the
@@ -19,6 +19,7 @@ when a function its kernels reach changed), and ``launch._update_plan`` either m
 
 import ctypes
 import struct
+import weakref
 
 from ..config import config
 from ..types import composite as comp
@@ -27,7 +28,7 @@ from ..types.array import array
 from ..types.arraydesc import ARRAY_DESC_SIZE, INDEXED_ARRAY_DESC_SIZE
 from ..types.indexedarray import indexedarray, is_indexed
 from . import launch_state
-from .args import args_struct, convert
+from .args import convert
 
 # ctypes scalar type -> struct format character
 _FORMATS = {
@@ -89,10 +90,9 @@ def _native_spec(t, ctype, off):
     return (6, off, size, None, 0, False)
 
 
-def _layout(kernel, env):
-    """The struct format (explicit padding, no implicit alignment), the conversion code and the
-    native packer's parameter specs."""
-    st = args_struct(kernel)
+def _layout(kernel, st, env):
+    """The struct format of ``st`` (explicit padding, no implicit alignment), the conversion
+    code and the native packer's parameter specs."""
     fmt, pos, code, specs = ["="], 0, [], []
     for i, (name, ctype) in enumerate(st._fields_):
         if name not in kernel.arg_types:
@@ -149,22 +149,22 @@ class Plan:
     both cost one more Python call, +0.045 us or 10% of a launch, measured), then takes the
     general path (the third tier), which validates everything and re-arms or remakes the plan."""
 
-    def __init__(self, kernel, device, lm, native):
-        from .module import entry_name
+    def __init__(self, kentry, device, native):
         from .device import _default_device
-        self.device, self.lm, self.alias = device, lm, device.alias
+        kernel, lm = kentry.kernel, kentry.module
+        self.entry, self.device, self.lm, self.alias = kentry, device, lm, device.alias
         # while every thread's current device is the default one (device._off_default is empty),
         # a launch with device=None targets this plan's device iff it is that one
         self.on_default = device is _default_device()
         self.busy = False
         self.bounds = {}
-        entry = lm.entry(entry_name(kernel), "forward")
-        debug = kernel.module.checks_bounds() or getattr(lm, "records_errors", False)
+        entry = kentry.forward
+        debug = kentry.checks_errors
         env = {"_array": array, "_iarray": indexedarray, "_bytes": bytes, "_convert": convert, "_dev": device,
                "_config": config, "_fast": launch_state.fast, "plan": self, "_bounds": self.bounds,
                "_launch": native.launch_fast, "ENTRY": entry, "DEBUG": debug, "_check": _check_error,
                "LM": lm}
-        packer, code, size, specs = _layout(kernel, env)
+        packer, code, size, specs = _layout(kernel, kentry.args, env)
         # debug mode reads the module's error record after each launch: the Python tier does that
         self.native = None if debug else native.FastPlan(entry, size, specs, self.bounds, array,
                                                          device, launch_state.fast, config)
@@ -197,6 +197,27 @@ class Plan:
             if len(self.bounds) >= MAX_BOUNDS:
                 self.bounds.clear()
             self.bounds[dim] = (bounds, ctypes.addressof(bounds), bounds.size)
+
+
+plans = {}    # id(kernel) -> its Plan (wp.launch reads it first; a kernel's death drops it)
+
+
+def set_plan(kernel, plan):
+    """Make ``plan`` ``kernel``'s fast plan. Plans are kept by the kernel's id, not on the
+    Kernel (a lang object): the weak reference's callback forgets the plan when the kernel goes,
+    before its id can be reused."""
+    key = id(kernel)
+    if key not in plans:
+        plan.kernel_ref = weakref.ref(kernel, lambda _, key=key: plans.pop(key, None))
+    else:
+        plan.kernel_ref = plans[key].kernel_ref
+    plans[key] = plan
+    return plan
+
+
+def plan_of(kernel):
+    """``kernel``'s fast plan, or None."""
+    return plans.get(id(kernel))
 
 
 def _decline(dim, inputs, outputs):

@@ -1,21 +1,18 @@
 """``wp.launch``: validate, pack, record on a tape, run."""
 
 import ctypes
-from functools import partial
 
 import numpy as np
 
-from ..config import DeterministicMode, config, deterministic_mode, on_change as _config_on_change
-from ..errors import LaunchError
+from ..config import config, on_change as _config_on_change
 from ..state import state
 from ..types.arraydesc import LaunchBounds
 from ..types.composite import passes_adjoint_value
 from ..build import strided
-from . import fastlaunch, graph, launch_state, tape_hooks
+from . import fastlaunch, graph, launch_state, launchers, tape_hooks
 from .launch_state import epoch as _epoch
 from .args import pack
 from .device import _off_default, get_device
-from .module import entry_name, tid_arity
 
 MAX_DIMS = 4
 _capturing = state.capturing    # graph captures in progress (bound once: read on every launch)
@@ -82,7 +79,7 @@ def launch(kernel, dim=None, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(
             if width > 1:    # consecutive threads in blocks of `width` lanes; the last may be partial
                 return _launch_cpu_blocks(kernel, dim, width, inputs, outputs, device, record_tape, record_cmd,
                                           adjoint, tiled=False, adj_inputs=adj_inputs, adj_outputs=adj_outputs)
-        plan = getattr(kernel, "_plan", None)
+        plan = _plans.get(id(kernel))
         # tapes, timing recorders and graph captures disarm the plan itself (see launch_state);
         # device=None needs no thread-local lookup while every thread is on the default device
         if plan is not None and not (adjoint or record_cmd) and \
@@ -108,27 +105,25 @@ def _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoi
     if kernel.is_generic:    # the specialisation for these arguments' types (made once)
         kernel = kernel.for_launch(list(inputs) + list(outputs))
     device = get_device(stream.device if device is None and stream is not None else device)
-    if device.is_cuda:
-        kernel, block_dim = cuda_blocks(kernel, block_dim)
+    launcher = device.launcher
+    kernel, block_dim = launcher.blocks(kernel, block_dim)
     if dim is None:
         dim = _default_dim(kernel, list(inputs) + list(outputs))
     bounds = make_bounds(dim)
     if adjoint:    # before any load: a backward load of a kernel without adjoint has no entry
         _check_backward_enabled(kernel)
-    if device.is_cpu and getattr(kernel, "_tid_arity", None) is None:
-        kernel.module.load(device, backward=adjoint)   # a warm load learns the tid arity untranslated
-    _check_tid_arity(kernel, bounds)
+    entry = _load_entry(kernel, device, adjoint)    # a warm load knows the tid arity untranslated
+    _check_tid_arity(entry, bounds)
     values = list(inputs) + list(outputs)
     grads, staged = None, []
     if adjoint:
         grads = _adjoint_grads(kernel, values, list(adj_inputs) + list(adj_outputs))
         grads, staged = _stage_grads(kernel, values, grads, device, len(inputs))
-    args = pack(kernel, values, device, grads)
+    args = pack(kernel, entry.args if grads is None else entry.backward_args, values, device, grads)
     if record_tape and not adjoint:
         tape_hooks.record_launch(kernel, dim, list(inputs), list(outputs), device)
-    cmd = Launch(kernel, device, args, bounds, adjoint)
-    if device.is_cuda:
-        cmd.block_dim, cmd.max_blocks, cmd.stream = block_dim, max_blocks, stream
+    cmd = Launch(kernel, device, args, bounds, adjoint, entry)
+    launcher.configure(cmd, block_dim, max_blocks, stream)
     if record_cmd:
         return cmd
     if _capturing[0] and graph.record_launch(cmd, values):
@@ -139,7 +134,7 @@ def _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoi
     if config.verify_fp and not adjoint:
         from .verify_fp import check_launch
         check_launch(kernel, values)
-    if device.is_cpu and not adjoint and cmd._threads is None:   # fast plans run multithreaded
+    if launcher.fast_plans and not adjoint and cmd._threads is None:   # fast plans run multithreaded
         _update_plan(kernel, device, cmd, dim)
     return None
 
@@ -177,11 +172,24 @@ def _stage_grads(kernel, values, grads, device, n_inputs):
     return out, staged
 
 
+def _load_entry(kernel, device, adjoint):
+    """``kernel``'s KernelEntry in its module loaded for ``device`` (built if needed)."""
+    if not kernel.is_registered():
+        raise RuntimeError(
+            f"kernel '{kernel.key}' was defined again in module '{kernel.module.name}' after this "
+            f"kernel object was made, which replaced it: launch the newer definition, or give the "
+            f"kernels different names or modules (@wp.kernel(module=...))")
+    return kernel.module.load(device, backward=adjoint).kernel(kernel.cpp)
+
+
+_plans = fastlaunch.plans     # id(kernel) -> its fast plan (read on every launch)
+
+
 def _update_plan(kernel, device, cmd, dim):
     """After a general CPU launch: (re)make the kernel's fast plan and teach it this dim."""
-    plan = getattr(kernel, "_plan", None)
-    if plan is None or plan.device is not device or plan.lm is not cmd._module:
-        plan = kernel._plan = fastlaunch.Plan(kernel, device, cmd._module, _native())
+    plan = _plans.get(id(kernel))
+    if plan is None or plan.device is not device or plan.entry is not cmd.entry:
+        plan = fastlaunch.set_plan(kernel, fastlaunch.Plan(cmd.entry, device, _native()))
     else:
         # the general launch synced the module with the @wp.func generation (Module.load ->
         # _sync_generation, which rebuilds only when a function the kernels reach changed):
@@ -201,18 +209,18 @@ def _default_dim(kernel, values):
     raise TypeError(f"wp.launch({kernel.key}) needs dim= (no array argument to take it from)")
 
 
-def _check_tid_arity(kernel, bounds):
+def _check_tid_arity(entry, bounds):
     """Unpacking fewer indices than the launch has dimensions gives the leading ones (as the
     reference does: ``i, j = wp.tid()`` in a tiled launch); more is an error."""
-    arity = tid_arity(kernel)
+    arity = entry.tid_arity
     if arity > 1 and arity > bounds.ndim:
-        raise ValueError(f"kernel '{kernel.key}' unpacks wp.tid() into {arity} indices but is "
+        raise ValueError(f"kernel '{entry.key}' unpacks wp.tid() into {arity} indices but is "
                          f"launched with a {bounds.ndim}-dimensional dim")
 
 
 # A block's effective width: one thread on every device, as warp-lang runs tiles on the CPU
 # (without its experimental enable_cpu_blocks); tiles are then values of their thread.
-TILE_BLOCK_WIDTH = 1
+TILE_BLOCK_WIDTH = launchers.TILE_BLOCK_WIDTH
 
 
 def launch_tiled(kernel, dim, inputs=(), outputs=(), device=None, stream=None, block_dim=256,
@@ -228,16 +236,8 @@ def launch_tiled(kernel, dim, inputs=(), outputs=(), device=None, stream=None, b
         raise ValueError(f"wp.launch_tiled() takes a grid of 1 to {MAX_DIMS - 1} dimensions, got {dim}")
     if block_dim is not None and int(block_dim) < 0:
         raise ValueError(f"block_dim must not be negative, got {block_dim}")
-    if get_device(stream.device if device is None and stream is not None else device).is_cuda:
-        # a GPU block of `width` threads, one lane each (cuda_blocks), as warp-lang on a GPU
-        width = cuda_block_dim(block_dim)
-        return launch(kernel, dim + (width,), inputs=inputs, outputs=outputs, device=device, stream=stream,
-                      block_dim=width, **kwargs)
-    width = cpu_block_width(block_dim, device, stream)
-    if width > 1:
-        return _launch_cpu_blocks(kernel, dim, width, inputs, outputs, device, **kwargs)
-    return launch(kernel, dim + (TILE_BLOCK_WIDTH,), inputs=inputs, outputs=outputs, device=device,
-                  stream=stream, block_dim=block_dim if block_dim else None, **kwargs)
+    launcher = get_device(stream.device if device is None and stream is not None else device).launcher
+    return launcher.launch_tiled(kernel, dim, inputs, outputs, device, stream, block_dim, kwargs)
 
 
 def cuda_block_dim(block_dim):
@@ -266,12 +266,7 @@ def cuda_blocks(kernel, block_dim):
 def cpu_block_width(block_dim, device, stream=None):
     """A tiled launch's lanes per block: ``block_dim`` on the CPU with warp-lang's experimental
     ``wp.config.enable_cpu_blocks`` (at most 1024, as there), else 1."""
-    device = get_device(stream.device if device is None and stream is not None else device)
-    if not device.is_cpu or not block_dim or int(block_dim) <= 1:
-        return TILE_BLOCK_WIDTH
-    if int(block_dim) > 1024:
-        raise ValueError(f"block_dim must be at most 1024 on CPU, got {block_dim}")
-    return int(block_dim) if config.enable_cpu_blocks else TILE_BLOCK_WIDTH
+    return get_device(stream.device if device is None and stream is not None else device).launcher.lane_width(block_dim)
 
 
 def _launch_cpu_blocks(kernel, dim, width, inputs, outputs, device, record_tape=True, record_cmd=False,
@@ -322,70 +317,36 @@ def _adjoint_grads(kernel, values, adj_values):
     return grads
 
 
-def _deterministic_threads(kernel, device):
-    """1 where the kernel's module asks for deterministic results (wp.DeterministicMode) on the
-    CPU: one thread runs the indices in order, so float atomics add in one order every run.
-    None otherwise (the configured thread count)."""
-    mode = deterministic_mode(kernel.module.option("deterministic"))
-    if mode == DeterministicMode.NOT_GUARANTEED:
-        return None
-    if not device.is_cpu:
-        raise NotImplementedError(
-            f"kernel '{kernel.key}': deterministic={mode.name} is not supported on CUDA devices here "
-            f"(atomics there are not ordered); it is supported on the CPU, which then runs the "
-            f"launch on one thread")
-    return 1
-
-
 _config_on_change.append(launch_state.invalidate)   # wp.config.deterministic: plans step aside
 # wp.config.verify_fp: launches take the general path, which checks them (runtime/verify_fp.py)
 _config_on_change.append(lambda: launch_state.set_reason("verify_fp", bool(config.verify_fp)))
 
 
-def _adjoint_chunk(total, lanes=8, chunks=128):
-    """A multiple of the CPU lane width giving about ``chunks`` chunks (load balance)."""
-    return lanes * max(1, -(-total // (lanes * chunks)))
-
-
 class Launch:
     """A packed launch, replayable with ``launch()`` (what ``record_cmd=True`` returns)."""
 
-    def __init__(self, kernel, device, args, bounds, adjoint):
+    def __init__(self, kernel, device, args, bounds, adjoint, entry=None):
         self.kernel, self.device, self.args, self.bounds, self.adjoint = kernel, device, args, bounds, adjoint
+        self.entry = None       # the kernel's KernelEntry, resolved
         self._entry = None
         self._epoch = None
         self._threads = None
+        if entry is not None:
+            self._bind(entry)
 
     def _resolve(self):
-        k = self.kernel
-        if not k.is_registered():
-            raise RuntimeError(
-                f"kernel '{k.key}' was defined again in module '{k.module.name}' after this kernel "
-                f"object was made, which replaced it: launch the newer definition, or give the "
-                f"kernels different names or modules (@wp.kernel(module=...))")
-        module = self.kernel.module.load(self.device, backward=self.adjoint)
-        which = "backward" if self.adjoint else "forward"
-        self._module = module
-        self._entry = module.entry(entry_name(self.kernel), which)
+        """Load (or find) the kernel's module again: something it resolved may be stale."""
+        self._bind(_load_entry(self.kernel, self.device, self.adjoint))
+
+    def _bind(self, entry):
+        self.entry = entry
+        self._entry = entry.entry("backward" if self.adjoint else "forward")
         self._args_addr = ctypes.addressof(self.args)
         self._bounds_addr = ctypes.addressof(self.bounds)
-        # a kernel built for cooperative CPU blocks counts blocks of its lanes (codegen/target.py)
-        width = getattr(self.kernel, "block_width", 1)
-        self._size = -(-self.bounds.size // width) if self.device.is_cpu else self.bounds.size
         # read the error record after launches (debug mode, or a run-time slice step that may be 0)
-        self._debug = self.kernel.module.checks_bounds() or getattr(module, "records_errors", False)
-        # a CPU release-mode replay is this one native call, its arguments bound once
-        self._run = None
-        if self.device.is_cpu and not self._debug and self.adjoint:
-            # fixed chunks of whole lane blocks: backward lanes bodies (codegen/lanes_backward.py)
-            # run 8 threads at once, which the timed automatic chunks (often 1 index for a heavy
-            # adjoint) would never give them
-            self._run = partial(_native().launch, self._entry, self._args_addr, self._bounds_addr,
-                                self._size, chunk=_adjoint_chunk(self._size))
-        elif self.device.is_cpu and not self._debug:
-            self._run = partial(_native().launch_fast, self._entry, self._args_addr,
-                                self._bounds_addr, self._size)
-        self._threads = _deterministic_threads(self.kernel, self.device)
+        self._debug = entry.checks_errors
+        self.device.launcher.bind(self)       # _size, and _run: a replay's one native call
+        self._threads = launchers.deterministic_threads(self.kernel, self.device)
         self._epoch = _epoch[0]   # after load(): a load that rebuilt has bumped the epoch
 
     def launch(self):
@@ -399,14 +360,7 @@ class Launch:
                 strided.raise_failure()
                 raise
             return None
-        if self.device.is_cuda:
-            from . import cuda_backend
-            return cuda_backend.launch(self) if self._size else None
-        _native().launch_fast(self._entry, self._args_addr, self._bounds_addr, self._size,
-                              self._threads or config.num_threads or 0)
-        err = self._module.take_error()    # debug mode: a failed bounds check
-        if err:
-            raise LaunchError(err)
+        return self.device.launcher.run(self)
 
     def set_param_at_index(self, index, value):
         from .args import ArgError, _access_check, convert

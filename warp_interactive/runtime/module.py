@@ -13,18 +13,6 @@ def get_module(name):
     return state.module(name)
 
 
-def entry_name(kernel):
-    """The C++ name of ``kernel``'s entry points (known without translating it)."""
-    return kernel.cpp
-
-
-def tid_arity(kernel):
-    """How many indices ``kernel`` unpacks from ``wp.tid()`` (from the warm-load index when the
-    kernel has not been translated in this process)."""
-    arity = getattr(kernel, "_tid_arity", None)
-    return arity if arity is not None else kernel.ir.tid_arity
-
-
 def _module_name(module, depth=2):
     """``module`` as a name; None means the module of the public function's caller."""
     if module is None:

@@ -12,18 +12,17 @@ from ..types import array_marks
 
 def check_launch(kernel, values):
     """Before recording a launch of ``kernel`` with these argument values."""
-    from ..lang.access import param_read_write, writes_after_reads
-    rw = getattr(kernel, "_rw", None)
+    from ..lang.access import kernel_read_write, writes_after_reads
+    rw, fresh = kernel_read_write(kernel)
     src = kernel.src
-    if rw is None or rw[0] is not kernel.ir:
-        rw = kernel._rw = (kernel.ir, param_read_write(kernel.ir))
+    if fresh:
         for name, line in writes_after_reads(kernel.ir):   # once per translation, as warp-lang's codegen
             sys.stderr.write(
                 f"Warp UserWarning: Array passed to argument {name} in kernel {kernel.key} at "
                 f"{src.filename}:{line} is being written to after it has been read from within the "
                 f"same kernel. This may corrupt gradient computation in the backward pass.\n")
     for name, v in zip(kernel.arg_types, values):
-        kinds = rw[1].get(name, ())
+        kinds = rw.get(name, ())
         if not hasattr(v, "mark_read"):
             continue
         if "write" in kinds:     # write first: a kernel may write then read an array (allowed)

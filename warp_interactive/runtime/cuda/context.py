@@ -40,13 +40,18 @@ class CudaDevice(Device):
         return self._name
 
     @property
+    def launcher(self):
+        from .modules import launcher
+        return launcher
+
+    @property
     def builder(self):
         """NVRTC for this device's architecture, loading into its context."""
         b = self._builder
         if b is None:
             from ...build.builders import CudaBuilder
             from .modules import CudaLoadedModule
-            b = self._builder = CudaBuilder(self.arch, lambda path, kind: CudaLoadedModule(self, path, kind))
+            b = self._builder = CudaBuilder(self.arch, lambda *image: CudaLoadedModule(self, *image))
         return b
 
     @property

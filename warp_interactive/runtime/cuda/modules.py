@@ -12,6 +12,7 @@ import os
 import re
 
 from ... import _paths
+from ...build.entry import LoadedKernels
 from ...config import config
 from ...errors import LaunchError
 from ...errors import CudaError
@@ -21,13 +22,11 @@ MAX_GRID = 2 ** 31 - 1
 ERROR_GLOBAL = b"wpi_cuda_error"     # the debug-mode error record (native/include/.../cuda.h)
 
 
-class CudaLoadedModule:
+class CudaLoadedModule(LoadedKernels):
     """A module's binary loaded into one device's context: kernel functions by name."""
 
-    quick = ()                # no quickly compiled code to upgrade (build/quick_tier.py is the CPU's)
-    compiled_kernels = None   # the whole module compiles as one
-
-    def __init__(self, device, path, kind):
+    def __init__(self, device, path, kind, kernels):
+        super().__init__(kernels)
         self.device, self.path, self.kind = device, path, kind
         self.hash, self.built, self.build_time = None, False, 0.0   # set by the builder
         with open(path, "rb") as f:
@@ -46,9 +45,6 @@ class CudaLoadedModule:
                 fn = call(drv().cuModuleGetFunction, self.handle, f"{cpp_name}_cuda_{which}".encode())
             self._entries[key] = fn
         return fn
-
-    def upgraded(self):
-        return False
 
     def take_error(self):
         """The first bounds error recorded on the device since the last call (debug mode)."""
@@ -99,7 +95,7 @@ def block_scratch_bytes():
 
 def launch_config(cmd):
     """[(blocks, threads per block, dynamic shared memory bytes)] of the packed launch ``cmd``."""
-    width = getattr(cmd.kernel, "block_width", 1)
+    width = cmd.entry.block_width
     if width > 1:
         return block_launches(cmd.bounds.size, width, getattr(cmd, "max_blocks", 0))
     block = int(getattr(cmd, "block_dim", 0) or config.cuda_block_dim)
@@ -127,10 +123,49 @@ def launch(cmd):
                 from .driver import error_text
                 raise CudaError(f"CUDA error after launching kernel '{cmd.kernel.key}' on {device}: "
                                 f"{error_text(err)}")
-        if cmd.kernel.module.checks_bounds():
-            msg = cmd._module.take_error()
+        if cmd.entry.checks_errors:
+            msg = cmd.entry.take_error()
             if msg:
                 raise LaunchError(msg)
+
+
+class CudaLauncher:
+    """A GPU's launch object (runtime/launchers.py has the protocol): kernels holding tiles run
+    their blocks cooperatively, a launch is queued on a stream."""
+
+    fast_plans = False
+
+    def blocks(self, kernel, block_dim):
+        from ..launch import cuda_blocks
+        return cuda_blocks(kernel, block_dim)
+
+    def lane_width(self, block_dim):
+        return 1     # a GPU block's threads are the lanes (blocks); no CPU-style lanes
+
+    def launch_tiled(self, kernel, dim, inputs, outputs, device, stream, block_dim, kwargs):
+        """A GPU block of ``width`` threads, one lane each (cuda_blocks), as warp-lang on a GPU."""
+        from ..launch import cuda_block_dim, launch
+        width = cuda_block_dim(block_dim)
+        return launch(kernel, dim + (width,), inputs=inputs, outputs=outputs, device=device, stream=stream,
+                      block_dim=width, **kwargs)
+
+    def configure(self, cmd, block_dim, max_blocks, stream):
+        cmd.block_dim, cmd.max_blocks, cmd.stream = block_dim, max_blocks, stream
+
+    def threads(self, kernel, mode):
+        raise NotImplementedError(
+            f"kernel '{kernel.key}': deterministic={mode.name} is not supported on CUDA devices here "
+            f"(atomics there are not ordered); it is supported on the CPU, which then runs the "
+            f"launch on one thread")
+
+    def bind(self, cmd):
+        cmd._size, cmd._run = cmd.bounds.size, None
+
+    def run(self, cmd):
+        return launch(cmd) if cmd._size else None
+
+
+launcher = CudaLauncher()
 
 
 # --- the debug-mode error record --------------------------------------------------------------------
