@@ -21,7 +21,6 @@ from ..state import state
 from . import launch_state
 
 _active = state.recorders    # the active recorders, innermost last (owned by state)
-_original = [None]    # Launch.launch, while recorders are active
 _last = [None]        # the recorder stopped last (what wp.notebook.show_timings() shows)
 
 
@@ -164,25 +163,20 @@ def record_build(device="cpu"):
 
 
 def _install():
-    from .launch import Launch
-    if _original[0] is None:
-        _original[0] = Launch.launch
-        Launch.launch = _timed_launch
+    from .launch import observe
+    observe(_timed_launch)
 
 
 def _uninstall():
-    from .launch import Launch
-    if _original[0] is not None:
-        Launch.launch = _original[0]
-        _original[0] = None
+    from .launch import observe
+    observe(None)
 
 
-def _timed_launch(self):
+def _timed_launch(self, run):
     build_log = state.build_log
-    original = _original[0] or type(self).launch
     before = len(build_log)
     t0 = time.perf_counter()
-    out = original(self)
+    out = run(self)
     if self.device.is_cuda and any(r.synchronize for r in _active):
         from . import cuda_backend
         cuda_backend.synchronize_device(self.device)
