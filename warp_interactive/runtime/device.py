@@ -5,6 +5,8 @@ import os
 import threading
 
 from .. import hooks
+from ..build.builders import cpu as _cpu_builder   # with the package: a warm load imports nothing
+from .launchers import cpu as _cpu_launcher
 
 _local = threading.local()
 # Threads whose current device is not the default one: while there are none, a launch with no
@@ -43,15 +45,13 @@ class Device:
     @property
     def launcher(self):
         """How a packed launch runs here (runtime/launchers.py; CudaDevice has its own)."""
-        from .launchers import cpu
-        return cpu
+        return _cpu_launcher
 
     @property
     def builder(self):
         """What builds and loads a module for this device (build/builders.py; CudaDevice has
         its own)."""
-        from ..build.builders import cpu
-        return cpu
+        return _cpu_builder
 
     @property
     def name(self):
