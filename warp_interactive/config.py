@@ -60,6 +60,10 @@ class _Config:
         # warn (stderr) when a launch or copy recorded on a tape writes an array an earlier
         # recorded launch read: its gradients would be wrong (runtime/overwrite.py)
         self.verify_autograd_array_access = False
+        # a tape copies the arrays its recorded adjoints read before a later step overwrites
+        # them, so backward() gives the fresh-buffer gradient (runtime/tape_keep.py); False:
+        # warp-lang's behaviour (the adjoints read the last values)
+        self.tape_copy_on_write = True
         self.deterministic = DeterministicMode.NOT_GUARANTEED    # see DeterministicMode
 
     def __setattr__(self, name, value):

@@ -1,0 +1,205 @@
+"""Exact gradients when a tape's arrays are written again (``wp.config.tape_copy_on_write``).
+
+A recorded launch's adjoint replays its forward code, reading its input arrays as they are when
+``tape.backward()`` runs. When a later step writes memory an earlier recorded step read (a
+scratch buffer reused, ``fill_``/``zero_``/``assign``/``wp.copy`` into it, a kernel updating an
+array in place), the replay would read the new values: a silently wrong gradient. So before each
+write on a recording tape, every array object whose contents a recorded adjoint still needs and
+that overlaps the written bytes is copied (in stream order: deferred in a CPU capture, an async
+copy in a CUDA capture), and the recorded steps that name it take the copy instead. The copy
+shares the original's gradient array, so gradients flow exactly as through the one buffer (a
+store takes the gradient of what it overwrote, an atomic passes it on).
+
+A write the tape cannot copy for (made outside the recording, before ``backward()``, or over the
+inputs of a custom ``record_func`` step) is recorded as a conflict: ``backward()`` raises, naming
+the array, the step that read it and the write. The arrays a tape still needs are *watched* from
+the end of its recording until its ``backward()`` (or ``reset()``); while any is, launches take
+the general path so that each one's writes are checked.
+"""
+
+import os
+import sys
+import weakref
+
+from ..state import state
+from ..types.dtypes import type_size
+from . import launch_state
+
+_watching = weakref.WeakSet()       # keepers of tapes recorded but not yet differentiated
+
+
+def span(a):
+    """[lo, hi) bytes covering every element of array ``a`` (None when it has none)."""
+    if a is None or not getattr(a, "size", 0) or not getattr(a, "ptr", 0):
+        return None
+    lo = hi = a.ptr
+    for n, s in zip(a.shape, a.strides):
+        lo, hi = lo + min(0, (n - 1) * s), hi + max(0, (n - 1) * s)
+    return lo, hi + type_size(a.dtype)
+
+
+def _overlap(r, q):
+    return r is not None and q is not None and r[0] < q[1] and q[0] < r[1]
+
+
+def describe(a):
+    return f"array(shape={tuple(a.shape)}, dtype={getattr(a.dtype, '__name__', a.dtype)}, device={a.device})"
+
+
+def update_flag():
+    """Launches skip the fast plans while a tape records or one is watched."""
+    on = bool(state.tapes) or bool(_watching)
+    state.tape_writes[0] = 1 if on else 0
+    launch_state.set_reason("tape_watch", bool(_watching))
+
+
+class Read:
+    """An array whose current contents the adjoint of recorded step ``index`` reads."""
+    __slots__ = ("span", "index", "arr", "label", "copyable")
+
+    def __init__(self, arr, index, label, copyable=True):
+        self.span, self.index, self.arr, self.label, self.copyable = span(arr), index, arr, label, copyable
+
+
+class Keeper:
+    """One tape's copies of overwritten arrays, its live reads and its conflicts."""
+
+    def __init__(self):
+        self.live = []          # Read records
+        self.written = []       # spans written by recorded steps (a later fill_ cuts their gradient)
+        self.kept = []          # (original, copy)
+        self.conflicts = []     # messages, raised by backward()
+        self.consumed = False   # backward() ran since the last recorded step
+
+    @property
+    def kept_bytes(self):
+        return sum(c.size * type_size(c.dtype) for _, c in self.kept)
+
+    def clear(self):
+        self.live.clear()
+        self.written.clear()
+        self.kept.clear()
+        self.conflicts.clear()
+        unwatch(self)
+
+    def is_copy(self, a):
+        return any(c is a for _, c in self.kept)
+
+    def original(self, a):
+        for orig, c in self.kept:
+            if c is a:
+                return orig
+        return a
+
+    # --- writes on the recording tape ----------------------------------------------------------
+    def before_write(self, tape, arr, writer, pending=None):
+        """``arr`` is about to be written by a step of the recording ``tape`` (``pending``: the
+        argument lists of a launch not appended yet, whose own reads count). Copies what the
+        recorded adjoints still need; True if ``arr`` overlaps anything the tape touched."""
+        r = span(arr)
+        if r is None:
+            return False
+        touched = any(_overlap(r, w) for w in self.written)
+        hits = [rd for rd in self.live if _overlap(r, rd.span)]
+        if not hits:
+            self.written.append(r)
+            return touched
+        for rd in hits:
+            if not rd.copyable:
+                self.conflicts.append(
+                    f"{describe(rd.arr)} read by {rd.label} was overwritten by {writer} on the tape "
+                    "(a custom step's inputs cannot be copied: write into another array)")
+        done = {}
+        for rd in hits:
+            if rd.copyable and id(rd.arr) not in done:
+                done[id(rd.arr)] = rd.arr
+                self._keep(tape, rd.arr, pending)
+        self.live = [rd for rd in self.live if not any(rd is h for h in hits)]
+        self.written.append(r)
+        return True
+
+    def _keep(self, tape, arr, pending):
+        c = snapshot(arr)
+        self.kept.append((self.original(arr), c))
+        for k, entry in enumerate(tape.launches):
+            if entry[0] == "launch":
+                tape.launches[k] = entry[:3] + (substitute(entry[3], arr, c), substitute(entry[4], arr, c)) + entry[5:]
+        if pending is not None:
+            for lst in pending:
+                lst[:] = substitute(lst, arr, c)
+
+    # --- writes by anyone else while the tape waits for backward() ----------------------------
+    def outside_write(self, arr, writer):
+        r = span(arr)
+        for rd in self.live:
+            if _overlap(r, rd.span):
+                self.conflicts.append(
+                    f"{describe(rd.arr)} read by {rd.label} was overwritten by {writer} outside the "
+                    "tape's recording before backward(); the gradient would use the new values "
+                    "(record the write on the tape, write into another array, or record again)")
+                return
+
+
+def snapshot(arr):
+    """A copy of ``arr``'s current contents, in stream order, sharing its gradient array."""
+    from ..types.array_factories import empty
+    from . import graph
+    c = empty(arr.shape, dtype=arr.dtype, device=arr.device)
+    memory = arr.device.memory
+
+    def run():
+        memory.copy(c, arr, 0, 0, arr.size)
+    if not (state.capturing[0] and graph.defer(arr.device, run)):
+        run()
+    if arr.grad is not None:
+        c.grad = arr.grad
+    c.retain_grad = getattr(arr, "retain_grad", False)
+    return c
+
+
+def substitute(values, old, new):
+    """``values`` (a list of launch arguments) with the array ``old`` replaced by ``new``, also
+    inside structs (copied with the field replaced)."""
+    return [_sub(v, old, new) for v in values]
+
+
+def _sub(v, old, new):
+    if v is old:
+        return new
+    fields = getattr(getattr(type(v), "_wp_struct_", None), "fields", None)
+    if fields is None:
+        return v
+    changed = {name: _sub(getattr(v, name), old, new) for name in fields}
+    if all(changed[name] is getattr(v, name) for name in fields):
+        return v
+    out = type(v)()
+    for name in fields:
+        setattr(out, name, changed[name])
+    return out
+
+
+def watch(keeper):
+    if keeper.live and not keeper.consumed:
+        _watching.add(keeper)
+    update_flag()
+
+
+def unwatch(keeper):
+    _watching.discard(keeper)
+    update_flag()
+
+
+def outside_write(arr, writer):
+    for k in list(_watching):
+        k.outside_write(arr, writer)
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def caller():
+    """' at FILE:LINE' of the first frame outside this package (the user's call)."""
+    frame = sys._getframe()
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE + os.sep):
+        frame = frame.f_back
+    return f" at {frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else ""
