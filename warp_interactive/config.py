@@ -36,6 +36,10 @@ class _Config:
         # (compiler/cache_gc.py); 0 or None: no cap
         self.kernel_cache_max_bytes = _int_env("WARP_INTERACTIVE_CACHE_MAX_BYTES", 1 << 30)
         self.max_unroll = 16             # static range() loops up to this many iterations unroll
+        # the most loop-body copies one function's unrolled loops may make (wp.static loops, loops
+        # whose body reads wp.static(i)): past it, a loop that need not unroll runs as a loop, one
+        # that must is an error (an unbounded unroll would build for minutes)
+        self.max_static_unroll = 4096
         self.enable_backward = True      # generate adjoint code (compiled only when first needed)
         self.num_threads = None          # CPU launch threads; None = all cores
         self.fast_math = False
