@@ -353,3 +353,17 @@ def test_a_custom_step_whose_input_is_overwritten_on_the_tape_raises():
         s.fill_(1.0)
     with pytest.raises(RuntimeError, match=r"read by step 1 \(record_func\) was overwritten by fill_\(\)"):
         tape.backward(grads={s: wp.ones(N, dtype=F)})
+
+
+def test_the_notebook_view_names_the_kept_copies_and_their_bytes():
+    from warp_interactive.notebook.widgets.tape_view import tape_html, tape_text
+    x = wp.array(X0, dtype=F, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        loss = _forward(plain, x, False)
+    (orig, _), = tape.kept_arrays
+    names = {id(orig): "s", id(x): "x"}
+    text = tape_text(tape, names)
+    assert f"1 overwritten array kept for the backward pass: {N * 8:,} bytes" in text
+    assert "s (kept copy)" in text and "k_g dim=16: s (kept copy) ->" in text
+    assert "128 bytes" in tape_html(tape, names, engine="python")

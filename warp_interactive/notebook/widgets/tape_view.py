@@ -56,9 +56,30 @@ def tape_svg(tape, names=None, engine="auto"):
     return to_svg(tape_model(tape, names or {}))
 
 
+def with_kept(tape, names):
+    """``names`` plus a label for each copy the tape kept of an overwritten array (the recorded
+    steps that read the old values name the copy)."""
+    out = dict(names or {})
+    for orig, copy in getattr(tape, "kept_arrays", ()):
+        out[id(copy)] = f"{out.get(id(orig)) or array_label(orig, out)} (kept copy)"
+    return out
+
+
+def kept_line(tape):
+    """What the tape holds for overwritten arrays (wp.config.tape_copy_on_write), or ''."""
+    kept = getattr(tape, "kept_arrays", ())
+    if not kept:
+        return ""
+    return (f"{len(kept)} overwritten array{'s' if len(kept) > 1 else ''} kept for the backward "
+            f"pass: {tape.kept_bytes:,} bytes")
+
+
 def tape_html(tape, names=None, engine="auto"):
     """The graph as SVG, and the gradient norms after ``tape.backward``."""
+    names = with_kept(tape, names)
     out = f"<div class='wpi-tape'>{tape_svg(tape, names, engine)}</div>"
+    if kept_line(tape):
+        out += f"<div class='wpi-tape-kept'>{html.escape(kept_line(tape))}</div>"
     if any(getattr(a, "grad", None) is not None for a in tape.arrays()):
         out += gradient_norms_html(tape, names)
     return out
@@ -66,8 +87,10 @@ def tape_html(tape, names=None, engine="auto"):
 
 def tape_text(tape, names=None):
     """The data flow as text: one line per launch, ``kernel(dim): reads -> writes``."""
-    names = names or {}
+    names = with_kept(tape, names)
     lines = [f"wp.Tape: {len(tape.launches)} recorded steps"]
+    if kept_line(tape):
+        lines[0] += f" ({kept_line(tape)})"
     for entry in tape.launches:
         if entry[0] == "launch":
             reads, writes = launch_arrays(entry)
