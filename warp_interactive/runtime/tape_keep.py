@@ -76,6 +76,7 @@ class Keeper:
         return sum(c.size * type_size(c.dtype) for _, c in self.kept)
 
     def clear(self):
+        release([c for _, c in self.kept])
         self.live.clear()
         self.written.clear()
         self.kept.clear()
@@ -140,11 +141,45 @@ class Keeper:
                 return
 
 
+_pool = {}          # (device, shape, dtype) -> copies a reset() tape gave back, for reuse
+_POOL_MAX = 256
+
+
+def _pool_key(a):
+    return str(a.device), tuple(a.shape), id(a.dtype)
+
+
+def release(copies):
+    """Copies a tape no longer needs, kept for the next tapes (a CUDA graph capture cannot
+    allocate: a run before the capture leaves the memory its copies need here). Copies made in
+    a capture stay with their graph."""
+    for c in copies:
+        bucket = _pool.setdefault(_pool_key(c), [])
+        if not getattr(c, "_kept_in_capture", False) and sum(map(len, _pool.values())) < _POOL_MAX:
+            c.grad = None
+            bucket.append(c)
+
+
+def _allocate(arr):
+    from ..types.array_factories import empty
+    bucket = _pool.get(_pool_key(arr))
+    if bucket:
+        return bucket.pop()
+    dev = arr.device
+    if dev.is_cuda and dev.is_capturing:
+        raise RuntimeError(
+            f"the tape needs a copy of {describe(arr)} (a recorded step read it and it is written "
+            "again), and memory cannot be allocated during a CUDA graph capture: run the program "
+            "once before the capture and reset() that tape (its copies' memory is then reused), "
+            "or write into another array, or set wp.config.tape_copy_on_write = False")
+    return empty(arr.shape, dtype=arr.dtype, device=dev)
+
+
 def snapshot(arr):
     """A copy of ``arr``'s current contents, in stream order, sharing its gradient array."""
-    from ..types.array_factories import empty
     from . import graph
-    c = empty(arr.shape, dtype=arr.dtype, device=arr.device)
+    c = _allocate(arr)
+    c._kept_in_capture = bool(state.capturing[0])
     memory = arr.device.memory
 
     def run():
