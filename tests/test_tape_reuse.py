@@ -195,7 +195,20 @@ def vectors(x, fresh, pool):
     return out
 
 
-CASES = [plain, in_place, zero_then_accumulate, fill_then_accumulate, copy_into_read,
+def write_through_a_view(x, fresh, pool):
+    s = _scratch(True, pool, "s")
+    wp.launch(k_f, N, inputs=[x], outputs=[s])
+    u = _scratch(True, pool, "u")
+    wp.launch(k_g, N, inputs=[s], outputs=[u])
+    if fresh:
+        t = _scratch(True, pool, "t")
+        wp.copy(t, s)
+        s = t
+    wp.launch(k_f, N // 2, inputs=[u[: N // 2]], outputs=[s[N // 2:]])   # half of s, read above
+    return s
+
+
+CASES = [write_through_a_view, plain, in_place, zero_then_accumulate, fill_then_accumulate, copy_into_read,
          assign_into_read, tiles, struct_fields, vectors]
 X0 = np.linspace(0.2, 1.7, N)
 

@@ -82,6 +82,8 @@ def before_write(arr, operation, cut=False):
     cleared in the reverse pass, as a copy of constants."""
     if not config.tape_copy_on_write:
         return
+    if getattr(arr, "_is_indexed", False):      # an indexed array writes into its data
+        arr, cut = arr.data, False
     if _tapes:
         tape = _tapes[-1]
         touched = tape.keeper.before_write(tape, arr, operation + tape_keep.caller())

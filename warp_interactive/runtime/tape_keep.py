@@ -38,6 +38,15 @@ def span(a):
     return lo, hi + type_size(a.dtype)
 
 
+def root(a):
+    """A key of the allocation ``a`` views (views of one buffer share it), so that a write is
+    compared only with the reads of its own buffer."""
+    p, seen = a, 0
+    while getattr(p, "_ref", None) is not None and seen < 64:
+        p, seen = p._ref, seen + 1
+    return id(p)
+
+
 def _overlap(r, q):
     return r is not None and q is not None and r[0] < q[1] and q[0] < r[1]
 
@@ -61,12 +70,35 @@ class Read:
         self.span, self.index, self.arr, self.label, self.copyable = span(arr), index, arr, label, copyable
 
 
+class Reads:
+    """The live reads of one tape, by the allocation they view."""
+
+    def __init__(self):
+        self.by_root = {}
+
+    def append(self, rd):
+        self.by_root.setdefault(root(rd.arr), []).append(rd)
+
+    def hits(self, arr, r):
+        return [rd for rd in self.by_root.get(root(arr), ()) if _overlap(r, rd.span)]
+
+    def remove(self, arr, hits):
+        key = root(arr)
+        self.by_root[key] = [rd for rd in self.by_root.get(key, ()) if not any(rd is h for h in hits)]
+
+    def clear(self):
+        self.by_root.clear()
+
+    def __bool__(self):
+        return any(self.by_root.values())
+
+
 class Keeper:
     """One tape's copies of overwritten arrays, its live reads and its conflicts."""
 
     def __init__(self):
-        self.live = []          # Read records
-        self.written = []       # spans written by recorded steps (a later fill_ cuts their gradient)
+        self.live = Reads()     # Read records
+        self.written = {}       # root -> spans written by recorded steps (a later fill_ cuts their gradient)
         self.kept = []          # (original, copy)
         self.conflicts = []     # messages, raised by backward()
         self.consumed = False   # backward() ran since the last recorded step
@@ -100,10 +132,12 @@ class Keeper:
         r = span(arr)
         if r is None:
             return False
-        touched = any(_overlap(r, w) for w in self.written)
-        hits = [rd for rd in self.live if _overlap(r, rd.span)]
+        spans = self.written.setdefault(root(arr), [])
+        touched = any(_overlap(r, w) for w in spans)
+        if r not in spans:
+            spans.append(r)
+        hits = self.live.hits(arr, r)
         if not hits:
-            self.written.append(r)
             return touched
         for rd in hits:
             if not rd.copyable:
@@ -115,8 +149,7 @@ class Keeper:
             if rd.copyable and id(rd.arr) not in done:
                 done[id(rd.arr)] = rd.arr
                 self._keep(tape, rd.arr, pending)
-        self.live = [rd for rd in self.live if not any(rd is h for h in hits)]
-        self.written.append(r)
+        self.live.remove(arr, hits)
         return True
 
     def _keep(self, tape, arr, pending):
@@ -132,13 +165,11 @@ class Keeper:
     # --- writes by anyone else while the tape waits for backward() ----------------------------
     def outside_write(self, arr, writer):
         r = span(arr)
-        for rd in self.live:
-            if _overlap(r, rd.span):
-                self.conflicts.append(
-                    f"{describe(rd.arr)} read by {rd.label} was overwritten by {writer} outside the "
-                    "tape's recording before backward(); the gradient would use the new values "
-                    "(record the write on the tape, write into another array, or record again)")
-                return
+        for rd in self.live.hits(arr, r)[:1]:
+            self.conflicts.append(
+                f"{describe(rd.arr)} read by {rd.label} was overwritten by {writer} outside the "
+                "tape's recording before backward(); the gradient would use the new values "
+                "(record the write on the tape, write into another array, or record again)")
 
 
 _pool = {}          # (device, shape, dtype) -> copies a reset() tape gave back, for reuse
