@@ -56,15 +56,6 @@ def tape_svg(tape, names=None, engine="auto"):
     return to_svg(tape_model(tape, names or {}))
 
 
-def with_kept(tape, names):
-    """``names`` plus a label for each copy the tape kept of an overwritten array (the recorded
-    steps that read the old values name the copy)."""
-    out = dict(names or {})
-    for orig, copy in getattr(tape, "kept_arrays", ()):
-        out[id(copy)] = f"{out.get(id(orig)) or array_label(orig, out)} (kept copy)"
-    return out
-
-
 def kept_line(tape):
     """What the tape holds for overwritten arrays (wp.config.tape_copy_on_write), or ''."""
     kept = getattr(tape, "kept_arrays", ())
@@ -76,7 +67,6 @@ def kept_line(tape):
 
 def tape_html(tape, names=None, engine="auto"):
     """The graph as SVG, and the gradient norms after ``tape.backward``."""
-    names = with_kept(tape, names)
     out = f"<div class='wpi-tape'>{tape_svg(tape, names, engine)}</div>"
     if kept_line(tape):
         out += f"<div class='wpi-tape-kept'>{html.escape(kept_line(tape))}</div>"
@@ -87,13 +77,13 @@ def tape_html(tape, names=None, engine="auto"):
 
 def tape_text(tape, names=None):
     """The data flow as text: one line per launch, ``kernel(dim): reads -> writes``."""
-    names = with_kept(tape, names)
+    names = names or {}
     lines = [f"wp.Tape: {len(tape.launches)} recorded steps"]
     if kept_line(tape):
         lines[0] += f" ({kept_line(tape)})"
     for entry in tape.launches:
         if entry[0] == "launch":
-            reads, writes = launch_arrays(entry)
+            reads, writes = launch_arrays(entry, tape)
             ins = ", ".join(array_label(a, names) for a in reads) or "-"
             outs = ", ".join(array_label(a, names) for a in writes) or "-"
             lines.append(f"  {entry[1].key} dim={entry[2]}: {ins} -> {outs}")
