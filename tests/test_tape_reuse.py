@@ -391,3 +391,16 @@ def test_a_reset_tape_gives_its_copies_memory_to_the_next_one():
     (_, kept2), = tape2.kept_arrays
     assert kept2 is kept
     np.testing.assert_array_equal(gradient(plain, False)[0], gradient(plain, True)[0])
+
+
+def test_a_gradient_array_assigned_after_recording_reaches_the_copies():
+    x = wp.array(X0, dtype=F, requires_grad=True)
+    s = wp.zeros(N, dtype=F, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(k_f, N, inputs=[x], outputs=[s])
+        wp.launch(k_square_in_place, N, inputs=[s])      # s is copied: the launch reads it
+    s.grad = wp.ones(N, dtype=F)                         # a new gradient array, as a seed
+    tape.backward()
+    f = np.sin(X0) * X0 + 0.5
+    np.testing.assert_allclose(x.grad.numpy(), 2 * f * (np.cos(X0) * X0 + np.sin(X0)), rtol=1e-12)

@@ -143,6 +143,7 @@ class Tape:
             a.grad.assign(seed.numpy() if hasattr(seed, "numpy") else np.asarray(seed))
         if self.keeper.conflicts:
             raise RuntimeError("tape.backward(): " + "; ".join(self.keeper.conflicts))
+        self.keeper.follow_grads()      # a gradient array set after recording (a.grad = seed)
         for entry in reversed(self.launches):
             _BACKWARD[entry[0]](entry)
         self.keeper.consumed = True         # its reads are consumed

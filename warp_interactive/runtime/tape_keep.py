@@ -115,6 +115,14 @@ class Keeper:
         self.conflicts.clear()
         unwatch(self)
 
+    def follow_grads(self):
+        """Each copy shares its original's gradient array, also one assigned after the copy."""
+        for orig, c in self.kept:
+            if c.grad is not orig.grad:
+                c.grad = orig.grad
+            if c.retain_grad != orig.retain_grad:
+                c.retain_grad = orig.retain_grad
+
     def is_copy(self, a):
         return any(c is a for _, c in self.kept)
 
