@@ -348,7 +348,7 @@ def test_writes_of_other_arrays_and_writes_after_backward_are_fine():
 def test_a_tape_is_watched_from_its_recording_to_its_backward():
     from warp_interactive.runtime import tape_keep
     tape, u = _recorded_then(lambda *a: None)
-    assert tape.keeper in tape_keep._watching and wp.runtime.launch_state.slow_reasons().count("tape_watch")
+    assert tape.keeper in tape_keep._watching
     tape.backward(grads={u: wp.ones(N, dtype=F)})
     assert tape.keeper not in tape_keep._watching
     tape2, _ = _recorded_then(lambda *a: None)
@@ -404,3 +404,13 @@ def test_a_gradient_array_assigned_after_recording_reaches_the_copies():
     tape.backward()
     f = np.sin(X0) * X0 + 0.5
     np.testing.assert_allclose(x.grad.numpy(), 2 * f * (np.cos(X0) * X0 + np.sin(X0)), rtol=1e-12)
+
+
+def test_a_dropped_tape_stops_the_checks_and_the_fast_path_stays_on():
+    from warp_interactive.runtime import launch_state, tape_keep
+    from warp_interactive.state import state
+    tape, u = _recorded_then(lambda *a: None)
+    assert state.tape_writes[0] == 1 and not [r for r in launch_state.slow_reasons() if "tape" in r]
+    del tape
+    wp.launch(k_f, N, inputs=[u], outputs=[wp.zeros(N, dtype=F)])
+    assert not tape_keep._watching and state.tape_writes[0] == 0

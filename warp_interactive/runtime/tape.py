@@ -1,6 +1,8 @@
 """``wp.Tape``: records launches (and copies, and custom Python steps) and replays them in
 reverse through the kernels' generated adjoints to accumulate gradients."""
 
+import weakref
+
 import numpy as np
 
 from ..config import config
@@ -12,7 +14,11 @@ class _GradientMap:
     """``tape.gradients[a]`` is ``a.grad`` for any array the tape has seen."""
 
     def __init__(self, tape):
-        self.tape = tape
+        self._tape = weakref.ref(tape)     # no cycle: a dropped tape is freed at once
+
+    @property
+    def tape(self):
+        return self._tape()
 
     def __getitem__(self, a):
         if _is_struct(a):     # a struct of the gradients of its array fields, as the reference

@@ -23,9 +23,14 @@ def record_launch(kernel, dim, inputs, outputs, device, record_tape=True):
         return
     if not config.tape_copy_on_write:
         return
+    if not _tapes and not tape_keep._watching:     # the last watched tape went away
+        tape_keep.update_flag()
+        return
     names = list(kernel.arg_types)
-    rw = kernel_rw(kernel)
-    for path, arr, _ in launch_arrays(names, values):
+    hits = [(path, arr) for path, arr, _ in launch_arrays(names, values)
+            if _tapes or tape_keep.watched(arr)]
+    rw = kernel_rw(kernel) if hits else {}      # (translating only a kernel that may conflict)
+    for path, arr in hits:
         if "write" in rw.get(path, ()):
             _write(arr, f"a launch of kernel {kernel.key} (argument {path}){tape_keep.caller()}")
 

@@ -13,8 +13,10 @@ store takes the gradient of what it overwrote, an atomic passes it on).
 A write the tape cannot copy for (made outside the recording, before ``backward()``, or over the
 inputs of a custom ``record_func`` step) is recorded as a conflict: ``backward()`` raises, naming
 the array, the step that read it and the write. The arrays a tape still needs are *watched* from
-the end of its recording until its ``backward()`` (or ``reset()``); while any is, launches take
-the general path so that each one's writes are checked.
+the end of its recording until its ``backward()`` (or ``reset()``): array writes (``fill_``,
+``assign``, ``wp.copy``, ``a[i] = v``) and launches on the general path are checked; a kernel
+launched again through its fast plan (the same argument types as its last launch) is not, so as
+to leave the fast path as fast as it is.
 """
 
 import os
@@ -23,7 +25,6 @@ import weakref
 
 from ..state import state
 from ..types.dtypes import type_size
-from . import launch_state
 
 _watching = weakref.WeakSet()       # keepers of tapes recorded but not yet differentiated
 
@@ -56,10 +57,16 @@ def describe(a):
 
 
 def update_flag():
-    """Launches skip the fast plans while a tape records or one is watched."""
+    """Writes are checked while a tape records or one is watched (a watched tape that was
+    garbage collected is noticed at the next launch)."""
     on = bool(state.tapes) or bool(_watching)
     state.tape_writes[0] = 1 if on else 0
-    launch_state.set_reason("tape_watch", bool(_watching))
+
+
+def watched(arr):
+    """Whether a watched tape still needs the contents of memory ``arr`` covers."""
+    r = span(arr)
+    return r is not None and any(k.live.hits(arr, r) for k in list(_watching))
 
 
 class Read:
