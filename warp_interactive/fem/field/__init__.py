@@ -1,0 +1,3 @@
+from .fields import DiscreteField, TestField, TrialField
+
+__all__ = ["DiscreteField", "TestField", "TrialField"]
