@@ -87,11 +87,12 @@ class GeometryDomain:
     # integrands see the domain through its ElementArg: register what operators do with it
     def register_ops(self):
         g = self.geometry
-        ops = {"position": self.element_position, "normal": self.element_normal,
+        ops = {"position": self.element_position, "__call__": self.element_position, "normal": self.element_normal,
                "measure": self.element_measure, "deformation_gradient": self.element_deformation_gradient,
-               "scalar_type": g.scalar_type, "lookup": g.cell_lookup}
+               "scalar_type": g.scalar_type}
         if self.element_kind == ElementKind.CELL:
             ops["inverse_deformation_gradient"] = g.cell_inverse_deformation_gradient
+            ops["lookup"] = g.cell_lookup
         op.register(self.ElementArg, ops, f"the domain {self.name}")
 
 

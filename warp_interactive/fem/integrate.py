@@ -71,6 +71,10 @@ def fields_struct(integrand, fields, device):
     return st, inst
 
 
+def _canonical_scalar(t):
+    return {float: wp.float32, int: wp.int32}.get(t, t)
+
+
 def _resolve_domain(args, domain):
     for f in (args.test, args.trial):
         if f is not None:
@@ -100,6 +104,7 @@ def integrate(integrand, domain=None, quadrature=None, fields=None, values=None,
         raise ValueError("integrand must be tagged with @warp.fem.integrand decorator")
     fields, values = dict(fields or {}), dict(values or {})
     device = wp.get_device(device)
+    output_dtype = _canonical_scalar(output_dtype)
     args = _Arguments(integrand, fields, values)
     domain = _resolve_domain(args, quadrature.domain if quadrature is not None and domain is None else domain)
     _bind_fields(args, domain)

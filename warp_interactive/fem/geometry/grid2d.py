@@ -14,6 +14,7 @@ from typing import Any
 
 from .. import _api as wp
 
+from ..types import make_free_sample
 from .geometry import Geometry
 
 
@@ -64,12 +65,22 @@ def grid2d_cell_normal(arg: Grid2DCellArg, s: Any):
 
 
 @wp.func
-def grid2d_cell_lookup(arg: Grid2DCellArg, pos: wp.vec2):
+def _grid2d_locate(arg: Grid2DCellArg, pos: wp.vec2):
     rel = wp.cw_div(pos - arg.origin, arg.cell_size)
     x = wp.clamp(int(wp.floor(rel[0])), 0, arg.res[0] - 1)
     y = wp.clamp(int(wp.floor(rel[1])), 0, arg.res[1] - 1)
     c = wp.vec3(rel[0] - float(x), rel[1] - float(y), 0.0)
-    return x * arg.res[1] + y, c
+    return make_free_sample(x * arg.res[1] + y, c)
+
+
+@wp.func
+def grid2d_cell_lookup(arg: Any, pos: wp.vec2):
+    return _grid2d_locate(arg, pos)
+
+
+@wp.func
+def grid2d_cell_lookup(arg: Any, pos: wp.vec2, guess: Any):  # noqa: F811  (the guess is not needed on a grid)
+    return _grid2d_locate(arg, pos)
 
 
 @wp.func

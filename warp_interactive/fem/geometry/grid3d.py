@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import _api as wp
 
+from ..types import make_free_sample
 from .geometry import Geometry
 
 
@@ -67,13 +68,23 @@ def grid3d_cell_normal(arg: Grid3DCellArg, s: Any):
 
 
 @wp.func
-def grid3d_cell_lookup(arg: Grid3DCellArg, pos: wp.vec3):
+def _grid3d_locate(arg: Grid3DCellArg, pos: wp.vec3):
     rel = wp.cw_div(pos - arg.origin, arg.cell_size)
     x = wp.clamp(int(wp.floor(rel[0])), 0, arg.res[0] - 1)
     y = wp.clamp(int(wp.floor(rel[1])), 0, arg.res[1] - 1)
     z = wp.clamp(int(wp.floor(rel[2])), 0, arg.res[2] - 1)
     c = wp.vec3(rel[0] - float(x), rel[1] - float(y), rel[2] - float(z))
-    return (x * arg.res[1] + y) * arg.res[2] + z, c
+    return make_free_sample((x * arg.res[1] + y) * arg.res[2] + z, c)
+
+
+@wp.func
+def grid3d_cell_lookup(arg: Any, pos: wp.vec3):
+    return _grid3d_locate(arg, pos)
+
+
+@wp.func
+def grid3d_cell_lookup(arg: Any, pos: wp.vec3, guess: Any):  # noqa: F811  (the guess is not needed on a grid)
+    return _grid3d_locate(arg, pos)
 
 
 @wp.func
