@@ -160,3 +160,39 @@ def test_operator_on_a_plain_value_names_the_line():
     with pytest.raises(wp.errors.CodegenError if hasattr(wp, "errors") else Exception,
                        match=r"grad\(\): applies to fields and domains, not to a float32"):
         fem.integrate(grad_of_a_value, domain=fem.Cells(geo), values={"a": 1.0})
+
+
+@fem.integrand
+def cubic_energy(s: fem.Sample, u: fem.Field):
+    g = fem.grad(u, s)
+    v = u(s)
+    return 0.5 * wp.dot(g, g) + v * v * v
+
+
+@pytest.mark.parametrize("output_dtype", [wp.float64, wp.float32])
+def test_energy_gradient_matches_finite_differences(output_dtype):
+    """An integral recorded on a Tape: d/du_i of  int |grad u|^2 / 2 + u^3  by the adjoint
+    kernels, against central differences of the integral (in float64)."""
+    geo = fem.Grid2D(res=wp.vec2i(3))
+    space = fem.make_polynomial_space(geo, degree=2)
+    u = space.make_field()
+    rng = np.random.default_rng(0)
+    x0 = rng.normal(size=space.node_count())
+    u.dof_values = wp.array(x0.astype(np.float32), dtype=float, requires_grad=True)
+    out = wp.zeros(1, dtype=output_dtype, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        fem.integrate(cubic_energy, fields={"u": u}, output=out)
+    tape.backward(grads={out: wp.ones(1, dtype=output_dtype)})
+    grad = u.dof_values.grad.numpy()
+
+    def energy(x):
+        u.dof_values = wp.array(x.astype(np.float32), dtype=float)
+        return float(fem.integrate(cubic_energy, fields={"u": u}))
+
+    eps = 1e-2
+    for i in (0, 7, 20, space.node_count() - 1):
+        e = np.zeros_like(x0)
+        e[i] = eps
+        fd = (energy(x0 + e) - energy(x0 - e)) / (2 * eps)
+        assert grad[i] == pytest.approx(fd, rel=2e-3, abs=2e-4)

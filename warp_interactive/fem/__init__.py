@@ -10,7 +10,7 @@ it. Imported on demand: ``import warp_interactive.fem as fem``."""
 
 from . import operator as _op
 from .domain import BoundarySides, Cells, GeometryDomain, Sides
-from .field import DiscreteField, TestField, TrialField
+from .field import DiscreteField, ImplicitField, TestField, TrialField, UniformField
 from .geometry import Geometry, Grid2D, Grid3D
 from .integrand import Integrand, integrand
 from .integrate import integrate
@@ -24,7 +24,7 @@ from .types import (NULL_DOF_INDEX, NULL_ELEMENT_INDEX, NULL_NODE_INDEX, NULL_QP
                     Sample_f64, make_free_sample)
 from . import cache, linalg, utils  # noqa: F401
 
-FieldLike = (DiscreteField, TestField, TrialField)
+FieldLike = (DiscreteField, TestField, TrialField, UniformField, ImplicitField)
 
 
 def make_test(space, space_restriction=None, space_partition=None, domain=None, device=None):

@@ -72,7 +72,9 @@ def fields_struct(integrand, fields, device):
 
 
 def _canonical_scalar(t):
-    return {float: wp.float32, int: wp.int32}.get(t, t)
+    """output_dtype's scalar type (Python float is float32; a vector type gives its scalars)."""
+    t = {float: wp.float32, int: wp.int32}.get(t, t)
+    return getattr(t, "_wp_scalar_type_", t)
 
 
 def _resolve_domain(args, domain):
@@ -91,7 +93,7 @@ def _resolve_domain(args, domain):
 def _bind_fields(args, domain):
     """Discrete fields evaluated on the integration domain."""
     for name, f in list(args.fields.items()):
-        if isinstance(f, DiscreteField):
+        if not isinstance(f, TestField):
             args.fields[name] = f.on(domain)
 
 
@@ -158,16 +160,20 @@ class _Context:
         types = (self.domain.ElementArg, self.domain.ElementIndexArg, self.QA, self.FS, self.VS)
         kernel = K.cached(("scalar",) + self.base_key, lambda: K.scalar_kernel(
             self.call, self.domain, self.qfuncs, self.S, self.ACC, types))
-        acc = wp.zeros(1, dtype=self.ACC, device=self.device)
+        direct = output is not None and output.dtype == self.ACC
+        if direct and not add:
+            output.zero_()
+        acc = output if direct else wp.zeros(1, dtype=self.ACC, device=self.device,
+                                             requires_grad=output is not None and output.requires_grad)
         self._launch(kernel, self.domain.element_count(), [self.fields, self.values, acc])
-        out_t = output_dtype or self.domain.geometry.scalar_type
-        if output is not None:
-            result = wp.array(acc.numpy().astype(np.dtype(wp.dtype_to_numpy(out_t))), dtype=out_t, device=self.device)
-            if add:
-                output.assign(wp.array(output.numpy() + result.numpy(), dtype=output.dtype, device=self.device))
-            else:
-                wp.copy(output, result)
+        if direct:
             return output
+        if output is not None:     # cast into it (a kernel: a recording tape follows it)
+            if not add:
+                output.zero_()
+            wp.launch(K.add_cast, dim=1, inputs=[acc, output], device=self.device)
+            return output
+        out_t = output_dtype or self.domain.geometry.scalar_type
         return out_t(float(acc.numpy()[0]))
 
     def linear(self, output_dtype, output, add):

@@ -108,6 +108,12 @@ def block_setters(block_type):
     return set_entry, zero_block
 
 
+@wp.kernel
+def add_cast(src: wp.array(dtype=Any), dest: wp.array(dtype=Any)):
+    i = wp.tid()
+    dest[i] = dest[i] + type(dest[i])(src[i])
+
+
 def scalar_kernel(call, domain, qfuncs, S, ACC, types):
     DA, IA, QA, FS, VS = types
     element_index, measure = domain.element_index, domain.element_measure
