@@ -113,6 +113,11 @@ class DiscreteField(FieldBase):
         return f"discrete_{self.space.name}"
 
     @property
+    def space_partition(self):
+        """The whole space (partitions are not supported yet)."""
+        return None
+
+    @property
     def dof_values(self):
         return self._dof_values
 
