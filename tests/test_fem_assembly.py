@@ -74,19 +74,23 @@ def test_diffusion_matrix_symmetric_with_constant_kernel_and_exact_energy(dim, d
         assert abs(x @ A @ x - energy) > 1e-4 * energy
 
 
+@pytest.mark.parametrize("mesh", ["grid", "tri"])
 @pytest.mark.parametrize("degree", [1, 2])
-def test_mass_matrix_and_its_nodal_lumping(degree):
-    geo = grid(2)
+def test_mass_matrix_and_its_nodal_lumping(mesh, degree):
+    geo = grid(2) if mesh == "grid" else unit_square("tri", 3)
     space = fem.make_polynomial_space(geo, degree=degree)
     M = to_scipy(fem.integrate(mass, fields={"u": fem.make_trial(space), "v": fem.make_test(space)}))
-    area = 1.5
+    area = 1.5 if mesh == "grid" else 1.0
     assert abs(M - M.T).max() < 1e-7
     assert M.sum() == pytest.approx(area, rel=1e-5)
     lumped = to_scipy(fem.integrate(mass, fields={"u": fem.make_trial(space), "v": fem.make_test(space)},
                                     assembly="nodal"))
     assert abs(lumped - sp.diags(lumped.diagonal())).max() == 0.0     # diagonal
     assert lumped.sum() == pytest.approx(area, rel=1e-5)
-    assert (lumped.diagonal() > 0).all()                               # GLL nodal weights
+    if mesh == "grid":
+        assert (lumped.diagonal() > 0).all()                           # GLL nodal weights
+    else:     # the P2 triangle's nodal rule weighs the vertices 0 (pruned), the edge nodes 1/3
+        assert (lumped.diagonal() > 0).sum() == (space.node_count() if degree == 1 else geo.side_count())
 
 
 def test_vector_elasticity_blocks_symmetric_with_rigid_kernel():
@@ -126,9 +130,18 @@ def squared_error(s: fem.Sample, domain: fem.Domain, u: fem.Field):
     return e * e
 
 
-def poisson_l2_error(res, degree):
+def unit_square(mesh, res):
+    if mesh == "grid":
+        return fem.Grid2D(res=wp.vec2i(res))
+    x = np.linspace(0.0, 1.0, res + 1)
+    X, Y = np.meshgrid(x, x, indexing="ij")
+    pos = wp.array(np.stack([X.ravel(), Y.ravel()], 1).astype(np.float32), dtype=wp.vec2)
+    return fem.Trimesh2D(wp.array(fem.utils.grid_to_tris(res, res), dtype=int), pos)
+
+
+def poisson_l2_error(res, degree, mesh):
     """-lap u = 2 pi^2 sin(pi x) sin(pi y) on the unit square, u = 0 on the boundary."""
-    geo = fem.Grid2D(res=wp.vec2i(res))
+    geo = unit_square(mesh, res)
     space = fem.make_polynomial_space(geo, degree=degree)
     cells, boundary = fem.Cells(geo), fem.BoundarySides(geo)
     q = fem.RegularQuadrature(cells, order=2 * degree + 2)
@@ -148,9 +161,10 @@ def poisson_l2_error(res, degree):
     return math.sqrt(float(fem.integrate(squared_error, fields={"u": u}, quadrature=q)))
 
 
+@pytest.mark.parametrize("mesh", ["grid", "tri"])
 @pytest.mark.parametrize("degree,rate", [(1, 2.0), (2, 3.0)])
-def test_poisson_converges_at_the_expected_order(degree, rate):
-    errors = [poisson_l2_error(res, degree) for res in (4, 8, 16)]
+def test_poisson_converges_at_the_expected_order(mesh, degree, rate):
+    errors = [poisson_l2_error(res, degree, mesh) for res in (4, 8, 16)]
     rates = [math.log2(a / b) for a, b in zip(errors, errors[1:])]
     assert rates[-1] == pytest.approx(rate, abs=0.25), (errors, rates)
-    assert errors[-1] < (3e-3 if degree == 1 else 1e-4)
+    assert errors[-1] < (6e-3 if degree == 1 else 1e-4)

@@ -13,7 +13,7 @@ from ..runtime.launch import launch  # noqa: F401
 from ..runtime.utils import synchronize  # noqa: F401
 from .. import types  # noqa: F401
 from ..types import *  # noqa: F401,F403
-from ..types import (array, dtype_to_numpy, float16, float32, float64, int8, int16, int32, int64,  # noqa: F401
+from ..types import (array, array2d, dtype_to_numpy, float16, float32, float64, int8, int16, int32, int64,  # noqa: F401
                      matrix, uint8, uint16, uint32, uint64, vector)
 from ..types.array import copy  # noqa: F401
 from ..types.array_factories import empty, empty_like, zeros, zeros_like  # noqa: F401

@@ -93,7 +93,7 @@ class GeometryDomain:
         if self.element_kind == ElementKind.CELL:
             ops["inverse_deformation_gradient"] = g.cell_inverse_deformation_gradient
             ops["lookup"] = g.cell_lookup
-        op.register(self.ElementArg, ops, f"the domain {self.name}")
+        op.register(self.ElementArg, {k: v for k, v in ops.items() if v is not None}, f"the domain {self.name}")
 
 
 class Cells(GeometryDomain):

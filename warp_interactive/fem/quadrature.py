@@ -35,8 +35,25 @@ def reference_rule(shape, order, family):
     elif shape == "cube":
         pts = [(a, b, c) for a in x for b in x for c in x]
         wts = [wa * wb * wc for wa in w for wb in w for wc in w]
+    elif shape == "triangle":
+        return _collapsed_triangle_rule(order, family)
     else:
         raise NotImplementedError(f"no quadrature on reference {shape} elements yet")
+    return np.array(pts, dtype=np.float64), np.array(wts, dtype=np.float64)
+
+
+def _collapsed_triangle_rule(order, family):
+    """The square's tensor rule mapped onto the triangle by collapsing one side (u = x,
+    v = (1 - x) y; the Jacobian 1 - x costs one more point along x); points as barycentric
+    coordinates (1 - u - v, u, v), weights summing to 1."""
+    x, wx = quadrature_1d(_point_count(order + 1, family), family)
+    y, wy = quadrature_1d(_point_count(order, family), family)
+    pts, wts = [], []
+    for a, wa in zip(x, wx):
+        for b, wb in zip(y, wy):
+            u, v = a, (1.0 - a) * b
+            pts.append((1.0 - u - v, u, v))
+            wts.append(2.0 * wa * wb * (1.0 - a))
     return np.array(pts, dtype=np.float64), np.array(wts, dtype=np.float64)
 
 
