@@ -196,3 +196,31 @@ def test_energy_gradient_matches_finite_differences(output_dtype):
         e[i] = eps
         fd = (energy(x0 + e) - energy(x0 - e)) / (2 * eps)
         assert grad[i] == pytest.approx(fd, rel=2e-3, abs=2e-4)
+
+
+@fem.integrand
+def rotation(s: fem.Sample, domain: fem.Domain):
+    x = fem.position(domain, s)
+    return wp.vec2(-2.0 * x[1], 2.0 * x[0] + x[1])
+
+
+@fem.integrand
+def vector_operators(s: fem.Sample, u: fem.Field, which: int):
+    if which == 0:
+        return fem.curl(u, s)
+    if which == 1:
+        return fem.div(u, s)
+    g = fem.D(u, s)
+    return g[0, 1] + g[1, 1]
+
+
+@pytest.mark.parametrize("which,expected", [(0, 2.0), (1, 1.0), (2, 1.0)])
+def test_vector_field_operators(which, expected):
+    """u = (-2y, 2x + y): curl (skew part of grad as an angle) 2, div 1, D = [[0, 0], [0, 1]]."""
+    geo = grid(2)
+    space = fem.make_polynomial_space(geo, degree=1, dtype=wp.vec2)
+    u = space.make_field()
+    fem.interpolate(rotation, dest=u)
+    area = exact_monomial(geo, (0, 0, 0))
+    got = fem.integrate(vector_operators, fields={"u": u}, values={"which": which})
+    assert float(got) == pytest.approx(expected * area, rel=1e-5)

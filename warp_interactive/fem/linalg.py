@@ -26,9 +26,26 @@ def symmetric_part(x: Any):
 
 
 @wp.func
-def skew_part(x: Any):
-    """(x - x^T) / 2"""
-    return x.dtype(0.5) * (x - wp.transpose(x))
+def skew_part(x: wp.mat22):
+    """The skew part of a 2x2 tensor as its rotation angle: (x10 - x01) / 2."""
+    return 0.5 * (x[1, 0] - x[0, 1])
+
+
+@wp.func
+def skew_part(x: wp.mat33):  # noqa: F811
+    """The skew part of a 3x3 tensor as its rotation vector: wp.cross(skew_part(x), v) = (x - x^T) v / 2."""
+    return wp.vec3(0.5 * (x[2, 1] - x[1, 2]), 0.5 * (x[0, 2] - x[2, 0]), 0.5 * (x[1, 0] - x[0, 1]))
+
+
+@wp.func
+def skew_part(x: wp.mat22d):  # noqa: F811
+    return wp.float64(0.5) * (x[1, 0] - x[0, 1])
+
+
+@wp.func
+def skew_part(x: wp.mat33d):  # noqa: F811
+    h = wp.float64(0.5)
+    return wp.vec3d(h * (x[2, 1] - x[1, 2]), h * (x[0, 2] - x[2, 0]), h * (x[1, 0] - x[0, 1]))
 
 
 @wp.func

@@ -10,6 +10,7 @@ from typing import Any
 
 from .. import _api as wp
 
+from ..linalg import skew_part
 from ..types import make_free_sample
 
 
@@ -163,17 +164,6 @@ def vector_ops(grad):
 
     @wp.func
     def curl(f: Any, s: Any):
-        g = grad(f, s)
-        return _curl(g)
+        return skew_part(grad(f, s))
 
     return div, sym_grad, curl
-
-
-@wp.func
-def _curl(g: wp.mat22):
-    return g[1, 0] - g[0, 1]
-
-
-@wp.func
-def _curl(g: wp.mat33):  # noqa: F811
-    return wp.vec3(g[2, 1] - g[1, 2], g[0, 2] - g[2, 0], g[1, 0] - g[0, 1])
