@@ -148,7 +148,7 @@ def unload_ipython_extension(ipython):
 
 def __getattr__(name):
     import importlib
-    if name in ("notebook", "autograd", "examples", "sparse", "utils"):   # sub-packages imported on first use
+    if name in ("notebook", "autograd", "examples", "sparse", "optim", "utils"):   # sub-packages imported on first use
         return importlib.import_module("." + name, __name__)
     if name in _LAZY_NAMES:
         value = getattr(importlib.import_module(_LAZY_NAMES[name], __name__), name)
