@@ -224,3 +224,31 @@ def test_vector_field_operators(which, expected):
     area = exact_monomial(geo, (0, 0, 0))
     got = fem.integrate(vector_operators, fields={"u": u}, values={"which": which})
     assert float(got) == pytest.approx(expected * area, rel=1e-5)
+
+
+@fem.integrand
+def looked_up(s: fem.Sample, domain: fem.Domain, u: fem.Field, shift):
+    return u(fem.lookup(domain, fem.position(domain, s) + shift, s))
+
+
+@fem.integrand
+def first_coordinate(s: fem.Sample, domain: fem.Domain):
+    return fem.position(domain, s)[0]
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_lookup_clamps_to_the_grid(dim):
+    """u = x looked up at x - 1: inside the grid the value there, outside the closest point's
+    (the lower bound, 0.5): the integral is int max(x - 1, 0.5)."""
+    geo = grid(dim)
+    space = fem.make_polynomial_space(geo, degree=1)
+    u = space.make_field()
+    fem.interpolate(first_coordinate, dest=u)
+    cells = fem.Cells(geo)
+    got = fem.integrate(looked_up, fields={"u": u}, values={"shift": wp.vec2(-1.0, 0.0) if dim == 2 else wp.vec3(-1.0, 0.0, 0.0)},
+                        quadrature=fem.RegularQuadrature(cells, order=8))
+    lo, hi = 0.5, 2.0
+    others = exact_monomial(geo, (0, 0, 0)) / (hi - lo)
+    # int_{0.5}^{2} max(x - 1, 0.5) dx = 0.5 * 1.0 + int_{1.5}^{2} (x - 1) dx
+    want = (0.5 * 1.0 + ((2.0 - 1.0) ** 2 - (1.5 - 1.0) ** 2) / 2) * others
+    assert float(got) == pytest.approx(want, rel=2e-3)

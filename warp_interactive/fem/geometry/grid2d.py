@@ -66,10 +66,13 @@ def grid2d_cell_normal(arg: Grid2DCellArg, s: Any):
 
 @wp.func
 def _grid2d_locate(arg: Grid2DCellArg, pos: wp.vec2):
+    # outside the grid: its closest point (the position clamped to the bounds)
     rel = wp.cw_div(pos - arg.origin, arg.cell_size)
-    x = wp.clamp(int(wp.floor(rel[0])), 0, arg.res[0] - 1)
-    y = wp.clamp(int(wp.floor(rel[1])), 0, arg.res[1] - 1)
-    c = wp.vec3(rel[0] - float(x), rel[1] - float(y), 0.0)
+    rx = wp.clamp(rel[0], 0.0, float(arg.res[0]))
+    ry = wp.clamp(rel[1], 0.0, float(arg.res[1]))
+    x = wp.min(int(wp.floor(rx)), arg.res[0] - 1)
+    y = wp.min(int(wp.floor(ry)), arg.res[1] - 1)
+    c = wp.vec3(rx - float(x), ry - float(y), 0.0)
     return make_free_sample(x * arg.res[1] + y, c)
 
 

@@ -69,11 +69,14 @@ def grid3d_cell_normal(arg: Grid3DCellArg, s: Any):
 
 @wp.func
 def _grid3d_locate(arg: Grid3DCellArg, pos: wp.vec3):
+    # outside the grid: its closest point (the position clamped to the bounds)
     rel = wp.cw_div(pos - arg.origin, arg.cell_size)
-    x = wp.clamp(int(wp.floor(rel[0])), 0, arg.res[0] - 1)
-    y = wp.clamp(int(wp.floor(rel[1])), 0, arg.res[1] - 1)
-    z = wp.clamp(int(wp.floor(rel[2])), 0, arg.res[2] - 1)
-    c = wp.vec3(rel[0] - float(x), rel[1] - float(y), rel[2] - float(z))
+    r = wp.vec3(wp.clamp(rel[0], 0.0, float(arg.res[0])), wp.clamp(rel[1], 0.0, float(arg.res[1])),
+                wp.clamp(rel[2], 0.0, float(arg.res[2])))
+    x = wp.min(int(wp.floor(r[0])), arg.res[0] - 1)
+    y = wp.min(int(wp.floor(r[1])), arg.res[1] - 1)
+    z = wp.min(int(wp.floor(r[2])), arg.res[2] - 1)
+    c = wp.vec3(r[0] - float(x), r[1] - float(y), r[2] - float(z))
     return make_free_sample((x * arg.res[1] + y) * arg.res[2] + z, c)
 
 
