@@ -139,7 +139,7 @@ class _Context:
         self.S = sample_type(domain.geometry.scalar_type)
         self.FS, self.fields = fields_struct(integrand, args.fields, device)
         self.VS, self.values = values_struct(integrand, args.values)
-        self.call = K.cached(("call", id(integrand), tuple(args.kinds.items())),
+        self.call = K.cached(("call", integrand, tuple(args.kinds.items())),
                              lambda: IntegrandCall(integrand, args.kinds))
         self.quadrature = quadrature
         test_el = args.test[1].el if args.test is not None else None
@@ -150,7 +150,7 @@ class _Context:
         self.qarg = quadrature.arg_value(device) if quadrature is not None else RegularQuadrature.Arg()
         self.dom_arg = domain.element_arg_value(device)
         self.idx_arg = domain.element_index_arg_value(device)
-        self.base_key = (id(integrand), domain.ElementArg, domain.ElementIndexArg, self.QA, self.qfuncs,
+        self.base_key = (integrand, domain.ElementArg, domain.ElementIndexArg, self.QA, self.qfuncs,
                          self.FS, self.VS, self.S, self.ACC)
 
     def _launch(self, kernel, dim, extra):

@@ -57,12 +57,12 @@ def interpolate(integrand, dest=None, at=None, dim=0, domain=None, fields=None, 
     domain.register_ops()
     FS, fields_v = fields_struct(integrand, args.fields, device)
     VS, values_v = values_struct(integrand, args.values)
-    call = K.cached(("call", id(integrand), tuple(args.kinds.items())), lambda: IntegrandCall(integrand, args.kinds))
+    call = K.cached(("call", integrand, tuple(args.kinds.items())), lambda: IntegrandCall(integrand, args.kinds))
     target = dest.on(domain)
     el_items = tuple(sorted(target.el.items()))
     S = sample_type(domain.geometry.scalar_type)
     types = (domain.ElementArg, domain.ElementIndexArg, target.EvalArg, FS, VS)
-    kernel = K.cached(("interp_nodes", id(integrand), dest.dtype, el_items) + types,
+    kernel = K.cached(("interp_nodes", integrand, dest.dtype, el_items) + types,
                       lambda: _node_kernel(call, domain, el_items, S, types, dest.dtype))
     n = dest.space.node_count()
     sums = wp.zeros(n, dtype=dest.dtype, device=device)
