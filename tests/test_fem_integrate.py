@@ -252,3 +252,18 @@ def test_lookup_clamps_to_the_grid(dim):
     # int_{0.5}^{2} max(x - 1, 0.5) dx = 0.5 * 1.0 + int_{1.5}^{2} (x - 1) dx
     want = (0.5 * 1.0 + ((2.0 - 1.0) ** 2 - (1.5 - 1.0) ** 2) / 2) * others
     assert float(got) == pytest.approx(want, rel=2e-3)
+
+
+@fem.integrand
+def uniform_value(s: fem.Sample, u: fem.Field):
+    return u(s)
+
+
+def test_uniform_field_value_and_its_type():
+    geo = grid(2)
+    f = fem.UniformField(fem.Cells(geo), 2.0)
+    assert float(fem.integrate(uniform_value, fields={"u": f})) == pytest.approx(2.0 * 1.5, rel=1e-6)
+    f.value = 3.0
+    assert float(fem.integrate(uniform_value, fields={"u": f})) == pytest.approx(3.0 * 1.5, rel=1e-6)
+    with pytest.raises(TypeError, match="UniformField value type must remain float32, got vec2f"):
+        f.value = wp.vec2(1.0)

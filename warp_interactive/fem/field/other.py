@@ -7,6 +7,7 @@ from .. import _api as wp
 from .. import operator as op
 from ...lang import dispatch
 from ...lang.generics import type_of_value
+from ...lang.registry import type_name
 from .structs import make_struct
 
 
@@ -49,6 +50,9 @@ class UniformField:
 
     @value.setter
     def value(self, v):
+        t = type_of_value(v) or type(v)
+        if t != self.dtype:    # the kernels were made for the first value's type
+            raise TypeError(f"UniformField value type must remain {type_name(self.dtype)}, got {type_name(t)}")
         self._value = v
 
     @property
