@@ -258,6 +258,8 @@ def drive(job):
 
 def run_one(name, spec, side, args, wheel, tmp):
     path = os.path.join(wheel, "examples", name + ".py")
+    if side == "peer" and spec.get("render_stem"):
+        spec = dict(spec, render_stem=spec["render_stem"] + ".peer")   # both sides' stages kept
     stem = os.path.join(tmp, f"{name.replace('/', '_')}.{side}")
     job = dict(path=path, spec=spec, steps=args.steps, device=args.device, wheel=wheel,
                npz=stem + ".npz", json=stem + ".json")
@@ -310,6 +312,39 @@ def agreement(ours_npz, peer_npz):
         if math.isnan(rel) or rel > worst:
             worst, worst_name = (math.inf if math.isnan(rel) else rel), key
     return worst, worst_name, compared, mismatched
+
+
+def stage_agreement(ours_usd, peer_usd):
+    """(worst relative difference, where, values compared) over the numeric time samples of the
+    attributes both USD stages hold (prims matched by path), or None without both stages."""
+    import numpy as np
+    if not (os.path.exists(ours_usd) and os.path.exists(peer_usd)):
+        return None
+    from pxr import Usd
+    ours, peer = Usd.Stage.Open(ours_usd), Usd.Stage.Open(peer_usd)
+    worst, where, compared = 0.0, "", 0
+    for prim in ours.Traverse():
+        other = peer.GetPrimAtPath(prim.GetPath())
+        if not other:
+            continue
+        for attr in prim.GetAttributes():
+            theirs = other.GetAttribute(attr.GetName())
+            if not theirs:
+                continue
+            for t in sorted(set(attr.GetTimeSamples()) & set(theirs.GetTimeSamples())):
+                try:
+                    a = np.asarray(attr.Get(t), dtype=np.float64)
+                    b = np.asarray(theirs.Get(t), dtype=np.float64)
+                except (TypeError, ValueError):
+                    continue
+                if a.shape != b.shape or a.size == 0:
+                    continue
+                compared += 1
+                scale = np.max(np.abs(b))
+                rel = float(np.max(np.abs(a - b))) / (scale if scale > 0 else 1.0)
+                if rel > worst:
+                    worst, where = rel, f"{prim.GetPath()}.{attr.GetName()}@{t:g}"
+    return worst, where, compared
 
 
 def fmt_ms(seconds):
@@ -394,6 +429,11 @@ def main():
             if args.peer:
                 theirs, peer_npz = run_one(name, spec, "peer", args, wheel, tmp)
                 agr = agreement(ours_npz, peer_npz)
+                if spec.get("render_stem"):
+                    stages = stage_agreement(spec["render_stem"] + ".usd", spec["render_stem"] + ".peer.usd")
+                    if stages:
+                        print(f"    USD stages: max rel diff {stages[0]:.2e} over {stages[2]} time samples"
+                              + (f" (worst: {stages[1]})" if stages[0] > 0 else ""))
             first, med = step_figures(ours)
             for line in ours.get("renderers", []):
                 print(f"    ours rendered: {line}")

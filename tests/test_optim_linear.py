@@ -135,3 +135,49 @@ def test_batched_systems_converge_independently():
     x = wp.zeros(16, dtype=wp.float64)
     la.cg(op, wp.array(b, dtype=wp.float64), x, tol=1e-10, maxiter=50)
     np.testing.assert_allclose(x.numpy(), b / d, rtol=1e-8)
+
+
+def nonsymmetric(n, seed, dtype):
+    rng = np.random.default_rng(seed)
+    D = rng.standard_normal((n, n))
+    D[np.abs(rng.standard_normal((n, n))) < 1.2] = 0.0
+    D += 0.3 * n * np.eye(n)
+    r, c = np.nonzero(D)
+    A = sp.bsr_from_triplets(n, n, wp.array(r.astype(np.int32), dtype=int), wp.array(c.astype(np.int32), dtype=int),
+                             wp.array(D[r, c].astype(NP[dtype]), dtype=dtype))
+    return A, ssp.csr_matrix(D), rng.standard_normal(n).astype(NP[dtype])
+
+
+@pytest.mark.parametrize("dtype", [wp.float32, wp.float64])
+@pytest.mark.parametrize("name", ["bicgstab", "gmres"])
+@pytest.mark.parametrize("precond,left", [(None, False), ("diag", False), ("diag", True)])
+def test_nonsymmetric_solvers(dtype, name, precond, left):
+    A, ref, b = nonsymmetric(70, 4, dtype)
+    assert abs(ref - ref.T).max() > 0.1
+    x = wp.zeros(70, dtype=dtype)
+    tol = 1e-5 if dtype is wp.float32 else 1e-10
+    M = la.preconditioner(A, precond) if precond else None
+    solver = la.bicgstab if name == "bicgstab" else la.gmres
+    kwargs = {"restart": 10} if name == "gmres" else {}
+    it, err, atol = solver(A, wp.array(b, dtype=dtype), x, tol=tol, maxiter=300, M=M, is_left_preconditioner=left,
+                           **kwargs)
+    assert it < 300
+    want = sla.spsolve(ref.tocsc(), b.astype(np.float64))
+    assert residual(ref, x.numpy(), b) < 20 * tol
+    np.testing.assert_allclose(x.numpy(), want, atol=1e3 * tol * np.abs(want).max())
+
+
+def test_gmres_state_and_batches():
+    """GMRES as a reusable state, and a batched diagonal-plus-skew system."""
+    A, ref, b = nonsymmetric(40, 5, wp.float64)
+    state = la.gmres(A, wp.array(b, dtype=wp.float64), wp.zeros(40, dtype=wp.float64), tol=1e-10, restart=8, run=False)
+    assert isinstance(state, la.GMRES)
+    for k in (1.0, -2.0):
+        x = wp.zeros(40, dtype=wp.float64)
+        state(b=wp.array(k * b, dtype=wp.float64), x=x)
+        np.testing.assert_allclose(ref @ x.numpy(), k * b, atol=1e-8)
+    d = np.concatenate([np.linspace(1, 2, 12), np.linspace(5, 9, 8)])
+    op = la.aslinearoperator(wp.array(d, dtype=wp.float64), batch_offsets=wp.array([0, 12, 20], dtype=int))
+    x = wp.zeros(20, dtype=wp.float64)
+    la.gmres(op, wp.array(np.ones(20), dtype=wp.float64), x, tol=1e-12, restart=6, maxiter=60)
+    np.testing.assert_allclose(x.numpy(), 1.0 / d, rtol=1e-9)

@@ -2,5 +2,6 @@
 iterative linear solvers."""
 
 from . import linear
+from .gradient import SGD, Adam
 
-__all__ = ["linear"]
+__all__ = ["Adam", "SGD", "linear"]

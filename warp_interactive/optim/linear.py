@@ -1,7 +1,10 @@
 """``warp.optim.linear``: iterative solvers for sparse (BSR), dense and operator systems."""
 
+from .gmres import GMRES, gmres
+from .nonsymmetric import BiCGSTAB, bicgstab
 from .operators import LinearOperator, aslinearoperator
 from .precond import preconditioner
 from .solvers import CG, CR, LinearSolverState, cg, cr
 
-__all__ = ["CG", "CR", "LinearOperator", "LinearSolverState", "aslinearoperator", "cg", "cr", "preconditioner"]
+__all__ = ["BiCGSTAB", "CG", "CR", "GMRES", "LinearOperator", "LinearSolverState", "aslinearoperator", "bicgstab",
+           "cg", "cr", "gmres", "preconditioner"]

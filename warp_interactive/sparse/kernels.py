@@ -14,10 +14,39 @@ def gather_sum(starts: wp.array(dtype=int), ends: wp.array(dtype=int), order: wp
                src: wp.array(dtype=Any), out: wp.array(dtype=Any)):
     """out[b] = sum of src[order[j]] over j in starts[b]:ends[b]."""
     b = wp.tid()
+    lo, hi = starts[b], ends[b]
     v = out.dtype(0.0)
-    for j in range(starts[b], ends[b]):
+    if lo < hi:             # the first entry as is (a lone -0.0 stays -0.0)
+        v = src[order[lo]]
+    for j in range(lo + 1, hi):
         v += src[order[j]]
     out[b] = v
+
+
+@wp.kernel
+def gather_sum_ends(ends: wp.array(dtype=int), order: wp.array(dtype=int), src: wp.array(dtype=Any),
+                    out: wp.array(dtype=Any)):
+    """gather_sum with block b's entries at order[ends[b - 1]:ends[b]] (from 0 for b = 0)."""
+    b = wp.tid()
+    lo = int(0)
+    if b > 0:
+        lo = ends[b - 1]
+    hi = ends[b]
+    v = out.dtype(0.0)
+    if lo < hi:
+        v = src[order[lo]]
+    for j in range(lo + 1, hi):
+        v += src[order[j]]
+    out[b] = v
+
+
+@wp.kernel
+def scatter_add(blocks: wp.array(dtype=int), src: wp.array(dtype=Any), out: wp.array(dtype=Any)):
+    """out[blocks[t]] += src[t] for the triplets with a block (order of sums not fixed)."""
+    t = wp.tid()
+    b = blocks[t]
+    if b >= 0:
+        wp.atomic_add(out, b, src[t])
 
 
 @wp.kernel
@@ -53,8 +82,11 @@ def transpose_gather(starts: wp.array(dtype=int), ends: wp.array(dtype=int), ord
                      src: wp.array(dtype=Any), out: wp.array(dtype=Any)):
     """out[b] = sum of transpose(src[order[j]]) over the block's entries (matrix blocks)."""
     b = wp.tid()
+    lo, hi = starts[b], ends[b]
     v = out.dtype(0.0)
-    for j in range(starts[b], ends[b]):
+    if lo < hi:
+        v = wp.transpose(src[order[lo]])
+    for j in range(lo + 1, hi):
         v += wp.transpose(src[order[j]])
     out[b] = v
 

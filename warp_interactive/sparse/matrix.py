@@ -10,6 +10,8 @@ import this module)."""
 
 import warp_interactive as wp
 
+from ..hooks import html_view
+
 from .funcs import bsr_row_index
 
 BSR_STATUS_SUCCESS = 0
@@ -158,9 +160,8 @@ class BsrMatrix:
                 f"dtype={wp.types.type_repr(self.dtype)}, device={self.device})")
 
     def _repr_html_(self):
-        from ..hooks import html_views
-        view = html_views.get("bsr_matrix")
-        return view(self) if view is not None else None
+        """The notebook's view (registered by the notebook layer): sizes and a sparsity picture."""
+        return html_view("bsr_matrix", self)
 
 
 @wp.kernel
@@ -176,6 +177,7 @@ _typed = {}
 def bsr_matrix_t(dtype):
     """The struct type of BSR matrices with blocks of ``dtype`` (a Warp matrix or scalar type),
     for kernel arguments: fields ``nrow, ncol, nnz, offsets, row_counts, columns, values``."""
+    dtype = {float: wp.float32, int: wp.int32, bool: wp.bool}.get(dtype, dtype)
     if not (wp.types.type_is_matrix(dtype) or dtype in wp.types.scalar_types):
         raise ValueError(f"BsrMatrix block type must be either warp matrix or scalar; got {wp.types.type_repr(dtype)}")
     t = _typed.get(dtype)
@@ -285,12 +287,14 @@ def set_zero_topology(bsr, topology, row_capacity, nnz_capacity, preserve_row_ca
     nnz = 0
     if topology == "padded":
         if row_capacity is not None:
-            caps = (row_capacity.numpy().astype(np.int64) if wp.types.is_array(row_capacity)
+            per_row = wp.types.is_array(row_capacity)
+            caps = (row_capacity.numpy().astype(np.int64) if per_row
                     else np.full(bsr.nrow, row_capacity, dtype=np.int64))
             offsets = np.zeros(bsr.nrow + 1, dtype=np.int32)
             np.cumsum(caps, out=offsets[1:])
             bsr.offsets[: bsr.nrow + 1].assign(offsets)
-            nnz = int(offsets[-1])
+            # per-row capacities with an nnz_capacity: that bound is the slot count, as warp-lang's
+            nnz = nnz_capacity if per_row and nnz_capacity is not None else int(offsets[-1])
         elif preserve_row_capacity:
             nnz = bsr.nnz
         else:
@@ -314,6 +318,7 @@ def bsr_zeros(rows_of_blocks, cols_of_blocks, block_type, device=None, *, topolo
         topology = "padded" if row_capacity is not None else "compact"
     elif topology not in _TOPOLOGIES:
         raise ValueError(f"Unsupported topology policy: {topology}")
+    block_type = {float: wp.float32, int: wp.int32}.get(block_type, block_type)
     bsr = bsr_matrix_t(block_type)()
     bsr.nrow = int(rows_of_blocks)
     bsr.ncol = int(cols_of_blocks)

@@ -29,9 +29,14 @@ _COMMON = {
     "__neg__": lambda self: BsrScaled(*_scaled(self, -1.0)),
     "__matmul__": _matmul,
     "__rmatmul__": _rmatmul,
-    "transpose": lambda self: bsr_transposed(self),
-    "T": property(lambda self: bsr_transposed(self)),
 }
+
+
+def _transpose(self):
+    """A transposed copy (of a scaled expression: the scaled transposed copy)."""
+    if isinstance(self, BsrScaled):
+        return BsrScaled(bsr_transposed(self.mat), self.scale)
+    return bsr_transposed(self)
 
 
 def _scaled(A, s):
@@ -49,6 +54,9 @@ def _install():
     BsrMatrix.__imul__ = lambda self, s: bsr_scale(self, s)
     BsrMatrix.__imatmul__ = lambda self, y: bsr_mm(self, y, self)
     BsrScaled.eval = eval_expression
+    for cls in (BsrMatrix, BsrScaled):
+        cls.transpose = _transpose
+        cls.T = property(_transpose)
 
 
 _install()

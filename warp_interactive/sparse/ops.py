@@ -59,8 +59,8 @@ def bsr_assign(dest, src, structure_only=False, topology=None):
         dest.nrow = src.nrow * src_shape[0] // dst_shape[0]
         dest.ncol = src.ncol * src_shape[1] // dst_shape[1]
         if dest.nrow * dst_shape[0] != src.nrow * src_shape[0] or dest.ncol * dst_shape[1] != src.ncol * src_shape[1]:
-            raise ValueError(f"Incompatible dest and src block shapes: {dst_shape} and {src_shape} for a matrix "
-                             f"of shape {src.shape}")
+            raise ValueError(f"The requested block shape {dst_shape} does not evenly divide the source matrix of "
+                             f"total size {src.shape}")
     rows, cols, blocks = active_entries(src)
     drow, dcol, tile, (h, w) = _tiles(rows, cols, blocks, src_shape, dst_shape)
     src_values = src.scalar_values       # read before dest's storage may be replaced (aliasing)
@@ -93,8 +93,13 @@ def bsr_copy(A, scalar_type=None, block_shape=None, structure_only=False, topolo
         block_type = wp.types.matrix(shape=shape, dtype=scalar)
     else:
         block_type = scalar if shape == (1, 1) else wp.types.matrix(shape=shape, dtype=scalar)
+    _split(mat.block_shape[0], shape[0], "block rows")
+    _split(mat.block_shape[1], shape[1], "block columns")
     nrow = mat.nrow * mat.block_shape[0] // shape[0]
     ncol = mat.ncol * mat.block_shape[1] // shape[1]
+    if nrow * shape[0] != mat.shape[0] or ncol * shape[1] != mat.shape[1]:
+        raise ValueError(f"The requested block shape {shape} does not evenly divide the source matrix of total size "
+                         f"{mat.shape}")
     if topology == "padded" and mat.row_counts is not None and shape == mat.block_shape:
         caps = wp.array(np.diff(mat.offsets.numpy()[: mat.nrow + 1]).astype(np.int32), dtype=int, device=mat.device)
         copy = bsr_zeros(nrow, ncol, block_type, device=mat.device, row_capacity=caps)

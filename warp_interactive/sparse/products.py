@@ -7,8 +7,8 @@ import warp_interactive as wp
 
 from .kernels import mm_gather, mv_rows, mv_transpose_blocks, scale_values
 from .matrix import bsr_zeros, matrix_and_scale, row_counts_arg
-from .ops import bsr_axpy, check_topology
-from .topology import active_entries, device_groups, host, place, to_device
+from .ops import bsr_assign, bsr_axpy, check_topology
+from .topology import active_entries, segments, set_topology, to_device
 
 
 def _element_type(scalar, n, scalar_blocks):
@@ -146,38 +146,42 @@ def bsr_mm(x, y, z=None, alpha=1.0, beta=0.0, work_arrays=None, reuse_topology=F
         raise ValueError(f"Incompatible result block shape, expected {block_shape}, got {z.block_shape}")
     if (z.nrow, z.ncol) != (x.nrow, y.ncol):
         raise ValueError(f"Incompatible result shape, expected ({x.nrow}, {y.ncol}), got ({z.nrow}, {z.ncol})")
-    product = _product(x, y, z, alpha, topology, work_arrays, reuse_topology)
-    if beta == 0.0 and topology == "compact" and product is not None:
-        _take(z, product)
-    elif product is not None:
+    product = _product(x, y, z, alpha, work_arrays, reuse_topology, max_new_nnz)
+    if beta == 0.0 and topology == "compact":
+        bsr_assign(z, product)
+    else:
         bsr_axpy(product, z, alpha=1.0, beta=beta, topology=topology)
     return z
 
 
-def _take(z, product):
-    """Make ``z`` the product matrix (its arrays are copied so ``z`` keeps its own storage)."""
-    from .ops import bsr_assign
-    bsr_assign(z, product)
+def _plan(x, y, device, max_new_nnz):
+    """The product's compact topology and, per block, its (x block, y block) pairs."""
+    rows, cols, bx, by = _product_pairs(x, y)
+    offsets, columns, seg, order = segments(rows, cols, x.nrow, y.ncol)
+    nblocks = int(offsets[-1])
+    if max_new_nnz is not None and nblocks > max_new_nnz:
+        print(f"Warning: bsr_mm: the product has {nblocks} blocks, max_new_nnz ({max_new_nnz}) exceeded; "
+              "the blocks past it are dropped")
+        nblocks = int(max_new_nnz)
+        offsets = np.minimum(offsets, nblocks).astype(np.int32)
+        columns, seg = columns[:nblocks], seg[: nblocks + 1]
+    seg_d = to_device(seg, device)
+    return (offsets, columns, seg_d[:-1], seg_d[1:], to_device(order, device), to_device(bx, device),
+            to_device(by, device), nblocks)
 
 
-def _product(x, y, z, alpha, topology, work_arrays, reuse_topology):
-    """alpha * x @ y as a new compact matrix (None when empty)."""
+def _product(x, y, z, alpha, work_arrays, reuse_topology, max_new_nnz):
+    """alpha * x @ y as a new compact matrix."""
     plan = work_arrays._plan if (reuse_topology and work_arrays is not None) else None
     if plan is None:
-        rows, cols, bx, by = _product_pairs(x, y)
-        P = bsr_zeros(x.nrow, y.ncol, z.values.dtype, device=z.device)
-        slots, nslots = place(P, rows, cols, "compact")
-        starts, ends, order = device_groups(slots, nslots, z.device)
-        plan = (host(P.offsets, P.nrow + 1).copy(), host(P.columns, nslots).copy() if nslots else None,
-                starts, ends, order, to_device(bx, z.device), to_device(by, z.device), nslots)
+        plan = _plan(x, y, z.device, max_new_nnz)
         if work_arrays is not None:
             work_arrays._plan = plan
-    offsets, columns, starts, ends, order, bx_d, by_d, nslots = plan
+    offsets, columns, starts, ends, order, bx_d, by_d, nblocks = plan
     P = bsr_zeros(x.nrow, y.ncol, z.values.dtype, device=z.device)
-    from .topology import set_topology
-    set_topology(P, offsets, columns if columns is not None else np.zeros(0, dtype=np.int32))
+    set_topology(P, offsets, columns)
     P.values.requires_grad = z.requires_grad
-    if nslots:
-        wp.launch(mm_gather, dim=nslots, device=z.device,
+    if nblocks:
+        wp.launch(mm_gather, dim=nblocks, device=z.device,
                   inputs=[starts, ends, order, bx_d, by_d, x.scalar_type(alpha), x.values, y.values, P.values])
     return P

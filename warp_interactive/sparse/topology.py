@@ -72,19 +72,23 @@ def to_device(a, device, dtype=int):
     return wp.array(np.ascontiguousarray(a, dtype=np.int32 if dtype is int else None), dtype=dtype, device=device)
 
 
-def set_topology(dest, offsets, columns, nnz_capacity=None):
-    """Write a compact topology into ``dest`` (grows its storage; ``row_counts`` cleared)."""
+def set_topology(dest, offsets, columns, nnz_bound=None):
+    """Write a compact topology into ``dest`` (grows its storage; ``row_counts`` cleared).
+    ``nnz_bound``: a host-side block count bound larger than the blocks (warp-lang keeps the
+    triplet count there until ``nnz_sync()``)."""
     nnz = int(offsets[-1])
+    if nnz_bound is not None:
+        nnz = max(nnz, int(nnz_bound))
     if dest.offsets.size < dest.nrow + 1:
         dest.offsets = wp.empty(dest.nrow + 1, dtype=int, device=dest.device)
     dest.offsets[: dest.nrow + 1].assign(offsets)
     dest.row_counts = None
-    ensure_fits(dest, nnz=nnz, capacity=nnz_capacity)
-    if nnz:
-        dest.columns[:nnz].assign(columns)
+    ensure_fits(dest, nnz=nnz)
+    if len(columns):
+        dest.columns[: len(columns)].assign(columns)
 
 
-def place(dest, rows, cols, topology):
+def place(dest, rows, cols, topology, nnz_bound=None):
     """Give ``dest`` the blocks of the entries (rows[i], cols[i]) as ``topology`` says and return
     (slot of each entry in ``dest``'s storage or -1 when dropped, number of slots):
     "compact": exactly the distinct (row, col) pairs; "masked": ``dest``'s blocks stay and
@@ -101,7 +105,7 @@ def place(dest, rows, cols, topology):
     block_of = np.empty(rows.shape[0], dtype=np.int64)
     block_of[order] = np.repeat(np.arange(seg.shape[0] - 1, dtype=np.int64), np.diff(seg))
     if topology == "compact":
-        set_topology(dest, offsets, bcols)
+        set_topology(dest, offsets, bcols, nnz_bound)
         return block_of, int(offsets[-1])
     slot_of_block, nslots = _place_padded(dest, offsets, bcols)
     return slot_of_block[block_of] if block_of.size else block_of, nslots
@@ -131,7 +135,7 @@ def _place_padded(dest, offsets, cols):
     slot = np.where(fits, cap_off[rows] + rank, -1)
     dest.row_counts[: dest.nrow].assign(got.astype(np.int32))
     nslots = int(cap_off[-1])
-    ensure_fits(dest, nnz=nslots)
+    ensure_fits(dest, nnz=max(dest.nnz, nslots))
     if fits.any():
         host_cols = host(dest.columns, nslots).copy()
         host_cols[slot[fits]] = cols[fits]

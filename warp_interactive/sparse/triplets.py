@@ -6,9 +6,9 @@ import numpy as np
 
 import warp_interactive as wp
 
-from .kernels import gather_sum
+from .kernels import gather_sum, gather_sum_ends, scatter_add
 from .matrix import as_block_array, bsr_zeros, scalar_type
-from .topology import device_groups, host, place, to_device
+from .topology import group, host, place, to_device
 
 _TOPOLOGIES = ("compact", "masked", "padded")
 
@@ -16,27 +16,44 @@ _TOPOLOGIES = ("compact", "masked", "padded")
 class BsrTripletMap:
     """A reusable map from COO triplets to the blocks of a matrix built from them: pass it (or
     ``True``) as ``build_mapping`` to ``bsr_set_from_triplets``, then refresh the values with
-    ``bsr_set_from_mapped_values`` while the topology stays."""
+    ``bsr_set_from_mapped_values`` while the topology stays. Its storage (``capacity``
+    triplets) is reused when rebuilt for as many triplets or fewer."""
 
     def __init__(self, capacity=0, device=None):
         self.triplet_count = 0
-        self._device = wp.get_device(device)
-        self._capacity = int(capacity)
-        self._starts = self._ends = self._order = self._blocks = None
+        self._nblocks = 0
+        self._storage = self._allocate(int(capacity), wp.get_device(device))
         self._dest = None
+
+    @staticmethod
+    def _allocate(capacity, device):
+        return tuple(wp.empty(capacity, dtype=int, device=device) for _ in range(3))
 
     @property
     def device(self):
-        return self._device
+        return self._storage[0].device
 
     @property
     def capacity(self):
-        return self._capacity
+        return self._storage[0].shape[0]
 
-    def _bind(self, dest, count, starts, ends, order, blocks):
+    def _view(self, k):
+        return self._storage[k][: self.triplet_count]
+
+    # block b's triplets are _triplet_indices[_block_ends[b-1]:_block_ends[b]]; a dropped
+    # triplet's block is -1
+    _block_ends = property(lambda self: self._view(0))
+    _triplet_indices = property(lambda self: self._view(1))
+    _triplet_blocks = property(lambda self: self._view(2))
+
+    def _bind(self, dest, count, ends, order, blocks):
+        if count > self.capacity:
+            self._storage = self._allocate(count, self.device)
+        for k, data in enumerate((ends, order, blocks)):
+            if len(data):
+                self._storage[k][: len(data)].assign(np.asarray(data, dtype=np.int32))
         self.triplet_count = count
-        self._capacity = max(self._capacity, count)
-        self._starts, self._ends, self._order, self._blocks = starts, ends, order, blocks
+        self._nblocks = len(ends)
         self._dest = (dest.nrow, dest.ncol, dest.offsets.ptr, dest.columns.ptr,
                       0 if dest.row_counts is None else dest.row_counts.ptr)
 
@@ -141,14 +158,17 @@ def bsr_set_from_triplets(dest, rows, columns, values=None, count=None, prune_nu
     r, c, idx = _kept_triplets(dest, rows, columns, values, n, prune_numerical_zeros)
     if topology == "masked":
         dest.values.zero_()
-    slots, nslots = place(dest, r, c, topology)
-    starts, ends, order = device_groups(slots, nslots, dest.device, idx)
+    slots, nslots = place(dest, r, c, topology, nnz_bound=rows.shape[0])
+    starts, ends, order = group(slots, nslots)
+    order = idx[order]
     if values is not None and nslots:
-        wp.launch(gather_sum, dim=nslots, device=dest.device, inputs=[starts, ends, order, values, dest.values])
+        wp.launch(gather_sum, dim=nslots, device=dest.device,
+                  inputs=[to_device(starts, dest.device), to_device(ends, dest.device), to_device(order, dest.device),
+                          values, dest.values])
     if mapping is not None:
         blocks = np.full(n, -1, dtype=np.int32)
         blocks[idx] = slots
-        mapping._bind(dest, n, starts, ends, order, to_device(blocks, dest.device))
+        mapping._bind(dest, n, ends, order, blocks)
     return mapping
 
 
@@ -179,7 +199,13 @@ def bsr_set_from_mapped_values(dest, mapping, values, reduction="gather"):
     if reduction not in ("gather", "atomic"):
         raise ValueError(f"Unsupported mapped reduction '{reduction}', expected 'gather' or 'atomic'")
     values = _check_values(dest, values, mapping.triplet_count, "Values and destination")
-    nblocks = mapping._starts.shape[0]
-    if nblocks:
-        wp.launch(gather_sum, dim=nblocks, device=dest.device,
-                  inputs=[mapping._starts, mapping._ends, mapping._order, values, dest.values])
+    if not mapping._nblocks:
+        return
+    ends = mapping._storage[0][: mapping._nblocks]
+    order = mapping._storage[1]
+    if reduction == "gather":
+        wp.launch(gather_sum_ends, dim=mapping._nblocks, device=dest.device, inputs=[ends, order, values, dest.values])
+    else:
+        dest.values[: mapping._nblocks].zero_()
+        wp.launch(scatter_add, dim=mapping.triplet_count, device=dest.device,
+                  inputs=[mapping._storage[2], values, dest.values])
