@@ -60,10 +60,10 @@ def _jacobi(A, use_abs):
 def preconditioner(A, ptype="diag"):
     """A preconditioner for ``A``: "diag" (Jacobi), "diag_abs" (absolute diagonal),
     "block_jacobi_direct"/"block_jacobi_sequential"/"block_jacobi_tile" (inverse diagonal
-    blocks), "fsai" (``FSAI(A)``) or "id" (None)."""
+    blocks) or "id" (None). warp-lang's "fsai" is not available here (a ValueError says so)."""
     if ptype == "fsai":
-        from .fsai import FSAI
-        return FSAI(A)
+        raise ValueError("Preconditioner 'fsai' (warp-lang's adaptive FSAI) is not available in warp_interactive "
+                         "yet; use 'diag' or a block-Jacobi preconditioner")
     if ptype == "id":
         return None
     if ptype in ("diag", "diag_abs"):
