@@ -56,9 +56,6 @@ def block_jacobi(A, ptype):
     r, c = A.block_shape
     if r != c:
         raise ValueError(f"Preconditioner '{ptype}' requires square blocks, got {A.block_shape}")
-    if not wp.types.type_is_matrix(A.values.dtype):
-        from .precond import preconditioner
-        return preconditioner(A, "diag")
     scalar = A.scalar_type
     if ptype == "block_jacobi_tile" and scalar not in (wp.float32, wp.float64):
         raise ValueError(f"Preconditioner 'block_jacobi_tile' requires float32 or float64 matrices, got "

@@ -5,6 +5,7 @@ from typing import Any
 import warp_interactive as wp
 import warp_interactive.sparse as sparse
 
+from .block_jacobi import block_jacobi
 from .operators import aslinearoperator
 
 
@@ -69,6 +70,7 @@ def preconditioner(A, ptype="diag"):
     if ptype in ("diag", "diag_abs"):
         return _jacobi(A, ptype == "diag_abs")
     if ptype in ("block_jacobi_direct", "block_jacobi_sequential", "block_jacobi_tile"):
-        from .block_jacobi import block_jacobi
+        if isinstance(A, sparse.BsrMatrix) and A.block_shape == (1, 1) and A.nrow == A.ncol:
+            return _jacobi(A, False)        # CSR: block Jacobi is Jacobi
         return block_jacobi(A, ptype)
     raise ValueError(f"Unsupported preconditioner type '{ptype}'")
