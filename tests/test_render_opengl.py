@@ -291,9 +291,13 @@ WINDOW_SCRIPT = """
 import numpy as np, warp_interactive as wp, warp_interactive.render as wr
 r = wr.OpenGLRenderer(screen_width=160, screen_height=120, draw_grid=False, draw_sky=False, draw_axis=False,
                       background_color=(0, 0, 0), camera_pos=(0, 0, 10))
+pressed = []
+r.register_key_press_callback(lambda symbol, modifiers: pressed.append(symbol))
+r.register_input_processor(lambda keys: pressed.append("keys"))
 r.begin_frame(0.0)
 r.render_sphere("s", (-2, 0, 0), (0, 0, 0, 1), 0.6, color=(1, 0, 0))
 r.end_frame()
+assert pressed == ["keys"], pressed
 px = wp.zeros((r.screen_height, r.screen_width, 3), dtype=float)
 r.get_pixels(px, split_up_tiles=False)
 np.save({path!r}, px.numpy())
@@ -327,3 +331,19 @@ def test_window_mode_on_a_display(tmp_path):
     r.end_frame()
     np.testing.assert_allclose(np.load(out), frame(r), atol=2 / 255)
     r.close()
+
+
+def test_instance_updates_show_after_a_stale_mark(renderer):
+    """warp-lang's update_shape_instances()/update_instance_colors() after changing instances:
+    the next frame shows the change (here: a colour)."""
+    renderer.begin_frame(0.0)
+    renderer.render_box("b", (0, 0, 0), (0, 0, 0, 1), (1.0, 1.0, 1.0), color=(1, 0, 0))
+    renderer.end_frame()
+    assert frame(renderer)[H // 2, W // 2, 0] > 0.3
+    renderer.update_shape_instance("b", color1=(0, 0, 1), color2=(0, 0, 1))
+    renderer.update_instance_colors()
+    renderer.update_shape_instances()
+    renderer.begin_frame(1.0)
+    renderer.end_frame()
+    centre = frame(renderer)[H // 2, W // 2]
+    assert centre[2] > 0.3 and centre[0] < 0.2
