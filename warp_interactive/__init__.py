@@ -6,6 +6,8 @@ CPU cores (and NVIDIA GPUs), built for notebooks.
 
 from . import types
 from .config import DeterministicMode, config
+from .logger import (LOG_DEBUG, LOG_ERROR, LOG_INFO, LOG_WARNING, Logger, ScopedLogger, ScopedLogLevel,
+                     get_logger, set_logger)
 from .lang import builtins_core as _builtins_core  # noqa: F401  (declares the builtins)
 from .lang import intrinsics_transform as _intrinsics_transform  # noqa: F401  (wp.transformation)
 from .lang.builtin_function import intrinsic_names as _intrinsic_names
@@ -33,6 +35,9 @@ from .types import (array, array1d, array2d, array3d, array4d, bool_, dtype_from
                     bfloat16, dtype_to_numpy, float16, float32, float64, int8, int16, int32, int64,
                     matrix, quaternion, transformation, uint8, uint16, uint32, uint64, vector)
 from .types.array import clone, copy, from_numpy
+from .types.generic import Float, Int, Scalar  # noqa: F401  (generic annotations)
+from .lang.func import Function  # noqa: F401
+from .runtime.device import DeviceLike  # noqa: F401
 from .types.indexedarray import indexedarray, indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d
 from .types.array_factories import (empty, empty_like, full, full_like, ones, ones_like, zeros,
                                     zeros_like)

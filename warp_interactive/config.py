@@ -61,6 +61,9 @@ class _Config:
         # recorded launch read: its gradients would be wrong (runtime/overwrite.py)
         self.verify_autograd_array_access = False
         self.deterministic = DeterministicMode.NOT_GUARANTEED    # see DeterministicMode
+        # messages below this level are dropped (warp_interactive/logger.py; 20 = wp.LOG_INFO)
+        self.log_level = 20
+        self.verbose_warnings = False    # warnings name the file and line that raised them
 
     def __setattr__(self, name, value):
         if name == "mode" and value not in ("release", "debug"):
@@ -68,7 +71,7 @@ class _Config:
         if name == "deterministic":
             value = deterministic_mode(value)
         object.__setattr__(self, name, value)
-        if name in ("deterministic", "verify_fp"):
+        if name in ("deterministic", "verify_fp", "print_launches"):
             for fn in on_change:     # the runtime's fast launch plans re-check (launch_state)
                 fn()
 
