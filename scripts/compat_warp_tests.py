@@ -156,7 +156,9 @@ def _served_modules():
     import warp_interactive.logger as logger
     served = {"_src.types": _Internals("warp._src.types", _wi.types, **_type_tables()),
               "_src.logger": logger}
-    served["_src.utils"] = _Internals("warp._src.utils", importlib.import_module("warp_interactive.utils"))
+    mapping = importlib.import_module("warp_interactive.mapping")
+    served["_src.utils"] = _Internals("warp._src.utils", importlib.import_module("warp_interactive.utils"),
+                                      map_cache=mapping.map_cache)      # wp.map's kernels
     served["_src"] = _Internals("warp._src", None, **{k[builtins.len("_src."):]: v for k, v in served.items()
                                                         if k != "_src"})
     return served

@@ -63,6 +63,7 @@ _LAZY = {
                         "dtype_to_paddle", "from_paddle", "stream_from_paddle", "stream_to_paddle",
                         "to_paddle"),
     ".runtime.matmul": ("matmul",),
+    ".mapping": ("map",),
     ".runtime.device_access": ("get_cuda_supported_archs", "is_mempool_access_enabled",
                                "is_mempool_access_supported", "is_mempool_enabled", "is_mempool_supported",
                                "is_peer_access_enabled", "is_peer_access_supported",
@@ -103,7 +104,9 @@ _export_builtins(globals())
 
 # --- notebook: launch timings, the IPython extension (loaded only inside IPython) -------------
 from .runtime import timing  # noqa: E402
-from .runtime.timing import timing_begin, timing_end, timing_print  # noqa: E402,F401
+from .runtime.timing import (TIMING_ALL, TIMING_GRAPH, TIMING_KERNEL, TIMING_KERNEL_BUILTIN,  # noqa: E402,F401
+                              TIMING_MEMCPY, TIMING_MEMSET, TimingResult, timing_begin, timing_end,
+                              timing_print)
 
 
 # --- calls from the lower layers up (hooks.py) ----------------------------------------------
