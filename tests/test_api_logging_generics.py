@@ -269,3 +269,32 @@ def _within_radius(radius: int, out: wp.array(dtype=wp.int32)):
     d = float(i) * 0.5
     if d < radius:
         out[i] = 1
+
+
+@wp.kernel
+def _bool_order(x: int, out: wp.array(dtype=wp.int32)):
+    # not a chain: two bools compared, as ints (C++)
+    if (x > 0) < (-2 < x):
+        out[0] = 1
+    else:
+        out[0] = 2
+
+
+@pytest.mark.parametrize("x,expected", [(-5, 2), (-1, 1), (3, 2)])
+def test_bools_compare_as_ints(x, expected):
+    out = wp.zeros(1, dtype=wp.int32)
+    wp.launch(_bool_order, 1, [x, out])
+    assert out.numpy()[0] == expected == (1 if int(x > 0) < int(-2 < x) else 2)
+
+
+def test_chained_comparison_of_unequal_types_is_a_type_error():
+    @wp.kernel(module="unique")
+    def unequal_chain():
+        x = wp.int32(10)
+        y = 10
+        z = True
+        if x == y == z:
+            pass
+
+    with pytest.raises(TypeError, match="Cannot chain comparisons of unequal types: int32 Eq bool"):
+        wp.launch(unequal_chain, dim=1, inputs=[])

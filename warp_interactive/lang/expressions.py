@@ -14,7 +14,7 @@ from . import builtins_tile, ir, registry
 from . import builtins_tile_ops, builtins_tile_linalg  # noqa: F401  (after builtins_tile)
 from . import builtins_tile_arith, builtins_tile_index, starred
 from . import builtins_tile_arange  # noqa: F401  (registers tile_arange)
-from ..errors import TypeMismatch
+from ..errors import CodegenTypeError, TypeMismatch
 from .registry import type_name
 from .scope import Conflict, PyValue
 
@@ -43,6 +43,8 @@ def comparison_type(a, b):
     width (so int32 -1 < uint32 1 is false, as in C++). None when no conversion applies (same
     types, an untyped literal, non-scalars)."""
     ta, tb = a.type, b.type
+    if ta is sc.bool_ and tb is sc.bool_:      # bools compare as ints (`(a < b) < (c > d)`)
+        return sc.int32
     if ta is tb or a.literal or b.literal or not (sc.is_scalar(ta) and sc.is_scalar(tb)):
         return None
     na, nb = ta.__name__, tb.__name__
@@ -242,6 +244,10 @@ class ExpressionsMixin:
             if name is None:
                 raise self.scope.error(f"comparison {type(op).__name__} is not supported")
             right = self.eval_var(right_node)
+            if result is not None and left.type is not right.type:    # warp-lang's rule for chains
+                raise self.scope.error(f"Cannot chain comparisons of unequal types: {type_name(left.type)} "
+                                       f"{type(op).__name__} {type_name(right.type)}", right_node,
+                                       kind=CodegenTypeError)
             a, b = left, right
             common = comparison_type(a, b)
             if common is not None:    # mixed scalar types compare as C++ compares them (warp-lang)
