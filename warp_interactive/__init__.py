@@ -26,6 +26,7 @@ from .runtime.device import (Device, ScopedDevice, get_cuda_device_count, get_cu
 from .runtime import cuda_backend as _cuda_backend  # noqa: F401  (registers the CUDA probe)
 from .runtime.cuda_backend import get_cuda_driver_version
 from .runtime import memory as _memory  # noqa: F401  (registers each device's memory backend)
+from .runtime.memory_tracker import ScopedMemoryTracker, print_memory_report  # noqa: F401
 from .runtime.launch import launch, launch_tiled
 from .runtime.tape import Tape
 from .runtime.module import Module, get_module, get_module_options, load_module, set_module_options

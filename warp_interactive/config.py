@@ -64,6 +64,7 @@ class _Config:
         # messages below this level are dropped (warp_interactive/logger.py; 20 = wp.LOG_INFO)
         self.log_level = 20
         self.verbose_warnings = False    # warnings name the file and line that raised them
+        self.track_memory = False        # record every array allocation (runtime/memory_tracker.py)
 
     def __setattr__(self, name, value):
         if name == "mode" and value not in ("release", "debug"):
