@@ -92,8 +92,12 @@ class _Forward(importlib.abc.MetaPathFinder):
             return None
         if fullname == "warp._src" or fullname.startswith("warp._src."):
             # an internal module without a twin imports as an empty one: each *use* of it fails
-            # (with 'warp._src' in the message), not the whole file at its import line
-            served = _SERVED.setdefault(fullname[builtins.len("warp."):], _Internals(fullname))
+            # (with 'warp._src' in the message), not the whole file at its import line; a name
+            # missing from a twin (`from warp._src.utils import check_p2p`) is not a module
+            name = fullname[builtins.len("warp."):]
+            if name not in _SERVED and name.rpartition(".")[0] in _TWINS:
+                raise ModuleNotFoundError(f"No module named {fullname!r} (warp-lang internals: not part of the public API)")
+            served = _SERVED.setdefault(name, _Internals(fullname))
             return importlib.util.spec_from_loader(fullname, _Alias(served))
         ours = "warp_interactive." + fullname[builtins.len("warp."):]  # wp.len shadows len here
         try:
@@ -165,6 +169,7 @@ def _served_modules():
 
 
 _SERVED = _served_modules()
+_TWINS = {k for k in _SERVED if k != "_src"}
 _src = _SERVED["_src"]
 sys.meta_path.insert(0, _Forward())
 # `warp.config` is our config object (warp-lang's is a module of attributes: same use)

@@ -49,6 +49,7 @@ from .runtime.cuda.streams import (Event, ScopedStream, Stream, get_event_elapse
                                    record_event, set_stream, synchronize_event, synchronize_stream,
                                    wait_event, wait_stream)
 from .runtime.graph import CaptureMode, Graph, ScopedCapture, capture_begin, capture_end, capture_launch
+from .runtime.graph_conditional import capture_if, capture_while, is_conditional_graph_supported  # noqa: F401
 from .runtime.device import get_cuda_device
 
 # interop (issue 7), matmul and gradient checks are looked up on first use (see __getattr__),
