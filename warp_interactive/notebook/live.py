@@ -69,5 +69,9 @@ class LiveView:
 
 def live(array, title=None, every=0.25):
     """Show ``array`` (2-d, scalar) as a heat-map now, and return the view: ``view.update()``
-    redraws it in place, at most every ``every`` seconds."""
+    redraws it in place, at most every ``every`` seconds. An ``OpenGLRenderer`` instead: its
+    frame, redrawn as it draws (``live_frames``)."""
+    if hasattr(array, "frame_listeners"):
+        from .live_frames import live_frames
+        return live_frames(array, title, every)
     return LiveView(array, title, every).show()

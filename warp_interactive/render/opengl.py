@@ -65,6 +65,9 @@ class OpenGLRenderer(Scene, Frames):
         self._has_exit = False
         self.skip_rendering = False
         self.frame_count = 0
+        self.frame_listeners = []    # called with the renderer after each frame is drawn
+        self.recorded_frames = []    # with start_recording(): RGB uint8 frames, top row first
+        self._recording = None
         self._init_scene()
         self._init_tiles()
         self._init_gl()
@@ -216,9 +219,45 @@ class OpenGLRenderer(Scene, Frames):
         if not self.skip_rendering:
             self._draw()
             self.frame_count += 1
+            self._record()
+            for listener in list(self.frame_listeners):
+                listener(self)
             if not self.headless:
                 from .window import present
                 present(self)
+
+    # -- frames on the host (notebook displays, videos) -------------------------------------------
+    def last_frame(self, mode="rgb"):
+        """The last drawn frame as a NumPy array, top row first: (h, w, 3) uint8 RGB, or
+        (h, w) float32 depth (distance along the view axis) with ``mode="depth"``."""
+        if mode not in ("rgb", "depth"):
+            raise ValueError(f"mode must be 'rgb' or 'depth', got {mode!r}")
+        self._switch_context()
+        frame = self._framebuffer.read(depth=(mode == "depth"))
+        if mode == "depth":
+            frame = self._linear_depth(frame)
+        return np.ascontiguousarray(frame[::-1])
+
+    def start_recording(self, every=1, max_frames=600):
+        """Keep a copy of every ``every``-th frame in ``recorded_frames`` (at most ``max_frames``,
+        the oldest dropped first): what a notebook shows as an animation."""
+        if every < 1 or max_frames < 1:
+            raise ValueError(f"every and max_frames must be >= 1, got {every} and {max_frames}")
+        self.recorded_frames = []
+        self._recording = (int(every), int(max_frames), self.frame_count)
+
+    def stop_recording(self):
+        """Stop recording; returns the recorded frames."""
+        self._recording = None
+        return self.recorded_frames
+
+    def _record(self):
+        if self._recording is None:
+            return
+        every, max_frames, start = self._recording
+        if (self.frame_count - 1 - start) % every == 0:
+            self.recorded_frames.append(self.last_frame())
+            del self.recorded_frames[:-max_frames]
 
     def save(self):
         """Nothing to save for an on-screen renderer (for API parity with ``UsdRenderer``)."""
