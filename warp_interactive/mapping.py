@@ -228,13 +228,12 @@ def _make_kernel(fn, in_types, pattern, out_types, ndim):
             args.append(f"in{i}[{', '.join(sub)}]")
     outs = [f"out{j}" for j in range(len(out_types))]
     results = [f"r{j}" for j in range(len(out_types))]
-    tid = f"{', '.join(idx)} = wp.tid()" if ndim > 1 else f"{idx[0]} = wp.tid()"
+    tid = f"{', '.join(idx)} = _tid()" if ndim > 1 else f"{idx[0]} = _tid()"
     body = [tid, f"{', '.join(results)} = _fn({', '.join(args)})"]
     body += [f"{o}[{', '.join(idx)}] = {r}" for o, r in zip(outs, results)]
     names = [f"in{i}" for i in range(len(in_types))] + outs
     text = f"def _wp_map_kernel({', '.join(names)}):\n" + "".join(f"    {ln}\n" for ln in body)
-    import warp_interactive
-    py = _exec(text, {"_fn": fn, "wp": warp_interactive}, "_wp_map_kernel")
+    py = _exec(text, {"_fn": fn, "_tid": BuiltinFunction("tid")}, "_wp_map_kernel")
     ann = {f"in{i}": t for i, t in enumerate(in_types)}
     ann.update(zip(outs, out_types))
     py.__annotations__ = ann
