@@ -48,6 +48,7 @@ DEFAULT_FILES = [
     # wp.config.verify_fp)
     "test_array_reduce", "test_runlength_encode", "test_implicit_init", "test_future_annotations",
     "test_verify_fp",
+    "test_render_opengl",   # warp.render (needs the [render] extra: pyglet)
 ]
 
 # The generated `warp` package: our namespace, our submodules, the wheel's tests.
@@ -56,6 +57,7 @@ import builtins
 import importlib
 import types as _pytypes
 import importlib.abc
+import importlib.machinery
 import importlib.util
 import sys
 
@@ -70,6 +72,7 @@ def __getattr__(name):
     return getattr(_wi, name)
 __version__ = _wi.__version__
 _TESTS = @TESTS@
+_EXAMPLES = @EXAMPLES@
 
 
 class _Alias(importlib.abc.Loader):
@@ -99,6 +102,10 @@ class _Forward(importlib.abc.MetaPathFinder):
                 raise ModuleNotFoundError(f"No module named {fullname!r} (warp-lang internals: not part of the public API)")
             served = _SERVED.setdefault(name, _Internals(fullname))
             return importlib.util.spec_from_loader(fullname, _Alias(served))
+        if fullname.startswith("warp.examples.") and fullname.count(".") >= 2:
+            spec = _example_spec(fullname)    # warp.examples.fem.utils: the examples' own helpers
+            if spec is not None:
+                return spec
         ours = "warp_interactive." + fullname[builtins.len("warp."):]  # wp.len shadows len here
         try:
             module = importlib.import_module(ours)
@@ -107,6 +114,27 @@ class _Forward(importlib.abc.MetaPathFinder):
                 raise ModuleNotFoundError(f"No module named {fullname!r} (no {ours})", name=fullname) from None
             raise
         return importlib.util.spec_from_loader(fullname, _Alias(module))
+
+
+def _example_spec(fullname):
+    """The wheel's example folders and helper modules (example code, not library code)."""
+    import os
+    rel = fullname.split(".")[2:]
+    path = os.path.join(_EXAMPLES, *rel)
+    if os.path.isdir(path):
+        init = os.path.join(path, "__init__.py")
+        return importlib.util.spec_from_file_location(
+            fullname, init if os.path.exists(init) else None, submodule_search_locations=[path]) \
+            if os.path.exists(init) else _namespace_spec(fullname, path)
+    if os.path.exists(path + ".py"):
+        return importlib.util.spec_from_file_location(fullname, path + ".py")
+    return None
+
+
+def _namespace_spec(fullname, path):
+    spec = importlib.machinery.ModuleSpec(fullname, None, is_package=True)
+    spec.submodule_search_locations = [path]
+    return spec
 
 
 class _Internals(_pytypes.ModuleType):
@@ -201,7 +229,8 @@ def make_shim(wheel):
     tests = os.path.join(wheel, "tests")
     os.symlink(tests, os.path.join(pkg, "tests"))
     with open(os.path.join(pkg, "__init__.py"), "w") as f:
-        f.write(SHIM_INIT.replace("@TESTS@", repr(tests)))
+        f.write(SHIM_INIT.replace("@TESTS@", repr(tests))
+                .replace("@EXAMPLES@", repr(os.path.join(wheel, "examples"))))
     with open(os.path.join(SHIM, "pytest.ini"), "w") as f:
         # warp-lang's files are unittest files: their module-level test_*(test, device) helpers
         # are not tests (pytest would collect them as functions missing a 'test' fixture)

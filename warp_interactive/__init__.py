@@ -75,6 +75,7 @@ _LAZY = {
 _LAZY_NAMES = {name: mod for mod, names in _LAZY.items() for name in names}
 
 bool = bool_  # noqa: A001  (wp.bool, as in the reference)
+LOG_DEBUG, LOG_INFO, LOG_WARNING, LOG_ERROR = 10, 20, 30, 40   # wp.config.log_level's levels
 # the reference's names for translation errors (ours carry the user's file and line)
 WarpCodegenError = WarpCodegenTypeError = WarpCodegenValueError = CodegenError
 WarpCodegenAttributeError = WarpCodegenIndexError = WarpCodegenKeyError = CodegenError

@@ -31,6 +31,7 @@ class _Config:
         self.verify_fp = False
         self.verbose = False             # print build commands and cache decisions
         self.quiet = False               # no build messages at all
+        self.log_level = 20              # wp.LOG_INFO: messages below it are not shown (warp-lang's option)
         self.kernel_cache_dir = default_kernel_cache_dir()   # the effective folder, never None
         # the kernel cache's size cap: least recently used entries are removed above it
         # (compiler/cache_gc.py); 0 or None: no cap

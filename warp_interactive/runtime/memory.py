@@ -86,11 +86,14 @@ class CpuMemory:
         s = self.to_numpy(src).reshape((src.size,) + element_shape(src.dtype)) if src.size else self.to_numpy(src)
         d = self.to_numpy(dest).reshape((dest.size,) + element_shape(dest.dtype)) if dest.size else self.to_numpy(dest)
         count = copy_count(dest, src, dest_offset, src_offset, count)
+        part = s[src_offset:src_offset + count]
+        if part.shape[1:] != d.shape[1:] and part[:1].size == d[:1].size:
+            part = part.reshape((count,) + d.shape[1:])   # float64 <-> vec1d: the same scalars per element
         if dest.is_contiguous:
-            d[dest_offset:dest_offset + count] = s[src_offset:src_offset + count]
+            d[dest_offset:dest_offset + count] = part
         else:
             flat = self.to_numpy(dest).copy().reshape(d.shape)
-            flat[dest_offset:dest_offset + count] = s[src_offset:src_offset + count]
+            flat[dest_offset:dest_offset + count] = part
             self.to_numpy(dest)[...] = flat.reshape(self.to_numpy(dest).shape)
         return count
 
