@@ -70,6 +70,10 @@ class _Config:
         # warp-lang's behaviour (the adjoints read the last values)
         self.tape_copy_on_write = True
         self.deterministic = DeterministicMode.NOT_GUARANTEED    # see DeterministicMode
+        # messages below this level are dropped (warp_interactive/logger.py; 20 = wp.LOG_INFO)
+        self.log_level = 20
+        self.verbose_warnings = False    # warnings name the file and line that raised them
+        self.track_memory = False        # record every array allocation (runtime/memory_tracker.py)
 
     def __setattr__(self, name, value):
         if name == "mode" and value not in ("release", "debug"):
@@ -77,7 +81,7 @@ class _Config:
         if name == "deterministic":
             value = deterministic_mode(value)
         object.__setattr__(self, name, value)
-        if name in ("deterministic", "verify_fp"):
+        if name in ("deterministic", "verify_fp", "print_launches"):
             for fn in on_change:     # the runtime's fast launch plans re-check (launch_state)
                 fn()
 

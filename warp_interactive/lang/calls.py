@@ -177,6 +177,10 @@ class CallsMixin:
         v = self.to_var(v, node.args[0])
         if not sc.is_scalar(v.type):
             raise self.scope.error(f"cannot cast {type_name(v.type)} to {to.__name__}")
+        return self.cast_var(v, to)
+
+    def cast_var(self, v, to):
+        """The scalar variable ``v`` converted to scalar type ``to`` (C++'s conversion)."""
         if v.type is to:
             return v
         ov = Overload(name=to.__name__, input_types={"x": v.type}, value_func=None,
