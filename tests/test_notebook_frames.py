@@ -142,3 +142,16 @@ def test_static_html_shows_animation_and_picture():
     assert _decode(first.group(1)).shape == (24, 32, 3)
     assert "setInterval" in body and 'class="wpi-play"' in body
     assert f"data:image/png;base64,{png}" in body
+
+
+def test_usd_imports_in_a_kernel_after_the_package():
+    """Regression: with the package loaded, a cell importing pxr hung the kernel for good (the
+    output-capture thread's dlopen waited on the import's dlopen, which waited for the GIL)."""
+    need("pxr")
+    kernel = KernelDriver()
+    try:
+        kernel.ok("import warp_interactive as wp")
+        out = kernel.ok("from pxr import Usd\nprint(Usd.Stage.CreateInMemory().GetRootLayer() is not None)")
+        assert out.strip() == "True"
+    finally:
+        kernel.close()

@@ -45,7 +45,7 @@ def to_rgb8(frame):
     return np.ascontiguousarray(a)
 
 
-def encode(frame, fmt="PNG", quality=85):
+def encode(frame, fmt="PNG", quality=75):
     from PIL import Image
     buf = io.BytesIO()
     Image.fromarray(to_rgb8(frame)).save(buf, format=fmt, quality=quality)

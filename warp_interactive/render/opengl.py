@@ -66,6 +66,7 @@ class OpenGLRenderer(Scene, Frames):
         self.skip_rendering = False
         self.frame_count = 0
         self.frame_listeners = []    # called with the renderer after each frame is drawn
+        self._input_processors, self._key_callbacks = [], []
         self.recorded_frames = []    # with start_recording(): RGB uint8 frames, top row first
         self._recording = None
         self._init_scene()
@@ -76,7 +77,7 @@ class OpenGLRenderer(Scene, Frames):
         self.update_projection_matrix()
         if not self.headless:
             from .window import connect_window
-            connect_window(self)
+            self._window_state = connect_window(self)
 
     # -- OpenGL state ---------------------------------------------------------------------------------
     def _switch_context(self):
@@ -225,6 +226,27 @@ class OpenGLRenderer(Scene, Frames):
             if not self.headless:
                 from .window import present
                 present(self)
+
+    # -- warp-lang's instance-buffer and input hooks ------------------------------------------------
+    @classmethod
+    def initialize_gl(cls):
+        """Import pyglet's OpenGL bindings (headless when there is no display)."""
+        import_pyglet(None)
+
+    def allocate_shape_instances(self):
+        """Instance buffers are rebuilt from the instances at the next frame: mark them stale."""
+        self._instances_dirty = True
+
+    update_shape_instances = allocate_shape_instances
+    update_instance_colors = allocate_shape_instances
+
+    def register_input_processor(self, callback):
+        """``callback(key_state)`` each frame in a window (pyglet's KeyStateHandler)."""
+        self._input_processors.append(callback)
+
+    def register_key_press_callback(self, callback):
+        """``callback(symbol, modifiers)`` on each key press in a window."""
+        self._key_callbacks.append(callback)
 
     # -- frames on the host (notebook displays, videos) -------------------------------------------
     def last_frame(self, mode="rgb"):

@@ -4,6 +4,7 @@ import ctypes
 
 import numpy as np
 
+from ..logger import get_logger
 from ..config import config, on_change as _config_on_change
 from ..state import state
 from ..types.arraydesc import LaunchBounds
@@ -16,6 +17,7 @@ from .device import _off_default, get_device
 
 MAX_DIMS = 4
 _capturing = state.capturing    # graph captures in progress (bound once: read on every launch)
+_tape_writes = state.tape_writes   # a tape records or waits for backward: writes are checked
 
 
 MAX_DIM = 2**31 - 1   # wp.tid() is an int32 per dimension (as in the reference)
@@ -105,6 +107,9 @@ def _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoi
     if kernel.is_generic:    # the specialisation for these arguments' types (made once)
         kernel = kernel.for_launch(list(inputs) + list(outputs))
     device = get_device(stream.device if device is None and stream is not None else device)
+    if config.print_launches:
+        get_logger().info(f"kernel: {kernel.key} dim: {dim} inputs: {list(inputs)} outputs: {list(outputs)} "
+                          f"device: {device}")
     launcher = device.launcher
     kernel, block_dim = launcher.blocks(kernel, block_dim)
     if dim is None:
@@ -120,8 +125,8 @@ def _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoi
         grads = _adjoint_grads(kernel, values, list(adj_inputs) + list(adj_outputs))
         grads, staged = _stage_grads(kernel, values, grads, device, len(inputs))
     args = pack(kernel, entry.args if grads is None else entry.backward_args, values, device, grads)
-    if record_tape and not adjoint:
-        tape_hooks.record_launch(kernel, dim, list(inputs), list(outputs), device)
+    if _tape_writes[0] and not adjoint:
+        tape_hooks.record_launch(kernel, dim, list(inputs), list(outputs), device, record_tape)
     cmd = Launch(kernel, device, args, bounds, adjoint, entry)
     launcher.configure(cmd, block_dim, max_blocks, stream)
     if record_cmd:
@@ -320,6 +325,8 @@ def _adjoint_grads(kernel, values, adj_values):
 _config_on_change.append(launch_state.invalidate)   # wp.config.deterministic: plans step aside
 # wp.config.verify_fp: launches take the general path, which checks them (runtime/verify_fp.py)
 _config_on_change.append(lambda: launch_state.set_reason("verify_fp", bool(config.verify_fp)))
+# wp.config.print_launches: the general path names each launch to the active logger
+_config_on_change.append(lambda: launch_state.set_reason("print_launches", bool(config.print_launches)))
 
 
 class Launch:
