@@ -31,7 +31,7 @@ def axpy_vec(x: wp.array(dtype=wp.vec3), alpha: float, y: wp.array(dtype=wp.vec3
 
 # lang's own lazily filled caches (lang/access.py): the only attributes a Kernel gains after
 # it is made
-LANG_CACHES = {"_access", "_read_write"}
+LANG_CACHES = {"_access", "_read_write", "_read_write_fields"}
 
 
 def _launch_everything(k, inputs, outputs, dim):

@@ -110,14 +110,16 @@ def kernel_access(kernel):
     return cached[1]
 
 
-def kernel_read_write(kernel):
-    """(``param_read_write`` of a kernel's IR, fresh): cached with that IR; ``fresh`` is True
-    for the first call after the IR was (re)made (the overwrite warnings are given once per
-    translation)."""
+def kernel_read_write(kernel, fields=False):
+    """(``param_read_write(ir, fields=fields)`` of a kernel's IR, fresh): cached with that IR;
+    ``fresh`` is True for the first call after the IR was (re)made (the overwrite warnings are
+    given once per translation)."""
     fir = kernel.ir
-    cached = getattr(kernel, "_read_write", None)
+    attr = "_read_write_fields" if fields else "_read_write"
+    cached = getattr(kernel, attr, None)
     if cached is None or cached[0] is not fir:
-        cached = kernel._read_write = (fir, param_read_write(fir))
+        cached = (fir, param_read_write(fir, fields=fields))
+        setattr(kernel, attr, cached)
         return cached[1], True
     return cached[1], False
 

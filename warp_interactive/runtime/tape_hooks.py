@@ -55,12 +55,8 @@ def keep_launch(tape, kernel, inputs, outputs):
 
 def kernel_rw(kernel):
     """What the kernel reads/writes of its array parameters and their struct fields (cached)."""
-    from ..lang.access import param_read_write
-    fir = kernel.ir
-    cached = getattr(kernel, "_rw_fields", None)
-    if cached is None or cached[0] is not fir:
-        cached = kernel._rw_fields = (fir, param_read_write(fir, fields=True))
-    return cached[1]
+    from ..lang.access import kernel_read_write
+    return kernel_read_write(kernel, fields=True)[0]
 
 
 def launch_arrays(names, values):
