@@ -267,3 +267,11 @@ def test_uniform_field_value_and_its_type():
     assert float(fem.integrate(uniform_value, fields={"u": f})) == pytest.approx(3.0 * 1.5, rel=1e-6)
     with pytest.raises(TypeError, match="UniformField value type must remain float32, got vec2f"):
         f.value = wp.vec2(1.0)
+
+
+def test_quadrature_of_another_domain_is_refused():
+    geo = grid(2)
+    space = fem.make_polynomial_space(geo, degree=1)
+    boundary_test = fem.make_test(space, domain=fem.BoundarySides(geo))
+    with pytest.raises(ValueError, match="Incompatible integration and quadrature domain"):
+        fem.integrate(basis_value, fields={"v": boundary_test}, quadrature=fem.RegularQuadrature(fem.Cells(geo), 2))

@@ -77,7 +77,7 @@ def _canonical_scalar(t):
     return getattr(t, "_wp_scalar_type_", t)
 
 
-def _resolve_domain(args, domain):
+def _resolve_domain(args, domain, quadrature=None):
     for f in (args.test, args.trial):
         if f is not None:
             if domain is not None and f[1].domain is not domain and type(f[1].domain) is not type(domain):
@@ -85,6 +85,8 @@ def _resolve_domain(args, domain):
             return f[1].domain
     if domain is not None:
         return domain
+    if quadrature is not None:
+        return quadrature.domain
     for f in args.fields.values():
         return f.domain
     raise ValueError("fem.integrate: no domain given and none can be told from the fields")
@@ -108,7 +110,7 @@ def integrate(integrand, domain=None, quadrature=None, fields=None, values=None,
     device = wp.get_device(device)
     output_dtype = _canonical_scalar(output_dtype)
     args = _Arguments(integrand, fields, values)
-    domain = _resolve_domain(args, quadrature.domain if quadrature is not None and domain is None else domain)
+    domain = _resolve_domain(args, domain, quadrature)
     _bind_fields(args, domain)
     if args.trial is not None and args.test is None:
         raise ValueError("fem.integrate: a trial field needs a test field")
@@ -120,6 +122,9 @@ def integrate(integrand, domain=None, quadrature=None, fields=None, values=None,
             raise ValueError("Nodal integration requires specifying a test function")
     elif quadrature is None:
         quadrature = RegularQuadrature(domain, order=sum(f.degree for f in args.fields.values()))
+    elif quadrature.domain is not domain and (type(quadrature.domain) is not type(domain)
+                                              or quadrature.domain.geometry is not domain.geometry):
+        raise ValueError("Incompatible integration and quadrature domain")
     domain.register_ops()
     ctx = _Context(integrand, args, domain, quadrature, nodal, accumulate_dtype, device)
     if args.test is None:
