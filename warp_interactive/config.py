@@ -37,6 +37,10 @@ class _Config:
         # (compiler/cache_gc.py); 0 or None: no cap
         self.kernel_cache_max_bytes = _int_env("WARP_INTERACTIVE_CACHE_MAX_BYTES", 1 << 30)
         self.max_unroll = 16             # static range() loops up to this many iterations unroll
+        # the most loop-body copies one function's unrolled loops may make (wp.static loops, loops
+        # whose body reads wp.static(i)): past it, a loop that need not unroll runs as a loop, one
+        # that must is an error (an unbounded unroll would build for minutes)
+        self.max_static_unroll = 4096
         self.enable_backward = True      # generate adjoint code (compiled only when first needed)
         self.num_threads = None          # CPU launch threads; None = all cores
         self.fast_math = False
@@ -61,6 +65,10 @@ class _Config:
         # warn (stderr) when a launch or copy recorded on a tape writes an array an earlier
         # recorded launch read: its gradients would be wrong (runtime/overwrite.py)
         self.verify_autograd_array_access = False
+        # a tape copies the arrays its recorded adjoints read before a later step overwrites
+        # them, so backward() gives the fresh-buffer gradient (runtime/tape_keep.py); False:
+        # warp-lang's behaviour (the adjoints read the last values)
+        self.tape_copy_on_write = True
         self.deterministic = DeterministicMode.NOT_GUARANTEED    # see DeterministicMode
         # messages below this level are dropped (warp_interactive/logger.py; 20 = wp.LOG_INFO)
         self.log_level = 20

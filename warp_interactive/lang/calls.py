@@ -34,6 +34,7 @@ class CallsMixin:
     def translate_call(self, node):
         if self.src.statics and static_mod.position(node) in self.src.statics:
             return static_mod.evaluate(self, node)   # evaluated when the kernel was declared
+        _check_call_syntax(self, node)
         if starred.has_starred(node):                # f(*v): the elements as arguments
             node = starred.expand(self, node)
         func = self.eval(node.func)
@@ -390,3 +391,27 @@ class TupleArg:
     def __init__(self, elems):
         self.elems = elems
         self.type = TupleType(e.type for e in elems)
+
+
+_NUMBER_TYPES = {"float", "int", "float16", "float32", "float64", "int32", "int64", "uint32", "uint64"}
+
+
+def _check_call_syntax(tr, node):
+    """Call forms a kernel cannot express, refused in the user's words before evaluating."""
+    name = ast.unparse(node.func)
+    for k in node.keywords:
+        if k.arg is None:
+            raise tr.scope.error(
+                f"{name}(**{ast.unparse(k.value)}): unpacking a dict into keyword arguments is not "
+                f"supported in kernels; pass the arguments by name ({name}(a=..., b=...)) or by "
+                "position", k.value)
+    last = name.rsplit(".", 1)[-1]
+    if last in _NUMBER_TYPES and len(node.args) == 1 and isinstance(node.args[0], ast.Constant) \
+            and isinstance(node.args[0].value, str):
+        text = node.args[0].value
+        special = {"inf": "wp.inf", "+inf": "wp.inf", "-inf": "-wp.inf", "nan": "wp.nan",
+                   "infinity": "wp.inf", "-infinity": "-wp.inf"}.get(text.strip().lower())
+        hint = f"write {special}" if special else "write the number itself"
+        raise tr.scope.error(
+            f"{name}({text!r}): a number from a string is not supported in kernels; {hint}"
+            + (f" (or {name}({special}))" if special and last != "float" else ""), node.args[0])

@@ -233,6 +233,10 @@ class ExpressionsMixin:
             v = self.to_var(v, node)
             if isinstance(v.type, array):
                 v = self.as_bool(v)
+            elif not (sc.is_int(v.type) or sc.is_float(v.type) or v.type is sc.bool_):    # a vector, matrix, tile...: no truth value (warp-lang)
+                raise self.scope.error(
+                    f"'not' needs a bool, a number or an array (a null test), not a {type_name(v.type)}: "
+                    "test what you mean, e.g. wp.length(v) == 0.0 or v[0] == 0.0", node)
             return self.call_builtin("bool_not", [v])
         return self.call_builtin(UNARYOPS[type(node.op)], [self.to_var(v, node)])
 

@@ -20,6 +20,7 @@ from .module import entry_name, tid_arity
 
 MAX_DIMS = 4
 _capturing = state.capturing    # graph captures in progress (bound once: read on every launch)
+_tape_writes = state.tape_writes   # a tape records or waits for backward: writes are checked
 
 
 MAX_DIM = 2**31 - 1   # wp.tid() is an int32 per dimension (as in the reference)
@@ -128,8 +129,8 @@ def _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoi
         grads = _adjoint_grads(kernel, values, list(adj_inputs) + list(adj_outputs))
         grads, staged = _stage_grads(kernel, values, grads, device, len(inputs))
     args = pack(kernel, values, device, grads)
-    if record_tape and not adjoint:
-        tape_hooks.record_launch(kernel, dim, list(inputs), list(outputs), device)
+    if _tape_writes[0] and not adjoint:
+        tape_hooks.record_launch(kernel, dim, list(inputs), list(outputs), device, record_tape)
     cmd = Launch(kernel, device, args, bounds, adjoint)
     if device.is_cuda:
         cmd.block_dim, cmd.max_blocks, cmd.stream = block_dim, max_blocks, stream
