@@ -44,18 +44,44 @@ def grad_norm(a):
     return float(np.sqrt(np.sum(np.square(g.numpy().astype(np.float64)))))
 
 
+CONSUMED = "grad consumed"
+
+
+def written_arrays(tape):
+    """ids of the arrays a recorded step stores to."""
+    out = set()
+    for entry in tape.launches:
+        if entry[0] == "launch":
+            out.update(id(a) for a in launch_arrays(entry)[1])
+    return out
+
+
+def grad_text(a, tape, written):
+    """``|grad|=N``, or CONSUMED for an array whose gradient ``tape.backward`` used and zeroed
+    (an array a recorded step wrote: its adjoint passes on to what the step read, and is
+    cleared so a second backward adds no more; docs/autodiff.md), or None without a gradient."""
+    n = grad_norm(a)
+    if n is None:
+        return None
+    if n == 0 and getattr(tape, "backward_passes", 0) and id(a) in written and \
+            not getattr(a, "_retain_grad", False):
+        return CONSUMED
+    return f"|grad|={n:.3g}"
+
+
 def tape_model(tape, names=None, with_grads=True):
     """The Graph of a tape (``names``: id(array) -> a readable name)."""
     names = names or {}
     g, arrays = Graph(), {}
+    written = written_arrays(tape) if with_grads else set()
 
     def array_node(a):
         key = f"a{id(a)}"
         if key not in g.nodes:
             extra = f"{tuple(a.shape)}"
-            n = grad_norm(a) if with_grads else None
-            if n is not None:
-                extra += f"  |grad|={n:.3g}"
+            note = grad_text(a, tape, written) if with_grads else None
+            if note is not None:
+                extra += f"  {note}"
             g.nodes[key] = Node(key, array_label(a, names), "array", extra=extra)
             arrays[key] = a
         return key
