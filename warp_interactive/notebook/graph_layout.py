@@ -151,7 +151,7 @@ def to_svg(g):
     width = 40 + (max(n.layer for n in g.nodes.values()) + 1) * COL_W
     height = 60 + (max(n.row for n in g.nodes.values()) + 1) * ROW_H
     out = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' "
-           "font-family='sans-serif' font-size='11'>",
+           f"viewBox='0 0 {width} {height}' font-family='sans-serif' font-size='11'>",
            "<defs><marker id='arr' markerWidth='8' markerHeight='8' refX='7' refY='4' orient='auto'>"
            "<path d='M0,0 L8,4 L0,8 z' fill='#555'/></marker></defs>"]
     for name, members in g.scopes:

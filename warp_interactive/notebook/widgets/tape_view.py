@@ -64,7 +64,10 @@ def _svg(tape, names, engine):
 
 def tape_html(tape, names=None, engine="auto"):
     """The graph as SVG, and the gradient norms after ``tape.backward``."""
-    out = f"<div class='wpi-tape'>{tape_svg(tape, names, engine)}</div>"
+    # drawn at its own size, scrolled sideways in a narrow output (a notebook beside another),
+    # not shrunk to the output's width until its labels are unreadable
+    svg = tape_svg(tape, names, engine).replace("<svg", "<svg style='max-width:none'", 1)
+    out = f"<div class='wpi-tape' style='overflow-x:auto;text-align:left'>{svg}</div>"
     if any(getattr(a, "grad", None) is not None for a in tape.arrays()):
         out += gradient_norms_html(tape, names)
     return out
