@@ -8,6 +8,7 @@ import html as html_lib
 import io
 import re
 import shutil
+from html.parser import HTMLParser
 
 import numpy as np
 import pytest
@@ -233,3 +234,46 @@ def test_visualize_displays_a_picture_with_the_notebooks_names(ipython):
     assert data["text/plain"].startswith("digraph tape")      # not a quoted, escaped string
     labelled = ipython.shell.user_ns["vt"].visualize(array_labels={ipython.shell.user_ns["vx"]: "input"})
     assert ">input</text>" in ipython.shell.display_formatter.format(labelled)[0]["text/html"]
+
+
+# --- static HTML (nbconvert) -------------------------------------------------------------------
+def test_every_picture_survives_nbconvert_with_page_unique_ids(ipython):
+    """A notebook saved with these outputs and turned into HTML by nbconvert shows each picture
+    (an <img> with its PNG, or the SVG), and the page's ids are each defined once."""
+    nbformat = pytest.importorskip("nbformat")
+    nbconvert = pytest.importorskip("nbconvert")
+    ipython.ok("from test_notebook_pictures import _recorded\n"
+               "st_tape, _, (sx, sy, sloss) = _recorded(True)\n"
+               "st_2d = wp.array(np.random.default_rng(0).random((20, 30)).astype(np.float32))\n"
+               "st_3d = wp.zeros((4, 8, 8))\n"
+               "st_pts = wp.array(np.random.default_rng(1).random((30, 3)), dtype=wp.vec3)\n"
+               "st_field = wp.array(np.random.default_rng(2).random((6, 7, 2)), dtype=wp.vec2)\n"
+               "from warp_interactive.notebook.live import LiveView\n"
+               "st_live = LiveView(st_2d, title='live')")
+    ns = ipython.shell.user_ns
+    fmt = ipython.shell.display_formatter.format
+    shown = [fmt(ns[k])[0] for k in ("st_2d", "st_3d", "st_pts", "st_field", "st_tape")]
+    shown.append(fmt(ns["st_tape"].visualize())[0])
+    shown.append(ns["st_live"]._bundle("frame 1"))
+    shown += [fmt(ns["st_tape"])[0], fmt(ns["st_tape"].visualize())[0]]     # shown twice
+    cells = [nbformat.v4.new_code_cell("x", outputs=[nbformat.v4.new_output("display_data", data=d)])
+             for d in shown]
+    body, _ = nbconvert.HTMLExporter().from_notebook_node(nbformat.v4.new_notebook(cells=cells))
+    tags = _Tags()
+    tags.feed(body)
+    pngs = [a["class"] for t, a in tags.seen if t == "img" and a.get("src", "").startswith("data:image/png;base64,")]
+    assert pngs.count("wpi-heatmap") == 3 and pngs.count("wpi-vectors") == 2, pngs
+    assert [a.get("class") for t, a in tags.seen].count("wpi-tape") == 4
+    assert [a.get("class") for t, a in tags.seen if t == "input"] == ["wpi-slider"]
+    assert sum(t == "svg" for t, _ in tags.seen) == 4
+    ids = [a["id"] for _, a in tags.seen if "id" in a]
+    assert ids and len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
+
+
+class _Tags(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+
+    def handle_starttag(self, tag, attrs):
+        self.seen.append((tag, dict(attrs)))

@@ -109,7 +109,7 @@ def heatmap_block(values, title=None, cmap="viridis", vmin=None, vmax=None):
                   f"<span class='wpi-slice-label' style='font-family:monospace'>[{first}, :, :]</span>"
                   f"{_every(sk)}</div>")
     data_attrs = " ".join(f"data-{k}='{html.escape(v, quote=True)}'" for k, v in attrs.items())
-    return (f"<div class='wpi-heat' style='position:relative;display:inline-block;text-align:left' "
+    return (f"<div class='wpi-heat' style='position:relative;display:block;width:fit-content;text-align:left' "
             f"{data_attrs} onmousemove='window.wpiHeat1&&wpiHeat1.hover(this,event)'>"
             f"<img class='wpi-heatmap' src='{data_uri(png)}' alt='heat-map of a {rows}x{cols} "
             f"{'slice' if lead else 'array'}' style='max-width:100%;display:block'/>"
