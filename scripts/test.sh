@@ -8,7 +8,7 @@ if [ ! -x "$VENV/bin/python" ]; then
     python3 -m venv "$VENV"
 fi
 "$VENV/bin/python" -m pip install -q --upgrade pip
-"$VENV/bin/python" -m pip install -q -e ".[test,cuda]"
+"$VENV/bin/python" -m pip install -q -e ".[test,cuda,render]"
 # interop frameworks, pinned: torch 2.13.0 is the CPU build this machine's index serves
 "$VENV/bin/python" -m pip install -q torch==2.13.0 jax==0.10.2 jaxlib==0.10.2 paddlepaddle==3.3.1
 # the browser test (tests/test_notebook_browser.py) needs Chromium and its WebDriver, and the tape
@@ -25,6 +25,22 @@ if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then
     export WARP_INTERACTIVE_BROWSER_TEST=require
 else
     echo "chromium/chromedriver could not be installed: the browser test will be skipped" >&2
+fi
+# the renderer tests (tests/test_render_*.py) draw headless through EGL: the EGL loader and Mesa's
+# drivers (software rasterizer) from Debian, installed when missing; with them there, the tests
+# must run (missing, they fail, not skip)
+if ! ldconfig -p 2>/dev/null | grep -q "libEGL_mesa.so" || ! ldconfig -p 2>/dev/null | grep -q "libEGL.so.1"; then
+    if [ "$(id -u)" -eq 0 ]; then SUDO=""; elif sudo -n true 2>/dev/null; then SUDO="sudo -n"; else SUDO="no"; fi
+    if [ "$SUDO" != "no" ] && command -v apt-get >/dev/null; then
+        timeout 900 $SUDO apt-get update -qq && \
+            timeout 900 $SUDO apt-get install -y -qq libegl1 libegl-mesa0 libgl1-mesa-dri libgles2 \
+                libglx-mesa0 libopengl0 >/dev/null || true
+    fi
+fi
+if ldconfig -p 2>/dev/null | grep -q "libEGL_mesa.so"; then
+    export WARP_INTERACTIVE_RENDER_TEST=require
+else
+    echo "EGL/Mesa could not be installed: the renderer tests will be skipped" >&2
 fi
 # layers point one way (pyproject.toml [tool.importlinter]; imports inside functions count too):
 # a lower layer importing a higher one fails here, naming the file and line

@@ -15,6 +15,7 @@ import types
 class CUresult(enum.IntEnum):
     CUDA_SUCCESS = 0
     CUDA_ERROR_INVALID_VALUE = 1
+    CUDA_ERROR_INVALID_CONTEXT = 201
     CUDA_ERROR_NO_DEVICE = 100
     CUDA_ERROR_NOT_FOUND = 500
     CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED = 900
@@ -168,6 +169,8 @@ class FakeDriver:
         return self.cuMemFreeAsync(p, 0)
 
     def cuMemHostAlloc(self, n, flags):
+        if not self.current:        # as the real driver: page-locked memory needs a context
+            return CUresult.CUDA_ERROR_INVALID_CONTEXT, None
         return OK, self._alloc(n)
 
     def cuMemFreeHost(self, p):

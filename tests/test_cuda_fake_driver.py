@@ -129,3 +129,16 @@ def test_stand_in_matches_the_real_bindings():
             ("CUresult", {"CUDA_ERROR_NO_DEVICE": 0, "CUDA_SUCCESS": 0})]:
         for member in members:
             assert hasattr(getattr(real, enum_name), member), f"{enum_name}.{member}"
+
+
+def test_pinned_memory_in_a_thread_with_no_current_context(fake_cuda):
+    """Page-locked host memory needs a current context; a CPU array made before any GPU work
+    has none (on a real H200 this raised CUDA_ERROR_INVALID_CONTEXT)."""
+    import numpy as np
+    fake_cuda.current = 0
+    a = wp.array(np.arange(6, dtype=np.float32), device="cpu", pinned=True)
+    b = wp.zeros(6, dtype=float, device="cpu", pinned=True)
+    np.testing.assert_array_equal(a.numpy(), np.arange(6))
+    np.testing.assert_array_equal(b.numpy(), 0)
+    assert fake_cuda.current == 0        # the caller's (absent) context is left as it was
+    del a, b

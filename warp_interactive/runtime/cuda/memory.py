@@ -45,7 +45,13 @@ class PinnedBuffer:
 
     def __init__(self, nbytes):
         self.nbytes = nbytes
-        self.ptr = int(call(drv().cuMemHostAlloc, max(nbytes, 1), 0)) if nbytes else 0
+        self.ptr = 0
+        if nbytes:
+            # the driver allocates page-locked memory in the current context (none is current in
+            # a thread that never touched a GPU: CUDA_ERROR_INVALID_CONTEXT); PORTABLE makes it
+            # page-locked for every context, as a CPU array may feed any GPU
+            with _host_context():
+                self.ptr = int(call(drv().cuMemHostAlloc, nbytes, _CU_MEMHOSTALLOC_PORTABLE))
 
     def numpy(self, dtype, shape):
         if not self.nbytes:
@@ -58,9 +64,19 @@ class PinnedBuffer:
     def __del__(self):
         if getattr(self, "ptr", 0):
             try:
-                drv().cuMemFreeHost(self.ptr)
-            except Exception:
+                with _host_context():
+                    drv().cuMemFreeHost(self.ptr)
+            except Exception:  # interpreter shutdown: the driver may be gone already
                 pass
+
+
+_CU_MEMHOSTALLOC_PORTABLE = 1
+
+
+def _host_context():
+    """A context current for host-memory calls: the current GPU's, else cuda:0's."""
+    from ..device import get_cuda_device
+    return get_cuda_device().activated()
 
 
 def _stream_of(device):
