@@ -277,3 +277,24 @@ class _Tags(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         self.seen.append((tag, dict(attrs)))
+
+
+def test_visualize_text_pickles_and_copies_as_text():
+    import copy
+    import pickle
+    tape, _, _ = _recorded(False)
+    dot = tape.visualize()
+    for again in (pickle.loads(pickle.dumps(dot)), copy.copy(dot), copy.deepcopy(dot)):
+        assert again == dot and isinstance(again, str)
+
+
+@pytest.mark.parametrize("dtype", [np.uint32, np.int64, np.uint8, np.float16, np.bool_])
+def test_hover_copy_is_exact_for_every_scalar_type(dtype):
+    info = np.iinfo(dtype) if np.issubdtype(dtype, np.integer) else None
+    v = np.arange(12).reshape(3, 4).astype(dtype)
+    if info is not None and info.max > 2 ** 24:    # past float32's exact integers (up to the
+        v[0, 0] = min(info.max, 2 ** 53 - 1)       # page's own: a JavaScript number's 53 bits)
+    attrs = _heat_attrs(array_view.array_html(wp.array(v, dtype=wp.dtype_from_numpy(np.dtype(dtype)))))
+    got = _hover_copy(attrs)
+    np.testing.assert_array_equal(got, v.reshape(-1).astype(got.dtype))
+    assert int(got[0]) == int(v[0, 0])

@@ -92,17 +92,19 @@ class DotText(str):
     notebook displays as the tape's picture, arrays named after the notebook's variables (or
     ``array_labels``), rather than as the escaped text."""
 
-    def __new__(cls, text, tape, array_labels=None):
+    def __new__(cls, text, tape=None, array_labels=None):
         self = super().__new__(cls, text)
         self.tape, self.array_labels = tape, array_labels
         return self
 
+    def __reduce__(self):            # pickled, copied: the text alone
+        return (str, (str(self),))
+
     def _repr_html_(self):
         from .. import hooks
-        try:
-            return hooks.html_view("tape_dot", self)
-        except RuntimeError:        # no notebook layer: IPython shows the text
-            return None
+        if self.tape is None or "tape_dot" not in hooks.html_views:
+            return None              # IPython shows the text
+        return hooks.html_view("tape_dot", self)
 
     def _repr_pretty_(self, printer, cycle):
         printer.text(str(self))      # the DOT text itself, not its escaped repr

@@ -63,23 +63,23 @@ def steps(shape):
 
 
 def colour_limits(values, vmin=None, vmax=None):
-    """(low, high): ``vmin``/``vmax`` where given, else the finite values' own."""
+    """(low, high): ``vmin``/``vmax`` where given, else the finite values' own (0, 1 where
+    there are none)."""
     v = np.asarray(values)
     if v.dtype == np.bool_:
         v = v.astype(np.uint8)
     finite = v[np.isfinite(v)] if np.issubdtype(v.dtype, np.floating) else v.reshape(-1)
-    lo = float(finite.min()) if vmin is None and finite.size else float(vmin if vmin is not None else 0.0)
-    hi = float(finite.max()) if vmax is None and finite.size else float(vmax if vmax is not None else 1.0)
-    return lo, hi
+    lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+    return (lo if vmin is None else float(vmin)), (hi if vmax is None else float(vmax))
 
 
 def _packed(values):
     """(typed-array code, base64 of the little-endian values) for the page's script."""
     kind = values.dtype
-    if kind == np.float64 or kind.itemsize == 8:
-        code, out = "f8", values.astype("<f8")
-    elif kind == np.int32:
+    if kind == np.int32:
         code, out = "i4", values.astype("<i4")
+    elif kind.itemsize >= 8 or kind == np.uint32:    # float64, 64-bit ints, uint32: exact in f8
+        code, out = "f8", values.astype("<f8")
     else:                          # float16/32, bool, 8/16-bit ints: exact in float32
         code, out = "f4", values.astype("<f4")
     return code, base64.b64encode(np.ascontiguousarray(out).tobytes()).decode()
