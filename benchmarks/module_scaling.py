@@ -17,7 +17,7 @@ below the table (edit of one kernel of 100 <= 1.5x the edit of a one-kernel modu
 100-kernel build <= 7% of warp-lang's).
 
 A cold build of at least ``wp.config.cpu_quick_build`` (16) kernels runs first from -O0 units
-(the same bits) while the -O3 units build in the background (runtime/quick_tier.py): "cold" is
+(the same bits) while the -O3 units build in the background (build/quick_tier.py): "cold" is
 then the quick build; "optimised in" is, for ours, the time from the cold import until the
 optimised units were in (the edit, at normal priority, runs meanwhile). A launch switches to
 the optimised code between chunks, and its -O0 chunks stop after the tier's budget (they wait
@@ -104,7 +104,7 @@ print(json.dumps(res))
 '''
 
 # ours: when the background optimised build (if any) was in, from the cold import's start
-OPTIMISED = {"wpi": "from warp_interactive.runtime import quick_tier\nquick_tier.wait()\n"
+OPTIMISED = {"wpi": "from warp_interactive.build import quick_tier\nquick_tier.wait()\n"
                     "res['optimised'] = (quick_tier.last_finished() or t_start + t_cold) - t_start",
              "warp": "res['optimised'] = t_cold"}
 IMPORTS = {"wpi": "import warp_interactive as wp\nwp.config.quiet = True\nwp.init()",

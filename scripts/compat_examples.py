@@ -107,6 +107,14 @@ DEFAULT_EXAMPLES = {
 # fem/example_cantilever_topology_optimization (NLopt), fem/example_apic_fluid_multi_env (same
 # solver as apic_fluid, four times); any of them can still be named on the command line.
 AUTO_KWARGS = {"stage_path": None, "headless": True, "quiet": True, "verbose": False}
+# --render DIR: the examples' renderers run too. Each example that takes a stage_path writes its USD
+# stage to DIR (its render() called after every step), one offering OpenGL gets it (headless),
+# and after the steps every renderer the example holds is saved: USD stages to DIR (with their
+# frame count), OpenGL frames read back with get_pixels to DIR/NAME.png.
+RENDER_SPECS = {
+    "core/example_render_opengl": dict(kwargs=dict(use_imgui=False), call="render", steps=3),
+    "geometry/example_sparse_marching_cubes": dict(kwargs=dict(opengl=True)),
+}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -155,6 +163,9 @@ def _drive_class(module, spec, steps, result):
     params = inspect.signature(cls.__init__).parameters
     kwargs = {k: v for k, v in AUTO_KWARGS.items() if k in params}
     kwargs.update(spec.get("kwargs", {}))
+    stem = spec.get("render_stem")
+    if stem and "stage_path" in params:
+        kwargs["stage_path"] = stem + ".usd"
     t0 = time.perf_counter()
     example = cls(**kwargs)
     wp.synchronize()
@@ -166,8 +177,35 @@ def _drive_class(module, spec, steps, result):
         getattr(example, call)()
         wp.synchronize()
         times.append(time.perf_counter() - t0)
+        if stem and call != "render" and hasattr(example, "render"):
+            example.render()
     result["step_times"] = times
+    if stem:
+        _save_renderers(example, stem, result)
     return example
+
+
+def _save_renderers(example, stem, result):
+    """--render: save the example's USD stages (counting their frames) and its OpenGL frame."""
+    import numpy as np
+    import warp as wp
+    renderers = [v for v in vars(example).values() if hasattr(v, "render_mesh") and hasattr(v, "begin_frame")]
+    result["renderers"] = []
+    for r in renderers:
+        if hasattr(r, "stage"):
+            r.save()
+            path = r.stage.GetRootLayer().realPath
+            frames = len({t for prim in r.stage.Traverse() for a in prim.GetAttributes() for t in a.GetTimeSamples()})
+            result["renderers"].append(f"USD {os.path.basename(path)}: {frames} time codes")
+        elif hasattr(r, "get_pixels"):
+            pixels = wp.zeros((r.screen_height, r.screen_width, 3), dtype=float)
+            r.get_pixels(pixels, split_up_tiles=False)
+            image = pixels.numpy()
+            import matplotlib.pyplot as plt
+            plt.imsave(stem + ".png", np.clip(image, 0, 1))
+            distinct = len(np.unique((image * 255).astype(np.uint8).reshape(-1, 3), axis=0))
+            result["renderers"].append(f"OpenGL {os.path.basename(stem)}.png: {r.screen_width}x{r.screen_height}, "
+                                       f"{distinct} colours")
 
 
 def drive(job):
@@ -220,6 +258,8 @@ def drive(job):
 
 def run_one(name, spec, side, args, wheel, tmp):
     path = os.path.join(wheel, "examples", name + ".py")
+    if side == "peer" and spec.get("render_stem"):
+        spec = dict(spec, render_stem=spec["render_stem"] + ".peer")   # both sides' stages kept
     stem = os.path.join(tmp, f"{name.replace('/', '_')}.{side}")
     job = dict(path=path, spec=spec, steps=args.steps, device=args.device, wheel=wheel,
                npz=stem + ".npz", json=stem + ".json")
@@ -272,6 +312,39 @@ def agreement(ours_npz, peer_npz):
         if math.isnan(rel) or rel > worst:
             worst, worst_name = (math.inf if math.isnan(rel) else rel), key
     return worst, worst_name, compared, mismatched
+
+
+def stage_agreement(ours_usd, peer_usd):
+    """(worst relative difference, where, values compared) over the numeric time samples of the
+    attributes both USD stages hold (prims matched by path), or None without both stages."""
+    import numpy as np
+    if not (os.path.exists(ours_usd) and os.path.exists(peer_usd)):
+        return None
+    from pxr import Usd
+    ours, peer = Usd.Stage.Open(ours_usd), Usd.Stage.Open(peer_usd)
+    worst, where, compared = 0.0, "", 0
+    for prim in ours.Traverse():
+        other = peer.GetPrimAtPath(prim.GetPath())
+        if not other:
+            continue
+        for attr in prim.GetAttributes():
+            theirs = other.GetAttribute(attr.GetName())
+            if not theirs:
+                continue
+            for t in sorted(set(attr.GetTimeSamples()) & set(theirs.GetTimeSamples())):
+                try:
+                    a = np.asarray(attr.Get(t), dtype=np.float64)
+                    b = np.asarray(theirs.Get(t), dtype=np.float64)
+                except (TypeError, ValueError):
+                    continue
+                if a.shape != b.shape or a.size == 0:
+                    continue
+                compared += 1
+                scale = np.max(np.abs(b))
+                rel = float(np.max(np.abs(a - b))) / (scale if scale > 0 else 1.0)
+                if rel > worst:
+                    worst, where = rel, f"{prim.GetPath()}.{attr.GetName()}@{t:g}"
+    return worst, where, compared
 
 
 def fmt_ms(seconds):
@@ -329,6 +402,7 @@ def main():
     ap.add_argument("--device", default="cpu", help="device for both runs (default cpu)")
     ap.add_argument("--timeout", type=int, default=600, help="seconds per example and side")
     ap.add_argument("--json", help="write every result to this file")
+    ap.add_argument("--render", metavar="DIR", help="run the examples' renderers too, writing to DIR")
     ap.add_argument("--list", action="store_true", help="print the default list and exit")
     ap.add_argument("-v", "--verbose", action="store_true", help="print the output of failed runs")
     args = ap.parse_args()
@@ -343,13 +417,26 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
             spec = DEFAULT_EXAMPLES.get(name, {})
+            if args.render:
+                os.makedirs(args.render, exist_ok=True)
+                spec = dict(spec, **RENDER_SPECS.get(name, {}))
+                spec["kwargs"] = dict(DEFAULT_EXAMPLES.get(name, {}).get("kwargs", {}),
+                                      **RENDER_SPECS.get(name, {}).get("kwargs", {}))
+                spec["render_stem"] = os.path.join(os.path.abspath(args.render), name.replace("/", "_"))
             print(f"running {name} ...", flush=True)
             ours, ours_npz = run_one(name, spec, "ours", args, wheel, tmp)
             theirs, agr = None, None
             if args.peer:
                 theirs, peer_npz = run_one(name, spec, "peer", args, wheel, tmp)
                 agr = agreement(ours_npz, peer_npz)
+                if spec.get("render_stem"):
+                    stages = stage_agreement(spec["render_stem"] + ".usd", spec["render_stem"] + ".peer.usd")
+                    if stages:
+                        print(f"    USD stages: max rel diff {stages[0]:.2e} over {stages[2]} time samples"
+                              + (f" (worst: {stages[1]})" if stages[0] > 0 else ""))
             first, med = step_figures(ours)
+            for line in ours.get("renderers", []):
+                print(f"    ours rendered: {line}")
             print(f"    ours: {ours['status']} {ours.get('error', '')[:160]}"
                   + (f"  peer: {theirs['status']} {theirs.get('error', '')[:120]}" if theirs else "")
                   + (f"  max rel diff {agr[0]:.2e} over {agr[2]} arrays" if agr and agr[2] else ""), flush=True)

@@ -46,6 +46,7 @@ DEFAULT_FILES = [
     # wp.config.verify_fp)
     "test_array_reduce", "test_runlength_encode", "test_implicit_init", "test_future_annotations",
     "test_verify_fp",
+    "test_render_opengl",   # warp.render (needs the [render] extra: pyglet)
 ]
 
 # The generated `warp` package: our namespace, our submodules, the wheel's tests.

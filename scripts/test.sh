@@ -27,17 +27,21 @@ else
     echo "chromium/chromedriver could not be installed: the browser test will be skipped" >&2
 fi
 # the renderer tests (tests/test_render_*.py) draw headless through EGL: the EGL loader and Mesa's
-# drivers (software rasterizer) from Debian, installed when missing; with them there, the tests
-# must run (missing, they fail, not skip)
-if ! ldconfig -p 2>/dev/null | grep -q "libEGL_mesa.so" || ! ldconfig -p 2>/dev/null | grep -q "libEGL.so.1"; then
+# drivers (software rasterizer) from Debian, installed when missing, and Xvfb for the window-mode
+# test; with them there, the tests must run (missing, they fail, not skip)
+# (the library list is read into a variable: under pipefail, `ldconfig -p | grep -q` can fail when
+# grep stops reading early)
+egl_libs() { ldconfig -p 2>/dev/null || true; }
+if ! grep -q "libEGL_mesa.so" <<<"$(egl_libs)" || ! grep -q "libEGL.so.1" <<<"$(egl_libs)" \
+        || ! command -v xvfb-run >/dev/null; then
     if [ "$(id -u)" -eq 0 ]; then SUDO=""; elif sudo -n true 2>/dev/null; then SUDO="sudo -n"; else SUDO="no"; fi
     if [ "$SUDO" != "no" ] && command -v apt-get >/dev/null; then
         timeout 900 $SUDO apt-get update -qq && \
             timeout 900 $SUDO apt-get install -y -qq libegl1 libegl-mesa0 libgl1-mesa-dri libgles2 \
-                libglx-mesa0 libopengl0 >/dev/null || true
+                libglx-mesa0 libopengl0 xvfb >/dev/null || true
     fi
 fi
-if ldconfig -p 2>/dev/null | grep -q "libEGL_mesa.so"; then
+if grep -q "libEGL_mesa.so" <<<"$(egl_libs)"; then
     export WARP_INTERACTIVE_RENDER_TEST=require
 else
     echo "EGL/Mesa could not be installed: the renderer tests will be skipped" >&2

@@ -55,10 +55,10 @@ def device(request):
 
 @pytest.fixture(autouse=True)
 def _background_builds_finished():
-    """After each test, its background optimised builds (the quick tier, runtime/quick_tier.py)
+    """After each test, its background optimised builds (the quick tier, build/quick_tier.py)
     have finished: one running into the next test holds this process's shared cache lock while
     it publishes (deferring a cache collection that test asks for), competes for the cores, and
     bumps the launch epoch at an arbitrary point of that test."""
     yield
-    from warp_interactive.runtime import quick_tier
+    from warp_interactive.build import quick_tier
     quick_tier.wait()

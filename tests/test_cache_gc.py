@@ -20,7 +20,7 @@ KB = 1024
 def fresh_cache(tmp_path, monkeypatch):
     # an earlier test's background optimised build (quick tier) holds this process's shared
     # cache lock while it publishes, and a collection asked for meanwhile waits for its release
-    from warp_interactive.runtime import quick_tier
+    from warp_interactive.build import quick_tier
     quick_tier.wait()
     monkeypatch.setattr(wp.config, "kernel_cache_dir", str(tmp_path / "cache"))
     return tmp_path
@@ -62,7 +62,7 @@ def test_recently_used_entries_stay_even_above_the_cap(fresh_cache):
 
 
 def test_records_naming_a_removed_entry_go_with_it(fresh_cache):
-    from warp_interactive.runtime import warm_index
+    from warp_interactive.build import warm_index
     old = fake_entry(fresh_cache, "a", 100 * KB, 4000)
     new = fake_entry(fresh_cache, "b", 100 * KB, 1000)
     warm_index.store("1" * 64, {"kernels": {"k_1": [old, 1]}})
@@ -159,7 +159,7 @@ LOADER = '''
 import os, subprocess, sys
 import numpy as np
 import warp_interactive as wp
-from warp_interactive.runtime import cpu_build
+from warp_interactive.build import cpu_build
 wp.config.kernel_cache_dir = sys.argv[1]
 
 @wp.kernel

@@ -1,4 +1,4 @@
-"""Builds that scale (runtime/cpu_build.py): a module's kernels compile to separately cached
+"""Builds that scale (build/cpu_build.py): a module's kernels compile to separately cached
 units, so an edit compiles exactly the kernels whose code changed: the edited kernel, or the
 callers (direct and through other functions) of an edited @wp.func. Counted with a compiler
 wrapper that logs the kernels of every source it compiles, in fresh processes that share a

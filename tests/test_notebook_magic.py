@@ -137,6 +137,28 @@ def test_notebook_module_options_reach_cell_modules(ipython):
         ipython.ok("wp.set_module_options({'mode': 'release'})")
 
 
+@pytest.mark.parametrize("edits", [1, 2])
+def test_rerun_cell_module_options_keep_their_fallbacks(ipython, edits):
+    """A re-run cell's new module copies the old one's options; reading an option the copy does
+    not hold still falls back to the notebook's value, then wp.config's (it raised KeyError)."""
+    ipython.ok("wp.set_module_options({'mode': 'debug'})")
+    try:
+        for n in range(edits + 1):
+            ipython.ok(SAXPY.format(extra=f" + {n}.0"))
+            if n == 0:
+                ipython.ok("nb_saxpy.module.options['fast_math'] = True")
+        ns = ipython.shell.user_ns
+        options = ns["nb_saxpy"].module.options
+        assert options["fast_math"] is True                   # copied from the replaced module
+        assert options["mode"] == "debug"                     # the notebook's
+        assert options["enable_backward"] is wp.config.enable_backward   # wp.config's
+        assert ns["nb_saxpy"].module.option("max_unroll") == wp.config.max_unroll
+        with pytest.raises(KeyError, match="no_such_option"):
+            options["no_such_option"]
+    finally:
+        ipython.ok("wp.set_module_options({'mode': 'release'})")
+
+
 @pytest.mark.parametrize("turn_on,turn_off", [
     ("wp.set_module_options({'bounds_check': True})",
      "from warp_interactive.runtime.module import get_module\n"

@@ -1,4 +1,4 @@
-"""The quick tier's bound (runtime/quick_tier.py, native quick.h, issue 21): a quick unit's entry
+"""The quick tier's bound (build/quick_tier.py, native quick.h, issue 21): a quick unit's entry
 switches to the optimised entry between two chunks once the background build has loaded it,
 runs the -O0 code only while the job's budget lasts (and never for a kernel with a dynamic
 loop), and waits for the optimised code otherwise. A launch that switches mid-way, a tape's
@@ -16,7 +16,7 @@ import pytest
 import warp_interactive as wp
 from warp_interactive.codegen.module_source import generate_source
 from warp_interactive.compiler import cpu as cpu_compiler
-from warp_interactive.runtime import quick_tier
+from warp_interactive.build import quick_tier
 
 from test_quick_tier import N, _gated, _import, _loaded, _run_all
 
@@ -251,7 +251,7 @@ TWO = """
 import json, sys
 import numpy as np
 import warp_interactive as wp
-from warp_interactive.runtime import quick_tier
+from warp_interactive.build import quick_tier
 sys.path.insert(0, {folder!r})
 import {name} as m
 x = np.linspace(-3.0, 3.0, 1 << 20, dtype=np.float32)

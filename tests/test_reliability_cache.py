@@ -55,7 +55,7 @@ def test_damaged_manifest_and_index_are_rebuilt(tmp_path, damage):
 @pytest.mark.parametrize("damage", ["truncated", "garbage"])
 def test_damaged_precompiled_header_is_rebuilt(tmp_path, damage):
     assert _run(tmp_path) == _want(2.0)
-    # the optimised build's PCH (the quick tier's one, runtime/quick_tier.py, is beside it)
+    # the optimised build's PCH (the quick tier's one, build/quick_tier.py, is beside it)
     from warp_interactive.compiler import cpu
     from warp_interactive.config import config
     key = os.path.basename(cpu._pch_dir(config.cpu_compiler, cpu.flags(False, False)))

@@ -285,3 +285,65 @@ def test_render_mesh_index_errors(renderer, indices, bad):
 def test_render_ref_to_unknown_path(renderer):
     with pytest.raises(KeyError, match="no instance named 'nothing'"):
         renderer.render_ref("x", "nothing", (0, 0, 0), (0, 0, 0, 1), None)
+
+
+WINDOW_SCRIPT = """
+import numpy as np, warp_interactive as wp, warp_interactive.render as wr
+r = wr.OpenGLRenderer(screen_width=160, screen_height=120, draw_grid=False, draw_sky=False, draw_axis=False,
+                      background_color=(0, 0, 0), camera_pos=(0, 0, 10))
+pressed = []
+r.register_key_press_callback(lambda symbol, modifiers: pressed.append(symbol))
+r.register_input_processor(lambda keys: pressed.append("keys"))
+r.begin_frame(0.0)
+r.render_sphere("s", (-2, 0, 0), (0, 0, 0, 1), 0.6, color=(1, 0, 0))
+r.end_frame()
+assert pressed == ["keys"], pressed
+px = wp.zeros((r.screen_height, r.screen_width, 3), dtype=float)
+r.get_pixels(px, split_up_tiles=False)
+np.save({path!r}, px.numpy())
+print(r.headless, r.is_running())
+r.close()
+"""
+
+
+def test_window_mode_on_a_display(tmp_path):
+    """With a display (Xvfb here), the renderer opens a window (not headless) and draws the same
+    picture as off-screen."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from render_helpers import REQUIRED
+    if shutil.which("xvfb-run") is None:
+        if REQUIRED:
+            pytest.fail("xvfb-run is not installed (scripts/test.sh installs xvfb)")
+        pytest.skip("xvfb-run is not installed")
+    out = tmp_path / "frame.npy"
+    env = dict(os.environ)
+    env.pop("DISPLAY", None)
+    proc = subprocess.run(["xvfb-run", "-a", sys.executable, "-c", WINDOW_SCRIPT.format(path=str(out))],
+                          capture_output=True, text=True, timeout=240, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == ["False", "True"]
+    r = make_renderer()
+    r.begin_frame(0.0)
+    r.render_sphere("s", (-2, 0, 0), (0, 0, 0, 1), 0.6, color=(1, 0, 0))
+    r.end_frame()
+    np.testing.assert_allclose(np.load(out), frame(r), atol=2 / 255)
+    r.close()
+
+
+def test_instance_updates_show_after_a_stale_mark(renderer):
+    """warp-lang's update_shape_instances()/update_instance_colors() after changing instances:
+    the next frame shows the change (here: a colour)."""
+    renderer.begin_frame(0.0)
+    renderer.render_box("b", (0, 0, 0), (0, 0, 0, 1), (1.0, 1.0, 1.0), color=(1, 0, 0))
+    renderer.end_frame()
+    assert frame(renderer)[H // 2, W // 2, 0] > 0.3
+    renderer.update_shape_instance("b", color1=(0, 0, 1), color2=(0, 0, 1))
+    renderer.update_instance_colors()
+    renderer.update_shape_instances()
+    renderer.begin_frame(1.0)
+    renderer.end_frame()
+    centre = frame(renderer)[H // 2, W // 2]
+    assert centre[2] > 0.3 and centre[0] < 0.2

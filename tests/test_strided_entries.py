@@ -1,4 +1,4 @@
-"""Lazy strided entries (runtime/strided.py, issue 21): a straight-line kernel's unit holds only
+"""Lazy strided entries (build/strided.py, issue 21): a straight-line kernel's unit holds only
 its unit-stride loop; the plain loop for strided memory (views, transposed arrays,
 columns of 2-d arrays) is built the first time a launch needs it. Every launch
 path must give the NumPy result whichever layout comes first: the fast plans, the general path,
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import warp_interactive as wp
-from warp_interactive.runtime import strided
+from warp_interactive.build import strided
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

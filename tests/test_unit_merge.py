@@ -1,4 +1,4 @@
-"""Units pile up after edits; they are merged back (runtime/unit_merge.py): a cold build maps
+"""Units pile up after edits; they are merged back (build/unit_merge.py): a cold build maps
 one unit per compiler worker, each edit adds one unit (and compiles only the edited kernel);
 past ``workers + MERGE_ABOVE`` units the edit's load compiles the module again, grouped, in the
 background, and the next process maps ``workers`` units. Counted with a compiler wrapper in
@@ -28,7 +28,7 @@ DRIVER = textwrap.dedent('''
     sys.path.insert(0, sys.argv[1])
     import numpy as np
     import warp_interactive as wp
-    from warp_interactive.runtime import cpu_build, unit_merge
+    from warp_interactive.build import cpu_build, unit_merge
     wp.config.num_threads = 2           # two compiler workers whatever the machine's cores
     unit_merge.MERGE_ABOVE = 2          # merge past 2 + 2 units
     mapped = []

@@ -1,4 +1,4 @@
-"""runtime/unit_plan.py: how a module's kernels are cut into units (the cold build and the
+"""build/unit_plan.py: how a module's kernels are cut into units (the cold build and the
 background merge share it, issue 21)."""
 
 from types import SimpleNamespace
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from warp_interactive.runtime import unit_plan
+from warp_interactive.build import unit_plan
 
 
 def _kernels(sizes):

@@ -1,4 +1,4 @@
-"""The warm-load index (runtime/warm_index.py): a fresh process finds its binary without
+"""The warm-load index (build/warm_index.py): a fresh process finds its binary without
 translating, and any edit that changes the generated code (the kernel, a @wp.func it calls,
 directly or through another module, a constant) still gives the new result."""
 

@@ -133,6 +133,7 @@ _hook_on_first_call("timing", ".notebook.widgets.timing_view", "timing_html", _h
 _hook_on_first_call("scoped_timer", ".notebook.widgets.timing_view", "scoped_timer_html",
                     _hooks.html_views)
 _hook_on_first_call("tape_dot", ".notebook.display", "dot_text_html", _hooks.html_views)
+_hook_on_first_call("bsr_matrix", ".notebook.sparse_view", "bsr_matrix_html", _hooks.html_views)
 
 
 def load_ipython_extension(ipython):
@@ -148,7 +149,7 @@ def unload_ipython_extension(ipython):
 
 def __getattr__(name):
     import importlib
-    if name in ("notebook", "autograd", "examples", "sparse", "utils"):   # sub-packages imported on first use
+    if name in ("notebook", "autograd", "examples", "sparse", "optim", "utils"):   # sub-packages imported on first use
         return importlib.import_module("." + name, __name__)
     if name in _LAZY_NAMES:
         value = getattr(importlib.import_module(_LAZY_NAMES[name], __name__), name)

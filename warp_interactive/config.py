@@ -44,7 +44,7 @@ class _Config:
         self.bounds_check = False
         self.cpu_lanes = True            # lane-blocked CPU forward bodies for kernels with uniform loops
         # a CPU load that compiles at least this many kernels runs first from a quick build
-        # (-O0, the same bits), the optimised one following in the background (runtime/quick_tier.py);
+        # (-O0, the same bits), the optimised one following in the background (build/quick_tier.py);
         # 0 or None: always the optimised build at once
         self.cpu_quick_build = _int_env("WARP_INTERACTIVE_CPU_QUICK_BUILD", 16)
         self.cpu_compiler = os.environ.get("CXX", "g++")

@@ -6,6 +6,7 @@ capture, multiply by ``@``, export DLPack and show itself in a notebook. The lay
 implements each of these sets the matching attribute here when it is imported:
 
 - runtime/device.py: ``get_device``;
+- build/driver.py: ``module_build`` (a lang.Module's build record);
 - runtime/memory.py: ``from_cuda_interface`` (arrays of other libraries on a GPU);
 - warp_interactive/__init__.py for runtime/args.py: ``foreign_array`` (a torch tensor, a
   ``__dlpack__`` or ``__array__`` object passed to a kernel: interop/launch_args.py);
@@ -34,6 +35,7 @@ array_op = _missing("arithmetic on arrays")
 dlpack = _missing("__dlpack__")
 dlpack_device = _missing("__dlpack_device__")
 foreign_array = _missing("a kernel argument from another framework")
+module_build = _missing("a module")
 
 # kind ("array", "timing", "scoped_timer") -> function(obj) -> HTML text
 html_views = {}

@@ -36,7 +36,7 @@ class ModuleParts:
 
     def __init__(self, kernels, target=CPU, debug=False, backward=True, lanes=True, strided=False):
         """``strided``: each kernel's code is only its forward body and the plain loop's entry
-        that its unit's lazy entry calls for launches on strided memory (runtime/strided.py)."""
+        that its unit's lazy entry calls for launches on strided memory (build/strided.py)."""
         self.target, self.debug, self.backward = target, debug, backward and not strided
         self.use_lanes = bool(lanes and target.lanes and not debug and not strided)
         if strided:

@@ -44,7 +44,7 @@ _CPU_ENTRY = _CPU_ENTRY_TWO_WAY.replace("@DECL@", "").replace(
 
 # `_CPU_ENTRY` without its plain loop: a launch the unit-stride loop cannot take (a strided view,
 # a transposed array, indices past int32) runs `_CPU_ENTRY_STRIDED`, which the runtime builds in
-# a unit of its own the first time one is needed (runtime/strided.py, wpi_run_strided in core.h):
+# a unit of its own the first time one is needed (build/strided.py, wpi_run_strided in core.h):
 # a module that never sees such a launch compiles each body once instead of twice (~-40%).
 _CPU_ENTRY_LAZY = _CPU_ENTRY_TWO_WAY.replace(
     "@DECL@", "static void* {name}_{which}_strided = nullptr;\n").replace(

@@ -1,10 +1,10 @@
-"""Background compilers (the quick tier's optimised build, runtime/quick_tier.py) step aside
+"""Background compilers (the quick tier's optimised build, build/quick_tier.py) step aside
 while this process loads a module.
 
 They run at normal priority: at the lowest one (``nice``) a user's launches on every core
 starved them, and the -O0 code they replace (~30-100x slower) kept running. Instead every
 compiler process group started in the background is registered here, and ``paused()`` (held by
-every CPU load, runtime/cpu_build.py) stops them (SIGSTOP) until the load is done (SIGCONT): an
+every CPU load, build/cpu_build.py) stops them (SIGSTOP) until the load is done (SIGCONT): an
 edit made meanwhile compiles and translates at full speed. Should this process die while they
 are stopped, the kernel sends their orphaned process group SIGHUP and SIGCONT: they end.
 """

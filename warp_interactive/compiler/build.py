@@ -30,7 +30,7 @@ class BuildOptions:
     name: str = "module"         # named in messages
     include_dirs: tuple = ()     # host-library: where its #includes are found
     key_extra: tuple = ()        # host-library: whatever else decides it (e.g. a header's hash)
-    quick: bool = False          # cpu: the quick tier's flags (-O0, same bits: runtime/quick_tier.py)
+    quick: bool = False          # cpu: the quick tier's flags (-O0, same bits: build/quick_tier.py)
 
     def __post_init__(self):
         if self.target not in TARGETS:
@@ -94,7 +94,7 @@ def _compile(source, options):
 def compile_units(units, options, background=False):
     """CPU: [Binary] for several sources at once, ``units`` = [(source, hash, kernel hashes)]
     with each hash ``cache.module_hash(source, build_key(options))``: the cached ones found, the
-    others compiled in parallel (runtime/cpu_build.py: a module's kernels in separately cached
+    others compiled in parallel (build/cpu_build.py: a module's kernels in separately cached
     units, so that an edit recompiles only the kernels whose code changed). ``background``: the
     compilers are background ones, stopped while this process loads a module (the quick tier's
     optimised build: compiler/background.py)."""

@@ -6,7 +6,7 @@ binary's SHA-256 and the hashes of the kernels it provides. A missing or mismatc
 means the entry is rebuilt; files are published by renaming finished temporary files, the
 manifest last, so readers never see a half-written entry and two processes building the same
 module both succeed. ``kernels/`` maps a kernel's hash to the entry that provides it
-(runtime/cpu_build.py); garbage collection is in ``compiler/cache_gc.py``.
+(build/cpu_build.py); garbage collection is in ``compiler/cache_gc.py``.
 
 A process that looks entries up, publishes or loads them does so inside ``in_use()``: a shared
 lock on the cache's ``gc.lock``, which the garbage collector takes exclusively (without

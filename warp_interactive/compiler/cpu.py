@@ -110,7 +110,7 @@ def _libm_floatn():
 
 
 def flags(debug, fast_math, quick=False):
-    """The compiler flags. ``quick``: the first tier of a large cold build (runtime/quick_tier.py):
+    """The compiler flags. ``quick``: the first tier of a large cold build (build/quick_tier.py):
     -O0 with every flag that decides a floating-point result kept, so its code computes the same
     bits as the optimised build's (no fast_math: reassociation would differ)."""
     # no exceptions: generated code never throws, and without them a module needs nothing from

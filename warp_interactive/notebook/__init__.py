@@ -43,6 +43,8 @@ def register(shell):
     if ours:
         shell.set_custom_exc((Exception,), show_cell_error)
     display.register_formatters(shell)
+    from .frames import register_render_formatters
+    register_render_formatters(shell)
     _state.update(shell=shell, cells=cells, capture=cap, summaries=summaries, custom_exc=ours)
 
 
@@ -66,12 +68,15 @@ def unregister(shell):
     if _state.get("custom_exc"):
         shell.set_custom_exc((), None)
     display.unregister_formatters(shell)
+    from .frames import unregister_render_formatters
+    unregister_render_formatters(shell)
     _state.clear()
 
 
 from .api import (array_widget, gradient_norms, last_error, show_array, show_tape,  # noqa: E402
                   show_timings, tape_svg, timing_widget)
 from .live import live  # noqa: E402
+from .frames import animation, show_frame  # noqa: E402
 from .magic import annotation  # noqa: E402
 from .summaries import kernel_summaries  # noqa: E402
 from .tracebacks import show_package_frames  # noqa: E402

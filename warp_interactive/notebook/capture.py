@@ -16,10 +16,18 @@ import threading
 FLUSH_EVERY = 0.1
 
 
+_libc = []
+
+
 def _libc_fflush():
-    """Flush every C stdio stream (kernel printf output waits in stdout's buffer)."""
+    """Flush every C stdio stream (kernel printf output waits in stdout's buffer). The C library's
+    handle is looked up once: ``ctypes.CDLL(None)`` is a ``dlopen``, which the pump thread must
+    not call while the main thread is inside another ``dlopen`` (importing an extension whose
+    library constructors need the GIL, such as USD's ``pxr``): each would wait for the other."""
     try:
-        ctypes.CDLL(None).fflush(None)
+        if not _libc:
+            _libc.append(ctypes.CDLL(None))
+        _libc[0].fflush(None)
     except (OSError, AttributeError):
         pass
 

@@ -87,5 +87,9 @@ def live(array, title=None, every=0.25, vmin=None, vmax=None, cmap="viridis"):
     """Show ``array`` (2-d, scalar) as a heat-map now, and return the view: ``view.update()``
     redraws it in place, at most every ``every`` seconds. ``vmin``/``vmax``: fixed colour
     limits (default: the first frame's, widened when a later frame goes beyond them);
-    ``cmap``: a matplotlib colour map name."""
+    ``cmap``: a matplotlib colour map name. An ``OpenGLRenderer`` instead: its frame, redrawn
+    as it draws (``live_frames``; the colour arguments do not apply)."""
+    if hasattr(array, "frame_listeners"):
+        from .live_frames import live_frames
+        return live_frames(array, title, every)
     return LiveView(array, title, every, vmin, vmax, cmap).show()

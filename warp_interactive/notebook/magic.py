@@ -121,12 +121,12 @@ def _kernel_decorator():
 
 def _new_module(name, shell):
     """A fresh module for the cell, with the options of the module it will replace."""
-    from ..runtime.module import Module
+    from ..lang.module import Module
     from ..state import state
     m = Module(name)
     old = state.modules.get(name)
     if old is not None:
-        m.options = dict(old.options)
+        m.options.update(old.options)
     m.parent = shell.user_ns.get("__name__", "__main__")
     return m
 

@@ -175,9 +175,11 @@ class PointQuads:
         self.vao = gl.GLuint()
         gl.glGenVertexArrays(1, ctypes.byref(self.vao))
         gl.glBindVertexArray(self.vao)
-        corners = np.array([[-1, -1], [1, -1], [1, 1], [-1, -1], [1, 1], [-1, 1]], np.float32)
+        corners = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float32)
         self.vbo = _buffer(gl.GL_ARRAY_BUFFER, corners)
         _attrib(0, 2, 8, 0)
+        # indexed: four corners shaded once per point, not six
+        self.ebo = _buffer(gl.GL_ELEMENT_ARRAY_BUFFER, np.array([0, 1, 2, 0, 2, 3], np.uint32))
         self.ibo = _buffer(gl.GL_ARRAY_BUFFER, np.zeros((0,), np.float32), gl.GL_DYNAMIC_DRAW)
         self.capacity = 0
         stride = POINT_FLOATS * 4
@@ -196,14 +198,14 @@ class PointQuads:
             return
         gl = _gl()
         gl.glBindVertexArray(self.vao)
-        gl.glDrawArraysInstanced(gl.GL_TRIANGLES, 0, 6, self.count)
+        gl.glDrawElementsInstanced(gl.GL_TRIANGLES, 6, gl.GL_UNSIGNED_INT, None, self.count)
         gl.glBindVertexArray(0)
 
     def delete(self):
         gl = _gl()
         gl.glDeleteVertexArrays(1, ctypes.byref(self.vao))
-        gl.glDeleteBuffers(1, ctypes.byref(self.vbo))
-        gl.glDeleteBuffers(1, ctypes.byref(self.ibo))
+        for buf in (self.vbo, self.ebo, self.ibo):
+            gl.glDeleteBuffers(1, ctypes.byref(buf))
 
 
 class LineSet:

@@ -65,6 +65,10 @@ class OpenGLRenderer(Scene, Frames):
         self._has_exit = False
         self.skip_rendering = False
         self.frame_count = 0
+        self.frame_listeners = []    # called with the renderer after each frame is drawn
+        self._input_processors, self._key_callbacks = [], []
+        self.recorded_frames = []    # with start_recording(): RGB uint8 frames, top row first
+        self._recording = None
         self._init_scene()
         self._init_tiles()
         self._init_gl()
@@ -73,7 +77,7 @@ class OpenGLRenderer(Scene, Frames):
         self.update_projection_matrix()
         if not self.headless:
             from .window import connect_window
-            connect_window(self)
+            self._window_state = connect_window(self)
 
     # -- OpenGL state ---------------------------------------------------------------------------------
     def _switch_context(self):
@@ -216,9 +220,66 @@ class OpenGLRenderer(Scene, Frames):
         if not self.skip_rendering:
             self._draw()
             self.frame_count += 1
+            self._record()
+            for listener in list(self.frame_listeners):
+                listener(self)
             if not self.headless:
                 from .window import present
                 present(self)
+
+    # -- warp-lang's instance-buffer and input hooks ------------------------------------------------
+    @classmethod
+    def initialize_gl(cls):
+        """Import pyglet's OpenGL bindings (headless when there is no display)."""
+        import_pyglet(None)
+
+    def allocate_shape_instances(self):
+        """Instance buffers are rebuilt from the instances at the next frame: mark them stale."""
+        self._instances_dirty = True
+
+    update_shape_instances = allocate_shape_instances
+    update_instance_colors = allocate_shape_instances
+
+    def register_input_processor(self, callback):
+        """``callback(key_state)`` each frame in a window (pyglet's KeyStateHandler)."""
+        self._input_processors.append(callback)
+
+    def register_key_press_callback(self, callback):
+        """``callback(symbol, modifiers)`` on each key press in a window."""
+        self._key_callbacks.append(callback)
+
+    # -- frames on the host (notebook displays, videos) -------------------------------------------
+    def last_frame(self, mode="rgb"):
+        """The last drawn frame as a NumPy array, top row first: (h, w, 3) uint8 RGB, or
+        (h, w) float32 depth (distance along the view axis) with ``mode="depth"``."""
+        if mode not in ("rgb", "depth"):
+            raise ValueError(f"mode must be 'rgb' or 'depth', got {mode!r}")
+        self._switch_context()
+        frame = self._framebuffer.read(depth=(mode == "depth"))
+        if mode == "depth":
+            frame = self._linear_depth(frame)
+        return np.ascontiguousarray(frame[::-1])
+
+    def start_recording(self, every=1, max_frames=600):
+        """Keep a copy of every ``every``-th frame in ``recorded_frames`` (at most ``max_frames``,
+        the oldest dropped first): what a notebook shows as an animation."""
+        if every < 1 or max_frames < 1:
+            raise ValueError(f"every and max_frames must be >= 1, got {every} and {max_frames}")
+        self.recorded_frames = []
+        self._recording = (int(every), int(max_frames), self.frame_count)
+
+    def stop_recording(self):
+        """Stop recording; returns the recorded frames."""
+        self._recording = None
+        return self.recorded_frames
+
+    def _record(self):
+        if self._recording is None:
+            return
+        every, max_frames, start = self._recording
+        if (self.frame_count - 1 - start) % every == 0:
+            self.recorded_frames.append(self.last_frame())
+            del self.recorded_frames[:-max_frames]
 
     def save(self):
         """Nothing to save for an on-screen renderer (for API parity with ``UsdRenderer``)."""

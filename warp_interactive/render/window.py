@@ -6,8 +6,10 @@ import numpy as np
 
 
 def connect_window(renderer):
+    from pyglet.window import key as keys
     window = renderer.window
-    state = {"keys": None}
+    state = {"keys": keys.KeyStateHandler()}
+    window.push_handlers(state["keys"])
 
     @window.event
     def on_close():
@@ -32,6 +34,8 @@ def connect_window(renderer):
     @window.event
     def on_key_press(symbol, modifiers):
         from pyglet.window import key
+        for callback in renderer._key_callbacks:
+            callback(symbol, modifiers)
         if not renderer.enable_keyboard_interaction:
             return
         if symbol == key.ESCAPE:
@@ -68,6 +72,8 @@ def present(renderer):
     """Copy the off-screen frame into the window and show it; the 2-D callbacks (UI overlays)
     draw on top."""
     from pyglet import gl
+    for callback in renderer._input_processors:
+        callback(renderer._window_state["keys"])
     fb = renderer._framebuffer
     gl.glBindFramebuffer(gl.GL_READ_FRAMEBUFFER, fb.fbo)
     gl.glBindFramebuffer(gl.GL_DRAW_FRAMEBUFFER, 0)

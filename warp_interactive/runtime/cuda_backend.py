@@ -97,11 +97,6 @@ def unavailable_reason():
 
 
 # --- the operations the runtime dispatches to (imported lazily: they need cuda-bindings) ---------
-def load_module(module, device, backward):
-    from .cuda.modules import load_module as load
-    return load(module, device, backward)
-
-
 def launch(cmd):
     from .cuda.modules import launch as run
     return run(cmd)

@@ -41,6 +41,13 @@ class Device:
         return m
 
     @property
+    def builder(self):
+        """What builds and loads a module for this device (build/builders.py; CudaDevice has
+        its own)."""
+        from ..build.builders import cpu
+        return cpu
+
+    @property
     def name(self):
         if self.is_cpu:
             return _cpu_name()

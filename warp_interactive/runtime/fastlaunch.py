@@ -12,7 +12,7 @@ The state check is ``launch_state.fast[0] != plan.epoch``: one word that folds t
 everything that needs the general path for a while (a tape recording, a wp.timing recorder, a
 graph capture) or for one launch (a @wp.func (re)definition, a module's kernels or options
 changed: the binary may be stale). After an invalidation the plan steps aside once, the general
-path syncs the module with its dependency record (``Module._sync_generation``: it rebuilds only
+path syncs the module with its dependency record (``ModuleBuild._sync_generation`` of build/driver.py: it rebuilds only
 when a function its kernels reach changed), and ``launch._update_plan`` either makes a new plan
 (new binary) or re-arms this one (``plan.epoch``).
 """

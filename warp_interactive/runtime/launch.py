@@ -10,7 +10,8 @@ from ..errors import LaunchError
 from ..state import state
 from ..types.arraydesc import LaunchBounds
 from ..types.composite import passes_adjoint_value
-from . import fastlaunch, graph, launch_state, strided, tape_hooks
+from ..build import strided
+from . import fastlaunch, graph, launch_state, tape_hooks
 from .launch_state import epoch as _epoch
 from .args import pack
 from .device import _off_default, get_device

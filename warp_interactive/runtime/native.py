@@ -6,7 +6,6 @@ import-linter cannot see an extension module and would read ``from .. import _na
 import of the package's top namespace (warp_interactive/__init__.py) from a lower layer.
 """
 
-import ctypes
 import importlib
 
 
@@ -16,16 +15,3 @@ def runtime_module():
 
 def geometry_module():
     return importlib.import_module("warp_interactive._geometry")
-
-
-_HOOKS = []
-
-
-def interrupt_hooks():
-    """The native launcher's (poll, stopping, arm) addresses, as ctypes arguments for a loaded
-    module's ``wpi_set_interrupt_hooks`` (NULLs from a native module built before it had them:
-    its kernels' loops then never stop)."""
-    if not _HOOKS:
-        hooks = getattr(runtime_module(), "interrupt_hooks", None)
-        _HOOKS.extend(ctypes.c_void_p(a) for a in (hooks() if hooks else (None, None, None)))
-    return _HOOKS

@@ -151,7 +151,7 @@ def timing_print(results, indent=""):
 
 
 def build_result(record, device):
-    """The TimingResult of a module load (a runtime.module.BuildRecord)."""
+    """The TimingResult of a module load (a build.driver.BuildRecord)."""
     return TimingResult(record.module, "build", str(device), record.seconds * 1000.0,
                         detail=record.detail)
 

@@ -450,7 +450,7 @@ extern "C" WPI_EXPORT void wpi_set_interrupt_hooks(void* poll, const void* stopp
 #endif
 
 #if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
-// --- lazy strided entries (runtime/strided.py) ---------------------------------------------------
+// --- lazy strided entries (build/strided.py) ---------------------------------------------------
 // A straight-line kernel's CPU forward entry holds only the unit-stride loop (the body inlined
 // into a second, plain loop was ~40% of a module's compile time). Any other launch (an array
 // whose innermost stride is not its element size, indices past int32) calls wpi_run_strided:

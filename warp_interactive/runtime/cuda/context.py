@@ -33,10 +33,21 @@ class CudaDevice(Device):
         self._stream = None          # the current stream (runtime/cuda/streams.py)
         self.null_stream = None
         self.captures = []           # active graph captures on this device (graphs.py)
+        self._builder = None
 
     @property
     def name(self):
         return self._name
+
+    @property
+    def builder(self):
+        """NVRTC for this device's architecture, loading into its context."""
+        b = self._builder
+        if b is None:
+            from ...build.builders import CudaBuilder
+            from .modules import CudaLoadedModule
+            b = self._builder = CudaBuilder(self.arch, lambda path, kind: CudaLoadedModule(self, path, kind))
+        return b
 
     @property
     def arch(self):

@@ -10,10 +10,8 @@ instead, its GPU blocks as wide as its lanes (block_launches).
 import ctypes
 import os
 import re
-import time
 
 from ... import _paths
-from ...codegen.target import CUDA
 from ...config import config
 from ...errors import LaunchError
 from ...errors import CudaError
@@ -26,9 +24,12 @@ ERROR_GLOBAL = b"wpi_cuda_error"     # the debug-mode error record (native/inclu
 class CudaLoadedModule:
     """A module's binary loaded into one device's context: kernel functions by name."""
 
-    def __init__(self, device, path, kind, module_hash, built, build_time):
+    quick = ()                # no quickly compiled code to upgrade (build/quick_tier.py is the CPU's)
+    compiled_kernels = None   # the whole module compiles as one
+
+    def __init__(self, device, path, kind):
         self.device, self.path, self.kind = device, path, kind
-        self.hash, self.built, self.build_time = module_hash, built, build_time
+        self.hash, self.built, self.build_time = None, False, 0.0   # set by the builder
         with open(path, "rb") as f:
             image = f.read()
         if kind == "ptx" and not image.endswith(b"\0"):
@@ -46,6 +47,9 @@ class CudaLoadedModule:
             self._entries[key] = fn
         return fn
 
+    def upgraded(self):
+        return False
+
     def take_error(self):
         """The first bounds error recorded on the device since the last call (debug mode)."""
         return read_error_record(self)
@@ -55,22 +59,6 @@ class CudaLoadedModule:
             drv().cuModuleUnload(self.handle)
         except Exception:   # interpreter shutdown
             pass
-
-
-def load_module(module, device, backward):
-    """Build (NVRTC, cached by module hash) and load ``module`` for ``device``."""
-    from ...compiler.build import BuildOptions, compile
-    debug = module.option("mode") == "debug"
-    fast_math = bool(module.option("fast_math"))
-    t0 = time.perf_counter()
-    source = module.source(CUDA, backward)
-    binary = compile(source, BuildOptions("cuda", debug, fast_math, arch=device.arch, name=module.name))
-    h, built = binary.hash, binary.built
-    lm = CudaLoadedModule(device, binary.path, binary.kind, h, built, time.perf_counter() - t0)
-    module.last_build = (h, built, lm.build_time)
-    if built and not config.quiet and config.verbose:
-        print(f"Module {module.name} {h[:8]} built for {device} in {lm.build_time:.3f} s")
-    return lm
 
 
 def grid_size(size, block_dim, max_blocks=0):

@@ -18,11 +18,11 @@ Anything the key cannot describe exactly (another module's attributes, an arbitr
 makes ``module_key`` return None, and the load translates as before. Each kernel also has a key
 of its own (``kernel_keys``), so after an edit only the edited kernels translate. A module's
 entry maps each kernel to its unit and ``tid`` arity (which the launch checks need); a kernel's
-entry names its kernel hash, unit and arity (runtime/cpu_build.py). Entries are small JSON files
+entry names its kernel hash, unit and arity (build/cpu_build.py). Entries are small JSON files
 written atomically; a stale or damaged one is ignored (the load then translates and rewrites it).
 
 The @wp.funcs the key walk reached are also the module's dependency record after a warm load
-(runtime/module.py): redefining one of them rebuilds the module, as after a translating load.
+(build/driver.py): redefining one of them rebuilds the module, as after a translating load.
 """
 
 import ctypes

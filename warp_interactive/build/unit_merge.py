@@ -1,7 +1,7 @@
 """Merging a module's units back (issue 21).
 
 A cold build compiles a module's kernels into one unit per compiler worker; each edit then
-compiles the edited kernels into a unit of their own (runtime/cpu_build.py), so after many
+compiles the edited kernels into a unit of their own (build/cpu_build.py), so after many
 edits a module maps many small shared libraries (each load opens every one). When a load that
 translated something (an edit) ends up with more than ``workers + MERGE_ABOVE`` units, the
 module's kernels are compiled again, grouped as a cold build groups them, in a background

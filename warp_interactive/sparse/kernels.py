@@ -1,0 +1,158 @@
+"""The value kernels of ``warp.sparse``: generic over block types (``Any``), differentiable, one
+thread per destination block. The host builds the topology and the permutations they read
+(``topology.py``); sums run in a fixed order, so results are deterministic."""
+
+from typing import Any
+
+import warp_interactive as wp
+
+from .funcs import bsr_row_index, row_end
+
+
+@wp.kernel
+def gather_sum(starts: wp.array(dtype=int), ends: wp.array(dtype=int), order: wp.array(dtype=int),
+               src: wp.array(dtype=Any), out: wp.array(dtype=Any)):
+    """out[b] = sum of src[order[j]] over j in starts[b]:ends[b]."""
+    b = wp.tid()
+    lo, hi = starts[b], ends[b]
+    v = out.dtype(0.0)
+    if lo < hi:             # the first entry as is (a lone -0.0 stays -0.0)
+        v = src[order[lo]]
+    for j in range(lo + 1, hi):
+        v += src[order[j]]
+    out[b] = v
+
+
+@wp.kernel
+def gather_sum_ends(ends: wp.array(dtype=int), order: wp.array(dtype=int), src: wp.array(dtype=Any),
+                    out: wp.array(dtype=Any)):
+    """gather_sum with block b's entries at order[ends[b - 1]:ends[b]] (from 0 for b = 0)."""
+    b = wp.tid()
+    lo = int(0)
+    if b > 0:
+        lo = ends[b - 1]
+    hi = ends[b]
+    v = out.dtype(0.0)
+    if lo < hi:
+        v = src[order[lo]]
+    for j in range(lo + 1, hi):
+        v += src[order[j]]
+    out[b] = v
+
+
+@wp.kernel
+def scatter_add(blocks: wp.array(dtype=int), src: wp.array(dtype=Any), out: wp.array(dtype=Any)):
+    """out[blocks[t]] += src[t] for the triplets with a block (order of sums not fixed)."""
+    t = wp.tid()
+    b = blocks[t]
+    if b >= 0:
+        wp.atomic_add(out, b, src[t])
+
+
+@wp.kernel
+def axpy_gather(starts: wp.array(dtype=int), ends: wp.array(dtype=int), order: wp.array(dtype=int), nx: int, alpha: Any,
+                x: wp.array(dtype=Any), beta: Any, y: wp.array(dtype=Any), out: wp.array(dtype=Any)):
+    """out[b] = sum over the block's entries of alpha * x[k] (k < nx) or beta * y[k - nx]."""
+    b = wp.tid()
+    v = out.dtype(0.0)
+    for j in range(starts[b], ends[b]):
+        k = order[j]
+        if k < nx:
+            v += alpha * x[k]
+        elif beta != type(beta)(0.0):
+            v += beta * y[k - nx]
+    out[b] = v
+
+
+@wp.kernel
+def mm_gather(starts: wp.array(dtype=int), ends: wp.array(dtype=int), order: wp.array(dtype=int), pair_x: wp.array(dtype=int),
+              pair_y: wp.array(dtype=int), alpha: Any, x: wp.array(dtype=Any), y: wp.array(dtype=Any),
+              out: wp.array(dtype=Any)):
+    """out[b] = alpha * sum of x[pair_x[p]] @ y[pair_y[p]] over the block's products p."""
+    b = wp.tid()
+    v = out.dtype(0.0)
+    for j in range(starts[b], ends[b]):
+        p = order[j]
+        v += x[pair_x[p]] * y[pair_y[p]]
+    out[b] = alpha * v
+
+
+@wp.kernel
+def transpose_gather(starts: wp.array(dtype=int), ends: wp.array(dtype=int), order: wp.array(dtype=int),
+                     src: wp.array(dtype=Any), out: wp.array(dtype=Any)):
+    """out[b] = sum of transpose(src[order[j]]) over the block's entries (matrix blocks)."""
+    b = wp.tid()
+    lo, hi = starts[b], ends[b]
+    v = out.dtype(0.0)
+    if lo < hi:
+        v = wp.transpose(src[order[lo]])
+    for j in range(lo + 1, hi):
+        v += wp.transpose(src[order[j]])
+    out[b] = v
+
+
+@wp.kernel
+def scale_values(alpha: Any, values: wp.array(dtype=Any)):
+    i = wp.tid()
+    values[i] = alpha * values[i]
+
+
+@wp.kernel
+def scale_into(alpha: Any, src: wp.array(dtype=Any), out: wp.array(dtype=Any)):
+    i = wp.tid()
+    out[i] = alpha * src[i]
+
+
+@wp.kernel
+def reblock_add(slot: wp.array(dtype=int), block: wp.array(dtype=int), src_r0: wp.array(dtype=int),
+                src_c0: wp.array(dtype=int), dst_r0: wp.array(dtype=int), dst_c0: wp.array(dtype=int),
+                src: wp.array3d(dtype=Any), out: wp.array3d(dtype=Any)):
+    """Add each tile of a source block into its place in a destination block, with a scalar
+    cast (tiles of distinct source blocks do not overlap unless the source has duplicates)."""
+    t, i, j = wp.tid()
+    v = src[block[t], src_r0[t] + i, src_c0[t] + j]
+    wp.atomic_add(out, slot[t], dst_r0[t] + i, dst_c0[t] + j, out.dtype(v))
+
+
+@wp.kernel
+def fill_value(value: Any, out: wp.array(dtype=Any)):
+    i = wp.tid()
+    out[i] = value
+
+
+@wp.kernel
+def get_diag(nrow: int, offsets: wp.array(dtype=int), row_counts: wp.array(dtype=int),
+             columns: wp.array(dtype=int), values: wp.array(dtype=Any), out: wp.array(dtype=Any)):
+    """out[row] = the (row, row) block, or zero (any duplicates summed)."""
+    row = wp.tid()
+    v = out.dtype(0.0)
+    for k in range(offsets[row], row_end(offsets, row_counts, row)):
+        if columns[k] == row:
+            v += values[k]
+    out[row] = v
+
+
+@wp.kernel
+def mv_rows(alpha: Any, offsets: wp.array(dtype=int), row_counts: wp.array(dtype=int),
+            columns: wp.array(dtype=int), values: wp.array(dtype=Any), x: wp.array(dtype=Any),
+            beta: Any, y: wp.array(dtype=Any)):
+    """y[row] = alpha * sum_k values[k] x[columns[k]] + beta * y[row] (beta zero: y not read)."""
+    row = wp.tid()
+    v = y.dtype(0.0)
+    for k in range(offsets[row], row_end(offsets, row_counts, row)):
+        v += values[k] * x[columns[k]]
+    v = alpha * v
+    if beta != type(beta)(0.0):
+        v += beta * y[row]
+    y[row] = v
+
+
+@wp.kernel
+def mv_transpose_blocks(alpha: Any, nrow: int, offsets: wp.array(dtype=int), row_counts: wp.array(dtype=int),
+                        columns: wp.array(dtype=int), values: wp.array(dtype=Any), x: wp.array(dtype=Any),
+                        y: wp.array(dtype=Any)):
+    """y[columns[k]] += alpha * values[k]^T x[row] for every active block k (atomic)."""
+    k = wp.tid()
+    row = bsr_row_index(offsets, nrow, k, row_counts)
+    if row >= 0:
+        wp.atomic_add(y, columns[k], alpha * (x[row] * values[k]))
