@@ -73,3 +73,19 @@ def test_for_loop_over_a_hash_grid_query(radius):
     wp.launch(neighbours, len(pts), [grid.id, p, radius, out])
     d = np.linalg.norm(pts[:, None] - pts[None], axis=-1)
     np.testing.assert_array_equal(out.numpy(), (d <= np.float32(radius)).sum(1))
+
+
+@wp.kernel(module="wpi_test_load_block_dim")
+def _doubled(a: wp.array(dtype=float)):
+    i = wp.tid()
+    a[i] = 2.0 * a[i]
+
+
+def test_load_module_accepts_warp_lang_arguments():
+    """warp-lang's load_module(..., recursive=, block_dim=) (the tile MLP example calls it):
+    the module loads and its kernel then runs."""
+    wp.load_module(module="wpi_test_load_block_dim", device="cpu", recursive=True, block_dim=64)
+    wp.load_module(module=_doubled.module, device="cpu", block_dim=32)     # a kernel's module object
+    a = wp.array([1.0, 2.0], dtype=float)
+    wp.launch(_doubled, dim=2, inputs=[a])
+    assert a.numpy().tolist() == [2.0, 4.0]

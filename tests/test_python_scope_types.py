@@ -29,7 +29,7 @@ CASES = [   # (call, expected type, expected value): warp-lang 1.19's results
 def test_result_type_and_value(call, t, value):
     out = call()
     assert type(out) is t
-    assert float(out.value if isinstance(out, wp.types.Scalar) else out) == value
+    assert float(out.value if isinstance(out, wp.types.scalars.Scalar) else out) == value
 
 
 def test_typed_results_keep_computing_in_their_type():

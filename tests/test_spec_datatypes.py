@@ -121,9 +121,10 @@ def matrix_anonymous(out_m: wp.array(dtype=mat32h), out_i: wp.array(dtype=mat55d
     m = wp.matrix(wp.float16(0.0), shape=(3, 2))
     out_m[1] = m
 
-    # create a 5x5 double precision identity matrix:
-    m = wp.identity(n=5, dtype=wp.float64)
-    out_i[0] = m
+    # create a 5x5 double precision identity matrix (another name: as warp-lang, a name keeps
+    # one type in a kernel, so the docs' `m = wp.identity(...)` here is refused):
+    ident = wp.identity(n=5, dtype=wp.float64)
+    out_i[0] = ident
 
 
 # --- quaternions -------------------------------------------------------------------------------------------

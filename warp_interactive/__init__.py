@@ -6,6 +6,8 @@ CPU cores (and NVIDIA GPUs), built for notebooks.
 
 from . import types
 from .config import DeterministicMode, config
+from .logger import (LOG_DEBUG, LOG_ERROR, LOG_INFO, LOG_WARNING, Logger, ScopedLogger, ScopedLogLevel,
+                     get_logger, set_logger)
 from .lang import builtins_core as _builtins_core  # noqa: F401  (declares the builtins)
 from .lang import intrinsics_transform as _intrinsics_transform  # noqa: F401  (wp.transformation)
 from .lang.builtin_function import intrinsic_names as _intrinsic_names
@@ -24,6 +26,7 @@ from .runtime.device import (Device, ScopedDevice, get_cuda_device_count, get_cu
 from .runtime import cuda_backend as _cuda_backend  # noqa: F401  (registers the CUDA probe)
 from .runtime.cuda_backend import get_cuda_driver_version
 from .runtime import memory as _memory  # noqa: F401  (registers each device's memory backend)
+from .runtime.memory_tracker import ScopedMemoryTracker, print_memory_report  # noqa: F401
 from .runtime.launch import launch, launch_tiled
 from .runtime.tape import Tape
 from .runtime.module import Module, get_module, get_module_options, load_module, set_module_options
@@ -33,6 +36,9 @@ from .types import (array, array1d, array2d, array3d, array4d, bool_, dtype_from
                     bfloat16, dtype_to_numpy, float16, float32, float64, int8, int16, int32, int64,
                     matrix, quaternion, transformation, uint8, uint16, uint32, uint64, vector)
 from .types.array import clone, copy, from_numpy
+from .types.generic import Float, Int, Scalar  # noqa: F401  (generic annotations)
+from .lang.func import Function  # noqa: F401
+from .runtime.device import DeviceLike  # noqa: F401
 from .types.indexedarray import indexedarray, indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d
 from .types.array_factories import (empty, empty_like, full, full_like, ones, ones_like, zeros,
                                     zeros_like)
@@ -43,6 +49,7 @@ from .runtime.cuda.streams import (Event, ScopedStream, Stream, get_event_elapse
                                    record_event, set_stream, synchronize_event, synchronize_stream,
                                    wait_event, wait_stream)
 from .runtime.graph import CaptureMode, Graph, ScopedCapture, capture_begin, capture_end, capture_launch
+from .runtime.graph_conditional import capture_if, capture_while, is_conditional_graph_supported  # noqa: F401
 from .runtime.device import get_cuda_device
 
 # interop (issue 7), matmul and gradient checks are looked up on first use (see __getattr__),
@@ -58,6 +65,7 @@ _LAZY = {
                         "dtype_to_paddle", "from_paddle", "stream_from_paddle", "stream_to_paddle",
                         "to_paddle"),
     ".runtime.matmul": ("matmul",),
+    ".mapping": ("map",),
     ".runtime.device_access": ("get_cuda_supported_archs", "is_mempool_access_enabled",
                                "is_mempool_access_supported", "is_mempool_enabled", "is_mempool_supported",
                                "is_peer_access_enabled", "is_peer_access_supported",
@@ -67,6 +75,7 @@ _LAZY = {
 _LAZY_NAMES = {name: mod for mod, names in _LAZY.items() for name in names}
 
 bool = bool_  # noqa: A001  (wp.bool, as in the reference)
+LOG_DEBUG, LOG_INFO, LOG_WARNING, LOG_ERROR = 10, 20, 30, 40   # wp.config.log_level's levels
 # the reference's names for translation errors (ours carry the user's file and line)
 WarpCodegenError = WarpCodegenTypeError = WarpCodegenValueError = CodegenError
 WarpCodegenAttributeError = WarpCodegenIndexError = WarpCodegenKeyError = CodegenError
@@ -98,7 +107,9 @@ _export_builtins(globals())
 
 # --- notebook: launch timings, the IPython extension (loaded only inside IPython) -------------
 from .runtime import timing  # noqa: E402
-from .runtime.timing import timing_begin, timing_end, timing_print  # noqa: E402,F401
+from .runtime.timing import (TIMING_ALL, TIMING_GRAPH, TIMING_KERNEL, TIMING_KERNEL_BUILTIN,  # noqa: E402,F401
+                              TIMING_MEMCPY, TIMING_MEMSET, TimingResult, timing_begin, timing_end,
+                              timing_print)
 
 
 # --- calls from the lower layers up (hooks.py) ----------------------------------------------

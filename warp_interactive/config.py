@@ -31,11 +31,16 @@ class _Config:
         self.verify_fp = False
         self.verbose = False             # print build commands and cache decisions
         self.quiet = False               # no build messages at all
+        self.log_level = 20              # wp.LOG_INFO: messages below it are not shown (warp-lang's option)
         self.kernel_cache_dir = default_kernel_cache_dir()   # the effective folder, never None
         # the kernel cache's size cap: least recently used entries are removed above it
         # (compiler/cache_gc.py); 0 or None: no cap
         self.kernel_cache_max_bytes = _int_env("WARP_INTERACTIVE_CACHE_MAX_BYTES", 1 << 30)
         self.max_unroll = 16             # static range() loops up to this many iterations unroll
+        # the most loop-body copies one function's unrolled loops may make (wp.static loops, loops
+        # whose body reads wp.static(i)): past it, a loop that need not unroll runs as a loop, one
+        # that must is an error (an unbounded unroll would build for minutes)
+        self.max_static_unroll = 4096
         self.enable_backward = True      # generate adjoint code (compiled only when first needed)
         self.num_threads = None          # CPU launch threads; None = all cores
         self.fast_math = False
@@ -60,7 +65,15 @@ class _Config:
         # warn (stderr) when a launch or copy recorded on a tape writes an array an earlier
         # recorded launch read: its gradients would be wrong (runtime/overwrite.py)
         self.verify_autograd_array_access = False
+        # a tape copies the arrays its recorded adjoints read before a later step overwrites
+        # them, so backward() gives the fresh-buffer gradient (runtime/tape_keep.py); False:
+        # warp-lang's behaviour (the adjoints read the last values)
+        self.tape_copy_on_write = True
         self.deterministic = DeterministicMode.NOT_GUARANTEED    # see DeterministicMode
+        # messages below this level are dropped (warp_interactive/logger.py; 20 = wp.LOG_INFO)
+        self.log_level = 20
+        self.verbose_warnings = False    # warnings name the file and line that raised them
+        self.track_memory = False        # record every array allocation (runtime/memory_tracker.py)
 
     def __setattr__(self, name, value):
         if name == "mode" and value not in ("release", "debug"):
@@ -68,7 +81,7 @@ class _Config:
         if name == "deterministic":
             value = deterministic_mode(value)
         object.__setattr__(self, name, value)
-        if name in ("deterministic", "verify_fp"):
+        if name in ("deterministic", "verify_fp", "print_launches"):
             for fn in on_change:     # the runtime's fast launch plans re-check (launch_state)
                 fn()
 

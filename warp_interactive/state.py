@@ -31,6 +31,7 @@ class ProcessState:
         self.build_log = []      # one BuildRecord per module load (compiled or cached), in order
         self.capturing = [0]     # graph captures in progress, any device (hot paths: [0])
         self.tapes = []          # recording wp.Tapes, innermost last
+        self.tape_writes = [0]   # 1 while a tape records or waits for backward (runtime/tape_keep.py)
         self.recorders = []      # wp.timing recorders, innermost last
         self.timer_history = []  # (name, ms) of every wp.ScopedTimer that ended, in order
         self._versions = itertools.count(1)   # a fresh number per (re)definition of a @wp.func

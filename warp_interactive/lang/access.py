@@ -129,9 +129,10 @@ def _rw_kinds(func):
     return ("read", "write")
 
 
-def param_read_write(fir, _memo=None):
+def param_read_write(fir, _memo=None, fields=False):
     """{parameter name: subset of {"read", "write"}} for the array parameters ``fir`` loads from
-    or stores/accumulates into (directly, through views or through the @wp.funcs it calls)."""
+    or stores/accumulates into (directly, through views or through the @wp.funcs it calls).
+    ``fields``: also the array fields of struct parameters, named by their path (``s.a.b``)."""
     memo = {} if _memo is None else _memo
     if id(fir) in memo:
         return memo[id(fir)]
@@ -141,24 +142,36 @@ def param_read_write(fir, _memo=None):
     for st in _walk(fir.body):
         if _follow_alias(st, alias):
             continue
+        if fields and isinstance(st, ir.GetField):
+            if id(st.src) in alias:     # a struct's field: the path names the array
+                alias[id(st.out)] = f"{alias[id(st.src)]}.{st.field}"
+            continue
         if isinstance(st, ir.Call):
-            for var, kinds in _call_rw(st, alias, memo):
-                out.setdefault(alias[id(var)], set()).update(kinds)
+            for name, kinds in _call_rw(st, alias, memo, fields):
+                out.setdefault(name, set()).update(kinds)
     memo[id(fir)] = out
     return out
 
 
-def _call_rw(st, alias, memo):
+def _call_rw(st, alias, memo, fields=False):
+    """[(parameter name or field path, kinds)] of one call."""
     values = [a for a in st.args if hasattr(a, "id")]
     args = [a for a in values if id(a) in alias]
     if hasattr(st.func, "function"):
-        inner = param_read_write(st.func.ir, memo)
-        return [(a, inner.get(p.name, ())) for p, a in zip(st.func.ir.params, values) if id(a) in alias]
+        inner = param_read_write(st.func.ir, memo, fields)
+        out = []
+        for p, a in zip(st.func.ir.params, values):
+            if id(a) not in alias:
+                continue
+            for key, kinds in inner.items():    # the parameter itself, or a field path under it
+                if key == p.name or key.startswith(p.name + "."):
+                    out.append((alias[id(a)] + key[len(p.name):], kinds))
+        return out
     if getattr(st.func, "name", "") in VIEWS and args and args[0] is values[0] and st.out is not None:
         alias[id(st.out)] = alias[id(args[0])]     # a view: what is done through it counts
         return []
     kinds = _rw_kinds(st.func)
-    return [(a, kinds) for a in args] if kinds else []
+    return [(alias[id(a)], kinds) for a in args] if kinds else []
 
 
 def writes_after_reads(fir, _memo=None):
@@ -183,7 +196,7 @@ def writes_after_reads(fir, _memo=None):
                 for p, a in zip(st.func.ir.params, values):
                     if p.name in war and id(a) in alias:
                         flag(alias[id(a)], st.lineno)
-            rw = [(alias[id(var)], kinds) for var, kinds in _call_rw(st, alias, memo)]
+            rw = _call_rw(st, alias, memo)
             for name, kinds in rw:
                 if "write" in kinds and name in read:
                     flag(name, st.lineno)

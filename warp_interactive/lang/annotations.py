@@ -42,16 +42,41 @@ def annotations_of(func, src, kind):
     """Parameter name -> canonical type, in declaration order (None where unannotated)."""
     ann = getattr(func, "__annotations__", {})
     out = {}
+    what = "kernel" if kind == "kernel" else "@wp.func"
+    for a in src.tree.args.kwonlyargs[:1]:
+        raise _param_error(src, a, f"{what} parameter '{a.arg}' is keyword-only (it follows '*'): "
+                                   f"{what} parameters are positional (wp.launch passes inputs in "
+                                   "order); remove the '*'")
     for a in src.tree.args.args:
         t = ann.get(a.arg)
         if isinstance(t, str):      # from __future__ import annotations: evaluated where defined
             t = resolve_annotation(t, func.__globals__, src.closure, f" of parameter '{a.arg}' of {src.name}")
         if t is None and kind == "kernel":
-            raise CodegenError(f"kernel parameter '{a.arg}' needs a type annotation",
-                               src.filename, src.first_line + a.lineno - 1, a.col_offset,
-                               src.lines[a.lineno - 1], src.name)
-        out[a.arg] = canonical_type(t) if t is not None else None
+            raise _param_error(src, a, f"kernel parameter '{a.arg}' needs a type annotation")
+        try:
+            out[a.arg] = canonical_type(t) if t is not None else None
+        except TypeError:       # a list, a dict...: nothing a type could be
+            raise _param_error(src, a, not_a_type(what, a.arg, t)) from None
     return out
+
+
+def _param_error(src, a, msg):
+    return CodegenError(msg, src.filename, src.first_line + a.lineno - 1, a.col_offset,
+                        src.lines[a.lineno - 1], src.name)
+
+
+def not_a_type(what, name, t):
+    """The message for a parameter annotated with something that is not a Warp type."""
+    hint = ""
+    try:
+        import numpy as np
+        if isinstance(t, type) and issubclass(t, np.generic):     # np.float32 -> wp.float32
+            hint = f" (for {t.__module__}.{t.__name__} write wp.{np.dtype(t).name})"
+    except TypeError:
+        pass
+    return (f"{what} parameter '{name}' is annotated {t!r}, which is not a Warp type{hint}: annotate "
+            "it with a Warp type such as float, int, wp.float64, wp.vec3, wp.mat33, "
+            "wp.array(dtype=float) or a @wp.struct class")
 
 
 def _hash(*parts):

@@ -13,6 +13,7 @@ from .builtin_function import BuiltinFunction  # noqa: F401  (re-exported)
 from .scope import PyValue
 from . import block_funcs, builtins_tile, grad_of
 from . import starred
+from . import dispatch
 from . import static as static_mod
 from .intrinsics_transform import constructor_args as transform_constructor_args
 from .intrinsics_transform import constructor_keywords
@@ -33,9 +34,12 @@ class CallsMixin:
     def translate_call(self, node):
         if self.src.statics and static_mod.position(node) in self.src.statics:
             return static_mod.evaluate(self, node)   # evaluated when the kernel was declared
+        _check_call_syntax(self, node)
         if starred.has_starred(node):                # f(*v): the elements as arguments
             node = starred.expand(self, node)
         func = self.eval(node.func)
+        if isinstance(func, ir.Var) and getattr(func.type, "_wp_call_", None) is not None:
+            return self.call_resolved(func.type._wp_call_, node, node.keywords, receiver=func)
         if isinstance(func, ir.Var) or isinstance(func, tuple):
             raise self.scope.error("only functions and types can be called in kernels")
         obj = func.obj
@@ -76,6 +80,8 @@ class CallsMixin:
             return self.construct_struct
         if getattr(obj, "_wp_function_", False):
             return self.call_user_function
+        if hasattr(obj, "_wp_resolve_call_"):
+            return self.call_resolved
         if is_array_constructor(obj):
             return self.array_from_ptr
         if obj is grad_of.grad:
@@ -171,6 +177,10 @@ class CallsMixin:
         v = self.to_var(v, node.args[0])
         if not sc.is_scalar(v.type):
             raise self.scope.error(f"cannot cast {type_name(v.type)} to {to.__name__}")
+        return self.cast_var(v, to)
+
+    def cast_var(self, v, to):
+        """The scalar variable ``v`` converted to scalar type ``to`` (C++'s conversion)."""
         if v.type is to:
             return v
         ov = Overload(name=to.__name__, input_types={"x": v.type}, value_func=None,
@@ -256,6 +266,36 @@ class CallsMixin:
         # a tuple argument travels as its elements (the function rebinds them: translator.py)
         args = [e for a in args for e in (a.elems if isinstance(a, TupleArg) else (a,))]
         return self.emit_user_call(ov, args, node, kwargs)
+
+    def call_resolved(self, resolver, node, kwargs, receiver=None):
+        """A call whose function its arguments' types choose (lang/dispatch.py)."""
+        if kwargs:
+            raise self.scope.error(f"{_callable_name(resolver)}() takes positional arguments only")
+        args = [self._user_arg(a) for a in node.args]
+        if receiver is not None:
+            args.insert(0, receiver)
+        if any(isinstance(a, TupleArg) for a in args):
+            raise self.scope.error(f"{_callable_name(resolver)}() does not take tuples")
+        try:
+            target = dispatch.resolve(resolver, [a.type for a in args])
+        except (TypeError, ValueError, KeyError) as e:
+            raise self.scope.error(f"{_callable_name(resolver)}(): {e}") from None
+        if isinstance(target, dispatch.Call):
+            args = [self._picked_arg(args, src) for src in target.sources]
+            target = target.func
+        if not getattr(target, "_wp_function_", False):
+            return PyValue(target)
+        try:
+            ov, args = target.resolve_overload(args, self.retype_literal, {}, self._default_arg)
+        except TypeMismatch as e:
+            raise self.scope.error(str(e)) from None
+        return self.emit_user_call(ov, args, node)
+
+    def _picked_arg(self, args, source):
+        value = args[source[0]]
+        for field in source[1:]:
+            value = self.attribute_of(value, field)
+        return value
 
     def _user_arg(self, node):
         value = self.eval(node)
@@ -351,3 +391,27 @@ class TupleArg:
     def __init__(self, elems):
         self.elems = elems
         self.type = TupleType(e.type for e in elems)
+
+
+_NUMBER_TYPES = {"float", "int", "float16", "float32", "float64", "int32", "int64", "uint32", "uint64"}
+
+
+def _check_call_syntax(tr, node):
+    """Call forms a kernel cannot express, refused in the user's words before evaluating."""
+    name = ast.unparse(node.func)
+    for k in node.keywords:
+        if k.arg is None:
+            raise tr.scope.error(
+                f"{name}(**{ast.unparse(k.value)}): unpacking a dict into keyword arguments is not "
+                f"supported in kernels; pass the arguments by name ({name}(a=..., b=...)) or by "
+                "position", k.value)
+    last = name.rsplit(".", 1)[-1]
+    if last in _NUMBER_TYPES and len(node.args) == 1 and isinstance(node.args[0], ast.Constant) \
+            and isinstance(node.args[0].value, str):
+        text = node.args[0].value
+        special = {"inf": "wp.inf", "+inf": "wp.inf", "-inf": "-wp.inf", "nan": "wp.nan",
+                   "infinity": "wp.inf", "-infinity": "-wp.inf"}.get(text.strip().lower())
+        hint = f"write {special}" if special else "write the number itself"
+        raise tr.scope.error(
+            f"{name}({text!r}): a number from a string is not supported in kernels; {hint}"
+            + (f" (or {name}({special}))" if special and last != "float" else ""), node.args[0])

@@ -14,7 +14,7 @@ from . import builtins_tile, ir, registry
 from . import builtins_tile_ops, builtins_tile_linalg  # noqa: F401  (after builtins_tile)
 from . import builtins_tile_arith, builtins_tile_index, starred
 from . import builtins_tile_arange  # noqa: F401  (registers tile_arange)
-from ..errors import TypeMismatch
+from ..errors import CodegenTypeError, TypeMismatch
 from .registry import type_name
 from .scope import Conflict, PyValue
 
@@ -30,6 +30,33 @@ _COMPONENTS = {"x": 0, "y": 1, "z": 2, "w": 3}
 
 
 _MODULE_CASTS = {"float": float, "int": int, "bool": py_builtins.bool}
+
+_INT_RANK = {"int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 3, "uint32": 3, "int64": 4, "uint64": 4}
+_FLOAT_RANK = {"float16": 1, "bfloat16": 1, "float32": 2, "float64": 3}
+
+
+def comparison_type(a, b):
+    """The type two typed scalar variables of different types are compared in, by C++'s usual
+    arithmetic conversions (warp-lang emits the comparison as a C++ expression): the wider
+    float if either is one (a half or bfloat16 with anything else compares as float32 at
+    least); else integer promotion to int32, then the wider type, the unsigned one at equal
+    width (so int32 -1 < uint32 1 is false, as in C++). None when no conversion applies (same
+    types, an untyped literal, non-scalars)."""
+    ta, tb = a.type, b.type
+    if ta is sc.bool_ and tb is sc.bool_:      # bools compare as ints (`(a < b) < (c > d)`)
+        return sc.int32
+    if ta is tb or a.literal or b.literal or not (sc.is_scalar(ta) and sc.is_scalar(tb)):
+        return None
+    na, nb = ta.__name__, tb.__name__
+    if na in _FLOAT_RANK or nb in _FLOAT_RANK:
+        rank = max(_FLOAT_RANK.get(na, 0), _FLOAT_RANK.get(nb, 0), 2)
+        return {2: sc.float32, 3: sc.float64}[rank]
+    ra, rb = max(_INT_RANK.get(na, 0), 3), max(_INT_RANK.get(nb, 0), 3)   # bool/small ints -> int32
+    ua, ub = na.startswith("uint") and ra == _INT_RANK.get(na), nb.startswith("uint") and rb == _INT_RANK.get(nb)
+    rank = max(ra, rb)
+    unsigned = (ua and ra == rank) or (ub and rb == rank)
+    return {(3, False): sc.int32, (3, True): sc.uint32, (4, False): sc.int64, (4, True): sc.uint64}[rank, unsigned]
+
 
 class ExpressionsMixin:
     def eval(self, node):
@@ -206,6 +233,10 @@ class ExpressionsMixin:
             v = self.to_var(v, node)
             if isinstance(v.type, array):
                 v = self.as_bool(v)
+            elif not (sc.is_int(v.type) or sc.is_float(v.type) or v.type is sc.bool_):    # a vector, matrix, tile...: no truth value (warp-lang)
+                raise self.scope.error(
+                    f"'not' needs a bool, a number or an array (a null test), not a {type_name(v.type)}: "
+                    "test what you mean, e.g. wp.length(v) == 0.0 or v[0] == 0.0", node)
             return self.call_builtin("bool_not", [v])
         return self.call_builtin(UNARYOPS[type(node.op)], [self.to_var(v, node)])
 
@@ -217,7 +248,15 @@ class ExpressionsMixin:
             if name is None:
                 raise self.scope.error(f"comparison {type(op).__name__} is not supported")
             right = self.eval_var(right_node)
-            r = self.call_builtin(name, [left, right])
+            if result is not None and left.type is not right.type:    # warp-lang's rule for chains
+                raise self.scope.error(f"Cannot chain comparisons of unequal types: {type_name(left.type)} "
+                                       f"{type(op).__name__} {type_name(right.type)}", right_node,
+                                       kind=CodegenTypeError)
+            a, b = left, right
+            common = comparison_type(a, b)
+            if common is not None:    # mixed scalar types compare as C++ compares them (warp-lang)
+                a, b = self.cast_var(a, common), self.cast_var(b, common)
+            r = self.call_builtin(name, [a, b])
             result = r if result is None else self.call_builtin("bool_and", [result, r])
             left = right
         return result

@@ -13,7 +13,7 @@ from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
 from ..types.indexedarray import is_indexed
-from ..types.generic import Any, GenericComposite, is_any  # noqa: F401
+from ..types.generic import Any, GenericComposite, admits, is_any, open_name  # noqa: F401
 from .registry import type_name
 
 
@@ -26,7 +26,7 @@ def is_generic(t):
 def fits(annotation, t):
     """True when the concrete type ``t`` can fill the (possibly generic) ``annotation``."""
     if is_any(annotation):
-        return True
+        return admits(annotation, t)
     if isinstance(annotation, GenericComposite):
         return annotation.matches(t)
     if isinstance(annotation, array):
@@ -38,7 +38,7 @@ def fits(annotation, t):
 
 def describe(annotation):
     if is_any(annotation):
-        return "Any"
+        return open_name(annotation)
     if isinstance(annotation, array) and is_generic(annotation.dtype):
         return f"{'indexedarray' if is_indexed(annotation) else 'array'}(dtype={describe(annotation.dtype)}, ndim={annotation.ndim})"
     return repr(annotation) if isinstance(annotation, GenericComposite) else type_name(annotation)

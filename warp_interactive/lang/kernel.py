@@ -11,7 +11,7 @@ import re
 from . import generics, static
 from ..errors import CodegenError
 from ..state import state
-from .annotations import _hash, annotations_of, canonical_type, is_concrete, type_key
+from .annotations import _hash, annotations_of, canonical_type, is_concrete, not_a_type, type_key
 from .source import source_of
 
 _unique = itertools.count(1)
@@ -62,8 +62,10 @@ class Kernel:
     def _check_annotations(self):
         for name, t in self.arg_types.items():
             if not (is_concrete(t) or generics.is_generic(t)):
-                raise CodegenError(f"kernel parameter '{name}' has unsupported type {t!r}",
-                                   self.src.filename, self.src.first_line, None, None, self.key)
+                a = next(a for a in self.src.tree.args.args if a.arg == name)
+                raise CodegenError(not_a_type("kernel", name, t), self.src.filename,
+                                   self.src.first_line + a.lineno - 1, a.col_offset,
+                                   self.src.lines[a.lineno - 1], self.key)
 
     def _module_entry(self):
         """The name this kernel has among its module's kernels (specialisations add their types)."""

@@ -103,6 +103,12 @@ class Scope:
             existing.constant = None     # changes at run time: no longer a wp.static() constant
             existing.bound_literal = False
             return existing
+        if isinstance(existing, ir.Var) and isinstance(value, ir.Var) and \
+                _type_key(existing.type) != _type_key(value.type):
+            if not _keeps_type(existing, value):
+                raise self.error(_retyped(name, existing, value))
+            value = self.const(type(value.constant)(value.constant) if value.constant is not None else 0,
+                               existing.type, literal=True)    # the literal in the name's type
         if isinstance(value, ir.Var):
             if value.literal or value.name is not None or value.is_param:
                 # a literal becomes a typed variable; a named value is copied so that a later
@@ -146,6 +152,30 @@ class Scope:
                              f"{_tn(new.type)}; cast explicitly")
         self.emit(ir.Copy(dst=old, src=new))
         old.constant = None
+
+
+def _keeps_type(existing, value):
+    """Whether binding ``value`` to a name that holds ``existing`` keeps the name's type (as
+    warp-lang requires); an untyped literal of the same kind adopts it (``x = 0.5`` after
+    ``x = wp.float64(1.0)``)."""
+    if _type_key(existing.type) == _type_key(value.type):
+        return True
+    if value.literal:
+        from ..types.scalars import is_float, is_int
+        return (is_int(existing.type) and is_int(value.type)) or \
+            (is_float(existing.type) and is_float(value.type))
+    return False
+
+
+def _retyped(name, existing, value):
+    from ..types.scalars import is_float, is_int
+    what = "parameter" if existing.is_param else "variable"
+    old = _tn(existing.type)
+    fix = f"convert the value ({old}(...)) or use another name" if \
+        is_int(existing.type) or is_float(existing.type) else "use another name"
+    return (f"{what} '{name}' is {old} and is assigned a {_tn(value.type)} value here: a name keeps "
+            f"one type in a kernel (warp-lang: assigning to existing symbol {name} ({old}) with "
+            f"different type ({_tn(value.type)})); {fix}")
 
 
 def _type_key(t):

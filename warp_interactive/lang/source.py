@@ -36,7 +36,7 @@ def source_of(func):
         first = func.__code__.co_firstlineno
         lines = inspect.getblock(lines[first - 1:])
     text = textwrap.dedent("".join(lines))
-    module = ast.parse(text)
+    module = parse_text(text, filename, first)
     fdef = next(n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
     return _info(func, filename, first, text, fdef)
 
@@ -141,3 +141,17 @@ def _parse(text):
             _PARSED.clear()
         _PARSED[text] = body
     return body
+
+
+def parse_text(text, filename, first_line=1):
+    """``ast.parse``, with a RecursionError (an expression of thousands of operators: Python's
+    parser nests one level per operator) said in the user's terms."""
+    try:
+        return ast.parse(text)
+    except RecursionError:
+        from ..errors import CodegenError
+        raise CodegenError(
+            "this code nests too deeply for Python's parser: an expression of thousands of "
+            "operators (such as a chain of additions) is one nested tree; split it into several "
+            "statements (partial sums) or loop over the terms", filename, first_line, None, None,
+            None) from None

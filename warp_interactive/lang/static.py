@@ -172,6 +172,9 @@ def unsupported(value):
     if isinstance(value, (bool, int, float, str, sc.Scalar, comp.Composite, BuiltinFunction, type)) \
             or getattr(value, "_wp_function_", False) or getattr(value, "_wp_kernel_", False):
         return None
+    if isinstance(value, range):        # as warp-lang: a constant range() loop unrolls by itself
+        return ("a range cannot stand in a kernel: loop with a plain range(...) (a constant range "
+                "unrolls when short, or when its body reads wp.static() of the loop variable)")
     if isinstance(value, (list, tuple)):
         return next((p for p in (unsupported(v) for v in value) if p), None)
     st = getattr(type(value), "_wp_struct_", None)

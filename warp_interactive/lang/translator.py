@@ -1,6 +1,7 @@
 """Statement translation: a Python function's AST -> ``ir.FunctionIR``."""
 
 import ast
+import sys
 import builtins as py_builtins
 
 from ..errors import UndefinedNameError
@@ -59,6 +60,16 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
 
     # --- entry point ------------------------------------------------------------------------------
     def translate(self, cpp_name, param_types, is_kernel):
+        try:
+            return self._translate(cpp_name, param_types, is_kernel)
+        except RecursionError:      # an expression of thousands of operators nests that deep
+            raise self.scope.error(
+                "this statement nests too deeply to translate (Python's recursion limit, "
+                f"{sys.getrecursionlimit()}): an expression of thousands of operators, such as a "
+                "chain of additions, is one nested tree; split it into several statements "
+                "(partial sums) or loop over the terms") from None
+
+    def _translate(self, cpp_name, param_types, is_kernel):
         fn = self.src.tree
         params = []
         for (name, t) in param_types.items():
@@ -388,13 +399,32 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
         if not 1 <= len(it.args) <= 3:
             raise self.scope.error("range() takes 1 to 3 arguments")
         consts = [self._static_int(a) for a in it.args]
+        if len(consts) == 3 and consts[2] == 0:
+            raise self.scope.error("range() step is 0: the loop would never advance; the step is "
+                                   "a nonzero integer (range(start, stop, step))", it.args[2])
         if all(c is not None for c in consts):
             values = range(*consts)[::-1] if reverse else range(*consts)
             # a body whose wp.static() reads the loop variable needs it constant: unroll
             forced = static_mod.mentions_static(node.body, node.target.id)
             if (len(values) <= self.max_unroll or forced) and not contains_break(node.body):
+                if forced:
+                    self._count_unroll(node, len(values), "its body reads wp.static() of the loop "
+                                       f"variable '{node.target.id}', which needs a constant per copy",
+                                       "loop at run time instead (no wp.static() of the loop variable)")
                 return self._unrolled(node, values)
         self._dynamic_for(node, it.args, reverse)
+
+    def _count_unroll(self, node, n, why, remedy):
+        """Unrolled copies of loop bodies are bounded (wp.config.max_static_unroll per function):
+        past the bound an unroll is an error that says why it had to unroll."""
+        from ..config import config
+        limit = config.max_static_unroll
+        self.unrolled = getattr(self, "unrolled", 0) + n
+        if limit is not None and self.unrolled > limit:
+            raise self.scope.error(
+                f"this loop would be unrolled {n} times ({why}), past wp.config.max_static_unroll "
+                f"= {limit} loop-body copies per function (an unroll that large builds for "
+                f"minutes): {remedy}, or raise the limit", node.iter)
 
     def _static_int(self, node):
         if _is_call_of(node, "len") and len(node.args) == 1 and isinstance(node.args[0], ast.Name) \
@@ -420,6 +450,8 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
         if contains_break(node.body):
             raise self.scope.error("a loop over Python values is unrolled: break/continue are "
                                    "not supported in it")
+        self._count_unroll(node, len(it.obj), "a loop over Python values makes one copy per value",
+                           "put the values in a wp.array and loop over it with range()")
         for value in it.obj:
             self.scope.symbols[node.target.id] = PyValue(value)
             self.scope.set_node(node)
@@ -544,15 +576,25 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
         if self.return_types is None:
             self.return_types = types
             return values
-        values = [self.retype_literal(v, t) if v.literal else v
-                  for v, t in zip(values, self.return_types)]
+        # a literal adopts the annotated type, or an earlier return's type of its own kind (as
+        # warp-lang, `return 1` after `return 1.0` is a second type)
+        values = [self.retype_literal(v, t) if v.literal and (declared is not None or _same_kind(v.type, t))
+                  else v for v, t in zip(values, self.return_types)]
         if [type_name(v.type) for v in values] != [type_name(t) for t in self.return_types]:
+            given = ", ".join(type_name(v.type) for v in values)
+            first = ", ".join(type_name(t) for t in self.return_types)
             raise self.scope.error(
-                f"this return gives ({', '.join(type_name(v.type) for v in values)}) but "
+                f"this return gives ({given}) but "
                 + (f"the function is annotated -> {', '.join(type_name(t) for t in declared)}"
                    if declared is not None else
-                   f"an earlier one gave ({', '.join(type_name(t) for t in self.return_types)})"))
+                   f"an earlier one gave ({first}): a function returns one type on every path "
+                   f"(warp-lang: function returned different types); convert the value ({first}(...))"))
         return values
+
+
+def _same_kind(a, b):
+    from ..types.scalars import is_float, is_int
+    return (is_int(a) and is_int(b)) or (is_float(a) and is_float(b))
 
 
 def _is_tuple_value(value):

@@ -95,7 +95,7 @@ def tape_model(tape, names=None, with_grads=True):
         key = f"k{i}"
         if entry[0] == "launch":
             g.nodes[key] = Node(key, entry[1].key, "kernel", extra=f"dim={entry[2]}")
-            reads, writes = launch_arrays(entry)
+            reads, writes = launch_arrays(entry, tape)
             ins, outs = [array_node(a) for a in reads], [array_node(a) for a in writes]
         else:
             g.nodes[key] = Node(key, entry_label(entry), "step")

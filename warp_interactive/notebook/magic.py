@@ -75,6 +75,12 @@ def run_kernel_cell(shell, cells, line, cell):
         tree = ast.parse(text, filename)
     except SyntaxError as e:
         raise _cell_error(e, shell, opts) from None
+    except RecursionError:      # Python's parser nests one level per operator of an expression
+        e = SyntaxError("the cell nests too deeply for Python's parser: an expression of thousands "
+                        "of operators (such as a chain of additions) is one nested tree; split it "
+                        "into several statements (partial sums) or loop over the terms",
+                        (filename, 1, 0, text.split("\n", 2)[1] if "\n" in text else ""))
+        raise _cell_error(e, shell, opts) from None
     names = kernel_names(tree, undecorated_too=True)
     module = _new_module(opts.module or module_name_for(names, cell), shell)
     _mark_kernels(tree)

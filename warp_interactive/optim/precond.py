@@ -5,6 +5,7 @@ from typing import Any
 import warp_interactive as wp
 import warp_interactive.sparse as sparse
 
+from .block_jacobi import block_jacobi
 from .operators import aslinearoperator
 
 
@@ -60,15 +61,16 @@ def _jacobi(A, use_abs):
 def preconditioner(A, ptype="diag"):
     """A preconditioner for ``A``: "diag" (Jacobi), "diag_abs" (absolute diagonal),
     "block_jacobi_direct"/"block_jacobi_sequential"/"block_jacobi_tile" (inverse diagonal
-    blocks), "fsai" (``FSAI(A)``) or "id" (None)."""
+    blocks) or "id" (None). warp-lang's "fsai" is not available here (a ValueError says so)."""
     if ptype == "fsai":
-        from .fsai import FSAI
-        return FSAI(A)
+        raise ValueError("Preconditioner 'fsai' (warp-lang's adaptive FSAI) is not available in warp_interactive "
+                         "yet; use 'diag' or a block-Jacobi preconditioner")
     if ptype == "id":
         return None
     if ptype in ("diag", "diag_abs"):
         return _jacobi(A, ptype == "diag_abs")
     if ptype in ("block_jacobi_direct", "block_jacobi_sequential", "block_jacobi_tile"):
-        from .block_jacobi import block_jacobi
+        if isinstance(A, sparse.BsrMatrix) and A.block_shape == (1, 1) and A.nrow == A.ncol:
+            return _jacobi(A, False)        # CSR: block Jacobi is Jacobi
         return block_jacobi(A, ptype)
     raise ValueError(f"Unsupported preconditioner type '{ptype}'")

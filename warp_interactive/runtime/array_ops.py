@@ -23,6 +23,7 @@ from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
 from ..types.array_factories import empty
+from ..types.indexedarray import indexedarray, is_indexed
 
 _kernels = {}   # (op, descriptors) -> (Kernel, result dtype)
 
@@ -37,9 +38,9 @@ def array_op(op, operands, out=None):
     if any(a.device is not device for a in arrays):
         raise ValueError(f"array {op}: the arrays are on different devices "
                          f"({', '.join(str(a.device) for a in arrays)})")
-    descs = tuple((t, a.ndim, _mask(a.shape, shape)) if isinstance(a, array) else (t,)
+    descs = tuple((t, a.ndim, _mask(a.shape, shape), is_indexed(a)) if isinstance(a, array) else (t,)
                   for a, t in zip(operands, types))
-    kernel, ret = _kernel(op, descs, len(shape))
+    kernel, ret = _kernel(op, descs, len(shape), out is not None and is_indexed(out))
     if out is None:
         grad = any(a.requires_grad for a in arrays) and _differentiable(ret)
         out = empty(shape, dtype=ret, device=device, requires_grad=grad)
@@ -95,15 +96,15 @@ def _differentiable(t):
     return s is not None and sc.is_float(s)
 
 
-def _kernel(op, descs, ndim):
-    key = (op, descs, ndim)
+def _kernel(op, descs, ndim, out_indexed=False):
+    key = (op, descs, ndim, out_indexed)
     found = _kernels.get(key)
     if found is None:
-        found = _kernels[key] = _make_kernel(op, descs, ndim)
+        found = _kernels[key] = _make_kernel(op, descs, ndim, out_indexed)
     return found
 
 
-def _make_kernel(op, descs, ndim):
+def _make_kernel(op, descs, ndim, out_indexed):
     from .module import get_module
     from ..lang.builtin_function import BuiltinFunction
     from ..lang.kernel import Kernel
@@ -117,17 +118,17 @@ def _make_kernel(op, descs, ndim):
     idx = [f"i{d}" for d in range(ndim)]
     env, params, args = {"_builtin": BuiltinFunction(op), "_tid": BuiltinFunction("tid")}, [], []
     for k, d in enumerate(descs):
-        if len(d) == 3:
-            t, n, mask = d
-            env[f"T{k}"] = array(dtype=t, ndim=n)
+        if len(d) == 4:     # an array (an indexed one is indexed through its indices)
+            t, n, mask, indexed = d
+            env[f"T{k}"] = (indexedarray if indexed else array)(dtype=t, ndim=n)
             lead = ndim - n
             args.append(f"a{k}[{', '.join('0' if mask[j] else idx[lead + j] for j in range(n))}]")
         else:
             env[f"T{k}"] = d[0]
             args.append(f"a{k}")
         params.append(f"a{k}: T{k}")
-    env["TOut"] = array(dtype=ret, ndim=ndim)
-    sig = hashlib.sha256(repr((op, [(registry.type_name(d[0]),) + d[1:] for d in descs], ndim))
+    env["TOut"] = (indexedarray if out_indexed else array)(dtype=ret, ndim=ndim)
+    sig = hashlib.sha256(repr((op, [(registry.type_name(d[0]),) + d[1:] for d in descs], ndim, out_indexed))
                          .encode()).hexdigest()[:12]
     text = (f"def array_{op}({', '.join(params)}, out: TOut):\n"
             f"    {', '.join(idx)} = _tid()\n"

@@ -219,6 +219,11 @@ def get_preferred_device():
     return cuda[0] if cuda else cpu
 
 
+DeviceLike = Device | str | None
+"""What a ``device=`` argument accepts: a Device, an alias ("cpu", "cuda:0"...), or None for
+the current default device."""
+
+
 class ScopedDevice:
     """``with wp.ScopedDevice("cpu"):`` makes a device current inside the block."""
 

@@ -5,6 +5,7 @@ from functools import partial
 
 import numpy as np
 
+from ..logger import get_logger
 from ..config import DeterministicMode, config, deterministic_mode, on_change as _config_on_change
 from ..errors import LaunchError
 from ..state import state
@@ -19,6 +20,7 @@ from .module import entry_name, tid_arity
 
 MAX_DIMS = 4
 _capturing = state.capturing    # graph captures in progress (bound once: read on every launch)
+_tape_writes = state.tape_writes   # a tape records or waits for backward: writes are checked
 
 
 MAX_DIM = 2**31 - 1   # wp.tid() is an int32 per dimension (as in the reference)
@@ -108,6 +110,9 @@ def _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoi
     if kernel.is_generic:    # the specialisation for these arguments' types (made once)
         kernel = kernel.for_launch(list(inputs) + list(outputs))
     device = get_device(stream.device if device is None and stream is not None else device)
+    if config.print_launches:
+        get_logger().info(f"kernel: {kernel.key} dim: {dim} inputs: {list(inputs)} outputs: {list(outputs)} "
+                          f"device: {device}")
     if device.is_cuda:
         kernel, block_dim = cuda_blocks(kernel, block_dim)
     if dim is None:
@@ -124,8 +129,8 @@ def _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoi
         grads = _adjoint_grads(kernel, values, list(adj_inputs) + list(adj_outputs))
         grads, staged = _stage_grads(kernel, values, grads, device, len(inputs))
     args = pack(kernel, values, device, grads)
-    if record_tape and not adjoint:
-        tape_hooks.record_launch(kernel, dim, list(inputs), list(outputs), device)
+    if _tape_writes[0] and not adjoint:
+        tape_hooks.record_launch(kernel, dim, list(inputs), list(outputs), device, record_tape)
     cmd = Launch(kernel, device, args, bounds, adjoint)
     if device.is_cuda:
         cmd.block_dim, cmd.max_blocks, cmd.stream = block_dim, max_blocks, stream
@@ -340,6 +345,8 @@ def _deterministic_threads(kernel, device):
 _config_on_change.append(launch_state.invalidate)   # wp.config.deterministic: plans step aside
 # wp.config.verify_fp: launches take the general path, which checks them (runtime/verify_fp.py)
 _config_on_change.append(lambda: launch_state.set_reason("verify_fp", bool(config.verify_fp)))
+# wp.config.print_launches: the general path names each launch to the active logger
+_config_on_change.append(lambda: launch_state.set_reason("print_launches", bool(config.print_launches)))
 
 
 def _adjoint_chunk(total, lanes=8, chunks=128):

@@ -4,6 +4,7 @@ its adjoint (grad_a += alpha * G b^T, grad_b += alpha * a^T G, grad_c += beta * 
 
 import numpy as np
 
+from .. import hooks
 from ..state import state
 from ..types.array import write_values
 
@@ -54,9 +55,11 @@ def matmul(a, b, c, d, alpha=1.0, beta=1.0, allow_tf32x3_arith=False, device=Non
     result = alpha * np.matmul(an, bn)
     if beta != 0.0:
         result = result + beta * _host(c)
+    if state.tape_writes[0]:     # a tape keeps what its recorded steps read of d
+        hooks.before_write(d, "wp.matmul()")
     write_values(d, result.astype(_host(d).dtype, copy=False))   # the tape records the product
-    if state.tapes:
-        state.tapes[-1].record_func(_Backward(a, b, c, d, alpha, beta, an, bn), [a, b, c, d])
+    if state.tapes:     # its backward keeps its own copies of a and b
+        state.tapes[-1].record_func(_Backward(a, b, c, d, alpha, beta, an, bn), [a, b, c, d], reads=())
 
 
 class _Backward:

@@ -9,6 +9,8 @@ A copy with a GPU on either side goes through the GPU's backend (``pair_memory``
 import numpy as np
 
 from .. import hooks
+from ..config import config
+from .memory_tracker import on_allocate, tracker as _tracker
 from .device import is_cuda_available, register_memory
 from ..types.array import array, contiguous_strides, copy_count
 from ..types.dtypes import element_shape, infer_dtype, np_dtype_of, type_repr, type_size
@@ -46,11 +48,15 @@ class CpuMemory:
     def allocate(self, a, shape):
         buf = host_zeros(shape + element_shape(a.dtype), np_dtype_of(a.dtype), a.pinned)
         a._set_view(buf.ctypes.data, shape, buf.strides[:len(shape)], buf)
+        if _tracker.scoped or config.track_memory:
+            on_allocate(a, buf)
 
     def init_from_host(self, a, src, ndim):
         buf = host_zeros(src.shape, np_dtype_of(a.dtype), a.pinned, zero=False)
         buf[...] = src
         a._set_view(buf.ctypes.data, buf.shape[:ndim], buf.strides[:ndim], buf)
+        if _tracker.scoped or config.track_memory:
+            on_allocate(a, buf)
 
     def to_numpy(self, a):
         if a.size == 0:
@@ -80,11 +86,14 @@ class CpuMemory:
         s = self.to_numpy(src).reshape((src.size,) + element_shape(src.dtype)) if src.size else self.to_numpy(src)
         d = self.to_numpy(dest).reshape((dest.size,) + element_shape(dest.dtype)) if dest.size else self.to_numpy(dest)
         count = copy_count(dest, src, dest_offset, src_offset, count)
+        part = s[src_offset:src_offset + count]
+        if part.shape[1:] != d.shape[1:] and part[:1].size == d[:1].size:
+            part = part.reshape((count,) + d.shape[1:])   # float64 <-> vec1d: the same scalars per element
         if dest.is_contiguous:
-            d[dest_offset:dest_offset + count] = s[src_offset:src_offset + count]
+            d[dest_offset:dest_offset + count] = part
         else:
             flat = self.to_numpy(dest).copy().reshape(d.shape)
-            flat[dest_offset:dest_offset + count] = s[src_offset:src_offset + count]
+            flat[dest_offset:dest_offset + count] = part
             self.to_numpy(dest)[...] = flat.reshape(self.to_numpy(dest).shape)
         return count
 
@@ -99,6 +108,8 @@ class CudaMemory:
     def allocate(self, a, shape):
         ptr, owner = self.cu.allocate(a.device, shape, a.dtype)
         a._set_view(ptr, shape, contiguous_strides(shape, type_size(a.dtype)), owner)
+        if _tracker.scoped or config.track_memory:
+            on_allocate(a, owner)
 
     def init_from_host(self, a, src, ndim):
         self.allocate(a, tuple(src.shape[:ndim]))

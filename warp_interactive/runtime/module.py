@@ -31,11 +31,18 @@ def _module_name(module, depth=2):
         import sys
         # a frame lookup, not inspect.stack(): that reads the source of every frame
         return sys._getframe(depth).f_globals.get("__name__", "__main__")
-    return module if isinstance(module, str) else module.__name__
+    if isinstance(module, str):
+        return module
+    # a Python module, or a kernel's module (kernel.module, as warp-lang's examples pass)
+    return getattr(module, "__name__", None) or module.name
 
 
-def load_module(module=None, device=None):
-    """Build (or fetch from the cache) and load a module now rather than at its first launch."""
+def load_module(module=None, device=None, recursive=False, block_dim=None):
+    """Build (or fetch from the cache) and load a module now rather than at its first launch.
+    ``recursive`` (warp-lang: also its submodules) and ``block_dim`` (warp-lang: the tile block
+    size to compile for) are accepted for compatibility: a notebook's cell modules always load
+    with their module, and the block size of a tile launch is given by the launch itself, which
+    builds what it needs."""
     name = _module_name(module)
     device = get_device(device)
     for child in _children(name):     # a notebook's cell modules load with it

@@ -1,18 +1,24 @@
 """``wp.Tape``: records launches (and copies, and custom Python steps) and replays them in
 reverse through the kernels' generated adjoints to accumulate gradients."""
 
+import weakref
+
 import numpy as np
 
 from ..config import config
 from ..state import state
-from . import launch_state, overwrite
+from . import launch_state, overwrite, tape_keep
 
 
 class _GradientMap:
     """``tape.gradients[a]`` is ``a.grad`` for any array the tape has seen."""
 
     def __init__(self, tape):
-        self.tape = tape
+        self._tape = weakref.ref(tape)     # no cycle: a dropped tape is freed at once
+
+    @property
+    def tape(self):
+        return self._tape()
 
     def __getitem__(self, a):
         if _is_struct(a):     # a struct of the gradients of its array fields, as the reference
@@ -52,11 +58,24 @@ class Tape:
         self.loss = None
         self.backward_passes = 0    # since the last reset: displays say which gradients were consumed
         self.gradients = _GradientMap(self)
+        self.keeper = tape_keep.Keeper()    # copies of overwritten arrays (wp.config.tape_copy_on_write)
 
     def __repr__(self):
         kernels = sum(1 for e in self.launches if e[0] == "launch")
+        kept = (f", {len(self.keeper.kept)} overwritten arrays kept ({self.kept_bytes} bytes)"
+                if self.keeper.kept else "")
         return (f"<wp.Tape: {kernels} kernel launches, {len(self.launches) - kernels} other steps, "
-                f"{len(self.arrays())} arrays>")
+                f"{len(self.arrays())} arrays{kept}>")
+
+    @property
+    def kept_bytes(self):
+        """Bytes held by the copies of arrays overwritten after a recorded step read them."""
+        return self.keeper.kept_bytes
+
+    @property
+    def kept_arrays(self):
+        """[(array, its copy as the recorded steps read it)] for each overwrite the tape kept."""
+        return list(self.keeper.kept)
 
     @property
     def adjoints(self):
@@ -69,21 +88,31 @@ class Tape:
         if state.tapes:     # as the reference: one tape records at a time
             raise RuntimeError("Warp: Error, entering a tape while one is already active")
         state.tapes.append(self)
+        tape_keep.unwatch(self.keeper)           # its own writes are copied while it records
         launch_state.set_reason("tape", True)    # launches must reach the tape: no fast path
         return self
 
     def __exit__(self, *exc):
         state.tapes.remove(self)
+        tape_keep.watch(self.keeper)             # writes by others conflict until backward()
         launch_state.set_reason("tape", bool(state.tapes))
 
     # --- recording -------------------------------------------------------------------------------
     def record_launch(self, kernel, dim, inputs, outputs, device):
+        self.keeper.consumed = False
         self.launches.append(("launch", kernel, dim, inputs, outputs, device))
 
-    def record_func(self, backward, arrays):
+    def record_func(self, backward, arrays, reads=None):
         """A custom step: ``backward()`` is called during ``tape.backward``; ``arrays`` are the
-        arrays it reads or writes gradients of (so ``zero()`` clears them)."""
+        arrays it reads or writes gradients of (so ``zero()`` clears them). ``reads``: those
+        whose values ``backward()`` reads (default: all of ``arrays``); a later write over them
+        makes ``backward()`` raise, since the step's inputs cannot be swapped for copies."""
+        index = len(self.launches)
         self.launches.append(("func", backward, list(arrays)))
+        for a in (arrays if reads is None else reads) if config.tape_copy_on_write else ():
+            if hasattr(a, "ptr"):
+                self.keeper.live.append(tape_keep.Read(
+                    a, index, f"step {index} ({getattr(backward, 'key', 'record_func')})", copyable=False))
 
     def record_copy(self, dest, src, dest_offset, src_offset, count):
         """A copy into ``dest`` (``src`` None: constants were written, e.g. ``assign(ndarray)``)."""
@@ -119,9 +148,14 @@ class Tape:
                 a.grad = seed
                 continue
             a.grad.assign(seed.numpy() if hasattr(seed, "numpy") else np.asarray(seed))
+        if self.keeper.conflicts:
+            raise RuntimeError("tape.backward(): " + "; ".join(self.keeper.conflicts))
+        self.keeper.follow_grads()      # a gradient array set after recording (a.grad = seed)
         for entry in reversed(self.launches):
             _BACKWARD[entry[0]](entry)
         self.backward_passes += 1
+        self.keeper.consumed = True         # its reads are consumed
+        tape_keep.unwatch(self.keeper)
         if config.verify_autograd_array_access:    # this tape's reads are consumed
             overwrite.clear(self.arrays())
 
@@ -130,6 +164,7 @@ class Tape:
         seen = {}
         for entry in self.launches:
             for v in _entry_arrays(entry):
+                v = self.keeper.original(v) if self.keeper.kept else v
                 seen.setdefault(id(v), v)
         return list(seen.values())
 
@@ -146,6 +181,7 @@ class Tape:
         self.zero()
         self.launches.clear()
         self.scopes.clear()
+        self.keeper.clear()
         self.loss = None
         self.backward_passes = 0
 

@@ -11,10 +11,11 @@ def _is_array(v):
     return (hasattr(v, "ptr") or getattr(v, "_is_indexed", False)) and hasattr(v, "grad")
 
 
-def launch_arrays(entry):
+def launch_arrays(entry, tape=None):
     """(read, written): the arrays a recorded launch ``("launch", kernel, dim, inputs, outputs,
     device)`` loads from and stores to. An array the code only asks the shape of counts as read
-    (it is an input of the launch all the same)."""
+    (it is an input of the launch all the same). With ``tape``, a copy the tape kept of an
+    overwritten array is drawn as that array (the buffer the user's code named)."""
     _, kernel, _, inputs, outputs = entry[:5]
     args = list(inputs) + list(outputs)
     names = list(kernel.arg_types)
@@ -22,8 +23,9 @@ def launch_arrays(entry):
         read, written = kernel.array_access
     except (CodegenError, OSError):      # no longer translatable (its source went away)
         read, written = names[:len(inputs)], names[len(inputs):]
-    reads = [a for n, a in zip(names, args) if _is_array(a) and (n in read or n not in written)]
-    writes = [a for n, a in zip(names, args) if _is_array(a) and n in written]
+    original = tape.keeper.original if tape is not None and getattr(tape, "keeper", None) else (lambda a: a)
+    reads = [original(a) for n, a in zip(names, args) if _is_array(a) and (n in read or n not in written)]
+    writes = [original(a) for n, a in zip(names, args) if _is_array(a) and n in written]
     return _unique(reads), _unique(writes)
 
 
@@ -142,7 +144,7 @@ def to_dot(tape, graph_name="tape", array_labels=None, simplify_graph=True, **_)
             tip = dot_quote(_kernel_tooltip(entry[1]))
             lines.append(f"  {node} [shape=box, label={label}];")
             lines.append(f"  {node} [tooltip={tip}];")
-            reads, writes = launch_arrays(entry)
+            reads, writes = launch_arrays(entry, tape)
             lines += [f"  {array_node(a)} -> {node};" for a in reads]
             lines += [f"  {node} -> {array_node(a)};" for a in writes]
         else:

@@ -25,6 +25,15 @@ _original = [None]    # Launch.launch, while recorders are active
 _last = [None]        # the recorder stopped last (what wp.notebook.show_timings() shows)
 
 
+# the activity kinds of warp-lang's timing API (wp.timing_begin(cuda_filter=...), TimingResult.filter)
+TIMING_KERNEL = 1            # kernel launches (the user's)
+TIMING_KERNEL_BUILTIN = 2    # the runtime's own kernels (fill, copy)
+TIMING_MEMCPY = 4
+TIMING_MEMSET = 8
+TIMING_GRAPH = 16
+TIMING_ALL = 0xFFFFFFFF
+
+
 @dataclass
 class TimingResult:
     name: str             # kernel key (or module name for a build)
@@ -34,6 +43,12 @@ class TimingResult:
     dim: tuple = ()
     detail: str = ""      # builds: "forward, compiled", "backward, cache hit"...
 
+    @property
+    def filter(self):
+        """The activity kind as warp-lang's flag: TIMING_KERNEL for launches, 0 for module builds
+        (not a device activity: always recorded, whatever the filter)."""
+        return TIMING_KERNEL if self.kind in ("forward", "backward") else 0
+
     def __repr__(self):
         what = f"{self.kind} ({self.detail})" if self.detail else self.kind
         return f"<{what} {self.name} on {self.device}: {self.elapsed:.3f} ms>"
@@ -42,7 +57,8 @@ class TimingResult:
 class Recorder:
     """Collects a TimingResult per launch between ``start()`` and ``stop()``."""
 
-    def __init__(self, synchronize=True):
+    def __init__(self, synchronize=True, cuda_filter=TIMING_ALL):
+        self.cuda_filter = TIMING_ALL if cuda_filter is None else int(cuda_filter)
         self.results = []
         self.timers = []          # (name, ms) of the ScopedTimers that ended while recording
         self.synchronize = synchronize
@@ -105,9 +121,10 @@ def record(synchronize=True):
     return Recorder(synchronize)
 
 
-def timing_begin(cuda_filter=None, synchronize=True):
-    """Start recording launch timings (``cuda_filter`` is accepted for the reference's API)."""
-    return Recorder(synchronize).start()
+def timing_begin(cuda_filter=TIMING_ALL, synchronize=True):
+    """Start recording launch timings; ``cuda_filter`` (TIMING_* flags, or'ed) chooses the
+    activities: launches are recorded when it holds TIMING_KERNEL (module builds always are)."""
+    return Recorder(synchronize, cuda_filter).start()
 
 
 def timing_end():
@@ -193,5 +210,6 @@ def _timed_launch(self):
     dim = tuple(self.bounds.shape[i] for i in range(self.bounds.ndim))
     for rec in _active:
         rec.collect_builds(str(self.device))       # the loads before and during this launch
-        rec.results.append(TimingResult(self.kernel.key, kind, str(self.device), max(elapsed, 0.0), dim))
+        if rec.cuda_filter & TIMING_KERNEL:
+            rec.results.append(TimingResult(self.kernel.key, kind, str(self.device), max(elapsed, 0.0), dim))
     return out

@@ -106,8 +106,23 @@ def bsr_copy(A, scalar_type=None, block_shape=None, structure_only=False, topolo
     else:
         copy = bsr_zeros(nrow, ncol, block_type, device=mat.device)
         topology = "compact"
+    if (topology == "compact" and shape == mat.block_shape and scalar is mat.scalar_type and mat.row_counts is None
+            and not structure_only and isinstance(A, type(mat))):
+        return _clone_compact(copy, mat)
     copy.values.requires_grad = mat.requires_grad
     bsr_assign(copy, A, structure_only=structure_only, topology=topology)
+    return copy
+
+
+def _clone_compact(copy, mat):
+    """A same-type copy of a compact matrix: its three arrays cloned (sorted rows assumed, as
+    every compact matrix of this package has)."""
+    nnz = int(mat.offsets[mat.nrow: mat.nrow + 1].numpy()[0])     # the active blocks, not the bound
+    copy.offsets = wp.clone(mat.offsets[: mat.nrow + 1])
+    copy.columns = wp.clone(mat.columns[:nnz]) if nnz else copy.columns
+    grad = mat.requires_grad
+    copy.values = wp.clone(mat.values[:nnz], requires_grad=grad) if nnz else copy.values
+    copy.nnz = nnz
     return copy
 
 

@@ -147,11 +147,20 @@ def bsr_mm(x, y, z=None, alpha=1.0, beta=0.0, work_arrays=None, reuse_topology=F
     if (z.nrow, z.ncol) != (x.nrow, y.ncol):
         raise ValueError(f"Incompatible result shape, expected ({x.nrow}, {y.ncol}), got ({z.nrow}, {z.ncol})")
     product = _product(x, y, z, alpha, work_arrays, reuse_topology, max_new_nnz)
-    if beta == 0.0 and topology == "compact":
+    if beta == 0.0 and topology == "compact" and z is not x and z is not y:
+        _adopt(z, product)
+    elif beta == 0.0 and topology == "compact":
         bsr_assign(z, product)
     else:
         bsr_axpy(product, z, alpha=1.0, beta=beta, topology=topology)
     return z
+
+
+def _adopt(z, product):
+    """z takes the product's storage (a new matrix: nothing else holds it)."""
+    z.offsets, z.columns, z.values = product.offsets, product.columns, product.values
+    z.row_counts = None
+    z.nnz = product.nnz
 
 
 def _plan(x, y, device, max_new_nnz):

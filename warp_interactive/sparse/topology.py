@@ -106,7 +106,7 @@ def place(dest, rows, cols, topology, nnz_bound=None):
     block_of[order] = np.repeat(np.arange(seg.shape[0] - 1, dtype=np.int64), np.diff(seg))
     if topology == "compact":
         set_topology(dest, offsets, bcols, nnz_bound)
-        return block_of, int(offsets[-1])
+        return _Slots(block_of, (seg[:-1], seg[1:], order)), int(offsets[-1])
     slot_of_block, nslots = _place_padded(dest, offsets, bcols)
     return slot_of_block[block_of] if block_of.size else block_of, nslots
 
@@ -143,9 +143,21 @@ def _place_padded(dest, offsets, cols):
     return slot, nslots
 
 
+class _Slots(np.ndarray):
+    """Slots of the entries that also carry their grouping (compact placement has it already)."""
+
+    def __new__(cls, slots, groups):
+        obj = np.asarray(slots).view(cls)
+        obj.groups = groups
+        return obj
+
+
 def group(slots, nslots):
     """Entries grouped by slot: (starts, ends, order) with ``order`` listing the entries of slot
     s (in input order) at starts[s]:ends[s]; dropped entries (slot -1) are left out."""
+    known = getattr(slots, "groups", None)
+    if known is not None:
+        return known
     order = np.argsort(slots, kind="stable")
     order = order[np.searchsorted(slots[order], 0):] if order.size else order
     bounds = np.searchsorted(slots[order], np.arange(nslots + 1)).astype(np.int32)

@@ -14,8 +14,6 @@ from .struct import struct  # noqa: F401
 from . import scalar_ops  # noqa: F401  (Python-scope arithmetic on scalars)
 
 globals()["bool"] = bool_
-Float = float_types
-Int = int_types
-from .generic import Any, GenericComposite  # noqa: E402,F401  (typing.Any)
+from .generic import Any, Float, GenericComposite, Int, Scalar  # noqa: E402,F401  (typing.Any, type variables)
 
 __all__ = list(named_types)

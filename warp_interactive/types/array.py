@@ -22,6 +22,7 @@ from . import array_marks, array_values
 from .array_arith import ArrayArithmetic
 
 _capturing = state.capturing    # graph captures in progress: the fast check on hot paths
+_tape_writes = state.tape_writes   # a tape records or waits for backward (runtime/tape_keep.py)
 # indexed arrays' operations, registered by types/indexedarray.py (which imports this module):
 # "index" (a[idx_array, ...]), "copy" (wp.copy with an indexed side)
 indexed_ops = {}
@@ -365,6 +366,8 @@ class array(ArrayArithmetic):
     def __setitem__(self, key, value):
         if scalar_of(self.dtype) is bfloat16:
             value = _bf16_values(value)
+        if _tape_writes[0]:
+            hooks.before_write(self, "an item assignment a[...] = v")
         self.device.memory.set_item(self, key, value)
 
     @property
@@ -450,13 +453,18 @@ class array(ArrayArithmetic):
         return clone(self, device=device, requires_grad=requires_grad)
 
     def fill_(self, value):
-        if _capturing[0] and hooks.defer(self.device, lambda: self.fill_(value)):
+        if _tape_writes[0]:     # a tape keeps what it needs of the old values (runtime/tape_keep.py)
+            hooks.before_write(self, "fill_()", cut=True)
+        value = array_values.fill_value(self.dtype, value)
+        if _capturing[0] and hooks.defer(self.device, lambda: self.device.memory.fill(self, value)):
             return self
-        self.device.memory.fill(self, array_values.fill_value(self.dtype, value))
+        self.device.memory.fill(self, value)
         return self
 
     def zero_(self):
-        if _capturing[0] and hooks.defer(self.device, self.zero_):
+        if _tape_writes[0]:
+            hooks.before_write(self, "zero_()", cut=True)
+        if _capturing[0] and hooks.defer(self.device, lambda: self.device.memory.zero(self)):
             return self
         self.device.memory.zero(self)
         return self
@@ -467,6 +475,8 @@ class array(ArrayArithmetic):
         if isinstance(src, array) and src.dtype is self.dtype and src.size == self.size and self.size:
             copy(self, src, count=self.size)
             return self
+        if _tape_writes[0]:
+            hooks.before_write(self, "assign()")
         write_values(self, src.numpy() if isinstance(src, array) else src)
         hooks.record_copy(self, src if isinstance(src, array) else None, 0, 0, self.size)
         return self
@@ -613,8 +623,14 @@ def copy(dest, src, dest_offset=0, src_offset=0, count=0, stream=None):
     """Copy ``count`` elements (all when 0) from ``src`` to ``dest``, at flat element offsets."""
     if dest._is_indexed or src._is_indexed:
         return indexed_ops["copy"](dest, src, dest_offset, src_offset, count)
-    if _capturing[0] and hooks.defer(dest.device, lambda: copy(dest, src, dest_offset, src_offset, count)):
+    if _tape_writes[0]:
+        hooks.before_write(dest, "wp.copy()")
+    if _capturing[0] and hooks.defer(dest.device, lambda: _copy_now(dest, src, dest_offset, src_offset, count)):
         return
+    _copy_now(dest, src, dest_offset, src_offset, count)
+
+
+def _copy_now(dest, src, dest_offset, src_offset, count):
     memory = (dest.device if dest.device.is_cuda else src.device).memory
     count = memory.copy(dest, src, dest_offset, src_offset, count)
     hooks.record_copy(dest, src, dest_offset, src_offset, count)

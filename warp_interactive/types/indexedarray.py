@@ -375,6 +375,8 @@ def copy_indexed(dest, src, dest_offset=0, src_offset=0, count=0):
     count = copy_count(dest, src, dest_offset, src_offset, count)
     if count == 0:
         return
+    if state.tape_writes[0]:    # a tape keeps what it needs of the old values
+        hooks.before_write(dest, "wp.copy()")
     positions = np.arange(count)
     if is_indexed(src):
         values = src._storage(src_offset + positions)

@@ -716,17 +716,30 @@ WPI_FUNC void tile_store(const array_t<T>& a, const Tl& t, int32 o0, int32 o1, i
         if (inside) *(T*)((char*)a.data + off) = t.data[n];
     }
 }
+// the gradient of a tile's elements in an array: a store takes it (the overwritten values had no
+// influence after it, as adj_array_store; not with retain_grad), an atomic addition passes it on
+template <typename T>
+WPI_FUNC T tile_grad_of(const array_t<T>& a, int64 off, bool take)
+{
+    T* p = (T*)((char*)a.grad + off);
+    return take && !(a.flags & WPI_ARRAY_RETAIN_GRAD) ? grad_take(p) : *p;
+}
 template <int NDIM, typename T, typename Tl>
-WPI_FUNC void adj_tile_store(const array_t<T>& a, const Tl&, int32 o0, int32 o1, int32 o2, int32 o3,
-                             array_t<T>&, Tl& adj_t, int32&, int32&, int32&, int32&)
+WPI_FUNC void adj_tile_store_grad(const array_t<T>& a, int32 o0, int32 o1, int32 o2, int32 o3, Tl& adj_t, bool take)
 {
     if (!a.grad || block_lane() != 0) return;    // a block stored once: lane 0 takes the gradient
     const int o[4] = {o0, o1, o2, o3};
     for (int n = 0; n < Tl::size; ++n) {
         bool inside;
         int64 off = tile_array_offset<T, Tl>(a, NDIM, o, n, inside);
-        if (inside) adj_accum(adj_t.data[n], *(const T*)((const char*)a.grad + off));
+        if (inside) adj_accum(adj_t.data[n], tile_grad_of(a, off, take));
     }
+}
+template <int NDIM, typename T, typename Tl>
+WPI_FUNC void adj_tile_store(const array_t<T>& a, const Tl&, int32 o0, int32 o1, int32 o2, int32 o3,
+                             array_t<T>&, Tl& adj_t, int32&, int32&, int32&, int32&)
+{
+    adj_tile_store_grad<NDIM>(a, o0, o1, o2, o3, adj_t, true);
 }
 
 // returns the values the array held before the addition
@@ -751,7 +764,7 @@ WPI_FUNC void adj_tile_atomic_add(const array_t<T>& a, const Tl& t, int32 o0, in
                                   array_t<T>& adj_a, Tl& adj_t, int32& a0, int32& a1, int32& a2, int32& a3,
                                   const Tl&)
 {
-    adj_tile_store<NDIM>(a, t, o0, o1, o2, o3, adj_a, adj_t, a0, a1, a2, a3);
+    adj_tile_store_grad<NDIM>(a, o0, o1, o2, o3, adj_t, false);
 }
 
 // --- thread values <-> tiles (block width one: a tile of one column) -----------------------------

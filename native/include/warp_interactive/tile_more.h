@@ -44,16 +44,22 @@ WPI_FUNC void tile_store_indexed(const array_t<T>& a, const Ix& indices, const T
     }
 }
 template <int NDIM, int AXIS, typename T, typename Ix, typename Tl>
-WPI_FUNC void adj_tile_store_indexed(const array_t<T>& a, const Ix& indices, const Tl&, int32 o0, int32 o1,
-                                     int32 o2, int32 o3, array_t<T>&, Ix&, Tl& adj_t, int32&, int32&, int32&, int32&)
+WPI_FUNC void adj_tile_store_indexed_grad(const array_t<T>& a, const Ix& indices, int32 o0, int32 o1, int32 o2,
+                                          int32 o3, Tl& adj_t, bool take)
 {
     if (!a.grad || block_lane() != 0) return;    // a block stored once: lane 0 takes the gradient
     const int o[4] = {o0, o1, o2, o3};
     for (int n = 0; n < Tl::size; ++n) {
         bool inside;
         int64 off = tile_indexed_offset<AXIS, T, Tl>(a, NDIM, o, n, indices, inside);
-        if (inside) adj_accum(adj_t.data[n], *(const T*)((const char*)a.grad + off));
+        if (inside) adj_accum(adj_t.data[n], tile_grad_of(a, off, take));
     }
+}
+template <int NDIM, int AXIS, typename T, typename Ix, typename Tl>
+WPI_FUNC void adj_tile_store_indexed(const array_t<T>& a, const Ix& indices, const Tl&, int32 o0, int32 o1,
+                                     int32 o2, int32 o3, array_t<T>&, Ix&, Tl& adj_t, int32&, int32&, int32&, int32&)
+{
+    adj_tile_store_indexed_grad<NDIM, AXIS>(a, indices, o0, o1, o2, o3, adj_t, true);
 }
 template <int NDIM, int AXIS, typename T, typename Ix, typename Tl>
 WPI_FUNC Tl tile_atomic_add_indexed(const array_t<T>& a, const Ix& indices, const Tl& t, int32 o0, int32 o1,
@@ -80,7 +86,7 @@ WPI_FUNC void adj_tile_atomic_add_indexed(const array_t<T>& a, const Ix& indices
                                           int32 o2, int32 o3, array_t<T>& adj_a, Ix& adj_i, Tl& adj_t, int32& a0,
                                           int32& a1, int32& a2, int32& a3, const Tl&)
 {
-    adj_tile_store_indexed<NDIM, AXIS>(a, indices, t, o0, o1, o2, o3, adj_a, adj_i, adj_t, a0, a1, a2, a3);
+    adj_tile_store_indexed_grad<NDIM, AXIS>(a, indices, o0, o1, o2, o3, adj_t, false);
 }
 
 // t[indices, ...]: rows (along axis 0) picked by a 1-d tile of indices, negative from the end

@@ -62,12 +62,23 @@ def _svg(tape, names, engine):
     return to_svg(tape_model(tape, names or {}))
 
 
+def kept_line(tape):
+    """What the tape holds for overwritten arrays (wp.config.tape_copy_on_write), or ''."""
+    kept = getattr(tape, "kept_arrays", ())
+    if not kept:
+        return ""
+    return (f"{len(kept)} overwritten array{'s' if len(kept) > 1 else ''} kept for the backward "
+            f"pass: {tape.kept_bytes:,} bytes")
+
+
 def tape_html(tape, names=None, engine="auto"):
     """The graph as SVG, and the gradient norms after ``tape.backward``."""
     # drawn at its own size, scrolled sideways in a narrow output (a notebook beside another),
     # not shrunk to the output's width until its labels are unreadable
     svg = tape_svg(tape, names, engine).replace("<svg", "<svg style='max-width:none'", 1)
     out = f"<div class='wpi-tape' style='overflow-x:auto;text-align:left'>{svg}</div>"
+    if kept_line(tape):
+        out += f"<div class='wpi-tape-kept'>{html.escape(kept_line(tape))}</div>"
     if any(getattr(a, "grad", None) is not None for a in tape.arrays()):
         out += gradient_norms_html(tape, names)
     return out
@@ -77,9 +88,11 @@ def tape_text(tape, names=None):
     """The data flow as text: one line per launch, ``kernel(dim): reads -> writes``."""
     names = names or {}
     lines = [f"wp.Tape: {len(tape.launches)} recorded steps"]
+    if kept_line(tape):
+        lines[0] += f" ({kept_line(tape)})"
     for entry in tape.launches:
         if entry[0] == "launch":
-            reads, writes = launch_arrays(entry)
+            reads, writes = launch_arrays(entry, tape)
             ins = ", ".join(array_label(a, names) for a in reads) or "-"
             outs = ", ".join(array_label(a, names) for a in writes) or "-"
             lines.append(f"  {entry[1].key} dim={entry[2]}: {ins} -> {outs}")

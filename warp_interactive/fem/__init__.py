@@ -1,0 +1,48 @@
+"""``warp.fem``: finite elements written as integrands.
+
+Geometries (``Grid2D``, ``Grid3D``), integration domains (``Cells``, ``Sides``,
+``BoundarySides``), quadratures, polynomial function spaces, test/trial/discrete fields,
+``@fem.integrand`` functions with operators (``grad``, ``div``, ``normal``...), and
+``integrate`` / ``interpolate``. Integrands are translated by the package's own pipeline
+(lang: generic ``@wp.func``s whose operators are resolved by the types of their arguments);
+each integral's kernel is a module of its own, so editing an integrand rebuilds only what uses
+it. Imported on demand: ``import warp_interactive.fem as fem``."""
+
+from . import operator as _op
+from .domain import BoundarySides, Cells, GeometryDomain, Sides
+from .field import DiscreteField, ImplicitField, TestField, TrialField, UniformField
+from .geometry import Geometry, Grid2D, Grid3D, Trimesh2D
+from .integrand import Integrand, integrand
+from .integrate import integrate
+from .interpolate import interpolate
+from .dirichlet import normalize_dirichlet_projector, project_linear_system, project_system_matrix, project_system_rhs
+from .polynomial import Polynomial
+from .quadrature import Quadrature, RegularQuadrature
+from .space import ElementBasis, make_polynomial_space
+from .types import (NULL_DOF_INDEX, NULL_ELEMENT_INDEX, NULL_NODE_INDEX, NULL_QP_INDEX, OUTSIDE, Coords, Coords_f64,
+                    DofIndex, Domain, ElementIndex, ElementKind, Field, NodeIndex, QuadraturePointIndex, Sample,
+                    Sample_f64, make_free_sample)
+from . import cache, linalg, utils  # noqa: F401
+
+FieldLike = (DiscreteField, TestField, TrialField, UniformField, ImplicitField)
+
+
+def make_test(space, space_restriction=None, space_partition=None, domain=None, device=None):
+    """The test functions of ``space`` on ``domain`` (its cells when left out)."""
+    if space_restriction is not None:
+        raise NotImplementedError("fem.make_test: space restrictions are not supported yet")
+    return TestField(space, domain if domain is not None else Cells(space.geometry))
+
+
+def make_trial(space, space_restriction=None, space_partition=None, domain=None, device=None):
+    """The trial functions of ``space`` on ``domain`` (its cells when left out)."""
+    if space_restriction is not None:
+        raise NotImplementedError("fem.make_trial: space restrictions are not supported yet")
+    return TrialField(space, domain if domain is not None else Cells(space.geometry))
+
+
+def make_discrete_field(space, space_partition=None):
+    return DiscreteField(space)
+
+
+globals().update(_op.OPERATORS)

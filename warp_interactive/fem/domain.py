@@ -1,0 +1,154 @@
+"""Integration domains: the cells of a geometry, its sides, or its boundary sides.
+
+A domain gives the kernels two structs: ``ElementArg`` (the geometry's cell or side arg,
+which integrands receive as their ``fem.Domain`` parameter) and ``ElementIndexArg`` (which
+geometry element the domain's i-th element is), and the ``@wp.func``s that read them."""
+
+import numpy as np
+
+from . import _api as wp
+
+from . import operator as op
+from .types import ElementKind
+
+
+@wp.struct
+class CountIndexArg:
+    count: int
+
+
+@wp.struct
+class ListIndexArg:
+    indices: wp.array(dtype=int)
+
+
+@wp.func
+def _identity_index(arg: CountIndexArg, i: int):
+    return i
+
+
+@wp.func
+def _listed_index(arg: ListIndexArg, i: int):
+    return arg.indices[i]
+
+
+class GeometryDomain:
+    """Elements of a geometry that integrals run over."""
+
+    element_kind = None
+
+    def __init__(self, geometry):
+        self.geometry = geometry
+
+    @property
+    def dimension(self):
+        return self.geometry.cell_dimension - (1 if self.element_kind == ElementKind.SIDE else 0)
+
+    @property
+    def name(self):
+        return f"{self.geometry.name}_{type(self).__name__}"
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def ElementArg(self):
+        return self.geometry.CellArg if self.element_kind == ElementKind.CELL else self.geometry.SideArg
+
+    def element_arg_value(self, device=None):
+        g = self.geometry
+        return g.cell_arg_value(device) if self.element_kind == ElementKind.CELL else g.side_arg_value(device)
+
+    @property
+    def reference_element(self):
+        g = self.geometry
+        return g.reference_cell_shape if self.element_kind == ElementKind.CELL else g.reference_side_shape
+
+    def _funcs(self, kind):
+        prefix = "cell_" if self.element_kind == ElementKind.CELL else "side_"
+        return getattr(self.geometry, prefix + kind)
+
+    @property
+    def element_position(self):
+        return self._funcs("position")
+
+    @property
+    def element_measure(self):
+        return self._funcs("measure")
+
+    @property
+    def element_normal(self):
+        return self._funcs("normal")
+
+    @property
+    def element_deformation_gradient(self):
+        return self._funcs("deformation_gradient")
+
+    # integrands see the domain through its ElementArg: register what operators do with it
+    def register_ops(self):
+        g = self.geometry
+        ops = {"position": self.element_position, "__call__": self.element_position, "normal": self.element_normal,
+               "measure": self.element_measure, "deformation_gradient": self.element_deformation_gradient,
+               "scalar_type": g.scalar_type}
+        if self.element_kind == ElementKind.CELL:
+            ops["inverse_deformation_gradient"] = g.cell_inverse_deformation_gradient
+            ops["lookup"] = g.cell_lookup
+        op.register(self.ElementArg, {k: v for k, v in ops.items() if v is not None}, f"the domain {self.name}")
+
+
+class Cells(GeometryDomain):
+    """Every cell of ``geometry``."""
+
+    element_kind = ElementKind.CELL
+    ElementIndexArg = CountIndexArg
+    element_index = _identity_index
+
+    def element_count(self):
+        return self.geometry.cell_count()
+
+    def element_index_arg_value(self, device=None):
+        a = CountIndexArg()
+        a.count = self.element_count()
+        return a
+
+
+class Sides(GeometryDomain):
+    """Every side of ``geometry`` (interior and boundary)."""
+
+    element_kind = ElementKind.SIDE
+    ElementIndexArg = CountIndexArg
+    element_index = _identity_index
+
+    def element_count(self):
+        return self.geometry.side_count()
+
+    def element_index_arg_value(self, device=None):
+        a = CountIndexArg()
+        a.count = self.element_count()
+        return a
+
+
+class BoundarySides(GeometryDomain):
+    """The sides of ``geometry`` on its boundary."""
+
+    element_kind = ElementKind.SIDE
+    ElementIndexArg = ListIndexArg
+    element_index = _listed_index
+
+    def __init__(self, geometry):
+        super().__init__(geometry)
+        self._indices = {}
+
+    def element_count(self):
+        return self.geometry.boundary_side_count()
+
+    def element_index_arg_value(self, device=None):
+        device = wp.get_device(device)
+        arr = self._indices.get(device.alias)
+        if arr is None:
+            arr = wp.array(np.asarray(self.geometry.boundary_side_indices(), dtype=np.int32),
+                           dtype=int, device=device)
+            self._indices[device.alias] = arr
+        a = ListIndexArg()
+        a.indices = arr
+        return a

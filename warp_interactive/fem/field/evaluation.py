@@ -1,0 +1,169 @@
+"""The @wp.funcs that evaluate fields at samples, made per space element and value type.
+
+``el`` is a space's element table (space/grid_space.py): how a domain element and its nodes
+map to a cell, cell coordinates, cell-local nodes and global nodes. Values are sums over the
+cell's nodes of shape-function weights times node values; gradients use the weights'
+gradients by element coordinates times the cell's inverse deformation gradient."""
+
+import functools
+from typing import Any
+
+from .. import _api as wp
+
+from ..linalg import skew_part
+from ..types import make_free_sample
+
+
+def _is_vector(dtype):
+    return getattr(dtype, "_length_", None) is not None and getattr(dtype, "_kind_", None) == "vector"
+
+
+@functools.lru_cache(maxsize=None)
+def value_makers(dtype, dim):
+    """(basis value of component c with weight w, basis gradient of component c, zero value,
+    zero gradient) for ``dtype`` values in ``dim`` dimensions."""
+    GV = wp.vec2 if dim == 2 else wp.vec3
+    if not _is_vector(dtype):
+        @wp.func
+        def basis_value(w: float, c: int):
+            return w
+
+        @wp.func
+        def basis_grad(g: Any, c: int):
+            return g
+
+        @wp.func
+        def zero_value():
+            return float(0.0)
+
+        @wp.func
+        def zero_grad():
+            return GV(0.0)
+
+        @wp.func
+        def node_outer(v: float, g: Any):
+            return v * g
+    else:
+        DT = dtype
+        GM = wp.types.matrix(shape=(dtype._length_, dim), dtype=wp.float32)
+
+        @wp.func
+        def basis_value(w: float, c: int):
+            v = DT(0.0)
+            v[c] = w
+            return v
+
+        @wp.func
+        def basis_grad(g: Any, c: int):
+            return wp.outer(basis_value(1.0, c), g)
+
+        @wp.func
+        def zero_value():
+            return DT(0.0)
+
+        @wp.func
+        def zero_grad():
+            return GM(0.0)
+
+        @wp.func
+        def node_outer(v: Any, g: Any):
+            return wp.outer(v, g)
+    return basis_value, basis_grad, zero_value, zero_grad, node_outer
+
+
+def _inverse_jacobian(geometry):
+    return geometry.cell_inverse_deformation_gradient
+
+
+@functools.lru_cache(maxsize=None)
+def basis_funcs(el_key, el_items, dtype, geometry_cls, dof):
+    """value(f, s), grad(f, s) of the test (``dof == "test"``) or trial basis function that the
+    sample's dof index names."""
+    el = dict(el_items)
+    dim = geometry_cls.dimension
+    basis_value, basis_grad, _z, _zg, _o = value_makers(dtype, dim)
+    to_cell, cell_arg, cell_node = el["to_cell"], el["cell_arg"], el["cell_node"]
+    weight, weight_gradient = el["weight"], el["weight_gradient"]
+    inv_jac = geometry_cls.cell_inverse_deformation_gradient
+
+    @wp.func
+    def basis_at(f: Any, s: Any, d: wp.vec2i):
+        cell, cc = to_cell(f.elt, s.element_index, s.element_coords)
+        return basis_value(weight(cc, cell_node(f.elt, s.element_index, d[0])), d[1])
+
+    @wp.func
+    def basis_grad_at(f: Any, s: Any, d: wp.vec2i):
+        cell, cc = to_cell(f.elt, s.element_index, s.element_coords)
+        g = weight_gradient(cc, cell_node(f.elt, s.element_index, d[0]))
+        g = g * inv_jac(cell_arg(f.elt), make_free_sample(cell, cc))
+        return basis_grad(g, d[1])
+
+    if dof == "test":
+        @wp.func
+        def value(f: Any, s: Any):
+            return basis_at(f, s, s.test_dof)
+
+        @wp.func
+        def grad(f: Any, s: Any):
+            return basis_grad_at(f, s, s.test_dof)
+    else:
+        @wp.func
+        def value(f: Any, s: Any):
+            return basis_at(f, s, s.trial_dof)
+
+        @wp.func
+        def grad(f: Any, s: Any):
+            return basis_grad_at(f, s, s.trial_dof)
+    return value, grad
+
+
+@functools.lru_cache(maxsize=None)
+def discrete_funcs(el_key, el_items, dtype, geometry_cls):
+    """value(f, s), grad(f, s) of a discrete field (node values ``f.dofs``)."""
+    el = dict(el_items)
+    dim = geometry_cls.dimension
+    _bv, _bg, zero_value, zero_grad, node_outer = value_makers(dtype, dim)
+    to_cell, cell_arg = el["to_cell"], el["cell_arg"]
+    weight, weight_gradient = el["weight"], el["weight_gradient"]
+    node_index = el["cell_node_index"]
+    NODES = el["cell_node_count"]
+    inv_jac = geometry_cls.cell_inverse_deformation_gradient
+
+    @wp.func
+    def value(f: Any, s: Any):
+        cell, cc = to_cell(f.elt, s.element_index, s.element_coords)
+        ca = cell_arg(f.elt)
+        r = zero_value()
+        for n in range(NODES):
+            r += weight(cc, n) * f.dofs[node_index(ca, cell, n)]
+        return r
+
+    @wp.func
+    def grad(f: Any, s: Any):
+        cell, cc = to_cell(f.elt, s.element_index, s.element_coords)
+        ca = cell_arg(f.elt)
+        g = zero_grad()
+        for n in range(NODES):
+            g += node_outer(f.dofs[node_index(ca, cell, n)], weight_gradient(cc, n))
+        return g * inv_jac(ca, make_free_sample(cell, cc))
+
+    return value, grad
+
+
+@functools.lru_cache(maxsize=None)
+def vector_ops(grad):
+    """div, D (symmetric gradient) and curl from a vector field's ``grad``."""
+    @wp.func
+    def div(f: Any, s: Any):
+        return wp.trace(grad(f, s))
+
+    @wp.func
+    def sym_grad(f: Any, s: Any):
+        g = grad(f, s)
+        return 0.5 * (g + wp.transpose(g))
+
+    @wp.func
+    def curl(f: Any, s: Any):
+        return skew_part(grad(f, s))
+
+    return div, sym_grad, curl

@@ -1,0 +1,144 @@
+"""Fields integrands take: test and trial functions of a space on a domain, and discrete fields
+(node values of a space).
+
+Each field passes a struct to kernels (``EvalArg``: the domain's element arg, and the node
+values for a discrete field), whose type is registered with the operators' table, so
+``u(s)``, ``fem.grad(u, s)``... translate to this field kind's functions."""
+
+from .. import _api as wp
+
+from .. import operator as op
+from ..types import ElementKind
+from . import evaluation as ev
+from .structs import make_struct
+
+
+def _el_items(el):
+    return tuple(sorted(el.items()))
+
+
+def _vector_ops(ops, dtype, grad):
+    if ev._is_vector(dtype):
+        div, sym_grad, curl = ev.vector_ops(grad)
+        ops.update(div=div, D=sym_grad, curl=curl)
+    return ops
+
+
+class FieldBase:
+    """What test, trial and discrete fields have in common: a space and a domain."""
+
+    def __init__(self, space, domain):
+        self.space = space
+        self.domain = domain
+        self.el = space.element(domain.element_kind)
+
+    @property
+    def degree(self):
+        return self.space.degree
+
+    @property
+    def dtype(self):
+        return self.space.dtype
+
+    @property
+    def geometry(self):
+        return self.space.geometry
+
+    def _struct_name(self, role):
+        geo = type(self.space.geometry).__name__
+        kind = "Cells" if self.domain.element_kind == ElementKind.CELL else "Sides"
+        dt = getattr(self.dtype, "__name__", str(self.dtype))
+        fam = str(self.space.family)
+        return f"{role}Q{self.space.degree}{fam}{geo}{kind}_{dt}"
+
+
+class TestField(FieldBase):
+    """The test functions of ``space`` on ``domain`` (``fem.make_test``)."""
+
+    role = "test"
+
+    def __init__(self, space, domain):
+        super().__init__(space, domain)
+        self.EvalArg = make_struct(self._struct_name(self.role.capitalize()), {"elt": self.el["ElementArg"]})
+        value, grad = ev.basis_funcs(self.space.space_key(), _el_items(self.el), self.dtype,
+                                     type(self.geometry), self.role)
+        ops = {"__call__": value, "inner": value, "grad": grad, "scalar_type": wp.float32,
+               "degree": self.degree}
+        if domain.element_kind == ElementKind.CELL:
+            ops.update(outer=value, grad_outer=grad, average=value, grad_average=grad)
+        op.register(self.EvalArg, _vector_ops(ops, self.dtype, grad), f"a {self.role} field")
+
+    @property
+    def name(self):
+        return f"{self.role}_{self.space.name}_{self.domain.name}"
+
+    def eval_arg_value(self, device=None):
+        a = self.EvalArg()
+        a.elt = self.domain.element_arg_value(device)
+        return a
+
+    def node_count(self):
+        """Nodes of one element of the domain."""
+        return self.el["node_count"]
+
+
+class TrialField(TestField):
+    """The trial functions of ``space`` on ``domain`` (``fem.make_trial``)."""
+
+    role = "trial"
+
+
+class DiscreteField(FieldBase):
+    """A field given by its values at the nodes of ``space`` (``space.make_field()``).
+    ``dof_values`` is the array of node values; on a domain other than the cells (sides),
+    ``field.trace()`` or passing it to an integral over sides evaluates it from the inner cell."""
+
+    def __init__(self, space, dof_values=None, domain=None):
+        from ..domain import Cells
+        super().__init__(space, domain if domain is not None else Cells(space.geometry))
+        if dof_values is None:
+            dof_values = wp.zeros(space.node_count(), dtype=space.dtype)
+        self._dof_values = dof_values
+        self.EvalArg = make_struct(self._struct_name("Discrete"),
+                                   {"elt": self.el["ElementArg"], "dofs": wp.array(dtype=self.dtype)})
+        value, grad = ev.discrete_funcs(space.space_key(), _el_items(self.el), self.dtype, type(self.geometry))
+        ops = {"__call__": value, "inner": value, "grad": grad, "scalar_type": wp.float32,
+               "degree": self.degree}
+        if self.domain.element_kind == ElementKind.CELL:
+            ops.update(outer=value, grad_outer=grad, average=value, grad_average=grad)
+        op.register(self.EvalArg, _vector_ops(ops, self.dtype, grad), "a discrete field")
+
+    @property
+    def name(self):
+        return f"discrete_{self.space.name}"
+
+    @property
+    def space_partition(self):
+        """The whole space (partitions are not supported yet)."""
+        return None
+
+    @property
+    def dof_values(self):
+        return self._dof_values
+
+    @dof_values.setter
+    def dof_values(self, values):
+        if isinstance(values, wp.array) and values.dtype != self.dtype:
+            values = wp.array(values.numpy(), dtype=self.dtype, device=values.device)
+        self._dof_values = values
+
+    def eval_arg_value(self, device=None):
+        a = self.EvalArg()
+        a.elt = self.domain.element_arg_value(device)
+        a.dofs = self._dof_values
+        return a
+
+    def trace(self):
+        from ..domain import BoundarySides
+        return self.on(BoundarySides(self.geometry))
+
+    def on(self, domain):
+        """This field, evaluated on ``domain`` (same node values)."""
+        if domain.element_kind == self.domain.element_kind and domain.geometry is self.geometry:
+            return self
+        return DiscreteField(self.space, self._dof_values, domain)

@@ -1,0 +1,132 @@
+"""Fields not stored at nodes: a uniform value, and a function of position (``ImplicitField``)."""
+
+import functools
+from typing import Any
+
+from .. import _api as wp
+from .. import operator as op
+from ...lang import dispatch
+from ...lang.generics import type_of_value
+from ...lang.registry import type_name
+from .structs import make_struct
+
+
+def _zero_grad(dtype, dim):
+    """A @wp.func giving the zero gradient of ``dtype`` values in ``dim`` dimensions."""
+    length = getattr(dtype, "_length_", None)
+    G = wp.types.vector(dim, wp.float32) if length is None else wp.types.matrix(shape=(length, dim), dtype=wp.float32)
+
+    @wp.func
+    def zero_grad(f: Any, s: Any):
+        return G(0.0)
+    return zero_grad
+
+
+@functools.lru_cache(maxsize=None)
+def _uniform_funcs(dtype, dim):
+    @wp.func
+    def value(f: Any, s: Any):
+        return f.value
+    return value, _zero_grad(dtype, dim)
+
+
+class UniformField:
+    """The same ``value`` everywhere on ``domain``."""
+
+    def __init__(self, domain, value):
+        self.domain = domain
+        self.dtype = type_of_value(value) or type(value)
+        self._value = value
+        self.EvalArg = make_struct(f"UniformField_{getattr(self.dtype, '__name__', 'value')}", {"value": self.dtype})
+        value_f, grad = _uniform_funcs(self.dtype, domain.geometry.dimension)
+        ops = {"__call__": value_f, "inner": value_f, "outer": value_f, "average": value_f,
+               "grad": grad, "grad_outer": grad, "scalar_type": wp.float32, "degree": 0}
+        op.register(self.EvalArg, ops, "a uniform field")
+        self.degree = 0
+
+    @property
+    def value(self):
+        return self._value
+
+    @value.setter
+    def value(self, v):
+        t = type_of_value(v) or type(v)
+        if t != self.dtype:    # the kernels were made for the first value's type
+            raise TypeError(f"UniformField value type must remain {type_name(self.dtype)}, got {type_name(t)}")
+        self._value = v
+
+    @property
+    def geometry(self):
+        return self.domain.geometry
+
+    @property
+    def name(self):
+        return "uniform"
+
+    def on(self, domain):
+        return self
+
+    def eval_arg_value(self, device=None):
+        a = self.EvalArg()
+        a.value = self._value
+        return a
+
+
+class _Spread:
+    """``spread(x, f)``: ``func(x, f.<value>...)`` with the implicit field's values."""
+
+    __name__ = "implicit_field_function"
+
+    def __init__(self, func, names):
+        self.call = dispatch.Call(func, ((0,),) + tuple((1, n) for n in names))
+
+    def _wp_resolve_call_(self, types):
+        return self.call
+
+
+@functools.lru_cache(maxsize=None)
+def _implicit_funcs(func, names, position):
+    spread = _Spread(func, names)
+
+    @wp.func
+    def value(f: Any, s: Any):
+        return spread(position(f.elt, s), f)
+    return value
+
+
+class ImplicitField:
+    """A field given by a ``@wp.func`` of the position (and of ``values``) on ``domain``."""
+
+    def __init__(self, domain, func, values=None, degree=0):
+        self.domain = domain
+        self.func = func
+        self.values = dict(values or {})
+        self.degree = degree
+        self._make()
+
+    def _make(self):
+        fields = {"elt": self.domain.ElementArg}
+        fields.update({k: (type_of_value(v) or type(v)) for k, v in self.values.items()})
+        self.EvalArg = make_struct(f"ImplicitField_{self.func.key}", fields)
+        value = _implicit_funcs(self.func, tuple(self.values), self.domain.element_position)
+        ops = {"__call__": value, "inner": value, "outer": value, "average": value, "scalar_type": wp.float32,
+               "degree": self.degree}
+        op.register(self.EvalArg, ops, "an implicit field")
+
+    @property
+    def geometry(self):
+        return self.domain.geometry
+
+    @property
+    def name(self):
+        return f"implicit_{self.func.key}"
+
+    def on(self, domain):
+        return self
+
+    def eval_arg_value(self, device=None):
+        a = self.EvalArg()
+        a.elt = self.domain.element_arg_value(device)
+        for k, v in self.values.items():
+            setattr(a, k, v)
+        return a

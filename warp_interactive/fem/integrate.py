@@ -1,0 +1,231 @@
+"""``fem.integrate``: integrals of integrands over domains, to scalars, vectors and BSR matrices."""
+
+import numpy as np
+
+from . import _api as wp
+
+from ..lang.generics import type_of_value
+from . import kernels as K
+from .domain import Cells
+from .field.fields import DiscreteField, TestField, TrialField
+from .field.structs import make_struct
+from .integrand import Integrand, IntegrandCall
+from .quadrature import RegularQuadrature
+from .types import Domain, Field, Sample, Sample_f64, sample_type
+
+
+class _Arguments:
+    """An integrand's parameters sorted by what they take."""
+
+    def __init__(self, integrand, fields, values):
+        self.kinds, self.fields, self.values = {}, {}, {}
+        self.sample_name = self.domain_name = None
+        self.test = self.trial = None
+        for name, ann in integrand.params().items():
+            if ann in (Sample, Sample_f64):
+                self.kinds[name], self.sample_name = "sample", name
+            elif ann is Domain:
+                self.kinds[name], self.domain_name = "domain", name
+            elif ann is Field or name in fields:
+                if name not in fields:
+                    raise ValueError(f"fem.integrate({integrand.name}): no field given for parameter '{name}'")
+                self.kinds[name], f = "field", fields[name]
+                self.fields[name] = f
+                if isinstance(f, TrialField):
+                    self.trial = (name, f)
+                elif isinstance(f, TestField):
+                    self.test = (name, f)
+            else:
+                if name not in values:
+                    raise ValueError(f"fem.integrate({integrand.name}): no value given for parameter '{name}'")
+                self.kinds[name] = "value"
+                self.values[name] = (ann, values[name])
+        extra = (set(fields) | set(values)) - set(self.kinds)
+        if extra:
+            raise ValueError(f"fem.integrate({integrand.name}): the integrand has no parameter(s) "
+                             f"{', '.join(sorted(extra))}")
+        if self.sample_name is None:
+            raise ValueError(f"fem.integrate({integrand.name}): the integrand needs a fem.Sample parameter")
+
+
+def values_struct(integrand, values):
+    """(struct type, instance) carrying the integrand's plain values."""
+    types = {}
+    for name, (ann, value) in values.items():
+        t = ann if ann is not None else type_of_value(value)
+        if t is None:
+            raise TypeError(f"fem: cannot pass {value!r} as '{name}' of {integrand.name} (give it a type annotation)")
+        types[name] = t
+    st = make_struct(f"{integrand.name}_values", types)
+    inst = st()
+    for name, (_ann, value) in values.items():
+        setattr(inst, name, value)
+    return st, inst
+
+
+def fields_struct(integrand, fields, device):
+    st = make_struct(f"{integrand.name}_fields", {k: f.EvalArg for k, f in fields.items()})
+    inst = st()
+    for name, f in fields.items():
+        setattr(inst, name, f.eval_arg_value(device))
+    return st, inst
+
+
+def _canonical_scalar(t):
+    """output_dtype's scalar type (Python float is float32; a vector type gives its scalars)."""
+    t = {float: wp.float32, int: wp.int32}.get(t, t)
+    return getattr(t, "_wp_scalar_type_", t)
+
+
+def _resolve_domain(args, domain, quadrature=None):
+    for f in (args.test, args.trial):
+        if f is not None:
+            if domain is not None and f[1].domain is not domain and type(f[1].domain) is not type(domain):
+                raise ValueError("fem.integrate: the domain differs from the test/trial fields' domain")
+            return f[1].domain
+    if domain is not None:
+        return domain
+    if quadrature is not None:
+        return quadrature.domain
+    for f in args.fields.values():
+        return f.domain
+    raise ValueError("fem.integrate: no domain given and none can be told from the fields")
+
+
+def _bind_fields(args, domain):
+    """Discrete fields evaluated on the integration domain."""
+    for name, f in list(args.fields.items()):
+        if not isinstance(f, TestField):
+            args.fields[name] = f.on(domain)
+
+
+def integrate(integrand, domain=None, quadrature=None, fields=None, values=None, accumulate_dtype=wp.float64,
+              output_dtype=None, output=None, device=None, temporary_store=None, kernel_options=None,
+              assembly=None, add=False, bsr_options=None):
+    """The integral of ``integrand`` over ``domain``: a number when it takes no test field, an
+    array over the test space's nodes with a test field, a BSR matrix with test and trial."""
+    if not isinstance(integrand, Integrand):
+        raise ValueError("integrand must be tagged with @warp.fem.integrand decorator")
+    fields, values = dict(fields or {}), dict(values or {})
+    device = wp.get_device(device)
+    output_dtype = _canonical_scalar(output_dtype)
+    args = _Arguments(integrand, fields, values)
+    domain = _resolve_domain(args, domain, quadrature)
+    _bind_fields(args, domain)
+    if args.trial is not None and args.test is None:
+        raise ValueError("fem.integrate: a trial field needs a test field")
+    nodal = assembly == "nodal"
+    if nodal:
+        if quadrature is not None:
+            raise ValueError("Cannot specify quadrature for nodal integration")
+        if args.test is None:
+            raise ValueError("Nodal integration requires specifying a test function")
+    elif quadrature is None:
+        quadrature = RegularQuadrature(domain, order=sum(f.degree for f in args.fields.values()))
+    elif quadrature.domain is not domain and (type(quadrature.domain) is not type(domain)
+                                              or quadrature.domain.geometry is not domain.geometry):
+        raise ValueError("Incompatible integration and quadrature domain")
+    domain.register_ops()
+    ctx = _Context(integrand, args, domain, quadrature, nodal, accumulate_dtype, device)
+    if args.test is None:
+        return ctx.scalar(output_dtype, output, add)
+    if args.trial is None:
+        return ctx.linear(output_dtype, output, add)
+    return ctx.bilinear(output_dtype, output, add, bsr_options)
+
+
+class _Context:
+    """One integral's launch arguments and kernel choices."""
+
+    def __init__(self, integrand, args, domain, quadrature, nodal, accumulate_dtype, device):
+        self.integrand, self.args, self.domain, self.nodal = integrand, args, domain, nodal
+        self.device = device
+        self.ACC = accumulate_dtype
+        self.S = sample_type(domain.geometry.scalar_type)
+        self.FS, self.fields = fields_struct(integrand, args.fields, device)
+        self.VS, self.values = values_struct(integrand, args.values)
+        self.call = K.cached(("call", integrand, tuple(args.kinds.items())),
+                             lambda: IntegrandCall(integrand, args.kinds))
+        self.quadrature = quadrature
+        test_el = args.test[1].el if args.test is not None else None
+        self.el_items = tuple(sorted(test_el.items())) if test_el is not None else None
+        qcls = type(quadrature) if quadrature is not None else RegularQuadrature
+        self.qfuncs = K.quadrature_point_funcs(qcls, self.el_items, nodal)
+        self.QA = quadrature.Arg if quadrature is not None else RegularQuadrature.Arg
+        self.qarg = quadrature.arg_value(device) if quadrature is not None else RegularQuadrature.Arg()
+        self.dom_arg = domain.element_arg_value(device)
+        self.idx_arg = domain.element_index_arg_value(device)
+        self.base_key = (integrand, domain.ElementArg, domain.ElementIndexArg, self.QA, self.qfuncs,
+                         self.FS, self.VS, self.S, self.ACC)
+
+    def _launch(self, kernel, dim, extra):
+        wp.launch(kernel, dim=dim, inputs=[self.dom_arg, self.idx_arg, self.qarg] + extra, device=self.device)
+
+    def scalar(self, output_dtype, output, add):
+        types = (self.domain.ElementArg, self.domain.ElementIndexArg, self.QA, self.FS, self.VS)
+        kernel = K.cached(("scalar",) + self.base_key, lambda: K.scalar_kernel(
+            self.call, self.domain, self.qfuncs, self.S, self.ACC, types))
+        direct = output is not None and output.dtype == self.ACC
+        if direct and not add:
+            output.zero_()
+        acc = output if direct else wp.zeros(1, dtype=self.ACC, device=self.device,
+                                             requires_grad=output is not None and output.requires_grad)
+        self._launch(kernel, self.domain.element_count(), [self.fields, self.values, acc])
+        if direct:
+            return output
+        if output is not None:     # cast into it (a kernel: a recording tape follows it)
+            if not add:
+                output.zero_()
+            wp.launch(K.add_cast, dim=1, inputs=[acc, output], device=self.device)
+            return output
+        out_t = output_dtype or self.domain.geometry.scalar_type
+        return out_t(float(acc.numpy()[0]))
+
+    def linear(self, output_dtype, output, add):
+        test = self.args.test[1]
+        space = test.space
+        comps = space.value_size
+        scalar = output_dtype or self.domain.geometry.scalar_type
+        out_dtype = scalar if comps == 1 else wp.types.vector(comps, scalar)
+        if output is not None:
+            out_dtype = output.dtype
+            if not add:
+                output.zero_()
+        else:
+            output = wp.zeros(space.node_count(), dtype=out_dtype, device=self.device)
+        test_node = K.node_index_func(self.el_items)
+        adder = K.accumulators(out_dtype, comps)
+        types = (self.domain.ElementArg, self.domain.ElementIndexArg, self.QA, test.EvalArg, self.FS, self.VS)
+        kernel = K.cached(("linear", test.EvalArg, out_dtype) + self.base_key, lambda: K.linear_kernel(
+            self.call, self.domain, self.qfuncs, self.S, self.ACC, test_node, adder, out_dtype, types))
+        dim = (self.domain.element_count(), test.node_count(), comps)
+        self._launch(kernel, dim, [test.eval_arg_value(self.device), self.fields, self.values, output])
+        return output
+
+    def bilinear(self, output_dtype, output, add, bsr_options):
+        from .assembly import matrix_from_triplets
+        test, trial = self.args.test[1], self.args.trial[1]
+        if self.nodal and test.space is not trial.space and test.space.name != trial.space.name:
+            raise ValueError("Bilinear nodal integration requires test and trial to be defined on the same function space")
+        tc, uc = test.space.value_size, trial.space.value_size
+        scalar = output_dtype or (output.scalar_type if output is not None else self.domain.geometry.scalar_type)
+        block_type = scalar if (tc, uc) == (1, 1) else wp.types.matrix(shape=(tc, uc), dtype=scalar)
+        setters = K.block_setters(block_type)
+        test_node = K.node_index_func(self.el_items)
+        trial_node = K.node_index_func(tuple(sorted(trial.el.items())))
+        counts = (test.node_count(), trial.node_count())
+        types = (self.domain.ElementArg, self.domain.ElementIndexArg, self.QA, test.EvalArg, trial.EvalArg,
+                 self.FS, self.VS)
+        kernel = K.cached(("bilinear", test.EvalArg, trial.EvalArg, block_type, counts) + self.base_key,
+                          lambda: K.bilinear_kernel(self.call, self.domain, self.qfuncs, self.S, self.ACC,
+                                                    test_node, trial_node, setters, block_type, (tc, uc),
+                                                    self.nodal, counts, types))
+        dim = (self.domain.element_count(), counts[0], 1 if self.nodal else counts[1])
+        n = dim[0] * dim[1] * dim[2]
+        rows = wp.empty(n, dtype=int, device=self.device)
+        cols = wp.empty(n, dtype=int, device=self.device)
+        vals = wp.empty(n, dtype=block_type, device=self.device)
+        self._launch(kernel, dim, [test.eval_arg_value(self.device), trial.eval_arg_value(self.device),
+                                   self.fields, self.values, rows, cols, vals])
+        return matrix_from_triplets(test.space.node_count(), trial.space.node_count(), rows, cols, vals,
+                                    block_type, output, add, bsr_options)

@@ -1,0 +1,189 @@
+"""The kernels of integrals and interpolations, made per combination of integrand, domain,
+quadrature and field kinds (closures over their @wp.funcs; each its own module, so editing one
+integrand rebuilds only its kernels).
+
+Launch shapes: a scalar integral runs one thread per element; a linear form one per (element,
+test node, component); a bilinear form one per (element, test node, trial node), each writing
+one triplet (block) of the matrix. With ``nodal`` assembly the quadrature points are the test
+nodes, each weighted by its nodal weight."""
+
+import functools
+from typing import Any
+
+from . import _api as wp
+
+_kernels = {}
+
+
+def cached(key, make):
+    k = _kernels.get(key)
+    if k is None:
+        k = _kernels[key] = make()
+    return k
+
+
+@functools.lru_cache(maxsize=None)
+def node_index_func(el_items):
+    el = dict(el_items)
+    cell_node_index, cell_arg = el["cell_node_index"], el["cell_arg"]
+    element_cell, cell_node = el["element_cell"], el["cell_node"]
+
+    @wp.func
+    def node_index(f: Any, element: int, m: int):
+        return cell_node_index(cell_arg(f.elt), element_cell(f.elt, element), cell_node(f.elt, element, m))
+    return node_index
+
+
+@functools.lru_cache(maxsize=None)
+def quadrature_point_funcs(quad_cls, el_items, nodal):
+    """count(qarg, e), coords(qarg, e, q), weight(qarg, e, q), index(qarg, e, q): the
+    quadrature's, or, for nodal assembly, the test element's nodes."""
+    if not nodal:
+        return quad_cls.point_count, quad_cls.point_coords, quad_cls.point_weight, quad_cls.point_index
+    el = dict(el_items)
+    node_coords, node_weight = el["node_coords"], el["node_weight"]
+    N = el["node_count"]
+
+    @wp.func
+    def count(qarg: Any, e: int):
+        return N
+
+    @wp.func
+    def coords(qarg: Any, e: int, q: int):
+        return node_coords(q)
+
+    @wp.func
+    def weight(qarg: Any, e: int, q: int):
+        return node_weight(q)
+
+    @wp.func
+    def index(qarg: Any, e: int, q: int):
+        return -1
+    return count, coords, weight, index
+
+
+@functools.lru_cache(maxsize=None)
+def accumulators(out_dtype, components):
+    """add(out, node, c, value): adds a scalar to component c of out[node]."""
+    if components == 1:
+        S = out_dtype
+
+        @wp.func
+        def add(out: Any, node: int, c: int, value: Any):
+            wp.atomic_add(out, node, S(value))
+    else:
+        V = out_dtype
+        S = out_dtype._wp_scalar_type_
+
+        @wp.func
+        def add(out: Any, node: int, c: int, value: Any):
+            v = V(S(0.0))
+            v[c] = S(value)
+            wp.atomic_add(out, node, v)
+    return add
+
+
+@functools.lru_cache(maxsize=None)
+def block_setters(block_type):
+    if getattr(block_type, "_kind_", None) == "matrix":
+        S = block_type._wp_scalar_type_
+
+        @wp.func
+        def set_entry(b: Any, c: int, d: int, value: Any):
+            r = b
+            r[c, d] = S(value)
+            return r
+
+        @wp.func
+        def zero_block():
+            return block_type(S(0.0))
+    else:
+        @wp.func
+        def set_entry(b: Any, c: int, d: int, value: Any):
+            return block_type(value)
+
+        @wp.func
+        def zero_block():
+            return block_type(0.0)
+    return set_entry, zero_block
+
+
+@wp.kernel
+def add_cast(src: wp.array(dtype=Any), dest: wp.array(dtype=Any)):
+    i = wp.tid()
+    dest[i] = dest[i] + type(dest[i])(src[i])
+
+
+def scalar_kernel(call, domain, qfuncs, S, ACC, types):
+    DA, IA, QA, FS, VS = types
+    element_index, measure = domain.element_index, domain.element_measure
+    qp_count, qp_coords, qp_weight, qp_index = qfuncs
+
+    def integrate_scalar(dom_arg: DA, idx_arg: IA, qp_arg: QA, fields: FS, values: VS,
+                         out: wp.array(dtype=ACC)):
+        e = wp.tid()
+        elt = element_index(idx_arg, e)
+        acc = ACC(0.0)
+        for q in range(qp_count(qp_arg, e)):
+            w = qp_weight(qp_arg, e, q)
+            s = S(elt, qp_coords(qp_arg, e, q), qp_index(qp_arg, e, q), w, wp.vec2i(-1, -1), wp.vec2i(-1, -1))
+            acc += ACC(w * measure(dom_arg, s)) * ACC(call(s, dom_arg, fields, values))
+        wp.atomic_add(out, 0, acc)
+    return wp.kernel(integrate_scalar, module="unique")
+
+
+def linear_kernel(call, domain, qfuncs, S, ACC, test_node, add, out_dtype, types):
+    DA, IA, QA, TA, FS, VS = types
+    element_index, measure = domain.element_index, domain.element_measure
+    qp_count, qp_coords, qp_weight, qp_index = qfuncs
+
+    def integrate_linear(dom_arg: DA, idx_arg: IA, qp_arg: QA, test_arg: TA, fields: FS, values: VS,
+                         out: wp.array(dtype=out_dtype)):
+        e, m, c = wp.tid()
+        elt = element_index(idx_arg, e)
+        acc = ACC(0.0)
+        for q in range(qp_count(qp_arg, e)):
+            w = qp_weight(qp_arg, e, q)
+            s = S(elt, qp_coords(qp_arg, e, q), qp_index(qp_arg, e, q), w, wp.vec2i(m, c), wp.vec2i(-1, -1))
+            acc += ACC(w * measure(dom_arg, s)) * ACC(call(s, dom_arg, fields, values))
+        add(out, test_node(test_arg, elt, m), c, acc)
+    return wp.kernel(integrate_linear, module="unique")
+
+
+def bilinear_kernel(call, domain, qfuncs, S, ACC, test_node, trial_node, setters, block_type,
+                    comps, nodal, node_counts, types):
+    DA, IA, QA, TA, UA, FS, VS = types
+    element_index, measure = domain.element_index, domain.element_measure
+    qp_count, qp_coords, qp_weight, qp_index = qfuncs
+    set_entry, zero_block = setters
+    TC, UC = comps
+    NODAL = int(nodal)
+    TN = node_counts[0]
+    UN = 1 if nodal else node_counts[1]
+
+    def integrate_bilinear(dom_arg: DA, idx_arg: IA, qp_arg: QA, test_arg: TA, trial_arg: UA,
+                           fields: FS, values: VS, rows: wp.array(dtype=int), cols: wp.array(dtype=int),
+                           vals: wp.array(dtype=block_type)):
+        e, m, k = wp.tid()
+        n = wp.where(NODAL == 1, m, k)
+        elt = element_index(idx_arg, e)
+        block = zero_block()
+        for c in range(TC):
+            for d in range(UC):
+                acc = ACC(0.0)
+                if NODAL == 0:
+                    for q in range(qp_count(qp_arg, e)):
+                        w = qp_weight(qp_arg, e, q)
+                        s = S(elt, qp_coords(qp_arg, e, q), qp_index(qp_arg, e, q), w,
+                              wp.vec2i(m, c), wp.vec2i(n, d))
+                        acc += ACC(w * measure(dom_arg, s)) * ACC(call(s, dom_arg, fields, values))
+                else:
+                    w = qp_weight(qp_arg, e, m)
+                    s = S(elt, qp_coords(qp_arg, e, m), -1, w, wp.vec2i(m, c), wp.vec2i(n, d))
+                    acc = ACC(w * measure(dom_arg, s)) * ACC(call(s, dom_arg, fields, values))
+                block = set_entry(block, c, d, acc)
+        i = (e * TN + m) * UN + k
+        rows[i] = test_node(test_arg, elt, m)
+        cols[i] = trial_node(trial_arg, elt, n)
+        vals[i] = block
+    return wp.kernel(integrate_bilinear, module="unique")
