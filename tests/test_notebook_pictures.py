@@ -18,6 +18,15 @@ from notebook_helpers import ipython  # noqa: F401  (fixture)
 from warp_interactive.notebook.widgets import array_view, heatmap_view, plots, tape_view, vector_plot
 
 
+@pytest.fixture(autouse=True)
+def _no_tape_left():
+    """The tapes made here are gone after each test: a live tape keeps the runtime's tape
+    checks on, which later tests (in the same process) look at."""
+    yield
+    import gc
+    gc.collect()
+
+
 @wp.kernel
 def pic_square(x: wp.array(dtype=float), y: wp.array(dtype=float)):
     i = wp.tid()
@@ -234,6 +243,8 @@ def test_visualize_displays_a_picture_with_the_notebooks_names(ipython):
     assert data["text/plain"].startswith("digraph tape")      # not a quoted, escaped string
     labelled = ipython.shell.user_ns["vt"].visualize(array_labels={ipython.shell.user_ns["vx"]: "input"})
     assert ">input</text>" in ipython.shell.display_formatter.format(labelled)[0]["text/html"]
+    del dot, labelled
+    ipython.ok("del vt, dot")           # a live tape keeps the tape checks on for later tests
 
 
 # --- static HTML (nbconvert) -------------------------------------------------------------------
@@ -268,6 +279,7 @@ def test_every_picture_survives_nbconvert_with_page_unique_ids(ipython):
     assert sum(t == "svg" for t, _ in tags.seen) == 4
     ids = [a["id"] for _, a in tags.seen if "id" in a]
     assert ids and len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
+    ipython.ok("del st_tape, st_live")  # a live tape keeps the tape checks on for later tests
 
 
 class _Tags(HTMLParser):
