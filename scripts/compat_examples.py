@@ -177,18 +177,37 @@ def _drive_class(module, spec, steps, result):
     wp.synchronize()
     result["init_s"] = time.perf_counter() - t0
     call = spec.get("call") or ("step" if hasattr(example, "step") else "render")
-    times = []
-    for _ in range(steps):
-        t0 = time.perf_counter()
+    times, cpu_times = [], []
+    recorder = None
+    for i in range(steps):
+        if i == 1 and spec.get("kernels"):
+            recorder = wp.timing_begin()     # the later steps' launches, per kernel (ours only)
+        t0, c0 = time.perf_counter(), time.process_time()
         getattr(example, call)()
         wp.synchronize()
         times.append(time.perf_counter() - t0)
+        cpu_times.append(time.process_time() - c0)
         if stem and call != "render" and hasattr(example, "render"):
             example.render()
+    if recorder is not None:
+        result["kernels"] = _kernel_rows(wp.timing_end(), steps - 1)
     result["step_times"] = times
+    result["step_cpu_times"] = cpu_times
     if stem:
         _save_renderers(example, stem, result)
     return example
+
+
+def _kernel_rows(results, steps):
+    """Per (kernel, forward/backward): launches, wall and CPU milliseconds per step, largest first."""
+    table = {}
+    for r in results:
+        if r.kind == "build":
+            continue
+        n, wall, cpu = table.get((r.name, r.kind), (0, 0.0, 0.0))
+        table[(r.name, r.kind)] = (n + 1, wall + r.elapsed, cpu + getattr(r, "cpu_elapsed", 0.0))
+    rows = [[name, kind, n / steps, wall / steps, cpu / steps] for (name, kind), (n, wall, cpu) in table.items()]
+    return sorted(rows, key=lambda row: -row[3])
 
 
 def _save_renderers(example, stem, result):
@@ -226,6 +245,8 @@ def drive(job):
         import warp as wp
         _point_assets_at_wheel(wp, job["wheel"])
         device = job.get("device")
+        if job.get("threads"):
+            wp.config.num_threads = job["threads"]   # ours only: warp-lang runs CPU kernels on one thread
         name = "example_under_test"
         with wp.ScopedDevice(device):
             if job["spec"].get("script"):
@@ -262,13 +283,15 @@ def drive(job):
 # ------------------------------------------------------------------------------------------------
 # The parent: one process per example and side, then the table.
 
-def run_one(name, spec, side, args, wheel, tmp):
+def run_one(name, spec, side, args, wheel, tmp, threads=None):
+    """Run one example in a child process on `side` ("ours" or "peer"); ours on `threads` CPU
+    threads where given (None: the configured default, all cores)."""
     path = os.path.join(wheel, "examples", name + ".py")
     if side == "peer" and spec.get("render_stem"):
         spec = dict(spec, render_stem=spec["render_stem"] + ".peer")   # both sides' stages kept
-    stem = os.path.join(tmp, f"{name.replace('/', '_')}.{side}")
+    stem = os.path.join(tmp, f"{name.replace('/', '_')}.{side}{threads or ''}")
     job = dict(path=path, spec=spec, steps=args.steps, device=args.device, wheel=wheel,
-               npz=stem + ".npz", json=stem + ".json")
+               npz=stem + ".npz", json=stem + ".json", threads=threads if side == "ours" else None)
     if side == "peer":
         python_path, cwd = os.path.dirname(wheel), tmp
     else:
@@ -417,6 +440,7 @@ def main():
     ap.add_argument("--steps", type=int, default=5, help="steps per example (where not listed)")
     ap.add_argument("--device", default="cpu", help="device for both runs (default cpu)")
     ap.add_argument("--timeout", type=int, default=600, help="seconds per example and side")
+    ap.add_argument("--threads", type=int, help="CPU threads for ours (wp.config.num_threads; default all cores)")
     ap.add_argument("--json", help="write every result to this file")
     ap.add_argument("--render", metavar="DIR", help="run the examples' renderers too, writing to DIR")
     ap.add_argument("--list", action="store_true", help="print the default list and exit")
@@ -443,7 +467,7 @@ def main():
                                       **RENDER_SPECS.get(name, {}).get("kwargs", {}))
                 spec["render_stem"] = os.path.join(os.path.abspath(args.render), name.replace("/", "_"))
             print(f"running {name} ...", flush=True)
-            ours, ours_npz = run_one(name, spec, "ours", args, wheel, tmp)
+            ours, ours_npz = run_one(name, spec, "ours", args, wheel, tmp, threads=args.threads)
             theirs, agr = None, None
             if args.peer:
                 theirs, peer_npz = run_one(name, spec, "peer", args, wheel, tmp)
