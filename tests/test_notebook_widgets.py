@@ -65,9 +65,11 @@ def test_vector_arrays_format_components():
 
 
 def test_large_array_html_stays_small():
+    """One page of values, a sampled picture and a sampled copy for the hover read-out: the
+    HTML of a 4-million-element array is about that of a 128x128 one."""
     a = wp.zeros((2000, 2000))
     html = a._repr_html_()
-    assert len(html) < 100_000
+    assert len(html) < 1.3 * len(wp.zeros((128, 128))._repr_html_()) < 200_000
     bundle = a._repr_mimebundle_()
     assert set(bundle) == {"text/html", "text/plain"}
 
@@ -449,9 +451,8 @@ def test_tape_svg_with_graphviz_draws_the_data_flow():
     assert {"wd_square", "wd_sum", "x", "y", "loss"} <= set(texts)
 
 
-def test_heatmap_png_is_a_small_palette_image():
+def test_heatmap_png_reads_back_with_the_arrays_aspect():
     from matplotlib import image
     png = plots.heatmap_png(np.random.default_rng(0).random((300, 200)))
-    assert png[25] == 3                                   # PNG colour type 3: a palette
     w, h = _png_size(png)
     assert image.imread(io.BytesIO(png), format="png").shape[:2] == (h, w) and h > w

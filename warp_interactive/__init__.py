@@ -143,6 +143,7 @@ _hook_on_first_call("array", ".notebook.widgets.array_view", "array_html", _hook
 _hook_on_first_call("timing", ".notebook.widgets.timing_view", "timing_html", _hooks.html_views)
 _hook_on_first_call("scoped_timer", ".notebook.widgets.timing_view", "scoped_timer_html",
                     _hooks.html_views)
+_hook_on_first_call("tape_dot", ".notebook.display", "dot_text_html", _hooks.html_views)
 _hook_on_first_call("bsr_matrix", ".notebook.sparse_view", "bsr_matrix_html", _hooks.html_views)
 
 

@@ -163,7 +163,7 @@ def resolve(name, arg_types):
     b = registry.get(name)
     if b is None:
         raise TypeMismatch(f"unknown builtin {name!r}")
-    reasons, fitting = [], []
+    reasons, fitting, near = [], [], []
     for ov in b.overloads:
         try:
             return ov, ov.match(arg_types)
@@ -171,15 +171,23 @@ def resolve(name, arg_types):
             reasons.append(f"  {ov.signature()}: {e}")
             if _takes(ov, len(arg_types)):
                 fitting.append(str(e))
+                if _kinds_fit(ov, arg_types):
+                    near.append(str(e))
     got = ", ".join(type_name(t) for t in arg_types)
     # warp-lang's wording first ("Couldn't find function overload for 'f'": its tests match it)
     if len(fitting) == 1:   # one overload takes this many arguments: its reason is the answer
         detail = f": {fitting[0]}"
+    elif len(near) == 1:    # one overload takes these kinds of argument (scalars, vectors...) and
+        detail = f": {near[0]}"   # failed on a finer rule: the others are beside the point
     else:
         detail = "; candidates:\n" + "\n".join(reasons)
     err = TypeMismatch(f"Couldn't find function overload for '{name}' that accepts ({got}){detail}")
     err.detail = detail
     raise err
+
+
+def _kinds_fit(ov, arg_types):
+    return all(_fits(t, p) for t, p in zip(arg_types, ov.patterns(len(arg_types))))
 
 
 def _takes(ov, n):

@@ -73,6 +73,7 @@ class Scope:
             idx = lineno - 1
             if 0 <= idx < len(self.source_lines):
                 line_text = self.source_lines[idx]
+                col = operator_col(node, line_text, col)
         return kind(msg, self.filename, abs_line, col, line_text, self.func_name)
 
     def lineno_of(self, node):
@@ -203,3 +204,16 @@ def _walk_same_loop(node):
         yield from _walk_same_loop(child)
 
 
+
+
+def operator_col(node, line_text, col):
+    """The caret's column: a binary operation's operator (``+`` of ``a * b + i``), not the start
+    of its left operand, where both operands sit on the line; else ``col``."""
+    if not isinstance(node, ast.BinOp) or node.left.end_lineno != node.lineno or \
+            node.right.lineno != node.lineno:
+        return col
+    text = line_text.encode()          # ast columns count UTF-8 bytes
+    at = node.left.end_col_offset
+    while at < node.right.col_offset and text[at:at + 1] in (b" ", b"\t", b")"):
+        at += 1                         # past the spaces and the closing brackets
+    return at if at < node.right.col_offset else col

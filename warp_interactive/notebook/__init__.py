@@ -28,20 +28,24 @@ def register(shell):
         unregister(_state["shell"])
     from ..lang import decorators
     from . import capture, display, magic
+    from .summaries import CellSummaries
     from .tracebacks import show_cell_error
     cells = CellModules(shell)
     decorators.module_hook = cells
     magic.register_magics(shell, cells)
     cap = capture.CellCapture()
+    summaries = CellSummaries(cells)
     shell.events.register("pre_run_cell", cap.pre_run_cell)
-    shell.events.register("post_run_cell", cap.post_run_cell)
+    shell.events.register("pre_run_cell", summaries.pre_run_cell)
+    shell.events.register("post_run_cell", cap.post_run_cell)       # before the summary: kernel
+    shell.events.register("post_run_cell", summaries.post_run_cell)  # output first, then it
     ours = not shell.custom_exceptions      # a handler someone else set stays
     if ours:
         shell.set_custom_exc((Exception,), show_cell_error)
     display.register_formatters(shell)
     from .frames import register_render_formatters
     register_render_formatters(shell)
-    _state.update(shell=shell, cells=cells, capture=cap, custom_exc=ours)
+    _state.update(shell=shell, cells=cells, capture=cap, summaries=summaries, custom_exc=ours)
 
 
 def unregister(shell):
@@ -52,9 +56,11 @@ def unregister(shell):
     from . import display, magic
     decorators.module_hook = None
     magic.unregister_magics(shell)
-    cap = _state["capture"]
+    cap, summaries = _state["capture"], _state["summaries"]
     cap.stop()
-    for name, cb in (("pre_run_cell", cap.pre_run_cell), ("post_run_cell", cap.post_run_cell)):
+    for name, cb in (("pre_run_cell", cap.pre_run_cell), ("post_run_cell", cap.post_run_cell),
+                     ("pre_run_cell", summaries.pre_run_cell),
+                     ("post_run_cell", summaries.post_run_cell)):
         try:
             shell.events.unregister(name, cb)
         except ValueError:
@@ -72,4 +78,5 @@ from .api import (array_widget, gradient_norms, last_error, show_array, show_tap
 from .live import live  # noqa: E402
 from .frames import animation, show_frame  # noqa: E402
 from .magic import annotation  # noqa: E402
+from .summaries import kernel_summaries  # noqa: E402
 from .tracebacks import show_package_frames  # noqa: E402

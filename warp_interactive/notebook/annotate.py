@@ -61,18 +61,29 @@ def annotate_html(cell_lines, source, title=""):
     rows = []
     for number, text in enumerate(cell_lines, start=1):
         fw, bw = forward.get(number, []), adjoint.get(number, [])
-        shown = f"<span class='wpi-ln'>{number:>3}</span> {html.escape(text) or ' '}"
-        style = f"background:{_shade(len(fw), most)};white-space:pre;font-family:monospace"
-        if not fw and not bw:
+        folds = bool(fw or bw)
+        # every line starts with a fold marker of the same width (a blank one where nothing
+        # folds open), so line numbers and text line up whichever lines made code
+        shown = (f"<span class='wpi-fold' style='{_FOLD_STYLE}'>{'▸' if folds else ' '}</span>"
+                 f"<span class='wpi-ln'>{number:>3}</span> {html.escape(text) or ' '}")
+        style = f"background:{_shade(len(fw), most)};white-space:pre;font-family:monospace;display:block"
+        if not folds:
             rows.append(f"<div class='wpi-line' style='{style}'>{shown}</div>")
             continue
         body = _code_block("C++ (forward)", fw) + _code_block("adjoint (reverse mode)", bw)
-        rows.append(f"<details class='wpi-line' data-line='{number}'><summary style='{style}'>{shown}"
-                    f"</summary>{body}</details>")
+        rows.append(f"<details class='wpi-line' data-line='{number}'><summary style='{style};"
+                    f"list-style:none;cursor:pointer'>{shown}</summary>{body}</details>")
     head = f"<div style='font-weight:bold'>{html.escape(title)}</div>" if title else ""
     note = ("<div style='font-size:85%;color:#555'>click a shaded line for its C++; "
             "the stronger the shade, the more code it made</div>")
-    return f"<div class='wpi-annotate'>{head}{note}{''.join(rows)}</div>"
+    return f"<div class='wpi-annotate' style='text-align:left'>{_STYLE}{head}{note}{''.join(rows)}</div>"
+
+
+_FOLD_STYLE = "display:inline-block;width:1.2em;color:#777"
+# the browsers' own disclosure triangle is hidden (Safari ignores list-style on summary): the
+# marker above replaces it, turned down while the line is open
+_STYLE = ("<style>.wpi-annotate summary::-webkit-details-marker{display:none}"
+          ".wpi-annotate details[open]>summary .wpi-fold{transform:rotate(90deg)}</style>")
 
 
 def _code_block(label, lines):

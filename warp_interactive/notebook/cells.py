@@ -85,6 +85,8 @@ class CellModules:
         self.shell = shell
         self.staging = None     # (filename, Module) while a %%wp.kernel cell executes
         self._names = {}        # cell filename -> module name
+        self.own_modules = set()   # the names of the modules made here (not by the magic)
+        self.defined = []       # (module name, kernel name) defined by decorator in this cell
 
     def __call__(self, fn):
         code = getattr(fn, "__code__", None)
@@ -97,6 +99,8 @@ class CellModules:
         from ..runtime.module import get_module
         m = get_module(self.name_for_file(code.co_filename))
         m.parent = "__main__"
+        self.own_modules.add(m.name)
+        self.defined.append((m.name, fn.__name__))
         return m
 
     def name_for_file(self, filename):

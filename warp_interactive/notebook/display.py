@@ -14,6 +14,16 @@ def tape_html(tape):
     return html(tape, _user_names())
 
 
+def dot_text_html(dot):
+    """``tape.visualize()`` displayed: the tape's picture (its arrays named after the
+    notebook's variables, or the ``array_labels`` it was given), not the escaped DOT text."""
+    from ..runtime.tape_graph import label_lookup
+    from .widgets.tape_view import tape_html as html
+    names = _user_names()
+    names.update(label_lookup(dot.array_labels))
+    return html(dot.tape, names)
+
+
 def tape_text(tape, printer=None, cycle=False):
     """IPython's text/plain for a tape: its data flow, one line per launch."""
     from .widgets.tape_view import tape_text as text

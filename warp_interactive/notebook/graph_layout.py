@@ -44,18 +44,44 @@ def grad_norm(a):
     return float(np.sqrt(np.sum(np.square(g.numpy().astype(np.float64)))))
 
 
+CONSUMED = "grad consumed"
+
+
+def written_arrays(tape):
+    """ids of the arrays a recorded step stores to."""
+    out = set()
+    for entry in tape.launches:
+        if entry[0] == "launch":
+            out.update(id(a) for a in launch_arrays(entry)[1])
+    return out
+
+
+def grad_text(a, tape, written):
+    """``|grad|=N``, or CONSUMED for an array whose gradient ``tape.backward`` used and zeroed
+    (an array a recorded step wrote: its adjoint passes on to what the step read, and is
+    cleared so a second backward adds no more; docs/autodiff.md), or None without a gradient."""
+    n = grad_norm(a)
+    if n is None:
+        return None
+    if n == 0 and getattr(tape, "backward_passes", 0) and id(a) in written and \
+            not getattr(a, "_retain_grad", False):
+        return CONSUMED
+    return f"|grad|={n:.3g}"
+
+
 def tape_model(tape, names=None, with_grads=True):
     """The Graph of a tape (``names``: id(array) -> a readable name)."""
     names = names or {}
     g, arrays = Graph(), {}
+    written = written_arrays(tape) if with_grads else set()
 
     def array_node(a):
         key = f"a{id(a)}"
         if key not in g.nodes:
             extra = f"{tuple(a.shape)}"
-            n = grad_norm(a) if with_grads else None
-            if n is not None:
-                extra += f"  |grad|={n:.3g}"
+            note = grad_text(a, tape, written) if with_grads else None
+            if note is not None:
+                extra += f"  {note}"
             g.nodes[key] = Node(key, array_label(a, names), "array", extra=extra)
             arrays[key] = a
         return key
@@ -125,7 +151,7 @@ def to_svg(g):
     width = 40 + (max(n.layer for n in g.nodes.values()) + 1) * COL_W
     height = 60 + (max(n.row for n in g.nodes.values()) + 1) * ROW_H
     out = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' "
-           "font-family='sans-serif' font-size='11'>",
+           f"viewBox='0 0 {width} {height}' font-family='sans-serif' font-size='11'>",
            "<defs><marker id='arr' markerWidth='8' markerHeight='8' refX='7' refY='4' orient='auto'>"
            "<path d='M0,0 L8,4 L0,8 z' fill='#555'/></marker></defs>"]
     for name, members in g.scopes:

@@ -56,6 +56,7 @@ class Tape:
         self.launches = []          # entries: ("launch", kernel, dim, inputs, outputs, device)
         self.scopes = []            # (index in launches, name, metadata); an end: (index, None, None)
         self.loss = None
+        self.backward_passes = 0    # since the last reset: displays say which gradients were consumed
         self.gradients = _GradientMap(self)
         self.keeper = tape_keep.Keeper()    # copies of overwritten arrays (wp.config.tape_copy_on_write)
 
@@ -152,6 +153,7 @@ class Tape:
         self.keeper.follow_grads()      # a gradient array set after recording (a.grad = seed)
         for entry in reversed(self.launches):
             _BACKWARD[entry[0]](entry)
+        self.backward_passes += 1
         self.keeper.consumed = True         # its reads are consumed
         tape_keep.unwatch(self.keeper)
         if config.verify_autograd_array_access:    # this tape's reads are consumed
@@ -181,15 +183,17 @@ class Tape:
         self.scopes.clear()
         self.keeper.clear()
         self.loss = None
+        self.backward_passes = 0
 
     def visualize(self, filename=None, **kwargs):
-        """The recorded graph as GraphViz DOT text (written to ``filename`` if given)."""
-        from .tape_graph import to_dot
+        """The recorded graph as GraphViz DOT text (written to ``filename`` if given). The text
+        is a ``str``; in a notebook it displays as the graph's picture."""
+        from .tape_graph import DotText, to_dot
         dot = to_dot(self, **kwargs)
         if filename:
             with open(filename, "w") as f:
                 f.write(dot)
-        return dot
+        return DotText(dot, self, kwargs.get("array_labels"))
 
 
 def _is_struct(v):

@@ -89,6 +89,29 @@ def _kernel_tooltip(kernel):
     return "\n".join(parts)
 
 
+class DotText(str):
+    """``tape.visualize()``'s DOT text: a ``str`` (written, compared, printed as before) that a
+    notebook displays as the tape's picture, arrays named after the notebook's variables (or
+    ``array_labels``), rather than as the escaped text."""
+
+    def __new__(cls, text, tape=None, array_labels=None):
+        self = super().__new__(cls, text)
+        self.tape, self.array_labels = tape, array_labels
+        return self
+
+    def __reduce__(self):            # pickled, copied: the text alone
+        return (str, (str(self),))
+
+    def _repr_html_(self):
+        from .. import hooks
+        if self.tape is None or "tape_dot" not in hooks.html_views:
+            return None              # IPython shows the text
+        return hooks.html_view("tape_dot", self)
+
+    def _repr_pretty_(self, printer, cycle):
+        printer.text(str(self))      # the DOT text itself, not its escaped repr
+
+
 def to_dot(tape, graph_name="tape", array_labels=None, simplify_graph=True, **_):
     """GraphViz DOT text of the tape (``array_labels``: {array: label}; others are a0, a1...);
     ``simplify_graph``: a launch repeated back to back is drawn once, in a "repeated Nx" cluster."""

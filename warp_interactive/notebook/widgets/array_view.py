@@ -77,6 +77,12 @@ def is_scalar_2d(a):
     return a.ndim == 2 and is_scalar(a.dtype) and a.size > 0
 
 
+def has_heatmap(a):
+    """2-d scalar arrays, and arrays of 3 or more dimensions (a slider over the leading axes)."""
+    from ...types.scalars import is_scalar
+    return a.ndim >= 2 and is_scalar(a.dtype) and a.size > 0
+
+
 def summary_html(a):
     s = stats(a)
     head = (f"<b>wp.array</b> shape={tuple(a.shape)} dtype={html.escape(_dtype_name(a))} "
@@ -119,21 +125,44 @@ def heatmap_png(a):
     return draw(host_view(a), title=f"{shape} {_dtype_name(a)}")
 
 
-def heatmap_html(a):
-    if not is_scalar_2d(a):
+def heatmap_html(a, cmap="viridis", vmin=None, vmax=None):
+    """The heat-map with its hover read-out (and slice slider past 2-d), or "" if none."""
+    if not has_heatmap(a):
+        return ""
+    from .heatmap_view import heatmap_block
+    shape = "x".join(str(n) for n in a.shape)
+    return heatmap_block(host_view(a), f"{shape} {_dtype_name(a)}", cmap, vmin, vmax)
+
+
+def vector_html(a):
+    """Points (1-d) or arrows (2-d) of a vec2/vec3 array, or "" for other arrays."""
+    from .vector_plot import vector_length, vector_png
+    n = vector_length(a)
+    if n is None:
         return ""
     from .plots import data_uri
-    rows, cols = a.shape
-    return (f"<img class='wpi-heatmap' src='{data_uri(heatmap_png(a))}' "
-            f"alt='heat-map of a {rows}x{cols} array' style='max-width:100%'/>")
+    shape = "x".join(str(k) for k in a.shape)
+    kind = "points" if a.ndim == 1 else "arrows"
+    png = vector_png(host_view(a), f"{shape} {_dtype_name(a)}")
+    return (f"<img class='wpi-vectors' src='{data_uri(png)}' alt='{kind} of a {shape} "
+            f"vec{n} array' style='max-width:100%;display:block'/>")
+
+
+def picture_html(a):
+    return heatmap_html(a) or vector_html(a)
 
 
 def array_html(a, page_index=0, rows=PAGE_ROWS):
-    """One self-contained HTML block (works without a widget front-end)."""
+    """One self-contained HTML block (works without a widget front-end): the summary, the
+    picture (a heat-map, points or arrows) and then the values, folded under the picture."""
     if getattr(a, "is_annotation", False):
         return html.escape(repr(a))
-    parts = [summary_html(a), table_html(a, page_index, rows), heatmap_html(a)]
-    return "<div class='wpi-array'>" + "".join(p for p in parts if p) + "</div>"
+    picture = picture_html(a)
+    table = table_html(a, page_index, rows)
+    if picture and table:
+        table = f"<details class='wpi-values'><summary>values</summary>{table}</details>"
+    parts = [summary_html(a), picture, table]
+    return "<div class='wpi-array' style='text-align:left'>" + "".join(p for p in parts if p) + "</div>"
 
 
 def array_text(a, page_index=0, rows=PAGE_ROWS):
@@ -173,9 +202,11 @@ def array_widget(a, rows=PAGE_ROWS):
 
     prev_b.on_click(lambda _: go(-1))
     next_b.on_click(lambda _: go(1))
-    children = [w.HTML(summary_html(a)), w.HBox([prev_b, label, next_b]), table]
-    if is_scalar_2d(a):
-        children.append(w.HTML(heatmap_html(a)))
+    children = [w.HTML(summary_html(a))]
+    picture = picture_html(a)
+    if picture:
+        children.append(w.HTML(picture))
+    children += [w.HBox([prev_b, label, next_b]), table]
     box = w.VBox(children)
     box.go = go          # for programs (and tests) that page without clicking
     box.table = table

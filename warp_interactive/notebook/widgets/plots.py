@@ -26,19 +26,11 @@ def _figure(width_in, height_in):
     return fig
 
 
-def png_bytes(fig, palette=False):
-    """The figure as PNG. ``palette``: 256 colours (a colour map has 256 and the rest is text):
-    a heat-map's PNG is about a third of the true-colour one, which matters for a notebook that
-    stores its pictures (and for a live view redrawn many times)."""
+def png_bytes(fig):
+    """The figure as a true-colour PNG. (Not reduced to a 256-colour palette: the quantiser
+    spends its palette on the text's anti-aliasing too, and a smooth field then shows rings.)"""
     buf = io.BytesIO()
-    if not palette:
-        fig.savefig(buf, format="png", dpi=DPI)
-        return buf.getvalue()
-    from PIL import Image          # matplotlib's own dependency
-    fig.canvas.draw()
-    rgb = np.asarray(fig.canvas.buffer_rgba())[..., :3]
-    image = Image.fromarray(rgb).quantize(256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
-    image.save(buf, format="png")
+    fig.savefig(buf, format="png", dpi=DPI)
     return buf.getvalue()
 
 
@@ -59,9 +51,10 @@ def image_size(rows, cols, longer=HEATMAP_INCHES):
     return max(longer * cols / rows, 2.0 / DPI), longer
 
 
-def heatmap_figure(values, title=None, cmap="viridis"):
+def heatmap_figure(values, title=None, cmap="viridis", vmin=None, vmax=None):
     """A Figure of a 2-d array: pixels square (the array's aspect), axes in array indices
-    (row 0 at the top, as printed), a colour bar; NaN/Inf drawn grey."""
+    (row 0 at the top, as printed), a colour bar; NaN/Inf drawn grey. ``vmin``/``vmax``: the
+    colour limits (default: the values' own)."""
     import matplotlib
     import matplotlib.ticker
     rows, cols = values.shape
@@ -74,7 +67,7 @@ def heatmap_figure(values, title=None, cmap="viridis"):
     fw, fh = fig.get_size_inches()
     ax = fig.add_axes((margin_l / fw, (margin_b + (bar_h - h) / 2) / fh, w / fw, h / fh))
     colours = matplotlib.colormaps[cmap].with_extremes(bad="#888888")
-    image = ax.imshow(v, cmap=colours, interpolation="nearest", aspect="equal",
+    image = ax.imshow(v, cmap=colours, interpolation="nearest", aspect="equal", vmin=vmin, vmax=vmax,
                       extent=(-0.5, cols - 0.5, rows - 0.5, -0.5))
     ax.tick_params(labelsize=8)
     ax.yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(max(1, int(h * 3)), integer=True))
@@ -86,8 +79,24 @@ def heatmap_figure(values, title=None, cmap="viridis"):
     return fig
 
 
-def heatmap_png(values, title=None):
-    return png_bytes(heatmap_figure(values, title), palette=True)
+def heatmap_png(values, title=None, cmap="viridis", vmin=None, vmax=None):
+    return heatmap_picture(values, title, cmap, vmin, vmax)[0]
+
+
+def heatmap_picture(values, title=None, cmap="viridis", vmin=None, vmax=None):
+    """(PNG bytes, image area) of the heat-map; the image area is (left, top, right, bottom) as
+    fractions of the picture, top down (where a pointer over the picture finds the array)."""
+    fig = heatmap_figure(values, title, cmap, vmin, vmax)
+    png = png_bytes(fig)
+    box = fig.axes[0].get_position()         # as drawn (the equal aspect applied)
+    return png, (box.x0, 1.0 - box.y1, box.x1, 1.0 - box.y0)
+
+
+def colour_table(cmap="viridis"):
+    """The colour map's 256 colours as RGB bytes (what a page draws a slice with)."""
+    import matplotlib
+    rgba = matplotlib.colormaps[cmap](np.linspace(0.0, 1.0, 256))
+    return (np.round(rgba[:, :3] * 255).astype(np.uint8)).tobytes()
 
 
 def bar_chart_figure(rows, unit="ms", title=None):

@@ -6,7 +6,7 @@ import shutil
 import subprocess
 
 from ...runtime.tape_graph import dot_quote, entry_label, launch_arrays
-from ..graph_layout import array_label, grad_norm, tape_model, to_svg
+from ..graph_layout import CONSUMED, array_label, grad_norm, grad_text, tape_model, to_svg, written_arrays
 
 
 # the colours of the pure-Python drawing (graph_layout.py), so both engines look alike
@@ -41,7 +41,13 @@ def dot_with_names(tape, names):
 
 
 def tape_svg(tape, names=None, engine="auto"):
-    """SVG text of the tape's graph. ``engine``: "auto" (dot if found), "dot" or "python"."""
+    """SVG text of the tape's graph. ``engine``: "auto" (dot if found), "dot" or "python".
+    Its ids (GraphViz's node/edge ids, the arrowhead marker) are unique to this picture."""
+    from .ids import scope_ids
+    return scope_ids(_svg(tape, names, engine))
+
+
+def _svg(tape, names, engine):
     dot = shutil.which("dot") if engine in ("auto", "dot") else None
     if engine == "dot" and dot is None:
         raise RuntimeError("GraphViz 'dot' was not found on PATH (engine='python' needs none)")
@@ -67,7 +73,10 @@ def kept_line(tape):
 
 def tape_html(tape, names=None, engine="auto"):
     """The graph as SVG, and the gradient norms after ``tape.backward``."""
-    out = f"<div class='wpi-tape'>{tape_svg(tape, names, engine)}</div>"
+    # drawn at its own size, scrolled sideways in a narrow output (a notebook beside another),
+    # not shrunk to the output's width until its labels are unreadable
+    svg = tape_svg(tape, names, engine).replace("<svg", "<svg style='max-width:none'", 1)
+    out = f"<div class='wpi-tape' style='overflow-x:auto;text-align:left'>{svg}</div>"
     if kept_line(tape):
         out += f"<div class='wpi-tape-kept'>{html.escape(kept_line(tape))}</div>"
     if any(getattr(a, "grad", None) is not None for a in tape.arrays()):
@@ -103,7 +112,23 @@ def gradient_norms(tape, names=None):
     return out
 
 
+CONSUMED_NOTE = ("grad consumed: tape.backward used this array's gradient (a recorded step "
+                 "wrote the array) and zeroed it, so a second backward adds nothing twice; "
+                 "retain_grad=True keeps it to look at (docs/autodiff.md)")
+
+
 def gradient_norms_html(tape, names=None):
-    rows = gradient_norms(tape, names)
-    body = "".join(f"<tr><td>{html.escape(n)}</td><td>{s}</td><td>{v:.6g}</td></tr>" for n, s, v in rows)
-    return f"<table><tr><th>array</th><th>shape</th><th>|grad|</th></tr>{body}</table>"
+    names = names or {}
+    written = written_arrays(tape)
+    rows, consumed = [], False
+    for a in tape.arrays():
+        note = grad_text(a, tape, written)
+        if note is None:
+            continue
+        shown = f"0 ({CONSUMED})" if note == CONSUMED else f"{grad_norm(a):.6g}"
+        consumed |= note == CONSUMED
+        name = names.get(id(a)) or f"array{tuple(a.shape)}"
+        rows.append(f"<tr><td>{html.escape(name)}</td><td>{tuple(a.shape)}</td><td>{shown}</td></tr>")
+    foot = f"<div class='wpi-grad-note' style='font-size:85%;color:#555'>{CONSUMED_NOTE}</div>" \
+        if consumed else ""
+    return f"<table><tr><th>array</th><th>shape</th><th>|grad|</th></tr>{''.join(rows)}</table>{foot}"
