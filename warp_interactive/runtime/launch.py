@@ -11,6 +11,7 @@ from ..types.arraydesc import LaunchBounds
 from ..types.composite import passes_adjoint_value
 from ..build import strided
 from . import fastlaunch, graph, launch_state, launchers, tape_hooks
+from .launchers import cuda_block_dim, cuda_blocks  # noqa: F401  (runtime.launch names them)
 from .launch_state import epoch as _epoch
 from .args import pack
 from .device import _off_default, get_device
@@ -242,30 +243,11 @@ def launch_tiled(kernel, dim, inputs=(), outputs=(), device=None, stream=None, b
     if block_dim is not None and int(block_dim) < 0:
         raise ValueError(f"block_dim must not be negative, got {block_dim}")
     launcher = get_device(stream.device if device is None and stream is not None else device).launcher
-    return launcher.launch_tiled(kernel, dim, inputs, outputs, device, stream, block_dim, kwargs)
-
-
-def cuda_block_dim(block_dim):
-    """A CUDA launch's threads per block: ``block_dim``, by default ``wp.config.cuda_block_dim``
-    (256, warp-lang's default), at most 1024 (the GPU's limit)."""
-    width = int(block_dim) if block_dim else int(config.cuda_block_dim)
-    if not 1 <= width <= 1024:
-        raise ValueError(f"block_dim must be between 1 and 1024 on CUDA, got {block_dim}")
-    return width
-
-
-def cuda_blocks(kernel, block_dim):
-    """(kernel, block_dim) of a CUDA launch. A kernel holding tiles runs its blocks cooperatively,
-    as warp-lang does on a GPU: the kernel built for blocks of ``block_dim`` lanes (Kernel.
-    with_block_width, the same build as cooperative CPU blocks), each GPU thread one lane
-    (native cuda_blocks.h, runtime/cuda/modules.py block_launches). The threads of a kernel
-    without tiles never meet: its one-lane build is the same program, and runs as it is."""
-    if kernel.block_width > 1:          # already the build for its width (a tape's replay)
-        return kernel, kernel.block_width
-    if not kernel.uses_tiles:
-        return kernel, block_dim
-    width = cuda_block_dim(block_dim)
-    return (kernel.with_block_width(width) if width > 1 else kernel), width
+    lanes, launch_block_dim, cooperative = launcher.tiled(block_dim)
+    if cooperative:    # the CPU's blocks of `lanes` cooperating lanes (enable_cpu_blocks)
+        return _launch_cpu_blocks(kernel, dim, lanes, inputs, outputs, device, **kwargs)
+    return launch(kernel, dim + (lanes,), inputs=inputs, outputs=outputs, device=device, stream=stream,
+                  block_dim=launch_block_dim, **kwargs)
 
 
 def cpu_block_width(block_dim, device, stream=None):

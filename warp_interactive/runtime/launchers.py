@@ -5,7 +5,7 @@ launcher and never which kind of device it has.
 
 The protocol: ``fast_plans`` (repeated forward launches get a fastlaunch.Plan), ``blocks(kernel,
 block_dim)`` (the build and block size a launch runs), ``lane_width(block_dim)`` (the lanes of a
-cooperative block a tiled launch runs), ``launch_tiled(...)``, ``configure(cmd, block_dim,
+cooperative block a tiled launch runs), ``tiled(block_dim)`` (a tiled launch's grid lanes), ``configure(cmd, block_dim,
 max_blocks, stream)``, ``threads(kernel, mode)`` (the thread count a deterministic mode needs),
 ``bind(cmd)`` (after its KernelEntry is resolved: the size it counts and its release-mode
 replay, ``cmd._run``) and ``run(cmd)`` (the launch when there is no such replay)."""
@@ -19,8 +19,8 @@ TILE_BLOCK_WIDTH = 1   # a tiled launch's block on the CPU (without enable_cpu_b
 
 
 def _native():
-    from .launch import _native as native
-    return native()
+    from .native import runtime_module
+    return runtime_module()
 
 
 def _adjoint_chunk(total, lanes=8, chunks=128):
@@ -43,13 +43,13 @@ class CpuLauncher:
             raise ValueError(f"block_dim must be at most 1024 on CPU, got {block_dim}")
         return int(block_dim) if config.enable_cpu_blocks else TILE_BLOCK_WIDTH
 
-    def launch_tiled(self, kernel, dim, inputs, outputs, device, stream, block_dim, kwargs):
-        from .launch import _launch_cpu_blocks, launch
+    def tiled(self, block_dim):
+        """(lanes: the grid's trailing dimension, the block_dim its launch passes on, whether
+        the lanes cooperate as one CPU block) of a tiled launch."""
         width = self.lane_width(block_dim)
         if width > 1:
-            return _launch_cpu_blocks(kernel, dim, width, inputs, outputs, device, **kwargs)
-        return launch(kernel, dim + (TILE_BLOCK_WIDTH,), inputs=inputs, outputs=outputs, device=device,
-                      stream=stream, block_dim=block_dim if block_dim else None, **kwargs)
+            return width, block_dim, True
+        return TILE_BLOCK_WIDTH, block_dim if block_dim else None, False
 
     def configure(self, cmd, block_dim, max_blocks, stream):
         pass
@@ -84,6 +84,29 @@ class CpuLauncher:
 
 
 cpu = CpuLauncher()
+
+
+def cuda_block_dim(block_dim):
+    """A CUDA launch's threads per block: ``block_dim``, by default ``wp.config.cuda_block_dim``
+    (256, warp-lang's default), at most 1024 (the GPU's limit)."""
+    width = int(block_dim) if block_dim else int(config.cuda_block_dim)
+    if not 1 <= width <= 1024:
+        raise ValueError(f"block_dim must be between 1 and 1024 on CUDA, got {block_dim}")
+    return width
+
+
+def cuda_blocks(kernel, block_dim):
+    """(kernel, block_dim) of a CUDA launch. A kernel holding tiles runs its blocks cooperatively,
+    as warp-lang does on a GPU: the kernel built for blocks of ``block_dim`` lanes (Kernel.
+    with_block_width, the same build as cooperative CPU blocks), each GPU thread one lane
+    (native cuda_blocks.h, runtime/cuda/modules.py block_launches). The threads of a kernel
+    without tiles never meet: its one-lane build is the same program, and runs as it is."""
+    if kernel.block_width > 1:          # already the build for its width (a tape's replay)
+        return kernel, kernel.block_width
+    if not kernel.uses_tiles:
+        return kernel, block_dim
+    width = cuda_block_dim(block_dim)
+    return (kernel.with_block_width(width) if width > 1 else kernel), width
 
 
 def deterministic_threads(kernel, device):

@@ -13,6 +13,7 @@ import re
 
 from ... import _paths
 from ...build.entry import LoadedKernels
+from ..launchers import cuda_block_dim, cuda_blocks
 from ...config import config
 from ...errors import LaunchError
 from ...errors import CudaError
@@ -136,18 +137,15 @@ class CudaLauncher:
     fast_plans = False
 
     def blocks(self, kernel, block_dim):
-        from ..launch import cuda_blocks
         return cuda_blocks(kernel, block_dim)
 
     def lane_width(self, block_dim):
         return 1     # a GPU block's threads are the lanes (blocks); no CPU-style lanes
 
-    def launch_tiled(self, kernel, dim, inputs, outputs, device, stream, block_dim, kwargs):
+    def tiled(self, block_dim):
         """A GPU block of ``width`` threads, one lane each (cuda_blocks), as warp-lang on a GPU."""
-        from ..launch import cuda_block_dim, launch
         width = cuda_block_dim(block_dim)
-        return launch(kernel, dim + (width,), inputs=inputs, outputs=outputs, device=device, stream=stream,
-                      block_dim=width, **kwargs)
+        return width, width, False
 
     def configure(self, cmd, block_dim, max_blocks, stream):
         cmd.block_dim, cmd.max_blocks, cmd.stream = block_dim, max_blocks, stream
