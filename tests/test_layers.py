@@ -62,7 +62,7 @@ def _cycles(graph):
 def test_layers_contract_is_kept():
     out = _lint(ROOT)
     assert out.returncode == 0, out.stdout + out.stderr
-    assert "1 kept, 0 broken" in out.stdout
+    assert "2 kept, 0 broken" in out.stdout      # the package's layers, and lang's inside it
 
 
 def test_no_import_cycle_between_files():
@@ -92,6 +92,10 @@ def test_cycle_finder_finds_a_cycle():
     ("lang/builtins/registry.py", "from ...notebook import magic\n", "warp_interactive.notebook.magic"),
     ("compiler/cache.py", "def _up():\n    from ..runtime.module import get_module\n",
      "warp_interactive.runtime.module"),
+    # inside lang: the registry never reaches the translator, the IR analyses never the builtins
+    ("lang/builtins/registry.py", "def _up():\n    from ..translation import translator\n",
+     "warp_interactive.lang.translation.translator"),
+    ("lang/analysis/effects.py", "from ..builtins import registry\n", "warp_interactive.lang.builtins.registry"),
 ])
 def test_an_upward_import_breaks_the_contract(tmp_path, importer, line, imported):
     shutil.copytree(os.path.join(ROOT, "warp_interactive"), tmp_path / "warp_interactive",
@@ -102,8 +106,8 @@ def test_an_upward_import_breaks_the_contract(tmp_path, importer, line, imported
     out = _lint(str(tmp_path))
     module = "warp_interactive." + importer[:-3].replace("/", ".")
     assert out.returncode != 0
-    assert "0 kept, 1 broken" in out.stdout
-    assert f"{module} -> {imported}" in out.stdout
+    assert ", 0 broken" not in out.stdout      # (the lang contract too, when the chain runs through lang)
+    assert f"{module} -> {imported}" in " ".join(out.stdout.split())   # the report wraps long lines
 
 
 def _old_lang_names_imported(path, module):

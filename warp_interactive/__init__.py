@@ -10,6 +10,7 @@ from .logger import (LOG_DEBUG, LOG_ERROR, LOG_INFO, LOG_WARNING, Logger, Scoped
                      get_logger, set_logger)
 from .lang.builtins import core as _builtins_core  # noqa: F401  (declares the builtins)
 from .lang.translation import intrinsics_transform as _intrinsics_transform  # noqa: F401  (wp.transformation)
+from .lang.builtins.function import intrinsic_doc as _intrinsic_doc
 from .lang.builtins.function import intrinsic_names as _intrinsic_names
 from .lang.builtins.function import make_builtin as _make_builtin
 from .lang.definitions.decorators import constant, func, kernel, struct
@@ -87,7 +88,7 @@ def _export_builtins(namespace):
         if any(ov.export for ov in b.overloads) and name not in namespace:
             namespace[name] = _make_builtin(name, b.overloads[0].doc)
     for name in _intrinsic_names():
-        namespace[name] = _make_builtin(name)
+        namespace[name] = _make_builtin(name, _intrinsic_doc(name))
 
 
 # --- autodiff: custom adjoints/replays, matmul, gradient checks -------------------------------

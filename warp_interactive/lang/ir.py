@@ -152,3 +152,13 @@ class FunctionIR:
     ref_outs: list = field(default_factory=list)    # tile params written in place: extra results (lang/tiles/refs.py)
     # an error raised only where the adjoint is generated (lang/translation/checks.py slot_augassign_error)
     backward_error: object = None
+
+
+class PyValue:
+    """A compile-time Python object met in kernel code (a module, a type, a constant...): what
+    translation hands the builtin and tile handlers where a value is known when the kernel is built."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj

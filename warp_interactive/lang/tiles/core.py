@@ -21,7 +21,7 @@ from .. import ir
 from . import refs as tile_refs
 from ..builtins.function import INTRINSICS
 from ..builtins.registry import Overload, type_name
-from ..translation.scope import PyValue
+from ..ir import PyValue
 
 # --- argument binding -----------------------------------------------------------------------------
 _REQUIRED = object()

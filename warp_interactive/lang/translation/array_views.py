@@ -14,7 +14,7 @@ from ...types.indexedarray import is_indexed
 from ...types.array_slice import SLICE_BEGIN, SLICE_END, slice_t
 from .. import ir
 from ..builtins.registry import Array, Index, Overload, add_builtin
-from .scope import PyValue
+from ..ir import PyValue
 
 add_builtin("slice", {"start": Index, "stop": Index, "step": Index}, value_type=slice_t,
             cpp="make_slice", differentiable=False, hidden=True, export=False)

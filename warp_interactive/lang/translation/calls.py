@@ -10,7 +10,7 @@ from .. import ir
 from ...errors import TypeMismatch
 from ..builtins.registry import Overload, registry, resolve, type_name
 from ..builtins.function import BuiltinFunction  # noqa: F401  (re-exported)
-from .scope import PyValue
+from ..ir import PyValue
 from . import block_funcs, grad_of
 from ..tiles import core as builtins_tile
 from . import starred

@@ -18,7 +18,8 @@ from .calls import CallsMixin
 from .checks import always_exits, check_returns, check_signature, declared_return, slot_augassign_error
 from .expressions import BINOPS, EXPR_TABLE, ExpressionsMixin
 from ..builtins.registry import type_name
-from .scope import Conflict, PyValue, Scope, contains_break
+from ..ir import PyValue
+from .scope import Conflict, Scope, contains_break
 from . import static as static_mod
 from .slicing import SlicingMixin
 from .array_views import ArrayViewsMixin
