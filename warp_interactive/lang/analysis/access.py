@@ -216,3 +216,12 @@ def writes_after_reads(fir, _memo=None):
                     flag(name, st.lineno)
             read.update(name for name, kinds in rw if "read" in kinds)
     return out
+
+
+def runtime_zero_step_possible(fir):
+    """Whether ``fir``'s own body (not the functions it calls: ask each of them) slices an array
+    with a step known only at run time, which a zero value makes a run-time error (core.h
+    records it; the module's source then tells the runtime to read its error record after
+    launches, codegen/module_source.py)."""
+    return any(isinstance(st, ir.Call) and getattr(st.func, "cpp", "") == "make_slice"
+               and st.args[2].constant is None for st in _walk(fir.body))
