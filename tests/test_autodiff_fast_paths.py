@@ -134,7 +134,7 @@ def test_gradients_match_finite_differences(name):
 @pytest.mark.parametrize("name,plain", [("trig", True), ("twice", True), ("own_atomic", True),
                                         ("neighbour", False)])
 def test_plain_read_adjoints_only_for_own_index_arrays(name, plain):
-    src = generate_source(lower([KERNELS[np.float32])[name]])
+    src = generate_source(lower([KERNELS[np.float32][name]]))
     assert (re.search(r"wp::adj_load\(var_x, .*, _own\);", src) is not None) == plain
     assert ("wp::grad_disjoint(" in src) == plain
 
