@@ -49,6 +49,8 @@ DEFAULT_FILES = [
     "test_array_reduce", "test_runlength_encode", "test_implicit_init", "test_future_annotations",
     "test_verify_fp",
     "test_render_opengl",   # warp.render (needs the [render] extra: pyglet)
+    # warp.geometry's isosurfaces: 16/16 and 21/21 on the CPU
+    "geometry/test_marching_cubes", "geometry/test_sparse_marching_cubes",
 ]
 
 # The generated `warp` package: our namespace, our submodules, the wheel's tests.
