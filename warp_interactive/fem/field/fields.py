@@ -166,6 +166,12 @@ class DiscreteField(FieldBase):
         a.dofs = self._dof_values
         return a
 
+    def make_deformed_geometry(self, relative=True):
+        """The geometry deformed by this (vector) field: points moved to its values, or by them
+        with ``relative=True``."""
+        from ..geometry.deformed import make_deformed_geometry
+        return make_deformed_geometry(self, relative)
+
     def trace(self):
         from ..domain import BoundarySides
         return self.on(BoundarySides(self.geometry))
