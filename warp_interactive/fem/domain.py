@@ -4,6 +4,8 @@ A domain gives the kernels two structs: ``ElementArg`` (the geometry's cell or s
 which integrands receive as their ``fem.Domain`` parameter) and ``ElementIndexArg`` (which
 geometry element the domain's i-th element is), and the ``@wp.func``s that read them."""
 
+from typing import Any
+
 import numpy as np
 
 from . import _api as wp
@@ -31,6 +33,16 @@ def _identity_index(arg: CountIndexArg, i: int):
 @wp.func
 def _listed_index(arg: ListIndexArg, i: int):
     return arg.indices[i]
+
+
+@wp.func
+def _same_arg(arg: Any):
+    return arg
+
+
+@wp.func
+def _side_cells(arg: Any):
+    return arg.cell
 
 
 class GeometryDomain:
@@ -95,6 +107,10 @@ class GeometryDomain:
         if self.element_kind == ElementKind.CELL:
             ops["inverse_deformation_gradient"] = g.cell_inverse_deformation_gradient
             ops["lookup"] = g.cell_lookup
+            ops["cells"] = _same_arg
+        else:     # fem.cells(domain): the cells of the geometry, for lookups from sides
+            Cells(g).register_ops()
+            ops["cells"] = _side_cells
         op.register(self.ElementArg, {k: v for k, v in ops.items() if v is not None}, f"the domain {self.name}")
 
 

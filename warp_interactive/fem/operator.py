@@ -80,6 +80,7 @@ _DOCS = {
     "element_coordinates": "The coordinates of a world position in an element.",
     "scalar_type": "The scalar type of a field or domain (float32 or float64).",
     "partition_lookup": "As lookup, restricted to a partition.",
+    "cells": "The cells of a sides domain, or a field on sides seen from cells (for lookups).",
 }
 
 OPERATORS = {name: Operator(name, doc) for name, doc in _DOCS.items()}
