@@ -4,11 +4,14 @@ A domain gives the kernels two structs: ``ElementArg`` (the geometry's cell or s
 which integrands receive as their ``fem.Domain`` parameter) and ``ElementIndexArg`` (which
 geometry element the domain's i-th element is), and the ``@wp.func``s that read them."""
 
+from typing import Any
+
 import numpy as np
 
 from . import _api as wp
 
 from . import operator as op
+from .geometry.geometry import measure_ratio_func
 from .types import ElementKind
 
 
@@ -30,6 +33,16 @@ def _identity_index(arg: CountIndexArg, i: int):
 @wp.func
 def _listed_index(arg: ListIndexArg, i: int):
     return arg.indices[i]
+
+
+@wp.func
+def _same_arg(arg: Any):
+    return arg
+
+
+@wp.func
+def _side_cells(arg: Any):
+    return arg.cell
 
 
 class GeometryDomain:
@@ -89,10 +102,15 @@ class GeometryDomain:
         g = self.geometry
         ops = {"position": self.element_position, "__call__": self.element_position, "normal": self.element_normal,
                "measure": self.element_measure, "deformation_gradient": self.element_deformation_gradient,
-               "scalar_type": g.scalar_type}
+               "scalar_type": g.scalar_type,
+               "measure_ratio": measure_ratio_func(type(g), self.element_kind == ElementKind.SIDE)}
         if self.element_kind == ElementKind.CELL:
             ops["inverse_deformation_gradient"] = g.cell_inverse_deformation_gradient
             ops["lookup"] = g.cell_lookup
+            ops["cells"] = _same_arg
+        else:     # fem.cells(domain): the cells of the geometry, for lookups from sides
+            Cells(g).register_ops()
+            ops["cells"] = _side_cells
         op.register(self.ElementArg, {k: v for k, v in ops.items() if v is not None}, f"the domain {self.name}")
 
 
