@@ -163,6 +163,11 @@ def __getattr__(name):
     import importlib
     if name in ("notebook", "autograd", "examples", "sparse", "optim", "utils"):   # sub-packages imported on first use
         return importlib.import_module("." + name, __name__)
+    if name == "MarchingCubes":   # deprecated alias: the class itself, so isinstance agrees both ways
+        from .logger import log_warning
+        log_warning("wp.MarchingCubes is deprecated and will be removed in a future version of Warp. "
+                    "Use wp.geometry.IsoSurfaceMarchingCubes instead.", DeprecationWarning, stacklevel=2)
+        return importlib.import_module(".geometry", __name__).IsoSurfaceMarchingCubes
     if name in _LAZY_NAMES:
         value = getattr(importlib.import_module(_LAZY_NAMES[name], __name__), name)
         globals()[name] = value
