@@ -166,3 +166,18 @@ def test_the_former_names_cost_the_import_nothing():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env=dict(os.environ, PYTHONPATH=ROOT))
     assert out.stdout.strip() == "[]"
+
+
+def test_translation_reaches_tiles_only_through_the_table():
+    """Translation imports the tile package (which fills the handler tables) and names none of
+    its modules: tile operators, subscripts, writes and references go through ``tile_ops``."""
+    graph = grimp.build_graph("warp_interactive", cache_dir=None)
+    named = sorted(f"{m} -> {t}" for m in graph.modules if m.startswith("warp_interactive.lang.translation")
+                   for t in graph.find_modules_directly_imported_by(m)
+                   if t.startswith("warp_interactive.lang.tiles."))
+    assert not named, named
+    from warp_interactive.lang.builtins.function import TileOps, tile_ops
+    from warp_interactive.lang.translation import translator  # noqa: F401
+    assert all(callable(getattr(tile_ops, slot)) for slot in TileOps.SLOTS)
+    with pytest.raises(KeyError, match="no slot 'nope'"):
+        tile_ops.fill(nope=len)

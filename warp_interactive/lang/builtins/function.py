@@ -10,6 +10,42 @@ from .registry import intrinsics as _intrinsic_records
 # declared in special.py); the translation and tile modules fill it when they load, so that
 # `import warp_interactive` exports wp.tile_* and friends without importing the translator
 INTRINSICS = {}
+
+
+class TileOps:
+    """What translation asks of the tile package beyond its builtins' calls, by role; lang/tiles/
+    fills every slot when it loads (translation imports the package for that), so translation
+    names no tile module and the tile package never reaches up into translation."""
+
+    SLOTS = {
+        "operator": "(tr, op, args) -> value: an operator with a tile operand (tiles/arith.py)",
+        "read": "(tr, tile, node) -> value: a subscript of a tile (tiles/index.py)",
+        "write": "(tr, tile, target, value) -> tile: a write through a subscript (tiles/index.py)",
+        "check_augassign": "(tr, tile, target): refuse an augmented write it cannot do (tiles/index.py)",
+        "struct_element_op": "(tr, op, current, value): `t[i].f op= v` on a tile of structs (tiles/index.py)",
+        "is_struct": "(dtype) -> bool: a struct element type (tiles/core.py)",
+        "bind_tile": "(tr, name, value, additive=False): bind a tile variable (tiles/core.py)",
+        "merge_lanes": "(tr, old, new, mode=0) -> tile: every lane's write in a block (tiles/core.py)",
+        "check_stack_budget": "(tr, variables): the block stack's size limit (tiles/core.py)",
+        "refs_start": "(tr, params): tile parameters are references (tiles/refs.py)",
+        "refs_rebound": "(tr, name): a parameter name bound to a new local value (tiles/refs.py)",
+        "refs_on_return": "(tr, stmt): a return also returns the written references (tiles/refs.py)",
+        "refs_finish": "(tr, body, params) -> ref_outs (tiles/refs.py)",
+    }
+
+    def fill(self, **handlers):
+        for name, fn in handlers.items():
+            if name not in self.SLOTS:
+                raise KeyError(f"TileOps has no slot {name!r}")
+            setattr(self, name, fn)
+
+    def __getattr__(self, name):
+        if name in self.SLOTS:
+            raise RuntimeError(f"tile_ops.{name} is not filled: import warp_interactive.lang.tiles first")
+        raise AttributeError(name)
+
+
+tile_ops = TileOps()
 TILE_NAMES = tuple(n for n, r in _intrinsic_records.items() if r.group == _special.TILES)
 
 # How a builtin runs in Python scope (``wp.sin(1.0)`` outside kernels): that launches a kernel,

@@ -9,13 +9,9 @@ from ...types import composite as comp
 from ...types import scalars as sc
 from ...types.array import array
 from ...types.tile import is_tile
-from ..tiles import core as builtins_tile
 from .. import ir
 from ..builtins import registry
-# the other tile modules register their handlers when imported (tests/test_functions_doc.py
-# checks that every declared tile builtin has one)
-from ..tiles import arange, linalg, more, ops  # noqa: F401
-from ..tiles import arith as builtins_tile_arith, index as builtins_tile_index
+from ..builtins.function import tile_ops
 from . import starred
 from ...errors import CodegenTypeError, TypeMismatch
 from ..builtins.registry import type_name
@@ -333,7 +329,7 @@ class ExpressionsMixin:
             if isinstance(base, PyValue):
                 return base
         if isinstance(base, ir.Var) and is_tile(base.type):    # views, slices, gathers, elements
-            return builtins_tile_index.read(self, base, node)
+            return tile_ops.read(self, base, node)
         if self.has_slice(node):
             if isinstance(base.type, array):
                 return self.array_slice_view(base, node)
@@ -438,7 +434,7 @@ class ExpressionsMixin:
         """Emit a call of builtin ``name``; literals adopt the other arguments' scalar type."""
         arg_types = [a.type for a in args]
         if any(is_tile(t) for t in arg_types):   # operators on tiles (lang/tiles/arith.py)
-            return builtins_tile_arith.operator(self, name, args)
+            return tile_ops.operator(self, name, args)
         try:
             ov, ret = registry.resolve(name, arg_types)
         except TypeMismatch as first_error:
