@@ -124,6 +124,9 @@ class Cells(GeometryDomain):
     def element_count(self):
         return self.geometry.cell_count()
 
+    def host_element_indices(self):
+        return np.arange(self.element_count(), dtype=np.int32)
+
     def element_index_arg_value(self, device=None):
         a = CountIndexArg()
         a.count = self.element_count()
@@ -140,16 +143,18 @@ class Sides(GeometryDomain):
     def element_count(self):
         return self.geometry.side_count()
 
+    def host_element_indices(self):
+        return np.arange(self.element_count(), dtype=np.int32)
+
     def element_index_arg_value(self, device=None):
         a = CountIndexArg()
         a.count = self.element_count()
         return a
 
 
-class BoundarySides(GeometryDomain):
-    """The sides of ``geometry`` on its boundary."""
+class _ListedDomain(GeometryDomain):
+    """A domain of listed geometry elements (``host_element_indices()``)."""
 
-    element_kind = ElementKind.SIDE
     ElementIndexArg = ListIndexArg
     element_index = _listed_index
 
@@ -158,15 +163,56 @@ class BoundarySides(GeometryDomain):
         self._indices = {}
 
     def element_count(self):
-        return self.geometry.boundary_side_count()
+        return len(self.host_element_indices())
 
     def element_index_arg_value(self, device=None):
         device = wp.get_device(device)
         arr = self._indices.get(device.alias)
         if arr is None:
-            arr = wp.array(np.asarray(self.geometry.boundary_side_indices(), dtype=np.int32),
-                           dtype=int, device=device)
+            arr = wp.array(np.asarray(self.host_element_indices(), dtype=np.int32), dtype=int, device=device)
             self._indices[device.alias] = arr
         a = ListIndexArg()
         a.indices = arr
         return a
+
+
+class BoundarySides(_ListedDomain):
+    """The sides of ``geometry`` on its boundary."""
+
+    element_kind = ElementKind.SIDE
+
+    def element_count(self):
+        return self.geometry.boundary_side_count()
+
+    def host_element_indices(self):
+        return self.geometry.boundary_side_indices()
+
+
+class Subdomain(_ListedDomain):
+    """The elements of ``domain`` whose ``element_mask`` entry (one per element of ``domain``)
+    is non-zero, or those of ``element_indices`` (indices into ``domain``'s elements). The mask
+    is read when the subdomain is made."""
+
+    def __init__(self, domain, element_mask=None, element_indices=None, temporary_store=None):
+        super().__init__(domain.geometry)
+        if (element_mask is None) == (element_indices is None):
+            raise ValueError("fem.Subdomain: give exactly one of element_mask and element_indices")
+        self.parent = domain
+        self.element_kind = domain.element_kind
+        parent = np.asarray(domain.host_element_indices(), dtype=np.int32)
+        if element_mask is not None:
+            mask = np.asarray(element_mask.numpy() if hasattr(element_mask, "numpy") else element_mask)
+            if mask.shape[0] != len(parent):
+                raise ValueError(f"fem.Subdomain: the mask has {mask.shape[0]} entries, the domain "
+                                 f"{len(parent)} elements")
+            self._host = parent[mask != 0]
+        else:
+            idx = np.asarray(element_indices.numpy() if hasattr(element_indices, "numpy") else element_indices)
+            self._host = parent[idx.astype(np.int64)]
+
+    def host_element_indices(self):
+        return self._host
+
+    @property
+    def name(self):
+        return f"{self.parent.name}_Subdomain{len(self._host)}"
