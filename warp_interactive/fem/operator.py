@@ -3,11 +3,11 @@
 Each field kind and domain passes its values to integrands as a struct of its own type; the
 struct type carries a table of what each operator means for it (``register``). An operator is
 resolved when the integrand is translated, by the type of its first argument
-(lang/dispatch.py), to the ``@wp.func`` of that table; so ``grad`` of a quadratic test field on
+(lang/translation/dispatch.py), to the ``@wp.func`` of that table; so ``grad`` of a quadratic test field on
 a grid and ``grad`` of a discrete field on a mesh are different functions, each translated and
 cached like any other."""
 
-from ..lang.registry import type_name
+from ..lang.builtins.registry import type_name
 
 # struct type -> (operator name -> @wp.func or compile-time value, description)
 _TABLES = {}

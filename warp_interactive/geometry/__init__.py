@@ -13,6 +13,7 @@ from .volume import Volume
 _LAZY = {
     "IsoSurfaceBase": "iso_surface",
     "IsoSurfaceMarchingCubes": "marching_cubes",
+    "IsoSurfaceNets": "surface_nets",
     "lipschitz_octree": "sparse_mc",
     "sparse_marching_cubes": "sparse_mc",
     "sparse_marching_cubes_from_cells": "sparse_mc",
