@@ -178,6 +178,15 @@ def mir_other(x: wp.array(dtype=float)):
     x[i] = mir_inner(x[i])
 
 
+@wp.kernel
+def mir_lanes(x: wp.array(dtype=float), n: int):
+    i = wp.tid()
+    s = float(0.0)
+    for k in range(n):
+        s += float(k)
+    x[i] = x[i] * 2.0 + s + mir_looping(n)      # lane-blocked on the CPU, calling a polling function
+
+
 def _forbid_translation(monkeypatch):
     """Make every way into translation raise: the translator, and the lazily translated IR of
     kernels, functions and custom-gradient helpers."""
@@ -215,7 +224,7 @@ def test_codegen_never_starts_a_translation(monkeypatch, target):
     from warp_interactive.codegen.target import CPU, CUDA
     from warp_interactive.lang import lower
     t = CPU if target == "cpu" else CUDA
-    mir = lower([mir_kernel, mir_other])
+    mir = lower([mir_kernel, mir_other, mir_lanes])
     expected = generate_source(mir, t)
     _forbid_translation(monkeypatch)
     assert generate_source(mir, t) == expected
@@ -223,6 +232,7 @@ def test_codegen_never_starts_a_translation(monkeypatch, target):
     for f in mir.functions.values():
         assert f.cpp in expected
     assert "WPI_KCALL_STOP()" in expected      # the loop in mir_looping, seen through the ModuleIR
+    assert target == "cuda" or f"{mir_lanes.cpp}_forward_lanes" in expected
 
 
 def test_forbidding_translation_is_seen():

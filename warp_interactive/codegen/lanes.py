@@ -228,12 +228,12 @@ def lane_type(t, w):
 
 # --- emission ------------------------------------------------------------------------------------
 class LanesWriter:
-    def __init__(self, fir, a, w, key):
+    def __init__(self, fir, a, w, key, functions):
         self.fir, self.a, self.w = fir, a, w
         self.regions = []
         self.items = _layout(fir.body, a, self.regions)
         self.kind, self.touched = _storage(fir, a, self.regions)
-        self.body = BodyWriter(fir, False, key)
+        self.body = BodyWriter(fir, False, key, functions)
         self.region_index = {id(r): n for n, r in enumerate(self.regions)}
 
     def declarations(self):
@@ -283,12 +283,13 @@ class LanesWriter:
         return out + stores + [f"{p}}}"]
 
 
-def lanes_body(fir, fname, target, key, args_type):
-    """The C++ of ``fname`` (W threads from ``_base``) or None when the kernel does not qualify."""
+def lanes_body(fir, fname, target, key, args_type, functions):
+    """The C++ of ``fname`` (W threads from ``_base``) or None when the kernel does not qualify;
+    ``functions``: the ModuleIR's CalleeIRs by C++ name (the user functions the kernel calls)."""
     a = qualifies(fir)
     if a is None:
         return None
-    lw = LanesWriter(fir, a, target.lanes, key)
+    lw = LanesWriter(fir, a, target.lanes, key, functions)
     sig = (f"{target.func_qualifier} void {fname}(const {args_type}& _args, "
            f"const wp::launch_bounds_t& _dim, int64_t _base)")
     lines = [sig + " {"]

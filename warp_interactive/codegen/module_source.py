@@ -278,7 +278,7 @@ def _kernel_source(kernel, target, debug, backward, use_lanes, functions):
                                                   unbounded=unbounded))
         return "\n".join(out) + "\n"
     lanes = lanes_mod.lanes_body(fir, f"{name}_forward_lanes", target, kernel.key,
-                                 f"{name}_args") if use_lanes else None
+                                 f"{name}_args", functions) if use_lanes else None
     if lanes is not None:
         out.append(lanes)
     out.append(_entry(fir, target, "forward", lanes is not None, lazy=_lazy_strided(fir, target, debug, functions),
@@ -290,7 +290,7 @@ def _kernel_source(kernel, target, debug, backward, use_lanes, functions):
         out.append(_kernel_body(fir, f"{name}_backward_body", target, debug, kernel.key, True, bool(own),
                                 inline, args_type=bargs, functions=functions))
         blanes = lanes_backward.lanes_backward_body(
-            fir, f"{name}_backward_lanes", target, kernel.key, bargs) if use_lanes else None
+            fir, f"{name}_backward_lanes", target, kernel.key, bargs, functions) if use_lanes else None
         if blanes is not None:
             out.append(blanes)
         out.append(_entry(fir, target, "backward", blanes is not None, own, args_type=bargs, functions=functions))
