@@ -631,15 +631,18 @@ def copy(dest, src, dest_offset=0, src_offset=0, count=0, stream=None):
         hooks.before_write(dest, "wp.copy()")
     if _capturing[0]:
         hooks.note_write(dest, "wp.copy()")
-    if _capturing[0] and hooks.defer(dest.device, lambda: _copy_now(dest, src, dest_offset, src_offset, count)):
+    if _capturing[0] and hooks.defer(dest.device, lambda: _copy_memory(dest, src, dest_offset, src_offset, count)):
+        # the tape recording now records it (a replay records nothing: a tape then recording
+        # there is not the one the capture's backward pass belongs to)
+        hooks.record_copy(dest, src, dest_offset, src_offset, copy_count(dest, src, dest_offset, src_offset, count))
         return
-    _copy_now(dest, src, dest_offset, src_offset, count)
-
-
-def _copy_now(dest, src, dest_offset, src_offset, count):
-    memory = (dest.device if dest.device.is_cuda else src.device).memory
-    count = memory.copy(dest, src, dest_offset, src_offset, count)
+    count = _copy_memory(dest, src, dest_offset, src_offset, count)
     hooks.record_copy(dest, src, dest_offset, src_offset, count)
+
+
+def _copy_memory(dest, src, dest_offset, src_offset, count):
+    memory = (dest.device if dest.device.is_cuda else src.device).memory
+    return memory.copy(dest, src, dest_offset, src_offset, count)
 
 
 def from_numpy(arr, dtype=None, shape=None, device=None, requires_grad=False, retain_grad=False):
