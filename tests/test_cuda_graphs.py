@@ -165,3 +165,21 @@ def test_arrays_made_in_a_cpu_capture_start_each_replay_as_made(make, value):
         wp.capture_launch(capture.graph)
         np.testing.assert_array_equal(a.numpy(), value)
         np.testing.assert_array_equal(a.grad.numpy(), 1.0)
+
+
+def test_an_indexed_copy_in_a_cpu_capture_moves_values_at_each_replay_and_is_recorded_once():
+    src = wp.array(np.arange(N, dtype=np.float32), requires_grad=True)
+    dest = wp.zeros(N, dtype=float, requires_grad=True)
+    rows = wp.array(np.arange(N)[::-1].copy(), dtype=int)
+    view = wp.indexedarray(dest, [rows])
+    tape = wp.Tape()
+    with wp.ScopedCapture("cpu") as capture:
+        with tape:
+            wp.copy(view, src)
+    assert [e[0] for e in tape.launches] == ["copy"]       # recorded at the capture
+    np.testing.assert_array_equal(dest.numpy(), 0.0)       # nothing ran yet
+    for k in range(2):
+        src.assign(np.arange(N, dtype=np.float32) + k)
+        wp.capture_launch(capture.graph)
+        np.testing.assert_array_equal(dest.numpy(), (np.arange(N) + k)[::-1])
+    assert len(tape.launches) == 1
