@@ -6,7 +6,7 @@ backward as written, and one where every array written a second time in the forw
 replaced by a fresh one from then on (launches and copies are renamed, as a program with fresh
 buffers would have written them), then compares the gradients of the loss with respect to the
 perturbation ``delta_omega``, and both against a central finite difference along a random
-direction. It also reports what the tape kept (``tape.kept_bytes``) and what the fresh arrays cost.
+unit direction (step ``--fd-step`` times the perturbation's RMS value). It also reports what the tape kept (``tape.kept_bytes``) and what the fresh arrays cost.
 
     python scripts/check_navier_stokes_reuse.py [--grid 64] [--lead-steps 2] [--spin-up 4]
     python scripts/check_navier_stokes_reuse.py --peer     # the same, on warp-lang itself
@@ -72,11 +72,11 @@ class Renamer:
 
         def launch(kernel, dim, *args, **kw):
             inputs, outputs = ren._args(kw, args)
-            return ren.launch(kernel, dim, inputs=inputs, outputs=outputs, **kw)
+            return ren.launch(kernel, dim=dim, inputs=inputs, outputs=outputs, **kw)
 
         def launch_tiled(kernel, dim, *args, **kw):
             inputs, outputs = ren._args(kw, args)
-            return ren.launch_tiled(kernel, dim, inputs=inputs, outputs=outputs, **kw)
+            return ren.launch_tiled(kernel, dim=dim, inputs=inputs, outputs=outputs, **kw)
 
         def copy(dest, src, *args, **kw):
             src = ren._now(src)
@@ -156,7 +156,7 @@ def main():
     ap.add_argument("--grid", type=int, default=64)
     ap.add_argument("--lead-steps", type=int, default=2)
     ap.add_argument("--spin-up", type=int, default=4)
-    ap.add_argument("--fd-step", type=float, default=1e-2)
+    ap.add_argument("--fd-step", type=float, default=1.0)
     ap.add_argument("--peer", action="store_true", help="run on warp-lang itself")
     ap.add_argument("--inner", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--wheel", default=None, help=argparse.SUPPRESS)
