@@ -93,7 +93,7 @@ def _suspects(keeper, arr):
 
 
 def _writes_dtype(kernel, dtype):
-    from ..lang.access import kernel_read_write
+    from ..lang.analysis.access import kernel_read_write
     try:
         rw = kernel_read_write(kernel, fields=True)[0]
     except Exception:
