@@ -97,6 +97,8 @@ from .lang.grad_of import grad  # noqa: E402  (wp.grad(f)(x): f's gradient in fo
 # geometry: wp.Mesh, wp.Bvh, wp.HashGrid, wp.Volume and their kernel builtins
 from .lang import builtins_geometry as _builtins_geometry  # noqa: E402,F401
 from .geometry import Bvh, HashGrid, Mesh, Volume, is_cubql_available  # noqa: E402
+from .texture import (Texture, Texture1D, Texture2D, Texture3D, TextureAddressMode,  # noqa: E402
+                      TextureFilterMode)
 from .types.query_types import (BvhQuery, HashGridQuery, MeshQueryAABB, MeshQueryPoint,  # noqa: E402
                                 MeshQueryRay)
 

@@ -263,3 +263,4 @@ add_builtin("assign", {"a": Matrix, "i": Index, "value": Any}, value_func=_assig
 # --- the builtin groups, one module each --------------------------------------------------------------
 from . import builtins_math, builtins_linalg, builtins_quat, builtins_random, builtins_utility  # noqa: E402,F401
 from . import builtins_numeric, builtins_frames, builtins_intersect, builtins_debug  # noqa: E402,F401
+from . import intrinsics_texture  # noqa: E402,F401
