@@ -3,11 +3,11 @@
 Each field kind and domain passes its values to integrands as a struct of its own type; the
 struct type carries a table of what each operator means for it (``register``). An operator is
 resolved when the integrand is translated, by the type of its first argument
-(lang/dispatch.py), to the ``@wp.func`` of that table; so ``grad`` of a quadratic test field on
+(lang/translation/dispatch.py), to the ``@wp.func`` of that table; so ``grad`` of a quadratic test field on
 a grid and ``grad`` of a discrete field on a mesh are different functions, each translated and
 cached like any other."""
 
-from ..lang.registry import type_name
+from ..lang.builtins.registry import type_name
 
 # struct type -> (operator name -> @wp.func or compile-time value, description)
 _TABLES = {}
@@ -62,9 +62,9 @@ _DOCS = {
     "div_outer": "The divergence on the outer side of a side.",
     "curl": "The curl of a vector field.",
     "D": "The symmetric part of the gradient of a vector field.",
-    "jump": "Outer minus inner value across a side (zero on the boundary).",
+    "jump": "Inner minus outer value across a side (zero in cells and on the boundary).",
     "average": "The mean of the inner and outer values across a side.",
-    "grad_jump": "Outer minus inner gradient across a side.",
+    "grad_jump": "Inner minus outer gradient across a side.",
     "grad_average": "The mean of the inner and outer gradients across a side.",
     "degree": "The polynomial degree of a field.",
     "node_count": "The number of nodes of the element the sample is in.",
@@ -80,6 +80,7 @@ _DOCS = {
     "element_coordinates": "The coordinates of a world position in an element.",
     "scalar_type": "The scalar type of a field or domain (float32 or float64).",
     "partition_lookup": "As lookup, restricted to a partition.",
+    "cells": "The cells of a sides domain, or a field on sides seen from cells (for lookups).",
 }
 
 OPERATORS = {name: Operator(name, doc) for name, doc in _DOCS.items()}

@@ -5,9 +5,9 @@ from typing import Any
 
 from .. import _api as wp
 from .. import operator as op
-from ...lang import dispatch
-from ...lang.generics import type_of_value
-from ...lang.registry import type_name
+from ...lang.translation import dispatch
+from ...lang.definitions.generics import type_of_value
+from ...lang.builtins.registry import type_name
 from .structs import make_struct
 
 
