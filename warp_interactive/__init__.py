@@ -27,6 +27,9 @@ from .runtime import cuda_backend as _cuda_backend  # noqa: F401  (registers the
 from .runtime.cuda_backend import get_cuda_driver_version
 from .runtime import memory as _memory  # noqa: F401  (registers each device's memory backend)
 from .runtime.memory_tracker import ScopedMemoryTracker, print_memory_report  # noqa: F401
+from .runtime.allocators import (Allocator, CudaManagedAllocator, ScopedAllocator,  # noqa: F401
+                                 get_device_allocator, set_cuda_allocator, set_device_allocator)
+from .types.memory_kind import MemoryKind  # noqa: F401
 from .runtime.launch import launch, launch_tiled
 from .runtime.tape import Tape
 from .runtime.module import Module, get_module, get_module_options, load_module, set_module_options

@@ -59,6 +59,26 @@ class Device:
             return _cpu_name()
         return self.alias
 
+    _custom_allocator = None    # a CUDA device's custom allocator (runtime/allocators.py)
+
+    @property
+    def default_allocator(self):
+        """This device's built-in allocator (``allocate(nbytes) -> ptr``, ``deallocate``)."""
+        from .allocators import default_allocator_for
+        return default_allocator_for(self)
+
+    @property
+    def pinned_allocator(self):
+        """The CPU's page-locked host allocator (plain host memory without CUDA)."""
+        if not self.is_cpu:
+            raise AttributeError("pinned_allocator is the CPU device's")
+        from .allocators import pinned_allocator_for
+        return pinned_allocator_for(self)
+
+    def get_allocator(self):
+        """The allocator new arrays here use: a custom one if set, else the built-in one."""
+        return self._custom_allocator or self.default_allocator
+
     # the CPU's values of warp-lang's CUDA device properties (CudaDevice sets its own)
     sm_count = 0
     max_shared_memory_per_block = 0

@@ -27,6 +27,11 @@ class DeviceBuffer:
                 self.ptr, self._async = int(call(d.cuMemAlloc, nbytes)), False
         self._stream = stream
 
+    @property
+    def memory_kind(self):
+        """warp-lang's MemoryKind code: 4 (a memory-pool allocation) or 3 (device memory)."""
+        return 4 if self._async else 3
+
     def __del__(self):
         if not getattr(self, "ptr", 0):
             return
