@@ -10,7 +10,8 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from ..types.memory_kind import MemoryKind
-from .device import get_cuda_devices, get_device
+from .cuda.memory import CustomAllocation, DeviceBuffer, PinnedBuffer  # noqa: F401
+from .device import get_cuda_devices, get_device, register_allocators
 
 
 @runtime_checkable
@@ -50,15 +51,15 @@ class _BufferAllocator:
 
 
 def _host_buffer(nbytes):
-    from .memory import aligned_empty
-    return aligned_empty((max(nbytes, 1),), np.uint8)
+    raw = np.empty(max(nbytes, 1) + 64, dtype=np.uint8)     # at a 64-byte boundary
+    off = (-raw.ctypes.data) % 64
+    return raw[off:off + max(nbytes, 1)]
 
 
 def _pinned_buffer(nbytes):
     from .device import is_cuda_available
     if not is_cuda_available():
         return _host_buffer(nbytes)
-    from .cuda.memory import PinnedBuffer
     return PinnedBuffer(max(nbytes, 1))
 
 
@@ -69,13 +70,13 @@ def default_allocator_for(device):
         if device.is_cpu:
             alloc = _BufferAllocator(_host_buffer, MemoryKind.HOST)
         else:
-            from .cuda.memory import DeviceBuffer
             alloc = _BufferAllocator(lambda n: DeviceBuffer(device, n), MemoryKind.CUDA_DEVICE)
         device._default_allocator = alloc
     return alloc
 
 
 def pinned_allocator_for(device):
+    """The CPU's page-locked allocator (one object)."""
     alloc = device.__dict__.get("_pinned_allocator")
     if alloc is None:
         alloc = device._pinned_allocator = _BufferAllocator(_pinned_buffer, MemoryKind.PINNED)
@@ -114,26 +115,6 @@ def _current_cuda():
     if not devices:
         raise RuntimeError("CudaManagedAllocator needs a CUDA device (none is available)")
     return devices[0]
-
-
-class CustomAllocation:
-    """Memory of one CUDA array from a custom allocator, given back when garbage collected."""
-
-    def __init__(self, device, allocator, nbytes):
-        self.device, self.allocator, self.nbytes = device, allocator, nbytes
-        self.memory_kind = getattr(allocator, "memory_kind", MemoryKind.CUDA_DEVICE)
-        self.ptr = int(allocator.allocate(nbytes)) if nbytes else 0
-        if nbytes and not self.ptr:
-            raise RuntimeError(f"the custom allocator {allocator!r} returned a null pointer for "
-                               f"{nbytes} bytes on {device}")
-
-    def __del__(self):
-        if getattr(self, "ptr", 0):
-            try:
-                with self.device.activated():
-                    self.allocator.deallocate(self.ptr, self.nbytes)
-            except Exception:   # interpreter shutdown
-                pass
 
 
 def set_device_allocator(device, allocator):
@@ -178,3 +159,7 @@ class ScopedAllocator:
 
     def __exit__(self, exc_type, exc_value, traceback):
         self.device._custom_allocator = self.saved
+
+
+register_allocators(lambda device, which: default_allocator_for(device) if which == "default"
+                    else pinned_allocator_for(device))

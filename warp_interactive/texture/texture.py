@@ -3,7 +3,6 @@ state, passed to kernels as a generated struct that the native header reads by f
 (native/include/warp_interactive/texture.h). Sampling is software on both targets, with the
 reference's CPU rules, so a CUDA texture gives the values a CPU texture gives."""
 
-import enum
 import math
 
 import numpy as np
@@ -11,24 +10,8 @@ import numpy as np
 from ..types import scalars as sc
 from ..types.struct import struct
 from .mipmaps import generate_chain
-
-_DTYPES = (sc.uint8, sc.uint16, sc.uint32, sc.int8, sc.int16, sc.int32, sc.float16, sc.float32)
-_CODES = {t: i for i, t in enumerate(_DTYPES)}   # texture.h's U8 ... F32
-
-
-class TextureFilterMode(enum.IntEnum):
-    """How a sample between texels is computed (and how mip levels blend)."""
-    CLOSEST = 0
-    LINEAR = 1
-
-
-class TextureAddressMode(enum.IntEnum):
-    """What a coordinate outside the texture reads."""
-    WRAP = 0
-    CLAMP = 1
-    MIRROR = 2
-    BORDER = 3
-
+from .texture_data import copy_from, copy_to, resolve
+from .modes import _CODES, TextureAddressMode, TextureFilterMode  # noqa: F401
 
 class _Fields:
     texels: sc.uint64
@@ -69,7 +52,6 @@ class Texture:
 
     def _setup(self, data, size, num_channels, dtype, filter_mode, address_modes, normalized_coords,
                num_mip_levels, mip_filter_mode, device):
-        from .texture_data import resolve
         resolve(self, data, size, num_channels, dtype, filter_mode, address_modes,
                 normalized_coords, num_mip_levels, mip_filter_mode, device)
 
@@ -136,12 +118,10 @@ class Texture:
     def copy_from(self, src):
         """Replace the base level's texels with ``src`` (a NumPy array, a wp.array of the same
         shape and dtype, or another texture); mipmapped textures are immutable."""
-        from .texture_data import copy_from
         copy_from(self, src)
 
     def copy_to(self, dst):
         """Copy the base level's texels into ``dst`` (a NumPy array, wp.array or texture)."""
-        from .texture_data import copy_to
         copy_to(self, dst)
 
     def _base_numpy(self):

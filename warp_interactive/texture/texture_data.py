@@ -11,12 +11,16 @@ from ..types import scalars as sc
 from ..types.array import array, copy
 from ..types.array_factories import zeros
 from .mipmaps import generate_chain, mip_shapes
+from .modes import _DTYPES, TextureAddressMode, TextureFilterMode
+
+
+def _is_texture(x):
+    return hasattr(type(x), "_wp_texture_ndim_")
 
 _AXES = ("width", "height", "depth")
 
 
 def _modes(modes, ndim):
-    from .texture import TextureAddressMode
     common, per_axis = modes[0], modes[1:]
     out = []
     for a in range(3):
@@ -34,7 +38,6 @@ def _modes(modes, ndim):
 
 
 def _filter(mode, what):
-    from .texture import TextureFilterMode
     try:
         return None if mode is None else TextureFilterMode(mode)
     except (TypeError, ValueError):
@@ -42,7 +45,6 @@ def _filter(mode, what):
 
 
 def canonical_dtype(dtype):
-    from .texture import _DTYPES
     dtype = {float: sc.float32, int: sc.int32}.get(dtype, dtype)
     dtype = sc.canonical_scalar(dtype) if dtype is not None else None
     if dtype not in _DTYPES:
@@ -77,7 +79,6 @@ def _as_array(data):
 
 def resolve(tex, data, size, num_channels, dtype, filter_mode, modes, normalized_coords,
             num_mip_levels, mip_filter_mode, device):
-    from .texture import TextureFilterMode
     ndim = tex._ndim
     device = get_device(device)
     filter_mode, mip_filter_mode = _filter(filter_mode, "filter mode"), _filter(mip_filter_mode, "mip filter mode")
@@ -151,9 +152,8 @@ def _check_mutable(tex, op):
 
 
 def copy_from(tex, src):
-    from .texture import Texture
     _check_mutable(tex, "copy_from")
-    if isinstance(src, Texture):
+    if _is_texture(src):
         if src._size != tex._size:
             raise ValueError(f"Incompatible texture shapes for copy: destination shape="
                              f"{tex._level_shape(0)}, source shape={src._level_shape(0)}")
@@ -171,10 +171,9 @@ def copy_from(tex, src):
 
 
 def copy_to(tex, dst):
-    from .texture import Texture
     _check_mutable(tex, "copy_to")
     values = tex._base_numpy()
-    if isinstance(dst, Texture):
+    if _is_texture(dst):
         dst.copy_from(values)
         return
     host = isinstance(dst, np.ndarray)

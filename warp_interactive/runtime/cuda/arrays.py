@@ -12,8 +12,7 @@ def allocate(device, shape, dtype, zero=True):
     """(pointer, owner) of fresh contiguous memory for ``shape`` elements of ``dtype``."""
     n = int(np.prod(shape)) if shape else 0
     if device._custom_allocator is not None and n:   # wp.set_device_allocator's
-        from ..allocators import CustomAllocation
-        buf = CustomAllocation(device, device._custom_allocator, n * type_size(dtype))
+        buf = memory.CustomAllocation(device, device._custom_allocator, n * type_size(dtype))
         if zero:
             memory.memset_zero(device, buf.ptr, buf.nbytes)
         return buf.ptr, buf
