@@ -111,3 +111,18 @@ def test_custom_allocator_serves_and_frees_cuda_arrays():
     del a
     gc.collect()
     assert alloc.frees == [(ptr, 400)]
+
+
+def test_profiler_range_does_nothing_on_the_cpu():
+    assert wp.cuda_profiler_start("cpu") is None and wp.cuda_profiler_stop("cpu") is None
+    with wp.ScopedCudaProfiler("cpu") as p:
+        assert p.device == "cpu"
+
+
+@pytest.mark.parametrize("flat", [[1, 2, 3, 0, 0, 0, 1], np.array([0.5, -1, 2, 0, 0.6, 0, 0.8]),
+                                  (1.0, 2.0, 3.0, 0.1, 0.2, 0.3, 0.927)])
+def test_transform_expand(flat):
+    t = wp.transform_expand(flat)
+    assert isinstance(t, wp.transformf)
+    np.testing.assert_allclose(np.array(t.p), np.asarray(flat[:3], np.float32))
+    np.testing.assert_allclose(np.array(t.q), np.asarray(flat[3:7], np.float32))

@@ -30,6 +30,7 @@ from .runtime.memory_tracker import ScopedMemoryTracker, print_memory_report  # 
 from .runtime.allocators import (Allocator, CudaManagedAllocator, ScopedAllocator,  # noqa: F401
                                  get_device_allocator, set_cuda_allocator, set_device_allocator)
 from .types.memory_kind import MemoryKind  # noqa: F401
+from .runtime.profiler import ScopedCudaProfiler, cuda_profiler_start, cuda_profiler_stop  # noqa: F401
 from .runtime.launch import launch, launch_tiled
 from .runtime.tape import Tape
 from .runtime.module import Module, get_module, get_module_options, load_module, set_module_options
@@ -58,6 +59,7 @@ from .runtime.device import get_cuda_device
 # interop (issue 7), matmul and gradient checks are looked up on first use (see __getattr__),
 # so that importing the package stays light
 _LAZY = {
+    ".utils": ("transform_expand",),
     ".interop": ("from_dlpack", "to_dlpack"),
     ".interop.torch": ("device_from_torch", "device_to_torch", "dtype_from_torch", "dtype_to_torch",
                        "from_torch", "stream_from_torch", "stream_to_torch", "to_torch"),

@@ -359,3 +359,11 @@ class AllocatorRmm:
 
     def deallocate(self, ptr, size_in_bytes):
         self._buffers.pop(int(ptr), None)
+
+
+def transform_expand(t):
+    """A ``wp.transformf`` from a flat sequence of 7 numbers: position (3), then rotation
+    quaternion (x, y, z, w)."""
+    from .types.composite import transformation
+    from .types.scalars import float32
+    return transformation(float32)(np.asarray(t[0:3], dtype=np.float32), np.asarray(t[3:7], dtype=np.float32))
