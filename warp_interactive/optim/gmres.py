@@ -9,9 +9,7 @@ import numpy as np
 
 import warp_interactive as wp
 
-from .krylov import init_tolerance
-from .operators import as_scalar_array
-from .solvers import LinearSolverState
+from .solvers import LinearSolverState, solve_or_state
 
 
 @wp.kernel
@@ -62,8 +60,7 @@ class GMRES(LinearSolverState):
 
     def _run(self, A, b, x, M):
         dots, dev, n, k = self._dots, self._device, self._n, self._restart
-        xs, bs = as_scalar_array(x), as_scalar_array(b)
-        init_tolerance(bs, self._tol, self._atol, dots, self._tol_sq)
+        xs, bs = self._begin(b, x)
         left = M is not None and self._is_left_preconditioner
         rnorm = self._rnorm
         s = self._scalar_type
@@ -163,4 +160,4 @@ def gmres(A, b, x, tol=None, atol=None, restart=31, maxiter=0, M=None, callback=
     the results); iterations count in whole cycles."""
     state = GMRES(A, b, x, tol=tol, atol=atol, restart=restart, maxiter=maxiter, M=M, callback=callback,
                   check_every=check_every, use_cuda_graph=use_cuda_graph, is_left_preconditioner=is_left_preconditioner)
-    return state if not run else state()
+    return solve_or_state(state, run)
