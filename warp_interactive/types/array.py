@@ -243,6 +243,14 @@ class array(ArrayArithmetic):
             self._deleter_owner = self._ref = _Deleter(fn, self.ptr, self.capacity, self._ref)
 
     @property
+    def memory_kind(self):
+        """The kind of memory behind this array (``wp.MemoryKind``); indexed arrays have none."""
+        if getattr(self, "indices", None) is not None or type(self).__name__ == "indexedarray":
+            raise AttributeError("an indexed array has no memory_kind (its data array has)")
+        from .memory_kind import memory_kind_of
+        return memory_kind_of(self)
+
+    @property
     def is_contiguous(self):
         return self.strides == contiguous_strides(self.shape, type_size(self.dtype))
 
