@@ -75,3 +75,65 @@ def test_interpolating_a_field_sets_the_node_values():
     fem.interpolate(fem.ImplicitField(fem.Cells(geo), radial, values={"scale": 2.0}), dest=dest)
     pos = space.node_positions().numpy()
     np.testing.assert_allclose(dest.dof_values.numpy(), 2.0 * np.linalg.norm(pos, axis=1), rtol=1e-5)
+
+
+@wp.func
+def bilinear(x: wp.vec2, a: float):
+    return a * x[0] * x[1]
+
+
+@wp.func
+def bilinear_grad(x: wp.vec2, a: float):
+    return wp.vec2(a * x[1], a * x[0])
+
+
+@wp.func
+def bilinear_div(x: wp.vec2, a: float):
+    return a * (x[0] + x[1])
+
+
+@fem.integrand
+def grad_of(s: fem.Sample, p: fem.Field):
+    return fem.grad(p, s)
+
+
+@fem.integrand
+def div_of(s: fem.Sample, p: fem.Field):
+    return fem.div(p, s)
+
+
+@fem.integrand
+def grad_dot_one(s: fem.Sample, p: fem.Field):
+    return wp.dot(fem.grad(p, s), wp.vec2(1.0, 1.0)) + 1.0
+
+
+def test_implicit_field_gradient_and_divergence_functions():
+    geo = fem.Grid2D(res=wp.vec2i(3, 2), bounds_hi=wp.vec2(1.5, 1.0))
+    cells = fem.Cells(geo)
+    f = fem.ImplicitField(cells, bilinear, values={"a": 3.0}, grad_func=bilinear_grad, div_func=bilinear_div)
+    vec_space = fem.make_polynomial_space(geo, degree=1, dtype=wp.vec2)
+    g = vec_space.make_field()
+    fem.interpolate(grad_of, dest=g, fields={"p": f})
+    pos = vec_space.node_positions().numpy()
+    np.testing.assert_allclose(g.dof_values.numpy(), 3.0 * pos[:, ::-1], rtol=1e-5, atol=1e-6)
+    # int 3 (x + y) over [0, 1.5] x [0, 1] = 3 (1.125 + 0.75)
+    q = fem.RegularQuadrature(cells, order=2)
+    assert float(fem.integrate(div_of, fields={"p": f}, quadrature=q)) == pytest.approx(3 * 1.875, rel=1e-5)
+    # the same function with other derivatives is another field (its own operator table)
+    other = fem.ImplicitField(cells, bilinear, values={"a": 3.0}, grad_func=bilinear_div_as_grad)
+    fem.interpolate(grad_of, dest=g, fields={"p": other})
+    np.testing.assert_allclose(g.dof_values.numpy()[:, 0], 3.0 * pos.sum(axis=1), rtol=1e-5, atol=1e-6)
+    plain = fem.ImplicitField(cells, bilinear, values={"a": 3.0})
+    with pytest.raises(Exception, match="grad.*not defined for an implicit field"):
+        fem.interpolate(grad_of, dest=g, fields={"p": plain})
+
+
+@wp.func
+def bilinear_div_as_grad(x: wp.vec2, a: float):
+    return wp.vec2(a * (x[0] + x[1]), 0.0)
+
+
+def test_uniform_scalar_field_has_a_zero_vector_gradient():
+    geo = fem.Grid2D(res=wp.vec2i(2, 2))
+    u = fem.UniformField(fem.Cells(geo), 2.5)
+    assert float(fem.integrate(grad_dot_one, fields={"p": u})) == pytest.approx(1.0, rel=1e-6)

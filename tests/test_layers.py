@@ -152,3 +152,13 @@ def test_the_old_name_check_sees_a_former_name(tmp_path):
     p.write_text("from . import registry, ir\nfrom .builtins_tile import tile_type\n")
     assert _old_lang_names_imported(str(p), "warp_interactive.lang.x") == [
         (1, "warp_interactive.lang.registry"), (2, "warp_interactive.lang.builtins_tile")]
+
+
+def test_the_former_names_cost_the_import_nothing():
+    """The finder of former names is duck-typed: importlib.abc (which pulls in
+    importlib.resources, a few ms) is not imported by ``import warp_interactive``."""
+    code = ("import sys, warp_interactive, warp_interactive.lang.registry; "
+            "print(sorted(m for m in ('importlib.abc', 'importlib.resources') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env=dict(os.environ, PYTHONPATH=ROOT))
+    assert out.stdout.strip() == "[]"

@@ -53,7 +53,7 @@ from .runtime.graph import CaptureMode, Graph, ScopedCapture, capture_begin, cap
 from .runtime.graph_conditional import capture_if, capture_while, is_conditional_graph_supported  # noqa: F401
 from .runtime.device import get_cuda_device
 
-# interop (issue 7), matmul and gradient checks are looked up on first use (see __getattr__),
+# interop, matmul and gradient checks are looked up on first use (see __getattr__),
 # so that importing the package stays light
 _LAZY = {
     ".interop": ("from_dlpack", "to_dlpack"),

@@ -13,9 +13,12 @@ from .volume import Volume
 _LAZY = {
     "IsoSurfaceBase": "iso_surface",
     "IsoSurfaceMarchingCubes": "marching_cubes",
+    "IsoSurfaceNets": "surface_nets",
     "lipschitz_octree": "sparse_mc",
     "sparse_marching_cubes": "sparse_mc",
     "sparse_marching_cubes_from_cells": "sparse_mc",
+    "tri_tri_adjacency": "adjacency",
+    "find_triangle_neighbor_edge_index": "adjacency",
 }
 
 

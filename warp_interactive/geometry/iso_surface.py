@@ -10,7 +10,7 @@ def validate_field(field) -> None:
     if getattr(field, "ndim", None) != 3:
         raise ValueError(f"The field must be a 3D array, got {getattr(field, 'ndim', type(field))} dimensions.")
     if field.dtype != wp.float32:
-        raise ValueError(f"The field must hold wp.float32 values, got {getattr(field.dtype, '__name__', field.dtype)}.")
+        raise TypeError(f"The field must hold wp.float32 values, got {getattr(field.dtype, '__name__', field.dtype)}.")
     if min(field.shape) < 2:
         raise ValueError(f"The field must have at least 2 nodes on each axis to span a cell, got shape {field.shape}.")
 

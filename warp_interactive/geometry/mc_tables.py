@@ -100,3 +100,24 @@ def _edge_offset(edge):
 
 
 EDGE_OFFSETS = tuple(_edge_offset(e) for e in range(12))
+
+
+def _edge_polygons():
+    """(polygons per case, for case * 12 + edge: the polygon of the case holding that crossed
+    edge, or -1): the surface patches of a cell, for the dual (surface nets) extractor."""
+    counts, owner = [], []
+    for case in range(256):
+        polygons = _polygons(case)
+        counts.append(len(polygons))
+        row = [-1] * 12
+        for p, polygon in enumerate(polygons):
+            for edge in polygon:
+                row[edge] = p
+        owner.extend(row)
+    return tuple(counts), tuple(owner)
+
+
+CASE_POLYGON_COUNT, EDGE_POLYGON = _edge_polygons()
+# cube edge by (lower corner's offset as di + 2 dj + 4 dk) * 3 + axis, -1 where no such edge
+LOCAL_EDGE = tuple(next((e for e, o in enumerate(EDGE_OFFSETS) if o == (c & 1, (c >> 1) & 1, c >> 2, a)), -1)
+                   for c in range(8) for a in range(3))

@@ -6,7 +6,6 @@ module object, so monkeypatching either name patches both). The package itself i
 new names (tests/test_layers.py checks it)."""
 
 import importlib
-import importlib.abc
 import importlib.util
 import sys
 
@@ -65,7 +64,9 @@ MOVED = {
 _PREFIX = __name__.rpartition(".")[0] + "."
 
 
-class _Alias(importlib.abc.Loader):
+class _Alias:
+    """A loader (duck-typed: importlib.abc would cost the package's import a few ms)."""
+
     def __init__(self, target):
         self.target = target
 
@@ -76,7 +77,7 @@ class _Alias(importlib.abc.Loader):
         pass    # the module under its new name is already executed
 
 
-class MovedFinder(importlib.abc.MetaPathFinder):
+class MovedFinder:
     def find_spec(self, fullname, path=None, target=None):
         if not fullname.startswith(_PREFIX):
             return None

@@ -3,7 +3,7 @@
 Two definitions with the same name and text translate alike exactly when the names their body
 reads (globals, closure cells) hold the same values. The C++ name of a function is numbered by
 this key (func._unique_cpp): twins that read different values get different names (one unit
-holding both must run each body, issue 21), twins that read the same values share one name, so
+holding both must run each body), twins that read the same values share one name, so
 two modules built from identical source hash alike (warp-lang's test_static_function_hash).
 """
 

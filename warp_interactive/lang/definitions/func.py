@@ -12,7 +12,7 @@ from .source import source_of
 # C++ name -> the definitions that use it, keyed by what their bodies read (definition_key).
 # The same name and text can translate differently: two modules' globals, two closures of one
 # factory (`def make(s): @wp.func ...`). One C++ name for both would run one body for both
-# (issue 21), so a definition reading other values gets a numbered name; one reading the same
+# (a unit holding both must run each), so a definition reading other values gets a numbered name; one reading the same
 # values shares the name (identical sources hash alike). Redefining a function in the same place
 # (a re-run cell) with the same values keeps its name, and so its cached binaries.
 _definitions = {}

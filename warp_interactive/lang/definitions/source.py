@@ -133,7 +133,7 @@ _PARSED_MAX = 4096    # translator and wp.static's rewrites work on copies)
 
 def _parse(text):
     """``ast.parse(text).body``, remembered by text: reloading a module of 100 kernels after
-    editing one parses the one (the parse was ~60% of such a reload, issue 21)."""
+    editing one parses the one."""
     body = _PARSED.get(text)
     if body is None:
         body = ast.parse(text).body

@@ -77,7 +77,7 @@ def pre_resolve(src, py_globals):
     closure. Returns {position: value}; the others (and any that fail here, so that their
     error points at the user's line) are evaluated when the kernel is translated."""
     # without the word "static" in its text, only a global or closure name bound to wp.static
-    # could call it: a reload of a module of 100 kernels then walks no syntax tree (issue 21)
+    # could call it: a reload of a module of 100 kernels then walks no syntax tree
     if "static" not in src.text and not any(v is static for v in py_globals.values()) and \
             not any(v is static for v in src.closure.values()):
         return {}
