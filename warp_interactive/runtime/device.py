@@ -59,6 +59,24 @@ class Device:
             return _cpu_name()
         return self.alias
 
+    _custom_allocator = None    # a CUDA device's custom allocator (runtime/allocators.py)
+
+    @property
+    def default_allocator(self):
+        """This device's built-in allocator (``allocate(nbytes) -> ptr``, ``deallocate``)."""
+        return _allocators_for[0](self, "default")
+
+    @property
+    def pinned_allocator(self):
+        """The CPU's page-locked host allocator (plain host memory without CUDA)."""
+        if not self.is_cpu:
+            raise AttributeError("pinned_allocator is the CPU device's")
+        return _allocators_for[0](self, "pinned")
+
+    def get_allocator(self):
+        """The allocator new arrays here use: a custom one if set, else the built-in one."""
+        return self._custom_allocator or self.default_allocator
+
     # the CPU's values of warp-lang's CUDA device properties (CudaDevice sets its own)
     sm_count = 0
     max_shared_memory_per_block = 0
@@ -147,6 +165,15 @@ _memory_for = []
 def register_cuda_probe(probe):
     """``probe()`` registers the CUDA devices (once) and returns why CUDA is unusable, or None."""
     _cuda_probe[:] = [probe]
+
+
+_allocators_for = []
+
+
+def register_allocators(allocator_for):
+    """``allocator_for(device, "default" | "pinned")``: a device's built-in allocators
+    (runtime/allocators.py registers it at import)."""
+    _allocators_for[:] = [allocator_for]
 
 
 def register_memory(memory_for):

@@ -31,6 +31,12 @@ INTRINSIC_DOCS = {
     "print": ("print(value)", "Print a value (any scalar, vector, matrix...) as `print(value)` does."),
     "cast": ("cast(a, dtype)", "The bits of `a` reinterpreted as `dtype` (a scalar or composite type "
                                "of the same size): `cast(float32(1.0), int32) == 0x3f800000`."),
+    "texture_sample": ("texture_sample(tex: Texture1D | Texture2D | Texture3D, coords, dtype: float | vec2f | "
+                       "vec4f, lod: float = -1.0)",
+                       "Sample a texture at `u`, `uv`/`u, v` or `uvw`/`u, v, w` (texel `i` centred at "
+                       "`i + 0.5`; normalized or texel coordinates, the texture's filter and address "
+                       "modes) at level of detail `lod` (mip levels blend by the mip filter); the "
+                       "channels beyond the texture's read 0. Differentiable in the coordinates and `lod`."),
     "volume_sample_grad": ("volume_sample_grad(id, uvw, sampling_mode, grad, dtype=float32)",
                            "Sample a float volume at index-space `uvw` and write the gradient to "
                            "`grad` (a vec3 variable); vec3 volumes are not supported yet."),
