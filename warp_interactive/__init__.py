@@ -52,6 +52,7 @@ from .compiler.cache import clear_kernel_cache
 from .runtime.cuda.streams import (Event, ScopedStream, Stream, get_event_elapsed_time, get_stream,
                                    record_event, set_stream, synchronize_event, synchronize_stream,
                                    wait_event, wait_stream)
+from .runtime import cpu_streams as _cpu_streams  # noqa: F401  (wp.Stream("cpu"), wp.Event("cpu"))
 from .runtime.graph import CaptureMode, Graph, ScopedCapture, capture_begin, capture_end, capture_launch
 from .runtime.graph_conditional import capture_if, capture_while, is_conditional_graph_supported  # noqa: F401
 from .runtime.device import get_cuda_device

@@ -83,6 +83,20 @@ class Device:
     is_mempool_supported = False
 
     @property
+    def stream(self):
+        """The CPU's current stream (runtime/cpu_streams.py; made on first use)."""
+        s = getattr(self, "_cpu_stream", None)
+        if s is None:
+            s = self._cpu_stream = _cpu_stream_class[0](self)
+        return s
+
+    @stream.setter
+    def stream(self, s):
+        if not isinstance(s, _cpu_stream_class[0]) or s.device is not self:
+            raise ValueError(f"the stream must be a wp.Stream on {self}, got {s!r}")
+        self._cpu_stream = s
+
+    @property
     def total_memory(self):
         """The machine's physical memory in bytes (warp-lang asks psutil; 0 where unknown)."""
         return _sysconf_bytes("SC_PHYS_PAGES")
@@ -109,6 +123,15 @@ class Device:
 
     def __hash__(self):
         return hash(self.alias)
+
+
+# the CPU's stream class, registered by runtime/cpu_streams.py at import (it builds on the CUDA
+# stream class, which imports this module)
+_cpu_stream_class = [None]
+
+
+def register_cpu_stream(cls):
+    _cpu_stream_class[0] = cls
 
 
 def _sysconf_bytes(pages):

@@ -187,6 +187,11 @@ def defer(device, fn):
     return True
 
 
+def capturing_on(device):
+    """True while a CPU capture records ``device``'s work."""
+    return getattr(device, "alias", None) in _cpu_captures
+
+
 def check_readable(device):
     if device is not None and device.alias in _cpu_captures:
         raise RuntimeError(
