@@ -52,6 +52,14 @@ _declare(VOLUMES, [
      "Write `value` to voxel `(i, j, k)` of an allocated volume."),
 ])
 
+_declare("Textures", [
+    ("texture_sample", "tex: Texture1D | Texture2D | Texture3D, coords, dtype: float | vec2f | vec4f, lod: float = -1.0",
+     True, "Sample a texture at `u`, `uv`/`u, v` or `uvw`/`u, v, w` (texel `i` centred at `i + 0.5`; "
+           "normalized or texel coordinates, the texture's filter and address modes) at level of detail "
+           "`lod` (mip levels blend by the mip filter); the channels beyond the texture's read 0. "
+           "Differentiable in the coordinates and `lod`."),
+])
+
 _SHAPE = "shape: tuple[int, ...]"
 _STORAGE = "storage: str = 'register'"
 _declare(TILES, [

@@ -77,6 +77,11 @@ class ExpressionsMixin:
         if isinstance(value, tuple):
             raise self.scope.error("a tuple cannot be used as a value here; use a vector "
                                    "(wp.vec2(a, b)) or unpack it (a, b = ...)", node)
+        if value is None:     # a call of a @wp.func that returns nothing
+            what = f"'{ast.unparse(node)}'" if isinstance(node, ast.AST) else "this expression"
+            raise self.scope.error(f"{what} has no value: the function it calls returns nothing "
+                                   "(it has no 'return <value>'); call it as a statement of its own, "
+                                   "or make it return a value", node)
         obj = value.obj
         if isinstance(obj, py_builtins.bool):
             return self.scope.const(obj, sc.bool_, literal=False)

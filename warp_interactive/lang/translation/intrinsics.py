@@ -85,7 +85,8 @@ def matrix(tr, obj, node, kwargs):
     dtype = sc.canonical_scalar(_const_kw(tr, kwargs, "dtype")) or _scalar_from_args(tr, args) \
         or sc.float32
     if shape is None:
-        raise tr.scope.error("wp.matrix() needs shape=(rows, cols)")
+        raise tr.scope.error("wp.matrix() needs shape=(rows, cols): the `shape` argument must be "
+                             "specified when initializing a matrix by value")
     return tr.construct(comp.matrix(shape, dtype), args)
 
 
