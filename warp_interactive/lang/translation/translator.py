@@ -13,6 +13,7 @@ from ...types.tuple_type import TupleType
 from ..builtins import core as builtins_core, debug as builtins_debug
 from ..builtins.function import tile_ops
 from .. import tiles  # noqa: F401  (fills INTRINSICS and tile_ops with the tile builtins' handlers)
+from . import intrinsics_texture  # noqa: F401  (wp.texture_sample's handler)
 from . import intrinsics, one_path
 from .. import ir
 from .calls import CallsMixin
