@@ -21,6 +21,17 @@ def test_editing_a_translator_module_changes_the_signature(tmp_path):
     assert signature_of(str(root)) != before
 
 
+def test_a_module_in_a_sub_package_counts(tmp_path):
+    # lang/ is in sub-packages (lang/translation/translator.py): an edit there must count too
+    root = _package(tmp_path)
+    (root / "lang" / "translation").mkdir()
+    (root / "lang" / "translation" / "translator.py").write_text("X = 1\n")
+    before = signature_of(str(root))
+    (root / "lang" / "translation" / "translator.py").write_text("X = 22\n")
+    assert signature_of(str(root)) != before
+    assert "'lang/translation', 'translator.py'" in signature_of(str(root))
+
+
 def test_touching_a_translator_module_changes_the_signature(tmp_path):
     root = _package(tmp_path)
     before = signature_of(str(root))

@@ -50,8 +50,8 @@ def test_unit_sources_hash_each_group_source():
     from warp_interactive.compiler import cache
 
     class Parts:
-        def source(self, group):
-            return "// " + " ".join(k.cpp for k in group)
+        def source(self, names):     # ModuleParts.source: the kernels' C++ names
+            return "// " + " ".join(names)
 
     kernels, _ = _kernels([1, 1, 1])
     hashes = {k.cpp: "h" + k.cpp for k in kernels}

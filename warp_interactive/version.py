@@ -16,12 +16,16 @@ def translator_signature():
 
 
 def signature_of(root):
-    """translator_signature() of the package folder ``root`` (uncached)."""
+    """translator_signature() of the package folder ``root`` (uncached): every module of the
+    translator's folders, their sub-packages included (lang/translation/translator.py...)."""
     files = []
     for sub in _TRANSLATOR_DIRS:
-        folder = os.path.join(root, sub)
-        for name in sorted(os.listdir(folder)):
-            if name.endswith(".py"):
-                st = os.stat(os.path.join(folder, name))
-                files.append((sub, name, st.st_size, st.st_mtime_ns))
+        top = os.path.join(root, sub)
+        for folder, dirs, names in os.walk(top):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            rel = os.path.relpath(folder, root).replace(os.sep, "/")
+            for name in sorted(names):
+                if name.endswith(".py"):
+                    st = os.stat(os.path.join(folder, name))
+                    files.append((rel, name, st.st_size, st.st_mtime_ns))
     return repr((__version__, files))
