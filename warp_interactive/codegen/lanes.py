@@ -25,6 +25,8 @@ from ..types import scalars as sc
 from .body import BodyWriter, for_head
 from .ir_uses import reads, walk_stmts, writes
 from .cpp_types import cpp_type, member
+from .lanes_hoist import Planner
+from .own_index import OwnIndex
 
 # Calls that may run once for all lanes when their arguments are uniform: side-effect free,
 # no thread context, arguments by value.
@@ -164,18 +166,23 @@ class _Region:
         return {id(v) for s in _walk(self.stmts) for v in reads(s)}
 
 
-def _layout(block, a, out):
-    """``block`` as a list of items: ("uniform", stmt), ("loop"/"if", stmt, sub-layouts) and
-    ("region", _Region). ``out`` collects every region, in order."""
+def _layout(block, a, out, planner):
+    """``block`` as a list of items: ("uniform", stmt), ("loop", stmt, body, before, after),
+    ("if", stmt, body, orelse) (sub-layouts) and ("region", _Region). A uniform loop's body is
+    the planner's rewrite (lanes_hoist.py); ``before``/``after`` lay out what it runs once around
+    the loop. ``out`` collects every region, in order."""
     items, region = [], None
     for st in block.stmts:
         if id(st) in a.control:
             region = None
             if isinstance(st, ir.ForRange):
-                items.append(("loop", st, _layout(st.body, a, out)))
+                plan = planner.plan(st)
+                pre = _layout(ir.Block(plan.pre), a, out, planner)
+                items.append(("loop", st, _layout(plan.body, a, out, planner), pre,
+                              _layout(ir.Block(plan.post), a, out, planner)))
             else:
-                orelse = _layout(st.orelse, a, out) if st.orelse else []
-                items.append(("if", st, _layout(st.body, a, out), orelse))
+                orelse = _layout(st.orelse, a, out, planner) if st.orelse else []
+                items.append(("if", st, _layout(st.body, a, out, planner), orelse))
         elif a.is_uniform_stmt(st):
             # in front of the open region if that region does not read what it writes yet
             if region is not None and not ({id(v) for v in writes(st)} & region.read_vars()):
@@ -231,14 +238,16 @@ class LanesWriter:
     def __init__(self, fir, a, w, key):
         self.fir, self.a, self.w = fir, a, w
         self.regions = []
-        self.items = _layout(fir.body, a, self.regions)
+        self.planner = Planner(fir, OwnIndex(fir), a)
+        self.items = _layout(fir.body, a, self.regions, self.planner)
+        self.guards = 0
         self.kind, self.touched = _storage(fir, a, self.regions)
         self.body = BodyWriter(fir, False, key)
         self.region_index = {id(r): n for n, r in enumerate(self.regions)}
 
     def declarations(self):
         out = []
-        for v in self.fir.vars:
+        for v in list(self.fir.vars) + self.planner.new_vars:
             if id(v) in self.a.uniform:
                 out.append(f"    {cpp_type(v.type)} {v.label} = {{}};")
             elif self.kind.get(id(v)) == "lane":
@@ -253,8 +262,7 @@ class LanesWriter:
             if tag == "uniform":
                 out += self.body.forward(ir.Block([st]), ind)
             elif tag == "loop":
-                first, after = self.body.range_poll(p)
-                out += [for_head(st, p, poll=True), first] + self.emit(item[2], ind + 1) + [f"{p}}}", after]
+                out += self._loop(item, ind)
             elif tag == "if":
                 out += [f"{p}if ({st.cond.label}) {{"] + self.emit(item[2], ind + 1)
                 if item[3]:
@@ -263,6 +271,26 @@ class LanesWriter:
             else:
                 out += self._region(st, ind)
         return out
+
+    def _loop(self, item, ind):
+        """A uniform loop; what the planner moved out of it runs only when it runs at least once
+        (the loop's own first test, evaluated once)."""
+        p = "    " * ind
+        st, body, pre, post = item[1:]
+        first, after = self.body.range_poll(p)
+        out, guard = [], None
+        if pre or post:
+            guard = f"_runs{self.guards}"
+            self.guards += 1
+            out += [f"{p}{st.var.label} = {st.start.label};",
+                    f"{p}const bool {guard} = wp::range_continues({st.var.label}, {st.stop.label}, "
+                    f"{st.step.label});"]
+        if pre:
+            out += [f"{p}if ({guard}) {{"] + self.emit(pre, ind + 1) + [f"{p}}}"]
+        out += [for_head(st, p, poll=True), first] + self.emit(body, ind + 1) + [f"{p}}}"]
+        if post:
+            out += [f"{p}if ({guard}) {{"] + self.emit(post, ind + 1) + [f"{p}}}"]
+        return out + [after]
 
     def _region(self, r, ind):
         p, q = "    " * ind, "    " * (ind + 1)
@@ -284,7 +312,9 @@ class LanesWriter:
 
 
 def lanes_body(fir, fname, target, key, args_type):
-    """The C++ of ``fname`` (W threads from ``_base``) or None when the kernel does not qualify."""
+    """(the C++ of ``fname`` (W threads from ``_base``), the array parameters it keeps elements
+    of in locals across a loop: the entry runs it only where they overlap no other array), or
+    None when the kernel does not qualify."""
     a = qualifies(fir)
     if a is None:
         return None
@@ -297,4 +327,5 @@ def lanes_body(fir, fname, target, key, args_type):
     body = lw.emit(lw.items, 1)
     lines += lw.body.prologue() + body
     lines.append("}")
-    return "\n".join(lines)
+    accumulated = {id(p) for p in lw.planner.accumulated}
+    return "\n".join(lines), [p for p in fir.params if id(p) in accumulated]

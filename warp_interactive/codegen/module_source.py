@@ -264,8 +264,9 @@ def _kernel_source(kernel, target, debug, backward, use_lanes=False):
     lanes = lanes_mod.lanes_body(fir, f"{name}_forward_lanes", target, kernel.key,
                                  f"{name}_args") if use_lanes else None
     if lanes is not None:
-        out.append(lanes)
-    out.append(_entry(fir, target, "forward", lanes is not None, lazy=_lazy_strided(fir, target, debug)))
+        out.append(lanes[0])
+    out.append(_entry(fir, target, "forward", lanes is not None, lazy=_lazy_strided(fir, target, debug),
+                      disjoint=lanes[1] if lanes else ()))
     if backward and kernel.backward_enabled():
         own = OwnIndex(fir).own_arrays(fir)
         # an own-index backward runs its body in the entry's vectorisable loop: inlined there
@@ -361,11 +362,13 @@ def _straight_line(fir):
     return count <= MAX_VECTOR_BODY
 
 
-def _entry(fir, target, which, lanes=False, own=(), lazy=False, args_type=None):
+def _entry(fir, target, which, lanes=False, own=(), lazy=False, args_type=None, disjoint=()):
     """The entry point; on the CPU its unit-stride fast loop tests (and then pins) the innermost
     byte stride of every array parameter. ``own``: ids of the array parameters whose backward
     read adjoints may be plain, where their gradients overlap no other parameter's. ``lazy``:
-    the two-loop entry's plain loop is built on first use (target.py `_CPU_ENTRY_LAZY`)."""
+    the two-loop entry's plain loop is built on first use (target.py `_CPU_ENTRY_LAZY`).
+    ``disjoint``: array parameters the lanes body keeps elements of in locals (lanes_hoist.py);
+    it runs only where their data overlaps no other array parameter's."""
     plain = which == "backward" or not _straight_line(fir)
     template = target.entry_plain if plain and target.entry_plain else target.entry
     if lazy and not plain:
@@ -394,6 +397,9 @@ def _entry(fir, target, which, lanes=False, own=(), lazy=False, args_type=None):
             size = f"sizeof({cpp_type(p.type.dtype)})"
             check.append(f" && {stride} == {size}")
             pin.append(f"\n        {stride} = {size};")
+    arrays = [p for p in fir.params if isinstance(p.type, array)]
+    check += [f" && wp::data_disjoint(a.{member(p.name)}, a.{member(q.name)})"
+              for p in disjoint for q in arrays if q is not p]
     return template.format(name=fir.name, which=which, args=args_type or f"{fir.name}_args",
                            unit_stride_check="".join(check),
                            unit_stride_set="".join(pin) + own_set, lanes=target.lanes,
