@@ -143,17 +143,52 @@ class Analysis:
 def qualifies(fir):
     """The Analysis when the kernel gets a lanes body, else None: no print or return, its
     parameters never reassigned per thread, and at least one uniform loop."""
-    kinds = {type(s) for s in _walk(fir.body.stmts)}
+    return _check(fir)[0]
+
+
+def refusal(fir):
+    """Why the kernel gets no lanes body (a sentence naming the line), or None when it gets one."""
+    return _check(fir)[1]
+
+
+def _at(st):
+    return f" (line {st.lineno})" if getattr(st, "lineno", 0) else ""
+
+
+def _check(fir):
+    """(Analysis or None, the reason for None)."""
+    stmts = list(_walk(fir.body.stmts))
+    first = {}
+    for s in stmts:
+        first.setdefault(type(s), s)
     if any(is_tile(v.type) for v in fir.vars):
-        return None   # tile kernels: one block per thread, their loops are in the tile templates
-    if ir.ForRange not in kinds or ir.Print in kinds or ir.Return in kinds:
-        return None
+        # tile kernels: one block per thread, their loops are in the tile templates
+        return None, "it holds tiles (their loops are in the tile operations)"
+    if ir.ForRange not in first:
+        return None, "it has no range loop" + (" (a while loop varies per thread)" if ir.While in first else "")
+    if ir.Print in first:
+        return None, "it prints" + _at(first[ir.Print])
+    if ir.Return in first:
+        return None, "it returns early" + _at(first[ir.Return])
     a = Analysis(fir)
-    if not all(id(p) in a.uniform for p in fir.params):
-        return None
-    if not any(isinstance(s, ir.ForRange) and id(s) in a.control for s in _walk(fir.body.stmts)):
-        return None
-    return a
+    for p in fir.params:
+        if id(p) not in a.uniform:
+            st = next((s for s in stmts if any(v is p for v in writes(s))), None)
+            return None, f"parameter '{p.name}' is reassigned per thread" + _at(st)
+    loops = [s for s in stmts if isinstance(s, ir.ForRange)]
+    if any(id(s) in a.control for s in loops):
+        return a, None
+    return None, loop_refusal(loops[0], a)
+
+
+def loop_refusal(st, a):
+    """Why the range loop ``st`` is not uniform control flow."""
+    at = f" at line {st.lineno}" if st.lineno else ""
+    if _own_jumps(st.body):
+        return f"the loop{at} breaks or continues per thread"
+    if not a._all_uniform(reads(st)):
+        return f"the bounds of the loop{at} differ per thread"
+    return f"the loop{at} is inside per-thread control flow"
 
 
 # --- regions -------------------------------------------------------------------------------------

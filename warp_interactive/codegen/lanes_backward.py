@@ -28,24 +28,50 @@ _LOAD = re.compile(r"^(\s*)wp::adj_load\((.*)\);(.*)$")
 
 
 def _eligible(fir, a):
-    if fir.calls or not fir.is_kernel:
-        return False
+    return refusal_of(fir, a) is None
+
+
+def _at(st):
+    return f" (line {st.lineno})" if getattr(st, "lineno", 0) else ""
+
+
+def refusal_of(fir, a):
+    """Why a kernel with a lanes forward body (``a``: its Analysis) gets no lanes backward body,
+    or None when it gets one."""
+    if not fir.is_kernel:
+        return "not a kernel"
+    if fir.calls:
+        return f"it calls @wp.func {getattr(fir.calls[0], 'name', '')}".rstrip()
     for st in fir.body.stmts:
         if isinstance(st, ir.ForRange):
-            if id(st) not in a.control or loop_state.needs_exact(st, loop_state.carried(st)):
-                return False
-            if any(isinstance(x, (ir.ForRange, ir.While, ir.If, ir.Break, ir.Continue, ir.Return))
-                   for x in loop_state.walk(st.body)):
-                return False
+            if id(st) not in a.control:
+                return "a top-level loop varies per thread" + _at(st)
+            if loop_state.needs_exact(st, loop_state.carried(st)):
+                return "its loop's reverse needs checkpoints of its state" + _at(st)
+            inner = next((x for x in loop_state.walk(st.body) if isinstance(
+                x, (ir.ForRange, ir.While, ir.If, ir.Break, ir.Continue, ir.Return))), None)
+            if inner is not None:
+                return "its loop holds control flow" + _at(inner)
         elif isinstance(st, (ir.While, ir.If, ir.Return, ir.Print)):
-            return False
+            return "its top level holds control flow other than uniform loops" + _at(st)
     for st in loop_state.walk(fir.body):
-        if loop_state.in_place(st) or getattr(st.func if isinstance(st, ir.Call) else None,
-                                              "cpp", "") in ("view", "address"):
-            return False
+        if loop_state.in_place(st):
+            return "it advances a random state" + _at(st)
+        if getattr(st.func if isinstance(st, ir.Call) else None, "cpp", "") in ("view", "address"):
+            return "it takes an array view or an element's address" + _at(st)
         if isinstance(st, ir.Copy) and id(st.dst) in a.uniform:
-            return False
-    return all(id(p) in a.uniform for p in fir.params)
+            return "a loop carries a value the same for every thread" + _at(st)
+    if not all(id(p) in a.uniform for p in fir.params):
+        return "a parameter is reassigned per thread"
+    return None
+
+
+def refusal(fir):
+    """Why the kernel gets no lanes backward body, or None when it gets one."""
+    a = lanes.qualifies(fir)
+    if a is None:
+        return "no lanes forward body: " + lanes.refusal(fir)
+    return refusal_of(fir, a)
 
 
 class _Lanes:

@@ -135,6 +135,7 @@ class Planner:
         self.next_id = max([v.id for v in fir.vars] + [0]) + 1
         self.new_vars = []          # the accumulators' locals
         self.accumulated = []       # their array parameters
+        self.moved = []             # statements moved in front of their loop
         stmts = list(walk_stmts(fir.body.stmts))
         self.reassigned = {id(v) for st in stmts for v in writes(st)}
         self.alias_free = fir.is_kernel and not any(isinstance(v.type, _array_type) for v in fir.vars) \
@@ -253,6 +254,7 @@ class Planner:
                 all(count.get(id(v)) == 1 and id(v) not in read_before for v in outs)
             if movable:
                 plan.pre.append(st)
+                self.moved.append(st)
                 varying -= {id(v) for v in outs}
             else:
                 kept.append(st)
