@@ -84,6 +84,8 @@ DEFAULT_EXAMPLES = {
     "fem/example_adaptive_grid": dict(kwargs=dict(base_resolution=4, level_count=2), steps=1),
     "fem/example_apic_fluid": dict(kwargs=dict(voxel_size=2.0, use_cuda_graph=False)),
     "fem/example_burgers": dict(kwargs=dict(resolution=10)),
+    "fem/example_cantilever_topology_optimization": dict(script=True, argv=[
+        "--headless", "--nx", "12", "--ny", "4", "--max-evals", "3"]),
     "fem/example_convection_diffusion": dict(kwargs=dict(resolution=10)),
     "fem/example_convection_diffusion_dg": dict(kwargs=dict(resolution=10)),
     "fem/example_darcy_ls_optimization": dict(kwargs=dict(resolution=10)),
@@ -105,8 +107,9 @@ DEFAULT_EXAMPLES = {
 }
 # Left out of the default list: core/example_render_opengl (an interactive viewer), the NCCL /
 # NVSHMEM distributed examples and fem/example_diffusion_mgpu (several GPUs),
-# fem/example_cantilever_topology_optimization (NLopt), fem/example_apic_fluid_multi_env (same
-# solver as apic_fluid, four times); any of them can still be named on the command line.
+# fem/example_apic_fluid_multi_env (same solver as apic_fluid, four times); any of them can still
+# be named on the command line. fem/example_cantilever_topology_optimization needs NLopt
+# (pip install ".[compat]").
 AUTO_KWARGS = {"stage_path": None, "headless": True, "quiet": True, "verbose": False}
 # --render DIR: the examples' renderers run too. Each example that takes a stage_path writes its USD
 # stage to DIR (its render() called after every step), one offering OpenGL gets it (headless),
@@ -127,7 +130,8 @@ def _is_warp_array(value):
 
 def _collect(obj, prefix, out, module_name, depth):
     """Arrays reachable from an example object: wp.arrays, numeric numpy arrays, lists/tuples of
-    them, and (one level deeper) attributes of helper objects defined in the example's module."""
+    them, the node values of warp.fem discrete fields, and (one level deeper) attributes of
+    helper objects defined in the example's module."""
     import numpy as np
     items = obj.items() if isinstance(obj, dict) else vars(obj).items()
     for name, value in items:
@@ -147,6 +151,11 @@ def _collect(obj, prefix, out, module_name, depth):
                     out[f"{key}[{i}]"] = np.asarray(v.numpy())
                 except Exception:
                     pass
+        elif _is_warp_array(getattr(value, "dof_values", None)):    # a warp.fem discrete field
+            try:
+                out[key + ".dof_values"] = np.asarray(value.dof_values.numpy())
+            except Exception:
+                pass
         elif depth > 0 and hasattr(value, "__dict__") and type(value).__module__ == module_name:
             _collect(value, key + ".", out, module_name, depth - 1)
 

@@ -147,6 +147,25 @@ def test_record_then_check(tmp_path, monkeypatch):
     np.testing.assert_allclose(a.numpy(), np.sin(1.0) * 2.0, rtol=1e-6)
 
 
+def _recording(folder, name, kernels, options="debug=0 fast_math=0"):
+    """A file in the record format holding empty kernels of the given names."""
+    body = "".join(f'extern "C" __global__ void {k}(int n) {{}}\n' for k in kernels)
+    path = folder / f"{name}-{'-'.join(kernels)}-{options[6]}.cu"
+    path.write_text(f"// module: {name}\n// options: {options}\n{body}")
+    return str(path)
+
+
+def test_distinct_sources_keep_one_build_per_module_state(tmp_path):
+    """A module that gained kernels during the run is compiled once, in its largest state;
+    other modules, other options and states that are not contained in another all stay."""
+    grown = [_recording(tmp_path, "lib", ks) for ks in (["a"], ["a", "b"], ["a", "b", "c"])]
+    branch = _recording(tmp_path, "lib", ["a", "d"])          # not inside [a, b, c]
+    other = _recording(tmp_path, "other", ["a"])              # same kernel name, other module
+    debug = _recording(tmp_path, "lib", ["a"], "debug=1 fast_math=0")
+    kept = nvrtc_check.distinct_sources(sorted(grown + [branch, other, debug]))
+    assert kept == sorted([grown[2], branch, other, debug])
+
+
 def test_check_reports_broken_recorded_source(tmp_path):
     path = tmp_path / "bad.cu"
     path.write_text("// module: broken\n// options: debug=0 fast_math=0\n"

@@ -9,6 +9,7 @@ recorded source with NVRTC for a given architecture; scripts/test.sh runs it aft
 
 import hashlib
 import os
+import re
 import tempfile
 
 ENV = "WARP_INTERACTIVE_RECORD_CUDA"
@@ -46,6 +47,34 @@ def record_module(module):
 def recorded_sources(folder):
     return sorted(os.path.join(folder, n) for n in os.listdir(folder)
                   if n.endswith(".cu") and not n.startswith("."))
+
+
+_KERNEL = re.compile(r'^extern "C" __global__ void (\w+)\(', re.M)
+
+
+def distinct_sources(paths):
+    """The recorded sources worth compiling: for each (module name, options), drop a source
+    whose kernels all appear in another recorded source of that module.
+
+    A module that gains kernels while a process runs (a library's generic instances, a test
+    module filled case by case) is recorded once per state, each a superset of the last; a
+    kernel's generated name carries the hash of its definition, so the largest state compiles
+    every kernel of the smaller ones. Sorted, so every run checks the same files."""
+    groups = {}
+    for path in paths:
+        with open(path) as f:
+            text = f.read()
+        head = text.split("\n", 2)[:2]
+        groups.setdefault(tuple(head), []).append((frozenset(_KERNEL.findall(text)), len(text), path))
+    keep = []
+    for records in groups.values():
+        records.sort(key=lambda r: (-len(r[0]), -r[1], r[2]))
+        kept = []
+        for kernels, _, path in records:
+            if not any(kernels <= other for other, _ in kept):
+                kept.append((kernels, path))
+        keep += [path for _, path in kept]
+    return sorted(keep)
 
 
 def read_recorded(path):

@@ -18,7 +18,8 @@ from .interpolate import interpolate
 from .dirichlet import normalize_dirichlet_projector, project_linear_system, project_system_matrix, project_system_rhs
 from .polynomial import Polynomial
 from .quadrature import Quadrature, RegularQuadrature
-from .space import ElementBasis, make_polynomial_space
+from .space import (BasisSpace, ElementBasis, make_collocated_function_space, make_polynomial_basis_space,
+                    make_polynomial_space)
 from .types import (NULL_DOF_INDEX, NULL_ELEMENT_INDEX, NULL_NODE_INDEX, NULL_QP_INDEX, OUTSIDE, Coords, Coords_f64,
                     DofIndex, Domain, ElementIndex, ElementKind, Field, NodeIndex, QuadraturePointIndex, Sample,
                     Sample_f64, make_free_sample)

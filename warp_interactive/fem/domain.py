@@ -9,6 +9,7 @@ import numpy as np
 from . import _api as wp
 
 from . import operator as op
+from .geometry.geometry import measure_ratio_func
 from .types import ElementKind
 
 
@@ -89,7 +90,8 @@ class GeometryDomain:
         g = self.geometry
         ops = {"position": self.element_position, "__call__": self.element_position, "normal": self.element_normal,
                "measure": self.element_measure, "deformation_gradient": self.element_deformation_gradient,
-               "scalar_type": g.scalar_type}
+               "scalar_type": g.scalar_type,
+               "measure_ratio": measure_ratio_func(type(g), self.element_kind == ElementKind.SIDE)}
         if self.element_kind == ElementKind.CELL:
             ops["inverse_deformation_gradient"] = g.cell_inverse_deformation_gradient
             ops["lookup"] = g.cell_lookup

@@ -25,6 +25,13 @@ def cached(key, make):
 @functools.lru_cache(maxsize=None)
 def node_index_func(el_items):
     el = dict(el_items)
+    if "element_node_index" in el:     # nodes not all in one cell (two-sided DG sides)
+        element_node_index = el["element_node_index"]
+
+        @wp.func
+        def node_index(f: Any, element: int, m: int):
+            return element_node_index(f.elt, element, m)
+        return node_index
     cell_node_index, cell_arg = el["cell_node_index"], el["cell_arg"]
     element_cell, cell_node = el["element_cell"], el["cell_node"]
 

@@ -118,12 +118,13 @@ def basis_funcs(el_key, el_items, dtype, geometry_cls, dof):
 
 
 @functools.lru_cache(maxsize=None)
-def discrete_funcs(el_key, el_items, dtype, geometry_cls):
-    """value(f, s), grad(f, s) of a discrete field (node values ``f.dofs``)."""
+def discrete_funcs(el_key, el_items, dtype, geometry_cls, side="to_cell"):
+    """value(f, s), grad(f, s) of a discrete field (node values ``f.dofs``); on sides, from
+    the inner cell (``side="to_cell"``) or the outer one (``"to_outer_cell"``)."""
     el = dict(el_items)
     dim = geometry_cls.dimension
     _bv, _bg, zero_value, zero_grad, node_outer = value_makers(dtype, dim)
-    to_cell, cell_arg = el["to_cell"], el["cell_arg"]
+    to_cell, cell_arg = el[side], el["cell_arg"]
     weight, weight_gradient = el["weight"], el["weight_gradient"]
     node_index = el["cell_node_index"]
     NODES = el["cell_node_count"]
@@ -167,3 +168,92 @@ def vector_ops(grad):
         return skew_part(grad(f, s))
 
     return div, sym_grad, curl
+
+
+@functools.lru_cache(maxsize=None)
+def _dof_of(dof):
+    """The sample's test or trial dof (node in the element, component)."""
+    if dof == "test":
+        @wp.func
+        def get(s: Any):
+            return s.test_dof
+    else:
+        @wp.func
+        def get(s: Any):
+            return s.trial_dof
+    return get
+
+
+@functools.lru_cache(maxsize=None)
+def two_sided_basis_funcs(el_key, el_items, dtype, geometry_cls, dof):
+    """inner value, outer value, inner gradient, outer gradient of a test/trial basis function
+    on a two-sided element (nodes ``[0, N)`` in the inner cell, ``[N, 2N)`` in the outer one):
+    a function is zero on the side it has no node on."""
+    el = dict(el_items)
+    N = el["two_sided"]
+    basis_value, basis_grad, zero_value, zero_grad, _o = value_makers(dtype, geometry_cls.dimension)
+    to_inner, to_outer, cell_arg = el["to_cell"], el["to_outer_cell"], el["cell_arg"]
+    weight, weight_gradient = el["weight"], el["weight_gradient"]
+    inv_jac = geometry_cls.cell_inverse_deformation_gradient
+    get_dof = _dof_of(dof)
+
+    @wp.func
+    def grad_in_cell(f: Any, cell: int, cc: wp.vec3, n: int, c: int):
+        g = weight_gradient(cc, n) * inv_jac(cell_arg(f.elt), make_free_sample(cell, cc))
+        return basis_grad(g, c)
+
+    @wp.func
+    def inner(f: Any, s: Any):
+        d = get_dof(s)
+        if d[0] >= N:
+            return zero_value()
+        cell, cc = to_inner(f.elt, s.element_index, s.element_coords)
+        return basis_value(weight(cc, d[0]), d[1])
+
+    @wp.func
+    def outer(f: Any, s: Any):
+        d = get_dof(s)
+        if d[0] < N:
+            return zero_value()
+        cell, cc = to_outer(f.elt, s.element_index, s.element_coords)
+        return basis_value(weight(cc, d[0] - N), d[1])
+
+    @wp.func
+    def grad_inner(f: Any, s: Any):
+        d = get_dof(s)
+        if d[0] >= N:
+            return zero_grad()
+        cell, cc = to_inner(f.elt, s.element_index, s.element_coords)
+        return grad_in_cell(f, cell, cc, d[0], d[1])
+
+    @wp.func
+    def grad_outer(f: Any, s: Any):
+        d = get_dof(s)
+        if d[0] < N:
+            return zero_grad()
+        cell, cc = to_outer(f.elt, s.element_index, s.element_coords)
+        return grad_in_cell(f, cell, cc, d[0] - N, d[1])
+
+    return inner, outer, grad_inner, grad_outer
+
+
+@functools.lru_cache(maxsize=None)
+def side_combinations(inner, outer, grad_inner, grad_outer):
+    """jump (inner - outer), average, and their gradient versions, as warp-lang defines them."""
+    @wp.func
+    def jump(f: Any, s: Any):
+        return inner(f, s) - outer(f, s)
+
+    @wp.func
+    def average(f: Any, s: Any):
+        return 0.5 * (inner(f, s) + outer(f, s))
+
+    @wp.func
+    def grad_jump(f: Any, s: Any):
+        return grad_inner(f, s) - grad_outer(f, s)
+
+    @wp.func
+    def grad_average(f: Any, s: Any):
+        return 0.5 * (grad_inner(f, s) + grad_outer(f, s))
+
+    return dict(jump=jump, average=average, grad_jump=grad_jump, grad_average=grad_average)

@@ -21,6 +21,28 @@ def _vector_ops(ops, dtype, grad):
     if ev._is_vector(dtype):
         div, sym_grad, curl = ev.vector_ops(grad)
         ops.update(div=div, D=sym_grad, curl=curl)
+        if "grad_outer" in ops:
+            ops["div_outer"] = ev.vector_ops(ops["grad_outer"])[0]
+    return ops
+
+
+def _field_ops(value, grad, kind, outer=None, grad_outer=None, degree=None):
+    """The operator table of a field evaluated by ``value``/``grad`` (its inner side on sides).
+    In cells, inner and outer are the same; on sides, ``outer``/``grad_outer`` where known (a
+    continuous space's basis functions have the same trace on both sides, not the same
+    gradient: then only values have an outer side)."""
+    if kind == ElementKind.CELL:
+        outer, grad_outer = value, grad
+    elif outer is None:
+        outer = value
+    ops = {"__call__": value, "inner": value, "grad": grad, "outer": outer, "scalar_type": wp.float32,
+           "degree": degree}
+    if grad_outer is None:
+        combos = ev.side_combinations(value, outer, grad, grad)
+        ops.update(jump=combos["jump"], average=combos["average"])
+    else:
+        ops["grad_outer"] = grad_outer
+        ops.update(ev.side_combinations(value, outer, grad, grad_outer))
     return ops
 
 
@@ -48,7 +70,7 @@ class FieldBase:
         geo = type(self.space.geometry).__name__
         kind = "Cells" if self.domain.element_kind == ElementKind.CELL else "Sides"
         dt = getattr(self.dtype, "__name__", str(self.dtype))
-        fam = str(self.space.family)
+        fam = str(self.space.family) + getattr(self.space, "struct_tag", "")
         return f"{role}Q{self.space.degree}{fam}{geo}{kind}_{dt}"
 
 
@@ -60,12 +82,14 @@ class TestField(FieldBase):
     def __init__(self, space, domain):
         super().__init__(space, domain)
         self.EvalArg = make_struct(self._struct_name(self.role.capitalize()), {"elt": self.el["ElementArg"]})
-        value, grad = ev.basis_funcs(self.space.space_key(), _el_items(self.el), self.dtype,
-                                     type(self.geometry), self.role)
-        ops = {"__call__": value, "inner": value, "grad": grad, "scalar_type": wp.float32,
-               "degree": self.degree}
-        if domain.element_kind == ElementKind.CELL:
-            ops.update(outer=value, grad_outer=grad, average=value, grad_average=grad)
+        if self.el.get("two_sided"):
+            value, outer, grad, grad_outer = ev.two_sided_basis_funcs(
+                self.space.space_key(), _el_items(self.el), self.dtype, type(self.geometry), self.role)
+        else:
+            value, grad = ev.basis_funcs(self.space.space_key(), _el_items(self.el), self.dtype,
+                                         type(self.geometry), self.role)
+            outer = grad_outer = None
+        ops = _field_ops(value, grad, domain.element_kind, outer, grad_outer, self.degree)
         op.register(self.EvalArg, _vector_ops(ops, self.dtype, grad), f"a {self.role} field")
 
     @property
@@ -101,11 +125,13 @@ class DiscreteField(FieldBase):
         self._dof_values = dof_values
         self.EvalArg = make_struct(self._struct_name("Discrete"),
                                    {"elt": self.el["ElementArg"], "dofs": wp.array(dtype=self.dtype)})
-        value, grad = ev.discrete_funcs(space.space_key(), _el_items(self.el), self.dtype, type(self.geometry))
-        ops = {"__call__": value, "inner": value, "grad": grad, "scalar_type": wp.float32,
-               "degree": self.degree}
-        if self.domain.element_kind == ElementKind.CELL:
-            ops.update(outer=value, grad_outer=grad, average=value, grad_average=grad)
+        items = _el_items(self.el)
+        value, grad = ev.discrete_funcs(space.space_key(), items, self.dtype, type(self.geometry))
+        outer = grad_outer = None
+        if "to_outer_cell" in self.el:
+            outer, grad_outer = ev.discrete_funcs(space.space_key(), items, self.dtype, type(self.geometry),
+                                                  "to_outer_cell")
+        ops = _field_ops(value, grad, self.domain.element_kind, outer, grad_outer, self.degree)
         op.register(self.EvalArg, _vector_ops(ops, self.dtype, grad), "a discrete field")
 
     @property

@@ -5,6 +5,13 @@ sample in one of its cells or sides, positions, deformation gradients, measures 
 and the cells on either side of a side. Its ``CellArg``/``SideArg`` structs carry what those
 functions read; domains pass them to integrands."""
 
+import functools
+from typing import Any
+
+from .. import _api as wp
+
+from ..types import make_free_sample
+
 
 class Geometry:
     dimension = None
@@ -21,3 +28,25 @@ class Geometry:
 
     def __str__(self):
         return self.name
+
+
+@functools.lru_cache(maxsize=None)
+def measure_ratio_func(geometry_cls, sides):
+    """``fem.measure_ratio``: 1 in cells; on a side, its measure over the smaller measure of the
+    cells on either side (what penalty terms scale with)."""
+    if not sides:
+        @wp.func
+        def cell_measure_ratio(arg: geometry_cls.CellArg, s: Any):
+            return 1.0
+        return cell_measure_ratio
+    inner, outer = geometry_cls.side_inner_cell_index, geometry_cls.side_outer_cell_index
+    inner_coords, outer_coords = geometry_cls.side_inner_cell_coords, geometry_cls.side_outer_cell_coords
+    side_measure, cell_measure = geometry_cls.side_measure, geometry_cls.cell_measure
+
+    @wp.func
+    def side_measure_ratio(arg: geometry_cls.SideArg, s: Any):
+        e = s.element_index
+        m_in = cell_measure(arg.cell, make_free_sample(inner(arg, e), inner_coords(arg, e, s.element_coords)))
+        m_out = cell_measure(arg.cell, make_free_sample(outer(arg, e), outer_coords(arg, e, s.element_coords)))
+        return side_measure(arg, s) / wp.min(m_in, m_out)
+    return side_measure_ratio

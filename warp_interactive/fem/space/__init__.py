@@ -6,12 +6,14 @@ from .shape import ElementBasis
 
 def make_polynomial_space(geo, dtype=float, dof_mapper=None, degree=1, element_basis=None,
                           discontinuous=False, family=None):
-    """The continuous Lagrange space of ``degree`` on ``geo`` holding ``dtype`` values."""
+    """The Lagrange space of ``degree`` on ``geo`` holding ``dtype`` values (continuous, or with
+    ``discontinuous=True`` its DG version: nodes of their own in every cell)."""
     from ..geometry import Grid2D, Grid3D, Trimesh2D
     if dof_mapper is not None:
         raise NotImplementedError("fem.make_polynomial_space: dof mappers are not supported yet")
     if discontinuous:
-        raise NotImplementedError("fem.make_polynomial_space: discontinuous spaces are not supported yet")
+        from .dg_space import DiscontinuousSpace
+        return DiscontinuousSpace(make_polynomial_space(geo, dtype, None, degree, element_basis, False, family))
     if element_basis not in (None, ElementBasis.LAGRANGE):
         raise NotImplementedError(f"fem.make_polynomial_space: {element_basis} elements are not supported yet")
     if isinstance(geo, Trimesh2D):
@@ -22,4 +24,39 @@ def make_polynomial_space(geo, dtype=float, dof_mapper=None, degree=1, element_b
     return GridPolynomialSpace(geo, degree, dtype, family)
 
 
-__all__ = ["ElementBasis", "GridPolynomialSpace", "make_polynomial_space"]
+class BasisSpace:
+    """The shape functions and nodes of a polynomial space, without a value type
+    (``make_polynomial_basis_space``); ``make_collocated_function_space`` gives them one."""
+
+    def __init__(self, geo, degree, element_basis, discontinuous, family):
+        self.geometry = geo
+        self.degree = degree
+        self.element_basis = element_basis
+        self.discontinuous = discontinuous
+        self.family = family
+        self._scalar = make_polynomial_space(geo, float, None, degree, element_basis, discontinuous, family)
+
+    @property
+    def name(self):
+        return f"{self._scalar.name}_basis"
+
+    def node_count(self):
+        return self._scalar.node_count()
+
+    def node_positions(self, out=None):
+        return self._scalar.node_positions(out)
+
+
+def make_polynomial_basis_space(geo, degree=1, element_basis=None, discontinuous=False, family=None):
+    """The nodes and shape functions of the Lagrange space of ``degree`` on ``geo``."""
+    return BasisSpace(geo, degree, element_basis, discontinuous, family)
+
+
+def make_collocated_function_space(basis_space, dtype=float, dof_mapper=None):
+    """The space of ``dtype`` values at the nodes of ``basis_space``."""
+    b = basis_space
+    return make_polynomial_space(b.geometry, dtype, dof_mapper, b.degree, b.element_basis, b.discontinuous, b.family)
+
+
+__all__ = ["BasisSpace", "ElementBasis", "GridPolynomialSpace", "make_collocated_function_space",
+           "make_polynomial_basis_space", "make_polynomial_space"]

@@ -83,6 +83,7 @@ def side_element(dim, degree, family):
     if dim == 2:
         SideArg = grid2d.Grid2DSideArg
         inner_index, inner_coords = grid2d.grid2d_side_inner_cell_index, grid2d.grid2d_side_inner_cell_coords
+        outer_index, outer_coords = grid2d.grid2d_side_outer_cell_index, grid2d.grid2d_side_outer_cell_coords
         decode = grid2d._side_decode
 
         @wp.func
@@ -103,6 +104,7 @@ def side_element(dim, degree, family):
     else:
         SideArg = grid3d.Grid3DSideArg
         inner_index, inner_coords = grid3d.grid3d_side_inner_cell_index, grid3d.grid3d_side_inner_cell_coords
+        outer_index, outer_coords = grid3d.grid3d_side_outer_cell_index, grid3d.grid3d_side_outer_cell_coords
         decode = grid3d._side_decode
 
         @wp.func
@@ -127,6 +129,10 @@ def side_element(dim, degree, family):
         return inner_index(arg, element), inner_coords(arg, element, coords)
 
     @wp.func
+    def to_outer_cell(arg: SideArg, element: int, coords: wp.vec3):
+        return outer_index(arg, element), outer_coords(arg, element, coords)
+
+    @wp.func
     def cell_arg(arg: SideArg):
         return arg.cell
 
@@ -134,7 +140,8 @@ def side_element(dim, degree, family):
     def element_cell(arg: SideArg, element: int):
         return inner_index(arg, element)
 
-    return dict(ElementArg=SideArg, element_cell=element_cell, node_count=K ** (dim - 1), to_cell=to_cell, cell_arg=cell_arg,
+    return dict(ElementArg=SideArg, element_cell=element_cell, node_count=K ** (dim - 1), to_cell=to_cell,
+                to_outer_cell=to_outer_cell, cell_arg=cell_arg,
                 cell_node=cell_node, node_coords=node_coords, node_weight=node_weight,
                 cell_node_count=K ** dim, weight=weight, weight_gradient=weight_gradient)
 

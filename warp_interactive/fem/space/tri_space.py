@@ -148,6 +148,10 @@ def side_element(degree):
         return tm.trimesh2d_side_inner_cell_index(arg, element), tm.trimesh2d_side_inner_cell_coords(arg, element, coords)
 
     @wp.func
+    def to_outer_cell(arg: SideArg, element: int, coords: wp.vec3):
+        return tm.trimesh2d_side_outer_cell_index(arg, element), tm.trimesh2d_side_outer_cell_coords(arg, element, coords)
+
+    @wp.func
     def cell_arg(arg: SideArg):
         return arg.cell
 
@@ -156,8 +160,8 @@ def side_element(degree):
         return arg.edge_tri_indices[element][0]
 
     return dict(ElementArg=SideArg, element_cell=element_cell, node_count=NODES, to_cell=to_cell,
-                cell_arg=cell_arg, cell_node=cell_node, node_coords=node_coords, node_weight=node_weight,
-                cell_node_count=3 if degree == 1 else 6, weight=weight, weight_gradient=weight_gradient)
+                to_outer_cell=to_outer_cell, cell_arg=cell_arg, cell_node=cell_node, node_coords=node_coords,
+                node_weight=node_weight, cell_node_count=3 if degree == 1 else 6, weight=weight, weight_gradient=weight_gradient)
 
 
 class TrianglePolynomialSpace:
