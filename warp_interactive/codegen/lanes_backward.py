@@ -19,6 +19,7 @@ from .body import BodyWriter
 from .cpp_types import cpp_type, member
 from . import lanes
 from . import loop_state
+from .lanes_hoist import hoisted_for_backward
 
 # variables (not functions: wp::adj_add(...), adj_userfunc(...))
 _TOKEN = re.compile(r"(?<!::)\b((?:var|adj)_\w+|_snap\d+_\d+|_shadow\d+)\b(?!\s*\()")
@@ -27,17 +28,18 @@ _COPY = re.compile(r"^(\s*)(\w+\[_l\]) = ((?:var_|adj_|_snap|_shadow)\w+(?:\[_l\
 _LOAD = re.compile(r"^(\s*)wp::adj_load\((.*)\);(.*)$")
 
 
-def _eligible(fir, a):
-    return refusal_of(fir, a) is None
+def _eligible(fir, a, guards=()):
+    return refusal_of(fir, a, guards) is None
 
 
 def _at(st):
     return f" (line {st.lineno})" if getattr(st, "lineno", 0) else ""
 
 
-def refusal_of(fir, a):
+def refusal_of(fir, a, guards=()):
     """Why a kernel with a lanes forward body (``a``: its Analysis) gets no lanes backward body,
-    or None when it gets one."""
+    or None when it gets one. ``guards``: ids of the top-level ``If``s that guard statements
+    moved out of a loop (lanes_hoist.hoisted_for_backward)."""
     if not fir.is_kernel:
         return "not a kernel"
     if fir.calls:
@@ -52,6 +54,8 @@ def refusal_of(fir, a):
                 x, (ir.ForRange, ir.While, ir.If, ir.Break, ir.Continue, ir.Return))), None)
             if inner is not None:
                 return "its loop holds control flow" + _at(inner)
+        elif isinstance(st, ir.If) and id(st) in guards:
+            continue
         elif isinstance(st, (ir.While, ir.If, ir.Return, ir.Print)):
             return "its top level holds control flow other than uniform loops" + _at(st)
     for st in loop_state.walk(fir.body):
@@ -167,11 +171,12 @@ def _emit(lines, lw, types):
 def lanes_backward_body(fir, fname, target, key, args_type):
     """The C++ of ``fname`` (W threads' adjoints from ``_base``) or None when not eligible."""
     a = lanes.qualifies(fir)
-    if a is None or not target.lanes:
+    if a is None or not target.lanes or not _eligible(fir, a):
         return None
+    fir, guards = hoisted_for_backward(fir, a)
     bw = BodyWriter(fir, False, key)
     body = bw.adjoint(fir.body, 1)
-    if not _eligible(fir, a):
+    if not _eligible(fir, a, guards):
         return None
     lw = _Lanes(fir, a, target.lanes)
     types = {v.adj: cpp_type(v.type) for v in list(fir.vars) + list(fir.params)}

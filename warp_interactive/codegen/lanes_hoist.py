@@ -50,11 +50,13 @@ METADATA = {"array_shape", "len", "array_nonnull"}
 
 
 class _Builtin:
-    """The ``func`` of a statement the rewrite adds (``wp::<cpp>``, no thread context)."""
+    """The ``func`` of a statement the rewrite adds (``wp::<cpp>``, no thread context, no
+    adjoint)."""
     context = False
     replay = None
     input_types = {}
     writes = ()
+    differentiable = False
 
     def __init__(self, cpp):
         self.cpp = self.name = cpp
@@ -141,9 +143,9 @@ class Planner:
         self.alias_free = fir.is_kernel and not any(isinstance(v.type, _array_type) for v in fir.vars) \
             and not any(not isinstance(p.type, _array_type) and _holds_arrays(p.type) for p in fir.params)
 
-    def plan(self, loop):
+    def plan(self, loop, accumulate=True):
         plan = LoopPlan(loop.body)
-        for param, index in self._accumulators(loop):
+        for param, index in (self._accumulators(loop) if accumulate else ()):
             self._accumulate(plan, param, index)
         self._hoist(plan, loop)
         return plan
@@ -260,3 +262,43 @@ class Planner:
                 kept.append(st)
                 read_before |= {id(v) for s in walk_stmts([st]) for v in reads(s)}
         plan.body = ir.Block(kept)
+
+
+# --- backward ------------------------------------------------------------------------------------
+def hoisted_for_backward(fir, a):
+    """(a copy of ``fir`` whose top-level uniform loops have their loop-invariant statements in
+    front, under ``if (range_continues(start, stop, step))``, the ids of those guard ``If``s), for
+    the lanes backward body (lanes_backward.py). No accumulators: the adjoint replay reads an
+    array element as memory holds it after the forward, a local would hold the loop's values.
+    The moved statements leave the loop's ``body_vars``: their adjoints sum over the iterations
+    and reach the gradient once after the reverse loop (``pos[i]`` read in an n-body loop: one
+    atomic add per thread instead of one per iteration). ``a`` (the lanes Analysis) learns the
+    new loops and the guards' flags."""
+    from ..types import scalars as sc
+    planner = Planner(fir, None, a)
+    stmts, guards, new_vars = [], set(), []
+    for st in fir.body.stmts:
+        if not (isinstance(st, ir.ForRange) and id(st) in a.control):
+            stmts.append(st)
+            continue
+        plan = planner.plan(st, accumulate=False)
+        if not plan.pre:
+            stmts.append(st)
+            continue
+        moved = {id(v) for s in plan.pre for v in writes(s)}
+        loop = replace(st, body=plan.body, body_vars=[v for v in st.body_vars if id(v) not in moved])
+        flag = ir.Var(planner.next_id, sc.bool_)
+        planner.next_id += 1
+        new_vars.append(flag)
+        a.uniform.add(id(flag))
+        a.control.add(id(loop))
+        guard = ir.If(st.lineno, cond=flag, body=ir.Block(plan.pre), orelse=ir.Block())
+        guards.add(id(guard))
+        stmts += [ir.Call(st.lineno, out=flag, func=_Builtin("range_continues"),
+                          args=[st.start, st.stop, st.step]), guard, loop]
+        planner.keep += [loop, guard]
+    if not guards:
+        return fir, guards
+    out = replace(fir, body=ir.Block(stmts), vars=list(fir.vars) + new_vars)
+    out._keep = planner.keep        # the ids in ``guards`` and ``a.control`` stay theirs
+    return out, guards
