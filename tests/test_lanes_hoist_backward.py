@@ -115,3 +115,44 @@ def test_own_read_adjoint_after_the_reverse_loop(kernel, load):
     end_of_loop = body.index("if (WPI_STOPPED) return;", reverse_loop)
     assert body.count(load) == 1 and body.index(load) > end_of_loop
     assert "wp::range_continues(" in body[:reverse_loop]      # the moved reads are guarded
+
+
+@wp.kernel
+def hb_two(x: wp.array(dtype=F64), z: wp.array(dtype=F64), y: wp.array(dtype=F64), n: int):
+    i = wp.tid()
+    s = F64(0.0)
+    for j in range(n):
+        s = s + x[j] * z[i]                  # z[i]: an own-index read; x[j]: a uniform one
+    y[i] = s
+
+
+@pytest.mark.parametrize("same", [False, True], ids=["apart", "one_array_twice"])
+def test_own_read_adjoints_with_overlapping_gradients(same):
+    """The lanes backward takes plain own-index read adjoints only where no other array's
+    gradient overlaps (else atomics: x's uniform-index adjoints land on z's elements too)."""
+    m = 37
+    rng = np.random.default_rng(9)
+    xv, zv, g = rng.normal(size=m), rng.normal(size=m), rng.normal(size=m)
+    out = {}
+    for lanes in (True, False):
+        wp.config.cpu_lanes = lanes
+        try:
+            x = wp.array(xv, dtype=F64, requires_grad=True)
+            z = x if same else wp.array(zv, dtype=F64, requires_grad=True)
+            y = wp.zeros(m, dtype=F64, requires_grad=True)
+            tape = wp.Tape()
+            with tape:
+                wp.launch(hb_two, dim=m, inputs=[x, z, y, m])
+            tape.backward(grads={y: g})
+            out[lanes] = (x.grad.numpy().copy(), z.grad.numpy().copy())
+        finally:
+            wp.config.cpu_lanes = True
+    zz = xv if same else zv
+    # y_i = z_i * sum_j x_j: dL/dx_k = sum_i g_i z_i, dL/dz_k = g_k sum_j x_j
+    gx, gz = np.full(m, np.sum(g * zz)), g * xv.sum()
+    refs = (gx + gz, gx + gz) if same else (gx, gz)
+    for got, scalar, ref in zip(out[True], out[False], refs):
+        np.testing.assert_allclose(got, scalar, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
+    src = generate_source([hb_two], CPU, backward=True)
+    assert "const bool _own = true && wp::grad_disjoint(a.u_z, a.u_x)" in src

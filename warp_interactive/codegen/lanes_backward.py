@@ -180,9 +180,11 @@ def lanes_backward_body(fir, fname, target, key, args_type):
         return None
     lw = _Lanes(fir, a, target.lanes)
     types = {v.adj: cpp_type(v.type) for v in list(fir.vars) + list(fir.params)}
+    # `_own`: the entry found no other array parameter's gradient overlapping an own-index
+    # array's (own_index.py): their read adjoints are plain adds
     sig = (f"{target.func_qualifier} void {fname}(const {args_type}& _args, "
-           f"const wp::launch_bounds_t& _dim, int64_t _base)")
-    lines = [sig + " {", "    const bool _own = false;   // own-index read adjoints stay atomic here"]
+           f"const wp::launch_bounds_t& _dim, int64_t _base, bool _own)")
+    lines = [sig + " {"]
     for p in fir.params:
         lines.append(f"    {cpp_type(p.type)} {p.label} = _args.{member(p.name)};")
         lines.append(lw.declare(f"    {cpp_type(p.type)} {p.adj} = {{}};"))

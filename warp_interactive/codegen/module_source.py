@@ -373,7 +373,16 @@ def _entry(fir, target, which, lanes=False, own=(), lazy=False, args_type=None, 
     template = target.entry_plain if plain and target.entry_plain else target.entry
     if lazy and not plain:
         template = target.entry_lazy
-    own_check = own_set = ""
+    own_check = own_set = lanes_pre = lanes_args = ""
+    if lanes and which == "backward":
+        # the lanes backward body takes `_own`: plain read adjoints where no other array
+        # parameter's gradient overlaps an own-index array's (as the own entry below decides)
+        arrays = [p for p in fir.params if isinstance(p.type, array)]
+        checks = "".join(f" && wp::grad_disjoint(a.{member(p.name)}, a.{member(q.name)})"
+                         for n, p in enumerate(arrays) for m, q in enumerate(arrays)
+                         if n != m and id(p) in own and (id(q) not in own or n < m))
+        lanes_pre = f"\n        const bool _own = {'true' if own else 'false'}{checks};"
+        lanes_args = ", _own"
     if own and target.entry_own and not lanes:
         template = target.entry_own
         arrays = [p for p in fir.params if isinstance(p.type, array)]
@@ -403,7 +412,8 @@ def _entry(fir, target, which, lanes=False, own=(), lazy=False, args_type=None, 
     return template.format(name=fir.name, which=which, args=args_type or f"{fir.name}_args",
                            unit_stride_check="".join(check),
                            unit_stride_set="".join(pin) + own_set, lanes=target.lanes,
-                           own_check=own_check, unbounded=int(_unbounded(fir)))
+                           own_check=own_check, unbounded=int(_unbounded(fir)), lanes_pre=lanes_pre,
+                           lanes_args=lanes_args)
 
 
 def _unbounded(fir):
