@@ -169,13 +169,11 @@ def _emit(lines, lw, types):
 
 
 def lanes_backward_body(fir, fname, target, key, args_type):
-    """(the C++ of ``fname`` (W threads' adjoints from ``_base``), the array parameters whose
-    own element it keeps in a local across a loop: the entry runs it only where their gradients
-    overlap no other array's), or None when not eligible."""
+    """The C++ of ``fname`` (W threads' adjoints from ``_base``) or None when not eligible."""
     a = lanes.qualifies(fir)
     if a is None or not target.lanes or not _eligible(fir, a):
         return None
-    fir, guards, accumulated = hoisted_for_backward(fir, a)
+    fir, guards = hoisted_for_backward(fir, a)
     bw = BodyWriter(fir, False, key)
     body = bw.adjoint(fir.body, 1)
     if not _eligible(fir, a, guards):
@@ -196,4 +194,4 @@ def lanes_backward_body(fir, fname, target, key, args_type):
     n_decl = len(bw.extra_decls)
     lines += [lw.declare(x) for x in body[:n_decl]]
     lines += _emit(body[n_decl:], lw, types)
-    return "\n".join(lines + ["}"]), accumulated
+    return "\n".join(lines + ["}"])
