@@ -17,7 +17,7 @@ import numpy as np
 
 import warp_interactive as wp
 from warp_interactive.errors import TypeMismatch
-from warp_interactive.lang.registry import Pattern, registry, resolve
+from warp_interactive.lang.builtins.registry import Pattern, registry, resolve
 from warp_interactive.types import composite as comp
 from warp_interactive.types import scalars as sc
 from warp_interactive.types.array import array as array_type

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import warp_interactive as wp
-from warp_interactive.lang import registry as reg
+from warp_interactive.lang.builtins import registry as reg
 from warp_interactive.types import composite as comp
 from warp_interactive.types import scalars as sc
 from warp_interactive.types.array import array as array_type

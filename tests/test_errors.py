@@ -7,8 +7,8 @@ import re
 import pytest
 
 import warp_interactive as wp
-from warp_interactive.lang.calls import BuiltinFunction
-from warp_interactive.lang.registry import Float, add_builtin, registry, same_as
+from warp_interactive.lang.translation.calls import BuiltinFunction
+from warp_interactive.lang.builtins.registry import Float, add_builtin, registry, same_as
 
 THIS_FILE = os.path.abspath(__file__)
 

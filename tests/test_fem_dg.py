@@ -171,3 +171,58 @@ def test_jump_on_a_cell_is_zero_and_average_the_value():
     fem.interpolate(polynomial, dest=u)
     assert float(fem.integrate(jump_squared, fields={"u": u})) == 0.0
     assert float(fem.integrate(average_value, fields={"u": u})) == pytest.approx(-0.25, abs=1e-5)
+
+
+@fem.integrand
+def cell_mean_of_nodes(s: fem.Sample, u: fem.Field):
+    n = fem.node_count(u, s)
+    total = float(0.0)
+    for k in range(n):
+        total += u(fem.at_node(u, s, k))
+    return total / float(n)
+
+
+@pytest.mark.parametrize("discontinuous", [False, True])
+def test_node_count_and_at_node_read_the_element_nodes(discontinuous):
+    geo = fem.Grid2D(res=wp.vec2i(3, 2))
+    space = fem.make_polynomial_space(geo, degree=1, discontinuous=discontinuous)
+    u = space.make_field()
+    rng = np.random.default_rng(5)
+    u.dof_values = wp.array(rng.uniform(-1, 1, space.node_count()).astype(np.float32), dtype=float)
+    dg = fem.make_polynomial_space(geo, degree=1, discontinuous=True)
+    means = dg.make_field()
+    fem.interpolate(cell_mean_of_nodes, dest=means, fields={"u": u})
+    vals = u.dof_values.numpy()
+    for cell in range(6):
+        x, y = divmod(cell, 2)
+        if discontinuous:
+            corners = vals[4 * cell: 4 * cell + 4]
+        else:   # Q1 nodes: the (3+1) x (2+1) lattice, index a * 3 + b
+            corners = [vals[(x + i) * 3 + y + j] for i in (0, 1) for j in (0, 1)]
+        np.testing.assert_allclose(means.dof_values.numpy()[4 * cell: 4 * cell + 4], np.mean(corners), rtol=1e-5)
+
+
+@fem.integrand
+def periodic_wrap_flux(s: fem.Sample, domain: fem.Domain, u: fem.Field, wrap: int):
+    """u at the opposite x boundary (looked up through the cells), times the x normal."""
+    pos = domain(s)
+    n = fem.normal(domain, s)
+    if wrap == 0:
+        return u(s) * n[0]
+    x = wp.where(pos[0] < 0.5, 1.0 - 1.0e-6, 1.0e-6)
+    cs = fem.lookup(fem.cells(domain), wp.vec2(x, pos[1]), s)
+    return fem.cells(u)(cs) * n[0]
+
+
+@pytest.mark.parametrize("discontinuous", [False, True])
+def test_cells_of_a_side_field_evaluates_at_looked_up_samples(discontinuous):
+    geo = fem.Grid2D(res=wp.vec2i(4, 4))
+    space = fem.make_polynomial_space(geo, degree=2, discontinuous=discontinuous)
+    u = space.make_field()
+    fem.interpolate(polynomial, dest=u)      # x y - 2 y + 1/2, in the space
+    boundary = fem.BoundarySides(geo)
+    # direct: int_{x=1} (-y + 1/2) dy - int_{x=0} (-2y + 1/2) dy = 0 + 1/2
+    direct = fem.integrate(periodic_wrap_flux, domain=boundary, fields={"u": u}, values={"wrap": 0})
+    wrapped = fem.integrate(periodic_wrap_flux, domain=boundary, fields={"u": u}, values={"wrap": 1})
+    assert float(direct) == pytest.approx(0.5, abs=1e-5)
+    assert float(wrapped) == pytest.approx(-0.5, abs=1e-5)

@@ -2,8 +2,8 @@
 
 import os
 
-from warp_interactive.lang import docgen
-from warp_interactive.lang.registry import registry
+from warp_interactive.lang.builtins import docgen
+from warp_interactive.lang.builtins.registry import registry
 
 DOC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "functions.md")
 
@@ -12,7 +12,7 @@ def test_function_reference_is_current():
     with open(DOC, encoding="utf-8") as f:
         current = f.read()
     assert current == docgen.render(), (
-        "docs/functions.md is stale: run `python -m warp_interactive.lang.docgen > docs/functions.md`")
+        "docs/functions.md is stale: run `python -m warp_interactive.lang.builtins.docgen > docs/functions.md`")
 
 
 def test_function_reference_lists_every_exported_builtin():

@@ -125,7 +125,7 @@ def test_generic_vector_annotations():
     (Any, wp.mat44, True),
 ])
 def test_generic_annotation_table(ann, t, fits):
-    from warp_interactive.lang import generics
+    from warp_interactive.lang.definitions import generics
     assert generics.is_generic(ann)
     assert generics.fits(ann, t) is fits
 

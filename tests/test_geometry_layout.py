@@ -16,7 +16,8 @@ CHECKS = {
     "mesh_t": (MeshDesc, ["bvh", "points", "velocities", "indices", "num_points", "num_tris",
                           "support_winding_number", "winding", "points_grad", "velocities_grad"]),
     "hash_grid_t": (HashGridDesc, ["point_ids", "cell_starts", "cell_ends", "dim_x", "dim_y",
-                                   "dim_z", "num_points", "cell_width", "point_groups"]),
+                                   "dim_z", "num_points", "cell_width", "point_groups",
+                                   "cell_width64"]),
 }
 
 

@@ -152,7 +152,7 @@ def _gradient_checked_builtins(path):
 
 def test_structure_gradients_are_checked_elsewhere():
     from pathlib import Path
-    from warp_interactive.lang.registry import registry
+    from warp_interactive.lang.builtins.registry import registry
     here = Path(__file__).parent
     missing = []
     for name, b in sorted(registry.items()):

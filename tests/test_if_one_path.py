@@ -1,5 +1,5 @@
 """A name first assigned on one path of an ``if`` only, read after it (an ``if``/``elif`` chain
-without ``else``), as warp-lang 1.19 means it (lang/one_path.py): the value of the path that ran;
+without ``else``), as warp-lang 1.19 means it (lang/translation/one_path.py): the value of the path that ran;
 when none ran, the literal constant of the chain's last branch (warp-lang's constants are declared
 up front), else zero (warp-lang's value for vectors and tiles; its computed scalars are undefined
 there). The expected tables were measured with warp-lang 1.19 on this machine's CPU (its scalar

@@ -301,7 +301,7 @@ def test_await_is_refused_by_python_itself(tmp_path, src):
 def test_long_addition_chains_say_how_to_split_them(n):
     """Python's own parser nests one level per operator: the error names the cause and the fix
     (the source never imports as a module: the same error comes from the notebook's parse)."""
-    from warp_interactive.lang.source import parse_text
+    from warp_interactive.lang.definitions.source import parse_text
     text = "def k(out):\n    x = out[0]\n    out[1] = " + " + ".join(["x"] * n) + "\n"
     with pytest.raises(wp.errors.CodegenError, match="nests too deeply.*split it into several statements"):
         parse_text(text, "<cell>", 1)

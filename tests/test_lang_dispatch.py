@@ -1,4 +1,4 @@
-"""Calls resolved by argument types at translation (lang/dispatch.py): the protocol warp.fem's
+"""Calls resolved by argument types at translation (lang/translation/dispatch.py): the protocol warp.fem's
 operators and integrands are built on."""
 
 from typing import Any
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import warp_interactive as wp
-from warp_interactive.lang import dispatch
+from warp_interactive.lang.translation import dispatch
 
 
 @wp.struct

@@ -89,7 +89,7 @@ def test_cycle_finder_finds_a_cycle():
 @pytest.mark.parametrize("importer, line, imported", [
     # inside a function, as the upward imports this contract replaced were
     ("types/array.py", "def _up():\n    from ..runtime import launch\n", "warp_interactive.runtime.launch"),
-    ("lang/registry.py", "from ..notebook import magic\n", "warp_interactive.notebook.magic"),
+    ("lang/builtins/registry.py", "from ...notebook import magic\n", "warp_interactive.notebook.magic"),
     ("compiler/cache.py", "def _up():\n    from ..runtime.module import get_module\n",
      "warp_interactive.runtime.module"),
 ])
@@ -104,3 +104,61 @@ def test_an_upward_import_breaks_the_contract(tmp_path, importer, line, imported
     assert out.returncode != 0
     assert "0 kept, 1 broken" in out.stdout
     assert f"{module} -> {imported}" in out.stdout
+
+
+def _old_lang_names_imported(path, module):
+    """(line, old name) of each import in a file that names a lang module by its former path."""
+    import ast
+    from warp_interactive.lang.moved import MOVED
+    old = {"warp_interactive.lang." + k for k in MOVED}
+    pkg = module if path.endswith("__init__.py") else module.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(open(path).read())):
+        if isinstance(node, ast.ImportFrom):
+            base = ".".join(pkg.split(".")[:len(pkg.split(".")) - node.level + 1]) if node.level else ""
+            target = ".".join(p for p in (base, node.module or "") if p)
+            names = [target] + [f"{target}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            continue
+        found += [(node.lineno, n) for n in names if n in old]
+    return found
+
+
+def test_the_package_imports_lang_modules_by_their_current_names():
+    """Former flat names (lang/moved.py) stay importable for code written against them, but the
+    package itself names each module where it lives, so the lang contract sees every import."""
+    bad = []
+    for dirpath, _, files in os.walk(os.path.join(ROOT, "warp_interactive")):
+        for f in files:
+            if f.endswith(".py"):
+                path = os.path.join(dirpath, f)
+                module = os.path.relpath(path, ROOT)[:-3].replace(os.sep, ".").removesuffix(".__init__")
+                bad += [f"{path}:{line}: {name}" for line, name in _old_lang_names_imported(path, module)]
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("old, new", [("registry", "builtins.registry"), ("builtins_tile", "tiles.core"),
+                                      ("kernel", "definitions.kernel"), ("effects", "analysis.effects")])
+def test_a_former_lang_name_is_the_moved_module_itself(old, new):
+    import importlib
+    assert importlib.import_module("warp_interactive.lang." + old) is \
+        importlib.import_module("warp_interactive.lang." + new)
+
+
+def test_the_old_name_check_sees_a_former_name(tmp_path):
+    p = tmp_path / "x.py"
+    p.write_text("from . import registry, ir\nfrom .builtins_tile import tile_type\n")
+    assert _old_lang_names_imported(str(p), "warp_interactive.lang.x") == [
+        (1, "warp_interactive.lang.registry"), (2, "warp_interactive.lang.builtins_tile")]
+
+
+def test_the_former_names_cost_the_import_nothing():
+    """The finder of former names is duck-typed: importlib.abc (which pulls in
+    importlib.resources, a few ms) is not imported by ``import warp_interactive``."""
+    code = ("import sys, warp_interactive, warp_interactive.lang.registry; "
+            "print(sorted(m for m in ('importlib.abc', 'importlib.resources') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env=dict(os.environ, PYTHONPATH=ROOT))
+    assert out.stdout.strip() == "[]"

@@ -1,9 +1,9 @@
-"""lang/module.py: a module's options and its build record, apart from building."""
+"""lang/definitions/module.py: a module's options and its build record, apart from building."""
 
 import pytest
 
 import warp_interactive as wp
-from warp_interactive.lang.module import Module
+from warp_interactive.lang.definitions.module import Module
 
 
 @pytest.mark.parametrize("assigned,name,expected", [

@@ -68,7 +68,7 @@ def test_import_registers_and_unload_ext_removes():
         shell.run_line_magic("unload_ext", "warp_interactive")
         shell.run_line_magic("load_ext", "warp_interactive")
         assert "wp.kernel" in cells
-        from warp_interactive.lang import decorators
+        from warp_interactive.lang.definitions import decorators
         assert decorators.module_hook is not None
         wp.unload_ipython_extension(shell)
         assert "wp.kernel" not in cells and decorators.module_hook is None

@@ -29,7 +29,7 @@ def axpy_vec(x: wp.array(dtype=wp.vec3), alpha: float, y: wp.array(dtype=wp.vec3
     y[i] = alpha * x[i] + y[i]
 
 
-# lang's own lazily filled caches (lang/access.py): the only attributes a Kernel gains after
+# lang's own lazily filled caches (lang/analysis/access.py): the only attributes a Kernel gains after
 # it is made
 LANG_CACHES = {"_access", "_read_write", "_read_write_fields"}
 
@@ -110,7 +110,7 @@ def _device_kind_reads(path):
 
 
 DEVICE_BLIND = ["build/" + f for f in sorted(os.listdir(os.path.join(PACKAGE, "build"))) if f.endswith(".py")] + \
-    ["runtime/launch.py", "runtime/fastlaunch.py", "runtime/args.py", "runtime/module.py", "lang/module.py"]
+    ["runtime/launch.py", "runtime/fastlaunch.py", "runtime/args.py", "runtime/module.py", "lang/definitions/module.py"]
 
 
 @pytest.mark.parametrize("rel", DEVICE_BLIND)

@@ -38,7 +38,7 @@ def test_long_sum_translates():
     ns = {"wp": wp}
     terms = " + ".join(["x"] * 1000)
     src = f"def long_sum(o: wp.array(dtype=float)):\n    x = 1.0\n    o[0] = {terms}\n"
-    from warp_interactive.lang.source import source_of  # noqa: F401  (kernels need a file)
+    from warp_interactive.lang.definitions.source import source_of  # noqa: F401  (kernels need a file)
     import tempfile, importlib.util, os
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "long_sum_mod.py")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import warp_interactive as wp
-from warp_interactive.lang.builtin_function import TILE_NAMES
+from warp_interactive.lang.builtins.function import TILE_NAMES
 
 ROOT = Path(__file__).resolve().parent.parent
 # the reference's older spellings of the block-parallel queries: exported, not in its tile list

@@ -20,7 +20,7 @@ DRIVER = textwrap.dedent('''
     wp.launch(kmod.k, dim=4, inputs=[out])
     m = kmod.k.module
     print(json.dumps({"value": float(out.numpy()[3]), "built": m.last_build[1],
-                      "translated": "warp_interactive.lang.translator" in sys.modules}))
+                      "translated": "warp_interactive.lang.translation.translator" in sys.modules}))
 ''')
 
 HELPER = '''

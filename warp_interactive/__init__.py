@@ -8,16 +8,16 @@ from . import types
 from .config import DeterministicMode, config
 from .logger import (LOG_DEBUG, LOG_ERROR, LOG_INFO, LOG_WARNING, Logger, ScopedLogger, ScopedLogLevel,
                      get_logger, set_logger)
-from .lang import builtins_core as _builtins_core  # noqa: F401  (declares the builtins)
-from .lang import intrinsics_transform as _intrinsics_transform  # noqa: F401  (wp.transformation)
-from .lang.builtin_function import intrinsic_names as _intrinsic_names
-from .lang.builtin_function import make_builtin as _make_builtin
-from .lang.decorators import constant, func, kernel, struct
+from .lang.builtins import core as _builtins_core  # noqa: F401  (declares the builtins)
+from .lang.translation import intrinsics_transform as _intrinsics_transform  # noqa: F401  (wp.transformation)
+from .lang.builtins.function import intrinsic_names as _intrinsic_names
+from .lang.builtins.function import make_builtin as _make_builtin
+from .lang.definitions.decorators import constant, func, kernel, struct
 from .errors import CodegenError, CompileError, LaunchError
-from .lang.kernel import Kernel, overload
-from .lang.static import static
+from .lang.definitions.kernel import Kernel, overload
+from .lang.translation.static import static
 from .types.constants import *  # noqa: F401,F403  (wp.pi, wp.TAU...)
-from .lang.registry import registry as _registry
+from .lang.builtins.registry import registry as _registry
 from .runtime import python_scope as _python_scope  # noqa: F401  (registers wp.sin(1.0) &c.)
 from .runtime.device import (Device, ScopedDevice, get_cuda_device_count, get_cuda_devices,
                              get_device, get_devices,
@@ -37,7 +37,7 @@ from .types import (array, array1d, array2d, array3d, array4d, bool_, dtype_from
                     matrix, quaternion, transformation, uint8, uint16, uint32, uint64, vector)
 from .types.array import clone, copy, from_numpy
 from .types.generic import Float, Int, Scalar  # noqa: F401  (generic annotations)
-from .lang.func import Function  # noqa: F401
+from .lang.definitions.func import Function  # noqa: F401
 from .runtime.device import DeviceLike  # noqa: F401
 from .types.indexedarray import indexedarray, indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d
 from .types.array_factories import (empty, empty_like, full, full_like, ones, ones_like, zeros,
@@ -52,7 +52,7 @@ from .runtime.graph import CaptureMode, Graph, ScopedCapture, capture_begin, cap
 from .runtime.graph_conditional import capture_if, capture_while, is_conditional_graph_supported  # noqa: F401
 from .runtime.device import get_cuda_device
 
-# interop (issue 7), matmul and gradient checks are looked up on first use (see __getattr__),
+# interop, matmul and gradient checks are looked up on first use (see __getattr__),
 # so that importing the package stays light
 _LAZY = {
     ".interop": ("from_dlpack", "to_dlpack"),
@@ -91,11 +91,11 @@ def _export_builtins(namespace):
 
 
 # --- autodiff: custom adjoints/replays, matmul, gradient checks -------------------------------
-from .lang.custom_grad import adjoint  # noqa: E402
-from .lang.decorators import func_grad, func_native, func_replay  # noqa: E402
-from .lang.grad_of import grad  # noqa: E402  (wp.grad(f)(x): f's gradient in forward code)
+from .lang.definitions.custom_grad import adjoint  # noqa: E402
+from .lang.definitions.decorators import func_grad, func_native, func_replay  # noqa: E402
+from .lang.translation.grad_of import grad  # noqa: E402  (wp.grad(f)(x): f's gradient in forward code)
 # geometry: wp.Mesh, wp.Bvh, wp.HashGrid, wp.Volume and their kernel builtins
-from .lang import builtins_geometry as _builtins_geometry  # noqa: E402,F401
+from .lang.builtins import geometry as _builtins_geometry  # noqa: E402,F401
 from .geometry import Bvh, HashGrid, Mesh, Volume, is_cubql_available  # noqa: E402
 from .types.query_types import (BvhQuery, HashGridQuery, MeshQueryAABB, MeshQueryPoint,  # noqa: E402
                                 MeshQueryRay)
@@ -162,6 +162,11 @@ def __getattr__(name):
     import importlib
     if name in ("notebook", "autograd", "examples", "sparse", "optim", "utils"):   # sub-packages imported on first use
         return importlib.import_module("." + name, __name__)
+    if name == "MarchingCubes":   # deprecated alias: the class itself, so isinstance agrees both ways
+        from .logger import log_warning
+        log_warning("wp.MarchingCubes is deprecated and will be removed in a future version of Warp. "
+                    "Use wp.geometry.IsoSurfaceMarchingCubes instead.", DeprecationWarning, stacklevel=2)
+        return importlib.import_module(".geometry", __name__).IsoSurfaceMarchingCubes
     if name in _LAZY_NAMES:
         value = getattr(importlib.import_module(_LAZY_NAMES[name], __name__), name)
         globals()[name] = value

@@ -27,7 +27,7 @@ def _set_flat(a, values):
 
 
 def _runner(function, dim, inputs, outputs, device):
-    from .lang.kernel import Kernel
+    from .lang.definitions.kernel import Kernel
     if isinstance(function, Kernel):
         if dim is None:
             raise ValueError("gradcheck/jacobian of a kernel needs its launch dim")

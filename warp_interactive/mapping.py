@@ -17,12 +17,12 @@ import textwrap
 
 import numpy as np
 
-from .lang.builtin_function import BuiltinFunction
-from .lang.decorators import func as wp_func
-from .lang.decorators import kernel as wp_kernel
-from .lang.func import Function
-from .lang.generics import type_of_value
-from .lang.registry import type_name
+from .lang.builtins.function import BuiltinFunction
+from .lang.definitions.decorators import func as wp_func
+from .lang.definitions.decorators import kernel as wp_kernel
+from .lang.definitions.func import Function
+from .lang.definitions.generics import type_of_value
+from .lang.builtins.registry import type_name
 from .runtime.device import get_device
 from .runtime.launch import launch
 from .types import scalars as sc

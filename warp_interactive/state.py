@@ -7,7 +7,7 @@ importing the layer that changes it: ``lang`` defines functions and kernels, ``t
 capture count on its hot paths, the runtime builds and launches, the notebook reloads cells.
 
 The few things that need a higher layer's knowledge are registered by that layer at import:
-``new_module`` (lang/module.py: the Module class), ``forget_callers`` (lang/decorators.py:
+``new_module`` (lang/definitions/module.py: the Module class), ``forget_callers`` (lang/definitions/decorators.py:
 drop the translated IR of callers of a changed function) and ``on_invalidate`` (runtime/
 launch_state.py: fast launch plans re-validate).
 """
@@ -25,8 +25,8 @@ class FunctionSnapshot:
 
 class ProcessState:
     def __init__(self):
-        self.functions = {}      # (module name, function name) -> lang.func.Function
-        self.modules = {}        # module name -> lang.module.Module
+        self.functions = {}      # (module name, function name) -> lang.definitions.func.Function
+        self.modules = {}        # module name -> lang.definitions.module.Module
         self.generation = [0]    # bumped when any @wp.func is (re)defined: modules check deps
         self.build_log = []      # one BuildRecord per module load (compiled or cached), in order
         self.capturing = [0]     # graph captures in progress, any device (hot paths: [0])

@@ -1,5 +1,5 @@
-"""A module's CPU binary, built from separately cached units (issue 21: an edit rebuilds what
-changed, not the whole module).
+"""A module's CPU binary, built from separately cached units, so that an edit rebuilds what
+changed, not the whole module.
 
 Every kernel has a *kernel hash*: the hash of a translation unit holding only that kernel and
 the structs and functions it uses (codegen.module_source.ModuleParts). A *unit* is a shared

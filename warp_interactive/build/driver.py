@@ -6,7 +6,7 @@ redefinition of one rebuilds the module) and the last build; ``load`` asks the d
 from .. import hooks
 from ..compiler import nvrtc_check
 from ..config import config
-from ..lang.deps import function_deps
+from ..lang.analysis.deps import function_deps
 from ..state import state
 
 _generation = state.generation     # bumped when any @wp.func is (re)defined (state.invalidate)

@@ -1,4 +1,4 @@
-"""Tiered CPU builds (issue 21): a large cold build runs first from a quick build, and the
+"""Tiered CPU builds: a large cold build runs first from a quick build, and the
 optimised build follows in the background.
 
 g++ spends nearly all of a unit's time optimising and vectorising (-O3: ~20 ms per kernel of

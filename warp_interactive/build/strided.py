@@ -1,4 +1,4 @@
-"""Lazy strided entries (issue 21): the plain loop of a kernel's CPU forward entry, built on the
+"""Lazy strided entries: the plain loop of a kernel's CPU forward entry, built on the
 first launch that needs it.
 
 A straight-line kernel's forward entry runs a unit-stride loop (every array's innermost stride

@@ -1,4 +1,4 @@
-"""Merging a module's units back (issue 21).
+"""Merging a module's units back.
 
 A cold build compiles a module's kernels into one unit per compiler worker; each edit then
 compiles the edited kernels into a unit of their own (build/cpu_build.py), so after many

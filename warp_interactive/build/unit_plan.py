@@ -1,6 +1,6 @@
 """How a module's kernels are cut into units, shared by the cold build (build/cpu_build.py)
-and the background merge (build/unit_merge.py), so both group and hash them the same way
-(issue 21). Imports nothing of the runtime: both of those import it at file level."""
+and the background merge (build/unit_merge.py), so both group and hash them the same way.
+Imports nothing of the runtime: both of those import it at file level."""
 
 from ..compiler import cache
 

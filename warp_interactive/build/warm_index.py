@@ -79,7 +79,7 @@ def _value_fp(v, seen):
         raise _Opaque(v)
     if isinstance(v, type):
         return _type_fp(v)
-    from ..lang.builtin_function import BuiltinFunction
+    from ..lang.builtins.function import BuiltinFunction
     if isinstance(v, BuiltinFunction):
         return ("builtin", v.key)
     from ..types.array import array
@@ -122,7 +122,7 @@ def _function_fp(fn, seen):
         parts.append(("generic", _code_fp(py, src, seen)))
     custom = getattr(fn, "custom", None)
     if custom:    # @wp.func_grad / @wp.func_replay: generated into the adjoint code
-        from ..lang.source import source_of
+        from ..lang.definitions.source import source_of
         for (kind, key), py_func in sorted(custom.items(), key=lambda kv: repr(kv[0])):
             parts.append(("custom", kind, repr(key), _code_fp(py_func, source_of(py_func), seen)))
     return parts

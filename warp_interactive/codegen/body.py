@@ -3,8 +3,8 @@
 reverse form side by side, in one place."""
 
 from ..lang import ir
-from ..lang.grad_of import GradCall
-from ..lang.print_format import split_format
+from ..lang.translation.grad_of import GradCall
+from ..lang.builtins.print_format import split_format
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
@@ -348,7 +348,7 @@ class BodyWriter:
 
     def _component_check(self, s, p, replay):
         """Debug mode: a vector/matrix index known only at run time is checked like an array's
-        (constant ones are checked at build time, lang/expressions.py)."""
+        (constant ones are checked at build time, lang/translation/expressions.py)."""
         v = s.args[0]
         dims = getattr(v.type, "_shape_", None)
         if not comp.is_composite(v.type) or not dims:
@@ -585,7 +585,7 @@ def _accum(t):
 
 
 def _printf_args(expr, t):
-    """The printf arguments of a value, matching lang/print_format.py's format of its type."""
+    """The printf arguments of a value, matching lang/builtins/print_format.py's format of its type."""
     if sc.is_scalar(t):
         if sc.is_float(t):
             return [f"double(float({expr}))" if t.size < 8 else f"double({expr})"]

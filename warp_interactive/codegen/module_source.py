@@ -10,7 +10,7 @@ from .struct_ops import struct_ops_source
 from . import lanes as lanes_mod
 from . import lanes_backward, polls
 from .target import CPU
-from ..lang.array_views import runtime_zero_step_possible
+from ..lang.translation.array_views import runtime_zero_step_possible
 
 HEADER = '#include "warp_interactive/builtin.h"\n'
 # A unit whose code may record a run-time error outside debug mode (an array slice whose step is

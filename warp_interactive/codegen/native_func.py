@@ -1,4 +1,4 @@
-"""The C++ of a ``@wp.func_native`` overload (lang/func_native.py): the user's snippet as the
+"""The C++ of a ``@wp.func_native`` overload (lang/definitions/func_native.py): the user's snippet as the
 function body, parameters under their Python names, and the adjoint from ``adj_snippet``
 (``adj_<name>`` per parameter, ``adj_ret``) and the replay from ``replay_snippet``, all inside ``using namespace wp`` as warp-lang's
 generated code sees its builtins."""

@@ -9,7 +9,7 @@ each integral's kernel is a module of its own, so editing an integrand rebuilds 
 it. Imported on demand: ``import warp_interactive.fem as fem``."""
 
 from . import operator as _op
-from .domain import BoundarySides, Cells, GeometryDomain, Sides
+from .domain import BoundarySides, Cells, GeometryDomain, Sides, Subdomain
 from .field import DiscreteField, ImplicitField, TestField, TrialField, UniformField
 from .geometry import Geometry, Grid2D, Grid3D, Trimesh2D
 from .integrand import Integrand, integrand

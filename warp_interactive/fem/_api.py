@@ -2,12 +2,12 @@
 pull in the notebook layer above this one): types, decorators, launches, arrays, and one
 callable per builtin for kernel code (``wp.dot``, ``wp.tid``...)."""
 
-from ..lang import builtins_core as _builtins_core  # noqa: F401  (declares the builtins)
-from ..lang.builtin_function import intrinsic_names as _intrinsic_names
-from ..lang.builtin_function import make_builtin as _make_builtin
-from ..lang.decorators import constant, func, kernel, struct  # noqa: F401
-from ..lang.registry import registry as _registry
-from ..lang.static import static  # noqa: F401
+from ..lang.builtins import core as _builtins_core  # noqa: F401  (declares the builtins)
+from ..lang.builtins.function import intrinsic_names as _intrinsic_names
+from ..lang.builtins.function import make_builtin as _make_builtin
+from ..lang.definitions.decorators import constant, func, kernel, struct  # noqa: F401
+from ..lang.builtins.registry import registry as _registry
+from ..lang.translation.static import static  # noqa: F401
 from ..runtime.device import get_device  # noqa: F401
 from ..runtime.launch import launch  # noqa: F401
 from ..runtime.utils import synchronize  # noqa: F401

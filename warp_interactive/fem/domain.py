@@ -4,6 +4,8 @@ A domain gives the kernels two structs: ``ElementArg`` (the geometry's cell or s
 which integrands receive as their ``fem.Domain`` parameter) and ``ElementIndexArg`` (which
 geometry element the domain's i-th element is), and the ``@wp.func``s that read them."""
 
+from typing import Any
+
 import numpy as np
 
 from . import _api as wp
@@ -31,6 +33,16 @@ def _identity_index(arg: CountIndexArg, i: int):
 @wp.func
 def _listed_index(arg: ListIndexArg, i: int):
     return arg.indices[i]
+
+
+@wp.func
+def _same_arg(arg: Any):
+    return arg
+
+
+@wp.func
+def _side_cells(arg: Any):
+    return arg.cell
 
 
 class GeometryDomain:
@@ -95,6 +107,10 @@ class GeometryDomain:
         if self.element_kind == ElementKind.CELL:
             ops["inverse_deformation_gradient"] = g.cell_inverse_deformation_gradient
             ops["lookup"] = g.cell_lookup
+            ops["cells"] = _same_arg
+        else:     # fem.cells(domain): the cells of the geometry, for lookups from sides
+            Cells(g).register_ops()
+            ops["cells"] = _side_cells
         op.register(self.ElementArg, {k: v for k, v in ops.items() if v is not None}, f"the domain {self.name}")
 
 
@@ -107,6 +123,9 @@ class Cells(GeometryDomain):
 
     def element_count(self):
         return self.geometry.cell_count()
+
+    def host_element_indices(self):
+        return np.arange(self.element_count(), dtype=np.int32)
 
     def element_index_arg_value(self, device=None):
         a = CountIndexArg()
@@ -124,16 +143,18 @@ class Sides(GeometryDomain):
     def element_count(self):
         return self.geometry.side_count()
 
+    def host_element_indices(self):
+        return np.arange(self.element_count(), dtype=np.int32)
+
     def element_index_arg_value(self, device=None):
         a = CountIndexArg()
         a.count = self.element_count()
         return a
 
 
-class BoundarySides(GeometryDomain):
-    """The sides of ``geometry`` on its boundary."""
+class _ListedDomain(GeometryDomain):
+    """A domain of listed geometry elements (``host_element_indices()``)."""
 
-    element_kind = ElementKind.SIDE
     ElementIndexArg = ListIndexArg
     element_index = _listed_index
 
@@ -142,15 +163,56 @@ class BoundarySides(GeometryDomain):
         self._indices = {}
 
     def element_count(self):
-        return self.geometry.boundary_side_count()
+        return len(self.host_element_indices())
 
     def element_index_arg_value(self, device=None):
         device = wp.get_device(device)
         arr = self._indices.get(device.alias)
         if arr is None:
-            arr = wp.array(np.asarray(self.geometry.boundary_side_indices(), dtype=np.int32),
-                           dtype=int, device=device)
+            arr = wp.array(np.asarray(self.host_element_indices(), dtype=np.int32), dtype=int, device=device)
             self._indices[device.alias] = arr
         a = ListIndexArg()
         a.indices = arr
         return a
+
+
+class BoundarySides(_ListedDomain):
+    """The sides of ``geometry`` on its boundary."""
+
+    element_kind = ElementKind.SIDE
+
+    def element_count(self):
+        return self.geometry.boundary_side_count()
+
+    def host_element_indices(self):
+        return self.geometry.boundary_side_indices()
+
+
+class Subdomain(_ListedDomain):
+    """The elements of ``domain`` whose ``element_mask`` entry (one per element of ``domain``)
+    is non-zero, or those of ``element_indices`` (indices into ``domain``'s elements). The mask
+    is read when the subdomain is made."""
+
+    def __init__(self, domain, element_mask=None, element_indices=None, temporary_store=None):
+        super().__init__(domain.geometry)
+        if (element_mask is None) == (element_indices is None):
+            raise ValueError("fem.Subdomain: give exactly one of element_mask and element_indices")
+        self.parent = domain
+        self.element_kind = domain.element_kind
+        parent = np.asarray(domain.host_element_indices(), dtype=np.int32)
+        if element_mask is not None:
+            mask = np.asarray(element_mask.numpy() if hasattr(element_mask, "numpy") else element_mask)
+            if mask.shape[0] != len(parent):
+                raise ValueError(f"fem.Subdomain: the mask has {mask.shape[0]} entries, the domain "
+                                 f"{len(parent)} elements")
+            self._host = parent[mask != 0]
+        else:
+            idx = np.asarray(element_indices.numpy() if hasattr(element_indices, "numpy") else element_indices)
+            self._host = parent[idx.astype(np.int64)]
+
+    def host_element_indices(self):
+        return self._host
+
+    @property
+    def name(self):
+        return f"{self.parent.name}_Subdomain{len(self._host)}"

@@ -3,10 +3,10 @@ as a generic ``@wp.func``.
 
 The function's ``fem.Sample``, ``fem.Field`` and ``fem.Domain`` parameters become generic
 (``Any``): each integral calls it with the struct types of its actual sample, fields and
-domain, and the translator makes one instance per combination (lang/func.py generics), in
+domain, and the translator makes one instance per combination (lang/definitions/func.py generics), in
 which the operators resolve to those types' functions (operator.py). Integrals' kernels call
 it through an ``IntegrandCall``, which spreads their ``fields``/``values`` structs over its
-parameters by name (lang/dispatch.py)."""
+parameters by name (lang/translation/dispatch.py)."""
 
 import inspect
 import types as pytypes
@@ -14,7 +14,7 @@ from typing import Any
 
 from . import _api as wp
 
-from ..lang import dispatch
+from ..lang.translation import dispatch
 from .types import Domain, Field, Sample, Sample_f64
 
 _GENERIC_TAGS = (Sample, Sample_f64, Field, Domain)

@@ -4,7 +4,7 @@ import numpy as np
 
 from . import _api as wp
 
-from ..lang.generics import type_of_value
+from ..lang.definitions.generics import type_of_value
 from . import kernels as K
 from .domain import Cells
 from .field.fields import DiscreteField, TestField, TrialField

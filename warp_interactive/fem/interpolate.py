@@ -9,8 +9,10 @@ from . import kernels as K
 from .domain import Cells
 from .field.fields import DiscreteField
 from .integrand import Integrand, IntegrandCall
+from .integrand import integrand as integrand_decorator
 from .integrate import _Arguments, _bind_fields, fields_struct, values_struct
-from .types import sample_type
+from .quadrature import Quadrature, RegularQuadrature
+from .types import Field, Sample, sample_type
 
 
 @wp.kernel
@@ -41,18 +43,83 @@ def _node_kernel(call, domain, el_items, S, types, dest_dtype):
     return wp.kernel(interpolate_nodes, module="unique")
 
 
-def interpolate(integrand, dest=None, at=None, dim=0, domain=None, fields=None, values=None, reduction="sum",
-                device=None, kernel_options=None):
-    """Evaluate ``integrand`` at the nodes of ``dest`` (a discrete field: its node values
-    become the integrand's values, averaged over the elements sharing a node)."""
+@integrand_decorator
+def _field_value(s: Sample, field: Field):
+    return field(s)
+
+
+def _point_kernel(call, domain, qfuncs, S, types, dest_dtype, count):
+    """One thread per quadrature point (``count`` False) or per sample index (``count`` True:
+    samples in no element, ``s.qp_index`` the thread's index); the value goes to ``dest[qp_index]``
+    (or nowhere when ``dest_dtype`` is None)."""
+    DA, IA, QA, FS, VS = types
+    element_index = domain.element_index
+    qp_count, qp_coords, qp_weight, qp_index = qfuncs
+    DT = dest_dtype if dest_dtype is not None else float
+    STORE = int(dest_dtype is not None)
+    COUNT = int(count)
+
+    def interpolate_points(dom_arg: DA, idx_arg: IA, qp_arg: QA, fields: FS, values: VS,
+                           dest: wp.array(dtype=DT)):
+        e, q = wp.tid()
+        if COUNT == 1:
+            s = S(-1, wp.vec3(0.0), e, 0.0, wp.vec2i(-1, -1), wp.vec2i(-1, -1))
+        else:
+            s = S(element_index(idx_arg, e), qp_coords(qp_arg, e, q), qp_index(qp_arg, e, q), qp_weight(qp_arg, e, q),
+                  wp.vec2i(-1, -1), wp.vec2i(-1, -1))
+        if wp.static(STORE == 1):
+            dest[s.qp_index] = DT(call(s, dom_arg, fields, values))
+        else:
+            call(s, dom_arg, fields, values)
+    return wp.kernel(interpolate_points, module="unique")
+
+
+def _interpolate_points(integrand, args, domain, quadrature, dim, dest, device):
+    domain.register_ops()
+    FS, fields_v = fields_struct(integrand, args.fields, device)
+    VS, values_v = values_struct(integrand, args.values)
+    call = K.cached(("call", integrand, tuple(args.kinds.items())), lambda: IntegrandCall(integrand, args.kinds))
+    S = sample_type(domain.geometry.scalar_type)
+    qcls = type(quadrature) if quadrature is not None else RegularQuadrature
+    qfuncs = K.quadrature_point_funcs(qcls, None, False)
+    dest_dtype = dest.dtype if dest is not None else None
+    types = (domain.ElementArg, domain.ElementIndexArg, qcls.Arg, FS, VS)
+    kernel = K.cached(("interp_points", integrand, dest_dtype, dim is not None) + qfuncs + types,
+                      lambda: _point_kernel(call, domain, qfuncs, S, types, dest_dtype, dim is not None))
+    if dim is not None:
+        launch_dim, qarg = (dim, 1), RegularQuadrature.Arg()
+    else:
+        launch_dim = (domain.element_count(), quadrature.points_per_element())
+        qarg = quadrature.arg_value(device)
+    if dest is None:
+        dest = wp.empty(1, dtype=float, device=device)
+    wp.launch(kernel, dim=launch_dim, device=device,
+              inputs=[domain.element_arg_value(device), domain.element_index_arg_value(device), qarg,
+                      fields_v, values_v, dest])
+
+
+def interpolate(integrand, dest=None, at=None, dim=None, domain=None, fields=None, values=None, reduction="sum",
+                device=None, kernel_options=None, dest_space=None, temporary_store=None, bsr_options=None):
+    """Evaluate ``integrand`` (or a field) at the nodes of ``dest`` (a discrete field: its node
+    values become the integrand's values, averaged over the elements sharing a node), at the
+    points of a quadrature ``at`` (into the array ``dest``, by point index, or nowhere), at
+    one point of each element of a domain ``at``, or at ``dim`` samples in no element."""
+    if not isinstance(integrand, Integrand) and hasattr(integrand, "eval_arg_value"):
+        fields, values, integrand = {"field": integrand}, {}, _field_value
     if not isinstance(integrand, Integrand):
         raise ValueError("integrand must be tagged with @warp.fem.integrand decorator")
-    if at is not None or not isinstance(dest, DiscreteField):
-        raise NotImplementedError("fem.interpolate: only interpolation to the nodes of a discrete field is supported yet")
     fields, values = dict(fields or {}), dict(values or {})
     device = wp.get_device(device)
     args = _Arguments(integrand, fields, values)
-    domain = domain if domain is not None else Cells(dest.geometry)
+    if isinstance(at, Quadrature) or (at is not None and not isinstance(dest, DiscreteField)):
+        quadrature = at if isinstance(at, Quadrature) else (None if dim is not None else RegularQuadrature(at, 0))
+        where = at.domain if isinstance(at, Quadrature) else at
+        _bind_fields(args, where)
+        _interpolate_points(integrand, args, where, quadrature, dim, dest, device)
+        return dest
+    if not isinstance(dest, DiscreteField):
+        raise NotImplementedError("fem.interpolate: give a discrete field as dest, or a quadrature or domain as at")
+    domain = at if at is not None else (domain if domain is not None else Cells(dest.geometry))
     _bind_fields(args, domain)
     domain.register_ops()
     FS, fields_v = fields_struct(integrand, args.fields, device)

@@ -3,11 +3,11 @@
 Each field kind and domain passes its values to integrands as a struct of its own type; the
 struct type carries a table of what each operator means for it (``register``). An operator is
 resolved when the integrand is translated, by the type of its first argument
-(lang/dispatch.py), to the ``@wp.func`` of that table; so ``grad`` of a quadratic test field on
+(lang/translation/dispatch.py), to the ``@wp.func`` of that table; so ``grad`` of a quadratic test field on
 a grid and ``grad`` of a discrete field on a mesh are different functions, each translated and
 cached like any other."""
 
-from ..lang.registry import type_name
+from ..lang.builtins.registry import type_name
 
 # struct type -> (operator name -> @wp.func or compile-time value, description)
 _TABLES = {}
@@ -80,6 +80,7 @@ _DOCS = {
     "element_coordinates": "The coordinates of a world position in an element.",
     "scalar_type": "The scalar type of a field or domain (float32 or float64).",
     "partition_lookup": "As lookup, restricted to a partition.",
+    "cells": "The cells of a sides domain, or a field on sides seen from cells (for lookups).",
 }
 
 OPERATORS = {name: Operator(name, doc) for name, doc in _DOCS.items()}

@@ -1,7 +1,33 @@
-"""Geometry structures for kernel queries: ``wp.Mesh``, ``wp.Bvh``, ``wp.HashGrid``, ``wp.Volume``."""
+"""Geometry structures for kernel queries (``wp.Mesh``, ``wp.Bvh``, ``wp.HashGrid``, ``wp.Volume``)
+and ``warp.geometry``'s algorithms: isosurface extraction (dense and sparse marching cubes),
+loaded on first use."""
 
 from .bvh import Bvh
 from .groups import is_cubql_available
 from .hash_grid import HashGrid
 from .mesh import Mesh
 from .volume import Volume
+
+# warp.geometry's algorithms are written on the public namespace; their modules load on first use
+# so that `import warp_interactive` does not build their kernels' definitions.
+_LAZY = {
+    "IsoSurfaceBase": "iso_surface",
+    "IsoSurfaceMarchingCubes": "marching_cubes",
+    "IsoSurfaceNets": "surface_nets",
+    "lipschitz_octree": "sparse_mc",
+    "sparse_marching_cubes": "sparse_mc",
+    "sparse_marching_cubes_from_cells": "sparse_mc",
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'warp_interactive.geometry' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

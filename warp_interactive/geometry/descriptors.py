@@ -37,7 +37,8 @@ class HashGridDesc(ctypes.Structure):
                 ("cell_ends", ctypes.c_void_p), ("dim_x", ctypes.c_int32),
                 ("dim_y", ctypes.c_int32), ("dim_z", ctypes.c_int32),
                 ("num_points", ctypes.c_int32), ("cell_width", ctypes.c_float),
-                ("pad", ctypes.c_int32), ("point_groups", ctypes.c_void_p)]
+                ("pad", ctypes.c_int32), ("point_groups", ctypes.c_void_p),
+                ("cell_width64", ctypes.c_double)]
 
 
 def native():

@@ -9,6 +9,8 @@ from ..types.array import array
 from ..types.composite import vector
 from .descriptors import HashGridDesc, Placement, address, check_device, native
 
+# the native sort takes cell coordinates as floats: exact (with the + 0.5) below this many cells
+NATIVE_AXIS_LIMIT = 2 ** 23
 # the grid's scalar type -> the point type build() takes
 _POINT_TYPES = {sc.float16: vector(3, sc.float16), sc.float32: vector(3, sc.float32),
                 sc.float64: vector(3, sc.float64)}
@@ -19,9 +21,11 @@ class HashGrid:
 
     ``build(points, radius, groups=None)`` sorts the points by cell (cell width = radius) with a
     native parallel radix sort; kernels iterate candidates with ``wp.hash_grid_query`` /
-    ``wp.hash_grid_query_next`` and check distances themselves. ``dtype`` (float16, float32 or
-    float64) is the precision of the points and of the queries; cells are binned in float32
-    by the builder and by the queries alike, so both always agree on a point's cell.
+    ``wp.hash_grid_query_next`` and check distances themselves. Points come back in warp-lang's
+    order (cells x fastest, then y, then z; increasing point ids within a cell), so sums over
+    neighbours round as they do there. ``dtype`` (float16, float32 or float64) is the precision
+    of the points and of the queries; cells are binned in float64 for float64 grids and in float32
+    otherwise, by the builder and by the queries alike, so both always agree on a point's cell.
     With ``groups`` (one int per point) a query given a group only yields that group's points.
     """
 
@@ -81,21 +85,47 @@ class HashGrid:
             self._build(points, radius, groups)
 
     def _build(self, points, radius, groups):
-        p = self._point_rows(points)
-        if len(p) >= 2 ** 31:
+        cells = _cell_coords(self._point_rows(points), radius, self.dtype,
+                             (self.dim_x, self.dim_y, self.dim_z))
+        n = len(cells)
+        if n >= 2 ** 31:
             raise ValueError("HashGrid.build: at most 2**31 - 1 points")
-        self.reserve(len(p))
+        self.reserve(n)
         self.points = points
-        native().hash_grid_build(address(p), 12, len(p), radius, self.dim_x, self.dim_y,
-                                 self.dim_z, address(self._ids), address(self._starts),
-                                 address(self._ends), address(self._keys))
-        self._set_groups(groups, len(p))
-        self._desc.num_points = len(p)
+        self._sort_by_cell(cells)
+        self._set_groups(groups, n)
+        self._desc.num_points = n
         self._desc.cell_width = radius
+        self._desc.cell_width64 = radius
         if self._place.is_cuda:
             for name, host in (("ids", self._ids), ("starts", self._starts), ("ends", self._ends)):
                 self._place.put(name, host)
         self.id = self._place.publish(self._desc)
+
+    def _sort_by_cell(self, cells):
+        """Point ids sorted by cell key (z * dim_y + y) * dim_x + x, increasing ids within a cell,
+        and each cell's [start, end) range: the order queries visit points in (hashgrid.h)."""
+        n, dims = len(cells), (self.dim_x, self.dim_y, self.dim_z)
+        if max(dims) < NATIVE_AXIS_LIMIT:
+            # the native parallel radix sort bins float coordinates by floor(c / width) and keys
+            # them (c0 * d1 + c1) * d2 + c2: given the integer cells as (z, y, x) + 0.5 (exact in
+            # float32 below 2**23), width 1 and the dimensions reversed, its key is the one above
+            zyx = np.ascontiguousarray(cells[:, ::-1], dtype=np.float32) + np.float32(0.5)
+            native().hash_grid_build(address(zyx), 12, n, 1.0, self.dim_z, self.dim_y, self.dim_x,
+                                     address(self._ids), address(self._starts),
+                                     address(self._ends), address(self._keys))
+            return
+        keys = (cells[:, 2] * self.dim_y + cells[:, 1]) * self.dim_x + cells[:, 0]
+        order = np.argsort(keys, kind="stable")
+        self._ids[:n] = order
+        self._keys[:n] = keys[order]
+        every = np.arange(len(self._starts))
+        starts = np.searchsorted(keys[order], every, side="left")
+        ends = np.searchsorted(keys[order], every, side="right")
+        empty = starts == ends
+        starts[empty] = 0           # an empty cell reads [0, 0), as the native builder writes
+        ends[empty] = 0
+        self._starts[:], self._ends[:] = starts, ends
 
     def _check_types(self, points, groups):
         want = _POINT_TYPES[self.dtype]
@@ -108,12 +138,9 @@ class HashGrid:
             raise TypeError(f"HashGrid.build: groups must be a wp.array of int32, got {got}")
 
     def _point_rows(self, points):
-        # a host copy in float32, row-major over any shape and strides; a NaN coordinate bins
-        # into cell 0 (as hashgrid.h's queries look for it there; the native builder's integer
-        # conversion of a NaN would be undefined), infinities into the clamped edge cells
-        rows = np.array(np.asarray(points.numpy()).reshape(-1, 3), dtype=np.float32)
-        rows[np.isnan(rows)] = 0.0
-        return rows
+        # a host copy, row-major over any shape and strides, in the precision cells are binned in
+        ft = np.float64 if self.dtype is sc.float64 else np.float32
+        return np.asarray(points.numpy()).reshape(-1, 3).astype(ft, copy=False)
 
     def _set_groups(self, groups, n):
         """One group per point (copied: rebuild after changing them), or none."""
@@ -126,6 +153,19 @@ class HashGrid:
             raise ValueError(f"HashGrid.build: {len(g)} groups for {n} points (one per point)")
         self._groups = g
         self._desc.point_groups = self._place.put("groups", g)
+
+
+def _cell_coords(rows, radius, dtype, dims):
+    """Each point's wrapped cell (x, y, z), binned exactly as the kernels' queries bin
+    (hashgrid.h hash_grid_unwrapped): floor(x * (1 / width)) in float64 for float64 grids and in
+    float32 otherwise; clamped to +-1e9 cells (keeps far points finite), NaN in cell 0, then
+    wrapped into [0, dim)."""
+    ft = rows.dtype.type
+    inv = ft(1.0) / ft(radius)
+    with np.errstate(invalid="ignore", over="ignore"):
+        q = np.clip(np.floor(rows * inv), ft(-1.0e9), ft(1.0e9))
+    q[np.isnan(q)] = 0
+    return q.astype(np.int64) % np.array(dims, np.int64)
 
 
 def _grid_dtype(dtype):

@@ -99,7 +99,7 @@ class JaxKernel:
     """A warp kernel called like a JAX function: ``outputs = f(*inputs)`` (always a list)."""
 
     def __init__(self, kernel, launch_dims=None, block_dim=None):
-        from ..lang.kernel import Kernel
+        from ..lang.definitions.kernel import Kernel
         if not isinstance(kernel, Kernel):
             raise TypeError(f"jax_kernel expects a @wp.kernel, got {type(kernel).__name__}")
         for name, t in kernel.arg_types.items():

@@ -1,5 +1,5 @@
 """What a parameter annotation means: its canonical type, whether it is concrete, its key.
-(Apart from func.py so that the build checks, lang/checks.py, use them without importing it.)"""
+(Apart from func.py so that the build checks, lang/translation/checks.py, use them without importing it.)"""
 
 import hashlib
 
@@ -30,7 +30,7 @@ def type_key(t):
 
 
 def is_concrete(t):
-    if isinstance(t, array):     # wp.array(dtype=Any) is generic (lang/generics.py)
+    if isinstance(t, array):     # wp.array(dtype=Any) is generic (lang/definitions/generics.py)
         return is_concrete(t.dtype)
     if isinstance(t, TupleType):
         return all(is_concrete(x) for x in t.types)

@@ -149,6 +149,6 @@ class FunctionIR:
     calls: list = field(default_factory=list)   # user Function overloads this one calls
     structs: list = field(default_factory=list)  # struct types it uses
     grad_calls: list = field(default_factory=list)  # user overloads whose adjoint wp.grad() runs
-    ref_outs: list = field(default_factory=list)    # tile params written in place: extra results (lang/tile_refs.py)
-    # an error raised only where the adjoint is generated (lang/checks.py slot_augassign_error)
+    ref_outs: list = field(default_factory=list)    # tile params written in place: extra results (lang/tiles/refs.py)
+    # an error raised only where the adjoint is generated (lang/translation/checks.py slot_augassign_error)
     backward_error: object = None

@@ -26,7 +26,7 @@ def register(shell):
         return
     if _state.get("shell") is not None:
         unregister(_state["shell"])
-    from ..lang import decorators
+    from ..lang.definitions import decorators
     from . import capture, display, magic
     from .summaries import CellSummaries
     from .tracebacks import show_cell_error
@@ -52,7 +52,7 @@ def unregister(shell):
     """Undo ``register`` (``%unload_ext warp_interactive``)."""
     if _state.get("shell") is not shell:
         return
-    from ..lang import decorators
+    from ..lang.definitions import decorators
     from . import display, magic
     decorators.module_hook = None
     magic.unregister_magics(shell)

@@ -78,7 +78,7 @@ def label_of(filename, shell=None):
 
 
 class CellModules:
-    """The hook ``lang.decorators`` calls for every ``@wp.kernel``: the cell's own module for a
+    """The hook ``lang.definitions.decorators`` calls for every ``@wp.kernel``: the cell's own module for a
     kernel defined in the notebook's namespace, else None (the usual per-Python-module rule)."""
 
     def __init__(self, shell):

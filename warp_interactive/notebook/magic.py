@@ -121,13 +121,13 @@ def _build(module, device_name):
 
 
 def _kernel_decorator():
-    from ..lang.decorators import kernel
+    from ..lang.definitions.decorators import kernel
     return kernel
 
 
 def _new_module(name, shell):
     """A fresh module for the cell, with the options of the module it will replace."""
-    from ..lang.module import Module
+    from ..lang.definitions.module import Module
     from ..state import state
     m = Module(name)
     old = state.modules.get(name)

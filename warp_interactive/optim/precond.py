@@ -61,10 +61,10 @@ def _jacobi(A, use_abs):
 def preconditioner(A, ptype="diag"):
     """A preconditioner for ``A``: "diag" (Jacobi), "diag_abs" (absolute diagonal),
     "block_jacobi_direct"/"block_jacobi_sequential"/"block_jacobi_tile" (inverse diagonal
-    blocks) or "id" (None). warp-lang's "fsai" is not available here (a ValueError says so)."""
+    blocks), "fsai" (an FSAI with its default options) or "id" (None)."""
     if ptype == "fsai":
-        raise ValueError("Preconditioner 'fsai' (warp-lang's adaptive FSAI) is not available in warp_interactive "
-                         "yet; use 'diag' or a block-Jacobi preconditioner")
+        from .fsai import FSAI
+        return FSAI(A)
     if ptype == "id":
         return None
     if ptype in ("diag", "diag_abs"):

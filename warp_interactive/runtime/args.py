@@ -12,7 +12,7 @@ import numpy as np
 from .. import hooks
 from ..build.entry import ADJ
 from ..errors import ArgError
-from ..lang.registry import type_name
+from ..lang.builtins.registry import type_name
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
@@ -151,7 +151,7 @@ def _access_check(kernel, name):
     kernel indexes (None) or may write (read-only, stride-0) it. Translates the kernel only
     then, so ordinary launches never pay for the analysis."""
     def check(a):
-        from ..lang.access import kernel_access
+        from ..lang.analysis.access import kernel_access
         access = kernel_access(kernel).get(name, ())
         if a is None and access:
             raise ArgError(f"is None, but kernel '{kernel.key}' indexes it; pass an array (None "

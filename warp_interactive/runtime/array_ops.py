@@ -18,7 +18,7 @@ import linecache
 import numpy as np
 
 from ..errors import OperandTypeError, TypeMismatch
-from ..lang import registry
+from ..lang.builtins import registry
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
@@ -106,8 +106,8 @@ def _kernel(op, descs, ndim, out_indexed=False):
 
 def _make_kernel(op, descs, ndim, out_indexed):
     from .module import get_module
-    from ..lang.builtin_function import BuiltinFunction
-    from ..lang.kernel import Kernel
+    from ..lang.builtins.function import BuiltinFunction
+    from ..lang.definitions.kernel import Kernel
     arg_types = [d[0] for d in descs]
     try:
         _, ret = registry.resolve(op, arg_types)

@@ -8,8 +8,8 @@ Non-contiguous or overlapping gradients take a host round trip instead."""
 
 import numpy as np
 
-from ..lang.builtin_function import BuiltinFunction
-from ..lang.decorators import kernel
+from ..lang.builtins.function import BuiltinFunction
+from ..lang.definitions.decorators import kernel
 from ..types.array import array
 from ..types.dtypes import type_size
 from ..types.scalars import float16, float32, float64

@@ -102,7 +102,7 @@ def launch(kernel, dim=None, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(
 def _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoint, record_tape,
             record_cmd, stream=None, max_blocks=0, block_dim=None):
     """The general path: validates everything; afterwards the fast plan is (re)made."""
-    from ..lang.kernel import Kernel
+    from ..lang.definitions.kernel import Kernel
     if not isinstance(kernel, Kernel):
         raise TypeError(f"wp.launch expects a @wp.kernel, got {type(kernel).__name__}")
     if kernel.is_generic:    # the specialisation for these arguments' types (made once)
@@ -260,12 +260,12 @@ def _launch_cpu_blocks(kernel, dim, width, inputs, outputs, device, record_tape=
                        adjoint=False, tiled=True, stream=None, max_blocks=0, adj_inputs=(), adj_outputs=(),
                        **kwargs):
     """A CPU launch whose blocks run their ``width`` lanes cooperatively: the kernel built for
-    that width (its own entry point, lang/kernel.py with_block_width), through the general path
+    that width (its own entry point, lang/definitions/kernel.py with_block_width), through the general path
     (the fast plan of the one-lane build must not see this grid). A tiled launch's grid gets the
     lanes as its trailing dimension."""
     if kwargs:
         raise TypeError(f"wp.launch_tiled(): unexpected arguments {sorted(kwargs)}")
-    from ..lang.kernel import Kernel
+    from ..lang.definitions.kernel import Kernel
     if not isinstance(kernel, Kernel):
         raise TypeError(f"wp.launch_tiled expects a @wp.kernel, got {type(kernel).__name__}")
     if kernel.is_generic:
@@ -358,7 +358,7 @@ class Launch:
 
     def set_param_at_index(self, index, value):
         from .args import ArgError, _access_check, convert
-        from ..lang.registry import type_name
+        from ..lang.builtins.registry import type_name
         name, t = list(self.kernel.arg_types.items())[index]
         try:
             setattr(self.args, name, convert(value, t, self.device, check=_access_check(self.kernel, name)))

@@ -1,9 +1,9 @@
 """The public module functions (``wp.get_module``, ``wp.load_module``, ``wp.set_module_options``
-...). A module's definition is lang/module.py's ``Module``; what its builds produced is its build
+...). A module's definition is lang/definitions/module.py's ``Module``; what its builds produced is its build
 record (build/driver.py)."""
 
 from ..build import driver as _driver  # noqa: F401  (registers the modules' build records)
-from ..lang.module import MODULE_OPTIONS, Module  # noqa: F401  (wp.Module)
+from ..lang.definitions.module import MODULE_OPTIONS, Module  # noqa: F401  (wp.Module)
 from ..state import state
 from . import launch_state
 from .device import get_device

@@ -13,8 +13,8 @@ import numpy as np
 
 from ..types import composite as comp
 from ..types import scalars as sc
-from ..lang import registry
-from ..lang.registry import type_name
+from ..lang.builtins import registry
+from ..lang.builtins.registry import type_name
 from ..errors import OperandTypeError, TypeMismatch
 
 _evaluators = {}   # (key, arg types) -> _Evaluator
@@ -83,8 +83,8 @@ class _Evaluator:
     def _make_kernel(self):
         from .module import get_module
         from ..types.array import array
-        from ..lang.builtin_function import BuiltinFunction
-        from ..lang.kernel import Kernel
+        from ..lang.builtins.function import BuiltinFunction
+        from ..lang.definitions.kernel import Kernel
         params = [f"a{i}: T{i}" for i in range(len(self.types))]
         call = f"_builtin({', '.join(f'a{i}' for i in range(len(self.types)))})"
         body = f"    out[0] = {call}\n" if self.ret is not None else f"    {call}\n"

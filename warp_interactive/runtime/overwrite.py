@@ -12,7 +12,7 @@ from ..types import array_marks
 
 def check_launch(kernel, values):
     """Before recording a launch of ``kernel`` with these argument values."""
-    from ..lang.access import kernel_read_write, writes_after_reads
+    from ..lang.analysis.access import kernel_read_write, writes_after_reads
     rw, fresh = kernel_read_write(kernel)
     src = kernel.src
     if fresh:

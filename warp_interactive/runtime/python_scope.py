@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..lang.builtin_function import set_python_call
+from ..lang.builtins.function import set_python_call
 from ..types import composite as comp
 from ..types import scalars as sc
 
@@ -100,7 +100,7 @@ def _cast(args, kwargs):
     return out[0].item()
 
 
-from ..lang.intrinsics_transform import python_transformation  # noqa: E402
+from ..lang.translation.intrinsics_transform import python_transformation  # noqa: E402
 
 PYTHON_IMPLS = {
     "transformation": python_transformation,

@@ -80,7 +80,7 @@ def _runs(launches, simplify):
 
 def _kernel_tooltip(kernel):
     """Each parameter and its type, as the reference's tooltips (``x: array: dtype=float32``)."""
-    from ..lang.registry import type_name
+    from ..lang.builtins.registry import type_name
     parts = []
     for name, t in kernel.arg_types.items():
         dtype = getattr(t, "dtype", None)

@@ -55,7 +55,7 @@ def keep_launch(tape, kernel, inputs, outputs):
 
 def kernel_rw(kernel):
     """What the kernel reads/writes of its array parameters and their struct fields (cached)."""
-    from ..lang.access import kernel_read_write
+    from ..lang.analysis.access import kernel_read_write
     return kernel_read_write(kernel, fields=True)[0]
 
 

@@ -3,7 +3,7 @@ floating-point arrays the kernel may write (printed to stdout, as warp-lang's ke
 theirs).
 
 warp-lang compiles a check after every floating-point value a kernel computes; this checks
-what the launch leaves in the arrays it writes (lang/access.py says which), so a non-finite
+what the launch leaves in the arrays it writes (lang/analysis/access.py says which), so a non-finite
 value that stays in a local variable goes unreported. The launch itself is not changed, and
 launches take the general path while the option is on (the fast plans do not check).
 """
@@ -30,7 +30,7 @@ def _nonfinite(host):
 def check_launch(kernel, values):
     """Print a warning per written array of ``kernel``'s launch arguments ``values`` that holds
     NaN or infinite values."""
-    from ..lang.access import kernel_access
+    from ..lang.analysis.access import kernel_access
     params = [p.name for p in kernel.ir.params]
     access = kernel_access(kernel)
     for name, value in zip(params, values):

@@ -2,8 +2,10 @@
 
 warp-lang's public names and signatures: ``BsrMatrix`` (a kernel struct per block type,
 ``bsr_matrix_t``), construction from triplets, copies, sums, products, transposes, diagonals.
-Topology (which blocks a result has) is computed on the host with NumPy; values are computed by
-kernels of this package, through the normal pipeline, and are recorded on a ``wp.Tape``."""
+The topology of compact triplet assembly and of products is built by kernels (segments.py);
+that of the masked/padded assignments, sums and transposes on the host with NumPy
+(topology.py). Values are computed by kernels of this package, through the normal pipeline,
+and are recorded on a ``wp.Tape``."""
 
 from .funcs import bsr_block_index, bsr_row_index
 from .matrix import (BSR_STATUS_ROW_CAPACITY_EXCEEDED, BSR_STATUS_SUCCESS, BsrMatrix, bsr_matrix_t, bsr_set_zero,

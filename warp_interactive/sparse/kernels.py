@@ -1,6 +1,7 @@
 """The value kernels of ``warp.sparse``: generic over block types (``Any``), differentiable, one
-thread per destination block. The host builds the topology and the permutations they read
-(``topology.py``); sums run in a fixed order, so results are deterministic."""
+thread per destination block. The topology and the permutations they read come from
+``segments.py`` (kernels) or ``topology.py`` (host); sums run in a fixed order, so results are
+deterministic."""
 
 from typing import Any
 
@@ -145,6 +146,26 @@ def mv_rows(alpha: Any, offsets: wp.array(dtype=int), row_counts: wp.array(dtype
     if beta != type(beta)(0.0):
         v += beta * y[row]
     y[row] = v
+
+
+@wp.kernel
+def mv_row_chunks(alpha: Any, offsets: wp.array(dtype=int), row_counts: wp.array(dtype=int),
+                  columns: wp.array(dtype=int), values: wp.array(dtype=Any), x: wp.array(dtype=Any),
+                  beta: Any, y: wp.array(dtype=Any), nrow: int, chunk: int):
+    """mv_rows over the rows [t * chunk, (t + 1) * chunk) of thread t: on the CPU the per-index
+    set-up (argument loads, the interrupt flag) is paid once per chunk, and the loop over
+    consecutive rows streams through values and columns."""
+    t = wp.tid()
+    first = t * chunk
+    last = wp.min(first + chunk, nrow)
+    for row in range(first, last):
+        v = y.dtype(0.0)
+        for k in range(offsets[row], row_end(offsets, row_counts, row)):
+            v += values[k] * x[columns[k]]
+        v = alpha * v
+        if beta != type(beta)(0.0):
+            v += beta * y[row]
+        y[row] = v
 
 
 @wp.kernel

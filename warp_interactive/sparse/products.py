@@ -5,10 +5,15 @@ import numpy as np
 
 import warp_interactive as wp
 
-from .kernels import mm_gather, mv_rows, mv_transpose_blocks, scale_values
+from .kernels import mm_gather, mv_row_chunks, mv_rows, mv_transpose_blocks, scale_values
 from .matrix import bsr_zeros, matrix_and_scale, row_counts_arg
 from .ops import bsr_assign, bsr_axpy, check_topology
-from .topology import active_entries, segments, set_topology, to_device
+from .segments import (marker_product, marker_topology, merge_applies, merge_product, merge_topology,
+                       product_segments, set_topology)
+
+
+_MV_CHUNK = 256      # rows per CPU thread index of bsr_mv
+CPU_PRODUCT = "marker"  # bsr_mm's way on the CPU (_plan); the tests run the others there too
 
 
 def _element_type(scalar, n, scalar_blocks):
@@ -76,7 +81,11 @@ def bsr_mv(A, x, y=None, alpha=1.0, beta=0.0, transpose=False, work_buffer=None,
     alpha, beta = scalar(alpha), scalar(beta)
     if transpose:
         _mv_transpose(A, xv, yv, alpha, beta)
-    elif nrow:
+    elif nrow and A.device.is_cpu and not (A.values.requires_grad or x.requires_grad or y.requires_grad):
+        chunks = -(-nrow // _MV_CHUNK)
+        wp.launch(mv_row_chunks, dim=chunks, device=A.device,
+                  inputs=[alpha, A.offsets, row_counts_arg(A), A.columns, A.values, xv, beta, yv, nrow, _MV_CHUNK])
+    elif nrow:   # one thread per row: CUDA, and the differentiable launch a tape records
         wp.launch(mv_rows, dim=nrow, device=A.device,
                   inputs=[alpha, A.offsets, row_counts_arg(A), A.columns, A.values, xv, beta, yv])
     return y
@@ -101,20 +110,6 @@ class bsr_mm_work_arrays:
 
     def _reset(self, device=None):
         self._plan = None
-
-
-def _product_pairs(x, y):
-    """Every (x block, y block) pair of the product: the result (row, col) of each and the two
-    block indices (x's column k meets y's row k)."""
-    xr, xc, xb = active_entries(x)
-    y_rows, yc, yb = active_entries(y)
-    y_start = np.searchsorted(y_rows, np.arange(y.nrow + 1))   # y's active entries by row
-    counts = (y_start[xc + 1] - y_start[xc]) if xc.size else xc
-    total = int(counts.sum())
-    pair_x = np.repeat(np.arange(xr.size), counts)
-    first = np.cumsum(counts) - counts
-    pair_y = np.repeat(y_start[xc] - first, counts) + np.arange(total)
-    return xr[pair_x], yc[pair_y], xb[pair_x], yb[pair_y]
 
 
 def bsr_mm(x, y, z=None, alpha=1.0, beta=0.0, work_arrays=None, reuse_topology=False, tile_size=0,
@@ -163,34 +158,63 @@ def _adopt(z, product):
     z.nnz = product.nnz
 
 
-def _plan(x, y, device, max_new_nnz):
-    """The product's compact topology and, per block, its (x block, y block) pairs."""
-    rows, cols, bx, by = _product_pairs(x, y)
-    offsets, columns, seg, order = segments(rows, cols, x.nrow, y.ncol)
-    nblocks = int(offsets[-1])
+def _warn_truncated(nblocks, max_new_nnz):
+    print(f"Warning: bsr_mm: the product has {nblocks} blocks, max_new_nnz ({max_new_nnz}) exceeded; "
+          "the blocks past it are dropped")
+
+
+def _clamped(offsets, nblocks, device):
+    return wp.array(np.minimum(offsets.numpy(), nblocks), dtype=int, device=device)
+
+
+def _plan(x, y, max_new_nnz, differentiable):
+    """The product's compact topology. CPU: Gustavson's product with a marker per thread
+    ("marker", offsets, nblocks, state); CUDA with sorted rows of y (segments.merge_applies):
+    ("merge", ...), the merge of y's rows; otherwise, and for the differentiable launch a tape
+    records: ("pairs", offsets, columns, first, last, order, pair_x, pair_y, nblocks), every
+    product listed and sorted."""
+    xc, yc = row_counts_arg(x), row_counts_arg(y)
+    way = None
+    if not differentiable:
+        way = CPU_PRODUCT if x.device.is_cpu else "merge"
+        if way == "merge" and not merge_applies(x, y, xc, yc):
+            way = None
+        elif way == "pairs":
+            way = None
+    if way is not None:
+        offsets, nblocks, state = (marker_topology if way == "marker" else merge_topology)(x, y, xc, yc)
+        if max_new_nnz is not None and nblocks > max_new_nnz:
+            _warn_truncated(nblocks, max_new_nnz)
+            nblocks = int(max_new_nnz)
+            offsets = _clamped(offsets, nblocks, x.device)
+        return (way, offsets, nblocks, state)
+    offsets, columns, first, last, order, nblocks, pair_x, pair_y = product_segments(x, y, xc, yc)
     if max_new_nnz is not None and nblocks > max_new_nnz:
-        print(f"Warning: bsr_mm: the product has {nblocks} blocks, max_new_nnz ({max_new_nnz}) exceeded; "
-              "the blocks past it are dropped")
+        _warn_truncated(nblocks, max_new_nnz)
         nblocks = int(max_new_nnz)
-        offsets = np.minimum(offsets, nblocks).astype(np.int32)
-        columns, seg = columns[:nblocks], seg[: nblocks + 1]
-    seg_d = to_device(seg, device)
-    return (offsets, columns, seg_d[:-1], seg_d[1:], to_device(order, device), to_device(bx, device),
-            to_device(by, device), nblocks)
+        offsets = _clamped(offsets, nblocks, x.device)
+    return ("pairs", offsets, columns, first, last, order, pair_x, pair_y, nblocks)
 
 
 def _product(x, y, z, alpha, work_arrays, reuse_topology, max_new_nnz):
     """alpha * x @ y as a new compact matrix."""
+    differentiable = x.values.requires_grad or y.values.requires_grad or z.values.requires_grad
     plan = work_arrays._plan if (reuse_topology and work_arrays is not None) else None
-    if plan is None:
-        plan = _plan(x, y, z.device, max_new_nnz)
+    if plan is None or (plan[0] != "pairs" and differentiable):
+        plan = _plan(x, y, max_new_nnz, differentiable)
         if work_arrays is not None:
             work_arrays._plan = plan
-    offsets, columns, starts, ends, order, bx_d, by_d, nblocks = plan
     P = bsr_zeros(x.nrow, y.ncol, z.values.dtype, device=z.device)
-    set_topology(P, offsets, columns)
     P.values.requires_grad = z.requires_grad
+    if plan[0] != "pairs":
+        way, offsets, nblocks, state = plan
+        set_topology(P, offsets, None, nblocks)
+        (marker_product if way == "marker" else merge_product)(
+            x, y, row_counts_arg(x), row_counts_arg(y), x.scalar_type(alpha), (offsets, nblocks, state), P)
+        return P
+    _, offsets, columns, first, last, order, pair_x, pair_y, nblocks = plan
+    set_topology(P, offsets, columns, nblocks)
     if nblocks:
         wp.launch(mm_gather, dim=nblocks, device=z.device,
-                  inputs=[starts, ends, order, bx_d, by_d, x.scalar_type(alpha), x.values, y.values, P.values])
+                  inputs=[first, last, order, pair_x, pair_y, x.scalar_type(alpha), x.values, y.values, P.values])
     return P

@@ -8,6 +8,8 @@ import warp_interactive as wp
 
 from .kernels import gather_sum, gather_sum_ends, scatter_add
 from .matrix import as_block_array, bsr_zeros, scalar_type
+from .segments import drop_zero_blocks, entry_segments
+from .segments import set_topology as set_device_topology
 from .topology import group, host, place, to_device
 
 _TOPOLOGIES = ("compact", "masked", "padded")
@@ -155,6 +157,9 @@ def bsr_set_from_triplets(dest, rows, columns, values=None, count=None, prune_nu
         values = _check_values(dest, values, n)
     if count is not None:
         n = max(0, min(n, int(count.numpy()[0])))
+    if topology == "compact" and mapping is None:
+        _set_compact(dest, rows, columns, values, n, prune_numerical_zeros, rows.shape[0])
+        return None
     r, c, idx = _kept_triplets(dest, rows, columns, values, n, prune_numerical_zeros)
     if topology == "masked":
         dest.values.zero_()
@@ -170,6 +175,20 @@ def bsr_set_from_triplets(dest, rows, columns, values=None, count=None, prune_nu
         blocks[idx] = slots
         mapping._bind(dest, n, ends, order, blocks)
     return mapping
+
+
+def _set_compact(dest, rows, columns, values, n, prune, nnz_bound):
+    """The compact topology and summed values of the first ``n`` triplets, on the device."""
+    device = dest.device
+    rows, columns = rows[:n], columns[:n]
+    if prune and values is not None and n:
+        kept = wp.empty(n, dtype=int, device=device)
+        wp.launch(drop_zero_blocks, dim=n, device=device, inputs=[rows, values, kept])
+        rows = kept
+    offsets, cols, first, last, order, nnz = entry_segments(rows, columns, dest.nrow, dest.ncol, device)
+    set_device_topology(dest, offsets, cols, nnz, nnz_bound=nnz_bound)
+    if values is not None and nnz:
+        wp.launch(gather_sum, dim=nnz, device=device, inputs=[first, last, order, values, dest.values])
 
 
 def bsr_from_triplets(rows_of_blocks, cols_of_blocks, rows, columns, values, prune_numerical_zeros=True):

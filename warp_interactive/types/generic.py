@@ -3,7 +3,7 @@
 shape or dtype (``wp.types.vector(length=Any, dtype=float)``, ``wp.types.matrix(shape=(3, 3),
 dtype=wp.Float)``, ``wp.array(dtype=wp.Scalar)``). A kernel or function with one of them in its
 signature is generic: it is specialised for the concrete types of each call or launch
-(lang/generics.py); a type variable admits only the types it is constrained to."""
+(lang/definitions/generics.py); a type variable admits only the types it is constrained to."""
 
 import typing
 

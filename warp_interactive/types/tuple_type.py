@@ -1,7 +1,7 @@
 """Tuples as ``@wp.func`` parameters (warp-lang 1.19: ``values: tuple[wp.vec3, float]``,
 ``tuple[int, ...]``, or ``Any`` given a tuple). ``TupleType`` is the type of a tuple argument:
 its element types. The call passes the elements as separate C++ arguments and the function
-binds its parameter's name to a tuple of them (lang/translator.py), so no tuple type reaches
+binds its parameter's name to a tuple of them (lang/translation/translator.py), so no tuple type reaches
 C++. ``TupleOf`` is the generic annotation ``tuple[T, ...]``."""
 
 import typing

@@ -1,6 +1,11 @@
 // Hash-grid neighbour queries for kernels. The grid (hash_grid_t, address = `grid.id`) is built
-// by native/src/geometry/hash_grid_build.cpp: points sorted by cell key, one [start, end) range
-// per cell. hash_grid_cell must stay identical to cell_coord there.
+// by geometry/hash_grid.py: point ids sorted by cell key, one [start, end) range per cell.
+// The order a query yields points in is the reference's, so sums over neighbours round as there:
+// a point's cell along an axis is floor(x * (1 / cell_width)) (multiplying by the inverse, in the
+// grid's precision: float64 grids in double, the others in float32), wrapped into [0, dim); the
+// cell key is (z * dim_y + y) * dim_x + x; within a cell points are in increasing id order; a query
+// visits the cells of its box with x fastest, then y, then z. hash_grid_unwrapped must stay
+// identical to the builder's binning (geometry/hash_grid.py _cell_keys).
 #pragma once
 
 #include "vec.h"
@@ -16,22 +21,16 @@ struct hash_grid_t {
     float32 cell_width;
     int32 pad;
     const int32* point_groups; // one group per point id, or null (built without groups)
+    float64 cell_width64;      // the cell width in double, binning float64 grids
 };
 
-WPI_FUNC int32 hash_grid_cell(float32 x, float32 cell_width, int32 dim)
+// unwrapped cell coordinate of x; T is the precision the grid bins in (float32 or float64)
+template <typename T>
+WPI_FUNC int64 hash_grid_unwrapped(T x, T inv_width)
 {
-    float32 q = floor(x / cell_width);
-    q = q < -1.0e9f ? -1.0e9f : (q > 1.0e9f ? 1.0e9f : q);
-    if (isnan(q)) q = 0.0f;   // NaN: cell 0, as the builder
-    int64 c = int64(q) % dim;
-    return int32(c < 0 ? c + dim : c);
-}
-
-WPI_FUNC int64 hash_grid_unwrapped(float32 x, float32 cell_width)
-{
-    float32 q = floor(x / cell_width);
-    q = q < -1.0e9f ? -1.0e9f : (q > 1.0e9f ? 1.0e9f : q);
-    if (isnan(q)) q = 0.0f;   // NaN: cell 0, as the builder
+    T q = floor(x * inv_width);
+    q = q < T(-1.0e9) ? T(-1.0e9) : (q > T(1.0e9) ? T(1.0e9) : q);
+    if (isnan(q)) q = T(0);   // NaN: cell 0, as the builder
     return int64(q);
 }
 
@@ -59,64 +58,77 @@ WPI_FUNC void hash_grid_open_cell(hash_grid_query_t& q, const hash_grid_t& g)
         const int64 c = q.cell[k] % dims[k];
         w[k] = c < 0 ? c + dims[k] : c;
     }
-    const int64 key = (w[0] * g.dim_y + w[1]) * g.dim_z + w[2];
+    const int64 key = (w[2] * g.dim_y + w[1]) * g.dim_x + w[0];
     q.next = g.cell_starts[key];
     q.end = g.cell_ends[key];
 }
 
-WPI_FUNC hash_grid_query_t hash_grid_query(uint64 id, const vec_t<3, float32>& p, float32 radius)
+// the query box [lo, hi] per axis from its corners in the grid's precision
+template <typename T>
+WPI_FUNC hash_grid_query_t hash_grid_query_box(uint64 id, const T* p, T radius, T inv_width)
 {
     hash_grid_query_t q = {};
     q.id = id;
-    if (!id) {   // a null handle finds nothing
-        q.done = 1;
-        return q;
-    }
     const hash_grid_t& g = *(const hash_grid_t*)id;
-    if (g.num_points == 0 || !(g.cell_width > 0.0f)) {
-        q.done = 1;
-        return q;
-    }
     const int32 dims[3] = {g.dim_x, g.dim_y, g.dim_z};
     for (int k = 0; k < 3; ++k) {
-        q.lo[k] = hash_grid_unwrapped(p.c[k] - radius, g.cell_width);
-        q.hi[k] = hash_grid_unwrapped(p.c[k] + radius, g.cell_width);
+        q.lo[k] = hash_grid_unwrapped(T(p[k] - radius), inv_width);
+        q.hi[k] = hash_grid_unwrapped(T(p[k] + radius), inv_width);
         if (q.hi[k] - q.lo[k] >= dims[k]) q.hi[k] = q.lo[k] + dims[k] - 1;
         q.cell[k] = q.lo[k];
     }
     hash_grid_open_cell(q, g);
     return q;
 }
+
+WPI_FUNC bool hash_grid_empty(uint64 id)
+{
+    // a null handle, or a grid never built, finds nothing
+    return !id || ((const hash_grid_t*)id)->num_points == 0 || !(((const hash_grid_t*)id)->cell_width > 0.0f);
+}
+
+WPI_FUNC hash_grid_query_t hash_grid_query(uint64 id, const vec_t<3, float32>& p, float32 radius)
+{
+    if (hash_grid_empty(id)) {
+        hash_grid_query_t q = {};
+        q.id = id;
+        q.done = 1;
+        return q;
+    }
+    const float32 inv = 1.0f / ((const hash_grid_t*)id)->cell_width;
+    return hash_grid_query_box<float32>(id, p.c, radius, inv);
+}
 WPI_FUNC void adj_hash_grid_query(uint64, const vec_t<3, float32>&, float32, uint64&, vec_t<3, float32>&, float32&,
+                                  const hash_grid_query_t&) {}
+
+WPI_FUNC hash_grid_query_t hash_grid_query(uint64 id, const vec_t<3, float64>& p, float64 radius)
+{
+    if (hash_grid_empty(id)) return hash_grid_query(id, vec_t<3, float32>(), 0.0f);
+    const float64 inv = 1.0 / ((const hash_grid_t*)id)->cell_width64;
+    return hash_grid_query_box<float64>(id, p.c, radius, inv);
+}
+WPI_FUNC void adj_hash_grid_query(uint64, const vec_t<3, float64>&, float64, uint64&, vec_t<3, float64>&, float64&,
+                                  const hash_grid_query_t&) {}
+
+// half grids: points and radius in half, cells binned in float32 as the builder bins them (so a
+// point is always looked for in the cell it was sorted into)
+WPI_FUNC hash_grid_query_t hash_grid_query(uint64 id, const vec_t<3, half>& p, half radius)
+{
+    return hash_grid_query(id, vec_t<3, float32>(float32(p.c[0]), float32(p.c[1]), float32(p.c[2])),
+                           float32(radius));
+}
+WPI_FUNC void adj_hash_grid_query(uint64, const vec_t<3, half>&, half, uint64&, vec_t<3, half>&, half&,
                                   const hash_grid_query_t&) {}
 
 // grouped form: a grid built with groups yields only `group`'s points (none for an absent
 // group); a grid built without groups ignores it (the reference's behaviour)
-WPI_FUNC hash_grid_query_t hash_grid_query(uint64 id, const vec_t<3, float32>& p, float32 radius, int32 group)
+template <typename T>
+WPI_FUNC hash_grid_query_t hash_grid_query(uint64 id, const vec_t<3, T>& p, T radius, int32 group)
 {
     hash_grid_query_t q = hash_grid_query(id, p, radius);
     q.group = group;
     q.use_group = id && ((const hash_grid_t*)id)->point_groups ? 1 : 0;
     return q;
-}
-WPI_FUNC void adj_hash_grid_query(uint64, const vec_t<3, float32>&, float32, int32, uint64&, vec_t<3, float32>&,
-                                  float32&, int32&, const hash_grid_query_t&) {}
-
-// half and double grids: points and radius in their precision, cells binned in float32 as the
-// builder bins them (so a point is always looked for in the cell it was sorted into)
-template <typename T>
-WPI_FUNC hash_grid_query_t hash_grid_query(uint64 id, const vec_t<3, T>& p, T radius)
-{
-    return hash_grid_query(id, vec_t<3, float32>(float32(p.c[0]), float32(p.c[1]), float32(p.c[2])),
-                           float32(radius));
-}
-template <typename T>
-WPI_FUNC void adj_hash_grid_query(uint64, const vec_t<3, T>&, T, uint64&, vec_t<3, T>&, T&, const hash_grid_query_t&) {}
-template <typename T>
-WPI_FUNC hash_grid_query_t hash_grid_query(uint64 id, const vec_t<3, T>& p, T radius, int32 group)
-{
-    return hash_grid_query(id, vec_t<3, float32>(float32(p.c[0]), float32(p.c[1]), float32(p.c[2])),
-                           float32(radius), group);
 }
 template <typename T>
 WPI_FUNC void adj_hash_grid_query(uint64, const vec_t<3, T>&, T, int32, uint64&, vec_t<3, T>&, T&, int32&,
@@ -133,12 +145,12 @@ WPI_FUNC bool hash_grid_advance(hash_grid_query_t& q, int32& index)
             index = id;
             return true;
         }
-        // next cell, z fastest
-        if (++q.cell[2] > q.hi[2]) {
-            q.cell[2] = q.lo[2];
+        // next cell, x fastest
+        if (++q.cell[0] > q.hi[0]) {
+            q.cell[0] = q.lo[0];
             if (++q.cell[1] > q.hi[1]) {
                 q.cell[1] = q.lo[1];
-                if (++q.cell[0] > q.hi[0]) {
+                if (++q.cell[2] > q.hi[2]) {
                     q.done = 1;
                     return false;
                 }

@@ -1,4 +1,4 @@
-// The quick tier's switch (build/quick_tier.py, issue 21). Depends on core.h.
+// The quick tier's switch (build/quick_tier.py). Depends on core.h.
 //
 // A large cold CPU build runs first from units compiled at -O0 (the quick flags define
 // WPI_QUICK_TIER), while the same units build at -O3 in the background; both compute the same

@@ -322,7 +322,7 @@ WPI_FUNC void tile_stack_pop(const S& s, T& value, int32& slot, S& out)
     }
     out.count = s.count > lanes ? s.count - lanes : 0;
 }
-// Adjoints (stacks of floats: lang/builtins_tile_more.py). A stack's adjoint is that of its
+// Adjoints (stacks of floats: lang/tiles/more.py). A stack's adjoint is that of its
 // elements (the count takes none); in a cooperative block each lane's adjoint holds its own part,
 // as a tile's does (cpu_blocks.h block_adjoint_sum).
 template <typename T, int CAP>

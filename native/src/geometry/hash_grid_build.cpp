@@ -1,7 +1,9 @@
 // Hash-grid build: every point gets the key of its (wrapped) cell, then the (key, point id) pairs
 // are sorted by a parallel LSD radix sort (8-bit digits, per-thread histograms, stable scatter)
 // and each cell's [start, end) range in the sorted order is recorded.
-// The cell function must stay identical to wp::hash_grid_cell in hashgrid.h.
+// geometry/hash_grid.py bins the points itself (in the grid's precision, as hashgrid.h's queries
+// do) and hands this builder integer cell coordinates + 0.5 with a cell width of 1, so cell_coord
+// here only recovers them.
 
 #include <cmath>
 #include <cstring>

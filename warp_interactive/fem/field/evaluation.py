@@ -11,7 +11,7 @@ from typing import Any
 from .. import _api as wp
 
 from ..linalg import skew_part
-from ..types import make_free_sample
+from ..types import Sample, make_free_sample
 
 
 def _is_vector(dtype):
@@ -257,3 +257,37 @@ def side_combinations(inner, outer, grad_inner, grad_outer):
         return 0.5 * (grad_inner(f, s) + grad_outer(f, s))
 
     return dict(jump=jump, average=average, grad_jump=grad_jump, grad_average=grad_average)
+
+
+@functools.lru_cache(maxsize=None)
+def node_funcs(el_items):
+    """node_count(f, s) and at_node(f, s, k): the nodes of the sample's element, and the sample
+    moved to node ``k`` of it (the same element, the node's coordinates)."""
+    el = dict(el_items)
+    node_coords, NODES = el["node_coords"], el["node_count"]
+
+    @wp.func
+    def node_count(f: Any, s: Any):
+        return NODES
+
+    @wp.func
+    def at_node(f: Any, s: Any, k: int):
+        return Sample(s.element_index, node_coords(k), -1, 0.0, s.test_dof, s.trial_dof)
+
+    return node_count, at_node
+
+
+@functools.lru_cache(maxsize=None)
+def to_cells_func(cell_arg, cells_eval_arg):
+    """``fem.cells(f)`` of a discrete field on sides: the same node values, seen from cells."""
+    CA = cells_eval_arg
+
+    @wp.func
+    def to_cells(f: Any):
+        return CA(cell_arg(f.elt), f.dofs)
+    return to_cells
+
+
+@wp.func
+def same_field(f: Any):
+    return f

@@ -132,6 +132,13 @@ class DiscreteField(FieldBase):
             outer, grad_outer = ev.discrete_funcs(space.space_key(), items, self.dtype, type(self.geometry),
                                                   "to_outer_cell")
         ops = _field_ops(value, grad, self.domain.element_kind, outer, grad_outer, self.degree)
+        if "node_coords" in self.el:
+            ops["node_count"], ops["at_node"] = ev.node_funcs(items)
+        if self.domain.element_kind == ElementKind.CELL:
+            ops["cells"] = ev.same_field
+        else:
+            cells = DiscreteField(space, dof_values, Cells(space.geometry))
+            ops["cells"] = ev.to_cells_func(self.el["cell_arg"], cells.EvalArg)
         op.register(self.EvalArg, _vector_ops(ops, self.dtype, grad), "a discrete field")
 
     @property
@@ -158,6 +165,12 @@ class DiscreteField(FieldBase):
         a.elt = self.domain.element_arg_value(device)
         a.dofs = self._dof_values
         return a
+
+    def make_deformed_geometry(self, relative=True):
+        """The geometry deformed by this (vector) field: points moved to its values, or by them
+        with ``relative=True``."""
+        from ..geometry.deformed import make_deformed_geometry
+        return make_deformed_geometry(self, relative)
 
     def trace(self):
         from ..domain import BoundarySides

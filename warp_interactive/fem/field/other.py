@@ -5,15 +5,15 @@ from typing import Any
 
 from .. import _api as wp
 from .. import operator as op
-from ...lang import dispatch
-from ...lang.generics import type_of_value
-from ...lang.registry import type_name
+from ...lang.translation import dispatch
+from ...lang.definitions.generics import type_of_value
+from ...lang.builtins.registry import type_name
 from .structs import make_struct
 
 
 def _zero_grad(dtype, dim):
     """A @wp.func giving the zero gradient of ``dtype`` values in ``dim`` dimensions."""
-    length = getattr(dtype, "_length_", None)
+    length = dtype._length_ if getattr(dtype, "_kind_", None) == "vector" else None    # scalars: vector gradient
     G = wp.types.vector(dim, wp.float32) if length is None else wp.types.matrix(shape=(length, dim), dtype=wp.float32)
 
     @wp.func
@@ -95,11 +95,17 @@ def _implicit_funcs(func, names, position):
 
 
 class ImplicitField:
-    """A field given by a ``@wp.func`` of the position (and of ``values``) on ``domain``."""
+    """A field given by a ``@wp.func`` of the position (and of ``values``) on ``domain``; its
+    gradient and divergence, where integrands ask for them, by ``grad_func`` and ``div_func``
+    (taking the same arguments)."""
 
-    def __init__(self, domain, func, values=None, degree=0):
+    def __init__(self, domain, func, values=None, grad_func=None, div_func=None, degree=0):
+        if not hasattr(func, "key"):
+            raise ValueError("Implicit field function must be a warp Function (decorated with `wp.func`)")
         self.domain = domain
         self.func = func
+        self.grad_func = grad_func
+        self.div_func = div_func
         self.values = dict(values or {})
         self.degree = degree
         self._make()
@@ -107,10 +113,20 @@ class ImplicitField:
     def _make(self):
         fields = {"elt": self.domain.ElementArg}
         fields.update({k: (type_of_value(v) or type(v)) for k, v in self.values.items()})
-        self.EvalArg = make_struct(f"ImplicitField_{self.func.key}", fields)
-        value = _implicit_funcs(self.func, tuple(self.values), self.domain.element_position)
+        # one struct type (and operator table) per combination of functions
+        key = "_".join(f.key for f in (self.func, self.grad_func, self.div_func) if f is not None)
+        tag = "".join("1" if f is not None else "0" for f in (self.grad_func, self.div_func))
+        self.EvalArg = make_struct(f"ImplicitField_{key}_{tag}", fields)
+        names, position = tuple(self.values), self.domain.element_position
+        value = _implicit_funcs(self.func, names, position)
         ops = {"__call__": value, "inner": value, "outer": value, "average": value, "scalar_type": wp.float32,
                "degree": self.degree}
+        if self.grad_func is not None:
+            grad = _implicit_funcs(self.grad_func, names, position)
+            ops.update(grad=grad, grad_outer=grad, grad_average=grad)
+        if self.div_func is not None:
+            div = _implicit_funcs(self.div_func, names, position)
+            ops.update(div=div, div_outer=div)
         op.register(self.EvalArg, ops, "an implicit field")
 
     @property

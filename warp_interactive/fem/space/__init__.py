@@ -9,6 +9,11 @@ def make_polynomial_space(geo, dtype=float, dof_mapper=None, degree=1, element_b
     """The Lagrange space of ``degree`` on ``geo`` holding ``dtype`` values (continuous, or with
     ``discontinuous=True`` its DG version: nodes of their own in every cell)."""
     from ..geometry import Grid2D, Grid3D, Trimesh2D
+    from ..geometry.deformed import DeformedGeometry
+    if isinstance(geo, DeformedGeometry):
+        from .deformed_space import DeformedSpace
+        return DeformedSpace(make_polynomial_space(geo.base, dtype, dof_mapper, degree, element_basis,
+                                                   discontinuous, family), geo)
     if dof_mapper is not None:
         raise NotImplementedError("fem.make_polynomial_space: dof mappers are not supported yet")
     if discontinuous:

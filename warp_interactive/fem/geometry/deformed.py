@@ -1,0 +1,192 @@
+"""Deformed geometries (``field.make_deformed_geometry()``): a base geometry whose points are
+moved to the values of a vector-valued discrete field on it (or by them, ``relative=True``).
+
+The deformed geometry has the base's cells, sides and topology. Its cell arg is the
+deformation field's own evaluation struct (``elt``: the base cell arg, ``dofs``: the node
+values), so the field's @wp.funcs read it directly; its side arg adds the deformed cell arg
+(``cell``). With ``G`` the field's gradient by base positions, at a sample: position =
+field value, deformation gradient = ``G F_base``, measure = base measure times ``|det G|``;
+side normals follow Nanson's formula (``G^-T n_base``, normalized) and side measures scale by
+``|det G| |G^-T n_base|``. ``G`` on a side comes from its inner cell (a continuous field's
+tangential derivatives, all that these use, agree on both sides)."""
+
+import functools
+from typing import Any
+
+from .. import _api as wp
+
+from ..field import evaluation as ev
+from ..field.structs import make_struct
+from ..types import ElementKind
+from .geometry import Geometry
+
+
+@functools.lru_cache(maxsize=None)
+def _field_funcs(space_key, el_items, dtype, base_cls, relative, kind):
+    """(position, G) at a sample of a cell (kind CELL) or side of the base geometry."""
+    value, grad = ev.discrete_funcs(space_key, el_items, dtype, base_cls)
+    base_position = base_cls.cell_position if kind == ElementKind.CELL else base_cls.side_position
+    D = base_cls.dimension
+    REL = int(relative)
+
+    @wp.func
+    def position(arg: Any, s: Any):
+        p = value(arg, s)
+        if REL == 1:
+            p += base_position(arg.elt, s)
+        return p
+
+    @wp.func
+    def gradient(arg: Any, s: Any):
+        g = grad(arg, s)
+        if REL == 1:
+            g += wp.identity(n=D, dtype=float)
+        return g
+
+    return position, gradient
+
+
+def make_deformed_geometry(field, relative=True):
+    """The geometry of ``field``'s base geometry deformed by ``field`` (a discrete field of
+    vectors of the geometry's dimension)."""
+    base = field.space.geometry
+    if getattr(field.dtype, "_length_", None) != base.dimension:
+        raise ValueError("make_deformed_geometry: the field must hold vectors of the geometry's dimension "
+                         f"({base.dimension}), not {field.dtype}")
+    cls = deformed_class(type(base), field.space, field.dtype, bool(relative))
+    return cls(base, field, bool(relative))
+
+
+def deformed_class(base_cls, space, dtype, relative):
+    cell_el = tuple(sorted(space.element(ElementKind.CELL).items()))
+    side_el = tuple(sorted(space.element(ElementKind.SIDE).items()))
+    return _deformed_class(base_cls, space.space_key(), cell_el, side_el, dtype, relative)
+
+
+@functools.lru_cache(maxsize=None)
+def _deformed_class(base_cls, space_key, cell_el, side_el, dtype, relative):
+    tag = f"{base_cls.__name__}_{'_'.join(str(k) for k in space_key)}_{'rel' if relative else 'abs'}"
+    CellArg = make_struct(f"Deformed{tag}CellArg", {"elt": base_cls.CellArg, "dofs": wp.array(dtype=dtype)})
+    SideArg = make_struct(f"Deformed{tag}SideArg", {"elt": base_cls.SideArg, "dofs": wp.array(dtype=dtype),
+                                                   "cell": CellArg})
+    cell_pos, cell_G = _field_funcs(space_key, cell_el, dtype, base_cls, relative, ElementKind.CELL)
+    side_pos, side_G = _field_funcs(space_key, side_el, dtype, base_cls, relative, ElementKind.SIDE)
+    funcs = _cell_funcs(base_cls, CellArg, cell_pos, cell_G)
+    funcs.update(_side_funcs(base_cls, SideArg, side_pos, side_G))
+    attrs = dict(funcs, CellArg=CellArg, SideArg=SideArg, dimension=base_cls.dimension,
+                 cell_dimension=base_cls.cell_dimension, reference_cell_shape=base_cls.reference_cell_shape,
+                 reference_side_shape=base_cls.reference_side_shape, base_class=base_cls)
+    return type(f"Deformed{base_cls.__name__}", (DeformedGeometry,), attrs)
+
+
+def _cell_funcs(base_cls, CellArg, position, G):
+    base_F, base_inv_F = base_cls.cell_deformation_gradient, base_cls.cell_inverse_deformation_gradient
+    base_measure, base_normal = base_cls.cell_measure, base_cls.cell_normal
+
+    @wp.func
+    def cell_position(arg: CellArg, s: Any):
+        return position(arg, s)
+
+    @wp.func
+    def cell_deformation_gradient(arg: CellArg, s: Any):
+        return G(arg, s) * base_F(arg.elt, s)
+
+    @wp.func
+    def cell_inverse_deformation_gradient(arg: CellArg, s: Any):
+        return base_inv_F(arg.elt, s) * wp.inverse(G(arg, s))
+
+    @wp.func
+    def cell_measure(arg: CellArg, s: Any):
+        return base_measure(arg.elt, s) * wp.abs(wp.determinant(G(arg, s)))
+
+    @wp.func
+    def cell_normal(arg: CellArg, s: Any):
+        return base_normal(arg.elt, s)
+
+    return dict(cell_position=cell_position, cell_deformation_gradient=cell_deformation_gradient,
+                cell_inverse_deformation_gradient=cell_inverse_deformation_gradient, cell_measure=cell_measure,
+                cell_normal=cell_normal, cell_lookup=None)
+
+
+def _side_funcs(base_cls, SideArg, position, G):
+    base_F, base_measure, base_normal = base_cls.side_deformation_gradient, base_cls.side_measure, base_cls.side_normal
+    inner, outer = base_cls.side_inner_cell_index, base_cls.side_outer_cell_index
+    inner_coords, outer_coords = base_cls.side_inner_cell_coords, base_cls.side_outer_cell_coords
+
+    @wp.func
+    def side_position(arg: SideArg, s: Any):
+        return position(arg, s)
+
+    @wp.func
+    def side_deformation_gradient(arg: SideArg, s: Any):
+        return G(arg, s) * base_F(arg.elt, s)
+
+    @wp.func
+    def side_normal(arg: SideArg, s: Any):
+        return wp.normalize(wp.transpose(wp.inverse(G(arg, s))) * base_normal(arg.elt, s))
+
+    @wp.func
+    def side_measure(arg: SideArg, s: Any):
+        g = G(arg, s)
+        nanson = wp.transpose(wp.inverse(g)) * base_normal(arg.elt, s)
+        return base_measure(arg.elt, s) * wp.abs(wp.determinant(g)) * wp.length(nanson)
+
+    @wp.func
+    def side_inner_cell_index(arg: SideArg, side: int):
+        return inner(arg.elt, side)
+
+    @wp.func
+    def side_outer_cell_index(arg: SideArg, side: int):
+        return outer(arg.elt, side)
+
+    @wp.func
+    def side_inner_cell_coords(arg: SideArg, side: int, coords: wp.vec3):
+        return inner_coords(arg.elt, side, coords)
+
+    @wp.func
+    def side_outer_cell_coords(arg: SideArg, side: int, coords: wp.vec3):
+        return outer_coords(arg.elt, side, coords)
+
+    return dict(side_position=side_position, side_deformation_gradient=side_deformation_gradient,
+                side_normal=side_normal, side_measure=side_measure, side_inner_cell_index=side_inner_cell_index,
+                side_outer_cell_index=side_outer_cell_index, side_inner_cell_coords=side_inner_cell_coords,
+                side_outer_cell_coords=side_outer_cell_coords)
+
+
+class DeformedGeometry(Geometry):
+    """A base geometry with its points moved by a discrete field (``make_deformed_geometry``)."""
+
+    def __init__(self, base, field, relative):
+        self.base = base
+        self.field = field
+        self.relative = relative
+        self.scalar_type = base.scalar_type
+
+    @property
+    def name(self):
+        return f"{self.base.name}_{self.field.name}_{'rel' if self.relative else 'abs'}"
+
+    def cell_count(self):
+        return self.base.cell_count()
+
+    def side_count(self):
+        return self.base.side_count()
+
+    def vertex_count(self):
+        return self.base.vertex_count()
+
+    def boundary_side_indices(self):
+        return self.base.boundary_side_indices()
+
+    def cell_arg_value(self, device=None):
+        a = self.CellArg()
+        a.elt = self.base.cell_arg_value(device)
+        a.dofs = self.field.dof_values
+        return a
+
+    def side_arg_value(self, device=None):
+        a = self.SideArg()
+        a.elt = self.base.side_arg_value(device)
+        a.dofs = self.field.dof_values
+        a.cell = self.cell_arg_value(device)
+        return a

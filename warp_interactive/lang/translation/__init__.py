@@ -1,0 +1,1 @@
+"""Python AST -> typed IR: statements, expressions, calls, scopes and the checks on them."""

@@ -1,0 +1,107 @@
+"""Arrays in kernels beyond element access: slices (``a[1:3]``, ``a[:, k]``, ``a[::-2, 1]``)
+giving strided views of the same memory and gradient, ``a.ptr`` / ``a.ndim``, and
+``wp.array(ptr=..., shape=..., dtype=...)`` over external memory, as in the reference.
+
+Slice bounds and steps may be known only at run time: the ``view`` builtin clamps them as
+Python's ``slice.indices`` does (native core.h); a constant zero step is a build error and a
+run-time zero step is raised by the launch."""
+
+import ast
+
+from ...types import scalars as sc
+from ...types.array import array, _ArrayAlias
+from ...types.indexedarray import is_indexed
+from ...types.array_slice import SLICE_BEGIN, SLICE_END, slice_t
+from .. import ir
+from ..builtins.registry import Array, Index, Overload, add_builtin
+from .scope import PyValue
+
+add_builtin("slice", {"start": Index, "stop": Index, "step": Index}, value_type=slice_t,
+            cpp="make_slice", differentiable=False, hidden=True, export=False)
+add_builtin("array_ptr", {"a": Array}, value_type=sc.uint64, differentiable=False,
+            hidden=True, export=False)
+
+
+def is_array_constructor(obj):
+    return obj is array or isinstance(obj, _ArrayAlias)
+
+
+class ArrayViewsMixin:
+    def array_slice_view(self, base, node):
+        """``a[i:j, k, ::s]``: integers drop their axis, slices keep it (NumPy's rule)."""
+        elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if len(elts) > base.type.ndim:
+            raise self.scope.error(f"too many indices ({len(elts)}) for an array of "
+                                   f"{base.type.ndim} dimensions", node)
+        idx = [self._slice_value(e, node) if isinstance(e, ast.Slice) else self.eval_index(e)
+               for e in elts]
+        return self.call_builtin("view", [base] + idx)
+
+    def _slice_value(self, s, node):
+        step = self._slice_part(s.step, 1)
+        if step.constant == 0:
+            raise self.scope.error("Slice step cannot be zero", node)
+        start = self._slice_part(s.lower, SLICE_BEGIN)
+        stop = self._slice_part(s.upper, SLICE_END)
+        return self.call_builtin("slice", [start, stop, step])
+
+    def _slice_part(self, e, default):
+        if e is None:
+            return self.scope.const(default, sc.int32)
+        return self.eval_index(e)
+
+    def array_attribute(self, var, attr):
+        """``a.ptr`` (the data address, uint64) and ``a.ndim`` (a build-time constant)."""
+        if attr == "ptr":
+            if is_indexed(var.type):
+                raise self.scope.error("an indexed array has no 'ptr' in kernels (its elements are "
+                                       "reached through its index arrays)")
+            return self.call_builtin("array_ptr", [var])
+        if attr == "ndim":
+            return self.scope.const(var.type.ndim, sc.int32)
+        raise self.scope.error(f"arrays in kernels have the attributes shape, dtype, ndim and "
+                               f"ptr, not '{attr}'")
+
+    def array_from_ptr(self, obj, node, kwargs):
+        """``wp.array(ptr=p, shape=(m, n), dtype=T)`` in a kernel: a contiguous array over the
+        memory at address ``p`` (a uint64), with no gradient."""
+        unknown = set(kwargs) - {"ptr", "shape", "dtype", "ndim"}
+        if node.args or unknown or "ptr" not in kwargs or "shape" not in kwargs:
+            raise self.scope.error("in kernels, wp.array() takes ptr=, shape= and dtype= keyword "
+                                   "arguments only", node)
+        dtype = self.eval(kwargs["dtype"]) if "dtype" in kwargs else PyValue(float)
+        if not isinstance(dtype, PyValue):
+            raise self.scope.error("wp.array(dtype=...) must be a type known at build time", node)
+        dtype = sc.canonical_scalar(dtype.obj)
+        ptr = self.eval_var(kwargs["ptr"])
+        if not sc.is_int(ptr.type):
+            raise self.scope.error("wp.array(ptr=...) in a kernel needs an integer address (uint64)", node)
+        shape = self.eval(kwargs["shape"])
+        shape = list(shape) if isinstance(shape, tuple) else [shape]
+        dims = [self.to_var(d) if isinstance(d, PyValue) else d for d in shape]
+        if not 1 <= len(dims) <= 4 or not all(sc.is_int(getattr(d, "type", None)) for d in dims):
+            raise self.scope.error("wp.array(shape=...) in a kernel needs 1 to 4 integers", node)
+        t = array(dtype=dtype, ndim=len(dims))
+        tmpl = f"<{dtype._cpp}>"
+        ov = Overload(name="array_from_ptr", input_types={}, value_func=None, cpp="array_from_ptr",
+                      differentiable=False, template=lambda ts, ret: tmpl)
+        return self.emit_call(ov, t, [ptr] + dims)
+
+
+def runtime_zero_step_possible(fir, _seen=None):
+    """Whether ``fir`` (or a @wp.func it calls) slices an array with a step known only at run
+    time, which a zero value makes a run-time error (core.h records it; the module's source
+    then tells the runtime to read its error record after launches, codegen/module_source.py)."""
+    from ..analysis.access import _walk
+    seen = set() if _seen is None else _seen
+    if id(fir) in seen:
+        return False
+    seen.add(id(fir))
+    for st in _walk(fir.body):
+        if not isinstance(st, ir.Call):
+            continue
+        if hasattr(st.func, "function") and runtime_zero_step_possible(st.func.ir, seen):
+            return True
+        if getattr(st.func, "cpp", "") == "make_slice" and st.args[2].constant is None:
+            return True
+    return False

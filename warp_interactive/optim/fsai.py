@@ -1,0 +1,235 @@
+"""Adaptive factorized sparse approximate inverse (FSAI) of an SPD BSR matrix, as warp-lang's
+``FSAI``: a lower-triangular ``G`` with ``G A G^T ~ I``, applied as ``M = G^T G``.
+
+Each scalar row i of ``G`` is built on the device, independently: on the diagonally equilibrated
+matrix (unit diagonal), its support S starts as {i} and grows by the column j < i, adjacent to
+S in the graph of A, of largest gradient |(A g)_j| (warp-lang's ``max_step_size=1``); with
+z = A[S,S]^-1 e_i (a Cholesky of A[S,S]), row i is z / sqrt(z_i). Growth stops at
+``max_row_size`` entries, when the row's energy 1 / z_i improves by less than
+``kap_tolerance`` (relative), when no candidate is left, or before a Cholesky pivot at or below
+``pivot_floor`` (the row keeps its previous support and counts in ``truncated_rows``).
+Blocks are expanded into scalar entries; the factor is computed in float64 and stored in
+``factor_dtype``."""
+
+import numpy as np
+
+import warp_interactive as wp
+import warp_interactive.sparse as sparse
+
+from .operators import LinearOperator, as_scalar_array
+
+_MAX_ROW = 64
+_FLOORS = {wp.float16: 1.0e-3, wp.float32: 1.0e-6, wp.float64: 1.0e-12}
+
+
+@wp.func
+def _entry(offsets: wp.array(dtype=int), columns: wp.array(dtype=int), values: wp.array(dtype=wp.float64),
+           row: int, col: int):
+    v = wp.float64(0.0)
+    for k in range(offsets[row], offsets[row + 1]):
+        if columns[k] == col:
+            v += values[k]
+    return v
+
+
+@wp.func
+def _solve(t: int, s: int, offsets: wp.array(dtype=int), columns: wp.array(dtype=int),
+           values: wp.array(dtype=wp.float64), isd: wp.array(dtype=wp.float64), floor: wp.float64,
+           S: wp.array2d(dtype=int), L: wp.array2d(dtype=wp.float64), z: wp.array2d(dtype=wp.float64)):
+    """z[t, :s] := A~[S,S]^-1 e_0 (S[t, 0] = i); returns z_i, or -1 for a pivot <= floor."""
+    for a in range(s):
+        for b in range(a + 1):
+            L[t, a * 64 + b] = _entry(offsets, columns, values, S[t, a], S[t, b]) * isd[S[t, a]] * isd[S[t, b]]
+    for k in range(s):
+        piv = L[t, k * 64 + k]
+        for m in range(k):
+            piv -= L[t, k * 64 + m] * L[t, k * 64 + m]
+        if not (piv > floor):
+            return wp.float64(-1.0)
+        d = wp.sqrt(piv)
+        L[t, k * 64 + k] = d
+        for a in range(k + 1, s):
+            v = L[t, a * 64 + k]
+            for m in range(k):
+                v -= L[t, a * 64 + m] * L[t, k * 64 + m]
+            L[t, a * 64 + k] = v / d
+    for a in range(s):          # L y = e_0
+        v = wp.float64(0.0)
+        if a == 0:
+            v = wp.float64(1.0)
+        for m in range(a):
+            v -= L[t, a * 64 + m] * z[t, m]
+        z[t, a] = v / L[t, a * 64 + a]
+    for a in range(s - 1, -1, -1):      # L^T z = y
+        v = z[t, a]
+        for m in range(a + 1, s):
+            v -= L[t, m * 64 + a] * z[t, m]
+        z[t, a] = v / L[t, a * 64 + a]
+    return z[t, 0]
+
+
+@wp.func
+def _best_candidate(t: int, i: int, s: int, offsets: wp.array(dtype=int), columns: wp.array(dtype=int),
+                    values: wp.array(dtype=wp.float64), isd: wp.array(dtype=wp.float64),
+                    S: wp.array2d(dtype=int), z: wp.array2d(dtype=wp.float64)):
+    """The column j < i outside S, adjacent to S, of largest |(A~ z)_j| (smallest j on ties), or -1."""
+    best = int(-1)
+    best_score = wp.float64(0.0)
+    for a in range(s):
+        row = S[t, a]
+        for k in range(offsets[row], offsets[row + 1]):
+            j = columns[k]
+            fresh = j < i
+            for b in range(s):
+                if S[t, b] == j:
+                    fresh = False
+            if fresh:
+                g = wp.float64(0.0)
+                for b in range(s):
+                    g += _entry(offsets, columns, values, S[t, b], j) * isd[S[t, b]] * z[t, b]
+                score = wp.abs(g * isd[j])
+                if score > best_score or (score == best_score and score > wp.float64(0.0) and j < best):
+                    best = j
+                    best_score = score
+    return best
+
+
+@wp.kernel
+def _fsai_rows(offsets: wp.array(dtype=int), columns: wp.array(dtype=int), values: wp.array(dtype=wp.float64),
+               isd: wp.array(dtype=wp.float64), nrow: int, chunk: int, max_size: int, kap_tol: wp.float64,
+               floor: wp.float64, S: wp.array2d(dtype=int), L: wp.array2d(dtype=wp.float64),
+               z: wp.array2d(dtype=wp.float64), out_rows: wp.array(dtype=int), out_cols: wp.array(dtype=int),
+               out_vals: wp.array(dtype=wp.float64), truncated: wp.array(dtype=int)):
+    t = wp.tid()
+    for i in range(t * chunk, wp.min(t * chunk + chunk, nrow)):
+        S[t, 0] = i
+        s = int(1)
+        zi = _solve(t, s, offsets, columns, values, isd, floor, S, L, z)
+        energy = wp.float64(1.0) / zi
+        growing = s < max_size
+        while growing:
+            j = _best_candidate(t, i, s, offsets, columns, values, isd, S, z)
+            if j < 0:
+                growing = False
+            else:
+                S[t, s] = j
+                zi_new = _solve(t, s + 1, offsets, columns, values, isd, floor, S, L, z)
+                if zi_new <= wp.float64(0.0):   # rejected pivot: keep the previous support
+                    wp.atomic_add(truncated, 0, 1)
+                    zi = _solve(t, s, offsets, columns, values, isd, floor, S, L, z)
+                    growing = False
+                else:
+                    s += 1
+                    zi = zi_new
+                    new_energy = wp.float64(1.0) / zi
+                    gain = (energy - new_energy) / energy
+                    energy = new_energy
+                    if gain < kap_tol or s >= max_size:
+                        growing = False
+        scale = wp.float64(1.0) / wp.sqrt(zi)
+        for a in range(max_size):
+            slot = i * max_size + a
+            if a < s:
+                out_rows[slot] = i
+                out_cols[slot] = S[t, a]
+                out_vals[slot] = z[t, a] * scale * isd[S[t, a]]
+            else:
+                out_rows[slot] = -1
+                out_cols[slot] = 0
+                out_vals[slot] = wp.float64(0.0)
+
+
+@wp.kernel
+def _inverse_sqrt_diag(d: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64), bad: wp.array(dtype=int)):
+    i = wp.tid()
+    v = d[i]
+    if wp.isfinite(v) and v > wp.float64(0.0):
+        out[i] = wp.float64(1.0) / wp.sqrt(v)
+    else:
+        out[i] = wp.float64(0.0)
+        wp.atomic_add(bad, 0, 1)
+
+
+def _check(A, max_row_size, kap_tolerance, pivot_floor, factor_dtype, reuse_pattern, max_step_size, defer_pattern,
+           regularize_refit):
+    if not isinstance(A, sparse.BsrMatrix) or A.shape[0] != A.shape[1] or A.block_shape[0] != A.block_shape[1]:
+        raise ValueError("FSAI requires a square BSR matrix with square blocks")
+    if A.scalar_type not in _FLOORS:
+        raise TypeError("FSAI supports float16, float32 and float64")
+    if not 1 <= int(max_row_size) <= _MAX_ROW:
+        raise ValueError(f"max_row_size must be in [1, {_MAX_ROW}], got {max_row_size}")
+    if not 0.0 <= kap_tolerance < 1.0:
+        raise ValueError(f"kap_tolerance must be in [0, 1), got {kap_tolerance}")
+    if pivot_floor is not None and not 0.0 < pivot_floor < 1.0:
+        raise ValueError(f"pivot_floor must be in (0, 1), got {pivot_floor}")
+    if factor_dtype not in (None, A.scalar_type, wp.float32):
+        raise ValueError("factor_dtype must be the matrix scalar type or wp.float32")
+    if int(max_step_size) != 1:
+        raise ValueError("FSAI here grows supports one entry per step: max_step_size must be 1")
+    if reuse_pattern or defer_pattern or regularize_refit:
+        raise ValueError("FSAI pattern reuse (reuse_pattern, defer_pattern, regularize_refit, update()) is not "
+                         "available in warp_interactive; rebuild the preconditioner after changing A")
+
+
+class FSAI(LinearOperator):
+    """The FSAI preconditioner ``M = G^T G`` of an SPD BSR matrix (see the module docstring);
+    pass it as ``M`` to the Krylov solvers. Attributes: ``G``, ``GT`` (scalar BSR matrices
+    of A's scalar type, holding the factor rounded to ``factor_dtype``),
+    ``truncated_rows``, ``source``."""
+
+    def __init__(self, A, max_row_size=8, kap_tolerance=1.0e-3, pivot_floor=None, factor_dtype=None,
+                 reuse_pattern=False, max_step_size=1, regularize_refit=False, validate_topology=True,
+                 defer_pattern=False):
+        _check(A, max_row_size, kap_tolerance, pivot_floor, factor_dtype, reuse_pattern, max_step_size, defer_pattern,
+               regularize_refit)
+        self.source = A
+        self.pattern_ready = self.pattern_status = self.update_status = None
+        floor = _FLOORS[A.scalar_type] if pivot_floor is None else float(pivot_floor)
+        self.G = self._factor(A, int(max_row_size), float(kap_tolerance), floor, factor_dtype or A.scalar_type)
+        self.GT = sparse.bsr_transposed(self.G)
+        self._tmp = wp.empty(A.shape[0], dtype=A.scalar_type, device=A.device)
+        super().__init__(A.shape, A.dtype, A.device, self._apply)
+
+    def _factor(self, A, max_size, kap_tol, floor, factor_dtype):
+        device = A.device
+        C = sparse.bsr_compress(sparse.bsr_copy(A, scalar_type=wp.float64, block_shape=(1, 1)),
+                                prune_numerical_zeros=False, inplace=True)
+        n = C.nrow
+        isd = wp.empty(n, dtype=wp.float64, device=device)
+        bad = wp.zeros(1, dtype=int, device=device)
+        if n:
+            wp.launch(_inverse_sqrt_diag, dim=n, device=device, inputs=[sparse.bsr_get_diag(C), isd, bad])
+        invalid = int(bad.numpy()[0])
+        if invalid:
+            raise ValueError(f"FSAI requires finite positive diagonals ({invalid} invalid rows)")
+        threads = max(1, min(n, 64 if device.is_cpu else 4096))
+        chunk = -(-n // threads) if n else 0
+        S = wp.empty((threads, _MAX_ROW), dtype=int, device=device)
+        L = wp.empty((threads, _MAX_ROW * _MAX_ROW), dtype=wp.float64, device=device)
+        z = wp.empty((threads, _MAX_ROW), dtype=wp.float64, device=device)
+        rows, cols = (wp.empty(n * max_size, dtype=int, device=device) for _ in range(2))
+        vals = wp.empty(n * max_size, dtype=wp.float64, device=device)
+        truncated = wp.zeros(1, dtype=int, device=device)
+        if n:
+            wp.launch(_fsai_rows, dim=threads, device=device,
+                      inputs=[C.offsets, C.columns, C.values, isd, n, chunk, max_size, kap_tol, floor, S, L, z,
+                              rows, cols, vals, truncated])
+        self.truncated_rows = int(truncated.numpy()[0])
+        for dtype in (factor_dtype, A.scalar_type):     # rounded to the storage type, kept in A's
+            if vals.dtype is not dtype:
+                cast = wp.empty(vals.shape[0], dtype=dtype, device=device)
+                wp.utils.array_cast(vals, cast)
+                vals = cast
+        G = sparse.bsr_from_triplets(n, n, rows, cols, vals, prune_numerical_zeros=False)
+        check = G.values[: G.nnz_sync()].numpy().astype(np.float64)
+        if not np.all(np.isfinite(check)):
+            raise ValueError("FSAI factor lost finite entries or a positive diagonal")
+        return G
+
+    def _apply(self, x, y, z, alpha, beta):
+        """z := alpha * G^T G x + beta * y."""
+        xs, ys, zs = as_scalar_array(x), as_scalar_array(y), as_scalar_array(z)
+        sparse.bsr_mv(self.G, xs, self._tmp, alpha=1.0, beta=0.0)
+        if beta != 0.0 and zs.ptr != ys.ptr:
+            wp.copy(zs, ys)
+        sparse.bsr_mv(self.GT, self._tmp, zs, alpha=alpha, beta=beta)
