@@ -29,7 +29,7 @@ division by zero).
 from dataclasses import dataclass, field, replace
 
 from ..lang import ir
-from ..lang.grad_of import GradCall
+from ..lang.translation.grad_of import GradCall
 from ..types.array import array as _array_type
 from ..types.indexedarray import is_indexed
 from .ir_uses import in_place, reads, walk_stmts, writes
