@@ -288,3 +288,49 @@ def test_surface_nets_give_two_vertices_to_a_cell_with_two_patches():
     assert (np.all(cells == 1, axis=1)).sum() == 2
     _, boundary, nonmanifold = edge_stats(np.concatenate([q[:, [0, 1, 2]], q[:, [0, 2, 3]]]))
     assert boundary == 0 and nonmanifold == 0
+
+
+def brute_force_neighbours(tris):
+    """For each (triangle, local edge): the other triangle with the same vertex pair, or -1."""
+    out = -np.ones((len(tris), 3), int)
+    for t, tri in enumerate(tris):
+        for j in range(3):
+            edge = {tri[(j + 1) % 3], tri[(j + 2) % 3]}
+            for u, other in enumerate(tris):
+                if u != t and edge <= set(other):
+                    out[t, j] = u
+    return out
+
+
+@wp.kernel
+def _neighbour_edges(neighbours: wp.array2d(dtype=wp.int32), out: wp.array2d(dtype=wp.int32)):
+    t, j = wp.tid()
+    n = neighbours[t, j]
+    out[t, j] = wp.where(n >= 0, wp.geometry.find_triangle_neighbor_edge_index(neighbours, n, t), -1)
+
+
+@pytest.mark.parametrize("closed", [True, False])
+def test_tri_tri_adjacency_against_brute_force(closed):
+    _, faces = extract(sphere_field(9, 0.6), "cpu")
+    faces = faces if closed else faces[: len(faces) // 2]
+    rng = np.random.default_rng(1)
+    faces = np.where(rng.random((len(faces), 1)) < 0.5, faces, faces[:, [0, 2, 1]])   # mixed orientations
+    neighbours, edges = wp.geometry.tri_tri_adjacency(wp.array(faces, dtype=wp.int32))
+    n, e = neighbours.numpy(), edges.numpy()
+    np.testing.assert_array_equal(n, brute_force_neighbours(faces))
+    assert (n >= 0).all() == closed
+    t, j = np.nonzero(n >= 0)
+    np.testing.assert_array_equal(n[n[t, j], e[t, j]], t)   # the neighbour's edge points back
+    found = wp.zeros((len(faces), 3), dtype=wp.int32)
+    wp.launch(_neighbour_edges, dim=(len(faces), 3), inputs=[neighbours], outputs=[found])
+    np.testing.assert_array_equal(found.numpy(), e)
+    only = wp.geometry.tri_tri_adjacency(wp.array(faces, dtype=wp.int32), return_neighbor_edge_indices=False)
+    np.testing.assert_array_equal(only.numpy(), n)
+
+
+def test_tri_tri_adjacency_refuses_non_manifold_edges():
+    tris = wp.array(np.array([[0, 1, 2], [1, 0, 3], [0, 1, 4]]), dtype=wp.int32)
+    with pytest.raises(ValueError, match=r"not edge-manifold: edge \(0, 1\)"):
+        wp.geometry.tri_tri_adjacency(tris)
+    with pytest.raises(ValueError, match="must be a \\(num_tris, 3\\) array"):
+        wp.geometry.tri_tri_adjacency(wp.zeros(6, dtype=wp.int32))

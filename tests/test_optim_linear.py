@@ -167,6 +167,25 @@ def test_nonsymmetric_solvers(dtype, name, precond, left):
     np.testing.assert_allclose(x.numpy(), want, atol=1e3 * tol * np.abs(want).max())
 
 
+@pytest.mark.parametrize("name", ["bicgstab", "gmres"])
+def test_left_preconditioned_convergence_is_on_the_true_residual(name):
+    """With a left preconditioner that shrinks residuals (large diagonal), the solve stops on
+    ||b - A x|| <= tol ||b||, not on the preconditioned residual (which is within it at x = 0)."""
+    rng = np.random.default_rng(2)
+    n = 30
+    D = (rng.standard_normal((n, n)) + 3e4 * np.eye(n)) * rng.uniform(1.0, 10.0, n)
+    A = wp.array(D, dtype=wp.float64)
+    b = D @ rng.standard_normal(n)
+    x = wp.zeros(n, dtype=wp.float64)
+    M = la.preconditioner(A, "diag")
+    Mb = b / np.diag(D)
+    assert np.linalg.norm(Mb) < 1e-3 * np.linalg.norm(b)
+    it, err, atol = getattr(la, name)(A, wp.array(b, dtype=wp.float64), x, tol=1e-3, maxiter=200, M=M,
+                                      is_left_preconditioner=True)
+    assert it > 0 and err <= atol
+    assert np.linalg.norm(D @ x.numpy() - b) <= 1e-3 * np.linalg.norm(b) * (1 + 1e-9)
+
+
 def test_gmres_state_and_batches():
     """GMRES as a reusable state, and a batched diagonal-plus-skew system."""
     A, ref, b = nonsymmetric(40, 5, wp.float64)

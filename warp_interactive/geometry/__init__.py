@@ -17,6 +17,8 @@ _LAZY = {
     "lipschitz_octree": "sparse_mc",
     "sparse_marching_cubes": "sparse_mc",
     "sparse_marching_cubes_from_cells": "sparse_mc",
+    "tri_tri_adjacency": "adjacency",
+    "find_triangle_neighbor_edge_index": "adjacency",
 }
 
 

@@ -9,9 +9,7 @@ import numpy as np
 
 import warp_interactive as wp
 
-from .krylov import init_tolerance
-from .operators import as_scalar_array
-from .solvers import LinearSolverState
+from .solvers import LinearSolverState, solve_or_state
 
 
 @wp.kernel
@@ -62,30 +60,34 @@ class GMRES(LinearSolverState):
 
     def _run(self, A, b, x, M):
         dots, dev, n, k = self._dots, self._device, self._n, self._restart
-        xs, bs = as_scalar_array(x), as_scalar_array(b)
-        init_tolerance(bs, self._tol, self._atol, dots, self._tol_sq)
+        xs, bs = self._begin(b, x)
         left = M is not None and self._is_left_preconditioner
         rnorm = self._rnorm
         s = self._scalar_type
 
         def residual_into(out, outs):
+            """rnorm := ||b - A x||^2 (the convergence test, preconditioned or not, as
+            warp-lang's); out := the residual the Krylov space starts from (M r when left
+            preconditioned); returns its squared norms."""
             A.matvec(x, b, self._t, alpha=-1.0, beta=1.0)
-            if left:
-                M.matvec(self._t, out, out, alpha=1.0, beta=0.0)
-            else:
-                wp.copy(out, self._t)
-            dots.compute(outs, outs, 0)
+            dots.compute(self._ts, self._ts, 0)
             wp.copy(rnorm, dots.col(0))
+            if not left:
+                wp.copy(out, self._t)
+                return dots.col(0)
+            M.matvec(self._t, out, out, alpha=1.0, beta=0.0)
+            return dots.compute(outs, outs, 0)
 
         def cycle():
             V0, V0s = self._basis[0]
-            residual_into(self._w, self._ws)
-            beta = np.sqrt(np.maximum(rnorm.numpy().astype(np.float64), 0.0))
-            wp.launch(_normalize_batched, dim=n, device=dev, inputs=[rnorm, dots.batch_of, self._ws, V0s])
+            start_sq = residual_into(self._w, self._ws)
+            beta = np.sqrt(np.maximum(start_sq.numpy().astype(np.float64), 0.0))
+            wp.launch(_normalize_batched, dim=n, device=dev, inputs=[start_sq, dots.batch_of, self._ws, V0s])
             for j in range(k):
                 self._arnoldi(A, M, left, j)
             H = self._H.numpy().astype(np.float64)
-            coef, res = _least_squares(H, beta, self._tol_sq.numpy().astype(np.float64))
+            coef, res = _least_squares(H, beta, self._tol_sq.numpy().astype(np.float64),
+                                       rnorm.numpy().astype(np.float64))
             self._coef.assign(coef.astype(self._H.numpy().dtype))
             self._t.zero_()
             for j in range(k):
@@ -98,7 +100,10 @@ class GMRES(LinearSolverState):
             else:
                 wp.launch(_axpy_batched, dim=n, device=dev, inputs=[_ones(self, dots), s(1.0), dots.batch_of,
                                                                      self._ts, xs])
-            rnorm.assign((res ** 2).astype(rnorm.numpy().dtype))
+            if left:    # the least-squares residual is the preconditioned one: recompute b - A x
+                residual_into(self._w, self._ws)
+            else:
+                rnorm.assign((res ** 2).astype(rnorm.numpy().dtype))
 
         residual_into(self._w, self._ws)
         return self._loop(cycle, k, rnorm)
@@ -139,15 +144,15 @@ def _ones(state, dots):
     return ones
 
 
-def _least_squares(H, beta, tol_sq):
+def _least_squares(H, beta, tol_sq, r_sq):
     """Per system: y minimizing |beta e1 - H y| and that residual norm; systems already within
-    tolerance take no step."""
+    tolerance (squared residual ``r_sq``) take no step."""
     k = H.shape[1]
     nb = H.shape[2]
     coef = np.zeros((k, nb))
     res = beta.copy()
     for b in range(nb):
-        if beta[b] ** 2 <= tol_sq[b] or beta[b] == 0.0:
+        if r_sq[b] <= tol_sq[b] or beta[b] == 0.0:
             continue
         rhs = np.zeros(k + 1)
         rhs[0] = beta[b]
@@ -163,4 +168,4 @@ def gmres(A, b, x, tol=None, atol=None, restart=31, maxiter=0, M=None, callback=
     the results); iterations count in whole cycles."""
     state = GMRES(A, b, x, tol=tol, atol=atol, restart=restart, maxiter=maxiter, M=M, callback=callback,
                   check_every=check_every, use_cuda_graph=use_cuda_graph, is_left_preconditioner=is_left_preconditioner)
-    return state if not run else state()
+    return solve_or_state(state, run)

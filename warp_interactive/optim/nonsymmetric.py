@@ -4,13 +4,9 @@ one small solve per system per cycle)."""
 
 from typing import Any
 
-import numpy as np
-
 import warp_interactive as wp
 
-from .krylov import init_tolerance
-from .operators import as_scalar_array
-from .solvers import LinearSolverState, _ratio
+from .solvers import LinearSolverState, _ratio, solve_or_state
 
 
 @wp.kernel
@@ -79,11 +75,10 @@ class BiCGSTAB(LinearSolverState):
         dots, dev, n, tol = self._dots, self._device, self._n, self._tol_sq
         (r, rs), (r0, r0s), (p, ps), (v, vs), (t, ts), (y, ys), (z, zs), (Mt, Mts) = (
             self._v[k] for k in ("r", "r0", "p", "v", "t", "y", "z", "Mt"))
-        xs, bs = as_scalar_array(x), as_scalar_array(b)
+        xs, bs = self._begin(b, x)
         rr, r0v, st, tt = dots.col(0), dots.col(1), dots.col(2), dots.col(3)
         rho, r0v_kept = self._rho[0], self._rho[1]
         left = M is not None and self._is_left_preconditioner
-        init_tolerance(bs, self._tol, self._atol, dots, tol)
         A.matvec(x, b, r, alpha=-1.0, beta=1.0)
         dots.compute(rs, rs, 0)
         wp.copy(p, r)
@@ -93,10 +88,7 @@ class BiCGSTAB(LinearSolverState):
         t.zero_()
 
         def apply_M(src, dst):
-            if M is None:
-                wp.copy(dst, src)
-            else:
-                M.matvec(src, dst, dst, alpha=1.0, beta=0.0)
+            self._precondition(M, src, dst)
 
         def iteration():
             apply_M(p, y)
@@ -129,4 +121,4 @@ def bicgstab(A, b, x, tol=None, atol=None, maxiter=0, M=None, callback=None, che
     """BiCGSTAB for general ``A`` (see ``cg`` for the arguments and results)."""
     state = BiCGSTAB(A, b, x, tol=tol, atol=atol, maxiter=maxiter, M=M, callback=callback, check_every=check_every,
                      use_cuda_graph=use_cuda_graph, is_left_preconditioner=is_left_preconditioner)
-    return state if not run else state()
+    return solve_or_state(state, run)

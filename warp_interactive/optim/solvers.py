@@ -110,6 +110,21 @@ class LinearSolverState:
         self._check_compatible(A, b, x, M)
         return self._run(A, b, x, M)
 
+    def _begin(self, b, x):
+        """The set-up every solve starts with: the scalar views of x and b, and each system's
+        squared tolerance (from ||b||, tol and atol) into ``self._tol_sq``."""
+        xs, bs = as_scalar_array(x), as_scalar_array(b)
+        init_tolerance(bs, self._tol, self._atol, self._dots, self._tol_sq)
+        return xs, bs
+
+    @staticmethod
+    def _precondition(M, src, dst):
+        """dst := M src (a copy without a preconditioner)."""
+        if M is None:
+            wp.copy(dst, src)
+        else:
+            M.matvec(src, dst, dst, alpha=1.0, beta=0.0)
+
     def _loop(self, do_cycle, cycle, r_norm_sq):
         return run_loop(do_cycle, cycle, r_norm_sq, self._maxiter, self._tol_sq, self._callback, self._check_every,
                         self._state)
@@ -172,9 +187,8 @@ class CG(_Restartable):
     def _run(self, A, b, x, M):
         dots, dev, n = self._dots, self._device, self._n
         r, rs, z, zs, p, ps, Ap, Aps = self._r, self._rs, self._z, self._zs, self._p, self._ps, self._Ap, self._Aps
-        xs, bs = as_scalar_array(x), as_scalar_array(b)
+        xs, bs = self._begin(b, x)
         rr, rz, pAp, rz_old, tol = dots.col(0), dots.col(1), dots.col(2), self._rz_old, self._tol_sq
-        init_tolerance(bs, self._tol, self._atol, dots, tol)
 
         def update_rr_rz():
             dots.compute(rs, rs, 0)
@@ -243,15 +257,11 @@ class CR(_Restartable):
     def _run(self, A, b, x, M):
         dots, dev, n, tol = self._dots, self._device, self._n, self._tol_sq
         (r, rs), (z, zs), (p, ps), (Ap, Aps), (Az, Azs), (y, ys) = (self._v[k] for k in ("r", "z", "p", "Ap", "Az", "y"))
-        xs, bs = as_scalar_array(x), as_scalar_array(b)
+        xs, bs = self._begin(b, x)
         rr, zAz, yAp, zAz_old = dots.col(0), dots.col(1), dots.col(2), self._zAz_old
-        init_tolerance(bs, self._tol, self._atol, dots, tol)
 
         def precondition(src, dst):
-            if M is None:
-                wp.copy(dst, src)
-            else:
-                M.matvec(src, dst, dst, alpha=1.0, beta=0.0)
+            self._precondition(M, src, dst)
 
         def reset():
             A.matvec(x, b, r, alpha=-1.0, beta=1.0)
@@ -280,7 +290,8 @@ class CR(_Restartable):
         return self._loop(cycle, size, rr)
 
 
-def _solve(state, run):
+def solve_or_state(state, run):
+    """What the function forms return: the solve's result, or with ``run=False`` the state."""
     return state if not run else state()
 
 
@@ -292,7 +303,7 @@ def cg(A, b, x, tol=None, atol=None, maxiter=0, M=None, callback=None, check_eve
     with ``run=False`` the ``CG`` state."""
     state = CG(A, b, x, tol=tol, atol=atol, maxiter=maxiter, M=M, callback=callback, check_every=check_every,
                use_cuda_graph=use_cuda_graph, restart=restart)
-    return _solve(state, run)
+    return solve_or_state(state, run)
 
 
 def cr(A, b, x, tol=None, atol=None, maxiter=0, M=None, callback=None, check_every=10, use_cuda_graph=True, run=True,
@@ -300,4 +311,4 @@ def cr(A, b, x, tol=None, atol=None, maxiter=0, M=None, callback=None, check_eve
     """Conjugate Residual for symmetric ``A`` (see ``cg`` for the arguments and results)."""
     state = CR(A, b, x, tol=tol, atol=atol, maxiter=maxiter, M=M, callback=callback, check_every=check_every,
                use_cuda_graph=use_cuda_graph, restart=restart)
-    return _solve(state, run)
+    return solve_or_state(state, run)
