@@ -1,5 +1,6 @@
 """What wp.config.tape_copy_on_write costs: the bytes a tape keeps for overwritten arrays and
-the time of recording + backward, with the copies on and off, for a program that reuses its
+the time of recording + backward, with the copies on and off (and the checksums of what a
+waiting tape reads, ``wp.config.tape_check_contents``, on and off), for a program that reuses its
 scratch buffers (a Jacobi-style solve: ``iters`` sweeps ping-ponging between two arrays, as
 warp-lang's navier_stokes example's Poisson solve does), and the gradient's error against the
 fresh-buffer program with the copies off (warp-lang's behaviour).
@@ -56,15 +57,17 @@ def main():
     wp.init()
     run(64, 2, False)    # build
     rows = []
-    for label, fresh, cow in (("fresh buffers", True, True), ("reused, copies on", False, True),
-                              ("reused, copies off", False, False)):
+    for label, fresh, cow, sums in (("fresh buffers", True, True, True), ("reused, copies on", False, True, True),
+                                    ("reused, no checksums", False, True, False),
+                                    ("reused, copies off", False, False, True)):
         wp.config.tape_copy_on_write = cow
+        wp.config.tape_check_contents = sums
         times = []
         for _ in range(repeats):
             t, kept, g = run(n, iters, fresh)
             times.append(t)
         rows.append((label, float(np.median(times)), kept, g))
-    wp.config.tape_copy_on_write = True
+    wp.config.tape_copy_on_write = wp.config.tape_check_contents = True
     ref = rows[0][3]
     scale = np.abs(ref).max()
     print(f"n={n} float32, {iters} sweeps, median of {repeats} (record + backward), CPU")

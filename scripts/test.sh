@@ -46,6 +46,20 @@ if grep -q "libEGL_mesa.so" <<<"$(egl_libs)"; then
 else
     echo "EGL/Mesa could not be installed: the renderer tests will be skipped" >&2
 fi
+# the MPI test (tests/test_mpi.py) runs two ranks with mpirun: Debian's Open MPI, installed when
+# missing; with mpirun there, the test must run (missing, it fails, not skips)
+if ! command -v mpirun >/dev/null; then
+    if [ "$(id -u)" -eq 0 ]; then SUDO=""; elif sudo -n true 2>/dev/null; then SUDO="sudo -n"; else SUDO="no"; fi
+    if [ "$SUDO" != "no" ] && command -v apt-get >/dev/null; then
+        timeout 900 $SUDO apt-get update -qq && \
+            timeout 900 $SUDO apt-get install -y -qq openmpi-bin libopenmpi-dev >/dev/null || true
+    fi
+fi
+if command -v mpirun >/dev/null; then
+    export WARP_INTERACTIVE_MPI_TEST=require
+else
+    echo "Open MPI could not be installed: the MPI test will be skipped" >&2
+fi
 # layers point one way (pyproject.toml [tool.importlinter]; imports inside functions count too):
 # a lower layer importing a higher one fails here, naming the file and line
 "$VENV/bin/lint-imports" --no-cache

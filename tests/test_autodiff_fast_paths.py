@@ -11,6 +11,7 @@ import pytest
 
 import warp_interactive as wp
 from warp_interactive.codegen.module_source import generate_source
+from warp_interactive.lang import lower
 
 
 def _make(T):
@@ -133,7 +134,7 @@ def test_gradients_match_finite_differences(name):
 @pytest.mark.parametrize("name,plain", [("trig", True), ("twice", True), ("own_atomic", True),
                                         ("neighbour", False)])
 def test_plain_read_adjoints_only_for_own_index_arrays(name, plain):
-    src = generate_source([KERNELS[np.float32][name]])
+    src = generate_source(lower([KERNELS[np.float32][name]]))
     assert (re.search(r"wp::adj_load\(var_x, .*, _own\);", src) is not None) == plain
     assert ("wp::grad_disjoint(" in src) == plain
 
@@ -149,7 +150,7 @@ def pair(a: wp.array(dtype=float), b: wp.array(dtype=float), y: wp.array(dtype=f
 def test_same_array_twice_keeps_atomic_adjoints(n):
     """``a`` and ``b`` are one array: the entry's overlap check takes the atomic instance, and
     every thread's contributions arrive (2 from a[i], 3 from each neighbour's b[i+1])."""
-    assert "wp::grad_disjoint(a.u_a, a.u_b)" in generate_source([pair])
+    assert "wp::grad_disjoint(a.u_a, a.u_b)" in generate_source(lower([pair]))
     x = wp.array(np.linspace(0.5, 1.5, n).astype(np.float32), requires_grad=True)
     y = wp.zeros(n, dtype=float, requires_grad=True)
     tape = wp.Tape()
@@ -170,7 +171,7 @@ def grid(x: wp.array2d(dtype=float), y: wp.array2d(dtype=float)):
 
 def test_two_dimensional_own_index():
     xs = np.random.default_rng(2).uniform(0.2, 1.5, (37, 19)).astype(np.float32)
-    assert re.search(r"wp::adj_load\(var_x, .*, _own\);", generate_source([grid]))
+    assert re.search(r"wp::adj_load\(var_x, .*, _own\);", generate_source(lower([grid])))
     x = wp.array(xs, requires_grad=True)
     y = wp.zeros(xs.shape, dtype=float, requires_grad=True)
     tape = wp.Tape()
@@ -197,7 +198,7 @@ def nbody(pos: wp.array(dtype=wp.vec3), mass: wp.array(dtype=float), acc: wp.arr
 def test_nbody_lanes_backward_copies_componentwise_and_matches_numpy():
     """The loop's carried `a` is copied per component in the lanes body (what lets GCC vectorise
     it); gradients of the float32 kernel against a float64 NumPy adjoint."""
-    src = generate_source([nbody])
+    src = generate_source(lower([nbody]))
     assert "_backward_lanes(" in src and "wpi_lane_copy(" in src
     n = 77
     rng = np.random.default_rng(4)
@@ -235,7 +236,7 @@ def reassigned(x: wp.array(dtype=float), z: wp.array(dtype=float), y: wp.array(d
 
 
 def test_reassigned_array_parameter_keeps_atomic_adjoints():
-    assert not re.search(r"wp::adj_load\(var_x, .*, _own\);", generate_source([reassigned]))
+    assert not re.search(r"wp::adj_load\(var_x, .*, _own\);", generate_source(lower([reassigned])))
     n = 50_000
     x = wp.zeros(n, dtype=float, requires_grad=True)
     z = wp.array(np.ones(n, np.float32), requires_grad=True)
@@ -302,7 +303,7 @@ def test_vectorised_backward_and_its_fallbacks_match_numpy(case, n):
 
 
 def test_vectorised_backward_entry_checks_gradients_once():
-    src = generate_source([scaled_trig])
+    src = generate_source(lower([scaled_trig]))
     for p in ("x", "w", "y"):
         assert f"a.u_{p}.grad && !(a.u_{p}.flags & WPI_ARRAY_RETAIN_GRAD)" in src
     assert "__attribute__((always_inline)) void scaled_trig_" in src

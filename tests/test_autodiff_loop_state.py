@@ -175,6 +175,7 @@ def test_loop_state_gradient(case, n):
 def test_linear_loops_keep_no_checkpoints():
     """The n-body shape (state accumulated linearly) replays as it is: no checkpoint arrays."""
     from warp_interactive.codegen.module_source import generate_source
-    linear = generate_source([k_linear])
-    product = generate_source([k_product])
+    from warp_interactive.lang import lower
+    linear = generate_source(lower([k_linear]))
+    product = generate_source(lower([k_product]))
     assert "_ck" not in linear and "_ck" in product

@@ -9,6 +9,7 @@ import pytest
 
 import warp_interactive as wp
 from warp_interactive.codegen.module_source import generate_source
+from warp_interactive.lang import lower
 
 
 def _make(T):
@@ -68,7 +69,7 @@ def _run(kernel, pos, mass, dtype):
 @pytest.mark.parametrize("n", [1, 8, 37, 300])
 def test_own_add_matches_the_local_accumulator_bitwise(dtype, n):
     pull_add, pull_local, _ = KERNELS[dtype]
-    assert "wp::atomic_add_own(var_acc" in generate_source([pull_add])
+    assert "wp::atomic_add_own(var_acc" in generate_source(lower([pull_add]))
     pos, mass = _nbody_data(n, dtype)
     a_add, gp_add, gm_add = _run(pull_add, pos, mass, dtype)
     a_loc, gp_loc, gm_loc = _run(pull_local, pos, mass, dtype)
@@ -104,7 +105,7 @@ def test_own_add_gradients_match_finite_differences():
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
 def test_own_sub_matches_numpy_and_finite_differences(dtype):
     decay = KERNELS[dtype][2]
-    assert "wp::atomic_sub_own(var_s" in generate_source([decay])
+    assert "wp::atomic_sub_own(var_s" in generate_source(lower([decay]))
     n, m = 53, 6
     rng = np.random.default_rng(9)
     xs, ws, s0 = rng.uniform(0.2, 1.0, n), rng.uniform(0.5, 1.5, m), rng.normal(size=n)
@@ -157,7 +158,7 @@ def bins(x: wp.array(dtype=float), hist: wp.array(dtype=float)):
 
 @pytest.mark.parametrize("kernel,array", [(neighbour_add, "acc"), (two_outputs, "acc"), (bins, "hist")])
 def test_other_threads_elements_keep_atomics(kernel, array):
-    src = generate_source([kernel])
+    src = generate_source(lower([kernel]))
     assert "atomic_add_own" not in src and f"wp::atomic_add(var_{array}" in src
 
 

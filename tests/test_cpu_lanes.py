@@ -12,6 +12,7 @@ import pytest
 
 import warp_interactive as wp
 from warp_interactive.codegen.module_source import generate_source
+from warp_interactive.lang import lower
 from warp_interactive.codegen.target import CPU, CPU_LANES, CUDA
 
 EPS2 = wp.constant(0.01)
@@ -365,22 +366,22 @@ def test_sizes_and_strides_reference(results):
 @pytest.mark.parametrize("name", list(CASES))
 def test_which_kernels_get_lanes(name):
     kernel, qualifies = CASES[name][0], CASES[name][5]
-    src = generate_source([kernel], CPU, backward=False)
+    src = generate_source(lower([kernel]), CPU, backward=False)
     assert (f"{kernel.ir.name}_forward_lanes(" in src) == qualifies
     # never on CUDA, in debug builds, or when turned off
-    assert "_forward_lanes" not in generate_source([kernel], CUDA, backward=False)
-    assert "_forward_lanes" not in generate_source([kernel], CPU, debug=True, backward=False)
-    assert "_forward_lanes" not in generate_source([kernel], CPU, backward=False, lanes=False)
+    assert "_forward_lanes" not in generate_source(lower([kernel]), CUDA, backward=False)
+    assert "_forward_lanes" not in generate_source(lower([kernel]), CPU, debug=True, backward=False)
+    assert "_forward_lanes" not in generate_source(lower([kernel]), CPU, backward=False, lanes=False)
 
 
 def test_straight_line_kernels_get_no_lanes():
-    assert "_forward_lanes" not in generate_source([saxpy], CPU, backward=False)
+    assert "_forward_lanes" not in generate_source(lower([saxpy]), CPU, backward=False)
 
 
 def test_nbody_lanes_shape():
     """The n-body body splits into three lane regions with the j loop outside them, and the
     carried acceleration is stored per lane, one float array per component."""
-    src = generate_source([nbody], CPU, backward=False)
+    src = generate_source(lower([nbody]), CPU, backward=False)
     body = src[src.index(f"{nbody.ir.name}_forward_lanes("):]
     body = body[:body.index("\n}\n")]
     assert body.count(f"for (int _l = 0; _l < {CPU_LANES}; ++_l)") == 3

@@ -146,3 +146,40 @@ def test_cpu_graph_keeps_temporary_arrays_alive():
     for _ in range(2):
         wp.capture_launch(capture.graph)
         np.testing.assert_array_equal(out.numpy(), 6.0)
+
+
+
+@pytest.mark.parametrize("make, value", [
+    (lambda: wp.zeros(N, dtype=float, device="cpu", requires_grad=True), 1.0),
+    (lambda: wp.zeros_like(wp.ones(N, dtype=float, device="cpu"), requires_grad=True), 1.0),
+    (lambda: wp.full(N, 5.0, dtype=float, device="cpu", requires_grad=True), 6.0),
+], ids=["zeros", "zeros_like", "full"])
+def test_arrays_made_in_a_cpu_capture_start_each_replay_as_made(make, value):
+    """As a CUDA capture replays the memset of a wp.zeros (and of a gradient): a replay does not
+    start from what the previous one left in an array the capture made."""
+    with wp.ScopedCapture("cpu") as capture:
+        a = make()
+        wp.launch(add_one, dim=N, inputs=[a], device="cpu")
+        wp.launch(add_one, dim=N, inputs=[a.grad], device="cpu")
+    for _ in range(3):
+        wp.capture_launch(capture.graph)
+        np.testing.assert_array_equal(a.numpy(), value)
+        np.testing.assert_array_equal(a.grad.numpy(), 1.0)
+
+
+def test_an_indexed_copy_in_a_cpu_capture_moves_values_at_each_replay_and_is_recorded_once():
+    src = wp.array(np.arange(N, dtype=np.float32), requires_grad=True)
+    dest = wp.zeros(N, dtype=float, requires_grad=True)
+    rows = wp.array(np.arange(N)[::-1].copy(), dtype=int)
+    view = wp.indexedarray(dest, [rows])
+    tape = wp.Tape()
+    with wp.ScopedCapture("cpu") as capture:
+        with tape:
+            wp.copy(view, src)
+    assert [e[0] for e in tape.launches] == ["copy"]       # recorded at the capture
+    np.testing.assert_array_equal(dest.numpy(), 0.0)       # nothing ran yet
+    for k in range(2):
+        src.assign(np.arange(N, dtype=np.float32) + k)
+        wp.capture_launch(capture.graph)
+        np.testing.assert_array_equal(dest.numpy(), (np.arange(N) + k)[::-1])
+    assert len(tape.launches) == 1

@@ -1,9 +1,17 @@
-"""docs/functions.md is generated from the builtin registry and must match it."""
+"""docs/functions.md is generated from the builtin registry and must match it; the registry holds a
+record of every builtin kernels can call, the ones the translator handles itself (constructors,
+tiles) included."""
 
 import os
+import re
 
+import pytest
+
+import warp_interactive as wp
 from warp_interactive.lang.builtins import docgen
-from warp_interactive.lang.builtins.registry import registry
+from warp_interactive.lang.builtins.function import INTRINSICS, TILE_NAMES, BuiltinFunction
+from warp_interactive.lang.builtins.registry import intrinsics, registry
+from warp_interactive.lang.translation import translator  # noqa: F401  (fills INTRINSICS)
 
 DOC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "functions.md")
 
@@ -20,6 +28,51 @@ def test_function_reference_lists_every_exported_builtin():
     for name, b in registry.items():
         if any(ov.export and not ov.hidden for ov in b.overloads):
             assert f"`{name}(" in text, name
+
+
+def _listed(text):
+    return set(re.findall(r"^- `(\w+)\(", text, re.M))
+
+
+CALLABLE = sorted(n for n in dir(wp) if isinstance(getattr(wp, n), BuiltinFunction))
+
+
+def test_every_callable_builtin_is_listed():
+    """Every ``wp.<name>`` a kernel can call (tiles, constructors, volumes...) has an entry."""
+    assert len(CALLABLE) > 300
+    missing = sorted(set(CALLABLE) - _listed(docgen.render()))
+    assert not missing, f"wp.{missing} callable but not in docs/functions.md"
+
+
+def test_the_listing_check_sees_a_missing_name():
+    text = docgen.render()
+    assert "tile_matmul" in _listed(text)
+    assert "tile_matmul" not in _listed(text.replace("- `tile_matmul(", "- tile_matmul("))
+
+
+def test_every_handler_has_a_record_and_every_record_a_handler():
+    """The translator's table of handlers (filled by the translation and tile modules) and the
+    registry's records name the same builtins."""
+    unrecorded = sorted(n for n in INTRINSICS if n not in intrinsics and n not in registry)
+    assert not unrecorded, f"handlers without a record: {unrecorded}"
+    unhandled = sorted(n for n in intrinsics if n not in INTRINSICS)
+    assert not unhandled, f"records without a handler: {unhandled}"
+
+
+@pytest.mark.parametrize("name", ["tile_zeros", "tile_matmul", "untile", "vector", "volume_sample", "cast"])
+def test_an_intrinsic_carries_its_record(name):
+    rec = intrinsics[name]
+    assert getattr(wp, name).__doc__ == rec.doc and rec.doc
+    assert rec.signature.startswith(f"{name}(")
+    assert f"- `{rec.signature}`" in docgen.render()
+
+
+def test_tiles_are_listed_under_tiles():
+    text = docgen.render()
+    section = text[text.index("## Tiles"):]
+    section = section[:section.index("\n## ", 1)] if "\n## " in section[1:] else section
+    assert _listed(section) == set(TILE_NAMES)
+    assert len(TILE_NAMES) == 69           # warp-lang 1.19's 64 tile builtins and 5 older spellings
 
 
 def _coverage_script():

@@ -334,3 +334,48 @@ def test_tri_tri_adjacency_refuses_non_manifold_edges():
         wp.geometry.tri_tri_adjacency(tris)
     with pytest.raises(ValueError, match="must be a \\(num_tris, 3\\) array"):
         wp.geometry.tri_tri_adjacency(wp.zeros(6, dtype=wp.int32))
+
+
+def jittered_grid(n, seed):
+    """A counter-clockwise triangulation of an n x n grid whose interior points are jittered,
+    each cell split along a random diagonal: valid, and far from Delaunay."""
+    rng = np.random.default_rng(seed)
+    x, y = np.meshgrid(np.arange(n, dtype=float), np.arange(n, dtype=float), indexing="ij")
+    p = np.stack([x, y], -1)
+    p[1:-1, 1:-1] += rng.uniform(-0.3, 0.3, (n - 2, n - 2, 2))
+    v = np.arange(n * n).reshape(n, n)
+    tris = []
+    for i in range(n - 1):
+        for j in range(n - 1):
+            a, b, c, d = v[i, j], v[i + 1, j], v[i + 1, j + 1], v[i, j + 1]
+            tris += [(a, b, c), (a, c, d)] if rng.random() < 0.5 else [(a, b, d), (b, c, d)]
+    return p.reshape(-1, 2), np.array(tris, dtype=np.int32)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_delaunay_edge_flip_gives_scipys_delaunay_triangulation(seed):
+    from scipy.spatial import Delaunay
+    p, tris = jittered_grid(9, seed)
+    indices = wp.array(tris, dtype=wp.int32)
+    flips = wp.geometry.delaunay_edge_flip(wp.array(p.astype(np.float32), dtype=wp.vec2), indices)
+    ours = {tuple(sorted(t)) for t in indices.numpy()}
+    reference = {tuple(sorted(t)) for t in Delaunay(p).simplices}
+    assert ours == reference and flips.numpy()[0] > 0
+    q = p[indices.numpy()]
+    area = (q[:, 1, 0] - q[:, 0, 0]) * (q[:, 2, 1] - q[:, 0, 1]) - (q[:, 1, 1] - q[:, 0, 1]) * (q[:, 2, 0] - q[:, 0, 0])
+    assert (area > 0).all()   # still counter-clockwise
+    again = wp.geometry.delaunay_edge_flip(wp.array(p.astype(np.float32), dtype=wp.vec2), indices)
+    assert again.numpy()[0] == 0
+
+
+def test_delaunay_edge_flip_refusals():
+    p, tris = jittered_grid(5, 0)
+    pos = wp.array(p.astype(np.float32), dtype=wp.vec2)
+    # every flip would leave a triangle smaller than this
+    indices = wp.array(tris, dtype=wp.int32)
+    assert wp.geometry.delaunay_edge_flip(pos, indices, area_epsilon=10.0).numpy()[0] == 0
+    np.testing.assert_array_equal(indices.numpy(), tris)
+    with pytest.raises(ValueError, match="max_passes must be at least 1"):
+        wp.geometry.delaunay_edge_flip(pos, indices, max_passes=0)
+    with pytest.raises(ValueError, match="area_epsilon must be a finite, non-negative number"):
+        wp.geometry.delaunay_edge_flip(pos, indices, area_epsilon=-1.0)

@@ -11,6 +11,7 @@ import pytest
 
 import warp_interactive as wp
 from warp_interactive.codegen.module_source import generate_source
+from warp_interactive.lang import lower
 from warp_interactive.codegen.target import CUDA
 
 F64 = wp.float64
@@ -215,5 +216,5 @@ def test_values_without_a_zero_stay_errors(name, tmp_path):
 @pytest.mark.parametrize("kernel", [chain, in_loop, tile_grad], ids=lambda k: k.key)
 def test_cuda_text(kernel):
     """The joins are plain selects of zero-initialised values in the CUDA build too."""
-    src = generate_source([kernel], CUDA)
+    src = generate_source(lower([kernel]), CUDA)
     assert "? " in src and "{};" in src

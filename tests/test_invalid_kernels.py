@@ -248,6 +248,42 @@ UNCLEAR = [
          i, j = wp.tid()
          out[i] = 1.0
      """, "f", None, ["unpacks wp.tid() into 2 indices but is launched with a 1-dimensional dim"]),
+    ("return_of_a_call_returning_nothing", """
+     @wp.func
+     def nothing(x: float):
+         y = x + 1.0
+     @wp.func
+     def f(x: float):
+         return nothing(x)
+     @wp.kernel
+     def k(out: wp.array(dtype=float)):
+         out[0] = f(out[0])
+     """, "f", 8, ["'nothing(x)' has no value", 'returns nothing', 'call it as a statement of its own']),
+    ("assigning_a_call_returning_nothing", """
+     @wp.func
+     def nothing(x: float):
+         y = x + 1.0
+     @wp.kernel
+     def k(out: wp.array(dtype=float)):
+         y = nothing(out[0])
+         out[0] = 1.0
+     """, "f", 8, ["'nothing(out[0])' has no value", 'returns nothing']),
+    ("storing_a_call_returning_nothing", """
+     @wp.func
+     def nothing(x: float):
+         y = x + 1.0
+     @wp.kernel
+     def k(out: wp.array(dtype=float)):
+         out[0] = nothing(out[0])
+     """, "f", 8, ["'nothing(out[0])' has no value"]),
+    ("passing_a_call_returning_nothing", """
+     @wp.func
+     def nothing(x: float):
+         y = x + 1.0
+     @wp.kernel
+     def k(out: wp.array(dtype=float)):
+         out[0] = wp.sin(nothing(out[0]))
+     """, "f", 8, ["'nothing(out[0])' has no value"]),
 ]
 
 

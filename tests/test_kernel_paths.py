@@ -132,7 +132,8 @@ def test_paths_table(kernel):
     _expect(kernel, paths.backward, *bwd)
     # the forward path agrees with the generated source
     from warp_interactive.codegen.module_source import generate_source
-    src = generate_source([kernel], CPU, backward=True)
+    from warp_interactive.lang import lower
+    src = generate_source(lower([kernel]), CPU, backward=True)
     assert (f"{kernel.ir.name}_forward_lanes(" in src) == (paths.forward.kind == "lanes")
     assert (f"{kernel.ir.name}_backward_lanes(" in src) == (paths.backward.kind == "lanes")
 

@@ -13,6 +13,7 @@ import pytest
 
 import warp_interactive as wp
 from warp_interactive.codegen.module_source import generate_source
+from warp_interactive.lang import lower
 from warp_interactive.codegen.target import CPU, CPU_LANES
 
 THIS = sys.modules[__name__]
@@ -260,7 +261,7 @@ def test_sizes_reference(results):
 
 
 def _lanes_source(kernel):
-    src = generate_source([kernel], CPU, backward=False)
+    src = generate_source(lower([kernel]), CPU, backward=False)
     body = src[src.index(f"{kernel.ir.name}_forward_lanes("):]
     return src, body[:body.index("\n}\n")]
 

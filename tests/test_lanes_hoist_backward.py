@@ -8,6 +8,7 @@ import pytest
 
 import warp_interactive as wp
 from warp_interactive.codegen.module_source import generate_source
+from warp_interactive.lang import lower
 from warp_interactive.codegen.target import CPU
 
 F64 = wp.float64
@@ -102,7 +103,7 @@ def test_empty_loop_reads_nothing_in_the_replay():
 
 
 def _backward_lanes(kernel):
-    src = generate_source([kernel], CPU, backward=True)
+    src = generate_source(lower([kernel]), CPU, backward=True)
     body = src[src.index(f"{kernel.ir.name}_backward_lanes("):]
     return body[:body.index("\n}\n")]
 
@@ -154,5 +155,5 @@ def test_own_read_adjoints_with_overlapping_gradients(same):
     for got, scalar, ref in zip(out[True], out[False], refs):
         np.testing.assert_allclose(got, scalar, rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
-    src = generate_source([hb_two], CPU, backward=True)
+    src = generate_source(lower([hb_two]), CPU, backward=True)
     assert "const bool _own = true && wp::grad_disjoint(a.u_z, a.u_x)" in src

@@ -121,3 +121,146 @@ def test_no_device_kind_branches(rel):
 def test_device_kind_scan_finds_branches():
     # the scan above sees a branch where there is one (the device objects themselves)
     assert _device_kind_reads(os.path.join(PACKAGE, "runtime", "device.py"))
+
+
+# --- lang -> codegen: a ModuleIR, and codegen never translates ------------------------------------
+@wp.func
+def mir_inner(x: float):
+    y = x
+    for _ in range(3):          # a dynamic-free loop still reaches the unroller
+        y = y * 0.5 + x
+    return y
+
+
+@wp.func
+def mir_safe_sqrt(x: float):
+    return wp.sqrt(x) + mir_inner(x)
+
+
+@wp.func_grad(mir_safe_sqrt)
+def mir_adj_safe_sqrt(x: float, adj_ret: float):
+    if x > 0.0:
+        wp.adjoint[x] += 1.0 / (2.0 * wp.sqrt(x)) * adj_ret
+
+
+@wp.func
+def mir_counted(counter: wp.array(dtype=int), i: int):
+    return float(wp.atomic_add(counter, i, 1))
+
+
+@wp.func_replay(mir_counted)
+def mir_replay_counted(counter: wp.array(dtype=int), i: int):
+    return float(counter[i] - 1)
+
+
+@wp.func_native("return a * b + 1.0f;", adj_snippet="adj_a += b * adj_ret; adj_b += a * adj_ret;")
+def mir_native(a: float, b: float) -> float: ...
+
+
+@wp.func
+def mir_looping(n: int):
+    s = float(0.0)
+    for k in range(n):           # a dynamic loop: its callers poll for interrupts
+        s += float(k)
+    return s
+
+
+@wp.kernel
+def mir_kernel(x: wp.array(dtype=float), counter: wp.array(dtype=int), n: int, y: wp.array(dtype=float)):
+    i = wp.tid()
+    g = wp.grad(mir_inner)(x[i])
+    y[i] = mir_safe_sqrt(x[i]) + mir_counted(counter, i) + mir_native(x[i], g) + mir_looping(n)
+
+
+@wp.kernel
+def mir_other(x: wp.array(dtype=float)):
+    i = wp.tid()
+    x[i] = mir_inner(x[i])
+
+
+@wp.kernel
+def mir_lanes(x: wp.array(dtype=float), n: int):
+    i = wp.tid()
+    s = float(0.0)
+    for k in range(n):
+        s += float(k)
+    x[i] = x[i] * 2.0 + s + mir_looping(n)      # lane-blocked on the CPU, calling a polling function
+
+
+def _forbid_translation(monkeypatch):
+    """Make every way into translation raise: the translator, and the lazily translated IR of
+    kernels, functions and custom-gradient helpers."""
+    from warp_interactive.lang.definitions.custom_grad import HelperOverload
+    from warp_interactive.lang.definitions.func import FuncOverload
+    from warp_interactive.lang.definitions.kernel import Kernel
+    from warp_interactive.lang.translation.translator import Translator
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("codegen started a translation")
+    monkeypatch.setattr(Translator, "translate", refuse)
+    for cls in (Kernel, FuncOverload, HelperOverload):
+        monkeypatch.setattr(cls, "ir", property(refuse))
+
+
+def test_module_ir_holds_every_function_the_kernels_reach():
+    from warp_interactive.lang import lower
+    mir = lower([mir_kernel, mir_other])
+    assert list(mir.kernels) == [mir_kernel.cpp, mir_other.cpp]
+    assert mir.kernels[mir_kernel.cpp].fir is mir_kernel.ir
+    names = {f.name for f in mir.functions.values()}
+    assert {"mir_inner", "mir_safe_sqrt", "mir_counted", "mir_native", "mir_looping"} <= names
+    sqrt_ir = next(f for f in mir.functions.values() if f.name == "mir_safe_sqrt")
+    counted = next(f for f in mir.functions.values() if f.name == "mir_counted")
+    assert sqrt_ir.grad in mir.functions and mir.functions[sqrt_ir.grad].diff_params == ("x",)
+    assert counted.replay in mir.functions and mir.functions[counted.replay].forward_only
+    assert next(f for f in mir.functions.values() if f.name == "mir_native").native is not None
+
+
+@pytest.mark.parametrize("target", ["cpu", "cuda"])
+def test_codegen_never_starts_a_translation(monkeypatch, target):
+    """Given a ModuleIR, codegen writes the module without reaching into translation (nor the
+    kernels' or functions' lazily translated IR): the text is the same as with it allowed."""
+    from warp_interactive.codegen.module_source import ModuleParts, generate_source
+    from warp_interactive.codegen.target import CPU, CUDA
+    from warp_interactive.lang import lower
+    t = CPU if target == "cpu" else CUDA
+    mir = lower([mir_kernel, mir_other, mir_lanes])
+    expected = generate_source(mir, t)
+    _forbid_translation(monkeypatch)
+    assert generate_source(mir, t) == expected
+    assert ModuleParts(mir, t).source([mir_other.cpp]).count("mir_inner") >= 1
+    for f in mir.functions.values():
+        assert f.cpp in expected
+    assert "WPI_KCALL_STOP()" in expected      # the loop in mir_looping, seen through the ModuleIR
+    assert target == "cuda" or f"{mir_lanes.cpp}_forward_lanes" in expected
+
+
+def test_forbidding_translation_is_seen():
+    from warp_interactive.lang import lower
+
+    @wp.kernel
+    def fresh_kernel(x: wp.array(dtype=float)):
+        x[wp.tid()] = 1.0
+
+    with pytest.MonkeyPatch.context() as mp:
+        _forbid_translation(mp)
+        with pytest.raises(AssertionError, match="started a translation"):
+            lower([fresh_kernel])
+
+
+def test_codegen_refuses_live_kernels():
+    from warp_interactive.codegen.module_source import generate_source
+    with pytest.raises(TypeError, match="ModuleIR"):
+        generate_source([mir_other])
+
+
+def test_codegen_imports_no_definitions_and_no_translator():
+    import grimp
+    graph = grimp.build_graph("warp_interactive", cache_dir=None)
+    codegen = {m for m in graph.modules if m.startswith("warp_interactive.codegen")}
+    reached = set()
+    for m in codegen:
+        reached |= graph.find_modules_directly_imported_by(m)
+    lang = sorted(m for m in reached if m.startswith("warp_interactive.lang"))
+    assert not [m for m in lang if m.startswith(("warp_interactive.lang.definitions",
+                                                 "warp_interactive.lang.translation.translator"))], lang

@@ -15,6 +15,7 @@ import pytest
 
 import warp_interactive as wp
 from warp_interactive.codegen.module_source import generate_source
+from warp_interactive.lang import lower
 from warp_interactive.compiler import cpu as cpu_compiler
 from warp_interactive.build import quick_tier
 
@@ -242,7 +243,7 @@ def unrolled(x: wp.array(dtype=float)):
 def test_entries_say_whether_a_lane_s_work_is_bounded(tmp_path, kernel, unbounded):
     mod = _import(tmp_path, f"qs_loops_{kernel}", LOOPS)
     k = getattr(mod, kernel)
-    src = generate_source([k], backward=True)
+    src = generate_source(lower([k]), backward=True)
     assert f"WPI_QUICK_SWITCH({k.cpp}_cpu_forward, {unbounded});" in src
     assert f"WPI_QUICK_SWITCH({k.cpp}_cpu_backward, {unbounded});" in src
 

@@ -304,6 +304,33 @@ def test_reuse_inside_a_captured_graph():
     np.testing.assert_array_equal(x.grad.numpy(), expect)
 
 
+def _captured_gradient(program):
+    """The program's forward and backward captured in a CPU graph, replayed twice (each replay
+    refreshes the copies the tape keeps)."""
+    x = wp.array(X0, dtype=F, requires_grad=True)
+    tape = wp.Tape()
+    with wp.ScopedCapture(device="cpu") as capture:
+        with tape:
+            loss = _forward(program, x, False)
+        tape.backward(loss)
+    grads = []
+    for _ in range(2):
+        x.grad.zero_()
+        wp.capture_launch(capture.graph)
+        grads.append(x.grad.numpy().copy())
+    return grads, tape
+
+
+@pytest.mark.parametrize("program", CASES, ids=lambda p: p.__name__)
+def test_reuse_inside_a_captured_graph_gives_the_fresh_buffer_gradient(program):
+    fresh, _ = gradient(program, True)
+    (first, second), tape = _captured_gradient(program)
+    np.testing.assert_array_equal(first, fresh)
+    np.testing.assert_array_equal(second, fresh)
+    np.testing.assert_allclose(first, central_differences(program), rtol=1e-6, atol=1e-7)
+    assert tape.kept_bytes > 0
+
+
 def _recorded_then(write):
     x = wp.array(X0, dtype=F, requires_grad=True)
     s = wp.zeros(N, dtype=F, requires_grad=True)

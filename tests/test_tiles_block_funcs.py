@@ -12,6 +12,7 @@ import pytest
 
 import warp_interactive as wp
 from warp_interactive.codegen.module_source import generate_source
+from warp_interactive.lang import lower
 from warp_interactive.codegen.target import CPU, CUDA
 
 B = 8            # block_dim of the launches
@@ -172,7 +173,7 @@ def test_cuda_build_has_the_same_functions(kernel):
     """The CUDA cooperative build (same body text as the CPU blocks) calls the width's variants,
     whose text is the CPU's."""
     k = kernel.with_block_width(B)
-    cpu, cuda = generate_source([k], CPU), generate_source([k], CUDA)
+    cpu, cuda = generate_source(lower([k]), CPU), generate_source(lower([k]), CUDA)
     variants = sorted({ov.cpp for ov in k.ir.calls if ov.cpp.endswith(f"_b{B}")})
     assert variants
     for name in variants:

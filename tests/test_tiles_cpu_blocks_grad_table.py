@@ -396,6 +396,7 @@ MERGES = [k for k in CASES if k.key.split(".")[-1] in ("stack", "scatter", "from
 def test_cuda_cooperative_builds_compile_for_sm90():
     """The merge kernels built for CUDA blocks of 32 threads (forward and adjoint) compile for sm_90."""
     from warp_interactive.codegen.module_source import generate_source
+    from warp_interactive.lang import lower
     from warp_interactive.codegen.target import CUDA
     from warp_interactive.compiler import nvrtc
     try:
@@ -403,7 +404,7 @@ def test_cuda_cooperative_builds_compile_for_sm90():
     except Exception as e:     # the NVRTC wheel is an optional extra
         pytest.skip(f"NVRTC is not available: {e}")
     kernels = [k.with_block_width(32) for k in MERGES]
-    source = generate_source(kernels, CUDA)
+    source = generate_source(lower(kernels), CUDA)
     for k in kernels:
         assert f"{k.cpp}_cuda_backward" in source and "adj_" in source
     cubin = nvrtc.compile_source(source, 90, False, False, "tile_grad_table_32", kind="cubin")

@@ -14,6 +14,7 @@ import pytest
 
 import warp_interactive as wp
 from warp_interactive.codegen.module_source import generate_source
+from warp_interactive.lang import lower
 from warp_interactive.codegen.target import CPU, CUDA
 from warp_interactive.runtime.cuda import modules as cuda_modules
 from warp_interactive.runtime.launch import cuda_blocks
@@ -46,7 +47,7 @@ def _function(source, name):
 def test_cuda_body_is_the_cpu_body(kernel, width):
     """The same per-lane body text on both targets: the CPU block tests validate the CUDA build's codegen."""
     k = kernel.with_block_width(width)
-    cpu, cuda = generate_source([k], CPU), generate_source([k], CUDA)
+    cpu, cuda = generate_source(lower([k]), CPU), generate_source(lower([k]), CUDA)
     for which in ("forward", "backward"):
         name = f"{k.cpp}_{which}_body"
         assert _function(cpu, name) == _function(cuda, name)
@@ -55,7 +56,7 @@ def test_cuda_body_is_the_cpu_body(kernel, width):
 @pytest.mark.parametrize("width", [4, 256, 1024])
 def test_cuda_block_entry_text(width):
     k = cpu_cases.lanes_basic.with_block_width(width)
-    src = generate_source([k], CUDA)
+    src = generate_source(lower([k]), CUDA)
     for which in ("forward", "backward"):
         entry = src[src.index(f'extern "C" __global__ void __launch_bounds__({width}) {k.cpp}_cuda_{which}('):]
         entry = entry[:entry.index("\n}\n")]
@@ -63,7 +64,7 @@ def test_cuda_block_entry_text(width):
         assert f"const int64_t blocks = (dim.size + {width} - 1) / {width};" in entry
         assert f"{k.cpp}_{which}_body(args, dim, b * {width} + threadIdx.x);" in entry
         assert "__syncthreads" not in entry      # barriers only inside the primitives, reached by all
-    one_lane = generate_source([cpu_cases.lanes_basic], CUDA)
+    one_lane = generate_source(lower([cpu_cases.lanes_basic]), CUDA)
     assert "cuda_block_begin" not in one_lane and "__launch_bounds__" not in one_lane
 
 
@@ -189,7 +190,7 @@ def test_cooperative_kernels_compile_for_sm90(width):
     """Every cooperative kernel of the CPU block tests, built for CUDA blocks, compiles with NVRTC."""
     nvrtc = _nvrtc_or_skip()
     kernels = [k.with_block_width(width) for k in COOPERATIVE + [tiled_gemm]]
-    cubin = nvrtc.compile_source(generate_source(kernels, CUDA), 90, False, False, f"cuda_blocks_{width}",
+    cubin = nvrtc.compile_source(generate_source(lower(kernels), CUDA), 90, False, False, f"cuda_blocks_{width}",
                                  kind="cubin")
     assert cubin[:4] == b"\x7fELF"
     for k in kernels:

@@ -8,6 +8,7 @@ import pytest
 
 import warp_interactive as wp
 from warp_interactive.lang.builtins.function import TILE_NAMES
+from warp_interactive.lang.builtins.registry import intrinsics
 
 ROOT = Path(__file__).resolve().parent.parent
 # the reference's older spellings of the block-parallel queries: exported, not in its tile list
@@ -38,6 +39,7 @@ def test_row_is_true(name):
     _, here, diff, peer, tests = ROWS[name]
     assert here == "yes" and callable(getattr(wp, name))
     assert diff in ("yes", "no") and peer in ("yes", "no")
+    assert (diff == "yes") == intrinsics[name].differentiable, "the registry's record (lang/builtins/special.py) says otherwise"
     files = [t.strip() for t in tests.split(",") if t.strip()]
     assert files, f"{name}: no test named"
     for f in files:

@@ -10,6 +10,7 @@ from .logger import (LOG_DEBUG, LOG_ERROR, LOG_INFO, LOG_WARNING, Logger, Scoped
                      get_logger, set_logger)
 from .lang.builtins import core as _builtins_core  # noqa: F401  (declares the builtins)
 from .lang.translation import intrinsics_transform as _intrinsics_transform  # noqa: F401  (wp.transformation)
+from .lang.builtins.function import intrinsic_doc as _intrinsic_doc
 from .lang.builtins.function import intrinsic_names as _intrinsic_names
 from .lang.builtins.function import make_builtin as _make_builtin
 from .lang.definitions.decorators import constant, func, kernel, struct
@@ -27,6 +28,10 @@ from .runtime import cuda_backend as _cuda_backend  # noqa: F401  (registers the
 from .runtime.cuda_backend import get_cuda_driver_version
 from .runtime import memory as _memory  # noqa: F401  (registers each device's memory backend)
 from .runtime.memory_tracker import ScopedMemoryTracker, print_memory_report  # noqa: F401
+from .runtime.allocators import (Allocator, CudaManagedAllocator, ScopedAllocator,  # noqa: F401
+                                 get_device_allocator, set_cuda_allocator, set_device_allocator)
+from .types.memory_kind import MemoryKind  # noqa: F401
+from .runtime.profiler import ScopedCudaProfiler, cuda_profiler_start, cuda_profiler_stop  # noqa: F401
 from .runtime.launch import launch, launch_tiled
 from .runtime.tape import Tape
 from .runtime.module import Module, get_module, get_module_options, load_module, set_module_options
@@ -48,6 +53,7 @@ from .compiler.cache import clear_kernel_cache
 from .runtime.cuda.streams import (Event, ScopedStream, Stream, get_event_elapsed_time, get_stream,
                                    record_event, set_stream, synchronize_event, synchronize_stream,
                                    wait_event, wait_stream)
+from .runtime import cpu_streams as _cpu_streams  # noqa: F401  (wp.Stream("cpu"), wp.Event("cpu"))
 from .runtime.graph import CaptureMode, Graph, ScopedCapture, capture_begin, capture_end, capture_launch
 from .runtime.graph_conditional import capture_if, capture_while, is_conditional_graph_supported  # noqa: F401
 from .runtime.device import get_cuda_device
@@ -55,6 +61,7 @@ from .runtime.device import get_cuda_device
 # interop, matmul and gradient checks are looked up on first use (see __getattr__),
 # so that importing the package stays light
 _LAZY = {
+    ".utils": ("transform_expand",),
     ".interop": ("from_dlpack", "to_dlpack"),
     ".interop.torch": ("device_from_torch", "device_to_torch", "dtype_from_torch", "dtype_to_torch",
                        "from_torch", "stream_from_torch", "stream_to_torch", "to_torch"),
@@ -87,7 +94,7 @@ def _export_builtins(namespace):
         if any(ov.export for ov in b.overloads) and name not in namespace:
             namespace[name] = _make_builtin(name, b.overloads[0].doc)
     for name in _intrinsic_names():
-        namespace[name] = _make_builtin(name)
+        namespace[name] = _make_builtin(name, _intrinsic_doc(name))
 
 
 # --- autodiff: custom adjoints/replays, matmul, gradient checks -------------------------------
@@ -97,6 +104,8 @@ from .lang.translation.grad_of import grad  # noqa: E402  (wp.grad(f)(x): f's gr
 # geometry: wp.Mesh, wp.Bvh, wp.HashGrid, wp.Volume and their kernel builtins
 from .lang.builtins import geometry as _builtins_geometry  # noqa: E402,F401
 from .geometry import Bvh, HashGrid, Mesh, Volume, is_cubql_available  # noqa: E402
+from .texture import (Texture, Texture1D, Texture2D, Texture3D, TextureAddressMode,  # noqa: E402
+                      TextureFilterMode)
 from .types.query_types import (BvhQuery, HashGridQuery, MeshQueryAABB, MeshQueryPoint,  # noqa: E402
                                 MeshQueryRay)
 

@@ -69,6 +69,9 @@ class _Config:
         # them, so backward() gives the fresh-buffer gradient (runtime/tape_keep.py); False:
         # warp-lang's behaviour (the adjoints read the last values)
         self.tape_copy_on_write = True
+        # a tape waiting for backward() checksums the CPU arrays its adjoints read, so a write no
+        # hook sees (a numpy() view, a kernel's repeated fast launch) raises (runtime/tape_watch.py)
+        self.tape_check_contents = True
         self.deterministic = DeterministicMode.NOT_GUARANTEED    # see DeterministicMode
         # messages below this level are dropped (warp_interactive/logger.py; 20 = wp.LOG_INFO)
         self.log_level = 20

@@ -10,7 +10,8 @@ implements each of these sets the matching attribute here when it is imported:
 - runtime/memory.py: ``from_cuda_interface`` (arrays of other libraries on a GPU);
 - warp_interactive/__init__.py for runtime/args.py: ``foreign_array`` (a torch tensor, a
   ``__dlpack__`` or ``__array__`` object passed to a kernel: interop/launch_args.py);
-- runtime/tape_hooks.py: ``record_copy``, ``before_write``;  runtime/graph.py: ``defer``, ``check_readable``;
+- runtime/tape_hooks.py: ``record_copy``, ``before_write``;  runtime/graph.py: ``defer``, ``check_readable``,
+  ``note_write``;
 - warp_interactive/__init__.py (the top, which may import anything, lazily):
   ``matmul``, ``array_op`` (``a + b`` on arrays), ``dlpack``, ``dlpack_device`` and the
   notebook's HTML views (``html_views``).
@@ -31,6 +32,7 @@ record_copy = _missing("wp.copy")
 before_write = _missing("an array write on a tape")
 defer = _missing("graph capture")
 check_readable = _missing("graph capture")
+note_write = _missing("graph capture")
 matmul = _missing("a @ b")
 array_op = _missing("arithmetic on arrays")
 dlpack = _missing("__dlpack__")

@@ -341,3 +341,29 @@ def array_cast(in_array, out_array, count=None):
     else:
         dst[...] = src.astype(dst.dtype)
     out_array.assign(dst.reshape(out_array.numpy().shape))
+
+
+class AllocatorRmm:
+    """A ``wp.Allocator`` drawing CUDA memory from RAPIDS Memory Manager (``rmm``): use it with
+    ``wp.set_cuda_allocator(wp.utils.AllocatorRmm())``. Raises ImportError without rmm."""
+
+    def __init__(self):
+        import rmm  # noqa: F401  (the ImportError says rmm is missing)
+        self._rmm = rmm
+        self._buffers = {}
+
+    def allocate(self, size_in_bytes):
+        buf = self._rmm.DeviceBuffer(size=int(size_in_bytes))
+        self._buffers[int(buf.ptr)] = buf
+        return int(buf.ptr)
+
+    def deallocate(self, ptr, size_in_bytes):
+        self._buffers.pop(int(ptr), None)
+
+
+def transform_expand(t):
+    """A ``wp.transformf`` from a flat sequence of 7 numbers: position (3), then rotation
+    quaternion (x, y, z, w)."""
+    from .types.composite import transformation
+    from .types.scalars import float32
+    return transformation(float32)(np.asarray(t[0:3], dtype=np.float32), np.asarray(t[3:7], dtype=np.float32))

@@ -187,7 +187,8 @@ class Load:
         # codegen is imported here, not at package import: a warm load never generates code
         from ..codegen.module_source import ModuleParts
         from ..codegen.target import CPU
-        parts = ModuleParts(todo, CPU, self.checks, self.backward, self.lanes)
+        from ..lang.definitions.lower import lower
+        parts = ModuleParts(lower(todo), CPU, self.checks, self.backward, self.lanes)
         missing, sizes = [], {}
         for k in todo:
             h, size = unit_plan.kernel_hash(parts, k, self.build_key)

@@ -65,8 +65,9 @@ class ModuleBuild:
         # codegen is imported here, not at package import: a warm load never generates code
         from ..codegen.module_source import generate_source
         from ..codegen.target import CPU
+        from ..lang.definitions.lower import lower
         m = self.module
-        return generate_source(m.build_kernels(), target or CPU, m.checks_bounds(), backward,
+        return generate_source(lower(m.build_kernels()), target or CPU, m.checks_bounds(), backward,
                                bool(m.option("cpu_lanes")))
 
     def paths(self, target=None, backward=True):

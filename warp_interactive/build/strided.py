@@ -166,14 +166,16 @@ def _build(unit, cpp):
     from ..codegen.module_source import ModuleParts
     from ..codegen.target import CPU
     from ..compiler import build
+    from ..lang.definitions.lower import lower
     kernel, o = unit.kernels[cpp], unit.options
-    own = ModuleParts([kernel], CPU, o.checks, o.backward, o.lanes).source([kernel])
+    mir = lower([kernel])     # translated already: the kernel's unit was built from it
+    own = ModuleParts(mir, CPU, o.checks, o.backward, o.lanes).source([cpp])
     found = cache.lookup_entry(unit.hash, cpu_compiler.BINARY)
     if found is None or cache.module_hash(own, o.build_key) not in found[1]:
         raise RuntimeError(f"kernel '{kernel.key}' no longer has the code of its loaded unit "
                            f"{unit.hash[:12]} (a @wp.func it calls was redefined): launch it again "
                            f"after the redefinition rather than a launch recorded before it")
-    source = ModuleParts([kernel], CPU, o.checks, False, False, strided=True).source([kernel])
+    source = ModuleParts(mir, CPU, o.checks, False, False, strided=True).source([cpp])
     options = build.BuildOptions("cpu", o.debug, o.fast_math, name=f"{o.name} (strided {kernel.key})")
     binary, = build.compile_units([(source, cache.module_hash(source, o.build_key), [])], options)
     lib = open_unit(binary.path)

@@ -34,7 +34,8 @@ def maybe_merge(load, keys):
         return None
     from ..codegen.module_source import ModuleParts
     from ..codegen.target import CPU
-    parts = ModuleParts(load.kernels, CPU, load.checks, load.backward, load.lanes)
+    from ..lang.definitions.lower import lower
+    parts = ModuleParts(lower(load.kernels), CPU, load.checks, load.backward, load.lanes)
     hashes, sizes = {}, {}
     for k in load.kernels:
         hashes[k.cpp], sizes[k.cpp] = unit_plan.kernel_hash(parts, k, load.build_key)

@@ -8,7 +8,7 @@ from ..compiler import cache
 def kernel_hash(parts, kernel, build_key):
     """``kernel``'s kernel hash (the hash of a unit holding only it) and that source's length
     (the weight ``groups`` balances)."""
-    source = parts.source([kernel])
+    source = parts.source([kernel.cpp])
     return cache.module_hash(source, build_key), len(source)
 
 
@@ -34,7 +34,7 @@ def unit_sources(parts, grouped, hashes, build_key):
     ``cache.record_kernels`` take them."""
     units = []
     for group in grouped:
-        source = parts.source(group)
+        source = parts.source([k.cpp for k in group])
         units.append((source, cache.module_hash(source, build_key),
                       [hashes[k.cpp] for k in group]))
     return units

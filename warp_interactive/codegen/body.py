@@ -29,16 +29,17 @@ def _is_user_call(func):
     return hasattr(func, "function")
 
 
-def _native_replay(func):
-    native = getattr(getattr(func, "function", None), "native", None)
-    return native is not None and native.replay_snippet is not None
+def _native_replay(callee):
+    return callee is not None and callee.native is not None and callee.native.replay_snippet is not None
 
 
 class BodyWriter:
     """Writes one function's forward, replay and reverse C++ from its IR."""
 
-    def __init__(self, fir, debug=False, func_name=""):
+    def __init__(self, fir, debug=False, func_name="", functions=None):
+        """``functions``: the ModuleIR's CalleeIRs by C++ name (the user functions ``fir`` calls)."""
         self.fir = fir
+        self.functions = functions or {}
         self.debug = debug
         self.func_name = func_name
         self.return_labels = 0
@@ -94,7 +95,7 @@ class BodyWriter:
 
     def _call_poll(self, s, p, replay):
         """After a call of a user function that may have returned early on an interrupt."""
-        if _is_user_call(s.func) and polls.calls_poll(s.func, self._polls_memo):
+        if _is_user_call(s.func) and polls.calls_poll(s.func.cpp, self.functions, self._polls_memo):
             self._declare_ticks()
             return [f"{p}if ({self._m(polls.CALL_STOP)}) {self._fail(replay)}"]
         return []
@@ -291,9 +292,10 @@ class BodyWriter:
                 f"{c_string(self.func_name)}, {s.lineno}); {self._fail(replay)} }}"]
         lines = self._bounds_check(s, p, replay) if self.debug else []
         name = self.callee(func, s.template)
-        if replay and _is_user_call(func) and getattr(func, "custom_replay", None) is not None:
-            name = func.custom_replay.cpp   # @wp.func_replay: no side effects in the replay
-        elif replay and _native_replay(func):
+        callee = self.functions.get(func.cpp) if _is_user_call(func) else None
+        if replay and callee is not None and callee.replay:
+            name = callee.replay            # @wp.func_replay: no side effects in the replay
+        elif replay and _native_replay(callee):
             name = replay_name(func.cpp)    # wp.func_native(replay_snippet=...)
         if (not replay and func.cpp in ("atomic_add", "atomic_sub") and not _is_user_call(func)
                 and id(s.args[0]) in self.own_adds):

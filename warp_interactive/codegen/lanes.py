@@ -270,14 +270,14 @@ def lane_type(t, w):
 
 # --- emission ------------------------------------------------------------------------------------
 class LanesWriter:
-    def __init__(self, fir, a, w, key):
+    def __init__(self, fir, a, w, key, functions):
         self.fir, self.a, self.w = fir, a, w
         self.regions = []
         self.planner = Planner(fir, OwnIndex(fir), a)
         self.items = _layout(fir.body, a, self.regions, self.planner)
         self.guards = 0
         self.kind, self.touched = _storage(fir, a, self.regions)
-        self.body = BodyWriter(fir, False, key)
+        self.body = BodyWriter(fir, False, key, functions)
         self.region_index = {id(r): n for n, r in enumerate(self.regions)}
 
     def declarations(self):
@@ -346,14 +346,15 @@ class LanesWriter:
         return out + stores + [f"{p}}}"]
 
 
-def lanes_body(fir, fname, target, key, args_type):
+def lanes_body(fir, fname, target, key, args_type, functions):
     """(the C++ of ``fname`` (W threads from ``_base``), the array parameters it keeps elements
     of in locals across a loop: the entry runs it only where they overlap no other array), or
-    None when the kernel does not qualify."""
+    None when the kernel does not qualify; ``functions``: the ModuleIR's CalleeIRs by C++ name
+    (the user functions the kernel calls)."""
     a = qualifies(fir)
     if a is None:
         return None
-    lw = LanesWriter(fir, a, target.lanes, key)
+    lw = LanesWriter(fir, a, target.lanes, key, functions)
     sig = (f"{target.func_qualifier} void {fname}(const {args_type}& _args, "
            f"const wp::launch_bounds_t& _dim, int64_t _base)")
     lines = [sig + " {"]

@@ -168,13 +168,13 @@ def _emit(lines, lw, types):
     return out
 
 
-def lanes_backward_body(fir, fname, target, key, args_type):
+def lanes_backward_body(fir, fname, target, key, args_type, functions):
     """The C++ of ``fname`` (W threads' adjoints from ``_base``) or None when not eligible."""
     a = lanes.qualifies(fir)
     if a is None or not target.lanes or not _eligible(fir, a):
         return None
     fir, guards = hoisted_for_backward(fir, a)
-    bw = BodyWriter(fir, False, key)
+    bw = BodyWriter(fir, False, key, functions)
     body = bw.adjoint(fir.body, 1)
     if not _eligible(fir, a, guards):
         return None

@@ -7,8 +7,9 @@ from ..types.array import array
 from .cpp_types import cpp_type
 
 
-def native_function_source(ov, target, backward):
-    fir, snippets = ov.ir, ov.function.native
+def native_function_source(f, target, backward):
+    """``f``: the CalleeIR of a @wp.func_native overload."""
+    fir, snippets = f.fir, f.native
     q = target.func_qualifier
     params = [f"{cpp_type(p.type)} {p.name}" for p in fir.params]
     ret = cpp_type(fir.return_types[0]) if fir.return_types else "void"

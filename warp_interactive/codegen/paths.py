@@ -82,7 +82,7 @@ def _forward(kernel, fir, target, debug, lanes):
 
 
 def _lanes_detail(fir, a, target):
-    w = lanes_mod.LanesWriter(fir, a, target.lanes, "")
+    w = lanes_mod.LanesWriter(fir, a, target.lanes, "", {})
     p = w.planner
     out = [f"{target.lanes} threads per vectorised pass (contiguous arrays)"]
     if p.moved:

@@ -44,18 +44,13 @@ def has_loop(block):
     return False
 
 
-def _helpers(func):
-    return [h for h in (getattr(func, "custom_replay", None), getattr(func, "custom_grad", None)) if h]
-
-
-def calls_poll(func, memo):
-    """Whether a call of the user function overload ``func`` (or of its custom replay or grad)
-    may return early on an interrupt: it or a function it calls has a dynamic loop. ``memo``:
-    a dict kept by the caller for the module being written."""
-    key = getattr(func, "cpp", None) or id(func)
-    if key not in memo:
-        memo[key] = False   # recursion is refused at the call elsewhere: no cycle to follow
-        fir = func.ir
-        found = has_loop(fir.body) or any(calls_poll(c, memo) for c in fir.calls)
-        memo[key] = found or any(calls_poll(h, memo) for h in _helpers(func))
-    return memo[key]
+def calls_poll(cpp, functions, memo):
+    """Whether a call of the user function ``cpp`` (or of its custom replay or grad) may return
+    early on an interrupt: it or a function it calls has a dynamic loop. ``functions``: the
+    ModuleIR's CalleeIRs by C++ name; ``memo``: a dict kept by the caller for the module."""
+    if cpp not in memo:
+        memo[cpp] = False   # recursion is refused at the call elsewhere: no cycle to follow
+        f = functions[cpp]
+        found = has_loop(f.fir.body) or any(calls_poll(c.cpp, functions, memo) for c in f.fir.calls)
+        memo[cpp] = found or any(calls_poll(h, functions, memo) for h in (f.replay, f.grad) if h)
+    return memo[cpp]

@@ -3,6 +3,7 @@ pull in the notebook layer above this one): types, decorators, launches, arrays,
 callable per builtin for kernel code (``wp.dot``, ``wp.tid``...)."""
 
 from ..lang.builtins import core as _builtins_core  # noqa: F401  (declares the builtins)
+from ..lang.builtins.function import intrinsic_doc as _intrinsic_doc
 from ..lang.builtins.function import intrinsic_names as _intrinsic_names
 from ..lang.builtins.function import make_builtin as _make_builtin
 from ..lang.definitions.decorators import constant, func, kernel, struct  # noqa: F401
@@ -24,7 +25,7 @@ def _export_builtins(namespace):
         if any(ov.export for ov in b.overloads) and name not in namespace:
             namespace[name] = _make_builtin(name, b.overloads[0].doc)
     for name in _intrinsic_names():
-        namespace.setdefault(name, _make_builtin(name))
+        namespace.setdefault(name, _make_builtin(name, _intrinsic_doc(name)))
 
 
 _export_builtins(globals())

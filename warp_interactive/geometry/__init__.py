@@ -19,6 +19,7 @@ _LAZY = {
     "sparse_marching_cubes_from_cells": "sparse_mc",
     "tri_tri_adjacency": "adjacency",
     "find_triangle_neighbor_edge_index": "adjacency",
+    "delaunay_edge_flip": "adjacency",
 }
 
 

@@ -86,6 +86,8 @@ def stream_to_paddle(stream_or_device=None):
     s = stream_or_device
     if s is None or isinstance(s, str) or hasattr(s, "is_cuda"):
         s = get_device(s).stream
+    if s.device.is_cpu:
+        raise RuntimeError(f"{s.device} streams have no paddle counterpart (paddle streams are CUDA streams)")
     return _paddle().device.Stream(device=device_to_paddle(s.device), stream_base=s.cuda_stream)
 
 

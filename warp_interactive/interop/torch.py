@@ -109,6 +109,8 @@ def stream_to_torch(stream_or_device=None):
     s = stream_or_device
     if s is None or isinstance(s, str) or hasattr(s, "is_cuda"):
         s = get_device(s).stream
+    if s.device.is_cpu:
+        raise RuntimeError(f"{s.device} streams have no torch counterpart (torch streams are CUDA streams)")
     return _torch().cuda.ExternalStream(s.cuda_stream, device=device_to_torch(s.device))
 
 

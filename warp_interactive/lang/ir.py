@@ -152,3 +152,48 @@ class FunctionIR:
     ref_outs: list = field(default_factory=list)    # tile params written in place: extra results (lang/tiles/refs.py)
     # an error raised only where the adjoint is generated (lang/translation/checks.py slot_augassign_error)
     backward_error: object = None
+
+
+class PyValue:
+    """A compile-time Python object met in kernel code (a module, a type, a constant...): what
+    translation hands the builtin and tile handlers where a value is known when the kernel is built."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+
+# --- what lang hands codegen: a module's kernels and every function they reach, translated ---
+@dataclass
+class CalleeIR:
+    """A @wp.func overload, or the helper of a custom adjoint or replay, as codegen writes it.
+    Callers name it by ``cpp`` (``FunctionIR.calls`` entries carry that name)."""
+    cpp: str
+    name: str                        # the user's name, for messages
+    fir: FunctionIR
+    native: object = None            # @wp.func_native's snippets: the body is the user's C++
+    forward_only: bool = False       # a custom adjoint/replay helper: no adjoint of its own
+    grad: Optional[str] = None       # C++ name of its @wp.func_grad helper
+    replay: Optional[str] = None     # C++ name of its @wp.func_replay helper
+    diff_params: tuple = ()          # (a grad helper) the parameters whose adjoints it returns,
+    diff_types: tuple = ()           # their types,
+    param_names: tuple = ()          # and its parameter names in order
+
+
+@dataclass
+class KernelIR:
+    cpp: str
+    key: str                         # the user's name
+    fir: FunctionIR
+    block_width: int = 1             # lanes per cooperative CPU block (Kernel.with_block_width)
+    backward: bool = True            # whether the kernel has an adjoint
+
+
+@dataclass
+class ModuleIR:
+    """The output of ``lang.lower(kernels)``: every kernel and every function they reach (by
+    calls, ``wp.grad``, custom adjoints and replays), translated. Codegen reads only this, so it
+    never starts a translation."""
+    kernels: dict = field(default_factory=dict)      # C++ name -> KernelIR, in the given order
+    functions: dict = field(default_factory=dict)    # C++ name -> CalleeIR

@@ -148,14 +148,16 @@ def pack(kernel, struct, values, device, grads=None):
 
 def _access_check(kernel, name):
     """A check for an array argument that is None or must not be written: refused when the
-    kernel indexes (None) or may write (read-only, stride-0) it. Translates the kernel only
+    kernel indexes it other than under ``if a:`` (None: as in warp-lang, whose kernels test a
+    None array that way) or may write (read-only, stride-0) it. Translates the kernel only
     then, so ordinary launches never pay for the analysis."""
     def check(a):
-        from ..lang.analysis.access import kernel_access
+        from ..lang.analysis.access import kernel_access, kernel_unguarded
         access = kernel_access(kernel).get(name, ())
-        if a is None and access:
-            raise ArgError(f"is None, but kernel '{kernel.key}' indexes it; pass an array (None "
-                           f"stands only for an array a kernel does not index)")
+        if a is None and access and name in kernel_unguarded(kernel):
+            raise ArgError(f"is None, but kernel '{kernel.key}' indexes it outside a test of it; "
+                           f"pass an array (None stands only for an array a kernel does not index, "
+                           f"or indexes only under 'if {name}:')")
         if a is not None and "write" in access:
             raise ArgError(f"the kernel writes to this array, but it is "
                            f"{a._unwritable}; pass a writable copy (wp.array(x, copy=True) "

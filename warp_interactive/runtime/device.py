@@ -59,10 +59,42 @@ class Device:
             return _cpu_name()
         return self.alias
 
+    _custom_allocator = None    # a CUDA device's custom allocator (runtime/allocators.py)
+
+    @property
+    def default_allocator(self):
+        """This device's built-in allocator (``allocate(nbytes) -> ptr``, ``deallocate``)."""
+        return _allocators_for[0](self, "default")
+
+    @property
+    def pinned_allocator(self):
+        """The CPU's page-locked host allocator (plain host memory without CUDA)."""
+        if not self.is_cpu:
+            raise AttributeError("pinned_allocator is the CPU device's")
+        return _allocators_for[0](self, "pinned")
+
+    def get_allocator(self):
+        """The allocator new arrays here use: a custom one if set, else the built-in one."""
+        return self._custom_allocator or self.default_allocator
+
     # the CPU's values of warp-lang's CUDA device properties (CudaDevice sets its own)
     sm_count = 0
     max_shared_memory_per_block = 0
     is_mempool_supported = False
+
+    @property
+    def stream(self):
+        """The CPU's current stream (runtime/cpu_streams.py; made on first use)."""
+        s = getattr(self, "_cpu_stream", None)
+        if s is None:
+            s = self._cpu_stream = _cpu_stream_class[0](self)
+        return s
+
+    @stream.setter
+    def stream(self, s):
+        if not isinstance(s, _cpu_stream_class[0]) or s.device is not self:
+            raise ValueError(f"the stream must be a wp.Stream on {self}, got {s!r}")
+        self._cpu_stream = s
 
     @property
     def total_memory(self):
@@ -91,6 +123,15 @@ class Device:
 
     def __hash__(self):
         return hash(self.alias)
+
+
+# the CPU's stream class, registered by runtime/cpu_streams.py at import (it builds on the CUDA
+# stream class, which imports this module)
+_cpu_stream_class = [None]
+
+
+def register_cpu_stream(cls):
+    _cpu_stream_class[0] = cls
 
 
 def _sysconf_bytes(pages):
@@ -124,6 +165,15 @@ _memory_for = []
 def register_cuda_probe(probe):
     """``probe()`` registers the CUDA devices (once) and returns why CUDA is unusable, or None."""
     _cuda_probe[:] = [probe]
+
+
+_allocators_for = []
+
+
+def register_allocators(allocator_for):
+    """``allocator_for(device, "default" | "pinned")``: a device's built-in allocators
+    (runtime/allocators.py registers it at import)."""
+    _allocators_for[:] = [allocator_for]
 
 
 def register_memory(memory_for):

@@ -19,6 +19,8 @@ from . import launch_state
 from .device import get_device
 
 _cpu_captures = {}      # device alias -> Graph being recorded
+_writes = {}            # device alias -> what the capture in progress writes (Graph.writes)
+replay_check = [None]   # set by runtime/tape_hooks.py: checks a replay's writes for the tapes
 
 
 class CaptureMode(enum.IntEnum):
@@ -37,6 +39,8 @@ class Graph:
         self.exec = None        # CUDA: the instantiated graph
         self.keep = []          # CPU: the arrays the recorded launches point into
         self.handle = None
+        self.writes = []        # ("launch", kernel, values) / ("array", array, operation): what
+                                # a replay writes, checked while a tape needs (runtime/tape_watch.py)
 
     def launch(self, stream=None):
         if self.device.is_cpu:
@@ -83,6 +87,7 @@ def capture_begin(device=None, stream=None, force_module_load=None, external=Fal
     else:
         from .cuda.graphs import begin_capture
         begin_capture(device, stream, force_module_load, external, capture_mode)
+    _writes[device.alias] = []
     _start(1)
 
 
@@ -94,11 +99,15 @@ def capture_end(device=None, stream=None):
         if graph is None:
             raise RuntimeError("wp.capture_end() without a capture in progress on cpu "
                                "(call wp.capture_begin() first)")
+        graph.writes = _writes.pop(device.alias, [])
         _start(-1)
         return graph
     from .cuda.graphs import end_capture
+    graph = Graph(device)
     try:
-        return end_capture(device, Graph(device), stream)
+        graph = end_capture(device, graph, stream)
+        graph.writes = _writes.pop(device.alias, [])
+        return graph
     finally:
         _start(-1)
 
@@ -108,6 +117,8 @@ def capture_launch(graph, stream=None):
     if not isinstance(graph, Graph):
         raise TypeError(f"wp.capture_launch expects the Graph returned by wp.capture_end(), "
                         f"got {type(graph).__name__}")
+    if state.tape_writes[0] and graph.writes and config.tape_copy_on_write:
+        replay_check[0](graph)
     graph.launch(stream)
 
 
@@ -153,6 +164,20 @@ def record_launch(cmd, values=()):
     return True
 
 
+def note_launch(device, kernel, values):
+    """A launch inside a capture on ``device``: a replay writes what it writes."""
+    notes = _writes.get(device.alias)
+    if notes is not None:
+        notes.append(("launch", kernel, list(values)))
+
+
+def note_write(arr, operation):
+    """An array write (``fill_``, ``zero_``, ``wp.copy``) inside a capture on its device."""
+    notes = _writes.get(getattr(getattr(arr, "device", None), "alias", None))
+    if notes is not None:
+        notes.append(("array", arr, operation))
+
+
 def defer(device, fn):
     """Record ``fn`` (a copy, a fill) in the CPU capture of ``device``; False when there is none."""
     g = _cpu_captures.get(getattr(device, "alias", None))
@@ -160,6 +185,11 @@ def defer(device, fn):
         return False
     g.ops.append(fn)
     return True
+
+
+def capturing_on(device):
+    """True while a CPU capture records ``device``'s work."""
+    return getattr(device, "alias", None) in _cpu_captures
 
 
 def check_readable(device):
@@ -174,4 +204,4 @@ def check_readable(device):
 
 
 # wp.array's fill_/zero_/copy defer and numpy() checks through these (hooks.py)
-hooks.defer, hooks.check_readable = defer, check_readable
+hooks.defer, hooks.check_readable, hooks.note_write = defer, check_readable, note_write

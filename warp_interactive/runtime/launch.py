@@ -132,6 +132,8 @@ def _launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, adjoi
     launcher.configure(cmd, block_dim, max_blocks, stream)
     if record_cmd:
         return cmd
+    if _capturing[0]:
+        graph.note_launch(device, kernel, values)
     if _capturing[0] and graph.record_launch(cmd, values):
         return None    # a CPU graph capture keeps the packed launch for capture_launch
     cmd.launch()

@@ -28,6 +28,13 @@ def invalidate():
     _publish()
 
 
+def recheck():
+    """A tape started watching its arrays (runtime/tape_watch.py): every plan takes the general
+    path once more, where its launch is checked, then re-arms."""
+    epoch[0] += 1
+    _publish()
+
+
 def set_reason(name, active):
     """Report whether the slow reason ``name`` ("tape", "timing", "capture") is active now."""
     if active:

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..config import config
 from ..state import state
-from . import launch_state, overwrite, tape_keep
+from . import launch_state, overwrite, tape_keep, tape_watch
 
 
 class _GradientMap:
@@ -88,14 +88,16 @@ class Tape:
         if state.tapes:     # as the reference: one tape records at a time
             raise RuntimeError("Warp: Error, entering a tape while one is already active")
         state.tapes.append(self)
+        tape_watch.verify(self.keeper)           # writes no hook saw since its last recording
         tape_keep.unwatch(self.keeper)           # its own writes are copied while it records
         launch_state.set_reason("tape", True)    # launches must reach the tape: no fast path
         return self
 
     def __exit__(self, *exc):
         state.tapes.remove(self)
-        tape_keep.watch(self.keeper)             # writes by others conflict until backward()
         launch_state.set_reason("tape", bool(state.tapes))
+        if tape_keep.watch(self.keeper):         # writes by others conflict until backward()
+            tape_watch.start(self.keeper)
 
     # --- recording -------------------------------------------------------------------------------
     def record_launch(self, kernel, dim, inputs, outputs, device):
@@ -148,6 +150,7 @@ class Tape:
                 a.grad = seed
                 continue
             a.grad.assign(seed.numpy() if hasattr(seed, "numpy") else np.asarray(seed))
+        tape_watch.verify(self.keeper)
         if self.keeper.conflicts:
             raise RuntimeError("tape.backward(): " + "; ".join(self.keeper.conflicts))
         self.keeper.follow_grads()      # a gradient array set after recording (a.grad = seed)

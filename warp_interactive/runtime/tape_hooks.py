@@ -4,7 +4,7 @@ class)."""
 from .. import hooks
 from ..config import config
 from ..state import state
-from . import overwrite, tape_keep
+from . import graph, overwrite, tape_keep, tape_watch
 
 _tapes = state.tapes    # the recording tapes, innermost last (owned by state)
 
@@ -26,13 +26,14 @@ def record_launch(kernel, dim, inputs, outputs, device, record_tape=True):
     if not _tapes and not tape_keep._watching:     # the last watched tape went away
         tape_keep.update_flag()
         return
+    tape_watch.log_launch(kernel)
     names = list(kernel.arg_types)
     hits = [(path, arr) for path, arr, _ in launch_arrays(names, values)
             if _tapes or tape_keep.watched(arr)]
     rw = kernel_rw(kernel) if hits else {}      # (translating only a kernel that may conflict)
     for path, arr in hits:
         if "write" in rw.get(path, ()):
-            _write(arr, f"a launch of kernel {kernel.key} (argument {path}){tape_keep.caller()}")
+            write(arr, f"a launch of kernel {kernel.key} (argument {path}){tape_keep.caller()}")
 
 
 def keep_launch(tape, kernel, inputs, outputs):
@@ -94,7 +95,7 @@ def before_write(arr, operation, cut=False):
     tape_keep.outside_write(arr, operation + tape_keep.caller())
 
 
-def _write(arr, writer):
+def write(arr, writer):
     if _tapes:
         tape = _tapes[-1]
         tape.keeper.before_write(tape, arr, writer)
@@ -109,5 +110,22 @@ def record_copy(dest, src, dest_offset, src_offset, count):
         _tapes[-1].record_copy(dest, src, dest_offset, src_offset, count)
 
 
+def check_replay(g):
+    """``wp.capture_launch(g)`` while a tape records or waits: its writes are checked (and on a
+    recording tape, copied first) as the launches and array writes it replays were."""
+    where = tape_keep.caller()
+    for note in g.writes:
+        if note[0] == "launch":
+            _, kernel, values = note
+            rw = kernel_rw(kernel)
+            for path, arr, _ in launch_arrays(list(kernel.arg_types), values):
+                if "write" in rw.get(path, ()):
+                    write(arr, f"a replay of a captured graph (kernel {kernel.key}, argument {path}){where}")
+        else:
+            _, arr, operation = note
+            write(arr, f"a replay of a captured graph ({operation}){where}")
+
+
+graph.replay_check[0] = check_replay    # wp.capture_launch checks through this
 hooks.record_copy = record_copy     # wp.copy records through this (hooks.py)
 hooks.before_write = before_write   # array writes check through this

@@ -14,9 +14,8 @@ A write the tape cannot copy for (made outside the recording, before ``backward(
 inputs of a custom ``record_func`` step) is recorded as a conflict: ``backward()`` raises, naming
 the array, the step that read it and the write. The arrays a tape still needs are *watched* from
 the end of its recording until its ``backward()`` (or ``reset()``): array writes (``fill_``,
-``assign``, ``wp.copy``, ``a[i] = v``) and launches on the general path are checked; a kernel
-launched again through its fast plan (the same argument types as its last launch) is not, so as
-to leave the fast path as fast as it is.
+``assign``, ``wp.copy``, ``a[i] = v``) and launches on the general path are checked here; graph
+replays, fast launches and writes through ``numpy()`` views are found by runtime/tape_watch.py.
 """
 
 import os
@@ -109,6 +108,9 @@ class Keeper:
         self.kept = []          # (original, copy)
         self.conflicts = []     # messages, raised by backward()
         self.consumed = False   # backward() ran since the last recorded step
+        self.conflict_arrays = set()    # ids of the arrays the conflicts name
+        self.sums = {}          # id -> (array, checksum, label): contents when the watch began
+        self.window = []        # (kernel, caller) of the general launches while watched
 
     @property
     def kept_bytes(self):
@@ -120,6 +122,9 @@ class Keeper:
         self.written.clear()
         self.kept.clear()
         self.conflicts.clear()
+        self.conflict_arrays.clear()
+        self.sums.clear()
+        self.window.clear()
         unwatch(self)
 
     def follow_grads(self):
@@ -181,6 +186,7 @@ class Keeper:
     def outside_write(self, arr, writer):
         r = span(arr)
         for rd in self.live.hits(arr, r)[:1]:
+            self.conflict_arrays.add(id(rd.arr))
             self.conflicts.append(
                 f"{describe(rd.arr)} read by {rd.label} was overwritten by {writer} outside the "
                 "tape's recording before backward(); the gradient would use the new values "
@@ -260,9 +266,11 @@ def _sub(v, old, new):
 
 
 def watch(keeper):
+    """Watch ``keeper``'s arrays until its tape's backward(); whether it is watched."""
     if keeper.live and not keeper.consumed:
         _watching.add(keeper)
     update_flag()
+    return keeper in _watching
 
 
 def unwatch(keeper):

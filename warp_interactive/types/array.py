@@ -243,6 +243,14 @@ class array(ArrayArithmetic):
             self._deleter_owner = self._ref = _Deleter(fn, self.ptr, self.capacity, self._ref)
 
     @property
+    def memory_kind(self):
+        """The kind of memory behind this array (``wp.MemoryKind``); indexed arrays have none."""
+        if getattr(self, "indices", None) is not None or type(self).__name__ == "indexedarray":
+            raise AttributeError("an indexed array has no memory_kind (its data array has)")
+        from .memory_kind import memory_kind_of
+        return memory_kind_of(self)
+
+    @property
     def is_contiguous(self):
         return self.strides == contiguous_strides(self.shape, type_size(self.dtype))
 
@@ -456,6 +464,8 @@ class array(ArrayArithmetic):
         if _tape_writes[0]:     # a tape keeps what it needs of the old values (runtime/tape_keep.py)
             hooks.before_write(self, "fill_()", cut=True)
         value = array_values.fill_value(self.dtype, value)
+        if _capturing[0]:
+            hooks.note_write(self, "fill_()")
         if _capturing[0] and hooks.defer(self.device, lambda: self.device.memory.fill(self, value)):
             return self
         self.device.memory.fill(self, value)
@@ -464,6 +474,8 @@ class array(ArrayArithmetic):
     def zero_(self):
         if _tape_writes[0]:
             hooks.before_write(self, "zero_()", cut=True)
+        if _capturing[0]:
+            hooks.note_write(self, "zero_()")
         if _capturing[0] and hooks.defer(self.device, lambda: self.device.memory.zero(self)):
             return self
         self.device.memory.zero(self)
@@ -625,15 +637,20 @@ def copy(dest, src, dest_offset=0, src_offset=0, count=0, stream=None):
         return indexed_ops["copy"](dest, src, dest_offset, src_offset, count)
     if _tape_writes[0]:
         hooks.before_write(dest, "wp.copy()")
-    if _capturing[0] and hooks.defer(dest.device, lambda: _copy_now(dest, src, dest_offset, src_offset, count)):
+    if _capturing[0]:
+        hooks.note_write(dest, "wp.copy()")
+    if _capturing[0] and hooks.defer(dest.device, lambda: _copy_memory(dest, src, dest_offset, src_offset, count)):
+        # the tape recording now records it (a replay records nothing: a tape then recording
+        # there is not the one the capture's backward pass belongs to)
+        hooks.record_copy(dest, src, dest_offset, src_offset, copy_count(dest, src, dest_offset, src_offset, count))
         return
-    _copy_now(dest, src, dest_offset, src_offset, count)
-
-
-def _copy_now(dest, src, dest_offset, src_offset, count):
-    memory = (dest.device if dest.device.is_cuda else src.device).memory
-    count = memory.copy(dest, src, dest_offset, src_offset, count)
+    count = _copy_memory(dest, src, dest_offset, src_offset, count)
     hooks.record_copy(dest, src, dest_offset, src_offset, count)
+
+
+def _copy_memory(dest, src, dest_offset, src_offset, count):
+    memory = (dest.device if dest.device.is_cuda else src.device).memory
+    return memory.copy(dest, src, dest_offset, src_offset, count)
 
 
 def from_numpy(arr, dtype=None, shape=None, device=None, requires_grad=False, retain_grad=False):

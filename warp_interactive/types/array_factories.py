@@ -4,6 +4,8 @@ signatures: ``retain_grad``, ``pinned``, and keyword arguments passed on to ``wp
 
 import numpy as np
 
+from .. import hooks
+from ..state import state
 from . import array_values
 from .array import array
 from .dtypes import type_size
@@ -22,15 +24,27 @@ def empty(shape=None, dtype=float, device=None, requires_grad=False, pinned=Fals
     """A new array (zeroed here: uninitialised memory is never handed out)."""
     shape = _shape_arg(shape, n, "empty")
     if strides is None:
-        return array(shape=shape, dtype=dtype, device=device, requires_grad=requires_grad,
-                     pinned=pinned, retain_grad=retain_grad, **kwargs)
-    return _strided(shape, dtype, device, requires_grad, pinned, retain_grad, strides)
+        out = array(shape=shape, dtype=dtype, device=device, requires_grad=requires_grad,
+                    pinned=pinned, retain_grad=retain_grad, **kwargs)
+    else:
+        out = _strided(shape, dtype, device, requires_grad, pinned, retain_grad, strides)
+    return _zero_on_replay(out, data=False)
+
+
+def _zero_on_replay(a, data=True):
+    """Inside a CPU graph capture, an array made zeroed (its data, and any array's gradient) is
+    zeroed again by each replay at this point of the graph, as a CUDA capture replays the memset
+    of a ``wp.zeros``: a replay must not start from what the previous one left there."""
+    if state.capturing[0]:
+        for part in ((a,) if data else ()) + ((a.grad,) if a.grad is not None else ()):
+            hooks.defer(part.device, lambda part=part: part.device.memory.zero(part))
+    return a
 
 
 def zeros(shape=None, dtype=float, device=None, requires_grad=False, pinned=False,
           retain_grad=False, n=None, **kwargs):
-    return empty(_shape_arg(shape, n, "zeros"), dtype, device, requires_grad, pinned,
-                 retain_grad, **kwargs)
+    return _zero_on_replay(empty(_shape_arg(shape, n, "zeros"), dtype, device, requires_grad, pinned,
+                                 retain_grad, **kwargs))
 
 
 def _strided(shape, dtype, device, requires_grad, pinned, retain_grad, strides):
@@ -72,7 +86,7 @@ def empty_like(src, device=None, requires_grad=None, pinned=None, retain_grad=Fa
 
 
 def zeros_like(src, device=None, requires_grad=None, pinned=None, retain_grad=False):
-    return empty_like(src, device, requires_grad, pinned, retain_grad)
+    return _zero_on_replay(empty_like(src, device, requires_grad, pinned, retain_grad))
 
 
 def full_like(src, value, device=None, requires_grad=None, pinned=None, retain_grad=False):

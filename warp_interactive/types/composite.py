@@ -13,6 +13,7 @@ import numpy as np
 from ..errors import OperandTypeError
 from . import scalars
 from .generic import Any, GenericComposite, is_any
+from .matrix_rows import MatrixMethods
 from .scalars import canonical_scalar, is_scalar
 from .transform_init import transform_flat
 
@@ -341,7 +342,8 @@ def _make(kind, shape, dtype):
     cls = _cache.get(key)
     if cls is None:
         length = int(np.prod(shape))
-        cls = type(_type_name(kind, shape, dtype), (Composite,), {
+        bases = (MatrixMethods, Composite) if kind == "matrix" else (Composite,)
+        cls = type(_type_name(kind, shape, dtype), bases, {
             "_length_": length, "_type_": dtype._ctype, "_shape_": tuple(shape), "_kind_": kind,
             "_wp_scalar_type_": dtype, "__module__": "warp_interactive.types",
         })

@@ -366,9 +366,8 @@ def index_with_arrays(a, key):
 
 def copy_indexed(dest, src, dest_offset=0, src_offset=0, count=0):
     """``wp.copy`` where either side is an indexed array: flat row-major element offsets, as
-    for arrays; the values go through the host (NumPy fancy indexing)."""
-    if _capturing[0] and hooks.defer(dest.device, lambda: copy_indexed(dest, src, dest_offset, src_offset, count)):
-        return
+    for arrays; the values go through the host (NumPy fancy indexing). In a CPU capture the
+    values move at each replay; the tape recording now records the copy now."""
     if type_repr(dest.dtype) != type_repr(src.dtype):
         raise RuntimeError(f"wp.copy between arrays of different dtypes: {type_repr(src.dtype)} "
                            f"to {type_repr(dest.dtype)}")
@@ -377,6 +376,14 @@ def copy_indexed(dest, src, dest_offset=0, src_offset=0, count=0):
         return
     if state.tape_writes[0]:    # a tape keeps what it needs of the old values
         hooks.before_write(dest, "wp.copy()")
+    if _capturing[0]:
+        hooks.note_write(dest.data if is_indexed(dest) else dest, "wp.copy()")
+    if not (_capturing[0] and hooks.defer(dest.device, lambda: _move(dest, src, dest_offset, src_offset, count))):
+        _move(dest, src, dest_offset, src_offset, count)
+    hooks.record_copy(dest, src, dest_offset, src_offset, count)
+
+
+def _move(dest, src, dest_offset, src_offset, count):
     positions = np.arange(count)
     if is_indexed(src):
         values = src._storage(src_offset + positions)
@@ -388,7 +395,6 @@ def copy_indexed(dest, src, dest_offset=0, src_offset=0, count=0):
         tmp = array(shape=(count,), dtype=dest.dtype, device="cpu")    # storage form as it is
         tmp.device.memory.to_numpy(tmp)[...] = values
         (dest.device if dest.device.is_cuda else tmp.device).memory.copy(dest, tmp, dest_offset, 0, count)
-    hooks.record_copy(dest, src, dest_offset, src_offset, count)
 
 
 def _flat_storage(a):

@@ -46,7 +46,7 @@ class StructInstance:
 
 
 def _default_value(t):
-    if isinstance(t, array):
+    if isinstance(t, array) or hasattr(t, "_wp_texture_ndim_"):   # no array / texture yet
         return None
     if is_scalar(t):
         return t._convert(0)
@@ -64,7 +64,8 @@ def _coerce(t, value, sname, fname):
         return value
     if is_scalar(t):
         return t._convert(value)
-    if hasattr(t, "_wp_struct_") and not isinstance(value, t):
+    if hasattr(t, "_wp_struct_") and not isinstance(value, t) and \
+            not (value is None and hasattr(t, "_wp_texture_ndim_")):
         raise TypeError(f"field {sname}.{fname} expects a {t.__name__}, got {type(value).__name__}")
     if is_composite(t) and not isinstance(value, t):
         return t(value)
@@ -76,6 +77,8 @@ def _field_to_c(t, value):
         return value.desc() if value is not None else (IndexedArrayDesc() if is_indexed(t) else ArrayDesc())
     if isinstance(value, StructInstance):
         return value.to_ctype()
+    if value is None and hasattr(t, "_wp_struct_"):   # a texture field not set: all zero
+        return t._wp_struct_.ctype()
     if t is float16 or t is bfloat16:
         return to_storage(t, value)   # stored as its bit pattern
     return value

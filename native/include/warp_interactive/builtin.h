@@ -26,3 +26,4 @@
 #include "hashgrid.h"
 #include "volume.h"
 #include "tile.h"
+#include "texture.h"

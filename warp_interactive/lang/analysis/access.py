@@ -101,6 +101,77 @@ def _call_access(st, alias, mark, memo):
             mark(a, "write" if kind == "write" else None)
 
 
+def unguarded_params(fir, _memo=None):
+    """The array parameters ``fir`` indexes somewhere not under a test of that array (the body
+    of ``if a:``, the ``else`` of ``if not a:``, in a @wp.func it calls too): a None passed for
+    one of them would be indexed. A None for the others is what the kernel tests for."""
+    memo = {} if _memo is None else _memo
+    if id(fir) in memo:
+        return memo[id(fir)]
+    memo[id(fir)] = set()
+    alias = {id(p): p.name for p in fir.params}
+    tests = {}      # id of a bool value -> (parameter, negated): array_nonnull(a), not of it
+    out = set()
+
+    def walk(block, guarded):
+        for st in block.stmts if block is not None else ():
+            if isinstance(st, ir.Copy):     # `a and ...`, `not a or ...` carry the test in a copy
+                t = tests.get(id(st.src))
+                if t is not None:
+                    tests[id(st.dst)] = t
+                else:
+                    tests.pop(id(st.dst), None)
+            if _follow_alias(st, alias):
+                continue
+            if isinstance(st, ir.If):
+                t = tests.get(id(st.cond))
+                walk(st.body, guarded | {t[0]} if t and not t[1] else guarded)
+                walk(st.orelse, guarded | {t[0]} if t and t[1] else guarded)
+            elif isinstance(st, ir.Call):
+                _guarded_call(st, alias, tests, guarded, out, memo)
+            else:
+                for b in _blocks(st):
+                    walk(b, guarded)
+
+    walk(fir.body, frozenset())
+    memo[id(fir)] = out
+    return out
+
+
+def _guarded_call(st, alias, tests, guarded, out, memo):
+    args = [a for a in st.args if hasattr(a, "id")]
+    name = getattr(st.func, "name", "")
+    if name == "array_nonnull" and args and id(args[0]) in alias and st.out is not None:
+        tests[id(st.out)] = (alias[id(args[0])], False)
+        return
+    if name == "bool_not" and args and id(args[0]) in tests and st.out is not None:
+        p, negated = tests[id(args[0])]
+        tests[id(st.out)] = (p, not negated)
+        return
+    if hasattr(st.func, "function"):      # a @wp.func: what it indexes without testing
+        inner = unguarded_params(st.func.ir, memo)
+        for p, a in zip(st.func.ir.params, args):
+            n = alias.get(id(a))
+            if p.name in inner and n is not None and n not in guarded:
+                out.add(n)
+        return
+
+    def mark(var, kind):
+        n = alias.get(id(var))
+        if n is not None and n not in guarded:
+            out.add(n)
+    _call_access(st, alias, mark, {})
+
+
+def kernel_unguarded(kernel):
+    """``unguarded_params`` of a kernel's IR, cached with that IR."""
+    fir = kernel.ir
+    cached = getattr(kernel, "_unguarded", None)
+    if cached is None or cached[0] is not fir:
+        cached = kernel._unguarded = (fir, unguarded_params(fir))
+    return cached[1]
+
+
 def kernel_access(kernel):
     """``param_access`` of a kernel's IR, cached with that IR (it is remade when the IR is)."""
     fir = kernel.ir
@@ -216,3 +287,12 @@ def writes_after_reads(fir, _memo=None):
                     flag(name, st.lineno)
             read.update(name for name, kinds in rw if "read" in kinds)
     return out
+
+
+def runtime_zero_step_possible(fir):
+    """Whether ``fir``'s own body (not the functions it calls: ask each of them) slices an array
+    with a step known only at run time, which a zero value makes a run-time error (core.h
+    records it; the module's source then tells the runtime to read its error record after
+    launches, codegen/module_source.py)."""
+    return any(isinstance(st, ir.Call) and getattr(st.func, "cpp", "") == "make_slice"
+               and st.args[2].constant is None for st in _walk(fir.body))

@@ -8,7 +8,7 @@ from ...types import composite as comp
 from ...types import scalars as sc
 from .function import INTRINSICS
 from .registry import Overload, add_builtin, type_name
-from ..translation.scope import PyValue
+from ..ir import PyValue
 
 add_builtin("breakpoint", {}, value_type=None, group="Utility", differentiable=False, replay="",
             template=lambda ts, ret: "<0>",

@@ -3,30 +3,50 @@
 Kept apart from the translator (lang/translation/calls.py, which pulls in the IR): ``import
 warp_interactive`` creates one of these per builtin and must stay light."""
 
-# The builtins the translator handles itself: lang/translation/intrinsics.py implements these names (and
-# checks the list), other groups add theirs to INTRINSICS (name -> handler) when imported.
-INTRINSIC_NAMES = ("tid", "quat_from_axis_angle", "printf", "vector", "matrix", "quaternion",
-                   "identity", "quat_identity", "transform_identity")
+from . import special as _special  # noqa: F401  (declares the intrinsics and tile builtins)
+from .registry import intrinsics as _intrinsic_records
+
+# name -> handler of each builtin the translator handles itself (its record: registry.intrinsics,
+# declared in special.py); the translation and tile modules fill it when they load, so that
+# `import warp_interactive` exports wp.tile_* and friends without importing the translator
 INTRINSICS = {}
-# the tile builtins (lang/tiles/ implement them; listed here so that `import
-# warp_interactive` exports wp.tile_* without importing the translator)
-TILE_NAMES = (
-    "tile_zeros", "tile_ones", "tile_full", "tile_arange", "tile_randf", "tile_randi", "tile_load",
-    "tile_store", "tile_atomic_add", "tile_extract", "tile", "untile", "tile_from_thread", "tile_map",
-    "tile_reduce", "tile_sum", "tile_max", "tile_min", "tile_argmax", "tile_argmin", "tile_transpose",
-    "tile_broadcast", "tile_view", "tile_assign", "tile_reshape", "tile_squeeze", "tile_astype",
-    "tile_matmul", "tile_cholesky", "tile_cholesky_inplace", "tile_cholesky_solve",
-    "tile_cholesky_solve_inplace", "tile_lower_solve", "tile_lower_solve_inplace", "tile_upper_solve",
-    "tile_upper_solve_inplace", "tile_diag_add", "tile_scan_inclusive", "tile_scan_exclusive",
-    "tile_scan_max_inclusive", "tile_scan_min_inclusive", "tile_sort", "tile_empty", "tile_dot",
-    "tile_axpy", "tile_load_indexed", "tile_store_indexed", "tile_atomic_add_indexed",
-    "tile_slice_indexed", "tile_scatter_add", "tile_scatter_masked", "tile_fft", "tile_ifft",
-    "tile_stack", "tile_stack_push", "tile_stack_pop", "tile_stack_count", "tile_stack_clear",
-    "tile_bvh_query_aabb", "tile_bvh_query_ray", "tile_bvh_query_next", "tile_mesh_query_aabb",
-    "tile_mesh_query_aabb_next", "tile_query_valid",
-    # the reference's older (deprecated) spellings of the block-parallel queries
-    "bvh_query_aabb_tiled", "bvh_query_ray_tiled", "bvh_query_next_tiled", "mesh_query_aabb_tiled",
-    "mesh_query_aabb_next_tiled")
+
+
+class TileOps:
+    """What translation asks of the tile package beyond its builtins' calls, by role; lang/tiles/
+    fills every slot when it loads (translation imports the package for that), so translation
+    names no tile module and the tile package never reaches up into translation."""
+
+    SLOTS = {
+        "operator": "(tr, op, args) -> value: an operator with a tile operand (tiles/arith.py)",
+        "read": "(tr, tile, node) -> value: a subscript of a tile (tiles/index.py)",
+        "write": "(tr, tile, target, value) -> tile: a write through a subscript (tiles/index.py)",
+        "check_augassign": "(tr, tile, target): refuse an augmented write it cannot do (tiles/index.py)",
+        "struct_element_op": "(tr, op, current, value): `t[i].f op= v` on a tile of structs (tiles/index.py)",
+        "is_struct": "(dtype) -> bool: a struct element type (tiles/core.py)",
+        "bind_tile": "(tr, name, value, additive=False): bind a tile variable (tiles/core.py)",
+        "merge_lanes": "(tr, old, new, mode=0) -> tile: every lane's write in a block (tiles/core.py)",
+        "check_stack_budget": "(tr, variables): the block stack's size limit (tiles/core.py)",
+        "refs_start": "(tr, params): tile parameters are references (tiles/refs.py)",
+        "refs_rebound": "(tr, name): a parameter name bound to a new local value (tiles/refs.py)",
+        "refs_on_return": "(tr, stmt): a return also returns the written references (tiles/refs.py)",
+        "refs_finish": "(tr, body, params) -> ref_outs (tiles/refs.py)",
+    }
+
+    def fill(self, **handlers):
+        for name, fn in handlers.items():
+            if name not in self.SLOTS:
+                raise KeyError(f"TileOps has no slot {name!r}")
+            setattr(self, name, fn)
+
+    def __getattr__(self, name):
+        if name in self.SLOTS:
+            raise RuntimeError(f"tile_ops.{name} is not filled: import warp_interactive.lang.tiles first")
+        raise AttributeError(name)
+
+
+tile_ops = TileOps()
+TILE_NAMES = tuple(n for n, r in _intrinsic_records.items() if r.group == _special.TILES)
 
 # How a builtin runs in Python scope (``wp.sin(1.0)`` outside kernels): that launches a kernel,
 # so the runtime (runtime/python_scope.py) registers it here at import; lang never imports up.
@@ -37,8 +57,13 @@ def set_python_call(fn):
     _python_call[:] = [fn]
 
 
+def intrinsic_doc(name):
+    rec = _intrinsic_records.get(name)
+    return rec.doc if rec else ""
+
+
 def intrinsic_names():
-    return sorted(set(INTRINSIC_NAMES) | set(TILE_NAMES) | set(INTRINSICS))
+    return sorted(set(_intrinsic_records) | set(INTRINSICS))
 
 
 class BuiltinFunction:

@@ -239,7 +239,7 @@ for name, arg in (("volume_world_to_index", "xyz"), ("volume_index_to_world", "u
 def _dtype_arg(tr, node, kwargs, n_fixed, name):
     """The dtype= of a generic volume call (keyword or trailing positional), canonicalised."""
     from ...types.composite import is_vector
-    from ..translation.scope import PyValue
+    from ..ir import PyValue
     dnode = kwargs.get("dtype")
     if dnode is None and len(node.args) > n_fixed:
         dnode = node.args[n_fixed]

@@ -1,4 +1,5 @@
-"""The builtin registry: one record per builtin, one entry per overload.
+"""The builtin registry: one record per builtin, one entry per overload; and the records of the
+builtins the translator handles itself (``intrinsics``: signature, doc, group).
 
 Type checking and code generation both look builtins up here; nothing about a particular
 builtin lives in the translator. An overload's input types are concrete types or generic
@@ -156,6 +157,29 @@ def add_builtin(name, input_types=None, value_type=None, value_func=None, cpp=No
                   cpp=cpp or name, **kw)
     registry.setdefault(name, Builtin(name)).overloads.append(ov)
     return ov
+
+
+@dataclass
+class Intrinsic:
+    """A builtin whose calls the translator handles itself (compile-time keyword arguments, any
+    number of components, tile results): its signature and doc for the reference and the
+    ``wp.`` namespace. Its handler is the entry of the same name in ``function.INTRINSICS``,
+    which the translation and tile modules fill; the declarations are in special.py."""
+    name: str
+    signature: str
+    doc: str
+    group: str
+    differentiable: bool = False
+
+
+intrinsics = {}
+
+
+def declare_intrinsic(name, signature, doc, group, differentiable=False):
+    if name in intrinsics:
+        raise ValueError(f"intrinsic {name!r} declared twice")
+    intrinsics[name] = rec = Intrinsic(name, signature, doc, group, differentiable)
+    return rec
 
 
 def resolve(name, arg_types):

@@ -20,7 +20,7 @@ from ...types.tile import tile_type
 from ..builtins.function import INTRINSICS
 from .core import emit, is_struct, static, storage_arg
 from ..builtins.registry import type_name
-from ..translation.scope import PyValue
+from ..ir import PyValue
 
 _INT_LIMIT = 1 << 64     # an integer bound is carried as int64/uint64: wider ones are refused
 

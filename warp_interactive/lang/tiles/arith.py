@@ -13,7 +13,7 @@ from ...errors import CodegenTypeError, CodegenValueError, TypeMismatch
 from ...types import composite as comp
 from ...types import scalars as sc
 from ...types.tile import is_tile, tile_type
-from ..builtins.function import BuiltinFunction
+from ..builtins.function import BuiltinFunction, tile_ops
 from .core import emit, extract, is_struct, value_var_of
 from .ops import callable_ref
 from ..builtins.registry import type_name
@@ -151,3 +151,6 @@ def _broadcast_map(tr, op, a, b):
     shape = a.type.shape if is_tile(a.type) else b.type.shape
     out = tile_type(ret, shape)
     return emit(tr, "tile_map", out, [f, a, b], f"<{out._cpp}>")
+
+
+tile_ops.fill(operator=operator)

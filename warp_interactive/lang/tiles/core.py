@@ -19,9 +19,9 @@ from ...types.indexedarray import is_indexed
 from ...types.tile import STORAGE_MODES, atomic_add_scalar, is_tile, tile_type
 from .. import ir
 from . import refs as tile_refs
-from ..builtins.function import INTRINSICS
+from ..builtins.function import INTRINSICS, tile_ops
 from ..builtins.registry import Overload, type_name
-from ..translation.scope import PyValue
+from ..ir import PyValue
 
 # --- argument binding -----------------------------------------------------------------------------
 _REQUIRED = object()
@@ -497,3 +497,7 @@ HANDLERS = {
 INTRINSICS.update(HANDLERS)
 # parts 2 and 3 (builtins_tile_ops.py, builtins_tile_linalg.py) register theirs when the
 # translator imports them (lang/translation/expressions.py): they import this file, never the reverse
+
+
+tile_ops.fill(is_struct=is_struct, bind_tile=bind_tile, merge_lanes=merge_lanes,
+              check_stack_budget=check_stack_budget)

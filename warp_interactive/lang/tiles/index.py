@@ -15,7 +15,7 @@ from ...types import scalars as sc
 from ...types.tile import is_tile, tile_type
 from .. import ir
 from .core import assign_element, emit, extract, int_const, mark_view
-from ..builtins.function import INTRINSICS
+from ..builtins.function import INTRINSICS, tile_ops
 from .ops import _strides4, gather
 from .ops import tile_view as _tile_view_of_ints
 from ..builtins.registry import type_name
@@ -229,3 +229,6 @@ def tile_view(tr, obj, node, kwargs):
 
 
 INTRINSICS["tile_view"] = tile_view
+
+
+tile_ops.fill(read=read, write=write, check_augassign=check_augassign, struct_element_op=struct_element_op)

@@ -191,16 +191,3 @@ HANDLERS = {
     "tile_sort": tile_sort,
 }
 INTRINSICS.update(HANDLERS)
-
-
-def _check_names():
-    from . import arange as builtins_tile_arange, more as builtins_tile_more
-    from ..builtins.function import TILE_NAMES
-    from .core import HANDLERS as core
-    from .ops import HANDLERS as ops
-    names = set(core) | set(ops) | set(HANDLERS) | set(builtins_tile_more.HANDLERS) | \
-        set(builtins_tile_arange.HANDLERS)
-    assert names == set(TILE_NAMES), "builtin_function.TILE_NAMES is out of date"
-
-
-_check_names()

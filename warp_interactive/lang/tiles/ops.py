@@ -9,7 +9,7 @@ from ..builtins.function import BuiltinFunction, INTRINSICS
 from .core import _REQUIRED, bind, emit, mark_view, rebind, shape_arg, static, tile_var
 from ...errors import CodegenTypeError, CodegenValueError, TypeMismatch
 from ..builtins.registry import resolve, type_name
-from ..translation.scope import PyValue
+from ..ir import PyValue
 
 
 # --- functions as arguments (tile_map, tile_reduce) -------------------------------------------------

@@ -15,6 +15,7 @@ in-place writes to it no longer reach the caller (decided in source order).
 
 from ...types.tile import TileStack, is_tile
 from .. import ir
+from ..builtins.function import tile_ops
 
 
 def _hidden(name):
@@ -78,3 +79,6 @@ def finish(tr, body, params):
     tr.return_types = user_types + [refs[n].type for n in names]
     order = [p.name for p in params]
     return [order.index(n) for n in names]
+
+
+tile_ops.fill(refs_start=start, refs_rebound=rebound, refs_on_return=on_return, refs_finish=finish)

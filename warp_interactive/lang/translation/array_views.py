@@ -12,9 +12,8 @@ from ...types import scalars as sc
 from ...types.array import array, _ArrayAlias
 from ...types.indexedarray import is_indexed
 from ...types.array_slice import SLICE_BEGIN, SLICE_END, slice_t
-from .. import ir
 from ..builtins.registry import Array, Index, Overload, add_builtin
-from .scope import PyValue
+from ..ir import PyValue
 
 add_builtin("slice", {"start": Index, "stop": Index, "step": Index}, value_type=slice_t,
             cpp="make_slice", differentiable=False, hidden=True, export=False)
@@ -86,22 +85,3 @@ class ArrayViewsMixin:
         ov = Overload(name="array_from_ptr", input_types={}, value_func=None, cpp="array_from_ptr",
                       differentiable=False, template=lambda ts, ret: tmpl)
         return self.emit_call(ov, t, [ptr] + dims)
-
-
-def runtime_zero_step_possible(fir, _seen=None):
-    """Whether ``fir`` (or a @wp.func it calls) slices an array with a step known only at run
-    time, which a zero value makes a run-time error (core.h records it; the module's source
-    then tells the runtime to read its error record after launches, codegen/module_source.py)."""
-    from ..analysis.access import _walk
-    seen = set() if _seen is None else _seen
-    if id(fir) in seen:
-        return False
-    seen.add(id(fir))
-    for st in _walk(fir.body):
-        if not isinstance(st, ir.Call):
-            continue
-        if hasattr(st.func, "function") and runtime_zero_step_possible(st.func.ir, seen):
-            return True
-        if getattr(st.func, "cpp", "") == "make_slice" and st.args[2].constant is None:
-            return True
-    return False

@@ -9,10 +9,9 @@ from ...types.tuple_type import TupleType
 from .. import ir
 from ...errors import TypeMismatch
 from ..builtins.registry import Overload, registry, resolve, type_name
-from ..builtins.function import BuiltinFunction  # noqa: F401  (re-exported)
-from .scope import PyValue
+from ..builtins.function import BuiltinFunction, tile_ops  # noqa: F401  (BuiltinFunction re-exported)
+from ..ir import PyValue
 from . import block_funcs, grad_of
-from ..tiles import core as builtins_tile
 from . import starred
 from . import dispatch
 from . import static as static_mod
@@ -335,7 +334,7 @@ class CallsMixin:
             arg = node.args[pos] if pos < len(node.args) else \
                 next((v for k, v in zip(kwargs, [k.value for k in node.keywords]) if k == names[pos]), None)
             if isinstance(arg, ast.Name) and isinstance(self.scope.symbols.get(arg.id), ir.Var):
-                builtins_tile.bind_tile(self, arg.id, value)
+                tile_ops.bind_tile(self, arg.id, value)
         return None if not user else user[0] if len(user) == 1 else user
 
     def _grad_target(self, node, kwargs):

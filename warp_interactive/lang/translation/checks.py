@@ -8,7 +8,7 @@ from ...types import scalars as sc
 from ...types.array import array
 from ...types.dtypes import scalar_of
 from ..builtins.registry import type_name
-from .scope import PyValue
+from ..ir import PyValue
 
 SHADOW_REFUSED = frozenset({"range"})   # a for loop's `range(...)` is read from the syntax
 

@@ -9,17 +9,14 @@ from ...types import composite as comp
 from ...types import scalars as sc
 from ...types.array import array
 from ...types.tile import is_tile
-from ..tiles import core as builtins_tile
 from .. import ir
 from ..builtins import registry
-# the other tile builtins register their handlers when imported (linalg checks all three parts)
-from ..tiles import ops as builtins_tile_ops, linalg as builtins_tile_linalg  # noqa: F401  (after builtins_tile)
-from ..tiles import arith as builtins_tile_arith, index as builtins_tile_index
+from ..builtins.function import tile_ops
 from . import starred
-from ..tiles import arange as builtins_tile_arange  # noqa: F401  (registers tile_arange)
 from ...errors import CodegenTypeError, TypeMismatch
 from ..builtins.registry import type_name
-from .scope import Conflict, PyValue
+from ..ir import PyValue
+from .scope import Conflict
 
 BINOPS = {
     ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
@@ -80,6 +77,11 @@ class ExpressionsMixin:
         if isinstance(value, tuple):
             raise self.scope.error("a tuple cannot be used as a value here; use a vector "
                                    "(wp.vec2(a, b)) or unpack it (a, b = ...)", node)
+        if value is None:     # a call of a @wp.func that returns nothing
+            what = f"'{ast.unparse(node)}'" if isinstance(node, ast.AST) else "this expression"
+            raise self.scope.error(f"{what} has no value: the function it calls returns nothing "
+                                   "(it has no 'return <value>'); call it as a statement of its own, "
+                                   "or make it return a value", node)
         obj = value.obj
         if isinstance(obj, py_builtins.bool):
             return self.scope.const(obj, sc.bool_, literal=False)
@@ -332,7 +334,7 @@ class ExpressionsMixin:
             if isinstance(base, PyValue):
                 return base
         if isinstance(base, ir.Var) and is_tile(base.type):    # views, slices, gathers, elements
-            return builtins_tile_index.read(self, base, node)
+            return tile_ops.read(self, base, node)
         if self.has_slice(node):
             if isinstance(base.type, array):
                 return self.array_slice_view(base, node)
@@ -437,7 +439,7 @@ class ExpressionsMixin:
         """Emit a call of builtin ``name``; literals adopt the other arguments' scalar type."""
         arg_types = [a.type for a in args]
         if any(is_tile(t) for t in arg_types):   # operators on tiles (lang/tiles/arith.py)
-            return builtins_tile_arith.operator(self, name, args)
+            return tile_ops.operator(self, name, args)
         try:
             ov, ret = registry.resolve(name, arg_types)
         except TypeMismatch as first_error:

@@ -7,9 +7,9 @@ from ...types import scalars as sc
 from ...types.tile import is_tile
 from .. import ir
 from ..builtins import print_format
-from ..builtins.function import INTRINSIC_NAMES, INTRINSICS
+from ..builtins.function import INTRINSICS
 from ..builtins.registry import Overload, type_name
-from .scope import PyValue
+from ..ir import PyValue
 
 def _const_kw(tr, kwargs, name, default=None):
     node = kwargs.get(name)
@@ -85,7 +85,8 @@ def matrix(tr, obj, node, kwargs):
     dtype = sc.canonical_scalar(_const_kw(tr, kwargs, "dtype")) or _scalar_from_args(tr, args) \
         or sc.float32
     if shape is None:
-        raise tr.scope.error("wp.matrix() needs shape=(rows, cols)")
+        raise tr.scope.error("wp.matrix() needs shape=(rows, cols): the `shape` argument must be "
+                             "specified when initializing a matrix by value")
     return tr.construct(comp.matrix(shape, dtype), args)
 
 
@@ -181,5 +182,4 @@ _CORE = {
     "quat_identity": _typed_identity("quat_identity"),
     "transform_identity": _typed_identity("transform_identity"),
 }
-assert tuple(_CORE) == INTRINSIC_NAMES, "builtin_function.INTRINSIC_NAMES is out of date"
 INTRINSICS.update(_CORE)   # the one table (lang/builtins/function.py) the translator reads

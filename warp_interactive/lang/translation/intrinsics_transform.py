@@ -45,6 +45,9 @@ def constructor_keywords(tr, t, args, kwargs):
     """The positional arguments of a composite constructor called with keywords in a kernel: a
     transform takes p= and q= (q only with p), as the reference; any other keyword is refused
     with its error (ignoring it would silently build a zero value)."""
+    kwargs = _template_keywords(tr, t, kwargs)
+    if not kwargs:
+        return args
     is_transform = getattr(t, "_kind_", None) == "transform"
     for name in kwargs:
         if not is_transform or name not in ("p", "q") or (name == "q" and not args and "p" not in kwargs):
@@ -54,6 +57,34 @@ def constructor_keywords(tr, t, args, kwargs):
     except TypeError as e:
         raise tr.scope.error(str(e)) from None
     return [p] if q is None else [p, q]
+
+
+_TEMPLATE_KEYWORDS = {"vector": ("length", "dtype"), "matrix": ("shape", "dtype"),
+                      "quaternion": ("dtype",), "transform": ("dtype",)}
+
+
+def _template_keywords(tr, t, kwargs):
+    """The keywords left once those that restate the type's own template are taken away:
+    ``mat32d(m, shape=(3, 2))`` and ``vec3(x, length=3)`` are the plain constructor (as the
+    reference); one that contradicts the type is the reference's error."""
+    own = {"length": getattr(t, "_length_", None), "shape": getattr(t, "_shape_", None),
+           "dtype": t._wp_scalar_type_}
+    template = "vec_t" if t._kind_ == "vector" else "mat_t" if t._kind_ == "matrix" else None
+    rest = {}
+    for name, node in kwargs.items():
+        if name not in _TEMPLATE_KEYWORDS.get(t._kind_, ()) or template is None:
+            rest[name] = node
+            continue
+        value = _const_kw(tr, {name: node}, name)
+        if name == "dtype":
+            value = sc.canonical_scalar(value)
+        elif name == "shape":
+            value = tuple(value) if isinstance(value, (tuple, list)) else value
+        if value != own[name]:
+            raise tr.scope.error(f"{t.__name__}(..., {name}={value!r}) contradicts the type: remove "
+                                 f"the extraneous `{name}` parameter when calling the templated "
+                                 f"version of `wp.{template}()`")
+    return rest
 
 
 def constructor_args(tr, t, args):

@@ -6,15 +6,6 @@ from .. import ir
 from ...errors import CodegenError
 
 
-class PyValue:
-    """A compile-time Python object met in kernel code (a module, a type, a constant...)."""
-
-    __slots__ = ("obj",)
-
-    def __init__(self, obj):
-        self.obj = obj
-
-
 class Conflict:
     """A name bound to values of different types on the two paths of an ``if``: reading it later
     is an error (with this message); binding it again is fine."""

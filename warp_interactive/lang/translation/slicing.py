@@ -7,7 +7,7 @@ import ast
 
 from ...types import composite as comp
 from .. import ir
-from .scope import PyValue
+from ..ir import PyValue
 
 
 class SlicingMixin:

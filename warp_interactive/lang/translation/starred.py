@@ -17,7 +17,7 @@ from ...types import composite as comp
 from ...types.array import array
 from .. import ir
 from ..builtins.registry import type_name
-from .scope import PyValue
+from ..ir import PyValue
 
 
 class Evaluated(ast.expr):

@@ -17,7 +17,7 @@ from ...types import scalars as sc
 from ...types.array import array
 from ...types.tile import is_tile
 from .. import ir
-from .scope import PyValue
+from ..ir import PyValue
 
 
 def static(expr):

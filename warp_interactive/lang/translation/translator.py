@@ -11,14 +11,17 @@ from ...types.array import array
 from ...types.tile import is_tile
 from ...types.tuple_type import TupleType
 from ..builtins import core as builtins_core, debug as builtins_debug
-from ..tiles import core as builtins_tile, index as builtins_tile_index, refs as tile_refs
+from ..builtins.function import tile_ops
+from .. import tiles  # noqa: F401  (fills INTRINSICS and tile_ops with the tile builtins' handlers)
+from . import intrinsics_texture  # noqa: F401  (wp.texture_sample's handler)
 from . import intrinsics, one_path
 from .. import ir
 from .calls import CallsMixin
 from .checks import always_exits, check_returns, check_signature, declared_return, slot_augassign_error
 from .expressions import BINOPS, EXPR_TABLE, ExpressionsMixin
 from ..builtins.registry import type_name
-from .scope import Conflict, PyValue, Scope, contains_break
+from ..ir import PyValue
+from .scope import Conflict, Scope, contains_break
 from . import static as static_mod
 from .slicing import SlicingMixin
 from .array_views import ArrayViewsMixin
@@ -88,7 +91,7 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
         check_signature(self.scope, fn, is_kernel)
         if not is_kernel:
             self.declared_return = declared_return(self, fn)
-            tile_refs.start(self, params)     # tiles are passed by reference, as in warp-lang
+            tile_ops.refs_start(self, params)     # tiles are passed by reference, as in warp-lang
         try:
             for stmt in fn.body:
                 self.stmt(stmt)
@@ -97,9 +100,9 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
                                    "translate; split it into several statements") from None
         if not is_kernel:
             check_returns(self, fn)
-        builtins_tile.check_stack_budget(self, self.scope.vars)
+        tile_ops.check_stack_budget(self, self.scope.vars)
         body = self.scope.pop_block()
-        ref_outs = [] if is_kernel else tile_refs.finish(self, body, params)
+        ref_outs = [] if is_kernel else tile_ops.refs_finish(self, body, params)
         return ir.FunctionIR(
             name=cpp_name, params=params, body=body, vars=self.scope.vars,
             return_types=list(self.return_types or []), is_kernel=is_kernel,
@@ -200,13 +203,13 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
         """Assign ``value`` to a name, an array element, or a component/field of a local value;
         a changed component or field is written back up its path (``s.inner.v.x = 1.0``)."""
         if isinstance(target, ast.Name):
-            tile_refs.rebound(self, target.id)     # a new local value, no longer the caller's tile
+            tile_ops.refs_rebound(self, target.id)     # a new local value, no longer the caller's tile
             self.scope.bind(target.id, value)
         elif isinstance(target, ast.Subscript) and self._tile_base(target) is not None:
             base = self._tile_base(target)    # a view's new value reaches its tile (bind_tile)
-            new = builtins_tile_index.write(self, base, target, value)
-            new = builtins_tile.merge_lanes(self, base, new, self._tile_add)   # every lane's write (blocks)
-            builtins_tile.bind_tile(self, target.value.id, new)
+            new = tile_ops.write(self, base, target, value)
+            new = tile_ops.merge_lanes(self, base, new, self._tile_add)   # every lane's write (blocks)
+            tile_ops.bind_tile(self, target.value.id, new)
         elif isinstance(target, ast.Subscript) and self.has_slice(target):
             self.write_slice(target, value)
         elif isinstance(target, ast.Subscript):
@@ -289,22 +292,22 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
             if isinstance(base, ir.Var) and isinstance(base.type, array):
                 return self.store(base, self.subscript_indices(target), value, op)
             if isinstance(base, ir.Var) and is_tile(base.type):
-                builtins_tile_index.check_augassign(self, base, target)
+                tile_ops.check_augassign(self, base, target)
                 # t[i] += x in a cooperative CPU block adds every lane's x (warp-lang's shared tiles)
                 self._tile_add = _LANE_MERGE.get(type(node.op), 0)
-                struct_element = builtins_tile.is_struct(base.type.dtype)
+                struct_element = tile_ops.is_struct(base.type.dtype)
         current = self.eval_var(target)
         if self.backward_error is None:
             self.backward_error = slot_augassign_error(self, node, value)
         if isinstance(target, ast.Name) and (hasattr(current, "tile_view_of") or (
                 type(node.op) in _TILE_INPLACE and is_tile(current.type) and is_tile(value.type))):
             # in place (warp-lang's tile add_inplace...): reaches a viewed tile, a caller's tile
-            builtins_tile.bind_tile(self, target.id, self.binary(op, current, value),
+            tile_ops.bind_tile(self, target.id, self.binary(op, current, value),
                                     additive=isinstance(node.op, (ast.Add, ast.Sub)))
             return
         try:
             if struct_element:     # an element of a tile of structs (t[i] += s): field by field
-                self.write(target, builtins_tile_index.struct_element_op(self, op, current, value))
+                self.write(target, tile_ops.struct_element_op(self, op, current, value))
                 return
             self.write(target, self.binary(op, current, value))
         finally:
@@ -570,7 +573,7 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
         values = value if isinstance(value, tuple) else (value,)
         values = [self.to_var(v, node.value) for v in values]
         values = self._check_return_types(values)
-        tile_refs.on_return(self, self.scope.emit(ir.Return(values=values)))
+        tile_ops.refs_on_return(self, self.scope.emit(ir.Return(values=values)))
 
     def _check_return_types(self, values):
         declared = getattr(self, "declared_return", None)

@@ -11,6 +11,11 @@ from . import memory
 def allocate(device, shape, dtype, zero=True):
     """(pointer, owner) of fresh contiguous memory for ``shape`` elements of ``dtype``."""
     n = int(np.prod(shape)) if shape else 0
+    if device._custom_allocator is not None and n:   # wp.set_device_allocator's
+        buf = memory.CustomAllocation(device, device._custom_allocator, n * type_size(dtype))
+        if zero:
+            memory.memset_zero(device, buf.ptr, buf.nbytes)
+        return buf.ptr, buf
     buf = memory.DeviceBuffer(device, n * type_size(dtype))
     if zero:
         memory.memset_zero(device, buf.ptr, buf.nbytes)

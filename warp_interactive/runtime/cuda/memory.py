@@ -27,6 +27,11 @@ class DeviceBuffer:
                 self.ptr, self._async = int(call(d.cuMemAlloc, nbytes)), False
         self._stream = stream
 
+    @property
+    def memory_kind(self):
+        """warp-lang's MemoryKind code: 4 (a memory-pool allocation) or 3 (device memory)."""
+        return 4 if self._async else 3
+
     def __del__(self):
         if not getattr(self, "ptr", 0):
             return
@@ -137,3 +142,24 @@ def pointer_device_ordinal(ptr):
     d = drv()
     attr = d.CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL
     return int(call(d.cuPointerGetAttribute, attr, ptr))
+
+
+class CustomAllocation:
+    """Memory of one CUDA array from a custom allocator (runtime/allocators.py), given back
+    through the allocator's ``deallocate`` when garbage collected."""
+
+    def __init__(self, device, allocator, nbytes):
+        self.device, self.allocator, self.nbytes = device, allocator, nbytes
+        self.memory_kind = int(getattr(allocator, "memory_kind", 3))   # 3: MemoryKind.CUDA_DEVICE
+        self.ptr = int(allocator.allocate(nbytes)) if nbytes else 0
+        if nbytes and not self.ptr:
+            raise RuntimeError(f"the custom allocator {allocator!r} returned a null pointer for "
+                               f"{nbytes} bytes on {device}")
+
+    def __del__(self):
+        if getattr(self, "ptr", 0):
+            try:
+                with self.device.activated():
+                    self.allocator.deallocate(self.ptr, self.nbytes)
+            except Exception:   # interpreter shutdown
+                pass

@@ -2,20 +2,40 @@
 
 A device's work goes to its current stream (``wp.get_stream()``), which ``wp.set_stream`` and
 ``wp.ScopedStream`` change; every launch, copy and allocation is ordered on it.
+``wp.Stream("cpu")`` / ``wp.Event("cpu")`` make the CPU's kind (runtime/cpu_streams.py).
 """
 
 from .driver import call, drv
 
 
+# the CPU's stream and event classes and their elapsed-time function, registered by
+# runtime/cpu_streams.py at import (they build on the classes here)
+_cpu_kinds = {}
+
+
+def register_cpu_kinds(stream, event, elapsed_ms):
+    _cpu_kinds.update(stream=stream, event=event, elapsed_ms=elapsed_ms)
+
+
+def _on_cpu(cls, base, device, kind):
+    """The class to make for ``device``: the CPU kind when it is the CPU."""
+    if cls is base:
+        from ..device import get_device
+        if get_device(device).is_cpu:
+            return _cpu_kinds[kind]
+    return cls
+
+
 class Stream:
-    """``wp.Stream(device)``: an ordered queue of GPU work on one device."""
+    """``wp.Stream(device)``: an ordered queue of work on one device (on the CPU, see
+    runtime/cpu_streams.py)."""
+
+    def __new__(cls, device=None, *args, **kwargs):
+        return super().__new__(_on_cpu(cls, Stream, device, "stream"))
 
     def __init__(self, device=None, priority=0, cuda_stream=None, owner=True):
         from ..device import get_device
         device = get_device(device)
-        if not device.is_cuda:
-            raise RuntimeError(f"streams exist on CUDA devices only, not on {device} "
-                               "(CPU launches run in order as they are made)")
         self.device = device
         d = drv()
         if cuda_stream is not None:       # wrap a stream made elsewhere (torch, cupy...)
@@ -44,9 +64,13 @@ class Stream:
         return event
 
     def wait_event(self, event):
+        if event.device.is_cpu:
+            return          # the CPU work before a CPU event has run already
         call(drv().cuStreamWaitEvent, self.handle, event.handle, 0)
 
     def wait_stream(self, other, event=None):
+        if other.device.is_cpu:
+            return
         self.wait_event(other.record_event(event))
 
     def synchronize(self):
@@ -66,11 +90,12 @@ class Stream:
 class Event:
     """``wp.Event(device, enable_timing=False)``: a marker in a stream's work."""
 
+    def __new__(cls, device=None, *args, **kwargs):
+        return super().__new__(_on_cpu(cls, Event, device, "event"))
+
     def __init__(self, device=None, enable_timing=False, interprocess=False):
         from ..device import get_device
         device = get_device(device)
-        if not device.is_cuda:
-            raise RuntimeError(f"events exist on CUDA devices only, not on {device}")
         self.device = device
         d = drv()
         flags = 0 if enable_timing else int(d.CUevent_flags.CU_EVENT_DISABLE_TIMING)
@@ -94,22 +119,16 @@ class Event:
             pass
 
 
-def _cuda_device(device):
-    from ..device import get_device
-    d = get_device(device)
-    if not d.is_cuda:
-        raise RuntimeError(f"{d} has no streams: streams and events are for CUDA devices")
-    return d
-
-
 def get_stream(device=None):
-    """The current stream of ``device`` (a CUDA device; the current device by default)."""
-    return _cuda_device(device).stream
+    """The current stream of ``device`` (the current device by default)."""
+    from ..device import get_device
+    return get_device(device).stream
 
 
 def set_stream(stream, device=None, sync=False):
     """Make ``stream`` current on its device (``sync``: first wait for the old stream's work)."""
-    d = stream.device if device is None else _cuda_device(device)
+    from ..device import get_device
+    d = stream.device if device is None else get_device(device)
     if sync:
         stream.wait_stream(d.stream)
     d.stream = stream
@@ -155,6 +174,8 @@ def wait_stream(other_stream, event=None):
 
 def get_event_elapsed_time(start_event, end_event, synchronize=True):
     """Milliseconds between two events recorded with ``enable_timing=True``."""
+    if start_event.device.is_cpu or end_event.device.is_cpu:
+        return _cpu_kinds["elapsed_ms"](start_event, end_event)
     if synchronize:
         end_event.synchronize()
     return float(call(drv().cuEventElapsedTime, start_event.handle, end_event.handle))
