@@ -70,6 +70,14 @@ class ModuleBuild:
         return generate_source(lower(m.build_kernels()), target or CPU, m.checks_bounds(), backward,
                                bool(m.option("cpu_lanes")))
 
+    def paths(self, target=None, backward=True):
+        """codegen/paths.py's KernelPaths of each kernel: the path its launches take and why."""
+        from ..codegen.paths import describe
+        from ..codegen.target import CPU
+        m = self.module
+        return [describe(k, target or CPU, m.checks_bounds(), bool(m.option("cpu_lanes")), backward)
+                for k in m.build_kernels()]
+
     def module_hash(self):
         from ..compiler import cpu as cpu_compiler
         from ..compiler.cache import module_hash

@@ -25,6 +25,8 @@ from ..types import scalars as sc
 from .body import BodyWriter, for_head
 from .ir_uses import reads, walk_stmts, writes
 from .cpp_types import cpp_type, member
+from .lanes_hoist import Planner
+from .own_index import OwnIndex
 
 # Calls that may run once for all lanes when their arguments are uniform: side-effect free,
 # no thread context, arguments by value.
@@ -141,17 +143,52 @@ class Analysis:
 def qualifies(fir):
     """The Analysis when the kernel gets a lanes body, else None: no print or return, its
     parameters never reassigned per thread, and at least one uniform loop."""
-    kinds = {type(s) for s in _walk(fir.body.stmts)}
+    return _check(fir)[0]
+
+
+def refusal(fir):
+    """Why the kernel gets no lanes body (a sentence naming the line), or None when it gets one."""
+    return _check(fir)[1]
+
+
+def _at(st):
+    return f" (line {st.lineno})" if getattr(st, "lineno", 0) else ""
+
+
+def _check(fir):
+    """(Analysis or None, the reason for None)."""
+    stmts = list(_walk(fir.body.stmts))
+    first = {}
+    for s in stmts:
+        first.setdefault(type(s), s)
     if any(is_tile(v.type) for v in fir.vars):
-        return None   # tile kernels: one block per thread, their loops are in the tile templates
-    if ir.ForRange not in kinds or ir.Print in kinds or ir.Return in kinds:
-        return None
+        # tile kernels: one block per thread, their loops are in the tile templates
+        return None, "it holds tiles (their loops are in the tile operations)"
+    if ir.ForRange not in first:
+        return None, "it has no range loop" + (" (a while loop varies per thread)" if ir.While in first else "")
+    if ir.Print in first:
+        return None, "it prints" + _at(first[ir.Print])
+    if ir.Return in first:
+        return None, "it returns early" + _at(first[ir.Return])
     a = Analysis(fir)
-    if not all(id(p) in a.uniform for p in fir.params):
-        return None
-    if not any(isinstance(s, ir.ForRange) and id(s) in a.control for s in _walk(fir.body.stmts)):
-        return None
-    return a
+    for p in fir.params:
+        if id(p) not in a.uniform:
+            st = next((s for s in stmts if any(v is p for v in writes(s))), None)
+            return None, f"parameter '{p.name}' is reassigned per thread" + _at(st)
+    loops = [s for s in stmts if isinstance(s, ir.ForRange)]
+    if any(id(s) in a.control for s in loops):
+        return a, None
+    return None, loop_refusal(loops[0], a)
+
+
+def loop_refusal(st, a):
+    """Why the range loop ``st`` is not uniform control flow."""
+    at = f" at line {st.lineno}" if st.lineno else ""
+    if _own_jumps(st.body):
+        return f"the loop{at} breaks or continues per thread"
+    if not a._all_uniform(reads(st)):
+        return f"the bounds of the loop{at} differ per thread"
+    return f"the loop{at} is inside per-thread control flow"
 
 
 # --- regions -------------------------------------------------------------------------------------
@@ -164,18 +201,23 @@ class _Region:
         return {id(v) for s in _walk(self.stmts) for v in reads(s)}
 
 
-def _layout(block, a, out):
-    """``block`` as a list of items: ("uniform", stmt), ("loop"/"if", stmt, sub-layouts) and
-    ("region", _Region). ``out`` collects every region, in order."""
+def _layout(block, a, out, planner):
+    """``block`` as a list of items: ("uniform", stmt), ("loop", stmt, body, before, after),
+    ("if", stmt, body, orelse) (sub-layouts) and ("region", _Region). A uniform loop's body is
+    the planner's rewrite (lanes_hoist.py); ``before``/``after`` lay out what it runs once around
+    the loop. ``out`` collects every region, in order."""
     items, region = [], None
     for st in block.stmts:
         if id(st) in a.control:
             region = None
             if isinstance(st, ir.ForRange):
-                items.append(("loop", st, _layout(st.body, a, out)))
+                plan = planner.plan(st)
+                pre = _layout(ir.Block(plan.pre), a, out, planner)
+                items.append(("loop", st, _layout(plan.body, a, out, planner), pre,
+                              _layout(ir.Block(plan.post), a, out, planner)))
             else:
-                orelse = _layout(st.orelse, a, out) if st.orelse else []
-                items.append(("if", st, _layout(st.body, a, out), orelse))
+                orelse = _layout(st.orelse, a, out, planner) if st.orelse else []
+                items.append(("if", st, _layout(st.body, a, out, planner), orelse))
         elif a.is_uniform_stmt(st):
             # in front of the open region if that region does not read what it writes yet
             if region is not None and not ({id(v) for v in writes(st)} & region.read_vars()):
@@ -231,14 +273,16 @@ class LanesWriter:
     def __init__(self, fir, a, w, key, functions):
         self.fir, self.a, self.w = fir, a, w
         self.regions = []
-        self.items = _layout(fir.body, a, self.regions)
+        self.planner = Planner(fir, OwnIndex(fir), a)
+        self.items = _layout(fir.body, a, self.regions, self.planner)
+        self.guards = 0
         self.kind, self.touched = _storage(fir, a, self.regions)
         self.body = BodyWriter(fir, False, key, functions)
         self.region_index = {id(r): n for n, r in enumerate(self.regions)}
 
     def declarations(self):
         out = []
-        for v in self.fir.vars:
+        for v in list(self.fir.vars) + self.planner.new_vars:
             if id(v) in self.a.uniform:
                 out.append(f"    {cpp_type(v.type)} {v.label} = {{}};")
             elif self.kind.get(id(v)) == "lane":
@@ -253,8 +297,7 @@ class LanesWriter:
             if tag == "uniform":
                 out += self.body.forward(ir.Block([st]), ind)
             elif tag == "loop":
-                first, after = self.body.range_poll(p)
-                out += [for_head(st, p, poll=True), first] + self.emit(item[2], ind + 1) + [f"{p}}}", after]
+                out += self._loop(item, ind)
             elif tag == "if":
                 out += [f"{p}if ({st.cond.label}) {{"] + self.emit(item[2], ind + 1)
                 if item[3]:
@@ -263,6 +306,26 @@ class LanesWriter:
             else:
                 out += self._region(st, ind)
         return out
+
+    def _loop(self, item, ind):
+        """A uniform loop; what the planner moved out of it runs only when it runs at least once
+        (the loop's own first test, evaluated once)."""
+        p = "    " * ind
+        st, body, pre, post = item[1:]
+        first, after = self.body.range_poll(p)
+        out, guard = [], None
+        if pre or post:
+            guard = f"_runs{self.guards}"
+            self.guards += 1
+            out += [f"{p}{st.var.label} = {st.start.label};",
+                    f"{p}const bool {guard} = wp::range_continues({st.var.label}, {st.stop.label}, "
+                    f"{st.step.label});"]
+        if pre:
+            out += [f"{p}if ({guard}) {{"] + self.emit(pre, ind + 1) + [f"{p}}}"]
+        out += [for_head(st, p, poll=True), first] + self.emit(body, ind + 1) + [f"{p}}}"]
+        if post:
+            out += [f"{p}if ({guard}) {{"] + self.emit(post, ind + 1) + [f"{p}}}"]
+        return out + [after]
 
     def _region(self, r, ind):
         p, q = "    " * ind, "    " * (ind + 1)
@@ -284,8 +347,10 @@ class LanesWriter:
 
 
 def lanes_body(fir, fname, target, key, args_type, functions):
-    """The C++ of ``fname`` (W threads from ``_base``) or None when the kernel does not qualify;
-    ``functions``: the ModuleIR's CalleeIRs by C++ name (the user functions the kernel calls)."""
+    """(the C++ of ``fname`` (W threads from ``_base``), the array parameters it keeps elements
+    of in locals across a loop: the entry runs it only where they overlap no other array), or
+    None when the kernel does not qualify; ``functions``: the ModuleIR's CalleeIRs by C++ name
+    (the user functions the kernel calls)."""
     a = qualifies(fir)
     if a is None:
         return None
@@ -298,4 +363,5 @@ def lanes_body(fir, fname, target, key, args_type, functions):
     body = lw.emit(lw.items, 1)
     lines += lw.body.prologue() + body
     lines.append("}")
-    return "\n".join(lines)
+    accumulated = {id(p) for p in lw.planner.accumulated}
+    return "\n".join(lines), [p for p in fir.params if id(p) in accumulated]

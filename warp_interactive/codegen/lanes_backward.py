@@ -19,6 +19,7 @@ from .body import BodyWriter
 from .cpp_types import cpp_type, member
 from . import lanes
 from . import loop_state
+from .lanes_hoist import hoisted_for_backward
 
 # variables (not functions: wp::adj_add(...), adj_userfunc(...))
 _TOKEN = re.compile(r"(?<!::)\b((?:var|adj)_\w+|_snap\d+_\d+|_shadow\d+)\b(?!\s*\()")
@@ -27,25 +28,54 @@ _COPY = re.compile(r"^(\s*)(\w+\[_l\]) = ((?:var_|adj_|_snap|_shadow)\w+(?:\[_l\
 _LOAD = re.compile(r"^(\s*)wp::adj_load\((.*)\);(.*)$")
 
 
-def _eligible(fir, a):
-    if fir.calls or not fir.is_kernel:
-        return False
+def _eligible(fir, a, guards=()):
+    return refusal_of(fir, a, guards) is None
+
+
+def _at(st):
+    return f" (line {st.lineno})" if getattr(st, "lineno", 0) else ""
+
+
+def refusal_of(fir, a, guards=()):
+    """Why a kernel with a lanes forward body (``a``: its Analysis) gets no lanes backward body,
+    or None when it gets one. ``guards``: ids of the top-level ``If``s that guard statements
+    moved out of a loop (lanes_hoist.hoisted_for_backward)."""
+    if not fir.is_kernel:
+        return "not a kernel"
+    if fir.calls:
+        return f"it calls @wp.func {getattr(fir.calls[0], 'name', '')}".rstrip()
     for st in fir.body.stmts:
         if isinstance(st, ir.ForRange):
-            if id(st) not in a.control or loop_state.needs_exact(st, loop_state.carried(st)):
-                return False
-            if any(isinstance(x, (ir.ForRange, ir.While, ir.If, ir.Break, ir.Continue, ir.Return))
-                   for x in loop_state.walk(st.body)):
-                return False
+            if id(st) not in a.control:
+                return "a top-level loop varies per thread" + _at(st)
+            if loop_state.needs_exact(st, loop_state.carried(st)):
+                return "its loop's reverse needs checkpoints of its state" + _at(st)
+            inner = next((x for x in loop_state.walk(st.body) if isinstance(
+                x, (ir.ForRange, ir.While, ir.If, ir.Break, ir.Continue, ir.Return))), None)
+            if inner is not None:
+                return "its loop holds control flow" + _at(inner)
+        elif isinstance(st, ir.If) and id(st) in guards:
+            continue
         elif isinstance(st, (ir.While, ir.If, ir.Return, ir.Print)):
-            return False
+            return "its top level holds control flow other than uniform loops" + _at(st)
     for st in loop_state.walk(fir.body):
-        if loop_state.in_place(st) or getattr(st.func if isinstance(st, ir.Call) else None,
-                                              "cpp", "") in ("view", "address"):
-            return False
+        if loop_state.in_place(st):
+            return "it advances a random state" + _at(st)
+        if getattr(st.func if isinstance(st, ir.Call) else None, "cpp", "") in ("view", "address"):
+            return "it takes an array view or an element's address" + _at(st)
         if isinstance(st, ir.Copy) and id(st.dst) in a.uniform:
-            return False
-    return all(id(p) in a.uniform for p in fir.params)
+            return "a loop carries a value the same for every thread" + _at(st)
+    if not all(id(p) in a.uniform for p in fir.params):
+        return "a parameter is reassigned per thread"
+    return None
+
+
+def refusal(fir):
+    """Why the kernel gets no lanes backward body, or None when it gets one."""
+    a = lanes.qualifies(fir)
+    if a is None:
+        return "no lanes forward body: " + lanes.refusal(fir)
+    return refusal_of(fir, a)
 
 
 class _Lanes:
@@ -141,17 +171,20 @@ def _emit(lines, lw, types):
 def lanes_backward_body(fir, fname, target, key, args_type, functions):
     """The C++ of ``fname`` (W threads' adjoints from ``_base``) or None when not eligible."""
     a = lanes.qualifies(fir)
-    if a is None or not target.lanes:
+    if a is None or not target.lanes or not _eligible(fir, a):
         return None
+    fir, guards = hoisted_for_backward(fir, a)
     bw = BodyWriter(fir, False, key, functions)
     body = bw.adjoint(fir.body, 1)
-    if not _eligible(fir, a):
+    if not _eligible(fir, a, guards):
         return None
     lw = _Lanes(fir, a, target.lanes)
     types = {v.adj: cpp_type(v.type) for v in list(fir.vars) + list(fir.params)}
+    # `_own`: the entry found no other array parameter's gradient overlapping an own-index
+    # array's (own_index.py): their read adjoints are plain adds
     sig = (f"{target.func_qualifier} void {fname}(const {args_type}& _args, "
-           f"const wp::launch_bounds_t& _dim, int64_t _base)")
-    lines = [sig + " {", "    const bool _own = false;   // own-index read adjoints stay atomic here"]
+           f"const wp::launch_bounds_t& _dim, int64_t _base, bool _own)")
+    lines = [sig + " {"]
     for p in fir.params:
         lines.append(f"    {cpp_type(p.type)} {p.label} = _args.{member(p.name)};")
         lines.append(lw.declare(f"    {cpp_type(p.type)} {p.adj} = {{}};"))

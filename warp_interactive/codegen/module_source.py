@@ -280,9 +280,9 @@ def _kernel_source(kernel, target, debug, backward, use_lanes, functions):
     lanes = lanes_mod.lanes_body(fir, f"{name}_forward_lanes", target, kernel.key,
                                  f"{name}_args", functions) if use_lanes else None
     if lanes is not None:
-        out.append(lanes)
+        out.append(lanes[0])
     out.append(_entry(fir, target, "forward", lanes is not None, lazy=_lazy_strided(fir, target, debug, functions),
-                      functions=functions))
+                      functions=functions, disjoint=lanes[1] if lanes else ()))
     if backward and kernel.backward:
         own = OwnIndex(fir).own_arrays(fir)
         # an own-index backward runs its body in the entry's vectorisable loop: inlined there
@@ -381,16 +381,28 @@ def _straight_line(fir):
     return count <= MAX_VECTOR_BODY
 
 
-def _entry(fir, target, which, lanes=False, own=(), lazy=False, args_type=None, functions=None):
+def _entry(fir, target, which, lanes=False, own=(), lazy=False, args_type=None, functions=None,
+           disjoint=()):
     """The entry point; on the CPU its unit-stride fast loop tests (and then pins) the innermost
     byte stride of every array parameter. ``own``: ids of the array parameters whose backward
     read adjoints may be plain, where their gradients overlap no other parameter's. ``lazy``:
-    the two-loop entry's plain loop is built on first use (target.py `_CPU_ENTRY_LAZY`)."""
+    the two-loop entry's plain loop is built on first use (target.py `_CPU_ENTRY_LAZY`).
+    ``disjoint``: array parameters the lanes body keeps elements of in locals (lanes_hoist.py);
+    it runs only where their data overlaps no other array parameter's."""
     plain = which == "backward" or not _straight_line(fir)
     template = target.entry_plain if plain and target.entry_plain else target.entry
     if lazy and not plain:
         template = target.entry_lazy
-    own_check = own_set = ""
+    own_check = own_set = lanes_pre = lanes_args = ""
+    if lanes and which == "backward":
+        # the lanes backward body takes `_own`: plain read adjoints where no other array
+        # parameter's gradient overlaps an own-index array's (as the own entry below decides)
+        arrays = [p for p in fir.params if isinstance(p.type, array)]
+        checks = "".join(f" && wp::grad_disjoint(a.{member(p.name)}, a.{member(q.name)})"
+                         for n, p in enumerate(arrays) for m, q in enumerate(arrays)
+                         if n != m and id(p) in own and (id(q) not in own or n < m))
+        lanes_pre = f"\n        const bool _own = {'true' if own else 'false'}{checks};"
+        lanes_args = ", _own"
     if own and target.entry_own and not lanes:
         template = target.entry_own
         arrays = [p for p in fir.params if isinstance(p.type, array)]
@@ -414,10 +426,14 @@ def _entry(fir, target, which, lanes=False, own=(), lazy=False, args_type=None, 
             size = f"sizeof({cpp_type(p.type.dtype)})"
             check.append(f" && {stride} == {size}")
             pin.append(f"\n        {stride} = {size};")
+    arrays = [p for p in fir.params if isinstance(p.type, array)]
+    check += [f" && wp::data_disjoint(a.{member(p.name)}, a.{member(q.name)})"
+              for p in disjoint for q in arrays if q is not p]
     return template.format(name=fir.name, which=which, args=args_type or f"{fir.name}_args",
                            unit_stride_check="".join(check),
                            unit_stride_set="".join(pin) + own_set, lanes=target.lanes,
-                           own_check=own_check, unbounded=int(_unbounded(fir, functions)))
+                           own_check=own_check, unbounded=int(_unbounded(fir, functions)), lanes_pre=lanes_pre,
+                           lanes_args=lanes_args)
 
 
 def _unbounded(fir, functions):

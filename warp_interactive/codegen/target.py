@@ -74,8 +74,8 @@ const wp::launch_bounds_t* dim, int64_t begin, int64_t end) {{
     {args} a = *args;
     const wp::launch_bounds_t d = *dim;
     int64_t i = begin;
-    if (begin >= 0 && end <= 2147483647{unit_stride_check}) {{{unit_stride_set}
-        for (; i + {lanes} <= end; i += {lanes}) {name}_{which}_lanes(a, d, i);
+    if (begin >= 0 && end <= 2147483647{unit_stride_check}) {{{unit_stride_set}{lanes_pre}
+        for (; i + {lanes} <= end; i += {lanes}) {name}_{which}_lanes(a, d, i{lanes_args});
     }}
     for (; i < end; ++i) {name}_{which}_body(a, d, i);
 }}"""

@@ -53,9 +53,22 @@ def _shade(n, most):
     return f"rgba(255, 220, 0, {alpha:.2f})"
 
 
-def annotate_html(cell_lines, source, title=""):
-    """An HTML block: every line of the cell (``cell_lines``: line 1 first), the lines that
-    generated code folding open to it."""
+def paths_html(paths):
+    """The code path each kernel's CPU launches take (codegen/paths.py KernelPaths), and why a
+    faster one was refused."""
+    if not paths:
+        return ""
+    rows = "".join(f"<tr><td>{html.escape(p.kernel)}</td><td>{which}</td><td><b>{html.escape(path.kind)}</b></td>"
+                   f"<td>{html.escape(path.detail)}</td></tr>"
+                   for p in paths for which, path in (("forward", p.forward), ("backward", p.backward))
+                   if path is not None)
+    return (f"<table class='wpi-paths' style='font-size:85%;margin:2px 0 6px 0'><tr><th>kernel</th>"
+            f"<th></th><th>CPU path</th><th>why</th></tr>{rows}</table>")
+
+
+def annotate_html(cell_lines, source, title="", paths=()):
+    """An HTML block: the kernels' code paths (``paths``), then every line of the cell
+    (``cell_lines``: line 1 first), the lines that generated code folding open to it."""
     forward, adjoint = line_map(source)
     most = max([len(v) for v in forward.values()] + [1])
     rows = []
@@ -76,7 +89,8 @@ def annotate_html(cell_lines, source, title=""):
     head = f"<div style='font-weight:bold'>{html.escape(title)}</div>" if title else ""
     note = ("<div style='font-size:85%;color:#555'>click a shaded line for its C++; "
             "the stronger the shade, the more code it made</div>")
-    return f"<div class='wpi-annotate' style='text-align:left'>{_STYLE}{head}{note}{''.join(rows)}</div>"
+    return (f"<div class='wpi-annotate' style='text-align:left'>{_STYLE}{head}{paths_html(paths)}{note}"
+            f"{''.join(rows)}</div>")
 
 
 _FOLD_STYLE = "display:inline-block;width:1.2em;color:#777"
@@ -94,10 +108,11 @@ def _code_block(label, lines):
             f"<pre class='wpi-cpp' style='margin:0 0 4px 3em;background:#f6f6f6;padding:3px'>{text}</pre>")
 
 
-def annotate_text(cell_lines, source):
-    """The same as text (for terminals): each line, then its forward statements indented."""
+def annotate_text(cell_lines, source, paths=()):
+    """The same as text (for terminals): the kernels' code paths, each line, then its forward
+    statements indented."""
     forward, adjoint = line_map(source)
-    out = []
+    out = [f"# {line}" for p in paths for line in p.lines()]
     for number, text in enumerate(cell_lines, start=1):
         out.append(f"{number:>3} {text}")
         out += [f"      | {c}" for c in forward.get(number, [])]

@@ -178,10 +178,11 @@ def annotation(module, cell, label=""):
     from .annotate import annotate_html, annotate_text
     from .display_value import Display
     source = module.source(CPU, backward=True)
+    paths = module.kernel_paths(CPU, backward=bool(module.option("enable_backward")))
     lines = [""] + cell.splitlines()   # line 1 is the %%wp.kernel line, as in errors
     lines[0] = "%%wp.kernel --annotate"
     title = f"{label}: module {module.name}"
-    return Display(annotate_html(lines, source, title), annotate_text(lines, source))
+    return Display(annotate_html(lines, source, title, paths), annotate_text(lines, source, paths))
 
 
 def _show_annotation(module, cell, label):

@@ -44,6 +44,7 @@ class TimingResult:
     dim: tuple = ()
     detail: str = ""      # builds: "forward, compiled", "backward, cache hit"...
     cpu_elapsed: float = 0.0   # ms of process CPU time, all threads (launches; a build inside counts its in-process part)
+    path: str = ""        # launches: the code path the kernel took and why (codegen/paths.py)
 
     @property
     def filter(self):
@@ -210,5 +211,21 @@ def _timed_launch(self, run):
         rec.collect_builds(str(self.device))       # the loads before and during this launch
         if rec.cuda_filter & TIMING_KERNEL:
             rec.results.append(TimingResult(self.kernel.key, kind, str(self.device), max(elapsed, 0.0), dim,
-                                            cpu_elapsed=cpu))
+                                            cpu_elapsed=cpu, path=launch_path(self)))
     return out
+
+
+def launch_path(launch):
+    """The code path of a launch (``Launch``): lanes, vectorised, blocks, scalar (why), and
+    whether its module still ran the quick tier's -O0 code (build/quick_tier.py)."""
+    if launch.device.is_cuda:
+        return "cuda"
+    from ..codegen.paths import describe
+    from ..codegen.target import CPU
+    m = launch.kernel.module
+    paths = describe(launch.kernel, CPU, m.checks_bounds(), bool(m.option("cpu_lanes")), launch.adjoint)
+    path = str(paths.backward if launch.adjoint else paths.forward)
+    lm = getattr(launch.entry, "_lm", None)
+    if any(not job.done for job in getattr(lm, "quick", ())):
+        path = f"quick tier (-O0 code until the optimised build is in), then {path}"
+    return path

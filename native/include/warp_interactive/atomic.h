@@ -174,6 +174,18 @@ WPI_FUNC T atomic_add_own_ptr(T* p, const T& v)
 }
 template <typename T>
 WPI_FUNC T atomic_sub_own_ptr(T* p, const T& v) { return atomic_add_own_ptr(p, T(-v)); }
+// An own-index element kept in a local across a loop (codegen/lanes_hoist.py): `a[i] += v` on
+// the local is the atomic's own operation, `a[i]` reads it.
+template <typename T>
+WPI_FUNC T own_add_value(T x, const T& v)
+{
+    atomic_add_own_ptr(&x, v);
+    return x;
+}
+template <typename T>
+WPI_FUNC T own_sub_value(T x, const T& v) { return own_add_value(x, T(-v)); }
+template <typename T>
+WPI_FUNC T own_value(const T& x) { return x; }
 
 // --- array atomics: atomic_OP(a, i[, j[, k[, l]]], value) -> the old value ------------------------
 #define WPI_ARRAY_ATOMIC(NAME, ARR)                                                                \
@@ -324,11 +336,11 @@ WPI_FUNC T grad_take_own(T* p)
 }
 
 namespace detail {
-// the bytes [lo, hi) a gradient array spans, from its shape and strides
+// the bytes [lo, hi) an array's buffer at `base` spans, from its shape and strides
 template <typename T, typename A, typename Shape>
-WPI_FUNC void grad_span(const A& a, const Shape& shape, int64& lo, int64& hi)
+WPI_FUNC void byte_span(int64 base, const A& a, const Shape& shape, int64& lo, int64& hi)
 {
-    lo = hi = int64(a.grad);
+    lo = hi = base;
     for (int k = 0; k < a.ndim; ++k) {
         const int64 span = int64(shape[k] > 0 ? shape[k] - 1 : 0) * a.strides[k];
         (span < 0 ? lo : hi) += span;
@@ -338,13 +350,23 @@ WPI_FUNC void grad_span(const A& a, const Shape& shape, int64& lo, int64& hi)
 template <typename T>
 WPI_FUNC void grad_extent(const array_t<T>& a, int64& lo, int64& hi)
 {
-    grad_span<T>(a, a.shape, lo, hi);
+    byte_span<T>(int64(a.grad), a, a.shape, lo, hi);
 }
 // an indexed array's gradient is its underlying array's (its extent is the whole of that array)
 template <typename T>
 WPI_FUNC void grad_extent(const indexedarray_t<T>& a, int64& lo, int64& hi)
 {
-    grad_span<T>(a, a.arr_shape, lo, hi);
+    byte_span<T>(int64(a.grad), a, a.arr_shape, lo, hi);
+}
+template <typename T>
+WPI_FUNC void data_extent(const array_t<T>& a, int64& lo, int64& hi)
+{
+    byte_span<T>(int64(a.data), a, a.shape, lo, hi);
+}
+template <typename T>
+WPI_FUNC void data_extent(const indexedarray_t<T>& a, int64& lo, int64& hi)
+{
+    byte_span<T>(int64(a.data), a, a.arr_shape, lo, hi);
 }
 }  // namespace detail
 
@@ -359,6 +381,18 @@ WPI_FUNC bool grad_disjoint(const A& a, const B& b)
     int64 alo, ahi, blo, bhi;
     detail::grad_extent(a, alo, ahi);
     detail::grad_extent(b, blo, bhi);
+    return ahi <= blo || bhi <= alo;
+}
+
+// Whether two arrays' data buffers share no byte. A lanes body keeps an own-index element in a
+// local across a loop (codegen/lanes_hoist.py) only where no other array parameter reaches it.
+template <typename A, typename B>
+WPI_FUNC bool data_disjoint(const A& a, const B& b)
+{
+    if (!a.data || !b.data) return true;
+    int64 alo, ahi, blo, bhi;
+    detail::data_extent(a, alo, ahi);
+    detail::data_extent(b, blo, bhi);
     return ahi <= blo || bhi <= alo;
 }
 

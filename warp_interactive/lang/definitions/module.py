@@ -77,6 +77,11 @@ class Module:
         """The generated C++ of the module's kernels (CPU unless ``target``)."""
         return self.build.source(target, backward)
 
+    def kernel_paths(self, target=None, backward=True):
+        """Per kernel, the code path its CPU (or ``target``) launches take and why the faster
+        paths were refused (codegen/paths.py): what ``%%wp.kernel --annotate`` shows."""
+        return self.build.paths(target, backward)
+
     def get_module_hash(self, device=None):
         """The hash of the module's current source (what names its binary in the cache)."""
         return self.build.module_hash()

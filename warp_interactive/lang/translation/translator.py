@@ -545,6 +545,7 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
                     e.constant = None
         before = dict(self.scope.symbols)
         pre()
+        line = self.scope.lineno        # the loop statement's own line (its body moves it on)
         self.scope.push_block()
         self.stmts(body_nodes)
         body = self.scope.pop_block()
@@ -554,7 +555,7 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
         self.scope.symbols = dict(before)
         for k, v in inner.items():
             self.scope.symbols.setdefault(k, v)
-        self.scope.emit(make(body))
+        self.scope.emit(make(body)).lineno = line
 
     def s_Break(self, node):
         self.scope.emit(ir.Break())

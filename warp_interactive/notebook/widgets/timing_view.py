@@ -36,6 +36,25 @@ def sections(results=None, timers=None, builds=None):
     return [(title, rows) for title, rows in out if rows]
 
 
+def path_rows(results):
+    """[(kernel (kind), code path)] of the launches, one per kernel and kind (its last launch's
+    path): lanes, vectorised, blocks or scalar, and why the lanes were refused."""
+    rows = {}
+    for r in results or ():
+        if r.kind != "build" and getattr(r, "path", ""):
+            rows[f"{r.name} ({r.kind})"] = r.path
+    return list(rows.items())
+
+
+def paths_html(rows):
+    body = "".join(f"<tr><td>{html.escape(label)}</td><td>{html.escape(path)}</td></tr>" for label, path in rows)
+    return f"<h4>code paths</h4><table class='wpi-paths'><tr><th>kernel</th><th>path</th></tr>{body}</table>"
+
+
+def paths_text(rows):
+    return "code paths\n" + "\n".join(f"{label:<48} {path}" for label, path in rows)
+
+
 def table_html(rows, headers=("name", "count", "total ms", "mean ms")):
     head = "".join(f"<th>{h}</th>" for h in headers)
     body = "".join(f"<tr><td>{html.escape(label)}</td><td>{n}</td><td>{total:.3f}</td>"
@@ -57,6 +76,9 @@ def table_text(rows):
 
 def timing_text(results=None, timers=None, builds=None):
     parts = [f"{title}\n{table_text(rows)}" for title, rows in sections(results, timers, builds)]
+    paths = path_rows(results)
+    if paths:
+        parts.append(paths_text(paths))
     return "\n\n".join(parts) or "no timings recorded"
 
 
@@ -65,8 +87,9 @@ def timing_html(results=None, timers=None, builds=None, charts=True):
     secs = sections(results, timers, builds)
     if not secs:
         return "<i>no timings recorded (wp.timing_begin() ... wp.timing_end())</i>"
+    paths = path_rows(results)
     return "".join(f"<h4>{title}</h4>{table_html(rows)}{chart_html(rows, title) if charts else ''}"
-                   for title, rows in secs)
+                   for title, rows in secs) + (paths_html(paths) if paths else "")
 
 
 def scoped_timer_html(timer):
