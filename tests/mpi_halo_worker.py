@@ -78,10 +78,9 @@ def main():
                                   (wp.int64, np.int64, ()), (wp.vec3, np.float32, (3,))):
         err = check(comm, dtype, np_dtype, tail)
         bad = comm.allreduce(1 if err else 0)
-        if err:
-            print(err, flush=True)
-        else:
-            print(f"OK {comm.Get_rank()} {dtype.__name__}", flush=True)
+        # one write per line: the two ranks share mpirun's standard output
+        sys.stdout.write(f"{err}\n" if err else f"OK {comm.Get_rank()} {dtype.__name__}\n")
+        sys.stdout.flush()
         failures += bad
     sys.exit(1 if failures else 0)
 
