@@ -1,6 +1,6 @@
 """Block-Jacobi preconditioners: the inverse of each diagonal block of a square BSR matrix with
 square blocks, applied as a block-diagonal product. The three warp-lang names differ in how the
-block is factorized; here "block_jacobi_direct" inverts it (Gauss-Jordan, any block size) and
+block is factorized; here "block_jacobi_direct" inverts it (wp.inverse) and
 "block_jacobi_sequential"/"block_jacobi_tile" use its LDL^T / Cholesky solve, which for the
 symmetric positive definite blocks they require give the same inverse. A block that cannot be
 inverted (zero or non-finite determinant; for the SPD variants also a nonsymmetric block) acts
@@ -14,72 +14,20 @@ import warp_interactive.sparse as sparse
 from .operators import LinearOperator, as_scalar_array
 
 
-@wp.func
-def _gauss_jordan(d: Any, eye: Any):
-    """The inverse of the square block ``d`` by Gauss-Jordan elimination with partial pivoting
-    (any block size; wp.inverse stops at 4x4). A zero pivot leaves a zero inverse, which the
-    caller's condition estimate rejects."""
-    a = d
-    inv = eye
-    n = int(type(eye)._shape_[0])
-    for k in range(n):
-        p = k
-        for i in range(k + 1, n):
-            if wp.abs(a[i, k]) > wp.abs(a[p, k]):
-                p = i
-        if a[p, k] == type(a[p, k])(0.0):
-            return inv - inv
-        for j in range(n):
-            t = a[k, j]
-            a[k, j] = a[p, j]
-            a[p, j] = t
-            t = inv[k, j]
-            inv[k, j] = inv[p, j]
-            inv[p, j] = t
-        s = type(a[k, k])(1.0) / a[k, k]
-        for j in range(n):
-            a[k, j] = a[k, j] * s
-            inv[k, j] = inv[k, j] * s
-        for i in range(n):
-            if i != k:
-                f = a[i, k]
-                for j in range(n):
-                    a[i, j] = a[i, j] - f * a[k, j]
-                    inv[i, j] = inv[i, j] - f * inv[k, j]
-    return inv
-
-
-@wp.func
-def _positive_definite(d: Any):
-    """Whether the symmetric block ``d`` has a Cholesky factorization (every pivot positive)."""
-    a = d
-    n = int(type(d)._shape_[0])
-    for k in range(n):
-        piv = a[k, k]
-        if not (piv > type(piv)(0.0)):
-            return False
-        for i in range(k + 1, n):
-            f = a[i, k] / piv
-            for j in range(k + 1, n):
-                a[i, j] = a[i, j] - f * a[k, j]
-    return True
-
-
 @wp.kernel
-def _invert_blocks(diag: wp.array(dtype=Any), require_spd: int, rel_tol: Any, eye: Any,
+def _invert_blocks(diag: wp.array(dtype=Any), require_symmetric: int, rel_tol: Any, eye: Any,
                    out: wp.array(dtype=Any)):
     """out = inverse of each diagonal block, or the identity where the block is numerically
-    singular (Frobenius condition estimate above 1 / rel_tol, or not finite), or for the SPD
-    variants not symmetric positive definite."""
+    singular (Frobenius condition estimate above 1 / rel_tol, or not finite)."""
     i = wp.tid()
     d = diag[i]
-    inv = _gauss_jordan(d, eye)
+    inv = wp.inverse(d)
     cond = wp.sqrt(wp.ddot(d, d) * wp.ddot(inv, inv))
     # an inverse of a singular block comes back as zeros or non-finite: cond is then not in [1, 1/tol)
     ok = wp.isfinite(cond) and cond >= type(rel_tol)(1.0) and cond * rel_tol < type(rel_tol)(1.0)
-    if require_spd != 0:
+    if require_symmetric != 0:
         skew = d - wp.transpose(d)
-        ok = ok and wp.ddot(skew, skew) <= rel_tol * rel_tol * wp.ddot(d, d) and _positive_definite(d)
+        ok = ok and wp.ddot(skew, skew) <= rel_tol * rel_tol * wp.ddot(d, d)
     if ok:
         out[i] = inv
     else:
@@ -103,11 +51,11 @@ def block_jacobi(A, ptype):
     """The block-Jacobi preconditioner of ``A`` (see the module's docstring)."""
     if not isinstance(A, sparse.BsrMatrix):
         raise ValueError(f"Preconditioner '{ptype}' requires a BsrMatrix")
-    r, c = A.block_shape
-    if r != c:
-        raise ValueError(f"Preconditioner '{ptype}' requires square matrix blocks, got {A.block_shape}")
     if A.nrow != A.ncol:
         raise ValueError(f"Preconditioner '{ptype}' requires a square matrix, got {A.nrow}x{A.ncol} blocks")
+    r, c = A.block_shape
+    if r != c:
+        raise ValueError(f"Preconditioner '{ptype}' requires square blocks, got {A.block_shape}")
     scalar = A.scalar_type
     if ptype == "block_jacobi_tile" and scalar not in (wp.float32, wp.float64):
         raise ValueError(f"Preconditioner 'block_jacobi_tile' requires float32 or float64 matrices, got "
