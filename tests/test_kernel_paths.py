@@ -171,7 +171,7 @@ def test_quick_tier_is_named():
     """A launch whose module still runs the quick build's -O0 code says so before its path."""
     from warp_interactive.runtime.timing import launch_path
     pending = types.SimpleNamespace(done=False)
-    launch = types.SimpleNamespace(device=types.SimpleNamespace(is_cuda=False), kernel=pk_saxpy, adjoint=False,
+    launch = types.SimpleNamespace(device=wp.get_device("cpu"), kernel=pk_saxpy, adjoint=False,
                                    entry=types.SimpleNamespace(_lm=types.SimpleNamespace(quick=(pending,))))
     assert launch_path(launch).startswith("quick tier (-O0 code until the optimised build is in), then "
                                           "vectorised: straight-line body")

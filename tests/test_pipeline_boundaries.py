@@ -118,6 +118,28 @@ def test_no_device_kind_branches(rel):
     assert _device_kind_reads(os.path.join(PACKAGE, rel)) == []
 
 
+# what may ask whether a device is a GPU: the device registry and the CUDA device's own objects
+# (its memory, streams, modules and launcher); everything else asks the device (Device.memory,
+# transfer_memory, place, synchronize, is_capturing, launcher, builder ...)
+IS_CUDA_ALLOWED = ("runtime/device.py", "runtime/cuda/")
+
+
+def _is_cuda_reads_outside_the_device_objects():
+    found = {}
+    for root, _dirs, files in os.walk(PACKAGE):
+        for f in files:
+            rel = os.path.relpath(os.path.join(root, f), PACKAGE).replace(os.sep, "/")
+            if f.endswith(".py") and not rel.startswith(IS_CUDA_ALLOWED):
+                lines = [line for line, attr in _device_kind_reads(os.path.join(root, f)) if attr == "is_cuda"]
+                if lines:
+                    found[rel] = lines
+    return found
+
+
+def test_no_is_cuda_outside_the_device_objects():
+    assert _is_cuda_reads_outside_the_device_objects() == {}
+
+
 def test_device_kind_scan_finds_branches():
     # the scan above sees a branch where there is one (the device objects themselves)
     assert _device_kind_reads(os.path.join(PACKAGE, "runtime", "device.py"))

@@ -42,14 +42,12 @@ class Bvh:
         """Recompute the node bounds after the boxes changed (same count, same topology).
 
         On a CUDA device the boxes are copied to the host, refitted there and the nodes uploaded."""
-        if self._place.is_cuda:
-            self._lo = vec3_rows(self.lowers, "lowers", "Bvh.refit")
-            self._hi = vec3_rows(self.uppers, "uppers", "Bvh.refit")
+        self._lo = vec3_rows(self.lowers, "lowers", "Bvh.refit")
+        self._hi = vec3_rows(self.uppers, "uppers", "Bvh.refit")
         if self._count and len(self._lo):
             native().bvh_refit(address(self._nodes), self._count, address(self._items),
                                address(self._lo), address(self._hi))
-            if self._place.is_cuda:
-                self._place.put("nodes", self._nodes)
+            self._place.put("nodes", self._nodes)
 
     def node_bounds(self):
         """(lowers, uppers, left, right) of every node as NumPy arrays (for tests and tools)."""

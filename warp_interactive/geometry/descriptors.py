@@ -64,36 +64,22 @@ class Placement:
 
     def __init__(self, device):
         self.device = device
-        self.is_cuda = device.is_cuda
         self._held = {}
 
     def put(self, name, host):
         """The kernel-visible address of the contiguous NumPy array ``host`` (0 when empty)."""
-        if not self.is_cuda:
-            self._held[name] = host
-            return address(host)
-        from ..runtime.cuda import memory
-        raw = np.ascontiguousarray(host).reshape(-1).view(np.uint8)
-        buf = self._held.get(name)
-        if buf is None or buf.nbytes != raw.nbytes:
-            buf = self._held[name] = memory.DeviceBuffer(self.device, raw.nbytes)
-        memory.upload(self.device, buf.ptr, raw)
-        return buf.ptr
+        ptr, self._held[name] = self.device.place(host, self._held.get(name))
+        return ptr
 
     def array(self, arr):
-        """The address of a user's wp.array as kernels see it (its device memory on CUDA)."""
+        """The address of a user's wp.array as kernels see it (0 when empty)."""
         if arr is None or arr.size == 0:
             return 0
-        if not self.is_cuda:
-            return address(np.asarray(arr.numpy()))
         return int(arr.ptr)
 
     def publish(self, desc):
         """The id of the ctypes descriptor ``desc``: its host address, or a device copy's."""
-        if not self.is_cuda:
-            self._held["desc"] = desc
-            return ctypes.addressof(desc)
-        return self.put("desc", np.frombuffer(bytes(desc), np.uint8))
+        return self.put("desc", desc)
 
 
 def check_device(name, device, arrays=()):

@@ -97,9 +97,8 @@ class HashGrid:
         self._desc.num_points = n
         self._desc.cell_width = radius
         self._desc.cell_width64 = radius
-        if self._place.is_cuda:
-            for name, host in (("ids", self._ids), ("starts", self._starts), ("ends", self._ends)):
-                self._place.put(name, host)
+        for name, host in (("ids", self._ids), ("starts", self._starts), ("ends", self._ends)):
+            self._place.put(name, host)
         self.id = self._place.publish(self._desc)
 
     def _sort_by_cell(self, cells):

@@ -71,17 +71,15 @@ class Mesh:
 
         On a CUDA device the points are copied to the host, the tree is refitted there by the
         native code, and the node and triangle bounds are uploaded again (one round trip)."""
-        if self._place.is_cuda:
-            self._p = vec3_rows(self.points, "points", "Mesh.refit")
+        self._p = vec3_rows(self.points, "points", "Mesh.refit")
         self._bounds()
         if len(self._lo):
             native().bvh_refit(address(self._nodes), self._count, address(self._items),
                                address(self._lo), address(self._hi), True)
             self._winding()
-        if self._place.is_cuda:
-            for name, host in (("nodes", self._nodes), ("lo", self._lo), ("hi", self._hi),
-                               ("winding", self._wn)):
-                self._place.put(name, host)
+        for name, host in (("nodes", self._nodes), ("lo", self._lo), ("hi", self._hi),
+                           ("winding", self._wn)):
+            self._place.put(name, host)
 
 
 def _grad(arr):

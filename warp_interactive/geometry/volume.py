@@ -33,7 +33,7 @@ class Volume:
         buf = whole[_offset:_offset + self._info["size"]]
         self._buf = buf
         self._dev = None
-        if self.device.is_cuda:   # the grid is position independent: a byte copy is a grid
+        if not self.device.reads_host_memory:   # the grid is position independent: a byte copy is a grid
             from ..types import scalars as sc
             from ..types.array import array
             self._dev = array(buf, dtype=sc.uint8, device=self.device)

@@ -297,7 +297,7 @@ def array_dlpack(a, stream=None, max_version=None, dl_device=None, copy=None):
         a = clone(a)
         if max_version is not None and tuple(max_version)[0] >= 1:
             return _capsule(a, True, FLAG_IS_COPIED)
-    if a.device.is_cuda:
+    if device_to_dl(a.device)[0] == kDLCUDA:     # DLPack's stream rules are per device type
         _order_consumer_stream(a.device, stream)
     elif stream is not None:
         raise BufferError(f"stream must be None for a CPU array, got {stream!r}")

@@ -99,14 +99,11 @@ def from_cuda_array_interface(obj, dtype=None, device=None):
 
     The protocol does not say which GPU holds the memory: ``device`` (default: the current
     CUDA device) must be the one. A producer stream in the interface is waited for."""
-    from ..runtime.device import get_device, get_cuda_devices
+    from ..runtime.device import cuda_device_for, get_device
     iface = obj.__cuda_array_interface__
     if iface.get("mask") is not None:
         raise ValueError("masked __cuda_array_interface__ arrays are not supported")
-    if device is None:
-        cur = get_device()
-        device = cur if cur.is_cuda else (get_cuda_devices() or [get_device("cuda")])[0]
-    device = get_device(device)
+    device = cuda_device_for(None) if device is None else get_device(device)
     stream = iface.get("stream")
     if stream:   # producer's work on its stream must finish before we read (protocol v3)
         from ..runtime.utils import synchronize_device

@@ -29,9 +29,9 @@ def as_foreign_array(value, t, device):
 
 
 def _other_foreign_array(value, t, device):
-    from ..runtime.device import get_device
+    from ..runtime.device import cuda_device_for, get_device
     if hasattr(value, "__cuda_array_interface__"):
-        return from_cuda_array_interface(value, t.dtype, device if device.is_cuda else None)
+        return from_cuda_array_interface(value, t.dtype, cuda_device_for(device))
     if hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"):
         from .dlpack import from_dlpack
         return from_dlpack(value, dtype=t.dtype)

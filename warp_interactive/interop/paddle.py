@@ -82,9 +82,9 @@ def stream_from_paddle(stream_or_device=None):
 
 def stream_to_paddle(stream_or_device=None):
     """The paddle ExternalStream over a wp CUDA stream (or a wp device's current stream)."""
-    from ..runtime.device import get_device
+    from ..runtime.device import Device, get_device
     s = stream_or_device
-    if s is None or isinstance(s, str) or hasattr(s, "is_cuda"):
+    if s is None or isinstance(s, (str, Device)):
         s = get_device(s).stream
     if s.device.is_cpu:
         raise RuntimeError(f"{s.device} streams have no paddle counterpart (paddle streams are CUDA streams)")

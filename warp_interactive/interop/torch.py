@@ -105,9 +105,9 @@ def stream_from_torch(stream_or_device=None):
 
 def stream_to_torch(stream_or_device=None):
     """The torch ExternalStream over a wp CUDA stream (or the current stream of a wp device)."""
-    from ..runtime.device import get_device
+    from ..runtime.device import Device, get_device
     s = stream_or_device
-    if s is None or isinstance(s, str) or hasattr(s, "is_cuda"):
+    if s is None or isinstance(s, (str, Device)):
         s = get_device(s).stream
     if s.device.is_cpu:
         raise RuntimeError(f"{s.device} streams have no torch counterpart (torch streams are CUDA streams)")
@@ -135,7 +135,7 @@ def _layout(t, dtype):
 
 
 def _device_of(t):
-    if not t.is_cuda:
+    if t.is_cpu:     # torch's placement (torch.Tensor.is_cpu)
         return _cpu
     return device_from_torch(t.device)
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..types.memory_kind import MemoryKind
 from .cuda.memory import CustomAllocation, DeviceBuffer, PinnedBuffer  # noqa: F401
-from .device import get_cuda_devices, get_device, register_allocators
+from .device import cuda_device_for, get_cuda_devices, get_device, register_allocators
 
 
 @runtime_checkable
@@ -108,20 +108,15 @@ class CudaManagedAllocator:
 
 
 def _current_cuda():
-    device = get_device(None)
-    if device.is_cuda:
-        return device
-    devices = get_cuda_devices()
-    if not devices:
+    if not get_cuda_devices():
         raise RuntimeError("CudaManagedAllocator needs a CUDA device (none is available)")
-    return devices[0]
+    return cuda_device_for(None)
 
 
 def set_device_allocator(device, allocator):
     """Use ``allocator`` for new arrays on the CUDA ``device`` (None: the built-in one)."""
     device = get_device(device)
-    if not device.is_cuda:
-        raise RuntimeError("Custom allocators are only supported on CUDA devices")
+    device.check_custom_allocator()
     validate_allocator(allocator)
     device._custom_allocator = allocator
 
@@ -147,8 +142,7 @@ class ScopedAllocator:
 
     def __init__(self, device, allocator):
         self.device = get_device(device)
-        if not self.device.is_cuda:
-            raise RuntimeError("Custom allocators are only supported on CUDA devices")
+        self.device.check_custom_allocator()
         validate_allocator(allocator)
         self.allocator = allocator
 

@@ -1,8 +1,11 @@
 """Devices. The CPU is always present; CUDA devices are added by the CUDA backend when its
 optional extra, a driver and a GPU are all there."""
 
+import ctypes
 import os
 import threading
+
+import numpy as np
 
 from .. import hooks
 from ..build.builders import cpu as _cpu_builder   # with the package: a warm load imports nothing
@@ -39,8 +42,48 @@ class Device:
         """This device's memory backend (runtime/memory.py), chosen once."""
         m = self._memory
         if m is None:
-            m = self._memory = _memory_for[0](self)
+            m = self._memory = self._make_memory()
         return m
+
+    def _make_memory(self):
+        return _memory_for[0]
+
+    # --- what differs between kinds of device: the CPU's answers here, a GPU's in CudaDevice
+    # (runtime/cuda/context.py). Callers ask the device and never which kind it is.
+    is_capturing = False    # a CUDA graph capture in progress (CPU captures: runtime/graph.py)
+    reads_host_memory = True    # kernels here read host (NumPy) memory in place
+
+    def transfer_memory(self, other):
+        """The memory backend that copies between this device and ``other``: a GPU's when
+        either is one (the CPU's own copies are NumPy's)."""
+        return other.memory
+
+    def synchronize(self):
+        """Wait for this device's work: CPU launches are synchronous."""
+
+    def place(self, host, held=None):
+        """Kernel-visible memory with the contents of ``host`` (a contiguous NumPy array or a
+        ctypes structure) as (address, what keeps it alive): on the CPU kernels read ``host``
+        itself, so its later changes are seen. ``held`` is the previous result's keeper
+        (a GPU reuses its memory)."""
+        if isinstance(host, np.ndarray):
+            return (host.ctypes.data if host.size else 0), host
+        return ctypes.addressof(host), host
+
+    def profiler_range(self, start):
+        """Start or stop an external CUDA profiler's capture range: nothing on the CPU."""
+
+    def set_mempool_enabled(self, enable):
+        if enable:
+            raise ValueError("Memory pools are only supported on CUDA devices")
+
+    def check_custom_allocator(self):
+        """Custom allocators are a GPU's (warp-lang's rule)."""
+        raise RuntimeError("Custom allocators are only supported on CUDA devices")
+
+    def peer_can_access(self, peer):
+        """Whether ``peer``'s kernels can reach this device's memory (the CPU: no peer access)."""
+        return False
 
     @property
     def launcher(self):
@@ -176,9 +219,9 @@ def register_allocators(allocator_for):
     _allocators_for[:] = [allocator_for]
 
 
-def register_memory(memory_for):
-    """``memory_for(device)``: the memory backend of a device (Device.memory)."""
-    _memory_for[:] = [memory_for]
+def register_memory(cpu_memory):
+    """``cpu_memory``: the CPU's memory backend (Device.memory; a GPU makes its own)."""
+    _memory_for[:] = [cpu_memory]
 
 
 def add_devices(devices):
@@ -246,6 +289,13 @@ def get_cuda_device(ordinal=None):
         current = get_device()
         return current if current.is_cuda else get_device("cuda:0")
     return get_device(f"cuda:{int(ordinal)}")
+
+
+def cuda_device_for(device=None):
+    """``device`` when it is a GPU, else the current CUDA device: the GPU that memory given by
+    a bare CUDA pointer is taken to be on."""
+    device = get_device(device)
+    return device if device.is_cuda else get_cuda_device()
 
 
 def get_cuda_device_count():

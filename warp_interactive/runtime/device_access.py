@@ -22,36 +22,27 @@ def is_mempool_enabled(device=None):
 
 def set_mempool_enabled(device, enable):
     """Allocate ``device``'s later arrays from its memory pool (``enable``) or not."""
-    d = get_device(device)
-    if not d.is_cuda:
-        if enable:
-            raise ValueError("Memory pools are only supported on CUDA devices")
-        return
-    if enable and not d.is_mempool_supported:
-        raise RuntimeError(f"Device {d} does not support memory pools")
-    d.mempool_enabled = bool(enable)
+    get_device(device).set_mempool_enabled(enable)
 
 
-def _cuda_pair(target_device, peer_device):
-    t, p = get_device(target_device), get_device(peer_device)
-    return (t, p) if t.is_cuda and p.is_cuda else (None, None)
+def _pair(target_device, peer_device):
+    return get_device(target_device), get_device(peer_device)
+
+
+def _own_memory(t, p):
+    """``t`` is ``p`` and a device that reaches its own memory as a peer (a GPU)."""
+    return t is p and t.peer_can_access(t)
 
 
 def is_peer_access_supported(target_device, peer_device):
     """Whether ``peer_device`` can access ``target_device``'s memory on this system."""
-    t, p = _cuda_pair(target_device, peer_device)
-    if t is None:
-        return False
-    if t is p:
-        return True
-    from .cuda.driver import call, drv
-    return bool(call(drv().cuDeviceCanAccessPeer, p.handle, t.handle))
+    t, p = _pair(target_device, peer_device)
+    return t.peer_can_access(p)
 
 
 def is_peer_access_enabled(target_device, peer_device):
     """Whether ``peer_device`` can access ``target_device``'s memory now (a device: its own)."""
-    t, p = _cuda_pair(target_device, peer_device)
-    return t is not None and t is p
+    return _own_memory(*_pair(target_device, peer_device))
 
 
 def set_peer_access_enabled(target_device, peer_device, enable):
@@ -66,8 +57,8 @@ def is_mempool_access_supported(target_device, peer_device):
 
 def is_mempool_access_enabled(target_device, peer_device):
     """Whether ``peer_device`` can access ``target_device``'s memory pool now."""
-    t, p = _cuda_pair(target_device, peer_device)
-    return t is not None and t.is_mempool_supported and t is p
+    t, p = _pair(target_device, peer_device)
+    return _own_memory(t, p) and t.is_mempool_supported
 
 
 def set_mempool_access_enabled(target_device, peer_device, enable):
@@ -76,8 +67,8 @@ def set_mempool_access_enabled(target_device, peer_device, enable):
 
 
 def _set_access(what, target_device, peer_device, enable):
-    t, p = _cuda_pair(target_device, peer_device)
-    if t is None:
+    t, p = _pair(target_device, peer_device)
+    if not (t.peer_can_access(t) and p.peer_can_access(p)):     # not two GPUs
         if enable:
             raise ValueError(f"{what} is only supported between CUDA devices")
         return

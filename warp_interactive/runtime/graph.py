@@ -198,7 +198,7 @@ def check_readable(device):
             f"cannot read an array on {device} while a graph capture is in progress on it: the "
             "launches recorded so far run at wp.capture_launch(), not during the capture "
             "(read the array after capture_end/capture_launch)")
-    if device is not None and device.is_cuda and device.is_capturing:
+    if device is not None and device.is_capturing:     # a CUDA graph capture
         raise RuntimeError(f"cannot copy an array from {device} to the host during a graph capture "
                            "(a synchronous copy is not allowed in a CUDA graph)")
 

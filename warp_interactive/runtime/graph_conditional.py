@@ -25,7 +25,7 @@ def _check(condition):
     if not isinstance(condition, array) or condition.dtype is not sc.int32:
         raise TypeError("Condition must be a Warp array of int32 with a single element")
     device = condition.device
-    if device.is_cuda and device.is_capturing:
+    if device.is_capturing:     # a CUDA graph capture
         raise NotImplementedError(
             "wp.capture_if/capture_while inside a CUDA graph capture need CUDA conditional graph "
             "nodes, which warp_interactive does not build (wp.is_conditional_graph_supported() is "

@@ -7,6 +7,7 @@ The protocol: ``fast_plans`` (repeated forward launches get a fastlaunch.Plan), 
 block_dim)`` (the build and block size a launch runs), ``lane_width(block_dim)`` (the lanes of a
 cooperative block a tiled launch runs), ``tiled(block_dim)`` (a tiled launch's grid lanes), ``configure(cmd, block_dim,
 max_blocks, stream)``, ``threads(kernel, mode)`` (the thread count a deterministic mode needs),
+``path(cmd)`` (the code path a launch ran, for timing results),
 ``bind(cmd)`` (after its KernelEntry is resolved: the size it counts and its release-mode
 replay, ``cmd._run``) and ``run(cmd)`` (the launch when there is no such replay)."""
 
@@ -57,6 +58,19 @@ class CpuLauncher:
     def threads(self, kernel, mode):
         """One thread runs the indices in order, so float atomics add in one order every run."""
         return 1
+
+    def path(self, cmd):
+        """The code path ``cmd`` ran (wp.ScopedTimer's timing results): lanes, vectorised,
+        blocks or scalar (why), and whether its module still ran the quick tier's -O0 code."""
+        from ..codegen.paths import describe
+        from ..codegen.target import CPU
+        m = cmd.kernel.module
+        paths = describe(cmd.kernel, CPU, m.checks_bounds(), bool(m.option("cpu_lanes")), cmd.adjoint)
+        path = str(paths.backward if cmd.adjoint else paths.forward)
+        lm = getattr(cmd.entry, "_lm", None)
+        if any(not job.done for job in getattr(lm, "quick", ())):
+            path = f"quick tier (-O0 code until the optimised build is in), then {path}"
+        return path
 
     def bind(self, cmd):
         # a kernel built for cooperative CPU blocks counts blocks of its lanes (codegen/target.py)

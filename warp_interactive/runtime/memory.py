@@ -3,7 +3,7 @@
 ``types/array.py`` keeps an array's shape, strides, dtype and views; allocating, filling,
 copying and moving its bytes go through ``array.device.memory``: ``CpuMemory`` (NumPy buffers
 at a 64-byte boundary, page-locked when pinned) or ``CudaMemory`` (runtime/cuda/arrays.py).
-A copy with a GPU on either side goes through the GPU's backend (``pair_memory``).
+A copy with a GPU on either side goes through the GPU's backend (``Device.transfer_memory``).
 """
 
 import numpy as np
@@ -97,6 +97,9 @@ class CpuMemory:
             self.to_numpy(dest)[...] = flat.reshape(self.to_numpy(dest).shape)
         return count
 
+    def interface_of(self, a):
+        raise AttributeError("only arrays on CUDA devices have a __cuda_array_interface__")
+
 
 class CudaMemory:
     """Device memory of one GPU (runtime/cuda/arrays.py: driver allocations and transfers)."""
@@ -144,16 +147,6 @@ class CudaMemory:
 _cpu_memory = CpuMemory()
 
 
-def memory_for(device):
-    """The backend of ``device`` (Device.memory calls this once per device)."""
-    return CudaMemory() if device.is_cuda else _cpu_memory
-
-
-def pair_memory(dest, src):
-    """The backend that copies between two arrays: the GPU's when either is on one."""
-    return (dest.device if dest.device.is_cuda else src.device).memory
-
-
 def from_cuda_interface(a, obj, copy):
     """Zero-copy view of a CUDA array from another library (a copy if ``copy=True``)."""
     from .cuda import arrays as cu
@@ -172,12 +165,9 @@ def from_cuda_interface(a, obj, copy):
     view.dtype, view.device, view._requires_grad, view._grad = a.dtype, device, False, None
     view.pinned = False
     view._set_view(ptr, shape[:ndim], strides, obj)
-    if copy and a.device.is_cuda:
+    if copy:    # into memory of a's device (a download when that is the CPU)
         a._allocate(view.shape)
-        cu.copy(a, view, 0, 0, view.size)
-    elif copy:
-        host = cu.to_numpy(view)
-        a._set_view(host.ctypes.data, host.shape[:ndim], host.strides[:ndim], host)
+        a.device.transfer_memory(device).copy(a, view, 0, 0, view.size)
     else:
         a.device = device
         a._set_view(ptr, view.shape, view.strides, obj)
@@ -186,4 +176,4 @@ def from_cuda_interface(a, obj, copy):
 hooks.from_cuda_interface = from_cuda_interface
 
 
-register_memory(memory_for)
+register_memory(_cpu_memory)

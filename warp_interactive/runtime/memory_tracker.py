@@ -97,7 +97,7 @@ def on_allocate(a, owner):
 
 def _where(a):
     name = str(a.device)
-    return name + " (pinned)" if getattr(a, "pinned", False) and not a.device.is_cuda else name
+    return name + " (pinned)" if getattr(a, "pinned", False) else name    # CPU arrays only
 
 
 def _label(a):

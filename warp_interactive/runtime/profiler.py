@@ -5,23 +5,18 @@ On the CPU they do nothing, as warp-lang's."""
 from .device import get_device
 
 
-def _profiler(device, name):
-    device = get_device(device)
-    if not device.is_cuda:
-        return
-    from .cuda.driver import call, drv
-    with device.activated():
-        call(getattr(drv(), name))
+def _profiler(device, start):
+    get_device(device).profiler_range(start)
 
 
 def cuda_profiler_start(device=None):
     """Begin the profiler's data collection (``cuProfilerStart``) in ``device``'s context."""
-    _profiler(device, "cuProfilerStart")
+    _profiler(device, True)
 
 
 def cuda_profiler_stop(device=None):
     """End the profiler's data collection (``cuProfilerStop``) in ``device``'s context."""
-    _profiler(device, "cuProfilerStop")
+    _profiler(device, False)
 
 
 class ScopedCudaProfiler:

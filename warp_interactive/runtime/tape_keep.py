@@ -218,7 +218,7 @@ def _allocate(arr):
     if bucket:
         return bucket.pop()
     dev = arr.device
-    if dev.is_cuda and dev.is_capturing:
+    if dev.is_capturing:     # a CUDA graph capture (CPU captures may allocate)
         raise RuntimeError(
             f"the tape needs a copy of {describe(arr)} (a recorded step read it and it is written "
             "again), and memory cannot be allocated during a CUDA graph capture: run the program "

@@ -198,9 +198,8 @@ def _timed_launch(self, run):
     before = len(build_log)
     t0, c0 = time.perf_counter(), time.process_time()
     out = run(self)
-    if self.device.is_cuda and any(r.synchronize for r in _active):
-        from . import cuda_backend
-        cuda_backend.synchronize_device(self.device)
+    if any(r.synchronize for r in _active):
+        self.device.synchronize()
     elapsed = (time.perf_counter() - t0) * 1000.0
     cpu = (time.process_time() - c0) * 1000.0
     builds = build_log[before:]
@@ -218,14 +217,4 @@ def _timed_launch(self, run):
 def launch_path(launch):
     """The code path of a launch (``Launch``): lanes, vectorised, blocks, scalar (why), and
     whether its module still ran the quick tier's -O0 code (build/quick_tier.py)."""
-    if launch.device.is_cuda:
-        return "cuda"
-    from ..codegen.paths import describe
-    from ..codegen.target import CPU
-    m = launch.kernel.module
-    paths = describe(launch.kernel, CPU, m.checks_bounds(), bool(m.option("cpu_lanes")), launch.adjoint)
-    path = str(paths.backward if launch.adjoint else paths.forward)
-    lm = getattr(launch.entry, "_lm", None)
-    if any(not job.done for job in getattr(lm, "quick", ())):
-        path = f"quick tier (-O0 code until the optimised build is in), then {path}"
-    return path
+    return launch.device.launcher.path(launch)

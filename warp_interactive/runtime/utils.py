@@ -26,10 +26,7 @@ def synchronize():
 
 def synchronize_device(device=None):
     from .device import get_device
-    d = get_device(device)
-    if d.is_cuda:
-        from . import cuda_backend
-        cuda_backend.synchronize_device(d)
+    get_device(device).synchronize()
 
 
 class ScopedTimer:

@@ -148,7 +148,7 @@ class array(ArrayArithmetic):
 
     def _init_from_data(self, data, copy, shape=None):
         if not isinstance(data, array) and hasattr(data, "__cuda_array_interface__") and \
-                (self.device.is_cuda or not hasattr(data, "__array_interface__")):
+                (not self.device.reads_host_memory or not hasattr(data, "__array_interface__")):
             # an object with both interfaces gives a CPU array through its host one (as warp-lang)
             return hooks.from_cuda_interface(self, data, copy)
         if isinstance(data, array):
@@ -380,9 +380,9 @@ class array(ArrayArithmetic):
 
     @property
     def __cuda_array_interface__(self):
-        if self.device is None or not self.device.is_cuda:
+        if self.device is None:
             raise AttributeError("only arrays on CUDA devices have a __cuda_array_interface__")
-        return self.device.memory.interface_of(self)
+        return self.device.memory.interface_of(self)   # AttributeError on the CPU
 
     def _view(self, key):
         if len(key) > self.ndim:
@@ -620,12 +620,8 @@ def clone(src, device=None, requires_grad=None, pinned=None, retain_grad=False):
         src = src.contiguous()
         if target is src.device and retain_grad == src.retain_grad and rg == src.requires_grad:
             return src
-    if target.is_cuda or src.device.is_cuda:     # one device-side or host<->device copy
-        out = array(shape=src.shape, dtype=src.dtype, device=target, requires_grad=rg)
-        (target if target.is_cuda else src.device).memory.copy(out, src, 0, 0, src.size)
-    else:
-        out = array(shape=src.shape, dtype=src.dtype, device=target, requires_grad=rg)
-        out.device.memory.to_numpy(out)[...] = src.device.memory.to_numpy(src)  # same storage dtype
+    out = array(shape=src.shape, dtype=src.dtype, device=target, requires_grad=rg)
+    target.transfer_memory(src.device).copy(out, src, 0, 0, src.size)
     hooks.record_copy(out, src, 0, 0, src.size)     # differentiable on a tape, as a copy
     out.retain_grad = retain_grad
     return out
@@ -649,8 +645,7 @@ def copy(dest, src, dest_offset=0, src_offset=0, count=0, stream=None):
 
 
 def _copy_memory(dest, src, dest_offset, src_offset, count):
-    memory = (dest.device if dest.device.is_cuda else src.device).memory
-    return memory.copy(dest, src, dest_offset, src_offset, count)
+    return dest.device.transfer_memory(src.device).copy(dest, src, dest_offset, src_offset, count)
 
 
 def from_numpy(arr, dtype=None, shape=None, device=None, requires_grad=False, retain_grad=False):

@@ -394,7 +394,7 @@ def _move(dest, src, dest_offset, src_offset, count):
     else:
         tmp = array(shape=(count,), dtype=dest.dtype, device="cpu")    # storage form as it is
         tmp.device.memory.to_numpy(tmp)[...] = values
-        (dest.device if dest.device.is_cuda else tmp.device).memory.copy(dest, tmp, dest_offset, 0, count)
+        dest.device.transfer_memory(tmp.device).copy(dest, tmp, dest_offset, 0, count)
 
 
 def _flat_storage(a):

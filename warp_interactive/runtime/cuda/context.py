@@ -12,6 +12,7 @@ class CudaDevice(Device):
     """``"cuda:N"``: a GPU with its primary context, properties and current stream."""
 
     total_memory = 0          # set per device below (the CPU's is a property of Device)
+    reads_host_memory = False
 
     def __init__(self, ordinal):
         super().__init__(f"cuda:{ordinal}", ordinal)
@@ -82,6 +83,53 @@ class CudaDevice(Device):
         if not isinstance(s, Stream) or s.device is not self:
             raise ValueError(f"the stream must be a wp.Stream on {self}, got {s!r}")
         self._stream = s
+
+    # --- a GPU's answers to what differs between kinds of device (runtime/device.py: the CPU's)
+    def _make_memory(self):
+        from ..memory import CudaMemory
+        return CudaMemory()
+
+    def transfer_memory(self, other):
+        """A copy with a GPU on either side goes through the GPU's backend."""
+        return self.memory
+
+    def synchronize(self):
+        from .streams import synchronize_device
+        synchronize_device(self)
+
+    def place(self, host, held=None):
+        """A device copy of ``host``'s bytes (into ``held``, a DeviceBuffer, when the size is the
+        same, so the address stays): its later host changes need another ``place``."""
+        import numpy as np
+        from . import memory
+        if not isinstance(host, np.ndarray):
+            host = np.frombuffer(bytes(host), np.uint8)     # a ctypes structure
+        raw = np.ascontiguousarray(host).reshape(-1).view(np.uint8)
+        buf = held if held is not None and held.nbytes == raw.nbytes else memory.DeviceBuffer(self, raw.nbytes)
+        memory.upload(self, buf.ptr, raw)
+        return buf.ptr, buf
+
+    def profiler_range(self, start):
+        """``cuProfilerStart``/``Stop`` in this device's context."""
+        with self.activated():
+            call(getattr(drv(), "cuProfilerStart" if start else "cuProfilerStop"))
+
+    def set_mempool_enabled(self, enable):
+        if enable and not self.is_mempool_supported:
+            raise RuntimeError(f"Device {self} does not support memory pools")
+        self.mempool_enabled = bool(enable)
+
+    def check_custom_allocator(self):
+        pass
+
+    def peer_can_access(self, peer):
+        """Whether ``peer``'s kernels can reach this GPU's memory: its own always, another
+        GPU's as the driver says."""
+        if peer is self:
+            return True
+        if not isinstance(peer, CudaDevice):
+            return False
+        return bool(call(drv().cuDeviceCanAccessPeer, peer.handle, self.handle))
 
     def make_current(self):
         call(drv().cuCtxSetCurrent, self.context)

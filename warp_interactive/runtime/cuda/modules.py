@@ -159,6 +159,9 @@ class CudaLauncher:
     def bind(self, cmd):
         cmd._size, cmd._run = cmd.bounds.size, None
 
+    def path(self, cmd):
+        return "cuda"
+
     def run(self, cmd):
         return launch(cmd) if cmd._size else None
 
