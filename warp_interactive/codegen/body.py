@@ -3,6 +3,7 @@
 reverse form side by side, in one place."""
 
 from ..lang import ir
+from ..lang.analysis.walk import statements
 from ..lang.translation.grad_of import GradCall
 from ..lang.builtins.print_format import split_format
 from ..types import composite as comp
@@ -553,16 +554,6 @@ def adj_ret_names(n):
     return ["adj_ret"] if n == 1 else [f"adj_ret_{i}" for i in range(n)]
 
 
-def _walk(block):
-    """Every statement of ``block``, nested blocks included."""
-    for st in block.stmts:
-        yield st
-        for sub in ("body", "orelse", "cond_block"):
-            b = getattr(st, sub, None)
-            if isinstance(b, ir.Block):
-                yield from _walk(b)
-
-
 def _outs(st):
     if isinstance(st, ir.ForRange):
         return [st.var]
@@ -575,7 +566,7 @@ def _outs(st):
 def _defined_vars(block):
     """Variables a block computes (not counting copies into loop state)."""
     seen = {}
-    for st in _walk(block):
+    for st in statements(block):
         for v in _outs(st):
             seen.setdefault(id(v), v)
     return list(seen.values())

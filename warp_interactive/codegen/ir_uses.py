@@ -8,16 +8,6 @@ def var_list(xs):
     return [x for x in xs if isinstance(x, ir.Var)]
 
 
-def walk_stmts(stmts):
-    """Every statement of ``stmts``, nested blocks included."""
-    for st in stmts:
-        yield st
-        for sub in ("cond_block", "body", "orelse"):
-            b = getattr(st, sub, None)
-            if isinstance(b, ir.Block):
-                yield from walk_stmts(b.stmts)
-
-
 def reads(st, every_kind=False):
     """Variables ``st`` reads. Statements of other kinds than these count their ``values``/``args``
     for Print and Return, and for every kind with ``every_kind``."""

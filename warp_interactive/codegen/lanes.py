@@ -23,7 +23,8 @@ from ..lang import ir
 from ..types import composite as comp
 from ..types import scalars as sc
 from .body import BodyWriter, for_head
-from .ir_uses import reads, walk_stmts, writes
+from .ir_uses import reads, writes
+from ..lang.analysis.walk import statements
 from .cpp_types import cpp_type, member
 from .lanes_hoist import Planner
 from .own_index import OwnIndex
@@ -58,9 +59,6 @@ template <typename T, int W> struct wpi_lanes_aos {
 """
 
 
-_walk = walk_stmts
-
-
 def _own_jumps(block):
     """Whether a loop body holds a break/continue of this loop (not of a nested loop)."""
     for st in block.stmts:
@@ -72,7 +70,7 @@ def _own_jumps(block):
 
 
 def _has_jumps(block):
-    return any(isinstance(s, (ir.Break, ir.Continue, ir.Return)) for s in _walk(block.stmts))
+    return any(isinstance(s, (ir.Break, ir.Continue, ir.Return)) for s in statements(block.stmts))
 
 
 # --- analysis ------------------------------------------------------------------------------------
@@ -157,7 +155,7 @@ def _at(st):
 
 def _check(fir):
     """(Analysis or None, the reason for None)."""
-    stmts = list(_walk(fir.body.stmts))
+    stmts = list(statements(fir.body.stmts))
     first = {}
     for s in stmts:
         first.setdefault(type(s), s)
@@ -198,7 +196,7 @@ class _Region:
         self.hoisted = []     # uniform statements moved in front of the region's lane loop
 
     def read_vars(self):
-        return {id(v) for s in _walk(self.stmts) for v in reads(s)}
+        return {id(v) for s in statements(self.stmts) for v in reads(s)}
 
 
 def _layout(block, a, out, planner):
@@ -240,7 +238,7 @@ def _storage(fir, a, regions):
     where, writers, copied, touched = {}, {}, set(), []
     for n, r in enumerate(regions):
         seen = {}
-        for st in _walk(r.stmts):
+        for st in statements(r.stmts):
             for v in reads(st) + writes(st):
                 if id(v) not in a.uniform:
                     seen.setdefault(id(v), v)
@@ -333,7 +331,7 @@ class LanesWriter:
         out += [f"{p}#pragma GCC ivdep", f"{p}for (int _l = 0; _l < {self.w}; ++_l) {{",
                 f"{q}const int64_t _idx = _base + _l;"]
         seen = self.touched[self.region_index[id(r)]]
-        written = {id(v) for s in _walk(r.stmts) for v in writes(s)}
+        written = {id(v) for s in statements(r.stmts) for v in writes(s)}
         stores = []
         for key, v in seen.items():
             if self.kind[key] == "local":

@@ -32,7 +32,8 @@ from ..lang import ir
 from ..lang.translation.grad_of import GradCall
 from ..types.array import array as _array_type
 from ..types.indexedarray import is_indexed
-from .ir_uses import in_place, reads, walk_stmts, writes
+from .ir_uses import in_place, reads, writes
+from ..lang.analysis.walk import statements
 from .own_index import _holds_arrays, _indices
 
 # builtin groups whose calls compute a value from their arguments only
@@ -79,7 +80,7 @@ def _builtin_name(f):
 def may_write_memory(stmts, memo=None):
     """Whether ``stmts`` (nested blocks and called @wp.funcs included) may store to memory."""
     memo = {} if memo is None else memo
-    for st in walk_stmts(stmts):
+    for st in statements(stmts):
         if not isinstance(st, ir.Call):
             continue
         f = st.func
@@ -138,7 +139,7 @@ class Planner:
         self.new_vars = []          # the accumulators' locals
         self.accumulated = []       # their array parameters
         self.moved = []             # statements moved in front of their loop
-        stmts = list(walk_stmts(fir.body.stmts))
+        stmts = list(statements(fir.body.stmts))
         self.reassigned = {id(v) for st in stmts for v in writes(st)}
         self.alias_free = fir.is_kernel and not any(isinstance(v.type, _array_type) for v in fir.vars) \
             and not any(not isinstance(p.type, _array_type) and _holds_arrays(p.type) for p in fir.params)
@@ -167,7 +168,7 @@ class Planner:
         """The index tuple of every access to ``p`` in ``loop`` when all are own-index reads,
         stores and ``+=``/``-=`` of the element type at that one tuple, at least one a write."""
         index, wrote = None, False
-        for st in walk_stmts(loop.body.stmts):
+        for st in statements(loop.body.stmts):
             used = [v for v in reads(st, every_kind=True) if v is p]
             if not used:
                 continue
@@ -240,9 +241,9 @@ class Planner:
     # --- hoisting ------------------------------------------------------------------------------
     def _hoist(self, plan, loop):
         body = plan.body.stmts
-        varying = {id(loop.var)} | {id(v) for st in walk_stmts(body) for v in writes(st)}
+        varying = {id(loop.var)} | {id(v) for st in statements(body) for v in writes(st)}
         count = {}
-        for st in walk_stmts(body):
+        for st in statements(body):
             for v in writes(st):
                 count[id(v)] = count.get(id(v), 0) + 1
         memory = not may_write_memory(body, self.memo)
@@ -260,7 +261,7 @@ class Planner:
                 varying -= {id(v) for v in outs}
             else:
                 kept.append(st)
-                read_before |= {id(v) for s in walk_stmts([st]) for v in reads(s)}
+                read_before |= {id(v) for s in statements([st]) for v in reads(s)}
         plan.body = ir.Block(kept)
 
 

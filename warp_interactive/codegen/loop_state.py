@@ -10,7 +10,8 @@ reverse restarts each iteration from the nearest one."""
 
 from ..lang import ir
 from ..types import scalars as sc
-from .ir_uses import in_place, reads, var_list as _var_list, walk_stmts, writes
+from .ir_uses import in_place, reads, var_list as _var_list, writes
+from ..lang.analysis.walk import statements
 
 # adjoints that read none of their arguments' values (which arguments' values are read: indices)
 LINEAR = {"add", "sub", "neg", "pos", "vec_t", "mat_t", "quat_t", "transform_t", "spatial_vector",
@@ -22,8 +23,7 @@ ASSIGN = {"assign"}                        # v with a component replaced: needs 
 K_SLOTS = 64                               # checkpoints per exact-state loop (see body.py)
 
 
-def walk(block):
-    return walk_stmts(block.stmts)
+walk = statements     # over an ir.Block
 
 
 def inputs(st):

@@ -14,16 +14,8 @@ time with ``wp::grad_disjoint``; otherwise the body takes the atomic adjoint).""
 from ..lang import ir
 from ..types.array import array as _array_type
 from ..types.indexedarray import is_indexed
+from ..lang.analysis.walk import statements
 from .ir_uses import reads, writes
-
-
-def _walk(block):
-    for st in block.stmts:
-        yield st
-        for sub in ("body", "orelse", "cond_block"):
-            b = getattr(st, sub, None)
-            if isinstance(b, ir.Block):
-                yield from _walk(b)
 
 
 class OwnIndex:
@@ -34,7 +26,7 @@ class OwnIndex:
         self.parts = {}         # id -> (k, count) for the components of i, j = wp.tid()
         if not fir.is_kernel:
             return
-        stmts = list(_walk(fir.body))
+        stmts = list(statements(fir.body))
         reassigned = {id(s.dst) for s in stmts if isinstance(s, ir.Copy)}
         for s in stmts:
             if not isinstance(s, ir.Call) or not isinstance(s.out, ir.Var) or id(s.out) in reassigned:
@@ -59,7 +51,7 @@ class OwnIndex:
         if not owned:
             return set()
         added, written = set(), set()
-        for st in _walk(fir.body):
+        for st in statements(fir.body):
             name = getattr(st.func, "cpp", None) if isinstance(st, ir.Call) else None
             if name is None or hasattr(st.func, "function") or not st.args:
                 continue
@@ -86,7 +78,7 @@ class OwnIndex:
         # an indexed array's index arrays may name one element for several threads: never own
         arrays = {id(p) for p in fir.params if isinstance(p.type, _array_type) and not is_indexed(p.type)}
         loads = set()
-        for st in _walk(fir.body):
+        for st in statements(fir.body):
             arrays -= {id(v) for v in writes(st)}    # a parameter reassigned may hold another array
             used = [v for v in reads(st, every_kind=True) if id(v) in arrays]
             if not used:

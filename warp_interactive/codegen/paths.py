@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..lang import ir
 from ..types.array import array
-from .ir_uses import walk_stmts
+from ..lang.analysis.walk import statements
 from . import lanes as lanes_mod
 from . import lanes_backward
 from .module_source import _straight_line
@@ -92,7 +92,7 @@ def _lanes_detail(fir, a, target):
     if p.accumulated:
         names = ", ".join(f"{name}[own index]" for name in dict.fromkeys(v.name for v in p.accumulated))
         out.append(f"{names} kept in a local across the loop where no other array overlaps")
-    for st in walk_stmts(fir.body.stmts):
+    for st in statements(fir.body.stmts):
         if isinstance(st, ir.ForRange) and id(st) not in a.control:
             out.append(lanes_mod.loop_refusal(st, a) + ": it runs inside the lane passes")
     return "; ".join(out)

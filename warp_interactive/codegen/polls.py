@@ -8,6 +8,7 @@ no code runs on with a value a callee left unfinished. Memory written so far sta
 On CUDA the macros are constant false and the counter does not exist."""
 
 from ..lang import ir
+from ..lang.analysis.walk import statements
 
 TICKS = "    WPI_LOOP_TICKS;"      # declared at the top of a function whose loops poll
 LOOP_STOP = "WPI_LOOP_STOP()"
@@ -26,22 +27,9 @@ def spelling(macro, in_kernel):
 _LOOPS = (ir.ForRange, ir.While)
 
 
-def _blocks(st):
-    for sub in ("body", "orelse", "cond_block"):
-        b = getattr(st, sub, None)
-        if isinstance(b, ir.Block):
-            yield b
-
-
 def has_loop(block):
     """Whether ``block`` (an ir.Block) holds a dynamic loop, at any depth."""
-    stack = [block]
-    while stack:
-        for st in stack.pop().stmts:
-            if isinstance(st, _LOOPS):
-                return True
-            stack.extend(_blocks(st))
-    return False
+    return any(isinstance(st, _LOOPS) for st in statements(block))
 
 
 def calls_poll(cpp, functions, memo):

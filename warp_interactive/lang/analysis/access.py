@@ -7,27 +7,11 @@ merely flows through ``Copy``/``Select``/array views keeps its parameter's name.
 """
 
 from .. import ir
+from .walk import child_blocks, statements
 
 READS = frozenset({"load", "lower_bound", "volume_lookup", "volume_sample", "volume_sample_grad"})
 NO_INDEX = frozenset({"array_shape", "len", "array_nonnull"})   # shape or null test only
 VIEWS = frozenset({"view"})
-
-
-def _blocks(stmt):
-    if isinstance(stmt, ir.If):
-        return [stmt.body, stmt.orelse]
-    if isinstance(stmt, ir.ForRange):
-        return [stmt.body]
-    if isinstance(stmt, ir.While):
-        return [stmt.cond_block, stmt.body]
-    return []
-
-
-def _walk(block):
-    for st in block.stmts if block is not None else ():
-        yield st
-        for b in _blocks(st):
-            yield from _walk(b)
 
 
 def _follow_alias(st, alias):
@@ -70,7 +54,7 @@ def param_access(fir, _memo=None):
         if name is not None:
             out.setdefault(name, set()).update({"read", kind} if kind else {"read"})
 
-    for st in _walk(fir.body):
+    for st in statements(fir.body):
         if _follow_alias(st, alias):
             continue
         if isinstance(st, ir.Call):
@@ -130,7 +114,7 @@ def unguarded_params(fir, _memo=None):
             elif isinstance(st, ir.Call):
                 _guarded_call(st, alias, tests, guarded, out, memo)
             else:
-                for b in _blocks(st):
+                for b in child_blocks(st):
                     walk(b, guarded)
 
     walk(fir.body, frozenset())
@@ -224,7 +208,7 @@ def param_read_write(fir, _memo=None, fields=False):
     memo[id(fir)] = {}
     alias = {id(p): p.name for p in fir.params}
     out = {}
-    for st in _walk(fir.body):
+    for st in statements(fir.body):
         if _follow_alias(st, alias):
             continue
         if fields and isinstance(st, ir.GetField):
@@ -271,7 +255,7 @@ def writes_after_reads(fir, _memo=None):
         if all(n != name for n, _ in out):
             out.append((name, line))
 
-    for st in _walk(fir.body):
+    for st in statements(fir.body):
         if _follow_alias(st, alias):
             continue
         if isinstance(st, ir.Call):
@@ -295,4 +279,4 @@ def runtime_zero_step_possible(fir):
     records it; the module's source then tells the runtime to read its error record after
     launches, codegen/module_source.py)."""
     return any(isinstance(st, ir.Call) and getattr(st.func, "cpp", "") == "make_slice"
-               and st.args[2].constant is None for st in _walk(fir.body))
+               and st.args[2].constant is None for st in statements(fir.body))

@@ -8,6 +8,7 @@ kernel -> array edges from this (an array written, whether or not it was passed 
 """
 
 from .. import ir
+from .walk import statements
 
 # builtins whose first argument is an array they store to
 _STORES = frozenset({"array_store", "atomic_add", "atomic_sub", "atomic_min", "atomic_max",
@@ -28,18 +29,6 @@ def _holds_memory(t):
     return (hasattr(t, "ndim") and hasattr(t, "dtype")) or hasattr(t, "fields")
 
 
-def _blocks(stmt):
-    return [b for b in (getattr(stmt, "body", None), getattr(stmt, "orelse", None),
-                        getattr(stmt, "cond_block", None)) if isinstance(b, ir.Block)]
-
-
-def _statements(block):
-    for s in block.stmts:
-        yield s
-        for b in _blocks(s):
-            yield from _statements(b)
-
-
 def array_effects(fir, _memo=None):
     """(read, written): the sets of parameter names of ``fir`` (a FunctionIR) whose memory the
     code loads from and stores to."""
@@ -53,7 +42,7 @@ def array_effects(fir, _memo=None):
     def of(v):
         return roots.get(id(v), set()) if v is not None else set()
 
-    for s in _statements(fir.body):
+    for s in statements(fir.body):
         if isinstance(s, ir.Copy):
             roots.setdefault(id(s.dst), set()).update(of(s.src))
         elif isinstance(s, ir.Select):

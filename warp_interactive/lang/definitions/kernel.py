@@ -9,7 +9,9 @@ import itertools
 import re
 
 from . import generics
+from ..analysis.walk import reached_irs
 from ..translation import static
+from ..translation.block_funcs import uses_tiles
 from ...errors import CodegenError
 from ...state import state
 from ..annotations import _hash, annotations_of, canonical_type, is_concrete, not_a_type, type_key
@@ -158,18 +160,9 @@ class Kernel:
         """Whether the kernel, or a @wp.func it calls, holds tiles or tile stacks: on CUDA its
         blocks then run cooperatively (runtime/launch.py); the threads of any other kernel never
         meet, so its one-lane build is the same program."""
-        from ...types.tile import TileStack, is_tile
         ir = self.ir
         if self._uses_tiles_of is not ir:
-            seen, todo, found = set(), [ir], False
-            while todo and not found:
-                fir = todo.pop()
-                found = any(is_tile(v.type) or isinstance(v.type, TileStack) for v in fir.vars + fir.params)
-                for f in fir.calls:
-                    if id(f) not in seen:
-                        seen.add(id(f))
-                        todo.append(f.ir)
-            self._uses_tiles, self._uses_tiles_of = found, ir
+            self._uses_tiles, self._uses_tiles_of = uses_tiles(ir), ir
         return self._uses_tiles
 
     def get_overload(self, arg_types):
@@ -237,13 +230,4 @@ def _overload_decorator(fn):
 def _backward_error(fir):
     """The first construct, in the kernel or the @wp.funcs it calls, whose adjoint would be
     wrong (FunctionIR.backward_error), or None."""
-    seen, stack = set(), [fir]
-    while stack:
-        f = stack.pop()
-        if f.backward_error is not None:
-            return f.backward_error
-        for ov in f.calls:
-            if id(ov) not in seen and hasattr(ov, "ir"):
-                seen.add(id(ov))
-                stack.append(ov.ir)
-    return None
+    return next((f.backward_error for f in reached_irs(fir) if f.backward_error is not None), None)

@@ -1,6 +1,7 @@
 """``lower(kernels) -> ModuleIR``: the one place a build translates. Every kernel's IR and the IR
 of every function it reaches are produced here, before codegen runs."""
 
+from ..analysis.walk import reach
 from ..ir import CalleeIR, KernelIR, ModuleIR
 
 
@@ -15,20 +16,28 @@ def lower(kernels):
 
 
 def _reach(fir, functions):
-    """Add every function ``fir`` reaches (depth first) to ``functions``."""
-    todo = list(fir.calls) + list(fir.grad_calls)
-    while todo:
-        ov = todo.pop()
-        if not hasattr(ov, "function") and not hasattr(ov, "forward_only"):
-            continue        # a registry builtin named by wp.grad: nothing to translate
-        if ov.cpp in functions:
-            continue
-        rec = _callee(ov)
-        functions[ov.cpp] = rec
-        todo += list(rec.fir.calls) + list(rec.fir.grad_calls)
-        for helper in (getattr(ov, "custom_grad", None), getattr(ov, "custom_replay", None)):
-            if helper is not None:
-                todo.append(helper)
+    """Add every function ``fir`` reaches (depth first) to ``functions`` (those already there
+    were reached from an earlier kernel, with what they reach)."""
+    for ov in reach([*fir.calls, *fir.grad_calls], _callees, key=_cpp, seen=set(functions)):
+        if _translatable(ov):
+            functions[ov.cpp] = _callee(ov)
+
+
+def _translatable(ov):
+    """Not a registry builtin named by wp.grad (nothing to translate there)."""
+    return hasattr(ov, "function") or hasattr(ov, "forward_only")
+
+
+def _cpp(ov):
+    return ov.cpp if _translatable(ov) else id(ov)
+
+
+def _callees(ov):
+    """What a function leads to: its calls, wp.grad's targets, its custom grad and replay."""
+    if not _translatable(ov):
+        return ()
+    helpers = (getattr(ov, "custom_grad", None), getattr(ov, "custom_replay", None))
+    return [*ov.ir.calls, *ov.ir.grad_calls, *(h for h in helpers if h is not None)]
 
 
 def _callee(ov):

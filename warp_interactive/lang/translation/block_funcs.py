@@ -9,21 +9,14 @@ kernel's own does. Functions without tiles translate the same at every width and
 import copy
 
 from ...types.tile import TileStack, is_tile
+from ..analysis.walk import reached_irs
 
 
 def uses_tiles(fir):
     """Whether ``fir``, or a @wp.func it calls (transitively), holds tiles or tile stacks: only
     such code can differ between block widths (every block-wide primitive makes or takes one)."""
-    seen, todo = set(), [fir]
-    while todo:
-        f = todo.pop()
-        if any(is_tile(v.type) or isinstance(v.type, TileStack) for v in f.vars + f.params):
-            return True
-        for ov in f.calls:
-            if id(ov) not in seen and hasattr(ov, "ir"):
-                seen.add(id(ov))
-                todo.append(ov.ir)
-    return False
+    return any(is_tile(v.type) or isinstance(v.type, TileStack)
+               for f in reached_irs(fir) for v in f.vars + f.params)
 
 
 def at_width(ov, width):
