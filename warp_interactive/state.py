@@ -1,4 +1,4 @@
-"""Process-wide state with one owner: ``state`` (see docs/internals.md, "Process-wide state").
+"""Process-wide state with one owner: ``state`` (see docs/internals.md, "Where state lives").
 
 What outlives one call lives here, and only here: the defined ``@wp.func``s, the modules, the
 generation of function definitions, the build log, and what is active (tapes, timing
