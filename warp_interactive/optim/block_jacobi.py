@@ -19,6 +19,11 @@ import warp_interactive.sparse as sparse
 from .operators import LinearOperator
 
 
+# set-up and application only, never differentiated (as warp-lang's optim.linear): no adjoint
+# code, which would be most of the module's CUDA build
+wp.set_module_options({"enable_backward": False})
+
+
 @wp.func
 def _gauss_jordan(a: wp.array(dtype=Any), inv: wp.array(dtype=Any), o: int, n: int):
     """inv[o:o+n*n] := the inverse of the row-major block a[o:o+n*n] (destroyed), by

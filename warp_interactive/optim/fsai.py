@@ -22,6 +22,11 @@ _MAX_ROW = 64
 _FLOORS = {wp.float16: 1.0e-3, wp.float32: 1.0e-6, wp.float64: 1.0e-12}
 
 
+# set-up and application only, never differentiated (as warp-lang's optim.linear): no adjoint
+# code, which would be most of the module's CUDA build
+wp.set_module_options({"enable_backward": False})
+
+
 @wp.func
 def entry(offsets: wp.array(dtype=int), columns: wp.array(dtype=int), values: wp.array(dtype=wp.float64),
            row: int, col: int):

@@ -11,6 +11,11 @@ import warp_interactive.sparse as sparse
 from .fsai import _MAX_ROW, _equilibrated, _rounded, _scratch, solve
 
 
+# set-up and application only, never differentiated (as warp-lang's optim.linear): no adjoint
+# code, which would be most of the module's CUDA build
+wp.set_module_options({"enable_backward": False})
+
+
 @wp.kernel
 def _refit_rows(offsets: wp.array(dtype=int), columns: wp.array(dtype=int), values: wp.array(dtype=wp.float64),
                 isd: wp.array(dtype=wp.float64), nrow: int, chunk: int, floor: wp.float64,
