@@ -16,61 +16,16 @@ import numpy as np
 import warp_interactive as wp
 import warp_interactive.sparse as sparse
 
+from .fsai_local import MAX_ROW, entry, equilibrated, rounded, scratch, solve
+from .fsai_refit import Refit
 from .operators import LinearOperator, as_scalar_array
 
-_MAX_ROW = 64
 _FLOORS = {wp.float16: 1.0e-3, wp.float32: 1.0e-6, wp.float64: 1.0e-12}
 
 
 # set-up and application only, never differentiated (as warp-lang's optim.linear): no adjoint
 # code, which would be most of the module's CUDA build
 wp.set_module_options({"enable_backward": False})
-
-
-@wp.func
-def entry(offsets: wp.array(dtype=int), columns: wp.array(dtype=int), values: wp.array(dtype=wp.float64),
-           row: int, col: int):
-    v = wp.float64(0.0)
-    for k in range(offsets[row], offsets[row + 1]):
-        if columns[k] == col:
-            v += values[k]
-    return v
-
-
-@wp.func
-def solve(t: int, s: int, offsets: wp.array(dtype=int), columns: wp.array(dtype=int),
-           values: wp.array(dtype=wp.float64), isd: wp.array(dtype=wp.float64), floor: wp.float64,
-           S: wp.array2d(dtype=int), L: wp.array2d(dtype=wp.float64), z: wp.array2d(dtype=wp.float64)):
-    """z[t, :s] := A~[S,S]^-1 e_0 (S[t, 0] = i); returns z_i, or -1 for a pivot <= floor."""
-    for a in range(s):
-        for b in range(a + 1):
-            L[t, a * 64 + b] = entry(offsets, columns, values, S[t, a], S[t, b]) * isd[S[t, a]] * isd[S[t, b]]
-    for k in range(s):
-        piv = L[t, k * 64 + k]
-        for m in range(k):
-            piv -= L[t, k * 64 + m] * L[t, k * 64 + m]
-        if not (piv > floor):
-            return wp.float64(-1.0)
-        d = wp.sqrt(piv)
-        L[t, k * 64 + k] = d
-        for a in range(k + 1, s):
-            v = L[t, a * 64 + k]
-            for m in range(k):
-                v -= L[t, a * 64 + m] * L[t, k * 64 + m]
-            L[t, a * 64 + k] = v / d
-    for a in range(s):          # L y = e_0
-        v = wp.float64(0.0)
-        if a == 0:
-            v = wp.float64(1.0)
-        for m in range(a):
-            v -= L[t, a * 64 + m] * z[t, m]
-        z[t, a] = v / L[t, a * 64 + a]
-    for a in range(s - 1, -1, -1):      # L^T z = y
-        v = z[t, a]
-        for m in range(a + 1, s):
-            v -= L[t, m * 64 + a] * z[t, m]
-        z[t, a] = v / L[t, a * 64 + a]
-    return z[t, 0]
 
 
 @wp.func
@@ -143,26 +98,14 @@ def _fsai_rows(offsets: wp.array(dtype=int), columns: wp.array(dtype=int), value
                 out_cols[slot] = 0
                 out_vals[slot] = wp.float64(0.0)
 
-
-@wp.kernel
-def _inverse_sqrt_diag(d: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64), bad: wp.array(dtype=int)):
-    i = wp.tid()
-    v = d[i]
-    if wp.isfinite(v) and v > wp.float64(0.0):
-        out[i] = wp.float64(1.0) / wp.sqrt(v)
-    else:
-        out[i] = wp.float64(0.0)
-        wp.atomic_add(bad, 0, 1)
-
-
 def _check(A, max_row_size, kap_tolerance, pivot_floor, factor_dtype, reuse_pattern, max_step_size, defer_pattern,
            regularize_refit):
     if not isinstance(A, sparse.BsrMatrix) or A.shape[0] != A.shape[1] or A.block_shape[0] != A.block_shape[1]:
         raise ValueError("FSAI requires a square BSR matrix with square blocks")
     if A.scalar_type not in _FLOORS:
         raise TypeError("FSAI supports float16, float32 and float64")
-    if not 1 <= int(max_row_size) <= _MAX_ROW:
-        raise ValueError(f"max_row_size must be in [1, {_MAX_ROW}], got {max_row_size}")
+    if not 1 <= int(max_row_size) <= MAX_ROW:
+        raise ValueError(f"max_row_size must be in [1, {MAX_ROW}], got {max_row_size}")
     if not 0.0 <= kap_tolerance < 1.0:
         raise ValueError(f"kap_tolerance must be in [0, 1), got {kap_tolerance}")
     if pivot_floor is not None and not 0.0 < pivot_floor < 1.0:
@@ -178,42 +121,6 @@ def _check(A, max_row_size, kap_tolerance, pivot_floor, factor_dtype, reuse_patt
     if defer_pattern or regularize_refit:
         raise ValueError("FSAI defer_pattern and regularize_refit are not available in warp_interactive; "
                          "use reuse_pattern=True and update(), or rebuild the preconditioner after changing A")
-
-
-def _equilibrated(A):
-    """A as compact float64 scalar CSR, and 1/sqrt of its diagonal (ValueError if not positive)."""
-    C = sparse.bsr_compress(sparse.bsr_copy(A, scalar_type=wp.float64, block_shape=(1, 1)),
-                            prune_numerical_zeros=False, inplace=True)
-    n = C.nrow
-    isd = wp.empty(n, dtype=wp.float64, device=A.device)
-    bad = wp.zeros(1, dtype=int, device=A.device)
-    if n:
-        wp.launch(_inverse_sqrt_diag, dim=n, device=A.device, inputs=[sparse.bsr_get_diag(C), isd, bad])
-    invalid = int(bad.numpy()[0])
-    if invalid:
-        raise ValueError(f"FSAI requires finite positive diagonals ({invalid} invalid rows)")
-    return C, isd
-
-
-def _scratch(n, device):
-    """Threads, rows per thread and the per-thread support, Cholesky and solution scratch."""
-    threads = max(1, min(n, 64 if device.is_cpu else 4096))
-    chunk = -(-n // threads) if n else 0
-    S = wp.empty((threads, _MAX_ROW), dtype=int, device=device)
-    L = wp.empty((threads, _MAX_ROW * _MAX_ROW), dtype=wp.float64, device=device)
-    z = wp.empty((threads, _MAX_ROW), dtype=wp.float64, device=device)
-    return threads, chunk, S, L, z
-
-
-def _rounded(vals, factor_dtype, scalar):
-    """float64 factor values rounded to the storage type, kept in the matrix scalar type."""
-    for dtype in (factor_dtype, scalar):
-        if vals.dtype is not dtype:
-            cast = wp.empty(vals.shape[0], dtype=dtype, device=vals.device)
-            wp.utils.array_cast(vals, cast)
-            vals = cast
-    return vals
-
 
 class FSAI(LinearOperator):
     """The FSAI preconditioner ``M = G^T G`` of an SPD BSR matrix (see the module docstring);
@@ -231,7 +138,6 @@ class FSAI(LinearOperator):
         floor = _FLOORS[A.scalar_type] if pivot_floor is None else float(pivot_floor)
         self.G = self._factor(A, int(max_row_size), float(kap_tolerance), floor, factor_dtype or A.scalar_type)
         self.GT = sparse.bsr_transposed(self.G)
-        from .fsai_refit import Refit   # (it uses this module's kernels)
         self._refit = Refit(A, self.G, floor, factor_dtype or A.scalar_type, validate_topology) if reuse_pattern else None
         self.update_status = self._refit.status if reuse_pattern else None
         self._tmp = wp.empty(A.shape[0], dtype=A.scalar_type, device=A.device)
@@ -254,9 +160,9 @@ class FSAI(LinearOperator):
 
     def _factor(self, A, max_size, kap_tol, floor, factor_dtype):
         device = A.device
-        C, isd = _equilibrated(A)
+        C, isd = equilibrated(A)
         n = C.nrow
-        threads, chunk, S, L, z = _scratch(n, device)
+        threads, chunk, S, L, z = scratch(n, device)
         rows, cols = (wp.empty(n * max_size, dtype=int, device=device) for _ in range(2))
         vals = wp.empty(n * max_size, dtype=wp.float64, device=device)
         truncated = wp.zeros(1, dtype=int, device=device)
@@ -265,7 +171,7 @@ class FSAI(LinearOperator):
                       inputs=[C.offsets, C.columns, C.values, isd, n, chunk, max_size, kap_tol, floor, S, L, z,
                               rows, cols, vals, truncated])
         self.truncated_rows = int(truncated.numpy()[0])
-        vals = _rounded(vals, factor_dtype, A.scalar_type)
+        vals = rounded(vals, factor_dtype, A.scalar_type)
         G = sparse.bsr_from_triplets(n, n, rows, cols, vals, prune_numerical_zeros=False)
         check = G.values[: G.nnz_sync()].numpy().astype(np.float64)
         if not np.all(np.isfinite(check)):

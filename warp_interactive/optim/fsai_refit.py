@@ -8,7 +8,7 @@ import numpy as np
 import warp_interactive as wp
 import warp_interactive.sparse as sparse
 
-from .fsai import _MAX_ROW, _equilibrated, _rounded, _scratch, solve
+from .fsai_local import MAX_ROW, equilibrated, rounded, scratch, solve
 
 
 # set-up and application only, never differentiated (as warp-lang's optim.linear): no adjoint
@@ -75,7 +75,7 @@ class Refit:
                 raise ValueError(f"FSAI.update: the matrix topology changed ({counts[0]} rows); rebuild the "
                                  "preconditioner")
         try:
-            C, isd = _equilibrated(A)
+            C, isd = equilibrated(A)
         except ValueError as e:
             counts[1] = int(str(e).split("(")[-1].split()[0])
             self.status.assign(counts)
@@ -83,14 +83,14 @@ class Refit:
         G = M.G
         vals = wp.empty(G.nnz, dtype=wp.float64, device=A.device)
         failed = wp.zeros(1, dtype=int, device=A.device)
-        threads, chunk, S, L, z = _scratch(C.nrow, A.device)
-        pos = wp.empty((threads, _MAX_ROW), dtype=int, device=A.device)
+        threads, chunk, S, L, z = scratch(C.nrow, A.device)
+        pos = wp.empty((threads, MAX_ROW), dtype=int, device=A.device)
         if C.nrow:
             wp.launch(_refit_rows, dim=threads, device=A.device,
                       inputs=[C.offsets, C.columns, C.values, isd, C.nrow, chunk, wp.float64(self.floor),
                               G.offsets, G.columns, S, L, z, pos, vals, failed])
         counts[2] = int(failed.numpy()[0])
-        vals = _rounded(vals, self.factor_dtype, A.scalar_type)
+        vals = rounded(vals, self.factor_dtype, A.scalar_type)
         if not counts[2] and not np.all(np.isfinite(vals.numpy().astype(np.float64))):
             counts[2] = int(np.count_nonzero(~np.isfinite(vals.numpy().astype(np.float64))))
         self.status.assign(counts)
