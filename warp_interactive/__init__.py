@@ -45,8 +45,8 @@ from .types.generic import Float, Int, Scalar  # noqa: F401  (generic annotation
 from .lang.definitions.func import Function  # noqa: F401
 from .runtime.device import DeviceLike  # noqa: F401
 from .types.indexedarray import indexedarray, indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d
-from .types.array_factories import (empty, empty_like, full, full_like, ones, ones_like, zeros,
-                                    zeros_like)
+from .types.array_factories import (empty, empty_like, from_ptr, full, full_like, ones, ones_like,  # noqa: F401
+                                    zeros, zeros_like)
 from .version import __version__
 from .compiler.cache import clear_kernel_cache
 # CUDA: streams, events, graphs (cuda-bindings is imported only when a CUDA device is used)
@@ -89,6 +89,7 @@ _LAZY = {
 _LAZY_NAMES = {name: mod for mod, names in _LAZY.items() for name in names}
 
 bool = bool_  # noqa: A001  (wp.bool, as in the reference)
+handle = uint64   # warp-lang's type for object handles (Mesh, Volume, Bvh ids): uint64 itself here
 LOG_DEBUG, LOG_INFO, LOG_WARNING, LOG_ERROR = 10, 20, 30, 40   # wp.config.log_level's levels
 # the reference's names for translation errors (ours carry the user's file and line)
 WarpCodegenError = WarpCodegenTypeError = WarpCodegenValueError = CodegenError
