@@ -59,3 +59,21 @@ def test_cpu_kernel_cache_key_format():
     key = wp.get_cpu_kernel_cache_key()
     assert re.fullmatch(rf"{re.escape(wp.__version__)}-\w+-\w+-[0-9a-f]{{8}}", key)
     assert wp.clear_lto_cache() is None
+
+
+@pytest.mark.parametrize("lower, upper, expect_lower, expect_upper", [
+    (1.0, 3.0, (1.0, 1.0, 1.0), (3.0, 3.0, 3.0)),               # one number: all three axes
+    ((0.0, 1.0, 2.0), wp.vec3(2.0, 3.0, 4.0), (0.0, 1.0, 2.0), (2.0, 3.0, 4.0)),
+    (None, None, (0.0, 0.0, 0.0), (2.0, 2.0, 2.0)),             # default: integer node coordinates
+])
+def test_marching_cubes_bounds_as_wp_vec3(lower, upper, expect_lower, expect_upper):
+    # a sphere of radius 0.8 around the middle node of a 3^3 grid: vertices on every axis
+    idx = np.indices((3, 3, 3)).astype(np.float32)
+    field = wp.array(np.sqrt(((idx - 1.0) ** 2).sum(axis=0)) - 0.8, dtype=wp.float32, device="cpu")
+    mc = wp.geometry.IsoSurfaceMarchingCubes(3, 3, 3, lower, upper)
+    mc.surface(field, 0.0)
+    v = mc.verts.numpy()
+    lo, hi = np.array(expect_lower), np.array(expect_upper)
+    centre = (lo + hi) / 2
+    # the vertices lie 0.8 node spacings from the middle node, along the grid axes
+    np.testing.assert_allclose(np.abs(v - centre).max(axis=0), 0.8 * (hi - lo) / 2, rtol=1e-6)
