@@ -153,3 +153,18 @@ def test_jacobian_plot_lays_out_the_blocks():
         np.testing.assert_array_equal(ax.images[0].get_array(), jac[key])
     with pytest.raises(ValueError, match="inputs must be provided"):
         wp.autograd.jacobian_plot(jac, rotate_scale)
+
+
+@wp.kernel(enable_backward=False)
+def no_backward_wrong(x: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    y[i] = cube(x[i])
+
+
+def test_gradcheck_tape_skips_kernels_without_backward():
+    x = wp.array([0.5, 1.5], dtype=wp.float64, requires_grad=True)
+    y = wp.zeros(2, dtype=wp.float64, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(no_backward_wrong, dim=2, inputs=[x], outputs=[y])
+    assert wp.autograd.gradcheck_tape(tape, show_summary=False)

@@ -185,6 +185,8 @@ def gradcheck_tape(tape, *, eps=1e-4, atol=1e-3, rtol=1e-2, raise_exception=True
     for i, (_, kernel, dim, inputs, outputs, device) in enumerate(reversed(entries) if reverse_launches else entries):
         if i < skip_to_launch_index or (white and kernel.key not in white) or kernel.key in black:
             continue
+        if not kernel.backward_enabled():    # no adjoint to check (warp-lang skips these too)
+            continue
         pairs = _differentiable_pairs(inputs, outputs)
         if kernel.key in masks:
             wanted = set(_mask_indices(kernel, len(inputs), masks[kernel.key]))
