@@ -169,11 +169,13 @@ def _emit(lines, lw, types):
 
 
 def lanes_backward_body(fir, fname, target, key, args_type, functions):
-    """The C++ of ``fname`` (W threads' adjoints from ``_base``) or None when not eligible."""
+    """(the C++ of ``fname`` (W threads' adjoints from ``_base``), the array parameters whose
+    own element it keeps in a local across a loop: the entry runs it only where their gradients
+    overlap no other array's), or None when not eligible."""
     a = lanes.qualifies(fir)
     if a is None or not target.lanes or not _eligible(fir, a):
         return None
-    fir, guards = hoisted_for_backward(fir, a)
+    fir, guards, accumulated = hoisted_for_backward(fir, a)
     bw = BodyWriter(fir, False, key, functions)
     body = bw.adjoint(fir.body, 1)
     if not _eligible(fir, a, guards):
@@ -194,4 +196,4 @@ def lanes_backward_body(fir, fname, target, key, args_type, functions):
     n_decl = len(bw.extra_decls)
     lines += [lw.declare(x) for x in body[:n_decl]]
     lines += _emit(body[n_decl:], lw, types)
-    return "\n".join(lines + ["}"])
+    return "\n".join(lines + ["}"]), accumulated
