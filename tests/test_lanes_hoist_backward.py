@@ -203,5 +203,5 @@ def test_accumulator_gradients(kernel, m):
     loop = body.index("for (int64_t _k0")
     assert "wp::adj_array_store_own(var_out, var_0[_l], var_" in body[:loop]    # once, before
     assert "var_out" not in body[loop:body.index("if (WPI_STOPPED) return;", loop)]
-    src = generate_source([kernel], CPU, backward=True)
+    src = generate_source(lower([kernel]), CPU, backward=True)
     assert "wp::grad_disjoint(a.u_out, a.u_x)" in src[src.index("_cpu_backward("):]

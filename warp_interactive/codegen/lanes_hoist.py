@@ -67,7 +67,7 @@ class _Builtin:
 
 def _overload(name, n_args):
     """The registry's overload of the array access ``name`` taking ``n_args`` arguments."""
-    from ..lang.registry import registry
+    from ..lang.builtins.registry import registry
     return next(ov for ov in registry[name].overloads if len(ov.input_types) == n_args)
 
 
