@@ -1,0 +1,191 @@
+"""Unstructured fem meshes (Quadmesh2D...): measures, side normals and side counts against
+brute-force NumPy sums over the mesh, integrals of polynomials exact to quadrature order,
+node numberings that agree between neighbouring cells, symmetric assembled matrices, and the
+L2 convergence order of a Poisson solve per element degree."""
+
+import math
+
+import numpy as np
+import pytest
+
+import warp_interactive as wp
+import warp_interactive.fem as fem
+
+from test_fem_assembly import diffusion, mass, poisson_l2_error, to_scipy
+
+
+def _distort(pos, amount):
+    """A smooth map of the unit square onto itself (the identity on its boundary)."""
+    x, y = pos[:, 0], pos[:, 1]
+    bump = amount * np.sin(np.pi * x) * np.sin(np.pi * y)
+    return np.stack([x + bump * np.cos(3.0 * y), y + bump * np.sin(2.0 * x)], axis=1)
+
+
+def quad_mesh(res, amount=0.0, shuffle=False, seed=0):
+    """A ``res x res`` quad mesh of the unit square, smoothly distorted; with ``shuffle`` each
+    quad's vertex list starts at a random corner (every local-edge case of the numbering)."""
+    x = np.linspace(0.0, 1.0, res + 1)
+    X, Y = np.meshgrid(x, x, indexing="ij")
+    pos = _distort(np.stack([X.ravel(), Y.ravel()], 1), amount)
+    quads = fem.utils.grid_to_quads(res, res)
+    if shuffle:
+        rng = np.random.default_rng(seed)
+        quads = np.stack([np.roll(q, -int(rng.integers(4))) for q in quads])
+    return fem.Quadmesh2D(wp.array(quads, dtype=int), wp.array(pos.astype(np.float32), dtype=wp.vec2))
+
+
+def _shoelace(poly):
+    x, y = poly[..., 0], poly[..., 1]
+    return 0.5 * (x * np.roll(y, -1, axis=-1) - y * np.roll(x, -1, axis=-1)).sum(axis=-1)
+
+
+def _brute_edges(cells):
+    """{sorted vertex pair: [cells holding it]} by a plain loop."""
+    edges = {}
+    for c, verts in enumerate(cells.tolist()):
+        for k in range(len(verts)):
+            key = tuple(sorted((verts[k], verts[(k + 1) % len(verts)])))
+            edges.setdefault(key, []).append(c)
+    return edges
+
+
+@fem.integrand
+def cell_measure(s: fem.Sample, domain: fem.Domain, out: wp.array(dtype=float)):
+    wp.atomic_add(out, s.element_index, fem.measure(domain, s) * s.qp_weight)
+
+
+@fem.integrand
+def side_geometry(s: fem.Sample, domain: fem.Domain, length: wp.array(dtype=float), normal: wp.array(dtype=wp.vec2),
+                  mid: wp.array(dtype=wp.vec2)):
+    wp.atomic_add(length, s.element_index, fem.measure(domain, s) * s.qp_weight)
+    wp.atomic_add(normal, s.element_index, fem.normal(domain, s) * s.qp_weight)
+    wp.atomic_add(mid, s.element_index, fem.position(domain, s) * s.qp_weight)
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_quadmesh_measures_normals_and_sides_against_brute_force(shuffle):
+    geo = quad_mesh(5, amount=0.15, shuffle=shuffle)
+    pos = geo.positions.numpy().astype(np.float64)
+    quads = geo.quad_vertex_indices.numpy()
+    edges = _brute_edges(quads)
+    assert geo.side_count() == len(edges) == 2 * 5 * 6
+    assert geo.boundary_side_count() == sum(len(c) == 1 for c in edges.values()) == 20
+    areas = wp.zeros(geo.cell_count(), dtype=float)
+    fem.interpolate(cell_measure, at=fem.RegularQuadrature(fem.Cells(geo), order=2), values={"out": areas})
+    np.testing.assert_allclose(areas.numpy(), _shoelace(pos[quads]), rtol=1e-5)
+    n = geo.side_count()
+    length, normal, mid = wp.zeros(n, dtype=float), wp.zeros(n, dtype=wp.vec2), wp.zeros(n, dtype=wp.vec2)
+    fem.interpolate(side_geometry, at=fem.RegularQuadrature(fem.Sides(geo), order=1),
+                    values={"length": length, "normal": normal, "mid": mid})
+    ev = geo.edge_vertex_indices.numpy()
+    owners = geo.edge_quad_indices.numpy()
+    d = pos[ev[:, 1]] - pos[ev[:, 0]]
+    np.testing.assert_allclose(length.numpy(), np.linalg.norm(d, axis=1), rtol=1e-5)
+    np.testing.assert_allclose(mid.numpy(), 0.5 * (pos[ev[:, 0]] + pos[ev[:, 1]]), atol=1e-6)
+    nrm = normal.numpy()
+    np.testing.assert_allclose(np.linalg.norm(nrm, axis=1), 1.0, rtol=1e-5)
+    np.testing.assert_allclose(np.einsum("ij,ij->i", nrm, d), 0.0, atol=1e-5)
+    # the normal points from the inner cell (the smaller index) to the outer one
+    centroid = pos[quads].mean(axis=1)
+    for e, pair in enumerate(map(tuple, np.sort(ev, axis=1))):
+        cells = edges[pair]
+        assert tuple(owners[e]) == (min(cells), max(cells))
+        assert np.dot(nrm[e], mid.numpy()[e] - centroid[owners[e, 0]]) > 0.0
+
+
+@fem.integrand
+def monomial(s: fem.Sample, domain: fem.Domain, a: int, b: int):
+    x = fem.position(domain, s)
+    return wp.pow(x[0], float(a)) * wp.pow(x[1], float(b))
+
+
+@pytest.mark.parametrize("a,b", [(0, 0), (2, 1), (3, 3)])
+def test_quadmesh_integrals_of_polynomials_are_exact(a, b):
+    # a bilinear cell map makes x^a y^b a polynomial of degree 2(a+b) in the element
+    # coordinates times a linear Jacobian: a rule of that order is exact
+    geo = quad_mesh(4, amount=0.2)
+    q = fem.RegularQuadrature(fem.Cells(geo), order=2 * (a + b) + 1)
+    value = fem.integrate(monomial, quadrature=q, values={"a": a, "b": b})
+    assert float(value) == pytest.approx(1.0 / ((a + 1) * (b + 1)), rel=2e-5)
+
+
+@fem.integrand
+def position_field(s: fem.Sample, domain: fem.Domain):
+    return fem.position(domain, s)
+
+
+@fem.integrand
+def position_error(s: fem.Sample, domain: fem.Domain, u: fem.Field):
+    e = u(s) - fem.position(domain, s)
+    return wp.dot(e, e)
+
+
+@pytest.mark.parametrize("degree", [1, 2, 3])
+def test_quadmesh_nodes_are_shared_consistently_between_cells(degree):
+    # the position is in every Q_k space of a bilinear mesh: interpolated at the nodes, it
+    # must come back exactly everywhere, which fails if two cells number a shared node apart
+    geo = quad_mesh(4, amount=0.2, shuffle=True, seed=degree)
+    space = fem.make_polynomial_space(geo, degree=degree, dtype=wp.vec2)
+    k = degree
+    assert space.node_count() == 25 + 16 * (k - 1) ** 2 + 40 * (k - 1)
+    u = space.make_field()
+    fem.interpolate(position_field, dest=u)
+    np.testing.assert_allclose(u.dof_values.numpy(), space.node_positions().numpy(), atol=1e-6)
+    q = fem.RegularQuadrature(fem.Cells(geo), order=2 * k + 2)
+    assert float(fem.integrate(position_error, fields={"u": u}, quadrature=q)) < 1e-11
+
+
+@pytest.mark.parametrize("degree", [1, 2, 3])
+def test_quadmesh_matrices_symmetric_with_exact_area(degree):
+    geo = quad_mesh(3, amount=0.15, shuffle=True)
+    space = fem.make_polynomial_space(geo, degree=degree)
+    fields = {"u": fem.make_trial(space), "v": fem.make_test(space)}
+    K = to_scipy(fem.integrate(diffusion, fields=fields, values={"nu": 1.0}))
+    M = to_scipy(fem.integrate(mass, fields=fields))
+    for A in (K, M):
+        assert abs(A - A.T).max() < 1e-5 * abs(A).max()
+    np.testing.assert_allclose(K @ np.ones(K.shape[0]), 0.0, atol=1e-4)
+    assert M.sum() == pytest.approx(1.0, rel=1e-5)
+
+
+@pytest.mark.parametrize("degree,rate", [(1, 2.0), (2, 3.0), (3, 4.0)])
+def test_quadmesh_poisson_converges_at_the_expected_order(degree, rate):
+    resolutions = (4, 8, 16) if degree < 3 else (2, 4, 8)
+    errors = [poisson_l2_error(res, degree, lambda r: quad_mesh(r, amount=0.1)) for res in resolutions]
+    rates = [math.log2(a / b) for a, b in zip(errors, errors[1:])]
+    assert rates[-1] == pytest.approx(rate, abs=0.3), (errors, rates)
+
+
+@fem.integrand
+def jump_squared(s: fem.Sample, u: fem.Field):
+    j = fem.jump(u, s)
+    return j * j
+
+
+@fem.integrand
+def smooth(s: fem.Sample, domain: fem.Domain):
+    x = fem.position(domain, s)
+    return wp.sin(3.0 * x[0]) * wp.cos(2.0 * x[1])
+
+
+@pytest.mark.parametrize("degree", [1, 2])
+def test_quadmesh_dg_space_jumps(degree):
+    geo = quad_mesh(3, amount=0.15, shuffle=True)
+    dg = fem.make_polynomial_space(geo, degree=degree, discontinuous=True)
+    nodes = (degree + 1) ** 2
+    assert dg.node_count() == 9 * nodes
+    u = dg.make_field()
+    fem.interpolate(position_field_x, dest=u)         # x is bilinear in each cell: no jumps
+    assert float(fem.integrate(jump_squared, domain=fem.Sides(geo), fields={"u": u})) < 1e-10
+    per_cell = np.random.default_rng(degree).uniform(-1.0, 1.0, geo.cell_count())
+    u.dof_values = wp.array(np.repeat(per_cell, nodes).astype(np.float32), dtype=float)
+    pos = geo.positions.numpy().astype(np.float64)
+    ref = sum((per_cell[c[0]] - per_cell[c[1]]) ** 2 * np.linalg.norm(pos[a] - pos[b])
+              for (a, b), c in _brute_edges(geo.quad_vertex_indices.numpy()).items() if len(c) == 2)
+    jumps = fem.integrate(jump_squared, domain=fem.Sides(geo), fields={"u": u})
+    assert float(jumps) == pytest.approx(ref, rel=1e-5)
+
+
+@fem.integrand
+def position_field_x(s: fem.Sample, domain: fem.Domain):
+    return fem.position(domain, s)[0]
