@@ -4,11 +4,8 @@ A cell's vertices are given counter-clockwise; its element coordinates ``(u, v)`
 the bilinear map from the unit square (vertex 0 at (0, 0), 1 at (1, 0), 2 at (1, 1), 3 at
 (0, 1)). Local edge ``k`` of a cell joins its vertices ``k`` and ``k + 1``.
 
-Sides are the unique edges, numbered as warp-lang numbers them (so that fields' node values
-line up with its own): grouped by their smaller vertex index, and within a group in the order
-they are first met walking the cells in order and each cell's edges in order. A side's inner
-cell is the first cell holding it, its outer cell the other one (the inner one on the
-boundary). Each side is oriented (its vertex pair possibly swapped) so that its normal
+Sides are the unique edges, numbered and given inner/outer cells by ``topology.unique_facets``
+(as warp-lang does). Each side is oriented (its vertex pair possibly swapped) so that its normal
 ``(d_y, -d_x)`` (``d`` = end - start) points away from its inner cell; its coordinate ``t``
 runs from its start to its end."""
 
@@ -19,6 +16,7 @@ import numpy as np
 from .. import _api as wp
 from ..types import make_free_sample  # noqa: F401  (used by the generated lookups' callers)
 from .geometry import Geometry
+from .topology import check_indices, unique_facets
 
 
 @wp.struct
@@ -156,30 +154,6 @@ def quadmesh2d_side_outer_cell_coords(arg: Quadmesh2DSideArg, side: int, side_co
     return _side_to_cell_coords(arg, side, arg.edge_quad_indices[side][1], side_coords)
 
 
-def build_edges(quads):
-    """(edge vertex pairs, per-edge (inner, outer) cells, per-cell local edge -> edge index) of a
-    polygon index array (n x m, local edge k joining vertices k and k+1), the edges numbered by
-    smaller vertex, then by first occurrence; pairs are (smaller, larger) vertex here."""
-    n, m = quads.shape
-    a = quads.reshape(-1)
-    b = np.roll(quads, -1, axis=1).reshape(-1)
-    lo, hi = np.minimum(a, b), np.maximum(a, b)
-    key = lo * (int(a.max(initial=0)) + 1) + hi
-    uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-    order = np.lexsort((first, lo[first]))          # by smaller vertex, then first occurrence
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
-    edge_of = rank[inverse.reshape(-1)]
-    edges = np.stack([lo[first[order]], hi[first[order]]], axis=1)
-    owner = np.repeat(np.arange(n), m)
-    inner = np.full(len(edges), n, dtype=np.int64)
-    np.minimum.at(inner, edge_of, owner)
-    outer = np.full(len(edges), -1, dtype=np.int64)
-    np.maximum.at(outer, edge_of, owner)
-    return edges.astype(np.int32), np.stack([inner, outer], axis=1).astype(np.int32), \
-        edge_of.reshape(n, m).astype(np.int32)
-
-
 def orient_edges_2d(edges, owners, cells, positions):
     """Swap each edge's vertices where its normal (d_y, -d_x) points into its inner cell."""
     centroid = positions[cells[owners[:, 0]]].mean(axis=1)
@@ -208,8 +182,8 @@ class Quadmesh2D(Geometry):
         self.positions = positions
         self.scalar_type = wp.float32
         quads = quad_vertex_indices.numpy().astype(np.int64)
-        _check_indices(quads, positions.shape[0], "Quadmesh2D")
-        edges, owners, quad_edges = build_edges(quads)
+        check_indices(quads, positions.shape[0], "Quadmesh2D")
+        edges, owners, quad_edges = unique_facets(quads, [(k, (k + 1) % 4) for k in range(4)])
         edges = orient_edges_2d(edges, owners, quads, positions.numpy().astype(np.float64))
         device = positions.device
         self.edge_vertex_indices = wp.array(edges, dtype=wp.vec2i, device=device)
@@ -264,8 +238,3 @@ class Quadmesh2D(Geometry):
     side_inner_cell_coords = quadmesh2d_side_inner_cell_coords
     side_outer_cell_coords = quadmesh2d_side_outer_cell_coords
 
-
-def _check_indices(cells, vertex_count, name):
-    if cells.size and (cells.min() < 0 or cells.max() >= vertex_count):
-        raise ValueError(f"fem.{name}: vertex indices must lie in [0, {vertex_count}), "
-                         f"got values in [{cells.min()}, {cells.max()}]")
