@@ -20,10 +20,12 @@ from ..geometry import tetmesh as tm
 EDGE_A = wp.constant(wp.types.vector(6, wp.int32)(*[a for a, _ in tm.TET_EDGES]))
 EDGE_B = wp.constant(wp.types.vector(6, wp.int32)(*[b for _, b in tm.TET_EDGES]))
 
-# integrals of the shape functions over the reference cell / face (measure 1): the weights of
-# the nodal quadrature rule, per node kind (vertex, edge, face)
-TET_NODAL_WEIGHTS = {1: (1.0 / 4.0, 0.0, 0.0), 2: (-1.0 / 20.0, 1.0 / 5.0, 0.0), 3: (1.0 / 40.0, 0.0, 9.0 / 40.0)}
-TRI_NODAL_WEIGHTS = {1: (1.0 / 3.0, 0.0, 0.0), 2: (0.0, 1.0 / 3.0, 0.0), 3: (1.0 / 30.0, 3.0 / 40.0, 9.0 / 20.0)}
+# weights of the nodal quadrature rules per node kind (vertex, edge, face), on the reference
+# cell and face (measure 1): warp-lang's (uniform for the P1/P2 cell; for P3 positive weights
+# exact for linear functions; on faces, positive weights for P2, the shape functions' integrals
+# for P3), so nodal assembly (lumped mass, boundary projectors) weighs nodes as it does
+TET_NODAL_WEIGHTS = {1: (1.0 / 4.0, 0.0, 0.0), 2: (0.1, 0.1, 0.0), 3: (0.007348845656, 0.020688129855, 0.180586764778)}
+TRI_NODAL_WEIGHTS = {1: (1.0 / 3.0, 0.0, 0.0), 2: (0.022335964126, 0.310997369207, 0.0), 3: (1.0 / 30.0, 0.075, 0.45)}
 
 
 @functools.lru_cache(maxsize=None)
