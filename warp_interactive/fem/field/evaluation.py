@@ -45,12 +45,16 @@ def value_makers(dtype, dim):
             return v * g
     else:
         DT = dtype
-        GM = wp.types.matrix(shape=(dtype._length_, dim), dtype=wp.float32)
+        L = dtype._length_
+        GM = wp.types.matrix(shape=(L, dim), dtype=wp.float32)
 
         @wp.func
         def basis_value(w: float, c: int):
+            # each entry selected (an unrolled loop of constant indices), not v[c] = w: a store
+            # at a run-time index read back as a whole vector stalls the CPU on every call
             v = DT(0.0)
-            v[c] = w
+            for i in range(L):
+                v[i] = wp.where(i == c, w, 0.0)
             return v
 
         @wp.func
