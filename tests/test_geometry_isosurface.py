@@ -128,6 +128,79 @@ def test_tables_have_the_reference_layout():
         assert set(MC.TRI_LOCAL_INDICES[start:end]) == edges
 
 
+def _face_sides(case):
+    """The segments the surface must cut into each cube face, from the face's own four signs:
+    a face with one corner (or three) above cuts that corner off, two adjacent corners give one
+    segment across, and two diagonal corners above are cut off each on its own. Pairs of cube
+    edges, unordered."""
+    out = set()
+    for face in ((0, 3, 2, 1), (4, 5, 6, 7), (0, 1, 5, 4), (3, 7, 6, 2), (0, 4, 7, 3), (1, 2, 6, 5)):
+        above = [(case >> c) & 1 for c in face]
+        edge = [next(e for e, ends in enumerate(mc_tables.EDGE_TO_CORNERS) if set(ends) == {face[k], face[(k + 1) % 4]})
+                for k in range(4)]
+        crossed = [edge[k] for k in range(4) if above[k] != above[(k + 1) % 4]]
+        if len(crossed) == 2:
+            out.add(frozenset(crossed))
+        elif len(crossed) == 4:
+            out |= {frozenset((edge[k - 1], edge[k])) for k in range(4) if above[k]}
+    return out
+
+
+def _case_triangles(case):
+    r = mc_tables.CASE_TO_TRI_RANGE
+    flat = mc_tables.TRI_LOCAL_INDICES[r[case]:r[case + 1]]
+    return [flat[k:k + 3] for k in range(0, len(flat), 3)]
+
+
+def test_every_case_is_a_consistent_manifold_patch():
+    """Per case: the triangles' sides that no other triangle of the cell shares are exactly the
+    segments the face rule cuts into the cube's faces (so neighbouring cells meet without cracks),
+    every other side is shared by two triangles wound opposite ways, and no such inner diagonal
+    lies on a cube face (the cell across would repeat it: four triangles on one edge)."""
+    for case in range(256):
+        sides = [(t[k], t[(k + 1) % 3]) for t in _case_triangles(case) for k in range(3)]
+        assert len(set(sides)) == len(sides), case
+        boundary = {frozenset(s) for s in sides if s[::-1] not in sides}
+        assert boundary == _face_sides(case), case
+        for a, b in sides:
+            if (b, a) in sides:
+                assert not any(
+                    {a, b} <= {e for e, ends in enumerate(mc_tables.EDGE_TO_CORNERS) if ends[0] in f and ends[1] in f}
+                    for f in ((0, 1, 2, 3), (4, 5, 6, 7), (0, 1, 4, 5), (2, 3, 6, 7), (0, 3, 4, 7), (1, 2, 5, 6))), case
+
+
+# Single cells with +-1 corners: every vertex is an edge midpoint. The triangles are worked out by
+# hand: each faces the above-threshold corners (counter-clockwise seen from them); the quads'
+# diagonals, the triangles' order and first vertices are the classic table's, as warp-lang emits.
+_MID = {e: tuple((np.add(mc_tables.CUBE_CORNER_OFFSETS[a], mc_tables.CUBE_CORNER_OFFSETS[b]) / 2).tolist())
+        for e, (a, b) in enumerate(mc_tables.EDGE_TO_CORNERS)}
+
+
+@pytest.mark.parametrize("above, triangles", [
+    # corner (0,0,0) cut off: x edge, z edge, y edge
+    ((0,), [[(.5, 0, 0), (0, 0, .5), (0, .5, 0)]]),
+    # corners (0,0,0), (1,0,0): the quad through their y and z edges, cut along (1,.5,0)-(0,0,.5)
+    ((0, 1), [[(1, .5, 0), (0, 0, .5), (0, .5, 0)], [(1, 0, .5), (0, 0, .5), (1, .5, 0)]]),
+    # the ambiguous bottom face with (0,0,0) and (1,1,0) above: two separate corner triangles
+    ((0, 2), [[(.5, 0, 0), (0, 0, .5), (0, .5, 0)], [(1, .5, 0), (.5, 1, 0), (1, 1, .5)]]),
+    # the whole bottom face above: the plane z = 1/2, cut along (0,0,.5)-(1,1,.5)
+    ((0, 1, 2, 3), [[(1, 0, .5), (0, 0, .5), (1, 1, .5)], [(1, 1, .5), (0, 0, .5), (0, 1, .5)]]),
+    # (1,0,0) and (1,1,0) above: the quad cut along (.5,1,0)-(1,0,.5), unlike the first pair's mirror
+    ((1, 2), [[(1, 0, .5), (.5, 1, 0), (1, 1, .5)], [(.5, 0, 0), (.5, 1, 0), (1, 0, .5)]]),
+])
+def test_single_cell_triangles_match_the_worked_out_table(above, triangles):
+    f = -np.ones((2, 2, 2), dtype=np.float32)
+    for c in above:
+        f[mc_tables.CUBE_CORNER_OFFSETS[c]] = 1.0
+    verts, faces = extract(f, "cpu", lower=(0, 0, 0), upper=(1, 1, 1))
+    np.testing.assert_array_equal(verts[faces], np.array(triangles, dtype=np.float32))
+    corners = np.array([mc_tables.CUBE_CORNER_OFFSETS[c] for c in above], dtype=np.float64)
+    for tri in verts[faces].astype(np.float64):
+        normal = np.cross(tri[1] - tri[0], tri[2] - tri[0])
+        nearest = corners[np.argmin(np.linalg.norm(corners - tri.mean(axis=0), axis=1))]
+        assert np.dot(normal, nearest - tri.mean(axis=0)) > 0  # faces the corner above it
+
+
 def test_stateful_interface_matches_extract_and_checks_shapes(device):
     f = wp.array(sphere_field(16, 0.5), device=device)
     iso = MC(16, 16, 16, lower=(-1, -1, -1), upper=(1, 1, 1))

@@ -5,10 +5,14 @@ A cell's case is the 8-bit code of its corners at or above the threshold (bit ``
 edges the surface crosses; a face with two diagonal corners above (the ambiguous face) is resolved
 by cutting off each above-threshold corner on its own. The rule depends only on the face's four
 signs, so two cells sharing a face cut it the same way and the surface has no cracks. Chaining
-the face segments through the crossed cube edges gives closed polygons, fanned into triangles
+the face segments through the crossed cube edges gives closed polygons, cut into triangles
 whose normals (counter-clockwise winding) point to the above-threshold side: outwards for a
-signed distance field, as in warp-lang.
+signed distance field, as in warp-lang. How each polygon is cut into triangles, and in which
+order they are listed, is the per-case choice of ``mc_choices`` (the classic table's, so that
+the index arrays equal warp-lang's).
 """
+
+from .mc_choices import CASE_TRIANGULATIONS
 
 CUBE_CORNER_OFFSETS = ((0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0, 0, 1), (1, 0, 1), (1, 1, 1), (0, 1, 1))
 # Each edge runs from its lower corner to its upper one (one axis differs).
@@ -16,7 +20,6 @@ EDGE_TO_CORNERS = ((0, 1), (1, 2), (3, 2), (0, 3), (4, 5), (5, 6), (7, 6), (4, 7
 # The faces' corners in counter-clockwise order seen from outside the cube.
 _FACES = ((0, 3, 2, 1), (4, 5, 6, 7), (0, 1, 5, 4), (3, 7, 6, 2), (0, 4, 7, 3), (1, 2, 6, 5))
 _EDGE_OF = {frozenset(e): i for i, e in enumerate(EDGE_TO_CORNERS)}
-_FACE_EDGES = [{_EDGE_OF[frozenset((f[k], f[(k + 1) % 4]))] for k in range(4)} for f in _FACES]
 
 
 def _face_segments(case):
@@ -54,30 +57,39 @@ def _polygons(case):
     return polygons
 
 
-def _on_one_face(a, b):
-    return any({a, b} <= edges for edges in _FACE_EDGES)
+def _rings(case):
+    """The case's polygons as triangle rings: reversed, so that a ring runs counter-clockwise
+    seen from the above-threshold side and its triangles' normals point there."""
+    return [[polygon[0]] + polygon[:0:-1] for polygon in _polygons(case)]
 
 
-def _fan(ring):
-    """The ring rotated so that its fan's diagonals never join two vertices of one cube face: the
-    cell across that face cuts it with the same segments, and a diagonal there too would give an
-    edge with four triangles."""
-    for start in range(len(ring)):
-        rotated = ring[start:] + ring[:start]
-        if not any(_on_one_face(rotated[0], rotated[k]) for k in range(2, len(ring) - 1)):
-            return rotated
-    raise AssertionError(f"no fan of {ring} keeps its diagonals off the cube's faces")
+def _check_triangulation(case, rings, triangles):
+    """Each polygon is cut into n - 2 triangles, wound like its ring, that use every ring side
+    once and every diagonal twice (once each way) without crossing: a triangulation of it."""
+    for ring in rings:
+        mine = [t for t in triangles if set(t) <= set(ring)]
+        position = {e: k for k, e in enumerate(ring)}
+        sides = [(mine_t[k], mine_t[(k + 1) % 3]) for mine_t in mine for k in range(3)]
+        boundary = {(ring[k], ring[(k + 1) % len(ring)]) for k in range(len(ring))}
+        inner = [s for s in sides if s not in boundary]
+        ordered = all((position[b] - position[a]) % len(ring) < (position[c] - position[a]) % len(ring)
+                      for a, b, c in mine)
+        if not (len(mine) == len(ring) - 2 and ordered and boundary <= set(sides)
+                and sorted(inner) == sorted((b, a) for a, b in inner)):
+            raise AssertionError(f"case {case}: {mine} is no triangulation of the polygon {ring}")
+    if sum(len(r) - 2 for r in rings) != len(triangles):
+        raise AssertionError(f"case {case}: triangles outside its polygons")
 
 
 def _triangles(case):
-    """The case's triangles as a flat tuple of edge numbers: each polygon, reversed so that the
-    triangle normals point to the above-threshold side, fanned (see ``_fan``)."""
-    out = []
-    for polygon in _polygons(case):
-        ring = _fan([polygon[0]] + polygon[:0:-1])
-        for k in range(1, len(ring) - 1):
-            out += [ring[0], ring[k], ring[k + 1]]
-    return tuple(out)
+    """The case's triangles as a flat tuple of edge numbers: its polygons cut as
+    ``mc_choices`` lists (checked to be a triangulation of each)."""
+    rings = _rings(case)
+    ring_edges = [e for ring in rings for e in ring]
+    entry = CASE_TRIANGULATIONS[case].strip("-")
+    flat = tuple(ring_edges[int(digit, 16)] for digit in entry)
+    _check_triangulation(case, rings, [flat[k:k + 3] for k in range(0, len(flat), 3)])
+    return flat
 
 
 def _build():
