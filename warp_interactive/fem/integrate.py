@@ -203,7 +203,7 @@ class _Context:
             self.call, self.domain, self.qfuncs, self.S, self.ACC, test_node, test.at, adder, comps, out_dtype,
             types))
         dim = (self.domain.element_count(), test.node_count())
-        self._launch(kernel, dim, [test.eval_arg_value(self.device), self.fields, self.values, output])
+        self._launch(kernel, dim, [test.eval_arg_value(self.device), self.fields, self.values, output, comps])
         return output
 
     def bilinear(self, output_dtype, output, add, bsr_options):
@@ -231,6 +231,6 @@ class _Context:
         cols = wp.empty(n, dtype=int, device=self.device)
         vals = wp.empty(n, dtype=block_type, device=self.device)
         self._launch(kernel, dim, [test.eval_arg_value(self.device), trial.eval_arg_value(self.device),
-                                   self.fields, self.values, rows, cols, vals])
+                                   self.fields, self.values, rows, cols, vals, tc * uc])
         return matrix_from_triplets(test.space.node_count(), trial.space.node_count(), rows, cols, vals,
                                     block_type, output, add, bsr_options)

@@ -148,10 +148,9 @@ def linear_kernel(call, domain, qfuncs, S, ACC, test_node, test_at, adder, comps
     element_index, measure = domain.element_index, domain.element_measure
     qp_count, qp_coords, qp_weight, qp_index = qfuncs
     SUMS, add = adder
-    TC = comps
 
     def integrate_linear(dom_arg: DA, idx_arg: IA, qp_arg: QA, test_arg: TA, fields: FS, values: VS,
-                         out: wp.array(dtype=out_dtype)):
+                         out: wp.array(dtype=out_dtype), components: int):
         e, m = wp.tid()
         elt = element_index(idx_arg, e)
         sums = SUMS(ACC(0.0))
@@ -162,7 +161,7 @@ def linear_kernel(call, domain, qfuncs, S, ACC, test_node, test_at, adder, comps
             s0 = S(elt, x, qi, w, wp.vec2i(m, 0), wp.vec2i(-1, -1))
             v = test_at(test_arg, s0, m)
             wm = ACC(w * measure(dom_arg, s0))
-            for c in range(TC):
+            for c in range(components):     # a run-time bound: the integrand is inlined once
                 s = S(elt, x, qi, w, wp.vec2i(m, c), wp.vec2i(-1, -1))
                 sums[c] += wm * ACC(call(s, dom_arg, fields, values, v))
         add(out, test_node(test_arg, elt, m), sums)
@@ -185,7 +184,7 @@ def bilinear_kernel(call, domain, qfuncs, S, ACC, node_funcs, at_funcs, setters,
 
     def integrate_bilinear(dom_arg: DA, idx_arg: IA, qp_arg: QA, test_arg: TA, trial_arg: UA,
                            fields: FS, values: VS, rows: wp.array(dtype=int), cols: wp.array(dtype=int),
-                           vals: wp.array(dtype=block_type)):
+                           vals: wp.array(dtype=block_type), entries: int):
         e, m, k = wp.tid()
         n = wp.where(NODAL == 1, m, k)
         elt = element_index(idx_arg, e)
@@ -199,10 +198,12 @@ def bilinear_kernel(call, domain, qfuncs, S, ACC, node_funcs, at_funcs, setters,
             v = test_at(test_arg, s0, m)
             u = trial_at(trial_arg, s0, n)
             wm = ACC(w * measure(dom_arg, s0))
-            for c in range(TC):
-                for d in range(UC):
-                    s = S(elt, x, qi, w, wp.vec2i(m, c), wp.vec2i(n, d))
-                    sums[c * UC + d] += wm * ACC(call(s, dom_arg, fields, values, v, u))
+            # entries: TC * UC given at launch, so the loop has a run-time bound and the
+            # integrand is translated (inlined) once, not once per block entry
+            for j in range(entries):
+                c = j // UC
+                s = S(elt, x, qi, w, wp.vec2i(m, c), wp.vec2i(n, j - c * UC))
+                sums[j] += wm * ACC(call(s, dom_arg, fields, values, v, u))
         block = zero_block()
         for c in range(TC):
             for d in range(UC):
