@@ -250,8 +250,12 @@ def test_block_jacobi_any_block_size_and_spd_fallback(ptype, size, dtype):
 
 def test_preconditioner_errors():
     A = sp.bsr_zeros(3, 3, wp.types.matrix(shape=(2, 3), dtype=wp.float64))
-    with pytest.raises(ValueError, match="requires square blocks"):
+    with pytest.raises(ValueError, match=r"requires square matrix blocks, got \(2, 3\)"):
         la.preconditioner(A, "block_jacobi_direct")
+    with pytest.raises(ValueError, match=r"requires square matrix blocks, got \(3, 2\)"):
+        la.preconditioner(sp.bsr_zeros(2, 3, wp.types.matrix(shape=(3, 2), dtype=wp.float64)), "block_jacobi_tile")
+    with pytest.raises(ValueError, match="requires a square matrix, got 3x5 blocks"):
+        la.preconditioner(sp.bsr_zeros(3, 5, wp.mat33d), "block_jacobi_sequential")
     with pytest.raises(ValueError, match="Unsupported preconditioner type 'ilu'"):
         la.preconditioner(A, "ilu")
     assert la.preconditioner(A, "id") is None

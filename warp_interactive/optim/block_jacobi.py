@@ -134,11 +134,11 @@ def block_jacobi(A, ptype):
     """The block-Jacobi preconditioner of ``A`` (see the module's docstring)."""
     if not isinstance(A, sparse.BsrMatrix):
         raise ValueError(f"Preconditioner '{ptype}' requires a BsrMatrix")
+    r, c = A.block_shape
+    if r != c:     # first: a grid of non-square blocks may still make a square matrix
+        raise ValueError(f"Preconditioner '{ptype}' requires square matrix blocks, got {A.block_shape}")
     if A.nrow != A.ncol:
         raise ValueError(f"Preconditioner '{ptype}' requires a square matrix, got {A.nrow}x{A.ncol} blocks")
-    r, c = A.block_shape
-    if r != c:
-        raise ValueError(f"Preconditioner '{ptype}' requires square blocks, got {A.block_shape}")
     scalar = A.scalar_type
     if ptype == "block_jacobi_tile" and scalar not in (wp.float32, wp.float64):
         raise ValueError(f"Preconditioner 'block_jacobi_tile' requires float32 or float64 matrices, got "
