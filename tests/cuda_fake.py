@@ -53,6 +53,13 @@ class FakeDriver:
         self.CUgraphInstantiate_flags = types.SimpleNamespace(CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH=1)
         self.CUpointer_attribute = types.SimpleNamespace(CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL="ordinal")
         self.current = 0
+        self.pool_sizes, self.pool_used, self.pool_high, self.pool_threshold = {}, 0, 0, 0
+        self.CUmemPool_attribute = types.SimpleNamespace(**{n: n for n in (
+            "CU_MEMPOOL_ATTR_RELEASE_THRESHOLD", "CU_MEMPOOL_ATTR_USED_MEM_CURRENT",
+            "CU_MEMPOOL_ATTR_USED_MEM_HIGH")})
+        self.CUfunction_attribute = types.SimpleNamespace(**{n: n for n in (
+            "CU_FUNC_ATTRIBUTE_NUM_REGS", "CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES")})
+        self.cuuint64_t = int
 
     def CUstream(self, value):
         return Handle(value)
@@ -156,12 +163,39 @@ class FakeDriver:
         return addr
 
     def cuMemAllocAsync(self, n, s):
-        return OK, Handle(self._alloc(n))
+        addr = self._alloc(n)
+        self.pool_sizes[addr] = n           # the default memory pool's figures
+        self.pool_used += n
+        self.pool_high = max(self.pool_high, self.pool_used)
+        return OK, Handle(addr)
+
+    def cuDeviceGetDefaultMemPool(self, dev):
+        return OK, Handle(55)
+
+    def cuMemPoolGetAttribute(self, pool, attr):
+        assert int(pool) == 55
+        return OK, {"CU_MEMPOOL_ATTR_USED_MEM_CURRENT": self.pool_used,
+                    "CU_MEMPOOL_ATTR_USED_MEM_HIGH": self.pool_high,
+                    "CU_MEMPOOL_ATTR_RELEASE_THRESHOLD": self.pool_threshold}[attr]
+
+    def cuMemPoolSetAttribute(self, pool, attr, value):
+        assert int(pool) == 55 and attr == "CU_MEMPOOL_ATTR_RELEASE_THRESHOLD"
+        self.pool_threshold = int(value)
+        return (OK,)
+
+    def cuFuncGetAttribute(self, attr, fn):
+        assert isinstance(fn, str) and fn.endswith("_cuda_forward")
+        return OK, {"CU_FUNC_ATTRIBUTE_NUM_REGS": 40, "CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES": 16}[attr]
+
+    def cuOccupancyMaxPotentialBlockSize(self, fn, size_fn, smem, limit):
+        assert isinstance(fn, str) and fn.endswith("_cuda_forward")
+        return OK, 8, 768             # (status, min grid size, block size): the driver's order
 
     def cuMemAlloc(self, n):
         return OK, Handle(self._alloc(n))
 
     def cuMemFreeAsync(self, p, s):
+        self.pool_used -= self.pool_sizes.pop(int(p), 0)
         self.buffers.pop(int(p), None)
         return (OK,)
 

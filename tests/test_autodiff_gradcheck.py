@@ -102,3 +102,69 @@ def test_helpers_reject_bad_arguments():
         wp.autograd.jacobian_fd(accumulates, inputs=[x], outputs=[y])
     with pytest.raises(TypeError, match="@wp.kernel or a callable"):
         wp.autograd.gradcheck(42, inputs=[x], outputs=[y])
+
+
+def _recorded(rng):
+    """A tape with a correct launch (rotate_scale) and one with a wrong adjoint (uses_wrong_grad)."""
+    q, s, out = _inputs(rng)
+    x = wp.array([0.5, 1.5, -2.0], dtype=wp.float64, requires_grad=True)
+    y = wp.zeros(3, dtype=wp.float64, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(rotate_scale, dim=3, inputs=[q, s], outputs=[out])
+        wp.launch(uses_wrong_grad, dim=3, inputs=[x], outputs=[y])
+    return tape
+
+
+@pytest.mark.parametrize("options, expected", [
+    ({}, False),                                                     # the wrong adjoint is found
+    ({"blacklist_kernels": [uses_wrong_grad.key]}, True),
+    ({"whitelist_kernels": [rotate_scale.key]}, True),
+    ({"whitelist_kernels": [uses_wrong_grad.key]}, False),
+    ({"skip_to_launch_index": 1}, False),
+    ({"reverse_launches": True, "skip_to_launch_index": 1}, True),   # reversed: only rotate_scale left
+    ({"input_output_masks": {uses_wrong_grad.key: []}}, True),       # an empty mask checks nothing
+    ({"input_output_masks": {uses_wrong_grad.key: [("x", "y")]}}, False),
+    ({"input_output_masks": {uses_wrong_grad.key: [(0, 0)]}}, False),
+])
+def test_gradcheck_tape(options, expected):
+    tape = _recorded(np.random.default_rng(3))
+    assert wp.autograd.gradcheck_tape(tape, eps=1e-6, atol=1e-6, rtol=1e-6, raise_exception=False,
+                                      show_summary=False, **options) is expected
+
+
+def test_gradcheck_tape_raises_naming_the_entry():
+    tape = _recorded(np.random.default_rng(4))
+    with pytest.raises(ValueError, match=r"by the tape \(adjoint\) but .* by finite differences"):
+        wp.autograd.gradcheck_tape(tape, show_summary=False)
+
+
+def test_jacobian_plot_lays_out_the_blocks():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+    matplotlib.use("Agg")
+    q, s, out = _inputs(np.random.default_rng(5), n=2)
+    jac = wp.autograd.jacobian(rotate_scale, dim=2, inputs=[q, s], outputs=[out])
+    fig = wp.autograd.jacobian_plot(jac, rotate_scale, inputs=[q, s], show_plot=False)
+    images = [ax for ax in fig.axes if ax.images]
+    assert [ax.get_xlabel() for ax in images] == ["q", "s"]
+    assert [ax.get_ylabel() for ax in images] == ["out", "out"]
+    for ax, key in zip(images, [(0, 0), (1, 0)]):
+        np.testing.assert_array_equal(ax.images[0].get_array(), jac[key])
+    with pytest.raises(ValueError, match="inputs must be provided"):
+        wp.autograd.jacobian_plot(jac, rotate_scale)
+
+
+@wp.kernel(enable_backward=False)
+def no_backward_wrong(x: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    y[i] = cube(x[i])
+
+
+def test_gradcheck_tape_skips_kernels_without_backward():
+    x = wp.array([0.5, 1.5], dtype=wp.float64, requires_grad=True)
+    y = wp.zeros(2, dtype=wp.float64, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(no_backward_wrong, dim=2, inputs=[x], outputs=[y])
+    assert wp.autograd.gradcheck_tape(tape, show_summary=False)

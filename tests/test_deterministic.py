@@ -71,7 +71,7 @@ def test_cuda_launches_refuse_a_deterministic_mode():
     from warp_interactive.runtime.cuda.modules import launcher as cuda_launcher
     from warp_interactive.runtime.launchers import deterministic_threads
     gpu = SimpleNamespace(launcher=cuda_launcher)
-    with pytest.raises(NotImplementedError, match="deterministic=RUN_TO_RUN is not supported on CUDA"):
+    with pytest.raises(wp.WarpDeterminismError, match="deterministic=RUN_TO_RUN is not supported on CUDA"):
         deterministic_threads(reduce_sum_det, gpu)
     assert deterministic_threads(reduce_sum, gpu) is None
     assert deterministic_threads(reduce_sum_det, wp.get_device("cpu")) == 1

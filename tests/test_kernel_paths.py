@@ -197,3 +197,49 @@ def test_annotate_shows_the_paths(ipython):
     assert "no lanes body: the bounds of the loop at line 5 differ per thread" in table
     assert "# nb_paths forward: scalar: no lanes body: the bounds of the loop at line 5 differ per thread" \
         in repr(view)
+
+
+@wp.kernel
+def pk_control_lines(x: wp.array(dtype=float), out: wp.array(dtype=float), n: int):
+    i = wp.tid()
+    s = x[i]
+    if s > 0.0:  # @if-outer
+        s = s * 2.0
+        for j in range(n):  # @for-inner
+            s += x[j]
+            if s > 10.0:  # @if-inner
+                s = s - 1.0
+                s = s * 0.5
+    elif s < -1.0:  # @elif
+        k = int(0)
+        while k < n:  # @while
+            s += 1.0
+            k += 1
+    else:
+        s = 0.0
+    out[i] = s
+
+
+def _stmt_lines(kernel):
+    from warp_interactive.codegen.ir_uses import walk_stmts
+    from warp_interactive.lang import ir
+    fir = kernel.ir
+    return [(type(s).__name__, s.lineno) for s in walk_stmts(fir.body.stmts)
+            if isinstance(s, (ir.If, ir.ForRange, ir.While, ir.Select))]
+
+
+def test_control_statements_sit_on_their_own_line():
+    """An if, elif, for or while statement (and the Selects joining an if's paths) carries the
+    line of its own header, not the line of its body's last statement."""
+    want = {_line(pk_control_lines, f"# @{tag}") for tag in ("if-outer", "for-inner", "if-inner", "elif", "while")}
+    found = _stmt_lines(pk_control_lines)
+    kinds = {k for k, _ in found}
+    assert {"If", "ForRange", "While", "Select"} <= kinds, found
+    assert {line for _, line in found} == want, found
+    # the generated C++ marks the if statements with their own lines
+    from warp_interactive.codegen.module_source import generate_source
+    from warp_interactive.lang import lower
+    src = generate_source(lower([pk_control_lines]), CPU, backward=False)
+    for tag in ("if-outer", "if-inner"):
+        marked = [ln for ln in src.splitlines() if ln.rstrip().endswith(f":{_line(pk_control_lines, '# @' + tag)}")]
+        assert any(ln.lstrip().startswith("if") for ln in marked), (tag, marked)

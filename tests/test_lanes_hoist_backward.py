@@ -157,3 +157,51 @@ def test_own_read_adjoints_with_overlapping_gradients(same):
         np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
     src = generate_source(lower([hb_two]), CPU, backward=True)
     assert "const bool _own = true && wp::grad_disjoint(a.u_z, a.u_x)" in src
+
+
+@wp.kernel
+def hb_acc(x: wp.array(dtype=F64), out: wp.array(dtype=F64), n: int):
+    i = wp.tid()
+    for j in range(n):
+        out[i] += x[j] * x[i]                # out[i] kept in a local in the lanes backward too
+        out[i] -= x[j] * F64(0.5)
+
+
+@wp.kernel
+def hb_acc_store(x: wp.array(dtype=F64), out: wp.array(dtype=F64), n: int):
+    i = wp.tid()
+    for j in range(n):
+        out[i] = out[i] + wp.sin(x[j]) * x[i]
+
+
+@pytest.mark.parametrize("kernel", [hb_acc, hb_acc_store], ids=["add_sub", "store"])
+@pytest.mark.parametrize("m", [8, 19])
+def test_accumulator_gradients(kernel, m):
+    rng = np.random.default_rng(12)
+    xv, ov, g = rng.normal(size=m), rng.normal(size=m), rng.normal(size=m)
+    out = {}
+    for lanes in (True, False):
+        wp.config.cpu_lanes = lanes
+        try:
+            x = wp.array(xv, dtype=F64, requires_grad=True)
+            o = wp.array(ov, dtype=F64, requires_grad=True)
+            tape = wp.Tape()
+            with tape:
+                wp.launch(kernel, dim=m, inputs=[x, o, m])
+            tape.backward(grads={o: g})
+            out[lanes] = (o.numpy().copy(), x.grad.numpy().copy(), o.grad.numpy().copy())
+        finally:
+            wp.config.cpu_lanes = True
+    if kernel is hb_acc:      # out_i = out0_i + x_i sum_j x_j - 0.5 sum_j x_j
+        refs = (ov + xv * xv.sum() - 0.5 * xv.sum(), np.sum(g * xv) + g * xv.sum() - 0.5 * g.sum(), g)
+    else:                     # out_i = out0_i + x_i sum_j sin(x_j)
+        refs = (ov + xv * np.sin(xv).sum(), np.cos(xv) * np.sum(g * xv) + g * np.sin(xv).sum(), g)
+    for got, scalar, ref in zip(out[True], out[False], refs):
+        np.testing.assert_allclose(got, scalar, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(got, ref, rtol=1e-11, atol=1e-12)
+    body = _backward_lanes(kernel)
+    loop = body.index("for (int64_t _k0")
+    assert "wp::adj_array_store_own(var_out, var_0[_l], var_" in body[:loop]    # once, before
+    assert "var_out" not in body[loop:body.index("if (WPI_STOPPED) return;", loop)]
+    src = generate_source(lower([kernel]), CPU, backward=True)
+    assert "wp::grad_disjoint(a.u_out, a.u_x)" in src[src.index("_cpu_backward("):]

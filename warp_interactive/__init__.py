@@ -14,7 +14,7 @@ from .lang.builtins.function import intrinsic_doc as _intrinsic_doc
 from .lang.builtins.function import intrinsic_names as _intrinsic_names
 from .lang.builtins.function import make_builtin as _make_builtin
 from .lang.definitions.decorators import constant, func, kernel, struct
-from .errors import CodegenError, CompileError, LaunchError
+from .errors import CodegenError, CompileError, LaunchError, WarpDeterminismError  # noqa: F401
 from .lang.definitions.kernel import Kernel, overload
 from .lang.translation.static import static
 from .types.constants import *  # noqa: F401,F403  (wp.pi, wp.TAU...)
@@ -32,7 +32,7 @@ from .runtime.allocators import (Allocator, CudaManagedAllocator, ScopedAllocato
                                  get_device_allocator, set_cuda_allocator, set_device_allocator)
 from .types.memory_kind import MemoryKind  # noqa: F401
 from .runtime.profiler import ScopedCudaProfiler, cuda_profiler_start, cuda_profiler_stop  # noqa: F401
-from .runtime.launch import launch, launch_tiled
+from .runtime.launch import Launch, launch, launch_tiled  # noqa: F401
 from .runtime.tape import Tape
 from .runtime.module import Module, get_module, get_module_options, load_module, set_module_options
 from .runtime.utils import ScopedTimer, init, synchronize, synchronize_device
@@ -45,8 +45,8 @@ from .types.generic import Float, Int, Scalar  # noqa: F401  (generic annotation
 from .lang.definitions.func import Function  # noqa: F401
 from .runtime.device import DeviceLike  # noqa: F401
 from .types.indexedarray import indexedarray, indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d
-from .types.array_factories import (empty, empty_like, full, full_like, ones, ones_like, zeros,
-                                    zeros_like)
+from .types.array_factories import (empty, empty_like, from_ptr, full, full_like, ones, ones_like,  # noqa: F401
+                                    zeros, zeros_like)
 from .version import __version__
 from .compiler.cache import clear_kernel_cache
 # CUDA: streams, events, graphs (cuda-bindings is imported only when a CUDA device is used)
@@ -77,11 +77,19 @@ _LAZY = {
                                "is_mempool_access_supported", "is_mempool_enabled", "is_mempool_supported",
                                "is_peer_access_enabled", "is_peer_access_supported",
                                "set_mempool_access_enabled", "set_mempool_enabled",
-                               "set_peer_access_enabled"),
+                               "set_peer_access_enabled", "can_access"),
+    ".runtime.cuda_queries": ("ScopedMempool", "ScopedMempoolAccess", "ScopedPeerAccess",
+                              "event_from_ipc_handle", "from_ipc_handle", "get_cuda_kernel_properties",
+                              "get_cuda_max_cluster_dim", "get_cuda_toolkit_version",
+                              "get_mempool_release_threshold", "get_mempool_used_mem_current",
+                              "get_mempool_used_mem_high", "get_suggested_block_size", "map_cuda_device",
+                              "set_mempool_release_threshold", "unmap_cuda_device"),
+    ".runtime.diagnostics": ("clear_lto_cache", "get_cpu_kernel_cache_key", "print_diagnostics"),
 }
 _LAZY_NAMES = {name: mod for mod, names in _LAZY.items() for name in names}
 
 bool = bool_  # noqa: A001  (wp.bool, as in the reference)
+handle = uint64   # warp-lang's type for object handles (Mesh, Volume, Bvh ids): uint64 itself here
 LOG_DEBUG, LOG_INFO, LOG_WARNING, LOG_ERROR = 10, 20, 30, 40   # wp.config.log_level's levels
 # the reference's names for translation errors (ours carry the user's file and line)
 WarpCodegenError = WarpCodegenTypeError = WarpCodegenValueError = CodegenError

@@ -57,7 +57,10 @@ def jacobian(function, dim=None, inputs=(), outputs=(), input_output_mask=None, 
     One reverse pass per output component: ``tape.backward(grads={output: e_j})`` gives row j.
     ``input_output_mask`` (a list of (input index, output index) pairs) limits the pairs."""
     ins, outs = _float_arrays(inputs, "inputs"), _float_arrays(outputs, "outputs")
-    missing = [i for i, a in ins + outs if a.grad is None]
+    used = [(ii, oi) for ii, _ in ins for oi, _ in outs
+            if input_output_mask is None or (ii, oi) in input_output_mask]
+    missing = [a for i, a in ins if a.grad is None and any(p[0] == i for p in used)]
+    missing += [a for i, a in outs if a.grad is None and any(p[1] == i for p in used)]
     if missing:
         raise ValueError("jacobian: every float input and output array needs requires_grad=True")
     start = [_flat(a) for _, a in outs]
@@ -144,3 +147,96 @@ def gradcheck(function, dim=None, inputs=(), outputs=(), eps=1e-4, atol=1e-3, rt
     if raise_exception:
         raise ValueError(msg)
     return False
+
+
+def _mask_indices(kernel, n_inputs, pairs):
+    """warp-lang's input/output mask (argument names or indices) as (input, output) indices."""
+    names = list(kernel.arg_types)
+    out = []
+    for i, o in pairs:
+        i = names.index(i) if isinstance(i, str) else i
+        o = names.index(o) - n_inputs if isinstance(o, str) else o
+        out.append((i, o))
+    return out
+
+
+def _differentiable_pairs(inputs, outputs):
+    """(input, output) index pairs of float arrays that both have gradients."""
+    def grads(arrays):
+        return [i for i, a in enumerate(arrays) if hasattr(a, "ptr") and getattr(a, "grad", None) is not None
+                and np.asarray(a.numpy()).dtype.kind == "f"]
+    return [(i, o) for i in grads(inputs) for o in grads(outputs)]
+
+
+def gradcheck_tape(tape, *, eps=1e-4, atol=1e-3, rtol=1e-2, raise_exception=True, input_output_masks=None,
+                   blacklist_kernels=None, whitelist_kernels=None, max_inputs_per_var=-1,
+                   max_outputs_per_var=-1, plot_relative_error=False, plot_absolute_error=False,
+                   show_summary=True, reverse_launches=False, skip_to_launch_index=0):
+    """``gradcheck`` of every kernel launch recorded on ``tape`` (launched again with its
+    recorded arguments), over the arrays with ``requires_grad=True``: True if all pass.
+    ``input_output_masks``: {kernel key: [(input, output)]}, by argument name or index;
+    ``whitelist_kernels``/``blacklist_kernels``: kernel keys to check only / to skip. Every input
+    and output component is evaluated (``max_inputs_per_var``/``max_outputs_per_var`` are
+    accepted; the plots are not drawn here: use ``jacobian_plot``)."""
+    masks = input_output_masks or {}
+    white, black = set(whitelist_kernels or ()), set(blacklist_kernels or ())
+    entries = [e for e in tape.launches if e[0] == "launch"]
+    ok = True
+    for i, (_, kernel, dim, inputs, outputs, device) in enumerate(reversed(entries) if reverse_launches else entries):
+        if i < skip_to_launch_index or (white and kernel.key not in white) or kernel.key in black:
+            continue
+        if not kernel.backward_enabled():    # no adjoint to check (warp-lang skips these too)
+            continue
+        pairs = _differentiable_pairs(inputs, outputs)
+        if kernel.key in masks:
+            wanted = set(_mask_indices(kernel, len(inputs), masks[kernel.key]))
+            pairs = [p for p in pairs if p in wanted]
+        if not pairs:
+            continue
+        if show_summary:
+            print(f"kernel {kernel.key}:")
+        ok = gradcheck(kernel, dim, inputs, outputs, eps=eps, atol=atol, rtol=rtol,
+                       raise_exception=raise_exception, input_output_mask=pairs, device=device,
+                       show_summary=show_summary) and ok
+    return ok
+
+
+def jacobian_plot(jacobians, kernel, inputs=None, show_plot=True, show_colorbar=True,
+                  scale_colors_per_submatrix=False, title=None, colormap="coolwarm", log_scale=False):
+    """The Jacobians of ``jacobian``/``jacobian_fd`` as one Matplotlib figure: a row per output,
+    a column per input, each block labelled with the kernel's argument names; returns the figure."""
+    from .lang.definitions.kernel import Kernel
+    if isinstance(kernel, Kernel) and inputs is None:
+        raise ValueError("inputs must be provided when kernel is a Warp kernel")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import SymLogNorm
+    names = list(kernel.arg_types) if isinstance(kernel, Kernel) else []
+    n_in = len(inputs) if inputs is not None else 0
+    ins = sorted({k[0] for k in jacobians})
+    outs = sorted({k[1] for k in jacobians})
+    values = [np.asarray(j.numpy() if hasattr(j, "numpy") else j, dtype=np.float64) for j in jacobians.values()]
+    lo = min((v.min() for v in values if v.size), default=0.0)
+    hi = max((v.max() for v in values if v.size), default=0.0)
+    fig, axes = plt.subplots(len(outs), len(ins), squeeze=False, figsize=(3 * len(ins) + 1, 3 * len(outs)))
+    for r, o in enumerate(outs):
+        for c, i in enumerate(ins):
+            ax = axes[r][c]
+            jac = jacobians.get((i, o))
+            if jac is None:
+                ax.axis("off")
+                continue
+            m = np.asarray(jac.numpy() if hasattr(jac, "numpy") else jac, dtype=np.float64)
+            vmin, vmax = (m.min(), m.max()) if scale_colors_per_submatrix else (lo, hi)
+            norm = SymLogNorm(linthresh=1e-6, vmin=vmin, vmax=vmax) if log_scale else None
+            im = ax.imshow(m, cmap=colormap, norm=norm, **({} if log_scale else {"vmin": vmin, "vmax": vmax}))
+            ax.set_xlabel(names[i] if i < len(names) else f"input {i}")
+            ax.set_ylabel(names[n_in + o] if n_in + o < len(names) else f"output {o}")
+            if show_colorbar:
+                fig.colorbar(im, ax=ax)
+    if title is not None:
+        fig.suptitle(title)
+    elif isinstance(kernel, Kernel):
+        fig.suptitle(kernel.key)
+    if show_plot:
+        plt.show()
+    return fig

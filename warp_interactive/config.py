@@ -14,6 +14,16 @@ class DeterministicMode(enum.IntEnum):
     GPU_TO_GPU = 2
 
 
+class LaunchArrayAccessMode(enum.IntEnum):
+    """``wp.config.launch_array_access_mode`` (warp-lang 1.19): how launches check that the
+    launch device can reach each array argument. Here every mode refuses an array of another
+    device (as STRICT: no peer or managed access is offered), so RELAXED and CHECKED behave as
+    STRICT does."""
+    RELAXED = 0
+    CHECKED = 1
+    STRICT = 2
+
+
 def default_kernel_cache_dir():
     """``$WARP_INTERACTIVE_CACHE_DIR``, else ``$XDG_CACHE_HOME/warp_interactive``, else
     ``~/.cache/warp_interactive``: the folder used when ``kernel_cache_dir`` is not set."""
@@ -77,12 +87,45 @@ class _Config:
         self.log_level = 20
         self.verbose_warnings = False    # warnings name the file and line that raised them
         self.track_memory = False        # record every array allocation (runtime/memory_tracker.py)
+        self._set_reference_options()
+
+    def _set_reference_options(self):
+        """warp-lang 1.19's other options (docs/config.md says what each does here)."""
+        self.version = "1.19.0"          # the warp-lang version whose API this package follows
+        self.optimization_level = None   # CPU: -O<level> for release builds (None: -O3)
+        # CPU: the target/tuning part of the g++ command line (warp-lang's replaces its clang
+        # flags); None: "-march=native"; "": a generic x86-64 target; LLVM-only -mllvm options
+        # are dropped (g++ has none)
+        self.cpu_compiler_flags = None
+        self.use_precompiled_headers = True    # the builtin header's PCH for CPU builds
+        self.cuda_output = None          # None / "ptx" / "cubin": NVRTC's output (None: cubin when known)
+        self.ptx_target_arch = None      # PTX builds target at most this compute capability
+        self.cuda_arch_suffix = None     # None / "a" / "f": sm_90a-style CUBIN targets
+        self.launch_array_access_mode = LaunchArrayAccessMode.RELAXED
+        self.enable_mempools_at_init = os.environ.get("WARP_ENABLE_MEMPOOLS_AT_INIT", "1").lower() \
+            not in ("0", "false", "no")  # CUDA devices allocate from their memory pool from the start
+        self.load_module_max_workers = 0   # wp.load_module's default max_workers (accepted)
+        # accepted for warp-lang's code; nothing here reads them (docs/config.md says why)
+        self.line_directives = True      # generated code has no #line directives here
+        self.compile_time_trace = False  # NVRTC trace files: not written
+        self.llvm_cuda = False           # CUDA is always compiled with NVRTC here
+        self.legacy_cpu_linker = False   # CPU modules are shared libraries loaded by dlopen
+        self.default_grid_stride = True  # CUDA launches here always loop grid-stride
+        self.enable_mathdx_gemm = True   # no libmathdx: tile ops use their own implementations
+        self.enable_mathdx_solver = True
+        self.enable_mathdx_fft = True
+        self.enable_tiles_in_stack_memory = True   # CPU tiles live on the stack here anyway
+        self.enable_vector_component_overwrites = False   # component writes are always allowed
+        self.legacy_scalar_return_types = False
+        self.deterministic_max_records = 0   # deterministic CPU launches run in order: no records
+        self.deterministic_debug = False
 
     def __setattr__(self, name, value):
         if name == "mode" and value not in ("release", "debug"):
             raise ValueError(f"wp.config.mode must be 'release' or 'debug', got {value!r}")
         if name == "deterministic":
             value = deterministic_mode(value)
+        _check_option(name, value)
         object.__setattr__(self, name, value)
         if name in ("deterministic", "verify_fp", "print_launches"):
             for fn in on_change:     # the runtime's fast launch plans re-check (launch_state)
@@ -90,6 +133,19 @@ class _Config:
 
 
 on_change = []      # callbacks run when an option that running launches read changes
+
+
+_CHOICES = {"cuda_output": (None, "ptx", "cubin"), "cuda_arch_suffix": (None, "a", "f"),
+            "optimization_level": (None, 0, 1, 2, 3)}
+
+
+def _check_option(name, value):
+    """warp-lang's refusals of option values (ValueError, naming the option)."""
+    if name in _CHOICES and (isinstance(value, bool) or value not in _CHOICES[name]):
+        raise ValueError(f"wp.config.{name} must be one of {_CHOICES[name]}, got {value!r}")
+    if name == "launch_array_access_mode" and not isinstance(value, LaunchArrayAccessMode):
+        raise ValueError("warp.config.launch_array_access_mode must be a warp.config.LaunchArrayAccessMode "
+                         f"value, got {value!r}")
 
 
 def deterministic_mode(value):
@@ -108,3 +164,6 @@ def _int_env(name, default):
 
 
 config = _Config()
+# the enums, as attributes of wp.config too (warp-lang's are module attributes of warp.config)
+_Config.DeterministicMode = DeterministicMode
+_Config.LaunchArrayAccessMode = LaunchArrayAccessMode

@@ -68,3 +68,9 @@ class CudaError(RuntimeError):
 class OperandTypeError(TypeError, RuntimeError):
     """A Python-scope operator on warp values of different scalar types (``mat22f * mat22d``):
     refused as in kernels. A TypeError, and a RuntimeError as warp-lang raises it."""
+
+
+class WarpDeterminismError(NotImplementedError):
+    """A launch asked for a determinism guarantee (``wp.config.deterministic`` or the module
+    option) that its device cannot give: CUDA launches here (atomics there are not ordered).
+    A RuntimeError, as warp-lang's."""

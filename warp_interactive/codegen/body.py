@@ -14,6 +14,7 @@ from ..types.tile import is_tile
 from .cpp_types import c_string, cpp_type, field, literal
 from .own_index import OwnIndex
 from .native_func import replay_name
+from .ir_uses import walk_stmts, writes
 from . import loop_state
 from . import polls
 
@@ -22,6 +23,7 @@ CONTEXT_ARGS = "_idx, _dim"          # what a builtin flagged `context` receives
 # (release builds read zeros / drop writes for it: tile.h)
 _TILE_INDEX_CHECKS = {"tile_index": "check_tile_index", "tile_index_offset": "check_tile_index",
                       "tile_window_offset": "check_tile_window"}
+_FROM_RESULT = ("sqrt", "exp")     # builtins whose adjoint reads their result: adj_<name>_of
 BOUNDS_CHECKED = {"load", "view", "array_store", "atomic_add", "atomic_sub", "atomic_min",
                   "atomic_max", "atomic_cas", "atomic_exch", "address"}
 
@@ -61,6 +63,7 @@ class BodyWriter:
         self.ret_loops = set()  # jumps to the reverse of that loop (labels _retloop_<L>)
         self.ticks = False      # whether a loop polls for Ctrl-C (codegen/polls.py)
         self._polls_memo = {}   # user function -> whether its calls may return early
+        self._single_defs = None    # ids of variables one statement writes (_from_result)
 
     def adjoint(self, block, ind):
         """Declarations, forward replay and reverse of ``block`` (an adjoint function body)."""
@@ -457,8 +460,10 @@ class BodyWriter:
             adj_outs = s.out.adj if s.out is not None else ""
         args = self.call_args(s)
         adj_args = ", ".join(a.adj for a in s.args)
-        parts = [x for x in (args, adj_args, adj_outs) if x]
         callee = self.adj_callee(func, s.template)
+        if self._from_result(s):    # the adjoint from the forward result (scalar.h: adj_*_of)
+            args, callee = s.out.label, f"wp::adj_{func.cpp}_of"
+        parts = [x for x in (args, adj_args, adj_outs) if x]
         if func.cpp == "array_store" and not _is_user_call(func) and self.own.is_own(s.args[1:-1]) \
                 and not is_indexed(s.args[0].type):   # an index array may repeat an index
             callee = "wp::adj_array_store_own"   # no other thread stores there: no atomic take
@@ -466,6 +471,23 @@ class BodyWriter:
             # `_own`: the entry found no other parameter's gradient overlapping (own_index.py)
             return [f"{p}{callee}({', '.join(parts)}, _own);"]
         return [f"{p}{callee}({', '.join(parts)});"] + self._call_poll(s, p, True)
+
+    def _from_result(self, s):
+        """Whether the adjoint of builtin call ``s`` (sqrt, exp of a float scalar) may read its
+        result's variable instead of recomputing it: that variable is written by ``s`` alone, so
+        wherever the reverse of ``s`` runs (after its replay) it holds exactly f(argument)."""
+        if s.func.cpp not in _FROM_RESULT or _is_user_call(s.func) or len(s.args) != 1 or \
+                isinstance(s.out, list) or s.out is None or not sc.is_float(s.out.type):
+            return False
+        if self._single_defs is None:
+            counts = {}
+            for st in walk_stmts(self.fir.body.stmts):
+                outs = writes(st) + [st.args[k] for k in getattr(getattr(st, "func", None), "writes", ())
+                                     if isinstance(st, ir.Call) and k < len(st.args)]
+                for v in outs:
+                    counts[id(v)] = counts.get(id(v), 0) + 1
+            self._single_defs = {k for k, n in counts.items() if n == 1}
+        return id(s.out) in self._single_defs and all(s.out is not p for p in self.fir.params)
 
     def _rev_for(self, s, ind):
         """A dynamic loop runs backwards over the iterations the replay counted; each iteration

@@ -24,7 +24,8 @@ from .lanes_hoist import hoisted_for_backward
 # variables (not functions: wp::adj_add(...), adj_userfunc(...))
 _TOKEN = re.compile(r"(?<!::)\b((?:var|adj)_\w+|_snap\d+_\d+|_shadow\d+)\b(?!\s*\()")
 _DECL = re.compile(r"^\s+(.+?) (\w+) = \{\};$")
-_COPY = re.compile(r"^(\s*)(\w+\[_l\]) = ((?:var_|adj_|_snap|_shadow)\w+(?:\[_l\])?);(.*)$")
+_COPY = re.compile(r"^(\s*)(\w+\[_l\]) = (?:wp::own_value\((?P<own>(?:var_|adj_)\w+\[_l\])\)|"
+                   r"((?:var_|adj_|_snap|_shadow)\w+(?:\[_l\])?));(.*)$")
 _LOAD = re.compile(r"^(\s*)wp::adj_load\((.*)\);(.*)$")
 
 
@@ -133,10 +134,13 @@ def _reduced_load(found, lw, ctype):
 
 
 def _lane_copy(line):
-    """``x[_l] = y[_l];`` (a loop's shadow, snapshot or carried copy) as a component-wise copy:
-    an aggregate copy keeps GCC from vectorising the whole lane loop (n-body backward: 2.3x)."""
+    """``x[_l] = y[_l];`` (a loop's shadow, snapshot or carried copy; ``wp::own_value(y[_l])``, an
+    own element's local) as a component-wise copy: an aggregate copy keeps GCC from vectorising
+    the whole lane loop (n-body backward: 2.3x; the array-accumulator form: 16-byte vectors)."""
     m = _COPY.match(line)
-    return f"{m.group(1)}wpi_lane_copy({m.group(2)}, {m.group(3)});{m.group(4)}" if m else line
+    if m is None:
+        return line
+    return f"{m.group(1)}wpi_lane_copy({m.group(2)}, {m.group('own') or m.group(4)});{m.group(5)}"
 
 
 def _emit(lines, lw, types):
@@ -169,11 +173,13 @@ def _emit(lines, lw, types):
 
 
 def lanes_backward_body(fir, fname, target, key, args_type, functions):
-    """The C++ of ``fname`` (W threads' adjoints from ``_base``) or None when not eligible."""
+    """(the C++ of ``fname`` (W threads' adjoints from ``_base``), the array parameters whose
+    own element it keeps in a local across a loop: the entry runs it only where their gradients
+    overlap no other array's), or None when not eligible."""
     a = lanes.qualifies(fir)
     if a is None or not target.lanes or not _eligible(fir, a):
         return None
-    fir, guards = hoisted_for_backward(fir, a)
+    fir, guards, accumulated = hoisted_for_backward(fir, a)
     bw = BodyWriter(fir, False, key, functions)
     body = bw.adjoint(fir.body, 1)
     if not _eligible(fir, a, guards):
@@ -194,4 +200,4 @@ def lanes_backward_body(fir, fname, target, key, args_type, functions):
     n_decl = len(bw.extra_decls)
     lines += [lw.declare(x) for x in body[:n_decl]]
     lines += _emit(body[n_decl:], lw, types)
-    return "\n".join(lines + ["}"])
+    return "\n".join(lines + ["}"]), accumulated

@@ -51,16 +51,25 @@ METADATA = {"array_shape", "len", "array_nonnull"}
 
 
 class _Builtin:
-    """The ``func`` of a statement the rewrite adds (``wp::<cpp>``, no thread context, no
-    adjoint)."""
+    """The ``func`` of a statement the rewrite adds (``wp::<cpp>``, no thread context; its
+    adjoint ``wp::adj_<cpp>`` when ``differentiable``)."""
     context = False
     replay = None
     input_types = {}
     writes = ()
-    differentiable = False
 
-    def __init__(self, cpp):
+    def __init__(self, cpp, differentiable=False):
         self.cpp = self.name = cpp
+        self.differentiable = differentiable
+
+    def adj_cpp(self):
+        return f"adj_{self.cpp}"
+
+
+def _overload(name, n_args):
+    """The registry's overload of the array access ``name`` taking ``n_args`` arguments."""
+    from ..lang.builtins.registry import registry
+    return next(ov for ov in registry[name].overloads if len(ov.input_types) == n_args)
 
 
 @dataclass
@@ -69,6 +78,7 @@ class LoopPlan:
     pre: list = field(default_factory=list)         # statements run once before the loop
     post: list = field(default_factory=list)        # statements run once after it
     accumulators: list = field(default_factory=list)  # array parameters kept in locals
+    body_vars: list = field(default_factory=list)     # variables the rewrite creates in the body
 
 
 def _builtin_name(f):
@@ -197,8 +207,9 @@ class Planner:
         self.next_id += 1
         self.new_vars.append(local)
         # a read of the local is a call (not a Copy) so that its result may stay a plain local of
-        # its lane region (lanes._storage keeps every Copy target per lane)
-        read = _Builtin("own_value")
+        # its lane region (lanes._storage keeps every Copy target per lane); an update writes a
+        # new value copied into the local (the loop state, as the translator writes a `+=`)
+        read = _Builtin("own_value", True)
 
         def rewrite(st):
             if not isinstance(st, ir.Call) or not st.args or st.args[0] is not p:
@@ -211,13 +222,19 @@ class Planner:
             if name in ("atomic_add", "atomic_sub"):
                 old = [ir.Call(st.lineno, out=st.out, func=read, args=[local])] \
                     if isinstance(st.out, ir.Var) else []
-                op = _Builtin("own_add_value" if name == "atomic_add" else "own_sub_value")
-                return old + [ir.Call(st.lineno, out=local, func=op, args=[local, st.args[-1]])]
+                op = _Builtin("own_add_value" if name == "atomic_add" else "own_sub_value", True)
+                new = ir.Var(self.next_id, p.type.dtype)
+                self.next_id += 1
+                self.new_vars.append(new)
+                plan.body_vars.append(new)
+                return old + [ir.Call(st.lineno, out=new, func=op, args=[local, st.args[-1]]),
+                              ir.Copy(st.lineno, dst=local, src=new)]
             return [st]
 
         plan.body = self._rewrite(plan.body, rewrite)
-        plan.pre.append(ir.Call(out=local, func=_Builtin("load"), args=[p, *index]))
-        plan.post.append(ir.Call(out=None, func=_Builtin("array_store"), args=[p, *index, local]))
+        plan.pre.append(ir.Call(out=local, func=_overload("load", len(index) + 1), args=[p, *index]))
+        plan.post.append(ir.Call(out=None, func=_overload("array_store", len(index) + 2),
+                                 args=[p, *index, local]))
         plan.accumulators.append(p)
         self.accumulated.append(p)
 
@@ -267,39 +284,53 @@ class Planner:
 
 # --- backward ------------------------------------------------------------------------------------
 def hoisted_for_backward(fir, a):
-    """(a copy of ``fir`` whose top-level uniform loops have their loop-invariant statements in
-    front, under ``if (range_continues(start, stop, step))``, the ids of those guard ``If``s), for
-    the lanes backward body (lanes_backward.py). No accumulators: the adjoint replay reads an
-    array element as memory holds it after the forward, a local would hold the loop's values.
-    The moved statements leave the loop's ``body_vars``: their adjoints sum over the iterations
-    and reach the gradient once after the reverse loop (``pos[i]`` read in an n-body loop: one
-    atomic add per thread instead of one per iteration). ``a`` (the lanes Analysis) learns the
-    new loops and the guards' flags."""
+    """(a copy of ``fir`` for the lanes backward body (lanes_backward.py), the ids of its guard
+    ``If``s, the array parameters it keeps elements of in locals). Its top-level uniform loops
+    have their loop-invariant statements and their accumulators' reads in front, under
+    ``if (range_continues(start, stop, step))``, and the accumulators' stores after them under
+    the same flag. Statements moved in front leave the loop's ``body_vars``: their adjoints sum
+    over the iterations and reach the gradient once after the reverse loop (``pos[i]`` read in an
+    n-body loop: one atomic add per thread instead of one per iteration). An accumulator is kept
+    only where the loop's reverse reads no value of it (not exact-state, loop_state.py): the
+    adjoint's replay reads an element as memory holds it after the forward, a local holds the
+    loop's values, and only where no value is read are the two the same gradient. ``a`` (the
+    lanes Analysis) learns the new loops and the guards' flags."""
     from ..types import scalars as sc
-    planner = Planner(fir, None, a)
-    stmts, guards, new_vars = [], set(), []
+    from .loop_state import carried, needs_exact
+    from .own_index import OwnIndex
+    stmts, guards, accumulated = [], set(), []
+    planner = Planner(fir, OwnIndex(fir), a)
     for st in fir.body.stmts:
         if not (isinstance(st, ir.ForRange) and id(st) in a.control):
             stmts.append(st)
             continue
-        plan = planner.plan(st, accumulate=False)
+        kept = len(planner.new_vars)
+        plan = planner.plan(st, accumulate=True)
+        probe = replace(st, body=plan.body)
+        if plan.accumulators and needs_exact(probe, carried(probe)):
+            del planner.new_vars[kept:]
+            plan = planner.plan(st, accumulate=False)
         if not plan.pre:
             stmts.append(st)
             continue
         moved = {id(v) for s in plan.pre for v in writes(s)}
-        loop = replace(st, body=plan.body, body_vars=[v for v in st.body_vars if id(v) not in moved])
+        loop = replace(st, body=plan.body,
+                       body_vars=[v for v in st.body_vars if id(v) not in moved] + plan.body_vars)
         flag = ir.Var(planner.next_id, sc.bool_)
         planner.next_id += 1
-        new_vars.append(flag)
+        planner.new_vars.append(flag)
         a.uniform.add(id(flag))
         a.control.add(id(loop))
-        guard = ir.If(st.lineno, cond=flag, body=ir.Block(plan.pre), orelse=ir.Block())
-        guards.add(id(guard))
-        stmts += [ir.Call(st.lineno, out=flag, func=_Builtin("range_continues"),
-                          args=[st.start, st.stop, st.step]), guard, loop]
-        planner.keep += [loop, guard]
+        new = [ir.Call(st.lineno, out=flag, func=_Builtin("range_continues"), args=[st.start, st.stop, st.step]),
+               ir.If(st.lineno, cond=flag, body=ir.Block(plan.pre), orelse=ir.Block()), loop]
+        if plan.post:
+            new.append(ir.If(st.lineno, cond=flag, body=ir.Block(plan.post), orelse=ir.Block()))
+        guards |= {id(x) for x in new if isinstance(x, ir.If)}
+        planner.keep += new
+        stmts += new
+        accumulated += plan.accumulators
     if not guards:
-        return fir, guards
-    out = replace(fir, body=ir.Block(stmts), vars=list(fir.vars) + new_vars)
+        return fir, guards, []
+    out = replace(fir, body=ir.Block(stmts), vars=list(fir.vars) + planner.new_vars)
     out._keep = planner.keep        # the ids in ``guards`` and ``a.control`` stay theirs
-    return out, guards
+    return out, guards, accumulated

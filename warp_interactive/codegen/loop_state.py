@@ -15,7 +15,8 @@ from ..lang.analysis.walk import statements
 
 # adjoints that read none of their arguments' values (which arguments' values are read: indices)
 LINEAR = {"add", "sub", "neg", "pos", "vec_t", "mat_t", "quat_t", "transform_t", "spatial_vector",
-          "matrix_from_rows", "matrix_from_cols", "spatial_top", "spatial_bottom"}
+          "matrix_from_rows", "matrix_from_cols", "spatial_top", "spatial_bottom",
+          "own_value", "own_add_value", "own_sub_value"}    # an element kept in a local (lanes_hoist.py)
 SCALED = {"mul", "div"}                    # linear in the state when the other factor is a constant
 STORES = {"array_store", "atomic_add", "atomic_sub"}   # the stored value's adjoint reads no value
 EXTRACT = {"extract"}                      # the component's adjoint needs only the index

@@ -292,8 +292,9 @@ def _kernel_source(kernel, target, debug, backward, use_lanes, functions):
         blanes = lanes_backward.lanes_backward_body(
             fir, f"{name}_backward_lanes", target, kernel.key, bargs, functions) if use_lanes else None
         if blanes is not None:
-            out.append(blanes)
-        out.append(_entry(fir, target, "backward", blanes is not None, own, args_type=bargs, functions=functions))
+            out.append(blanes[0])
+        out.append(_entry(fir, target, "backward", blanes is not None, own, args_type=bargs,
+                          functions=functions, disjoint=blanes[1] if blanes else ()))
     return "\n".join(out) + "\n"
 
 
@@ -388,7 +389,8 @@ def _entry(fir, target, which, lanes=False, own=(), lazy=False, args_type=None, 
     read adjoints may be plain, where their gradients overlap no other parameter's. ``lazy``:
     the two-loop entry's plain loop is built on first use (target.py `_CPU_ENTRY_LAZY`).
     ``disjoint``: array parameters the lanes body keeps elements of in locals (lanes_hoist.py);
-    it runs only where their data overlaps no other array parameter's."""
+    it runs only where their data (a backward: their gradient) overlaps no other array
+    parameter's."""
     plain = which == "backward" or not _straight_line(fir)
     template = target.entry_plain if plain and target.entry_plain else target.entry
     if lazy and not plain:
@@ -427,7 +429,8 @@ def _entry(fir, target, which, lanes=False, own=(), lazy=False, args_type=None, 
             check.append(f" && {stride} == {size}")
             pin.append(f"\n        {stride} = {size};")
     arrays = [p for p in fir.params if isinstance(p.type, array)]
-    check += [f" && wp::data_disjoint(a.{member(p.name)}, a.{member(q.name)})"
+    test = "grad_disjoint" if which == "backward" else "data_disjoint"
+    check += [f" && wp::{test}(a.{member(p.name)}, a.{member(q.name)})"
               for p in disjoint for q in arrays if q is not p]
     return template.format(name=fir.name, which=which, args=args_type or f"{fir.name}_args",
                            unit_stride_check="".join(check),

@@ -121,7 +121,8 @@ def flags(debug, fast_math, quick=False):
     if debug:
         return base + ["-O0", "-g"]
     # -fopenmp-simd: the SIMD clones of host_math.h's libm fallbacks (no OpenMP runtime)
-    opt = ["-O0" if quick and not fast_math else "-O3", "-march=native", "-fno-trapping-math",
+    level = 3 if config.optimization_level is None else config.optimization_level
+    opt = ["-O0" if quick and not fast_math else f"-O{level}", *target_flags(), "-fno-trapping-math",
            "-fopenmp-simd"]
     if quick and not fast_math:     # its entries switch to the optimised ones (native quick.h)
         opt.append("-DWPI_QUICK_TIER")
@@ -135,6 +136,26 @@ def flags(debug, fast_math, quick=False):
         # -mno-fma leaves on: lane bodies then differed from scalar ones by 1 ulp)
         opt += ["-ffp-contract=off", "-mno-fma", "-mno-avx512f"]
     return base + opt
+
+
+def target_flags(text=None):
+    """The target/tuning flags: ``wp.config.cpu_compiler_flags`` (or ``text``) split, its
+    LLVM-only ``-mllvm`` options dropped (warp-lang's default string has some; g++ has no
+    such option); None: ``-march=native``."""
+    text = config.cpu_compiler_flags if text is None else text
+    if text is None:
+        return ["-march=native"]
+    import shlex
+    out, words = [], shlex.split(text)
+    skip = False
+    for w in words:
+        if skip:
+            skip = False
+        elif w == "-mllvm":
+            skip = True
+        elif not w.startswith("-mllvm="):
+            out.append(w)
+    return out
 
 
 def build_key(debug, fast_math, quick=False):
@@ -285,7 +306,7 @@ def compile_units(units, debug=False, fast_math=False, name="module", quick=Fals
         cxx = config.cpu_compiler
         fl = flags(debug, fast_math, quick)
         cache.writable_cache_dir()   # a read-only cache: a private one for this process (warned)
-        pch = ensure_pch(cxx, fl, background)
+        pch = ensure_pch(cxx, fl, background) if config.use_precompiled_headers else None
         if len(todo) == 1:
             built[todo[0][1]] = _build(todo[0], cxx, fl, pch, name, background)
         else:   # threads only wait for compiler processes: the GIL is no bottleneck

@@ -59,9 +59,13 @@ def supported_archs():
 def target_for(arch):
     """("cubin", arch) when NVRTC knows ``arch``, else ("ptx", newest known arch <= ... )."""
     archs = supported_archs()
-    if arch in archs:
+    if arch in archs and config.cuda_output != "ptx":
         return "cubin", arch
-    older = [a for a in archs if a <= arch]
+    if config.cuda_output == "cubin":
+        raise CompileError(f"wp.config.cuda_output is 'cubin', but this NVRTC "
+                           f"({'.'.join(map(str, version()))}) cannot build a CUBIN for sm_{arch}")
+    ceiling = min(arch, config.ptx_target_arch or arch)
+    older = [a for a in archs if a <= ceiling]
     if not older:
         raise CompileError(f"this NVRTC ({'.'.join(map(str, version()))}) cannot build for sm_{arch}; "
                            f"it supports {', '.join(f'sm_{a}' for a in archs)}")
@@ -71,6 +75,8 @@ def target_for(arch):
 def options(arch, kind, debug, fast_math, line_info=False):
     """The NVRTC command-line options for one build."""
     gpu = f"sm_{arch}" if kind == "cubin" else f"compute_{arch}"
+    if config.cuda_arch_suffix and arch >= 90:   # architecture/family-specific features
+        gpu += config.cuda_arch_suffix
     opts = [f"--gpu-architecture={gpu}", "-std=c++17", f"-I{_paths.include_dir()}",
             "--device-as-default-execution-space", "-DWPI_CUDA=1"]
     if debug:

@@ -65,9 +65,10 @@ def integrand(func=None, kernel_options=None):
 
 
 class IntegrandCall:
-    """What an integral kernel calls as ``call(s, domain_arg, fields, values)``: the integrand
-    with each parameter taken from the sample, the domain, or the member of ``fields`` /
-    ``values`` of its name."""
+    """What an integral kernel calls as ``call(s, domain_arg, fields, values[, test, trial])``:
+    the integrand with each parameter taken from the sample, the domain, the member of
+    ``fields`` / ``values`` of its name, or (kinds "test"/"trial") the test and trial
+    functions the kernel evaluated at the quadrature point (field/at_point.py)."""
 
     __name__ = "integrand"
 
@@ -75,7 +76,8 @@ class IntegrandCall:
         self.integrand = integrand
         sources = []
         for name, kind in kinds.items():
-            sources.append({"sample": (0,), "domain": (1,), "field": (2, name), "value": (3, name)}[kind])
+            sources.append({"sample": (0,), "domain": (1,), "field": (2, name), "value": (3, name),
+                            "test": (4,), "trial": (5,)}[kind])
         self.call = dispatch.Call(integrand.function, tuple(sources))
 
     def _wp_resolve_call_(self, types):

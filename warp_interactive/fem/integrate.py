@@ -144,8 +144,11 @@ class _Context:
         self.S = sample_type(domain.geometry.scalar_type)
         self.FS, self.fields = fields_struct(integrand, args.fields, device)
         self.VS, self.values = values_struct(integrand, args.values)
-        self.call = K.cached(("call", integrand, tuple(args.kinds.items())),
-                             lambda: IntegrandCall(integrand, args.kinds))
+        kinds = dict(args.kinds)
+        for role, f in (("test", args.test), ("trial", args.trial)):
+            if f is not None:
+                kinds[f[0]] = role
+        self.call = K.cached(("call", integrand, tuple(kinds.items())), lambda: IntegrandCall(integrand, kinds))
         self.quadrature = quadrature
         test_el = args.test[1].el if args.test is not None else None
         self.el_items = tuple(sorted(test_el.items())) if test_el is not None else None
@@ -194,12 +197,13 @@ class _Context:
         else:
             output = wp.zeros(space.node_count(), dtype=out_dtype, device=self.device)
         test_node = K.node_index_func(self.el_items)
-        adder = K.accumulators(out_dtype, comps)
+        adder = K.accumulator(out_dtype, comps, self.ACC)
         types = (self.domain.ElementArg, self.domain.ElementIndexArg, self.QA, test.EvalArg, self.FS, self.VS)
-        kernel = K.cached(("linear", test.EvalArg, out_dtype) + self.base_key, lambda: K.linear_kernel(
-            self.call, self.domain, self.qfuncs, self.S, self.ACC, test_node, adder, out_dtype, types))
-        dim = (self.domain.element_count(), test.node_count(), comps)
-        self._launch(kernel, dim, [test.eval_arg_value(self.device), self.fields, self.values, output])
+        kernel = K.cached(("linear", test.EvalArg, test.at, out_dtype) + self.base_key, lambda: K.linear_kernel(
+            self.call, self.domain, self.qfuncs, self.S, self.ACC, test_node, test.at, adder, comps, out_dtype,
+            types))
+        dim = (self.domain.element_count(), test.node_count())
+        self._launch(kernel, dim, [test.eval_arg_value(self.device), self.fields, self.values, output, comps])
         return output
 
     def bilinear(self, output_dtype, output, add, bsr_options):
@@ -216,16 +220,17 @@ class _Context:
         counts = (test.node_count(), trial.node_count())
         types = (self.domain.ElementArg, self.domain.ElementIndexArg, self.QA, test.EvalArg, trial.EvalArg,
                  self.FS, self.VS)
-        kernel = K.cached(("bilinear", test.EvalArg, trial.EvalArg, block_type, counts) + self.base_key,
+        kernel = K.cached(("bilinear", test.EvalArg, trial.EvalArg, test.at, trial.at, block_type, counts)
+                          + self.base_key,
                           lambda: K.bilinear_kernel(self.call, self.domain, self.qfuncs, self.S, self.ACC,
-                                                    test_node, trial_node, setters, block_type, (tc, uc),
-                                                    self.nodal, counts, types))
+                                                    (test_node, trial_node), (test.at, trial.at), setters,
+                                                    block_type, (tc, uc), self.nodal, counts, types))
         dim = (self.domain.element_count(), counts[0], 1 if self.nodal else counts[1])
         n = dim[0] * dim[1] * dim[2]
         rows = wp.empty(n, dtype=int, device=self.device)
         cols = wp.empty(n, dtype=int, device=self.device)
         vals = wp.empty(n, dtype=block_type, device=self.device)
         self._launch(kernel, dim, [test.eval_arg_value(self.device), trial.eval_arg_value(self.device),
-                                   self.fields, self.values, rows, cols, vals])
+                                   self.fields, self.values, rows, cols, vals, tc * uc])
         return matrix_from_triplets(test.space.node_count(), trial.space.node_count(), rows, cols, vals,
                                     block_type, output, add, bsr_options)

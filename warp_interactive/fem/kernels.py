@@ -3,9 +3,10 @@ quadrature and field kinds (closures over their @wp.funcs; each its own module, 
 integrand rebuilds only its kernels).
 
 Launch shapes: a scalar integral runs one thread per element; a linear form one per (element,
-test node, component); a bilinear form one per (element, test node, trial node), each writing
-one triplet (block) of the matrix. With ``nodal`` assembly the quadrature points are the test
-nodes, each weighted by its nodal weight."""
+test node); a bilinear form one per (element, test node, trial node), each writing one triplet
+(block) of the matrix. Per quadrature point, the test/trial basis functions are evaluated once
+(field/at_point.py) and the integrand once per block entry (component pair). With ``nodal``
+assembly the quadrature points are the test nodes, each weighted by its nodal weight."""
 
 import functools
 from typing import Any
@@ -70,24 +71,27 @@ def quadrature_point_funcs(quad_cls, el_items, nodal):
 
 
 @functools.lru_cache(maxsize=None)
-def accumulators(out_dtype, components):
-    """add(out, node, c, value): adds a scalar to component c of out[node]."""
+def accumulator(out_dtype, components, ACC):
+    """(vector type of ``components`` ACC sums, add(out, node, sums)): adds the sums, cast to
+    ``out_dtype``, to out[node]."""
+    SUMS = wp.types.vector(components, ACC)
     if components == 1:
         S = out_dtype
 
         @wp.func
-        def add(out: Any, node: int, c: int, value: Any):
-            wp.atomic_add(out, node, S(value))
+        def add(out: Any, node: int, sums: Any):
+            wp.atomic_add(out, node, S(sums[0]))
     else:
         V = out_dtype
         S = out_dtype._wp_scalar_type_
 
         @wp.func
-        def add(out: Any, node: int, c: int, value: Any):
+        def add(out: Any, node: int, sums: Any):
             v = V(S(0.0))
-            v[c] = S(value)
+            for c in range(components):
+                v[c] = S(sums[c])
             wp.atomic_add(out, node, v)
-    return add
+    return SUMS, add
 
 
 @functools.lru_cache(maxsize=None)
@@ -139,56 +143,71 @@ def scalar_kernel(call, domain, qfuncs, S, ACC, types):
     return wp.kernel(integrate_scalar, module="unique")
 
 
-def linear_kernel(call, domain, qfuncs, S, ACC, test_node, add, out_dtype, types):
+def linear_kernel(call, domain, qfuncs, S, ACC, test_node, test_at, adder, comps, out_dtype, types):
     DA, IA, QA, TA, FS, VS = types
     element_index, measure = domain.element_index, domain.element_measure
     qp_count, qp_coords, qp_weight, qp_index = qfuncs
+    SUMS, add = adder
 
     def integrate_linear(dom_arg: DA, idx_arg: IA, qp_arg: QA, test_arg: TA, fields: FS, values: VS,
-                         out: wp.array(dtype=out_dtype)):
-        e, m, c = wp.tid()
+                         out: wp.array(dtype=out_dtype), components: int):
+        e, m = wp.tid()
         elt = element_index(idx_arg, e)
-        acc = ACC(0.0)
+        sums = SUMS(ACC(0.0))
         for q in range(qp_count(qp_arg, e)):
             w = qp_weight(qp_arg, e, q)
-            s = S(elt, qp_coords(qp_arg, e, q), qp_index(qp_arg, e, q), w, wp.vec2i(m, c), wp.vec2i(-1, -1))
-            acc += ACC(w * measure(dom_arg, s)) * ACC(call(s, dom_arg, fields, values))
-        add(out, test_node(test_arg, elt, m), c, acc)
+            x = qp_coords(qp_arg, e, q)
+            qi = qp_index(qp_arg, e, q)
+            s0 = S(elt, x, qi, w, wp.vec2i(m, 0), wp.vec2i(-1, -1))
+            v = test_at(test_arg, s0, m)
+            wm = ACC(w * measure(dom_arg, s0))
+            for c in range(components):     # a run-time bound: the integrand is inlined once
+                s = S(elt, x, qi, w, wp.vec2i(m, c), wp.vec2i(-1, -1))
+                sums[c] += wm * ACC(call(s, dom_arg, fields, values, v))
+        add(out, test_node(test_arg, elt, m), sums)
     return wp.kernel(integrate_linear, module="unique")
 
 
-def bilinear_kernel(call, domain, qfuncs, S, ACC, test_node, trial_node, setters, block_type,
+def bilinear_kernel(call, domain, qfuncs, S, ACC, node_funcs, at_funcs, setters, block_type,
                     comps, nodal, node_counts, types):
     DA, IA, QA, TA, UA, FS, VS = types
     element_index, measure = domain.element_index, domain.element_measure
     qp_count, qp_coords, qp_weight, qp_index = qfuncs
+    test_node, trial_node = node_funcs
+    test_at, trial_at = at_funcs
     set_entry, zero_block = setters
     TC, UC = comps
+    SUMS = wp.types.vector(TC * UC, ACC)
     NODAL = int(nodal)
     TN = node_counts[0]
     UN = 1 if nodal else node_counts[1]
 
     def integrate_bilinear(dom_arg: DA, idx_arg: IA, qp_arg: QA, test_arg: TA, trial_arg: UA,
                            fields: FS, values: VS, rows: wp.array(dtype=int), cols: wp.array(dtype=int),
-                           vals: wp.array(dtype=block_type)):
+                           vals: wp.array(dtype=block_type), entries: int):
         e, m, k = wp.tid()
         n = wp.where(NODAL == 1, m, k)
         elt = element_index(idx_arg, e)
+        sums = SUMS(ACC(0.0))
+        for q in range(wp.where(NODAL == 1, 1, qp_count(qp_arg, e))):
+            p = wp.where(NODAL == 1, m, q)
+            w = qp_weight(qp_arg, e, p)
+            x = qp_coords(qp_arg, e, p)
+            qi = wp.where(NODAL == 1, -1, qp_index(qp_arg, e, p))
+            s0 = S(elt, x, qi, w, wp.vec2i(m, 0), wp.vec2i(n, 0))
+            v = test_at(test_arg, s0, m)
+            u = trial_at(trial_arg, s0, n)
+            wm = ACC(w * measure(dom_arg, s0))
+            # entries: TC * UC given at launch, so the loop has a run-time bound and the
+            # integrand is translated (inlined) once, not once per block entry
+            for j in range(entries):
+                c = j // UC
+                s = S(elt, x, qi, w, wp.vec2i(m, c), wp.vec2i(n, j - c * UC))
+                sums[j] += wm * ACC(call(s, dom_arg, fields, values, v, u))
         block = zero_block()
         for c in range(TC):
             for d in range(UC):
-                acc = ACC(0.0)
-                if NODAL == 0:
-                    for q in range(qp_count(qp_arg, e)):
-                        w = qp_weight(qp_arg, e, q)
-                        s = S(elt, qp_coords(qp_arg, e, q), qp_index(qp_arg, e, q), w,
-                              wp.vec2i(m, c), wp.vec2i(n, d))
-                        acc += ACC(w * measure(dom_arg, s)) * ACC(call(s, dom_arg, fields, values))
-                else:
-                    w = qp_weight(qp_arg, e, m)
-                    s = S(elt, qp_coords(qp_arg, e, m), -1, w, wp.vec2i(m, c), wp.vec2i(n, d))
-                    acc = ACC(w * measure(dom_arg, s)) * ACC(call(s, dom_arg, fields, values))
-                block = set_entry(block, c, d, acc)
+                block = set_entry(block, c, d, sums[c * UC + d])
         i = (e * TN + m) * UN + k
         rows[i] = test_node(test_arg, elt, m)
         cols[i] = trial_node(trial_arg, elt, n)

@@ -18,10 +18,11 @@ def validate_field(field) -> None:
 def grid_frame(shape, lower, upper):
     """(lower, delta): the position of node (0, 0, 0) and the spacing along each axis. Without
     bounds the nodes sit at integer coordinates (node (i, j, k) at (i, j, k))."""
-    lower = wp.vec3(0.0, 0.0, 0.0) if lower is None else wp.vec3(*lower)
+    # wp.vec3(bound), as warp-lang: a sequence of three, or one number for all three axes
+    lower = wp.vec3(0.0, 0.0, 0.0) if lower is None else wp.vec3(lower)
     if upper is None:
         upper = wp.vec3(*(float(n - 1) for n in shape))
-    upper = wp.vec3(*upper)
+    upper = wp.vec3(upper)
     delta = wp.vec3(*((upper[d] - lower[d]) / (shape[d] - 1) for d in range(3)))
     return lower, delta
 

@@ -230,6 +230,28 @@ def add_devices(devices):
         _devices[d.alias] = d
 
 
+# more names of CUDA devices (wp.map_cuda_device): a device keeps its own alias (its hash and
+# str), so that dicts keyed by devices stay valid
+_aliases = {}
+
+
+def alias_device(device, alias):
+    """Lets ``get_device(alias)`` name ``device``; a RuntimeError if ``alias`` names another."""
+    known = _devices.get(alias) or _aliases.get(alias)
+    if known is not None and known is not device:
+        raise RuntimeError(f"Device alias '{alias}' already exists")
+    if known is None:
+        _aliases[alias] = device
+    return device
+
+
+def unalias_device(alias):
+    """Forgets an alias made by alias_device."""
+    if alias not in _aliases:
+        raise RuntimeError(f"Invalid CUDA device alias '{alias}'")
+    del _aliases[alias]
+
+
 def _probe_cuda():
     """Register the CUDA devices (once); the reason CUDA is unusable, or None."""
     return _cuda_probe[0]()
@@ -248,6 +270,8 @@ def get_device(ident=None):
         return ident
     if ident in _devices:
         return _devices[ident]
+    if ident in _aliases:
+        return _aliases[ident]
     if isinstance(ident, str) and (ident == "cuda" or ident.startswith("cuda:")):
         key = "cuda:0" if ident == "cuda" else ident
         _probe_cuda()

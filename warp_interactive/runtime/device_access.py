@@ -93,3 +93,19 @@ def get_cuda_supported_archs():
         return []
     err, archs = nvrtc.nvrtcGetSupportedArchs()
     return sorted(int(a) for a in archs) if int(err) == 0 else []
+
+
+def can_access(device, resource):
+    """Whether ``device`` can read and write the Warp array ``resource`` directly (for an
+    indexed array: its data and every index array). Here a device reaches only its own memory
+    (no peer or managed access is offered), so this is whether they live on ``device``."""
+    from ..types.array import array
+    from ..types.indexedarray import indexedarray
+    d = get_device(device)
+    if isinstance(resource, indexedarray) and resource.data is not None:
+        parts = [resource.data, *(i for i in resource.indices if i is not None)]
+    elif isinstance(resource, array) and getattr(resource, "device", None) is not None:
+        parts = [resource]
+    else:
+        raise TypeError("wp.can_access() only supports concrete Warp arrays in this release")
+    return all(get_device(p.device) is d for p in parts)

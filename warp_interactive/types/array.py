@@ -628,7 +628,11 @@ def clone(src, device=None, requires_grad=None, pinned=None, retain_grad=False):
 
 
 def copy(dest, src, dest_offset=0, src_offset=0, count=0, stream=None):
-    """Copy ``count`` elements (all when 0) from ``src`` to ``dest``, at flat element offsets."""
+    """Copy ``count`` elements (all when 0) from ``src`` to ``dest``, at flat element offsets;
+    ordered on ``stream`` when given (a stream of one of the two arrays' devices), else on the
+    current stream of the GPU involved."""
+    if stream is not None:
+        return _copy_on_stream(stream, dest, src, dest_offset, src_offset, count)
     if dest._is_indexed or src._is_indexed:
         return indexed_ops["copy"](dest, src, dest_offset, src_offset, count)
     if _tape_writes[0]:
@@ -642,6 +646,20 @@ def copy(dest, src, dest_offset=0, src_offset=0, count=0, stream=None):
         return
     count = _copy_memory(dest, src, dest_offset, src_offset, count)
     hooks.record_copy(dest, src, dest_offset, src_offset, count)
+
+
+def _copy_on_stream(stream, dest, src, dest_offset, src_offset, count):
+    """wp.copy with its ``stream``: the stream's device has it as its current stream meanwhile."""
+    device = stream.device
+    if device is not dest.device and device is not src.device:
+        raise ValueError(f"wp.copy: the stream is on {device}, but the copy is from {src.device} to "
+                         f"{dest.device}")
+    saved = device.stream
+    device.stream = stream
+    try:
+        copy(dest, src, dest_offset, src_offset, count)
+    finally:
+        device.stream = saved
 
 
 def _copy_memory(dest, src, dest_offset, src_offset, count):

@@ -95,3 +95,16 @@ def full_like(src, value, device=None, requires_grad=None, pinned=None, retain_g
 
 def ones_like(src, device=None, requires_grad=None, pinned=None, retain_grad=False):
     return full_like(src, 1, device, requires_grad, pinned, retain_grad)
+
+
+def from_ptr(ptr, length, dtype=None, shape=None, device=None):
+    """An array over existing memory (deprecated in warp-lang, kept for its users): ``ptr`` is
+    the address of a pointer-sized word holding the data's address (warp-lang reads it through
+    ``ctypes``, as here); 0 makes an empty array. Prefer ``wp.array(ptr=address, ...)``."""
+    import ctypes
+    from ..logger import log_warning
+    log_warning("This version of wp.from_ptr() is deprecated. To create an array from a C pointer, use the "
+                "array constructor and pass the ptr argument as a uint64 value representing the start "
+                "address in memory where the existing array resides.", DeprecationWarning, stacklevel=2)
+    address = 0 if ptr == 0 else ctypes.cast(ptr, ctypes.POINTER(ctypes.c_size_t)).contents.value
+    return array(dtype=dtype, length=length, ptr=address, shape=shape, device=device, requires_grad=False)

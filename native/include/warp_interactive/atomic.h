@@ -283,6 +283,21 @@ template <typename T>
 WPI_FUNC void adj_accum(array_t<T>&, const array_t<T>&) {}
 template <typename T>
 WPI_FUNC void adj_accum(indexedarray_t<T>&, const indexedarray_t<T>&) {}
+// adjoints of an element kept in a local across a loop (own_add_value... above)
+template <typename T>
+WPI_FUNC void adj_own_add_value(const T&, const T&, T& adj_x, T& adj_v, const T& adj_ret)
+{
+    adj_accum(adj_x, adj_ret);
+    adj_accum(adj_v, adj_ret);
+}
+template <typename T>
+WPI_FUNC void adj_own_sub_value(const T&, const T&, T& adj_x, T& adj_v, const T& adj_ret)
+{
+    adj_accum(adj_x, adj_ret);
+    adj_accum(adj_v, T(-adj_ret));
+}
+template <typename T>
+WPI_FUNC void adj_own_value(const T&, T& adj_x, const T& adj_ret) { adj_accum(adj_x, adj_ret); }
 
 // dst = src in a loop: src's adjoint takes dst's, and dst's earlier value had no use after.
 template <typename T>

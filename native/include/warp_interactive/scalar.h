@@ -495,6 +495,10 @@ template <typename T> WPI_FUNC void adj_clamp(T x, T lo, T hi, T& adj_x, T& adj_
 
 WPI_UNARY_MATH(sqrt)
 template <typename T> WPI_FUNC void adj_sqrt(T x, T& adj_x, T adj_ret) { adj_x += adj_ret / (T(2) * sqrt(x)); }
+// the same adjoints from the forward result (codegen/body.py passes it where the result's variable
+// still holds it): no second sqrt/exp, and no recomputation for GCC's PRE to move into a lane
+// loop's latch, which kept that loop from being vectorised (n-body backward: 2x)
+template <typename T> WPI_FUNC void adj_sqrt_of(T ret, T& adj_x, T adj_ret) { adj_x += adj_ret / (T(2) * ret); }
 
 WPI_UNARY_MATH(cbrt)
 template <typename T> WPI_FUNC void adj_cbrt(T x, T& adj_x, T adj_ret)
@@ -505,6 +509,7 @@ template <typename T> WPI_FUNC void adj_cbrt(T x, T& adj_x, T adj_ret)
 
 WPI_UNARY_MATH_V(exp)
 template <typename T> WPI_FUNC void adj_exp(T x, T& adj_x, T adj_ret) { adj_x += adj_ret * exp(x); }
+template <typename T> WPI_FUNC void adj_exp_of(T ret, T& adj_x, T adj_ret) { adj_x += adj_ret * ret; }
 
 WPI_UNARY_MATH(log)
 template <typename T> WPI_FUNC void adj_log(T x, T& adj_x, T adj_ret) { adj_x += adj_ret / x; }

@@ -45,12 +45,16 @@ def value_makers(dtype, dim):
             return v * g
     else:
         DT = dtype
-        GM = wp.types.matrix(shape=(dtype._length_, dim), dtype=wp.float32)
+        L = dtype._length_
+        GM = wp.types.matrix(shape=(L, dim), dtype=wp.float32)
 
         @wp.func
         def basis_value(w: float, c: int):
+            # each entry selected (an unrolled loop of constant indices), not v[c] = w: a store
+            # at a run-time index read back as a whole vector stalls the CPU on every call
             v = DT(0.0)
-            v[c] = w
+            for i in range(L):
+                v[i] = wp.where(i == c, w, 0.0)
             return v
 
         @wp.func
@@ -76,44 +80,46 @@ def _inverse_jacobian(geometry):
 
 
 @functools.lru_cache(maxsize=None)
-def basis_funcs(el_key, el_items, dtype, geometry_cls, dof):
-    """value(f, s), grad(f, s) of the test (``dof == "test"``) or trial basis function that the
-    sample's dof index names."""
+def basis_parts(el_items, geometry_cls):
+    """weight(f, s, node), world_grad(f, s, node): a basis function's shape weight and its
+    gradient in world coordinates (no value component yet) at a sample."""
     el = dict(el_items)
-    dim = geometry_cls.dimension
-    basis_value, basis_grad, _z, _zg, _o = value_makers(dtype, dim)
     to_cell, cell_arg, cell_node = el["to_cell"], el["cell_arg"], el["cell_node"]
     weight, weight_gradient = el["weight"], el["weight_gradient"]
     inv_jac = geometry_cls.cell_inverse_deformation_gradient
 
     @wp.func
-    def basis_at(f: Any, s: Any, d: wp.vec2i):
+    def weight_at(f: Any, s: Any, node: int):
         cell, cc = to_cell(f.elt, s.element_index, s.element_coords)
-        return basis_value(weight(cc, cell_node(f.elt, s.element_index, d[0])), d[1])
+        return weight(cc, cell_node(f.elt, s.element_index, node))
 
     @wp.func
-    def basis_grad_at(f: Any, s: Any, d: wp.vec2i):
+    def world_grad_at(f: Any, s: Any, node: int):
         cell, cc = to_cell(f.elt, s.element_index, s.element_coords)
-        g = weight_gradient(cc, cell_node(f.elt, s.element_index, d[0]))
-        g = g * inv_jac(cell_arg(f.elt), make_free_sample(cell, cc))
-        return basis_grad(g, d[1])
+        g = weight_gradient(cc, cell_node(f.elt, s.element_index, node))
+        return g * inv_jac(cell_arg(f.elt), make_free_sample(cell, cc))
 
-    if dof == "test":
-        @wp.func
-        def value(f: Any, s: Any):
-            return basis_at(f, s, s.test_dof)
+    return weight_at, world_grad_at
 
-        @wp.func
-        def grad(f: Any, s: Any):
-            return basis_grad_at(f, s, s.test_dof)
-    else:
-        @wp.func
-        def value(f: Any, s: Any):
-            return basis_at(f, s, s.trial_dof)
 
-        @wp.func
-        def grad(f: Any, s: Any):
-            return basis_grad_at(f, s, s.trial_dof)
+@functools.lru_cache(maxsize=None)
+def basis_funcs(el_key, el_items, dtype, geometry_cls, dof):
+    """value(f, s), grad(f, s) of the test (``dof == "test"``) or trial basis function that the
+    sample's dof index names."""
+    basis_value, basis_grad, _z, _zg, _o = value_makers(dtype, geometry_cls.dimension)
+    weight_at, world_grad_at = basis_parts(el_items, geometry_cls)
+    get_dof = _dof_of(dof)
+
+    @wp.func
+    def value(f: Any, s: Any):
+        d = get_dof(s)
+        return basis_value(weight_at(f, s, d[0]), d[1])
+
+    @wp.func
+    def grad(f: Any, s: Any):
+        d = get_dof(s)
+        return basis_grad(world_grad_at(f, s, d[0]), d[1])
+
     return value, grad
 
 

@@ -9,6 +9,7 @@ from .. import _api as wp
 
 from .. import operator as op
 from ..types import ElementKind
+from . import at_point
 from . import evaluation as ev
 from .structs import make_struct
 
@@ -91,6 +92,18 @@ class TestField(FieldBase):
             outer = grad_outer = None
         ops = _field_ops(value, grad, domain.element_kind, outer, grad_outer, self.degree)
         op.register(self.EvalArg, _vector_ops(ops, self.dtype, grad), f"a {self.role} field")
+        self.at = at_point.unchanged()
+        if not self.el.get("two_sided"):
+            self._point_ops()
+
+    def _point_ops(self):
+        """``at``: this field at one quadrature point, as integrals' kernels pass it to integrands
+        (field/at_point.py), and the operators of what it gives."""
+        PS = at_point.point_struct(self.EvalArg.__name__ + "_qp", self.el["ElementArg"], self.geometry.dimension)
+        self.at, value, grad = at_point.point_funcs(_el_items(self.el), self.dtype, type(self.geometry),
+                                                    self.role, PS)
+        ops = _field_ops(value, grad, self.domain.element_kind, None, None, self.degree)
+        op.register(PS, _vector_ops(ops, self.dtype, grad), f"a {self.role} field")
 
     @property
     def name(self):

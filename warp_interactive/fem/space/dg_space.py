@@ -14,6 +14,7 @@ from typing import Any
 from .. import _api as wp
 
 from ..types import ElementKind, make_free_sample
+from .side_maps import side_to_cell_funcs
 
 
 @functools.lru_cache(maxsize=None)
@@ -33,23 +34,6 @@ def two_sided_side_element(geometry_cls, cell_el_items):
     N = cel["cell_node_count"]
     SideArg = geometry_cls.SideArg
     inner_index, outer_index = geometry_cls.side_inner_cell_index, geometry_cls.side_outer_cell_index
-    inner_coords, outer_coords = geometry_cls.side_inner_cell_coords, geometry_cls.side_outer_cell_coords
-
-    @wp.func
-    def to_cell(arg: SideArg, element: int, coords: wp.vec3):
-        return inner_index(arg, element), inner_coords(arg, element, coords)
-
-    @wp.func
-    def to_outer_cell(arg: SideArg, element: int, coords: wp.vec3):
-        return outer_index(arg, element), outer_coords(arg, element, coords)
-
-    @wp.func
-    def cell_arg(arg: SideArg):
-        return arg.cell
-
-    @wp.func
-    def element_cell(arg: SideArg, element: int):
-        return inner_index(arg, element)
 
     @wp.func
     def cell_node(arg: SideArg, element: int, m: int):
@@ -61,8 +45,7 @@ def two_sided_side_element(geometry_cls, cell_el_items):
             return inner_index(arg, element) * N + m
         return outer_index(arg, element) * N + m - N
 
-    return dict(ElementArg=SideArg, element_cell=element_cell, node_count=2 * N, to_cell=to_cell,
-                to_outer_cell=to_outer_cell, cell_arg=cell_arg, cell_node=cell_node,
+    return dict(side_to_cell_funcs(geometry_cls), ElementArg=SideArg, node_count=2 * N, cell_node=cell_node,
                 element_node_index=element_node_index, two_sided=N,
                 cell_node_count=N, weight=cel["weight"], weight_gradient=cel["weight_gradient"])
 

@@ -14,6 +14,7 @@ from .. import _api as wp
 from ..geometry import grid2d, grid3d
 from ..polynomial import Polynomial
 from .shape import lagrange_1d, tensor_shape
+from .side_maps import side_to_cell_funcs
 
 
 @functools.lru_cache(maxsize=None)
@@ -82,8 +83,6 @@ def side_element(dim, degree, family):
     WEIGHTS = wp.types.vector(K, wp.float32)(*[float(x) for x in weights])
     if dim == 2:
         SideArg = grid2d.Grid2DSideArg
-        inner_index, inner_coords = grid2d.grid2d_side_inner_cell_index, grid2d.grid2d_side_inner_cell_coords
-        outer_index, outer_coords = grid2d.grid2d_side_outer_cell_index, grid2d.grid2d_side_outer_cell_coords
         decode = grid2d._side_decode
 
         @wp.func
@@ -103,8 +102,6 @@ def side_element(dim, degree, family):
             return WEIGHTS[m]
     else:
         SideArg = grid3d.Grid3DSideArg
-        inner_index, inner_coords = grid3d.grid3d_side_inner_cell_index, grid3d.grid3d_side_inner_cell_coords
-        outer_index, outer_coords = grid3d.grid3d_side_outer_cell_index, grid3d.grid3d_side_outer_cell_coords
         decode = grid3d._side_decode
 
         @wp.func
@@ -124,25 +121,8 @@ def side_element(dim, degree, family):
         def node_weight(m: int):
             return WEIGHTS[m // K] * WEIGHTS[m % K]
 
-    @wp.func
-    def to_cell(arg: SideArg, element: int, coords: wp.vec3):
-        return inner_index(arg, element), inner_coords(arg, element, coords)
-
-    @wp.func
-    def to_outer_cell(arg: SideArg, element: int, coords: wp.vec3):
-        return outer_index(arg, element), outer_coords(arg, element, coords)
-
-    @wp.func
-    def cell_arg(arg: SideArg):
-        return arg.cell
-
-    @wp.func
-    def element_cell(arg: SideArg, element: int):
-        return inner_index(arg, element)
-
-    return dict(ElementArg=SideArg, element_cell=element_cell, node_count=K ** (dim - 1), to_cell=to_cell,
-                to_outer_cell=to_outer_cell, cell_arg=cell_arg,
-                cell_node=cell_node, node_coords=node_coords, node_weight=node_weight,
+    return dict(side_to_cell_funcs(grid2d.Grid2D if dim == 2 else grid3d.Grid3D), ElementArg=SideArg,
+                node_count=K ** (dim - 1), cell_node=cell_node, node_coords=node_coords, node_weight=node_weight,
                 cell_node_count=K ** dim, weight=weight, weight_gradient=weight_gradient)
 
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import _api as wp
 from ..geometry import trimesh2d as tm
+from .side_maps import side_to_cell_funcs
 
 
 @functools.lru_cache(maxsize=None)
@@ -143,24 +144,8 @@ def side_element(degree):
     def node_weight(m: int):
         return WEIGHTS[m]
 
-    @wp.func
-    def to_cell(arg: SideArg, element: int, coords: wp.vec3):
-        return tm.trimesh2d_side_inner_cell_index(arg, element), tm.trimesh2d_side_inner_cell_coords(arg, element, coords)
-
-    @wp.func
-    def to_outer_cell(arg: SideArg, element: int, coords: wp.vec3):
-        return tm.trimesh2d_side_outer_cell_index(arg, element), tm.trimesh2d_side_outer_cell_coords(arg, element, coords)
-
-    @wp.func
-    def cell_arg(arg: SideArg):
-        return arg.cell
-
-    @wp.func
-    def element_cell(arg: SideArg, element: int):
-        return arg.edge_tri_indices[element][0]
-
-    return dict(ElementArg=SideArg, element_cell=element_cell, node_count=NODES, to_cell=to_cell,
-                to_outer_cell=to_outer_cell, cell_arg=cell_arg, cell_node=cell_node, node_coords=node_coords,
+    return dict(side_to_cell_funcs(tm.Trimesh2D), ElementArg=SideArg, node_count=NODES, cell_node=cell_node,
+                node_coords=node_coords,
                 node_weight=node_weight, cell_node_count=3 if degree == 1 else 6, weight=weight, weight_gradient=weight_gradient)
 
 

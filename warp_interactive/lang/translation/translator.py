@@ -321,9 +321,11 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
             return
         cond = self.as_bool(self.to_var(test, node.test))
         before = dict(self.scope.symbols)
+        line = self.scope.lineno        # the if statement's own line (its branches move it on)
         body, after_body = self._branch(node.body, before)
         orelse, after_else = self._branch(node.orelse, before)
         self.scope.symbols = dict(before)
+        self.scope.lineno = line        # the if and its joins (Selects) sit on the if's line
         self.scope.emit(ir.If(cond=cond, body=body, orelse=orelse))
         self._join(cond, before, after_body, after_else, node)
 

@@ -4,6 +4,7 @@ Each device uses its primary context (the one the CUDA runtime, PyTorch, CuPy an
 retained once and made current around every driver call that needs it.
 """
 
+from ...config import config
 from ..device import Device
 from .driver import call, drv
 
@@ -27,6 +28,7 @@ class CudaDevice(Device):
         # the opt-in maximum (warp-lang's meaning): what a kernel may ask for with cuFuncSetAttribute
         self.max_shared_memory_per_block = get("CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN")
         self.is_mempool_supported = bool(get("CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED"))
+        self.mempool_enabled = self.is_mempool_supported and config.enable_mempools_at_init
         self.is_uva = bool(get("CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING"))
         self.pci_bus_id = get("CU_DEVICE_ATTRIBUTE_PCI_BUS_ID")
         self.total_memory = call(d.cuDeviceTotalMem, self.handle)

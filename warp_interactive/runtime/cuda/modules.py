@@ -16,7 +16,7 @@ from ...build.entry import LoadedKernels
 from ..launchers import cuda_block_dim, cuda_blocks
 from ...config import config
 from ...errors import LaunchError
-from ...errors import CudaError
+from ...errors import CudaError, WarpDeterminismError
 from .driver import call, drv
 
 MAX_GRID = 2 ** 31 - 1
@@ -151,7 +151,7 @@ class CudaLauncher:
         cmd.block_dim, cmd.max_blocks, cmd.stream = block_dim, max_blocks, stream
 
     def threads(self, kernel, mode):
-        raise NotImplementedError(
+        raise WarpDeterminismError(
             f"kernel '{kernel.key}': deterministic={mode.name} is not supported on CUDA devices here "
             f"(atomics there are not ordered); it is supported on the CPU, which then runs the "
             f"launch on one thread")
