@@ -221,7 +221,7 @@ def pk_control_lines(x: wp.array(dtype=float), out: wp.array(dtype=float), n: in
 
 
 def _stmt_lines(kernel):
-    from warp_interactive.codegen.ir_uses import walk_stmts
+    from warp_interactive.lang.analysis.walk import statements as walk_stmts
     from warp_interactive.lang import ir
     fir = kernel.ir
     return [(type(s).__name__, s.lineno) for s in walk_stmts(fir.body.stmts)

@@ -14,7 +14,7 @@ from ..types.tile import is_tile
 from .cpp_types import c_string, cpp_type, field, literal
 from .own_index import OwnIndex
 from .native_func import replay_name
-from .ir_uses import walk_stmts, writes
+from .ir_uses import writes
 from . import loop_state
 from . import polls
 
@@ -481,7 +481,7 @@ class BodyWriter:
             return False
         if self._single_defs is None:
             counts = {}
-            for st in walk_stmts(self.fir.body.stmts):
+            for st in statements(self.fir.body.stmts):
                 outs = writes(st) + [st.args[k] for k in getattr(getattr(st, "func", None), "writes", ())
                                      if isinstance(st, ir.Call) and k < len(st.args)]
                 for v in outs:
