@@ -229,6 +229,51 @@ WPI_FUNC float32 mesh_sign_parity(const mesh_t& m, const mesh_vec3& p)
     return inside >= 2 ? -1.0f : 1.0f;
 }
 
+// Side of the nearest face a ray meets: +1 from the front (against the normal), -1 from the back,
+// 0 when it meets none.
+WPI_FUNC float32 mesh_ray_first_side(const mesh_t& m, const mesh_vec3& o, const mesh_vec3& d)
+{
+    const bvh_t& bvh = m.bvh;
+    if (bvh.num_items == 0) return 0.0f;
+    const mesh_vec3 inv = safe_inverse(d);
+    int32 stack[WPI_BVH_STACK];
+    int32 count = 0;
+    float32 best = geom_inf(), side = 0.0f;
+    stack[count++] = 0;
+    while (count) {
+        const bvh_node_t& n = bvh.nodes[stack[--count]];
+        float32 te;
+        if (!ray_box(o, inv, best, n.lower, n.upper, te)) continue;
+        if (bvh_is_leaf(n)) {
+            for (int32 s = ~n.left; s < ~n.left + n.right; ++s) {
+                mesh_vec3 a, b, c;
+                mesh_triangle(m, bvh.items[s], a, b, c);
+                float32 t, u, v;
+                if (ray_triangle_t(o, d, a, b, c, t, u, v) && t >= 0.0f && t < best) {
+                    best = t;
+                    side = dot(d, cross(b - a, c - a)) < 0.0f ? 1.0f : -1.0f;
+                }
+            }
+        } else if (count + 2 <= WPI_BVH_STACK) {
+            stack[count++] = n.left;
+            stack[count++] = n.right;
+        }
+    }
+    return side;
+}
+
+// Inside if at least two of the rays along +x, +y, +z first meet a face from its back: the sign of
+// the winding-number query on a mesh built without the winding-number data (as warp-lang's), a
+// BVH search per ray instead of a sum over every triangle.
+WPI_FUNC float32 mesh_sign_first_hits(const mesh_t& m, const mesh_vec3& p)
+{
+    int32 inside = 0;
+    for (int k = 0; k < 3; ++k)
+        inside += mesh_ray_first_side(m, p, mesh_vec3(k == 0 ? 1.0f : 0.0f, k == 1 ? 1.0f : 0.0f,
+                                                      k == 2 ? 1.0f : 0.0f)) < 0.0f;
+    return inside >= 2 ? -1.0f : 1.0f;
+}
+
 // One triangle's solid angle over 4 pi, seen from the origin (Van Oosterom and Strackee).
 WPI_FUNC float32 triangle_winding(const mesh_vec3& a, const mesh_vec3& b, const mesh_vec3& c)
 {
@@ -303,6 +348,8 @@ WPI_FUNC mesh_query_point_t mesh_query_point_impl(uint64 id, const mesh_vec3& p,
         r.sign = dot(p - q, cross(b - a, c - a)) >= 0.0f ? 1.0f : -1.0f;
     } else if (sign_mode == 2) {
         r.sign = mesh_sign_parity(m, p);
+    } else if (!m.winding) {
+        r.sign = mesh_sign_first_hits(m, p);
     } else {
         r.sign = mesh_winding_number(m, p, accuracy) > threshold ? -1.0f : 1.0f;
     }

@@ -39,12 +39,14 @@ _add("mesh_query_point_sign_normal", {**_q, "epsilon": f32}, MeshQueryPoint, G_M
 _add("mesh_query_point_sign_winding_number", _q, MeshQueryPoint, G_MESH, True,
      doc=_POINT_DOC.format(", from the generalized winding number (> 0.5 is inside; the fast "
                            "winding number with accuracy 2 when the mesh was built with "
-                           "support_winding_number=True, else the exact sum)"))
+                           "support_winding_number=True; without it, as warp-lang, inside when at "
+                           "least two of the rays along +x, +y, +z first meet a face from behind)"))
 _add("mesh_query_point_sign_winding_number", {**_q, "accuracy": f32, "threshold": f32},
      MeshQueryPoint, G_MESH, True, doc="As above; inside where the winding number > threshold. "
      "`accuracy` (with support_winding_number=True): a BVH node farther than accuracy times its "
      "radius from `point` contributes its second-order dipole expansion (Barill et al. 2018), "
-     "nearer ones are summed exactly; larger is more exact and slower, <= 0 gives the exact sum.")
+     "nearer ones are summed exactly; larger is more exact and slower, <= 0 gives the exact sum. "
+     "Without support_winding_number both are ignored (the ray vote above).")
 _add("mesh_query_furthest_point_no_sign", {"id": u64, "point": vec3, "min_dist": f32},
      MeshQueryPoint, G_MESH, doc="Furthest point of the mesh from `point` (at least `min_dist`).")
 # older out-parameter forms
