@@ -4,6 +4,7 @@
     python scripts/compat_examples.py --peer                  # ... and warp-lang itself, with agreement
     python scripts/compat_examples.py core/example_wave core/example_sph --peer --steps 10
     python scripts/compat_examples.py --list                  # the default list and its arguments
+    python scripts/compat_examples.py fem/example_diffusion --peer --set mesh=quad   # other arguments
 
 The example files are read from the installed warp-lang wheel (``scripts/.compat-venv``, set up by
 compat_warp_tests.py) and run through the same forwarding ``warp`` package (``import warp`` gives
@@ -456,6 +457,9 @@ def main():
     ap.add_argument("--json", help="write every result to this file")
     ap.add_argument("--render", metavar="DIR", help="run the examples' renderers too, writing to DIR")
     ap.add_argument("--list", action="store_true", help="print the default list and exit")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="an Example(...) argument for every named example (VALUE read as a Python literal, "
+                         "else kept as a string)")
     ap.add_argument("-v", "--verbose", action="store_true", help="print the output of failed runs")
     args = ap.parse_args()
     if args.list:
@@ -465,10 +469,13 @@ def main():
     wheel = wheel_dir()
     make_shim(wheel)
     names = [n[:-3] if n.endswith(".py") else n for n in (args.examples or DEFAULT_EXAMPLES)]
+    overrides = dict(_parse_setting(x) for x in args.set)
     rows, everything = [], {}
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
             spec = DEFAULT_EXAMPLES.get(name, {})
+            if overrides:
+                spec = dict(spec, kwargs=dict(spec.get("kwargs", {}), **overrides))
             if spec.get("cuda") and not str(args.device).startswith("cuda"):
                 print(f"skipping {name} (it asks for a CUDA device; run with --device cuda:0)", flush=True)
                 continue
@@ -501,6 +508,15 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump(everything, f, indent=1, default=str)
+
+
+def _parse_setting(text):
+    import ast
+    key, _, value = text.partition("=")
+    try:
+        return key, ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        return key, value
 
 
 if __name__ == "__main__":

@@ -53,6 +53,7 @@ DEFAULT_FILES = [
     # warp.geometry's isosurfaces: 16/16, 21/21 and 11/17 on the CPU (test_surface_nets' other 6
     # read warp-lang's private surface nets tables)
     "geometry/test_marching_cubes", "geometry/test_sparse_marching_cubes", "geometry/test_surface_nets",
+    "geometry/test_swept_volume",   # 16/16
     "geometry/test_delaunay",   # 14/16: not its graph capture (ours flips on the host), not its private predicates
 ]
 

@@ -140,8 +140,9 @@ def unit_square(mesh, res):
 
 
 def poisson_l2_error(res, degree, mesh):
-    """-lap u = 2 pi^2 sin(pi x) sin(pi y) on the unit square, u = 0 on the boundary."""
-    geo = unit_square(mesh, res)
+    """-lap u = 2 pi^2 sin(pi x) sin(pi y) on the unit square, u = 0 on the boundary (``mesh``:
+    "grid", "tri", or a function of the resolution that makes the geometry)."""
+    geo = mesh(res) if callable(mesh) else unit_square(mesh, res)
     space = fem.make_polynomial_space(geo, degree=degree)
     cells, boundary = fem.Cells(geo), fem.BoundarySides(geo)
     q = fem.RegularQuadrature(cells, order=2 * degree + 2)

@@ -105,5 +105,99 @@ def test_fsai_errors():
     A = sp.bsr_diag(wp.array([1.0, -2.0, 0.0], dtype=wp.float64))
     with pytest.raises(ValueError, match=r"finite positive diagonals \(2 invalid rows\)"):
         la.FSAI(A)
-    with pytest.raises(ValueError, match="reuse_pattern"):
-        la.FSAI(sp.bsr_identity(3, wp.float64), reuse_pattern=True)
+    with pytest.raises(ValueError, match="defer_pattern requires reuse_pattern"):
+        la.FSAI(sp.bsr_identity(3, wp.float64), defer_pattern=True)
+    with pytest.raises(ValueError, match="regularize_refit are not available"):
+        la.FSAI(sp.bsr_identity(3, wp.float64), reuse_pattern=True, regularize_refit=True)
+    with pytest.raises(ValueError, match="Construct FSAI with reuse_pattern=True"):
+        la.FSAI(sp.bsr_identity(3, wp.float64)).update()
+
+
+def refit_reference(A, G):
+    """Each row of G refit on its own support for the dense SPD matrix A (NumPy)."""
+    d = 1.0 / np.sqrt(np.diag(A))
+    At = A * d[:, None] * d[None, :]
+    out = np.zeros_like(G)
+    for i in range(A.shape[0]):
+        S = [i] + [j for j in np.flatnonzero(G[i]) if j != i]
+        z = np.linalg.solve(At[np.ix_(S, S)], np.eye(len(S))[0])
+        out[i, S] = z / np.sqrt(z[0]) * d[S]
+    return out
+
+
+def with_values(A, dense, block):
+    """A copy of A's topology holding the entries of ``dense``."""
+    B = sp.bsr_copy(A)
+    off, col = A.offsets.numpy(), A.columns.numpy()
+    rows = np.repeat(np.arange(A.nrow), np.diff(off))
+    blocks = np.array([dense[r * block:(r + 1) * block, c * block:(c + 1) * block] for r, c in zip(rows, col[:off[-1]])])
+    B.values.assign(blocks.reshape(B.values.numpy().shape).astype(B.values.numpy().dtype))
+    return B
+
+
+@pytest.mark.parametrize("block", [1, 3])
+@pytest.mark.parametrize("dtype", [wp.float32, wp.float64])
+def test_fsai_update_refits_on_fixed_supports(block, dtype):
+    """update() on new values of the same topology: G refit row by row on its set-up support
+    (NumPy reference), in place (same arrays), GT its transpose, status zero; update() without
+    a matrix reuses ``source`` (its values changed in place)."""
+    A, dense = spd_system(24, seed=7, block=block, dtype=dtype)
+    M = la.FSAI(A, max_row_size=6, kap_tolerance=0.0, reuse_pattern=True)
+    G0 = dense_of(M.G)
+    ptrs = (M.G.values.ptr, M.GT.values.ptr)
+    rng = np.random.default_rng(3)
+    sym = (lambda R: (R + R.T) / 2)(rng.uniform(0.5, 1.5, dense.shape))
+    dense2 = dense * sym
+    dense2[np.diag_indices_from(dense2)] = np.abs(dense2).sum(axis=1) + 2.0
+    A2 = with_values(A, dense2, block)
+    assert M.update(A2) is M and M.source is A2
+    tol = dict(rtol=1e-9, atol=1e-12) if dtype is wp.float64 else dict(rtol=2e-4, atol=1e-5)
+    G = dense_of(M.G)
+    np.testing.assert_array_equal(G != 0, G0 != 0)
+    np.testing.assert_allclose(G, refit_reference(dense2.astype(NP[dtype]).astype(np.float64), G0), **tol)
+    np.testing.assert_allclose(dense_of(M.GT), G.T, rtol=0, atol=0)
+    assert (M.G.values.ptr, M.GT.values.ptr) == ptrs
+    assert M.update_status.numpy().tolist() == [0, 0, 0, 0]
+    A2.values.assign(with_values(A, dense, block).values.numpy())      # back to A's values, in place
+    M.update()
+    np.testing.assert_allclose(dense_of(M.G), G0, **tol)
+
+
+def test_fsai_update_failures_keep_the_factor():
+    """A changed topology, a non-positive diagonal and a fixed support whose local system is
+    not positive definite are each refused with their count in update_status; G is unchanged."""
+    A, dense = spd_system(24, seed=2, block=1, dtype=wp.float64)
+    M = la.FSAI(A, max_row_size=4, kap_tolerance=0.0, reuse_pattern=True)
+    G0 = dense_of(M.G)
+    moved = sp.bsr_copy(A)
+    cols = moved.columns.numpy()
+    off = moved.offsets.numpy()
+    r = int(np.argmax(np.diff(off)))                        # a row with off-diagonal entries
+    k = off[r] + (1 if cols[off[r]] == r else 0)
+    free = sorted(set(range(24)) - set(cols[off[r]:off[r + 1]]))
+    cols[k] = free[0]
+    moved.columns.assign(cols)
+    with pytest.raises(ValueError, match=r"topology changed \(1 rows\)"):
+        M.update(moved)
+    assert M.update_status.numpy().tolist() == [1, 0, 0, 0]
+    bad_diag = dense.copy()
+    bad_diag[3, 3] = -1.0
+    bad_diag[5, 5] = 0.0
+    with pytest.raises(ValueError, match=r"finite positive diagonals \(2 invalid rows\)"):
+        M.update(with_values(A, bad_diag, 1))
+    assert M.update_status.numpy().tolist() == [0, 2, 0, 0]
+    indefinite = dense.copy()
+    i = next(i for i in range(24) if np.count_nonzero(G0[i]) > 1)
+    j = next(j for j in np.flatnonzero(G0[i]) if j != i)
+    indefinite[i, j] = indefinite[j, i] = 2.0 * np.sqrt(dense[i, i] * dense[j, j])
+    failing = sum(not np.all(np.linalg.eigvalsh(indefinite[np.ix_(S, S)]) > 0)
+                  for S in (np.flatnonzero(G0[r]) for r in range(24)))
+    assert failing >= 1
+    with pytest.raises(ValueError, match=f"local factorization of {failing} rows failed"):
+        M.update(with_values(A, indefinite, 1))
+    assert M.update_status.numpy().tolist() == [0, 0, failing, 0]
+    np.testing.assert_array_equal(dense_of(M.G), G0)
+    padded = sp.bsr_zeros(3, 3, wp.float64, row_capacity=2)
+    assert padded.row_counts is not None
+    with pytest.raises(ValueError, match="requires compact BSR storage"):
+        la.FSAI(padded, reuse_pattern=True)

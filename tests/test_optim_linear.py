@@ -221,10 +221,41 @@ def test_block_jacobi_applies_inverse_diagonal_blocks(ptype):
     np.testing.assert_allclose(y.numpy(), want, rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("size", [1, 2, 5, 8])
+@pytest.mark.parametrize("ptype", ["block_jacobi_direct", "block_jacobi_sequential"])
+@pytest.mark.parametrize("dtype", [wp.float32, wp.float64])
+def test_block_jacobi_any_block_size_and_spd_fallback(ptype, size, dtype):
+    """Blocks of any size are inverted (NumPy's inverse); a negative definite block is inverted
+    by the direct variant and is the identity for the SPD ones; a nonsymmetric well-conditioned
+    block likewise; a singular one is the identity for all."""
+    mat = dtype if size == 1 else wp.types.matrix(shape=(size, size), dtype=dtype)
+    rng = np.random.default_rng(size)
+    blocks = np.array([(lambda B: B @ B.T + size * np.eye(size))(rng.standard_normal((size, size))) for _ in range(5)])
+    blocks[1] = -blocks[1]
+    blocks[2] = blocks[2] + np.triu(np.ones((size, size)), 1) * 0.5
+    blocks[3] = 0.0
+    values = blocks.reshape(-1) if size == 1 else blocks
+    M = la.preconditioner(sp.bsr_diag(wp.array(values, dtype=mat)), ptype)
+    x = rng.standard_normal(5 * size)
+    y = rng.standard_normal(5 * size)
+    z = wp.array(y, dtype=dtype)
+    M.matvec(wp.array(x, dtype=dtype), z, z, 2.0, -1.0)
+    inv = [np.linalg.inv(B) if i != 3 else np.eye(size) for i, B in enumerate(blocks)]
+    if ptype != "block_jacobi_direct" and size > 1:    # 1x1 blocks: Jacobi, as warp-lang
+        inv[1] = inv[2] = np.eye(size)
+    want = 2.0 * np.concatenate([Bi @ v for Bi, v in zip(inv, x.reshape(5, size))]) - y
+    tol = 1e-10 if dtype is wp.float64 else 2e-4
+    np.testing.assert_allclose(z.numpy(), want, rtol=tol, atol=tol)
+
+
 def test_preconditioner_errors():
     A = sp.bsr_zeros(3, 3, wp.types.matrix(shape=(2, 3), dtype=wp.float64))
-    with pytest.raises(ValueError, match="requires square blocks"):
+    with pytest.raises(ValueError, match=r"requires square matrix blocks, got \(2, 3\)"):
         la.preconditioner(A, "block_jacobi_direct")
+    with pytest.raises(ValueError, match=r"requires square matrix blocks, got \(3, 2\)"):
+        la.preconditioner(sp.bsr_zeros(2, 3, wp.types.matrix(shape=(3, 2), dtype=wp.float64)), "block_jacobi_tile")
+    with pytest.raises(ValueError, match="requires a square matrix, got 3x5 blocks"):
+        la.preconditioner(sp.bsr_zeros(3, 5, wp.mat33d), "block_jacobi_sequential")
     with pytest.raises(ValueError, match="Unsupported preconditioner type 'ilu'"):
         la.preconditioner(A, "ilu")
     assert la.preconditioner(A, "id") is None

@@ -37,6 +37,8 @@ def reference_rule(shape, order, family):
         wts = [wa * wb * wc for wa in w for wb in w for wc in w]
     elif shape == "triangle":
         return _collapsed_triangle_rule(order, family)
+    elif shape == "tetrahedron":
+        return _collapsed_tet_rule(order, family)
     else:
         raise NotImplementedError(f"no quadrature on reference {shape} elements yet")
     return np.array(pts, dtype=np.float64), np.array(wts, dtype=np.float64)
@@ -54,6 +56,22 @@ def _collapsed_triangle_rule(order, family):
             u, v = a, (1.0 - a) * b
             pts.append((1.0 - u - v, u, v))
             wts.append(2.0 * wa * wb * (1.0 - a))
+    return np.array(pts, dtype=np.float64), np.array(wts, dtype=np.float64)
+
+
+def _collapsed_tet_rule(order, family):
+    """The cube's tensor rule collapsed onto the tetrahedron (u = x, v = (1 - x) y,
+    w = (1 - x)(1 - y) z; the Jacobian (1 - x)^2 (1 - y) costs two more points along x, one
+    along y); points as the coordinates (u, v, w) of vertices 1-3, weights summing to 1."""
+    x, wx = quadrature_1d(_point_count(order + 2, family), family)
+    y, wy = quadrature_1d(_point_count(order + 1, family), family)
+    z, wz = quadrature_1d(_point_count(order, family), family)
+    pts, wts = [], []
+    for a, wa in zip(x, wx):
+        for b, wb in zip(y, wy):
+            for c, wc in zip(z, wz):
+                pts.append((a, (1.0 - a) * b, (1.0 - a) * (1.0 - b) * c))
+                wts.append(6.0 * wa * wb * wc * (1.0 - a) ** 2 * (1.0 - b))
     return np.array(pts, dtype=np.float64), np.array(wts, dtype=np.float64)
 
 

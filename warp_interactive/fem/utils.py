@@ -35,8 +35,15 @@ def grid_to_hexes(nx, ny, nz):
 
 
 def grid_to_tets(nx, ny, nz):
-    """Each hex of ``grid_to_hexes`` cut in six positively oriented tetrahedra (around its main
-    diagonal)."""
-    h = grid_to_hexes(nx, ny, nz)
-    cuts = [(0, 1, 2, 6), (0, 2, 3, 6), (0, 3, 7, 6), (0, 7, 4, 6), (0, 4, 5, 6), (0, 5, 1, 6)]
-    return np.concatenate([h[:, list(c)] for c in cuts], axis=0).astype(np.int32)
+    """Each cell of an ``nx x ny x nz`` grid of vertices ``(i * (ny + 1) + j) * (nz + 1) + k`` cut
+    in five tetrahedra, as warp-lang cuts them: four corner tets around a central one, the
+    pattern mirrored along each axis in odd cells (so that neighbouring cells' diagonals
+    match); the cells in (i, j, k) order, five consecutive tets each."""
+    # the pattern's tets, as corners (4 x + 2 y + z) of the unit cell
+    pattern = np.array([[0, 1, 2, 4], [3, 2, 1, 7], [5, 1, 7, 4], [6, 7, 4, 2], [4, 1, 2, 7]])
+    bits = np.stack([(pattern >> 2) & 1, (pattern >> 1) & 1, pattern & 1], axis=-1)       # (5, 4, 3)
+    cells = np.stack(np.meshgrid(np.arange(nx), np.arange(ny), np.arange(nz), indexing="ij"), axis=-1).reshape(-1, 3)
+    corners = bits[None] ^ (cells % 2)[:, None, None, :]            # mirrored per cell parity
+    v = cells[:, None, None, :] + corners                           # (cells, 5, 4, 3) lattice points
+    index = (v[..., 0] * (ny + 1) + v[..., 1]) * (nz + 1) + v[..., 2]
+    return index.reshape(-1, 4).astype(np.int32)

@@ -1,6 +1,6 @@
 """Geometry structures for kernel queries (``wp.Mesh``, ``wp.Bvh``, ``wp.HashGrid``, ``wp.Volume``)
-and ``warp.geometry``'s algorithms: isosurface extraction (dense and sparse marching cubes),
-loaded on first use."""
+and ``warp.geometry``'s algorithms: isosurface extraction (dense and sparse marching cubes) and swept
+volumes, loaded on first use."""
 
 from .bvh import Bvh
 from .groups import is_cubql_available
@@ -20,6 +20,11 @@ _LAZY = {
     "tri_tri_adjacency": "adjacency",
     "find_triangle_neighbor_edge_index": "adjacency",
     "delaunay_edge_flip": "adjacency",
+    "SweptVolumeSignMode": "swept_volume",
+    "swept_volume_sdf": "swept_volume",
+    "swept_volume_field": "swept_volume",
+    "swept_volume_bounds": "swept_volume",
+    "swept_volume_mesh": "swept_volume",
 }
 
 

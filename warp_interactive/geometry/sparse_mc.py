@@ -73,7 +73,7 @@ def _evaluate(field, subs, lower, delta, shift, size, device):
 
 
 def _octree(field, lower, delta, depth, threshold, lipschitz_bound, device):
-    """(leaf subscripts at the finest level, sorted by (i, j, k); number of centre evaluations)."""
+    """(leaf subscripts at the finest level in Z order; number of centre evaluations)."""
     cells = np.zeros((1, 3), dtype=np.int64)
     diagonal = float(np.linalg.norm(np.array(delta, dtype=np.float64)))
     evaluations = 0
@@ -85,8 +85,18 @@ def _octree(field, lower, delta, depth, threshold, lipschitz_bound, device):
         cells = cells[np.abs(values.astype(np.float64) - threshold) <= reach]
         if level < depth:
             cells = (2 * cells[:, None, :] + _CORNERS[None]).reshape(-1, 3)
-    order = np.lexsort((cells[:, 2], cells[:, 1], cells[:, 0]))
-    return cells[order], evaluations
+    return cells[np.argsort(_morton_codes(cells, depth), kind="stable")], evaluations
+
+
+def _morton_codes(cells, bits):
+    """Z-order keys of (n, 3) subscripts below 2**bits: bit b of i, j, k at 3 b, 3 b + 1,
+    3 b + 2. Leaves are listed (and their triangles emitted) in this order, as warp-lang's octree
+    lists them."""
+    codes = np.zeros(len(cells), dtype=np.uint64)
+    for b in range(bits):
+        for axis in range(3):
+            codes |= ((cells[:, axis].astype(np.uint64) >> np.uint64(b)) & np.uint64(1)) << np.uint64(3 * b + axis)
+    return codes
 
 
 def _corner_ids(cells):
@@ -200,7 +210,7 @@ def lipschitz_octree(field, origin, root_width: float, max_depth: int, threshold
 
     field: a batched callable, ``field(points: wp.array(dtype=wp.vec3)) -> wp.array(dtype=wp.float32)``,
     Lipschitz with constant ``lipschitz_bound``. cells: a wp.vec3i array of subscripts in units
-    of ``cell_width = root_width / 2**max_depth``, sorted, ready for
+    of ``cell_width = root_width / 2**max_depth``, in Z (Morton) order, ready for
     ``sparse_marching_cubes_from_cells``.
     """
     _check_field(field, lipschitz_bound)

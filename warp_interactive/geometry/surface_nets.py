@@ -14,9 +14,9 @@ order, quads their edges' (i, j, k, axis) order; ``topology="triangle"`` splits 
 
 import warp_interactive as wp
 
-from . import mc_tables as tables
-from .iso_surface import IsoSurfaceBase, grid_frame, validate_field
-from .marching_cubes import _cell_case, _crossed_edges, _edge_index, _exclusive_slots
+from .dense_grid import (cell_case, crossed_edge_flags, dense_grid, device_tables, edge_crossing, edge_end,
+                         edge_index, exclusive_slots)
+from .iso_surface import IsoSurfaceBase, validate_field
 
 _TOPOLOGIES = ("triangle", "quad")
 
@@ -56,7 +56,7 @@ def _cell_patch_counts(field: wp.array3d(dtype=wp.float32), threshold: wp.float3
                        edge_offsets: wp.array(dtype=wp.vec4i), counts: wp.array(dtype=wp.int32)):
     i, j, k = wp.tid()
     cell = (i * (field.shape[1] - 1) + j) * (field.shape[2] - 1) + k
-    case = _cell_case(field, threshold, i, j, k, corners)
+    case = cell_case(field, threshold, i, j, k, corners)
     counts[cell] = _bits_below(_used_patches(field, i, j, k, case, edge_patch, edge_offsets), 4)
 
 
@@ -66,7 +66,7 @@ def _patch_vertices(field: wp.array3d(dtype=wp.float32), threshold: wp.float32, 
                     edge_patch: wp.array(dtype=wp.int32), edge_offsets: wp.array(dtype=wp.vec4i),
                     slots: wp.array(dtype=wp.int32), verts: wp.array(dtype=wp.vec3)):
     i, j, k = wp.tid()
-    case = _cell_case(field, threshold, i, j, k, corners)
+    case = cell_case(field, threshold, i, j, k, corners)
     first = slots[(i * (field.shape[1] - 1) + j) * (field.shape[2] - 1) + k]
     used = _used_patches(field, i, j, k, case, edge_patch, edge_offsets)
     for p in range(patch_count[case]):
@@ -78,11 +78,8 @@ def _patch_vertices(field: wp.array3d(dtype=wp.float32), threshold: wp.float32, 
             if edge_patch[case * 12 + e] == p:
                 o = edge_offsets[e]
                 a = wp.vec3i(i + o[0], j + o[1], k + o[2])
-                b = wp.vec3i(a[0] + wp.where(o[3] == 0, 1, 0), a[1] + wp.where(o[3] == 1, 1, 0),
-                             a[2] + wp.where(o[3] == 2, 1, 0))
-                v0 = field[a[0], a[1], a[2]]
-                v1 = field[b[0], b[1], b[2]]
-                t = wp.clamp((threshold - v0) / (v1 - v0), 0.0, 1.0)
+                b = edge_end(a, o[3])
+                t = edge_crossing(field, threshold, a, b)
                 pa = wp.vec3(float(a[0]), float(a[1]), float(a[2]))
                 pb = wp.vec3(float(b[0]), float(b[1]), float(b[2]))
                 total = total + wp.lerp(pa, pb, t)
@@ -106,7 +103,7 @@ def _quad_corner(axis: int, q: int):
 def _interior_crossed_edges(field: wp.array3d(dtype=wp.float32), crossed: wp.array(dtype=wp.int32),
                             flags: wp.array(dtype=wp.int32)):
     i, j, k, axis = wp.tid()
-    e = _edge_index(i, j, k, axis, field.shape[1], field.shape[2])
+    e = edge_index(i, j, k, axis, field.shape[1], field.shape[2])
     node = wp.vec3i(i, j, k)
     last = wp.vec3i(field.shape[0] - 1, field.shape[1] - 1, field.shape[2] - 1)
     inside = 1
@@ -124,14 +121,14 @@ def _edge_quads(field: wp.array3d(dtype=wp.float32), threshold: wp.float32, corn
                 vertex_slots: wp.array(dtype=wp.int32), triangles: int, indices: wp.array(dtype=wp.int32)):
     i, j, k, axis = wp.tid()
     ny, nz = field.shape[1], field.shape[2]
-    e = _edge_index(i, j, k, axis, ny, nz)
+    e = edge_index(i, j, k, axis, ny, nz)
     if flags[e] == 0:
         return
     quad = wp.vec4i(0, 0, 0, 0)
     for q in range(4):
         o = _quad_corner(axis, q)
         c = wp.vec3i(i + o[0], j + o[1], k + o[2])
-        case = _cell_case(field, threshold, c[0], c[1], c[2], corners)
+        case = cell_case(field, threshold, c[0], c[1], c[2], corners)
         cube_edge = local_edge[((-o[0]) + 2 * (-o[1]) + 4 * (-o[2])) * 3 + axis]
         cell = (c[0] * (ny - 1) + c[1]) * (nz - 1) + c[2]
         used = _used_patches(field, c[0], c[1], c[2], case, edge_patch, edge_offsets)
@@ -150,22 +147,6 @@ def _edge_quads(field: wp.array3d(dtype=wp.float32), threshold: wp.float32, corn
             indices[4 * s + n] = quad[n]
 
 
-_TABLES = {}
-
-
-def _device_tables(device):
-    key = str(device)
-    if key not in _TABLES:
-        _TABLES[key] = (
-            wp.array(tables.CUBE_CORNER_OFFSETS, dtype=wp.vec3i, device=device),
-            wp.array(tables.CASE_POLYGON_COUNT, dtype=wp.int32, device=device),
-            wp.array(tables.EDGE_POLYGON, dtype=wp.int32, device=device),
-            wp.array(tables.EDGE_OFFSETS, dtype=wp.vec4i, device=device),
-            wp.array(tables.LOCAL_EDGE, dtype=wp.int32, device=device),
-        )
-    return _TABLES[key]
-
-
 def _check_topology(topology):
     if topology not in _TOPOLOGIES:
         raise ValueError(f"topology must be 'triangle' or 'quad', got {topology!r}.")
@@ -173,17 +154,16 @@ def _check_topology(topology):
 
 def extract_nets(field, threshold, lower, upper, topology):
     _check_topology(topology)
-    validate_field(field)
-    device, (nx, ny, nz) = field.device, field.shape
-    lower, delta = grid_frame(field.shape, lower, upper)
-    threshold = float(threshold)
-    corners, patch_count, edge_patch, edge_offsets, local_edge = _device_tables(device)
-    cells = (nx - 1, ny - 1, nz - 1)
+    grid = dense_grid(field, threshold, lower, upper)
+    device, threshold, cells, (nx, ny, nz) = grid.device, grid.threshold, grid.cells, grid.nodes
+    lower, delta = grid.lower, grid.delta
+    corners, patch_count, edge_patch, edge_offsets, local_edge = device_tables(
+        device, "CUBE_CORNER_OFFSETS", "CASE_POLYGON_COUNT", "EDGE_POLYGON", "EDGE_OFFSETS", "LOCAL_EDGE")
 
     counts = wp.empty(cells[0] * cells[1] * cells[2], dtype=wp.int32, device=device)
     wp.launch(_cell_patch_counts, dim=cells, inputs=[field, threshold, corners, edge_patch, edge_offsets, counts],
               device=device, record_tape=False)
-    vertex_slots, n_verts = _exclusive_slots(counts)
+    vertex_slots, n_verts = exclusive_slots(counts)
     verts = wp.empty(n_verts, dtype=wp.vec3, device=device, requires_grad=field.requires_grad)
     if n_verts == 0:
         return verts, wp.empty(0, dtype=wp.int32, device=device)
@@ -191,13 +171,11 @@ def extract_nets(field, threshold, lower, upper, topology):
               inputs=[field, threshold, lower, delta, corners, patch_count, edge_patch, edge_offsets, vertex_slots],
               outputs=[verts], device=device)
 
-    crossed = wp.empty(nx * ny * nz * 3, dtype=wp.int32, device=device)
-    wp.launch(_crossed_edges, dim=(nx, ny, nz, 3), inputs=[field, threshold, crossed], device=device,
-              record_tape=False)
+    crossed = crossed_edge_flags(grid, field)
     flags = wp.empty_like(crossed)
     wp.launch(_interior_crossed_edges, dim=(nx, ny, nz, 3), inputs=[field, crossed, flags], device=device,
               record_tape=False)
-    quad_slots, n_quads = _exclusive_slots(flags)
+    quad_slots, n_quads = exclusive_slots(flags)
     per_quad = 6 if topology == "triangle" else 4
     indices = wp.empty(per_quad * n_quads, dtype=wp.int32, device=device)
     wp.launch(_edge_quads, dim=(nx, ny, nz, 3),

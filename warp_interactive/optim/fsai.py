@@ -16,56 +16,16 @@ import numpy as np
 import warp_interactive as wp
 import warp_interactive.sparse as sparse
 
+from .fsai_local import MAX_ROW, entry, equilibrated, rounded, scratch, solve
+from .fsai_refit import Refit
 from .operators import LinearOperator, as_scalar_array
 
-_MAX_ROW = 64
 _FLOORS = {wp.float16: 1.0e-3, wp.float32: 1.0e-6, wp.float64: 1.0e-12}
 
 
-@wp.func
-def _entry(offsets: wp.array(dtype=int), columns: wp.array(dtype=int), values: wp.array(dtype=wp.float64),
-           row: int, col: int):
-    v = wp.float64(0.0)
-    for k in range(offsets[row], offsets[row + 1]):
-        if columns[k] == col:
-            v += values[k]
-    return v
-
-
-@wp.func
-def _solve(t: int, s: int, offsets: wp.array(dtype=int), columns: wp.array(dtype=int),
-           values: wp.array(dtype=wp.float64), isd: wp.array(dtype=wp.float64), floor: wp.float64,
-           S: wp.array2d(dtype=int), L: wp.array2d(dtype=wp.float64), z: wp.array2d(dtype=wp.float64)):
-    """z[t, :s] := A~[S,S]^-1 e_0 (S[t, 0] = i); returns z_i, or -1 for a pivot <= floor."""
-    for a in range(s):
-        for b in range(a + 1):
-            L[t, a * 64 + b] = _entry(offsets, columns, values, S[t, a], S[t, b]) * isd[S[t, a]] * isd[S[t, b]]
-    for k in range(s):
-        piv = L[t, k * 64 + k]
-        for m in range(k):
-            piv -= L[t, k * 64 + m] * L[t, k * 64 + m]
-        if not (piv > floor):
-            return wp.float64(-1.0)
-        d = wp.sqrt(piv)
-        L[t, k * 64 + k] = d
-        for a in range(k + 1, s):
-            v = L[t, a * 64 + k]
-            for m in range(k):
-                v -= L[t, a * 64 + m] * L[t, k * 64 + m]
-            L[t, a * 64 + k] = v / d
-    for a in range(s):          # L y = e_0
-        v = wp.float64(0.0)
-        if a == 0:
-            v = wp.float64(1.0)
-        for m in range(a):
-            v -= L[t, a * 64 + m] * z[t, m]
-        z[t, a] = v / L[t, a * 64 + a]
-    for a in range(s - 1, -1, -1):      # L^T z = y
-        v = z[t, a]
-        for m in range(a + 1, s):
-            v -= L[t, m * 64 + a] * z[t, m]
-        z[t, a] = v / L[t, a * 64 + a]
-    return z[t, 0]
+# set-up and application only, never differentiated (as warp-lang's optim.linear): no adjoint
+# code, which would be most of the module's CUDA build
+wp.set_module_options({"enable_backward": False})
 
 
 @wp.func
@@ -86,7 +46,7 @@ def _best_candidate(t: int, i: int, s: int, offsets: wp.array(dtype=int), column
             if fresh:
                 g = wp.float64(0.0)
                 for b in range(s):
-                    g += _entry(offsets, columns, values, S[t, b], j) * isd[S[t, b]] * z[t, b]
+                    g += entry(offsets, columns, values, S[t, b], j) * isd[S[t, b]] * z[t, b]
                 score = wp.abs(g * isd[j])
                 if score > best_score or (score == best_score and score > wp.float64(0.0) and j < best):
                     best = j
@@ -104,7 +64,7 @@ def _fsai_rows(offsets: wp.array(dtype=int), columns: wp.array(dtype=int), value
     for i in range(t * chunk, wp.min(t * chunk + chunk, nrow)):
         S[t, 0] = i
         s = int(1)
-        zi = _solve(t, s, offsets, columns, values, isd, floor, S, L, z)
+        zi = solve(t, s, offsets, columns, values, isd, floor, S, L, z)
         energy = wp.float64(1.0) / zi
         growing = s < max_size
         while growing:
@@ -113,10 +73,10 @@ def _fsai_rows(offsets: wp.array(dtype=int), columns: wp.array(dtype=int), value
                 growing = False
             else:
                 S[t, s] = j
-                zi_new = _solve(t, s + 1, offsets, columns, values, isd, floor, S, L, z)
+                zi_new = solve(t, s + 1, offsets, columns, values, isd, floor, S, L, z)
                 if zi_new <= wp.float64(0.0):   # rejected pivot: keep the previous support
                     wp.atomic_add(truncated, 0, 1)
-                    zi = _solve(t, s, offsets, columns, values, isd, floor, S, L, z)
+                    zi = solve(t, s, offsets, columns, values, isd, floor, S, L, z)
                     growing = False
                 else:
                     s += 1
@@ -138,26 +98,14 @@ def _fsai_rows(offsets: wp.array(dtype=int), columns: wp.array(dtype=int), value
                 out_cols[slot] = 0
                 out_vals[slot] = wp.float64(0.0)
 
-
-@wp.kernel
-def _inverse_sqrt_diag(d: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64), bad: wp.array(dtype=int)):
-    i = wp.tid()
-    v = d[i]
-    if wp.isfinite(v) and v > wp.float64(0.0):
-        out[i] = wp.float64(1.0) / wp.sqrt(v)
-    else:
-        out[i] = wp.float64(0.0)
-        wp.atomic_add(bad, 0, 1)
-
-
 def _check(A, max_row_size, kap_tolerance, pivot_floor, factor_dtype, reuse_pattern, max_step_size, defer_pattern,
            regularize_refit):
     if not isinstance(A, sparse.BsrMatrix) or A.shape[0] != A.shape[1] or A.block_shape[0] != A.block_shape[1]:
         raise ValueError("FSAI requires a square BSR matrix with square blocks")
     if A.scalar_type not in _FLOORS:
         raise TypeError("FSAI supports float16, float32 and float64")
-    if not 1 <= int(max_row_size) <= _MAX_ROW:
-        raise ValueError(f"max_row_size must be in [1, {_MAX_ROW}], got {max_row_size}")
+    if not 1 <= int(max_row_size) <= MAX_ROW:
+        raise ValueError(f"max_row_size must be in [1, {MAX_ROW}], got {max_row_size}")
     if not 0.0 <= kap_tolerance < 1.0:
         raise ValueError(f"kap_tolerance must be in [0, 1), got {kap_tolerance}")
     if pivot_floor is not None and not 0.0 < pivot_floor < 1.0:
@@ -166,10 +114,13 @@ def _check(A, max_row_size, kap_tolerance, pivot_floor, factor_dtype, reuse_patt
         raise ValueError("factor_dtype must be the matrix scalar type or wp.float32")
     if int(max_step_size) != 1:
         raise ValueError("FSAI here grows supports one entry per step: max_step_size must be 1")
-    if reuse_pattern or defer_pattern or regularize_refit:
-        raise ValueError("FSAI pattern reuse (reuse_pattern, defer_pattern, regularize_refit, update()) is not "
-                         "available in warp_interactive; rebuild the preconditioner after changing A")
-
+    if defer_pattern and not reuse_pattern:
+        raise ValueError("defer_pattern requires reuse_pattern")
+    if reuse_pattern and A.row_counts is not None:
+        raise ValueError("reuse_pattern requires compact BSR storage; compact with bsr_compress")
+    if defer_pattern or regularize_refit:
+        raise ValueError("FSAI defer_pattern and regularize_refit are not available in warp_interactive; "
+                         "use reuse_pattern=True and update(), or rebuild the preconditioner after changing A")
 
 class FSAI(LinearOperator):
     """The FSAI preconditioner ``M = G^T G`` of an SPD BSR matrix (see the module docstring);
@@ -187,26 +138,31 @@ class FSAI(LinearOperator):
         floor = _FLOORS[A.scalar_type] if pivot_floor is None else float(pivot_floor)
         self.G = self._factor(A, int(max_row_size), float(kap_tolerance), floor, factor_dtype or A.scalar_type)
         self.GT = sparse.bsr_transposed(self.G)
+        self._refit = Refit(A, self.G, floor, factor_dtype or A.scalar_type, validate_topology) if reuse_pattern else None
+        self.update_status = self._refit.status if reuse_pattern else None
         self._tmp = wp.empty(A.shape[0], dtype=A.scalar_type, device=A.device)
         super().__init__(A.shape, A.dtype, A.device, self._apply)
 
+    def update(self, A=None):
+        """Refit the factor on its supports for ``A``'s new values (``None``: ``source``), in
+        place (``G.values``, ``GT.values``: a captured application reads the new factor).
+        Requires ``reuse_pattern=True`` and A's compact topology unchanged (checked unless
+        ``validate_topology=False``). On failure it raises ValueError and keeps the previous
+        factor; ``update_status`` holds [topology mismatches, invalid diagonals, failed rows, 0]."""
+        if self._refit is None:
+            raise ValueError("Construct FSAI with reuse_pattern=True before updating")
+        A = self.source if A is None else A
+        if not isinstance(A, sparse.BsrMatrix):
+            raise ValueError("update requires a Warp BSR matrix")
+        self._refit.update(self, A)
+        self.source = A
+        return self
+
     def _factor(self, A, max_size, kap_tol, floor, factor_dtype):
         device = A.device
-        C = sparse.bsr_compress(sparse.bsr_copy(A, scalar_type=wp.float64, block_shape=(1, 1)),
-                                prune_numerical_zeros=False, inplace=True)
+        C, isd = equilibrated(A)
         n = C.nrow
-        isd = wp.empty(n, dtype=wp.float64, device=device)
-        bad = wp.zeros(1, dtype=int, device=device)
-        if n:
-            wp.launch(_inverse_sqrt_diag, dim=n, device=device, inputs=[sparse.bsr_get_diag(C), isd, bad])
-        invalid = int(bad.numpy()[0])
-        if invalid:
-            raise ValueError(f"FSAI requires finite positive diagonals ({invalid} invalid rows)")
-        threads = max(1, min(n, 64 if device.is_cpu else 4096))
-        chunk = -(-n // threads) if n else 0
-        S = wp.empty((threads, _MAX_ROW), dtype=int, device=device)
-        L = wp.empty((threads, _MAX_ROW * _MAX_ROW), dtype=wp.float64, device=device)
-        z = wp.empty((threads, _MAX_ROW), dtype=wp.float64, device=device)
+        threads, chunk, S, L, z = scratch(n, device)
         rows, cols = (wp.empty(n * max_size, dtype=int, device=device) for _ in range(2))
         vals = wp.empty(n * max_size, dtype=wp.float64, device=device)
         truncated = wp.zeros(1, dtype=int, device=device)
@@ -215,11 +171,7 @@ class FSAI(LinearOperator):
                       inputs=[C.offsets, C.columns, C.values, isd, n, chunk, max_size, kap_tol, floor, S, L, z,
                               rows, cols, vals, truncated])
         self.truncated_rows = int(truncated.numpy()[0])
-        for dtype in (factor_dtype, A.scalar_type):     # rounded to the storage type, kept in A's
-            if vals.dtype is not dtype:
-                cast = wp.empty(vals.shape[0], dtype=dtype, device=device)
-                wp.utils.array_cast(vals, cast)
-                vals = cast
+        vals = rounded(vals, factor_dtype, A.scalar_type)
         G = sparse.bsr_from_triplets(n, n, rows, cols, vals, prune_numerical_zeros=False)
         check = G.values[: G.nnz_sync()].numpy().astype(np.float64)
         if not np.all(np.isfinite(check)):

@@ -158,14 +158,21 @@ def mv_row_chunks(alpha: Any, offsets: wp.array(dtype=int), row_counts: wp.array
     t = wp.tid()
     first = t * chunk
     last = wp.min(first + chunk, nrow)
-    for row in range(first, last):
-        v = y.dtype(0.0)
-        for k in range(offsets[row], row_end(offsets, row_counts, row)):
-            v += values[k] * x[columns[k]]
-        v = alpha * v
-        if beta != type(beta)(0.0):
-            v += beta * y[row]
-        y[row] = v
+    # beta tested once, not per row: each loop is then a plain row loop the compiler keeps tight.
+    # Unsigned indices (stored offsets and columns are never negative): the compiler then drops
+    # each access's negative-index wrap (which doubled the inner loop's instructions).
+    if beta == type(beta)(0.0):
+        for row in range(first, last):
+            v = y.dtype(0.0)
+            for k in range(wp.uint32(offsets[row]), wp.uint32(row_end(offsets, row_counts, row))):
+                v += values[k] * x[wp.uint32(columns[k])]
+            y[row] = alpha * v
+    else:
+        for row in range(first, last):
+            v = y.dtype(0.0)
+            for k in range(wp.uint32(offsets[row]), wp.uint32(row_end(offsets, row_counts, row))):
+                v += values[k] * x[wp.uint32(columns[k])]
+            y[row] = alpha * v + beta * y[row]
 
 
 @wp.kernel

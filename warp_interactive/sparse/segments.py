@@ -401,16 +401,18 @@ def marker_count(x_offsets: wp.array(dtype=int), x_counts: wp.array(dtype=int), 
                  row_nnz: wp.array(dtype=int)):
     t = wp.tid()
     base = t * y_ncol
+    # unsigned indices where they cannot be negative (stored offsets, checked columns): the
+    # compiler then drops each access's negative-index wrap
     for r in range(t * chunk, wp.min(t * chunk + chunk, nrow)):
         n = int(0)
-        for k in range(x_offsets[r], row_end(x_offsets, x_counts, r)):
+        for k in range(wp.uint32(x_offsets[r]), wp.uint32(row_end(x_offsets, x_counts, r))):
             c = x_columns[k]
             if c >= 0 and c < x_ncol:
-                for q in range(y_offsets[c], row_end(y_offsets, y_counts, c)):
+                for q in range(wp.uint32(y_offsets[c]), wp.uint32(row_end(y_offsets, y_counts, c))):
                     col = y_columns[q]
                     if col >= 0 and col < y_ncol:
-                        if marker[base + col] != r:
-                            marker[base + col] = r
+                        if marker[wp.uint32(base + col)] != r:
+                            marker[wp.uint32(base + col)] = r
                             n += 1
         row_nnz[r] = n
 
@@ -429,15 +431,15 @@ def marker_values(x_offsets: wp.array(dtype=int), x_counts: wp.array(dtype=int),
     for r in range(t * chunk, wp.min(t * chunk + chunk, nrow)):
         u0 = offsets[r]
         u = u0
-        for k in range(x_offsets[r], row_end(x_offsets, x_counts, r)):
+        for k in range(wp.uint32(x_offsets[r]), wp.uint32(row_end(x_offsets, x_counts, r))):
             c = x_columns[k]
             if c >= 0 and c < x_ncol:
-                for q in range(y_offsets[c], row_end(y_offsets, y_counts, c)):
+                for q in range(wp.uint32(y_offsets[c]), wp.uint32(row_end(y_offsets, y_counts, c))):
                     col = y_columns[q]
                     if col >= 0 and col < y_ncol:
-                        at = marker[base + col]
+                        at = marker[wp.uint32(base + col)]
                         if at < u0:
-                            marker[base + col] = u
+                            marker[wp.uint32(base + col)] = u
                             if u < max_nnz:
                                 columns[u] = col
                                 values[u] = x_values[k] * y_values[q]

@@ -1,0 +1,35 @@
+"""Host-side (NumPy) topology of unstructured meshes: the unique edges or faces of a cell array.
+
+Facets are numbered as warp-lang numbers them, so that fields' node values line up with its
+own: grouped by their smallest vertex index, and within a group in the order they are first
+met walking the cells in order and each cell's local facets in order. A facet's inner cell is
+the first cell holding it (the smaller index), its outer cell the other one (the inner one on
+the boundary)."""
+
+import numpy as np
+
+
+def unique_facets(cells, local):
+    """(facet vertices sorted ascending (m x f), per-facet (inner, outer) cells (m x 2), per-cell
+    local facet -> facet index (n x len(local))) of ``cells`` (n x v vertex indices), whose
+    local facets are the vertex positions listed in ``local``."""
+    n = len(cells)
+    verts = np.sort(cells[:, np.asarray(local)], axis=2).reshape(n * len(local), -1)     # (n*l, f)
+    _uniq, first, inverse = np.unique(verts, axis=0, return_index=True, return_inverse=True)
+    order = np.lexsort((first, verts[first, 0]))          # by smallest vertex, then first occurrence
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    facet_of = rank[np.asarray(inverse).reshape(-1)]
+    owner = np.repeat(np.arange(n), len(local))
+    inner = np.full(len(order), n, dtype=np.int64)
+    np.minimum.at(inner, facet_of, owner)
+    outer = np.full(len(order), -1, dtype=np.int64)
+    np.maximum.at(outer, facet_of, owner)
+    return (verts[first[order]].astype(np.int32), np.stack([inner, outer], axis=1).astype(np.int32),
+            facet_of.reshape(n, len(local)).astype(np.int32))
+
+
+def check_indices(cells, vertex_count, name):
+    if cells.size and (cells.min() < 0 or cells.max() >= vertex_count):
+        raise ValueError(f"fem.{name}: vertex indices must lie in [0, {vertex_count}), "
+                         f"got values in [{cells.min()}, {cells.max()}]")
