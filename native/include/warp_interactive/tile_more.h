@@ -178,33 +178,32 @@ WPI_SCATTER_ADJ(tile_scatter_masked, true)
 #undef WPI_SCATTER_ADJ
 
 // --- FFT of complex (vec2) rows: the last dimension, unnormalised, NumPy's bin order -------------
+// radix 2, in place: bit reversal then butterflies; (wr, wi)[m] = exp(sign 2 pi i m / n), m < n / 2
+// (the twiddles of every stage: stage len uses m = k n / len), computed once per tile, not per
+// butterfly (a sin and a cos per butterfly were most of the fft_poisson_navier_stokes_2d step)
 template <typename T>
-WPI_FUNC void tile_fft_row(vec_t<2, T>* x, int n, T sign)
+WPI_FUNC void tile_fft_row(vec_t<2, T>* x, int n, const T* wr, const T* wi)
 {
-    const T two_pi = T(6.283185307179586476925286766559);
-    if ((n & (n - 1)) == 0) {   // radix 2, in place: bit reversal then butterflies
-        for (int i = 1, j = 0; i < n; ++i) {
-            int bit = n >> 1;
-            for (; j & bit; bit >>= 1) j ^= bit;
-            j ^= bit;
-            if (i < j) {
-                vec_t<2, T> t = x[i];
-                x[i] = x[j];
-                x[j] = t;
+    for (int i = 1, j = 0; i < n; ++i) {
+        int bit = n >> 1;
+        for (; j & bit; bit >>= 1) j ^= bit;
+        j ^= bit;
+        if (i < j) {
+            vec_t<2, T> t = x[i];
+            x[i] = x[j];
+            x[j] = t;
+        }
+    }
+    for (int len = 2; len <= n; len <<= 1) {
+        const int half = len / 2, stride = n / len;
+        for (int s = 0; s < n; s += len)
+            for (int k = 0; k < half; ++k) {
+                const T cr = wr[k * stride], ci = wi[k * stride];
+                vec_t<2, T> u = x[s + k], v = x[s + k + half];
+                const T vr = v.c[0] * cr - v.c[1] * ci, vi = v.c[0] * ci + v.c[1] * cr;
+                x[s + k] = vec_t<2, T>(u.c[0] + vr, u.c[1] + vi);
+                x[s + k + half] = vec_t<2, T>(u.c[0] - vr, u.c[1] - vi);
             }
-        }
-        for (int len = 2; len <= n; len <<= 1) {
-            const T ang = sign * two_pi / T(len);
-            for (int s = 0; s < n; s += len)
-                for (int k = 0; k < len / 2; ++k) {
-                    const T wr = cos(ang * T(k)), wi = sin(ang * T(k));
-                    vec_t<2, T> u = x[s + k], v = x[s + k + len / 2];
-                    const T vr = v.c[0] * wr - v.c[1] * wi, vi = v.c[0] * wi + v.c[1] * wr;
-                    x[s + k] = vec_t<2, T>(u.c[0] + vr, u.c[1] + vi);
-                    x[s + k + len / 2] = vec_t<2, T>(u.c[0] - vr, u.c[1] - vi);
-                }
-        }
-        return;
     }
 }
 
@@ -214,7 +213,14 @@ WPI_FUNC Tl tile_fft_impl(const Tl& a, T sign)
 {
     Tl r = a;
     if ((n & (n - 1)) == 0) {
-        for (int row = 0; row < Tl::size / n; ++row) tile_fft_row(r.data + row * n, n, sign);
+        constexpr int h = n / 2 > 0 ? n / 2 : 1;
+        T wr[h], wi[h];
+        for (int m = 0; m < n / 2; ++m) {   // in double: each twiddle rounded once
+            const float64 ang = float64(sign) * 6.283185307179586476925286766559 * float64(m) / float64(n);
+            wr[m] = T(cos(ang));
+            wi[m] = T(sin(ang));
+        }
+        for (int row = 0; row < Tl::size / n; ++row) tile_fft_row(r.data + row * n, n, wr, wi);
         return r;
     }
     const T two_pi = T(6.283185307179586476925286766559);
