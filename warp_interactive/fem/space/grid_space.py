@@ -14,7 +14,7 @@ from .. import _api as wp
 from ..geometry import grid2d, grid3d
 from ..polynomial import Polynomial
 from .shape import lagrange_1d, tensor_shape
-from .side_maps import side_to_cell_funcs
+from .side_maps import cell_element_funcs, side_to_cell_funcs
 
 
 @functools.lru_cache(maxsize=None)
@@ -49,26 +49,7 @@ def cell_element(dim, degree, family):
     CellArg = geo.Grid2DCellArg if dim == 2 else geo.Grid3DCellArg
     weight, weight_gradient, node_coords, node_weight = tensor_shape(dim, degree, family)
     NODES = (degree + 1) ** dim
-
-    @wp.func
-    def to_cell(arg: CellArg, element: int, coords: wp.vec3):
-        return element, coords
-
-    @wp.func
-    def cell_arg(arg: CellArg):
-        return arg
-
-    @wp.func
-    def cell_node(arg: CellArg, element: int, m: int):
-        return m
-
-    @wp.func
-    def element_cell(arg: CellArg, element: int):
-        return element
-
-    return dict(ElementArg=CellArg, element_cell=element_cell, node_count=NODES, to_cell=to_cell, cell_arg=cell_arg,
-                cell_node=cell_node, node_coords=node_coords, node_weight=node_weight,
-                cell_node_count=NODES, weight=weight, weight_gradient=weight_gradient)
+    return cell_element_funcs(CellArg, NODES, weight, weight_gradient, node_coords, node_weight)
 
 
 @functools.lru_cache(maxsize=None)

@@ -14,6 +14,7 @@ from .. import _api as wp
 from ..geometry import quadmesh2d as qm
 from ..polynomial import Polynomial
 from .shape import lagrange_1d, tensor_shape
+from .side_maps import cell_element_funcs
 
 
 @functools.lru_cache(maxsize=None)
@@ -60,26 +61,7 @@ def cell_element(degree, family):
     weight, weight_gradient, node_coords, node_weight = tensor_shape(2, degree, family)
     NODES = (degree + 1) ** 2
     CellArg = qm.Quadmesh2DCellArg
-
-    @wp.func
-    def to_cell(arg: CellArg, element: int, coords: wp.vec3):
-        return element, coords
-
-    @wp.func
-    def cell_arg(arg: CellArg):
-        return arg
-
-    @wp.func
-    def cell_node(arg: CellArg, element: int, m: int):
-        return m
-
-    @wp.func
-    def element_cell(arg: CellArg, element: int):
-        return element
-
-    return dict(ElementArg=CellArg, element_cell=element_cell, node_count=NODES, to_cell=to_cell,
-                cell_arg=cell_arg, cell_node=cell_node, node_coords=node_coords, node_weight=node_weight,
-                cell_node_count=NODES, weight=weight, weight_gradient=weight_gradient)
+    return cell_element_funcs(CellArg, NODES, weight, weight_gradient, node_coords, node_weight)
 
 
 @functools.lru_cache(maxsize=None)

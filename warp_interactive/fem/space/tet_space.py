@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _api as wp
 from ..geometry import tetmesh as tm
+from .side_maps import cell_element_funcs
 
 EDGE_A = wp.constant(wp.types.vector(6, wp.int32)(*[a for a, _ in tm.TET_EDGES]))
 EDGE_B = wp.constant(wp.types.vector(6, wp.int32)(*[b for _, b in tm.TET_EDGES]))
@@ -135,26 +136,7 @@ def cell_element(degree):
     weight, weight_gradient, node_coords, node_weight = simplex_shape(degree)
     NODES = node_count_per_cell(degree)
     CellArg = tm.TetmeshCellArg
-
-    @wp.func
-    def to_cell(arg: CellArg, element: int, coords: wp.vec3):
-        return element, coords
-
-    @wp.func
-    def cell_arg(arg: CellArg):
-        return arg
-
-    @wp.func
-    def cell_node(arg: CellArg, element: int, m: int):
-        return m
-
-    @wp.func
-    def element_cell(arg: CellArg, element: int):
-        return element
-
-    return dict(ElementArg=CellArg, element_cell=element_cell, node_count=NODES, to_cell=to_cell,
-                cell_arg=cell_arg, cell_node=cell_node, node_coords=node_coords, node_weight=node_weight,
-                cell_node_count=NODES, weight=weight, weight_gradient=weight_gradient)
+    return cell_element_funcs(CellArg, NODES, weight, weight_gradient, node_coords, node_weight)
 
 
 @wp.func

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _api as wp
 from ..geometry import trimesh2d as tm
-from .side_maps import side_to_cell_funcs
+from .side_maps import cell_element_funcs, side_to_cell_funcs
 
 
 @functools.lru_cache(maxsize=None)
@@ -96,26 +96,7 @@ def cell_element(degree):
     weight, weight_gradient, node_coords, node_weight = tri_shape(degree)
     NODES = 3 if degree == 1 else 6
     CellArg = tm.Trimesh2DCellArg
-
-    @wp.func
-    def to_cell(arg: CellArg, element: int, coords: wp.vec3):
-        return element, coords
-
-    @wp.func
-    def cell_arg(arg: CellArg):
-        return arg
-
-    @wp.func
-    def cell_node(arg: CellArg, element: int, m: int):
-        return m
-
-    @wp.func
-    def element_cell(arg: CellArg, element: int):
-        return element
-
-    return dict(ElementArg=CellArg, element_cell=element_cell, node_count=NODES, to_cell=to_cell,
-                cell_arg=cell_arg, cell_node=cell_node, node_coords=node_coords, node_weight=node_weight,
-                cell_node_count=NODES, weight=weight, weight_gradient=weight_gradient)
+    return cell_element_funcs(CellArg, NODES, weight, weight_gradient, node_coords, node_weight)
 
 
 @functools.lru_cache(maxsize=None)
