@@ -14,7 +14,7 @@ from .. import _api as wp
 from ..geometry import quadmesh2d as qm
 from ..polynomial import Polynomial
 from .shape import lagrange_1d, tensor_shape
-from .side_maps import cell_element_funcs
+from .side_maps import cell_element_funcs, side_to_cell_funcs
 
 
 @functools.lru_cache(maxsize=None)
@@ -93,25 +93,10 @@ def side_element(degree, family):
     def node_weight(m: int):
         return WEIGHTS[m]
 
-    @wp.func
-    def to_cell(arg: SideArg, element: int, coords: wp.vec3):
-        return qm.quadmesh2d_side_inner_cell_index(arg, element), qm.quadmesh2d_side_inner_cell_coords(arg, element, coords)
-
-    @wp.func
-    def to_outer_cell(arg: SideArg, element: int, coords: wp.vec3):
-        return qm.quadmesh2d_side_outer_cell_index(arg, element), qm.quadmesh2d_side_outer_cell_coords(arg, element, coords)
-
-    @wp.func
-    def cell_arg(arg: SideArg):
-        return arg.cell
-
-    @wp.func
-    def element_cell(arg: SideArg, element: int):
-        return arg.edge_quad_indices[element][0]
-
-    return dict(ElementArg=SideArg, element_cell=element_cell, node_count=K, to_cell=to_cell,
-                to_outer_cell=to_outer_cell, cell_arg=cell_arg, cell_node=cell_node, node_coords=node_coords,
-                node_weight=node_weight, cell_node_count=K * K, weight=weight, weight_gradient=weight_gradient)
+    return dict(side_to_cell_funcs(qm.Quadmesh2D), ElementArg=SideArg,
+                node_count=K, cell_node=cell_node,
+                node_coords=node_coords, node_weight=node_weight, cell_node_count=K * K, weight=weight,
+                weight_gradient=weight_gradient)
 
 
 class QuadPolynomialSpace:

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _api as wp
 from ..geometry import tetmesh as tm
-from .side_maps import cell_element_funcs
+from .side_maps import cell_element_funcs, side_to_cell_funcs
 
 EDGE_A = wp.constant(wp.types.vector(6, wp.int32)(*[a for a, _ in tm.TET_EDGES]))
 EDGE_B = wp.constant(wp.types.vector(6, wp.int32)(*[b for _, b in tm.TET_EDGES]))
@@ -205,25 +205,9 @@ def side_element(degree):
             return W1
         return W2
 
-    @wp.func
-    def to_cell(arg: SideArg, element: int, coords: wp.vec3):
-        return tm.tetmesh_side_inner_cell_index(arg, element), tm.tetmesh_side_inner_cell_coords(arg, element, coords)
-
-    @wp.func
-    def to_outer_cell(arg: SideArg, element: int, coords: wp.vec3):
-        return tm.tetmesh_side_outer_cell_index(arg, element), tm.tetmesh_side_outer_cell_coords(arg, element, coords)
-
-    @wp.func
-    def cell_arg(arg: SideArg):
-        return arg.cell
-
-    @wp.func
-    def element_cell(arg: SideArg, element: int):
-        return arg.face_tet_indices[element][0]
-
-    return dict(ElementArg=SideArg, element_cell=element_cell, node_count=FACE_NODES, to_cell=to_cell,
-                to_outer_cell=to_outer_cell, cell_arg=cell_arg, cell_node=cell_node, node_coords=node_coords,
-                node_weight=node_weight, cell_node_count=node_count_per_cell(k), weight=weight,
+    return dict(side_to_cell_funcs(tm.Tetmesh), ElementArg=SideArg,
+                node_count=FACE_NODES, cell_node=cell_node,
+                node_coords=node_coords, node_weight=node_weight, cell_node_count=node_count_per_cell(k), weight=weight,
                 weight_gradient=weight_gradient)
 
 
