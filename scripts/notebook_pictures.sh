@@ -6,5 +6,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${WARP_INTERACTIVE_VENV:-.venv}
 WARP_INTERACTIVE_BROWSER_TEST=require WARP_INTERACTIVE_PICTURES_TO="$PWD/docs/img" \
-    "$VENV/bin/python" -m pytest -q -p no:cacheprovider tests/test_notebook_browser.py
+    "$VENV/bin/python" -m pytest -q -p no:cacheprovider tests/notebook/test_notebook_browser.py
 ls -l docs/img/notebook-*.png

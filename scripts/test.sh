@@ -11,7 +11,7 @@ fi
 "$VENV/bin/python" -m pip install -q -e ".[test,cuda,render]"
 # interop frameworks, pinned: torch 2.13.0 is the CPU build this machine's index serves
 "$VENV/bin/python" -m pip install -q torch==2.13.0 jax==0.10.2 jaxlib==0.10.2 paddlepaddle==3.3.1
-# the browser test (tests/test_notebook_browser.py) needs Chromium and its WebDriver, and the tape
+# the browser test (tests/notebook/test_notebook_browser.py) needs Chromium and its WebDriver, and the tape
 # graph's GraphViz path needs `dot`: Debian's packages, installed when missing (as root, or with
 # passwordless sudo); with the browser there, its test must run (missing, it fails, not skips)
 if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null || ! command -v dot >/dev/null; then
@@ -26,7 +26,7 @@ if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then
 else
     echo "chromium/chromedriver could not be installed: the browser test will be skipped" >&2
 fi
-# the renderer tests (tests/test_render_*.py) draw headless through EGL: the EGL loader and Mesa's
+# the renderer tests (tests/render/) draw headless through EGL: the EGL loader and Mesa's
 # drivers (software rasterizer) from Debian, installed when missing, and Xvfb for the window-mode
 # test; with them there, the tests must run (missing, they fail, not skip)
 # (the library list is read into a variable: under pipefail, `ldconfig -p | grep -q` can fail when
@@ -46,7 +46,7 @@ if grep -q "libEGL_mesa.so" <<<"$(egl_libs)"; then
 else
     echo "EGL/Mesa could not be installed: the renderer tests will be skipped" >&2
 fi
-# the MPI test (tests/test_mpi.py) runs two ranks with mpirun: Debian's Open MPI, installed when
+# the MPI test (tests/interop/test_mpi.py) runs two ranks with mpirun: Debian's Open MPI, installed when
 # missing; with mpirun there, the test must run (missing, it fails, not skips)
 if ! command -v mpirun >/dev/null; then
     if [ "$(id -u)" -eq 0 ]; then SUDO=""; elif sudo -n true 2>/dev/null; then SUDO="sudo -n"; else SUDO="no"; fi
@@ -79,7 +79,7 @@ set -e
 # the CUDA check: every recorded module compiled by NVRTC for sm_90 (only after a full run)
 if [ "$rc" -eq 0 ] && [ "$#" -eq 0 ]; then
     set +e
-    "$VENV/bin/python" -m pytest -q -n 2 tests/nvrtc_suite_check.py
+    "$VENV/bin/python" -m pytest -q -n 2 tests/cuda_backend/nvrtc_suite_check.py
     rc=$?
     set -e
 elif [ "$rc" -ne 0 ]; then

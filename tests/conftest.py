@@ -1,10 +1,15 @@
 """Test session set-up: one fresh kernel cache per test session (shared by xdist workers when
-scripts/test.sh sets WARP_INTERACTIVE_CACHE_DIR), and helpers shared by the test files."""
+scripts/test.sh sets WARP_INTERACTIVE_CACHE_DIR), tests/support/ on the import path, and the
+`device` fixture shared by the test folders."""
 
 import os
+import sys
 import tempfile
 
 import pytest
+
+# the helpers shared by the test folders (tests/support/) import by their plain names
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
 
 if not os.environ.get("WARP_INTERACTIVE_CACHE_DIR"):
     os.environ["WARP_INTERACTIVE_CACHE_DIR"] = tempfile.mkdtemp(prefix="wpi-test-cache-")

@@ -14,7 +14,7 @@ done; the launch epoch is bumped so fast plans and recorded launches re-resolve)
 
 Same bits: the quick code performs the same IEEE operations (no fast_math, -ffp-contract=off,
 -mno-fma, the same host_math.h functions, the same libm calls), only less optimised;
-tests/test_quick_tier.py compares both builds bit for bit.
+tests/builds/test_quick_tier.py compares both builds bit for bit.
 
 Quick units are never written to the on-disk index or kernel records: their index entries live
 in this process only (``_overlay``), so an edit made while the optimised build runs still finds

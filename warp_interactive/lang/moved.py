@@ -3,7 +3,7 @@
 Code written against the earlier flat layout (``warp_interactive.lang.registry``) keeps
 importing: the finder below answers an old name with the module that now holds it (the same
 module object, so monkeypatching either name patches both). The package itself imports only the
-new names (tests/test_layers.py checks it)."""
+new names (tests/project/test_layers.py checks it)."""
 
 import importlib
 import importlib.util

@@ -3,7 +3,7 @@ the launch bounds (``wp::launch_bounds_t``), both in native/include/warp_interac
 
 These ctypes layouts are the one Python-side source of truth: the launch paths, the fast plan's
 packing formats and the JAX FFI handler (its static_assert) take their sizes from here, and
-tests/test_abi_layout.py compares every size and field offset with the compiled C++ structs."""
+tests/datatypes/test_abi_layout.py compares every size and field offset with the compiled C++ structs."""
 
 import ctypes
 

@@ -2,7 +2,7 @@
 calls with compile-time keyword arguments (``dtype=``, ``shape=``, ``storage=``), a variable
 number of components, or results that are tiles. Their handlers fill ``function.INTRINSICS``
 when the translation and tile modules load; these records are what ``import warp_interactive``
-exports as ``wp.<name>`` and what docs/functions.md lists. tests/test_functions_doc.py checks
+exports as ``wp.<name>`` and what docs/functions.md lists. tests/project/test_functions_doc.py checks
 that every handler has a record here or in the registry, and every record a handler.
 
 ``differentiable`` says whether gradients flow through the call (for tiles: checked against
