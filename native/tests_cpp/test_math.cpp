@@ -1,7 +1,7 @@
 // Standalone test of the builtin math headers: values, and every adjoint against central finite
 // differences in double.
 //   g++ -std=c++17 -Wall -I native/include native/tests_cpp/test_math.cpp -o test_math && ./test_math
-#include "warp_interactive/spatial.h"
+#include "warp_interactive/math/spatial.h"
 
 #include <cmath>
 #include <cstdio>

@@ -125,8 +125,9 @@ def test_headers_hash_is_the_content_hash_and_follows_edits(tmp_path, monkeypatc
 
     def content_hash():
         h = hashlib.sha256()
-        for name in sorted(os.listdir(inc / "warp_interactive")):
-            h.update(name.encode() + b"\0" + (inc / "warp_interactive" / name).read_bytes())
+        folder = inc / "warp_interactive"
+        for name in sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()):
+            h.update(name.encode() + b"\0" + (folder / name).read_bytes())
         return h.hexdigest()
 
     first = cpu._headers_hash(str(inc))
@@ -134,7 +135,7 @@ def test_headers_hash_is_the_content_hash_and_follows_edits(tmp_path, monkeypatc
     cpu._headers_hash.cache_clear()
     assert cpu._headers_hash(str(inc)) == first                  # from the memo this time
     assert len(os.listdir(tmp_path / "cache" / "headers")) == 1
-    header = inc / "warp_interactive" / "core.h"
+    header = inc / "warp_interactive" / "core" / "core.h"
     header.write_text(header.read_text() + "\n// edited\n")
     cpu._headers_hash.cache_clear()
     edited = cpu._headers_hash(str(inc))

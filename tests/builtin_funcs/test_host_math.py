@@ -1,4 +1,4 @@
-"""float32 sin, cos and exp on the CPU (native/include/warp_interactive/host_math.h): vectorisable
+"""float32 sin, cos and exp on the CPU (native/include/warp_interactive/core/host_math.h): vectorisable
 arithmetic in double precision instead of libm calls. Checked against NumPy's float64 functions
 rounded to float32 (the correctly rounded result, up to float64's own error): at most 0.501 ulp
 over tables of ranges and over Hypothesis' whole float32 space, IEEE special values (signed

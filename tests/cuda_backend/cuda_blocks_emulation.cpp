@@ -1,4 +1,4 @@
-// Runs the CUDA block primitives of native/include/warp_interactive/cuda_blocks.h on the host:
+// Runs the CUDA block primitives of native/include/warp_interactive/exec/cuda_blocks.h on the host:
 // each lane a std::thread (all running at once, as a GPU block's threads), __syncthreads() a
 // std::barrier, the block's shared memory plain globals. tests/cuda_backend/test_cuda_blocks_emulated.py writes
 // the header with its two device-only lines rewritten (the scratch's declaration, the

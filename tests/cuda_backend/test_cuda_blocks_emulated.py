@@ -1,4 +1,4 @@
-"""The CUDA block primitives (native/include/warp_interactive/cuda_blocks.h) run on the host, each
+"""The CUDA block primitives (native/include/warp_interactive/exec/cuda_blocks.h) run on the host, each
 lane a thread of its own, all at once, under ThreadSanitizer: the exchanges through the block's
 shared memory (gather, broadcast, lane-order merges of writes, adds and &=/|=/^=, stack push, in several rounds of the scratch;
 full and partial blocks) give the brute-force answers, and no lane reads the scratch while another
@@ -24,7 +24,7 @@ REWRITES = [
 
 
 def _emulated_header():
-    with open(os.path.join(_paths.include_dir(), "warp_interactive", "cuda_blocks.h")) as f:
+    with open(os.path.join(_paths.include_dir(), "warp_interactive", "exec", "cuda_blocks.h")) as f:
         text = f.read()
     for device, host in REWRITES:
         assert text.count(device) == 1, f"cuda_blocks.h no longer has the line {device!r}: update REWRITES"

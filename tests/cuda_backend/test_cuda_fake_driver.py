@@ -83,7 +83,7 @@ def test_device_error_record_reads_like_the_cpu_message():
     rec.line = int(str(e.value).split("(line ")[1].split(")")[0])
     rec.idx[0], rec.shape[0] = 10, 4
     assert format_error(rec) == str(e.value)
-    assert ctypes.sizeof(_ErrorRecord) == 16 + 32 + 16 + 64 + 128    # cuda.h's layout
+    assert ctypes.sizeof(_ErrorRecord) == 16 + 32 + 16 + 64 + 128    # core/core.h's wpi_cuda_error_record_t
     assert np.all(out.numpy() == 0)
 
 

@@ -112,7 +112,7 @@ def test_scratch_is_the_headers():
     non-zero (a launch with none is how the primitives know a one-lane kernel) and within the 48 KiB
     a block gets without opting in."""
     from warp_interactive import _paths
-    with open(f"{_paths.include_dir()}/warp_interactive/cuda_blocks.h") as f:
+    with open(f"{_paths.include_dir()}/warp_interactive/exec/cuda_blocks.h") as f:
         text = f.read()
     value = int(re.search(r"#define WPI_CUDA_BLOCK_SCRATCH (\d+)", text).group(1))
     assert cuda_modules.block_scratch_bytes() == value

@@ -47,10 +47,11 @@ def headers_hash():
 
 @lru_cache(maxsize=None)
 def _headers_hash(include_dir):
-    """The content hash of the headers, remembered in the cache under their names, sizes and
-    mtimes: a warm-cache load then stats the headers instead of reading and hashing them all."""
+    """The content hash of the headers (every file under the folder, by its path there),
+    remembered in the cache under their paths, sizes and mtimes: a warm-cache load then stats the
+    headers instead of reading and hashing them all."""
     folder = os.path.join(include_dir, "warp_interactive")
-    names = sorted(os.listdir(folder))
+    names = header_files(folder)
     stats = [(n, os.stat(os.path.join(folder, n))) for n in names]
     sig = hashlib.sha256(repr([(folder, n, st.st_size, st.st_mtime_ns) for n, st in stats])
                          .encode()).hexdigest()[:32]
@@ -69,6 +70,16 @@ def _headers_hash(include_dir):
     digest = h.hexdigest()
     _remember(memo, digest)
     return digest
+
+
+def header_files(folder):
+    """The files under ``folder``, as sorted '/'-separated paths relative to it."""
+    names = []
+    for root, dirs, files in os.walk(folder):
+        dirs.sort()
+        rel = os.path.relpath(root, folder)
+        names += [f if rel == "." else f"{rel}/{f}".replace(os.sep, "/") for f in files]
+    return sorted(names)
 
 
 def _remember(path, text):

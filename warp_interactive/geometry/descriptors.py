@@ -1,6 +1,6 @@
 """ctypes mirrors of the native descriptors a kernel reads through an id (its address).
 
-One source of truth per struct: native/include/warp_interactive/{bvh,mesh,hashgrid}.h;
+One source of truth per struct: native/include/warp_interactive/geometry/{bvh,mesh,hashgrid}.h;
 tests/geometry/test_geometry_layout.py compares sizes and offsets with the C++ side.
 """
 

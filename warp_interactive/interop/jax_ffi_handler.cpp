@@ -19,7 +19,7 @@ namespace ffi = xla::ffi;
 
 namespace {
 
-// Mirrors wp::array_t (native/include/warp_interactive/core.h) and types/arraydesc.py.
+// Mirrors wp::array_t (native/include/warp_interactive/core/core.h) and types/arraydesc.py.
 struct array_t {
     void* data;
     void* grad;

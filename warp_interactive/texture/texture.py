@@ -1,6 +1,6 @@
 """Texture objects: texels in device memory (every mip level, one after another) and the sampling
 state, passed to kernels as a generated struct that the native header reads by field name
-(native/include/warp_interactive/texture.h). Sampling is software on both targets, with the
+(native/include/warp_interactive/geometry/texture.h). Sampling is software on both targets, with the
 reference's CPU rules, so a CUDA texture gives the values a CPU texture gives."""
 
 import math

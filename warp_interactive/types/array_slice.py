@@ -1,5 +1,5 @@
 """The type of ``start:stop:step`` inside an array subscript in a kernel (``a[i:j]``,
-``a[:, k]``): a run-time value (``wp::slice_t`` in native/include/warp_interactive/core.h)
+``a[:, k]``): a run-time value (``wp::slice_t`` in native/include/warp_interactive/core/core.h)
 that the ``view`` builtin turns into a strided view of the array's memory."""
 
 # An omitted bound: what it means depends on the sign of a step that may be known only at run

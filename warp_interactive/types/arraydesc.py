@@ -1,5 +1,5 @@
 """The structs every kernel launch hands to C: the array descriptor (``wp::array_t<T>``) and
-the launch bounds (``wp::launch_bounds_t``), both in native/include/warp_interactive/core.h.
+the launch bounds (``wp::launch_bounds_t``), both in native/include/warp_interactive/core/core.h.
 
 These ctypes layouts are the one Python-side source of truth: the launch paths, the fast plan's
 packing formats and the JAX FFI handler (its static_assert) take their sizes from here, and
@@ -23,7 +23,7 @@ class ArrayDesc(ctypes.Structure):
 
 
 class IndexedArrayDesc(ctypes.Structure):
-    """Mirrors ``wp::indexedarray_t<T>`` (native/include/warp_interactive/indexed.h): the data
+    """Mirrors ``wp::indexedarray_t<T>`` (native/include/warp_interactive/core/indexed.h): the data
     array's descriptor, then one index array per dimension (0: not indexed), then the indexed
     shape (warp-lang's indexedarray_t layout)."""
     _fields_ = [

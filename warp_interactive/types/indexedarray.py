@@ -2,7 +2,7 @@
 
 ``wp.indexedarray(data, [i0, None, i2])`` is the elements ``data[i0[a], b, i2[c]]`` (NumPy's
 ``data[np.ix_(i0, range(n1), i2)]``) without a copy: kernels read, write and atomically update
-``data`` through the indices (``wp::indexedarray_t``, native/include/warp_interactive/indexed.h),
+``data`` through the indices (``wp::indexedarray_t``, native/include/warp_interactive/core/indexed.h),
 and their adjoints reach ``data.grad`` at the indexed positions. ``array[idx_array, ...]`` makes
 one too. With no data it is a kernel annotation (``wp.indexedarray(dtype=float, ndim=2)``,
 ``wp.indexedarray[float]``, ``wp.indexedarray2d[float]``).

@@ -1,6 +1,6 @@
 """Python-scope arithmetic on warp scalars (``wp.float16(2) * wp.float16(3)``, ``-wp.uint8(1)``).
 
-The results are the kernels' (native/include/warp_interactive/scalar.h), computed here with
+The results are the kernels' (native/include/warp_interactive/core/scalar.h), computed here with
 NumPy in the scalar's own type, so nothing is compiled: integers wrap to their width, ``/`` on
 integers truncates and ``x / 0``, ``x % 0`` and ``x // 0`` are 0; ``%`` is the truncated
 remainder (the sign of the left operand: C's ``%`` and ``fmod``); ``//`` floors (floats:

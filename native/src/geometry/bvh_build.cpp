@@ -7,7 +7,7 @@
 // identical centroids, or an SAH split that leaves one side empty, or a depth past 40, are split
 // at the object median instead, so the traversal stack in bvh.h (64 entries) always suffices.
 //
-// Node layout (32 bytes, mirrored by native/include/warp_interactive/bvh.h bvh_node_t):
+// Node layout (32 bytes, mirrored by native/include/warp_interactive/geometry/bvh.h bvh_node_t):
 //   float lower[3]; int32 left; float upper[3]; int32 right;
 //   internal: left/right are child node indices (children come after their parent)
 //   leaf:     left = ~first (negative), right = count; items[first, first + count)

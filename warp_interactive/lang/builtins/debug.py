@@ -1,5 +1,5 @@
 """wp.print, wp.breakpoint, wp.cast, ``assert`` (C++ of the last three in
-native/include/warp_interactive/debugging.h)."""
+native/include/warp_interactive/core/debugging.h)."""
 
 import ast
 from dataclasses import dataclass

@@ -1,5 +1,5 @@
 """Euler angles, twists, 4x4 transform matrices, setting a transform's parts, and moving twists
-and wrenches between frames (C++ in native/include/warp_interactive/frames.h)."""
+and wrenches between frames (C++ in native/include/warp_interactive/math/frames.h)."""
 
 import ast
 

@@ -1,6 +1,6 @@
 """Declarations of the geometry builtins: meshes, BVHs, hash grids and sparse volumes.
 
-The C++ lives in native/include/warp_interactive/{bvh,mesh,hashgrid,volume}.h. Structures are
+The C++ lives in native/include/warp_interactive/geometry/{bvh,mesh,hashgrid,volume}.h. Structures are
 passed to kernels by id (``mesh.id``: a uint64 address of the native descriptor).
 
 Out-parameter forms (``wp.mesh_query_ray(mesh, o, d, t_max, t, u, v, sign, n, f)``,

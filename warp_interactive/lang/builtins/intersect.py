@@ -1,5 +1,5 @@
 """Pairwise geometry: closest points of two segments, triangle-triangle intersection (C++ in
-native/include/warp_interactive/intersect.h)."""
+native/include/warp_interactive/geometry/intersect.h)."""
 
 from ...types import composite as comp
 from ...types import scalars as sc

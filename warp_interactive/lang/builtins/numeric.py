@@ -1,5 +1,5 @@
 """Scalar and vector builtins beyond the basic library (C++ in native/include/warp_interactive/
-math_extra.h): copysign, erfinv, erfcinv, bit_count, unot, div_approx, the vector norms,
+math/special.h): copysign, erfinv, erfcinv, bit_count, unot, div_approx, the vector norms,
 smooth_normalize, inverse_approx, svd2, and the tuple-returning forms of the decompositions
 (``U, sigma, V = wp.svd3(A)``).
 """
@@ -77,7 +77,7 @@ add_builtin("inverse_approx", {"a": FloatMatrix}, value_func=_square((2, 3, 4)),
 def _svd2_rule(ts):
     _square((2,))(ts)
     s = ts[0]._wp_scalar_type_
-    if not sc.is_float(s):   # float16 is computed in float32 (math_extra.h)
+    if not sc.is_float(s):   # float16 is computed in float32 (math/special.h)
         raise TypeMismatch("defined for float16, float32 and float64 matrices")
     for t in ts[1:]:
         if t._wp_scalar_type_ is not s:

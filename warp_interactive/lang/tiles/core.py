@@ -5,7 +5,7 @@ scans, sort) is builtins_tile_ops.py.
 Tile calls take keyword arguments with compile-time values (``shape=``, ``offset=``,
 ``storage=``, ``dtype=``), so each is a translator intrinsic (a handler in INTRINSICS) that
 checks its arguments, works out the static result shape and emits a call of the C++ template in
-``native/include/warp_interactive/tile.h``. Every tile runs with a block width of one thread
+``native/include/warp_interactive/tile/tile.h``. Every tile runs with a block width of one thread
 (warp-lang's CPU semantics), on every target.
 """
 

@@ -113,7 +113,7 @@ def tile_slice_indexed(tr, obj, node, kwargs):
                              "holding one) selecting along axis 0", args["indices"])
     row = t.type.size // t.type.shape[0]
     out = tile_type(t.type.dtype, (ix.type.shape[0],) + t.type.shape[1:])
-    # (outer, n, inner) = (1, rows, row size): t[idx, :] and t[:, idx] share the C++ (tile_more.h)
+    # (outer, n, inner) = (1, rows, row size): t[idx, :] and t[:, idx] share the C++ (tile/gather_fft_stack.h)
     return emit(tr, "tile_slice_indexed", out, [t, ix], f"<{out._cpp}, 1, {t.type.shape[0]}, {row}>")
 
 

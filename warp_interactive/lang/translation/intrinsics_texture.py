@@ -1,7 +1,7 @@
 """``wp.texture_sample(tex, coords, dtype=..., lod=...)`` in kernels: the texture's struct, the
 coordinates as float32 scalars (a vec2f/vec3f is taken apart), the level of detail (-1, the base
 level, when not given) and the result type as the C++ template argument
-(native/include/warp_interactive/texture.h samples; its adjoint gives d/dcoords and d/dlod)."""
+(native/include/warp_interactive/geometry/texture.h samples; its adjoint gives d/dcoords and d/dlod)."""
 
 from ...types import composite as comp
 from ...types import scalars as sc

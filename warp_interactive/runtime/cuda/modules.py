@@ -20,7 +20,7 @@ from ...errors import CudaError, WarpDeterminismError
 from .driver import call, drv
 
 MAX_GRID = 2 ** 31 - 1
-ERROR_GLOBAL = b"wpi_cuda_error"     # the debug-mode error record (native/include/.../cuda.h)
+ERROR_GLOBAL = b"wpi_cuda_error"     # the debug-mode error record (native/include/warp_interactive/core/core.h)
 
 
 class CudaLoadedModule(LoadedKernels):
@@ -87,9 +87,9 @@ _scratch = []
 
 
 def block_scratch_bytes():
-    """``WPI_CUDA_BLOCK_SCRATCH`` of native/include/warp_interactive/cuda_blocks.h (read once)."""
+    """``WPI_CUDA_BLOCK_SCRATCH`` of native/include/warp_interactive/exec/cuda_blocks.h (read once)."""
     if not _scratch:
-        with open(os.path.join(_paths.include_dir(), "warp_interactive", "cuda_blocks.h")) as f:
+        with open(os.path.join(_paths.include_dir(), "warp_interactive", "exec", "cuda_blocks.h")) as f:
             _scratch.append(int(re.search(r"#define WPI_CUDA_BLOCK_SCRATCH (\d+)", f.read()).group(1)))
     return _scratch[0]
 
@@ -171,7 +171,7 @@ launcher = CudaLauncher()
 
 # --- the debug-mode error record --------------------------------------------------------------------
 class _ErrorRecord(ctypes.Structure):
-    """Mirrors ``wp::cuda_error_record_t`` in native/include/warp_interactive/cuda.h."""
+    """Mirrors ``wp::cuda_error_record_t`` in native/include/warp_interactive/core/core.h."""
     _fields_ = [("set", ctypes.c_int32), ("line", ctypes.c_int32), ("n", ctypes.c_int32),
                 ("ndim", ctypes.c_int32), ("idx", ctypes.c_int64 * 4), ("shape", ctypes.c_int32 * 4),
                 ("array", ctypes.c_char * 64), ("kernel", ctypes.c_char * 128)]

@@ -5,9 +5,9 @@
 // The same layout is written by warp_interactive/geometry/nanovdb.py.
 #pragma once
 
-#include "atomic.h"
-#include "mat.h"
-#include "vec.h"
+#include "warp_interactive/core/atomic.h"
+#include "warp_interactive/math/mat.h"
+#include "warp_interactive/math/vec.h"
 
 namespace wp {
 

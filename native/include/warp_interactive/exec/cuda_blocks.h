@@ -173,7 +173,7 @@ WPI_FUNC Tl cuda_block_merge_tile(const Tl& old, const Tl& mine, int mode)
     return r;
 }
 
-// tile_stack_push (tile_more.h): the pushing lanes' values appended in lane order, up to the
+// tile_stack_push (tile/gather_fft_stack.h): the pushing lanes' values appended in lane order, up to the
 // capacity; each pushing lane gets its slot (-1 when full or not pushing), every lane the same stack
 template <typename S, typename T>
 WPI_FUNC void cuda_tile_stack_push(const S& s, const T& value, bool has_value, int32& slot, S& out)

@@ -3,7 +3,7 @@
 // directly above its adjoint; the adjoints move the output array's gradient back to the inputs'.
 #pragma once
 
-#include "atomic.h"
+#include "warp_interactive/core/atomic.h"
 
 namespace wp {
 

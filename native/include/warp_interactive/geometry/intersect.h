@@ -2,7 +2,7 @@
 // Each forward function sits directly above its adjoint.
 #pragma once
 
-#include "frames.h"
+#include "warp_interactive/math/frames.h"
 
 namespace wp {
 

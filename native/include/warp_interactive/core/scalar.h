@@ -16,8 +16,8 @@
 #endif
 #endif
 
-#include "prelude.h"
-#include "host_math.h"
+#include "warp_interactive/core/prelude.h"
+#include "warp_interactive/core/host_math.h"
 
 #if defined(__CUDACC_RTC__)
 // NVRTC has no <cstdint>: the fixed-width names generated code uses.

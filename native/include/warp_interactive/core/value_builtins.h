@@ -2,7 +2,7 @@
 // Included after atomic.h (uses components<T>).
 #pragma once
 
-#include "atomic.h"
+#include "warp_interactive/core/atomic.h"
 
 namespace wp {
 

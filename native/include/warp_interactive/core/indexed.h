@@ -4,7 +4,7 @@
 // Depends on core.h only.
 #pragma once
 
-#include "core.h"
+#include "warp_interactive/core/core.h"
 
 namespace wp {
 

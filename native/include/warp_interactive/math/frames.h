@@ -4,7 +4,7 @@
 // Each forward function sits directly above its adjoint.
 #pragma once
 
-#include "spatial.h"
+#include "warp_interactive/math/spatial.h"
 
 namespace wp {
 

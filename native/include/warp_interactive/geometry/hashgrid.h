@@ -8,7 +8,7 @@
 // identical to the builder's binning (geometry/hash_grid.py _cell_keys).
 #pragma once
 
-#include "vec.h"
+#include "warp_interactive/math/vec.h"
 
 namespace wp {
 

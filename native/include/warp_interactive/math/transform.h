@@ -13,7 +13,7 @@
 // As in the reference, a transform is also a 7-vector: + and - componentwise, * by a scalar.
 #pragma once
 
-#include "quat.h"
+#include "warp_interactive/math/quat.h"
 
 namespace wp {
 

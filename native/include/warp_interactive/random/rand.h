@@ -6,8 +6,8 @@
 // Random functions have no gradient; their adjoints do nothing.
 #pragma once
 
-#include "core.h"
-#include "vec.h"
+#include "warp_interactive/core/core.h"
+#include "warp_interactive/math/vec.h"
 
 namespace wp {
 

@@ -6,7 +6,7 @@
 // GPU intrinsics and falls back to exact division on the CPU): one result everywhere.
 #pragma once
 
-#include "quat.h"
+#include "warp_interactive/math/quat.h"
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define WPI_XLIBM32(fn) ::fn##f

@@ -10,7 +10,7 @@
 // add/sub/neg/pos/eq/ne come from the generic templates in scalar.h through the operators below.
 #pragma once
 
-#include "mat.h"
+#include "warp_interactive/math/mat.h"
 
 namespace wp {
 

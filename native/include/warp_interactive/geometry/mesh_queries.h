@@ -2,7 +2,7 @@
 // generic mesh_query_next, group roots, and mesh_get (the mesh's arrays as kernel arrays).
 #pragma once
 
-#include "mesh.h"
+#include "warp_interactive/geometry/mesh.h"
 
 namespace wp {
 

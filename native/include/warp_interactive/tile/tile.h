@@ -634,7 +634,7 @@ WPI_FUNC int32 tile_offset_i32(I o)
 }
 
 // Byte offset of element n of tile Tl (row-major) in array a: coordinate d is o[d] + c[d], except
-// along AXIS (when >= 0: indexed loads/stores, tile_more.h) where it is o[AXIS] + indices[c[AXIS]];
+// along AXIS (when >= 0: indexed loads/stores, tile/gather_fft_stack.h) where it is o[AXIS] + indices[c[AXIS]];
 // `inside` says whether it is in bounds.
 struct tile_no_indices {};
 template <int AXIS, typename T, typename Tl, typename Ix>
@@ -927,5 +927,5 @@ WPI_FUNC void adj_block_broadcast(const T&, int32 src, T& adj_value, int32&, con
 
 }  // namespace wp
 
-#include "tile_linalg.h"
-#include "tile_more.h"
+#include "warp_interactive/tile/linalg.h"
+#include "warp_interactive/tile/gather_fft_stack.h"

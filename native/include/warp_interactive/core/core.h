@@ -2,7 +2,7 @@
 // debug-mode error record. Depends on scalar.h only.
 #pragma once
 
-#include "scalar.h"
+#include "warp_interactive/core/scalar.h"
 
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)

@@ -10,7 +10,7 @@
 // noise its adjoint.
 #pragma once
 
-#include "rand.h"
+#include "warp_interactive/random/rand.h"
 
 namespace wp {
 
@@ -191,4 +191,4 @@ WPI_PNOISE(detail::noise_vec4, 4, int32 px WPI_COMMA int32 py WPI_COMMA int32 pz
 
 }  // namespace wp
 
-#include "noise_curl.h"
+#include "warp_interactive/random/noise_curl.h"

@@ -4,7 +4,7 @@
 // warp_interactive/geometry/descriptors.py.
 #pragma once
 
-#include "vec.h"
+#include "warp_interactive/math/vec.h"
 
 namespace wp {
 

@@ -18,7 +18,7 @@
 #include <cstring>
 #define WPI_CPU_BLOCKS 1
 #endif
-#include "cuda_blocks.h"    // the same primitives for CUDA blocks (block_sync/lane/width there)
+#include "warp_interactive/exec/cuda_blocks.h"    // the same primitives for CUDA blocks (block_sync/lane/width there)
 
 namespace wp {
 

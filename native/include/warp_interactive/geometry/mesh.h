@@ -4,7 +4,7 @@
 // reference: position = u * p[i0] + v * p[i1] + (1 - u - v) * p[i2].
 #pragma once
 
-#include "bvh.h"
+#include "warp_interactive/geometry/bvh.h"
 
 namespace wp {
 

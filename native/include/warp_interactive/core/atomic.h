@@ -3,8 +3,8 @@
 // Included after every composite type.
 #pragma once
 
-#include "core.h"
-#include "indexed.h"
+#include "warp_interactive/core/core.h"
+#include "warp_interactive/core/indexed.h"
 
 namespace wp {
 

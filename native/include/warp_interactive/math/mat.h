@@ -11,7 +11,7 @@
 // add/sub/neg/pos/eq/ne come from the generic templates in scalar.h through the operators below.
 #pragma once
 
-#include "vec.h"
+#include "warp_interactive/math/vec.h"
 
 namespace wp {
 

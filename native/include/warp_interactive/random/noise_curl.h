@@ -8,7 +8,7 @@
 // d/d gain (the reference leaves those zero).
 #pragma once
 
-#include "noise.h"
+#include "warp_interactive/random/noise.h"
 
 namespace wp {
 

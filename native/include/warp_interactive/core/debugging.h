@@ -6,7 +6,7 @@
 // process. CUDA kernels refuse it at build time (a trap there kills the context).
 #pragma once
 
-#include "core.h"
+#include "warp_interactive/core/core.h"
 
 #if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
 // libc, bound at load time like the library's other libc calls (no headers on the CPU)

@@ -1,7 +1,7 @@
 // Spatial (6D) vectors vec_t<6, T> = (top, bottom) = (angular, linear) and 6x6 matrices.
 #pragma once
 
-#include "transform.h"
+#include "warp_interactive/math/transform.h"
 
 namespace wp {
 
