@@ -82,7 +82,7 @@ def storage_arg(tr, args, name):
     if storage not in STORAGE_MODES:
         raise tr.scope.error(f"wp.{name}(): unknown storage mode {storage!r}; expected 'register' "
                              f"or 'shared'", args.get("storage"))
-    tr.pending_storage = storage     # the next tile made remembers it (print() shows it)
+    tr.tile_state.pending_storage = storage     # the next tile made remembers it (print() shows it)
     return storage
 
 
@@ -141,9 +141,9 @@ def emit(tr, cpp, ret, args, template="", differentiable=True, replay=None, name
     ov = Overload(name=name or cpp, input_types={f"a{i}": a.type for i, a in enumerate(args)},
                   value_func=None, cpp=cpp, differentiable=differentiable, replay=replay)
     out = tr.emit_call(ov, ret, args, template)
-    storage = getattr(tr, "pending_storage", None)
+    storage = tr.tile_state.pending_storage
     if storage is not None and is_tile(ret):
-        tr.pending_storage = None
+        tr.tile_state.pending_storage = None
         if storage == "shared":
             out.tile_storage = storage
     return out

@@ -28,9 +28,10 @@ def _by_reference(t):
 
 def start(tr, params):
     """Called before a function body: its tile parameters are references."""
-    tr.tile_refs = {p.name: p for p in params if _by_reference(p.type)}
-    tr.ref_written, tr.ref_dead, tr.ref_returns = set(), set(), []
-    for name, p in tr.tile_refs.items():
+    st = tr.tile_state
+    st.refs = {p.name: p for p in params if _by_reference(p.type)}
+    st.written, st.dead, st.returns = set(), set(), []
+    for name, p in st.refs.items():
         tr.scope.symbols[_hidden(name)] = p
 
 
@@ -40,35 +41,36 @@ def is_hidden(name):
 
 def written(tr, name, value):
     """``name`` was written in place (its new value is ``value``)."""
-    refs = getattr(tr, "tile_refs", None)
-    if not refs or name not in refs or name in tr.ref_dead:
+    st = tr.tile_state
+    if name not in st.refs or name in st.dead:
         return
-    tr.ref_written.add(name)
+    st.written.add(name)
     tr.scope.bind(_hidden(name), value)    # a copy: a later rebinding of name must not change it
 
 
 def rebound(tr, name):
     """``name`` was given a new value by a plain assignment: no longer the caller's tile."""
-    refs = getattr(tr, "tile_refs", None)
-    if refs and name in refs:
-        tr.ref_dead.add(name)
+    st = tr.tile_state
+    if name in st.refs:
+        st.dead.add(name)
 
 
 def on_return(tr, stmt):
-    refs = getattr(tr, "tile_refs", None)
-    if refs:
-        tr.ref_returns.append((stmt, {n: tr.scope.symbols[_hidden(n)] for n in refs}))
+    st = tr.tile_state
+    if st.refs:
+        st.returns.append((stmt, {n: tr.scope.symbols[_hidden(n)] for n in st.refs}))
 
 
 def finish(tr, body, params):
     """After the body: the written parameters' final values become extra results of every
     return (and of the end of the body). Returns the written parameters' positions."""
-    refs = getattr(tr, "tile_refs", None)
-    if not refs or not tr.ref_written:
+    st = tr.tile_state
+    refs = st.refs
+    if not refs or not st.written:
         return []
-    names = [n for n in refs if n in tr.ref_written]
+    names = [n for n in refs if n in st.written]
     user_types = list(tr.return_types or [])
-    for stmt, snap in tr.ref_returns:
+    for stmt, snap in st.returns:
         stmt.values = list(stmt.values) + [snap[n] for n in names]
     if not (body.stmts and isinstance(body.stmts[-1], ir.Return)):
         # the end of the body: the user's results (if any) are never read here (a function
