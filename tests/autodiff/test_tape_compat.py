@@ -1,4 +1,4 @@
-"""wp.Tape as warp-lang 1.19 has it (issue 15): scope markers ``(index, name, metadata)`` with
+"""wp.Tape as warp-lang 1.19 has it: scope markers ``(index, name, metadata)`` with
 empty scopes dropped and an unmatched end refused; arrays inside struct arguments (gradients
 by struct, zeroed by ``tape.zero()``); ``visualize`` drawing a launch repeated back to back once
 ("repeated Nx") with parameter tooltips. Gradients against the analytic ones."""

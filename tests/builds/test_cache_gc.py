@@ -108,7 +108,7 @@ def test_a_collected_module_rebuilds_with_the_right_values(fresh_cache):
             os.path.join(cache.entry_dir(unit), "module.so"))
 
 
-# --- the collector and the entries in use (the race of issue 21) --------------------------------
+# --- the collector and the entries in use (a collection racing a build) ------------------------
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(wp.__file__)))
 
 HOLDER = '''

@@ -1,4 +1,4 @@
-"""The quick tier's bound (build/quick_tier.py, native quick.h, issue 21): a quick unit's entry
+"""The quick tier's bound (build/quick_tier.py, native exec/quick.h): a quick unit's entry
 switches to the optimised entry between two chunks once the background build has loaded it,
 runs the -O0 code only while the job's budget lasts (and never for a kernel with a dynamic
 loop), and waits for the optimised code otherwise. A launch that switches mid-way, a tape's

@@ -1,4 +1,4 @@
-"""Tiered CPU builds (build/quick_tier.py, issue 21): a load that compiles many kernels runs
+"""Tiered CPU builds (build/quick_tier.py): a load that compiles many kernels runs
 first from -O0 units, and the -O3 units built in the background replace them at a later launch.
 Both builds must give the same bits (forward and adjoint, math builtins, lane-blocked loops,
 float64, random numbers), an edit made while the background build runs compiles only the edited

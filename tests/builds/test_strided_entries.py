@@ -1,4 +1,4 @@
-"""Lazy strided entries (build/strided.py, issue 21): a straight-line kernel's unit holds only
+"""Lazy strided entries (build/strided.py): a straight-line kernel's unit holds only
 its unit-stride loop; the plain loop for strided memory (views, transposed arrays,
 columns of 2-d arrays) is built the first time a launch needs it. Every launch
 path must give the NumPy result whichever layout comes first: the fast plans, the general path,

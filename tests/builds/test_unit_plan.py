@@ -1,5 +1,5 @@
 """build/unit_plan.py: how a module's kernels are cut into units (the cold build and the
-background merge share it, issue 21)."""
+background merge share it)."""
 
 from types import SimpleNamespace
 

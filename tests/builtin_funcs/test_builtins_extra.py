@@ -1,4 +1,4 @@
-"""The builtins of issue 16 that the registry tables cannot call generically: wp.cast (a type
+"""The builtins that the registry tables cannot call generically: wp.cast (a type
 argument), wp.print, wp.breakpoint (stdout, CUDA refusal), the in-place transform setters' error
 path, the tuple forms, and their Python-scope spellings."""
 

@@ -1,4 +1,4 @@
-"""NVRTC compiles under ``wp.config.compile_timeout`` (issue 19: "compiles have a timeout
+"""NVRTC compiles under ``wp.config.compile_timeout`` ("compiles have a timeout
 (configurable) with a clear error"): they run in a worker process that is stopped past the
 timeout (compiler/nvrtc_worker.py). A compile that hangs is stood for by a worker command that
 never answers (the module's test hook); the real NVRTC gives the same bytes in the worker as in

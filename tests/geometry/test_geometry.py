@@ -649,7 +649,7 @@ def test_fast_winding_number_signs_of_a_closed_mesh():
     np.testing.assert_array_equal(out.numpy(), np.where(r < 0.995, -1.0, 1.0))
 
 
-# --- any-hit and counting ray casts, sphere queries, the mesh's BVH (issue 16) ---------------------------
+# --- any-hit and counting ray casts, sphere queries, the mesh's BVH ----------------------------
 @wp.kernel
 def ray_anyhit_count(mesh: wp.uint64, o: wp.array(dtype=wp.vec3), d: wp.array(dtype=wp.vec3),
                      max_t: wp.array(dtype=float), anyhit: wp.array(dtype=int), anyhit_root: wp.array(dtype=int),

@@ -1,4 +1,4 @@
-"""Declaring kernels stays cheap on a reload of a large module (issue 21): parsed definitions
+"""Declaring kernels stays cheap on a reload of a large module: parsed definitions
 are remembered by their text, ``wp.static`` is looked for only where it can be named, and a
 replaced kernel is retired without scanning the module. None of it may change what a kernel
 computes, which line an error names, or what a replaced kernel object runs."""

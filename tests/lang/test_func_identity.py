@@ -1,6 +1,6 @@
 """Two @wp.funcs with the same name and the same text in different Python modules read
-different globals, so they translate differently: each must run its own body (issue 21: they
-once shared one C++ name, and a unit holding both ran the first one's code for both, a silently
+different globals, so they translate differently: each must run its own body (were they to
+share one C++ name, a unit holding both would run the first one's code for both: a silently
 wrong result). Checked against NumPy, with the twins called from one kernel and from separate
 kernels of one module (one unit and separate units)."""
 

@@ -1,4 +1,4 @@
-"""Language forms warp-lang 1.19 accepts in kernels (issue 15): ``for i in reversed(range(...))``
+"""Language forms warp-lang 1.19 accepts in kernels: ``for i in reversed(range(...))``
 (same values as Python's ``reversed``, unrolled or dynamic, and its gradient), struct constructors
 with all fields positional. References: Python itself, central finite differences."""
 

@@ -1,4 +1,4 @@
-"""@wp.func features warp-lang 1.19 has (issue 15): default and keyword arguments in kernels and in
+"""@wp.func features warp-lang 1.19 has: default and keyword arguments in kernels and in
 Python scope, Python-scope overload choice by argument types, ``wp.grad(f)(x)`` in forward code
 (against analytic derivatives and central differences), functions bound to local names,
 ``inspect.signature`` and typing overloads of ``wp.func``; ``expect_near``'s default tolerance and

@@ -1,4 +1,4 @@
-"""Tuple values in kernels, as warp-lang 1.19 has them (issue 16): tuple literals and a @wp.func's
+"""Tuple values in kernels, as warp-lang 1.19 has them: tuple literals and a @wp.func's
 several results bound to a name, indexed with build-time integers (negative from the end),
 ``len`` and ``wp.static(len(t))`` as constants, unpacking, ``range(len(t))`` unrolled, tuples
 joined after an ``if`` and carried by a dynamic loop; gradients flow through their elements.

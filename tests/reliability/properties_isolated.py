@@ -1,7 +1,7 @@
 """Property tests run in a child process by test_reliability_properties.py (this file is not
 collected directly: a case that killed the process would otherwise take the suite down).
 
-The rule (issue 19): for generated kernel sources and launch arguments, wp.launch either raises a
+The rule: for generated kernel sources and launch arguments, wp.launch either raises a
 clear Python exception (TypeError, ValueError, CodegenError) or gives the correct result; the
 process never dies. Budget: the Hypothesis profile named by WARP_INTERACTIVE_HYPOTHESIS_PROFILE,
 "ci" (a few examples, the default) or "local" (many)."""

@@ -1,5 +1,5 @@
 """A damaged kernel cache is rebuilt, a hanging compiler times out, a read-only cache falls back
-to a private one (issue 19). Each case runs in a fresh process with its own cache folder."""
+to a private one. Each case runs in a fresh process with its own cache folder."""
 
 import glob
 import json

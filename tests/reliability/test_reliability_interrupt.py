@@ -1,4 +1,4 @@
-"""Ctrl-C stops a CPU launch inside a kernel's loop, not only between chunks (issue 19: "a CPU
+"""Ctrl-C stops a CPU launch inside a kernel's loop, not only between chunks ("a CPU
 launch stops within 1 s of a KeyboardInterrupt and raises it").
 
 Each case runs in a child process: it launches a kernel whose loop would run for hours, the test

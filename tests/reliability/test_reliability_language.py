@@ -1,5 +1,5 @@
 """Invalid programs are build errors at the user's line; 64-bit constants are honoured, never
-wrapped (issue 19). Translation errors cannot kill the process, so these run in-process."""
+wrapped. Translation errors cannot kill the process, so these run in-process."""
 
 import re
 
@@ -221,7 +221,7 @@ def test_debug_mode_checks_runtime_component_indices(off, row, message):
 
 
 # C++ keywords and predefined macros are valid Python names: as parameters, locals and struct
-# fields they build and run (issue 19: they failed in g++ as "a bug in warp_interactive")
+# fields they build and run (not g++ errors reported as "a bug in warp_interactive")
 RESERVED_NAMES_SRC = '''
 import warp_interactive as wp
 

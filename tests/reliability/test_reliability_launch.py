@@ -1,5 +1,5 @@
 """Bad launches raise a clear error naming the argument; none kills the process or writes where it
-must not (issue 19). Each case runs in a fresh process (tests/support/isolated.py)."""
+must not. Each case runs in a fresh process (tests/support/isolated.py)."""
 
 import re
 

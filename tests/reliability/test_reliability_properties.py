@@ -1,6 +1,6 @@
 """The Hypothesis property suite (tests/reliability/properties_isolated.py) in a child process: generated
 kernels and launch arguments either raise a clear exception or give the right result, and a
-case that killed the process fails this test instead of the whole run (issue 19).
+case that killed the process fails this test instead of the whole run.
 
 CI runs the "ci" profile (a dozen derandomized examples per property); for a longer local run:
 ``WARP_INTERACTIVE_HYPOTHESIS_PROFILE=local python -m pytest tests/reliability/test_reliability_properties.py``."""

@@ -74,7 +74,7 @@ DOMAINS = {
     "eig3": {"*": _well_conditioned},
     "quat_to_axis_angle": {"*": _unit_quat}, "quat_slerp": {0: _unit_quat, 1: _unit_quat},
     "smoothstep": {0: _u(-1.0, -0.6), 1: _u(0.6, 1.0), 2: _u(-0.5, 0.5)},
-    # issue 16
+    # special functions and norms (math/special.h)
     "erfinv": {"*": _u(-0.8, 0.8)}, "erfcinv": {"*": _u(0.2, 1.8)},
     "copysign": {0: _away_from_zero(0.2, 1.0)},
     "div_approx": {0: _away_from_zero(0.5, 1.5), 1: _away_from_zero(0.5, 1.5)},
