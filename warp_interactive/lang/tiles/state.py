@@ -1,0 +1,18 @@
+"""What the tile handlers keep while one function translates: the translator owns one
+``TileState`` (``Translator.tile_state``) and the handlers, which receive the translator, read and
+write its fields, instead of setting attributes of their own on the translator."""
+
+from dataclasses import dataclass, field
+
+
+@dataclass(slots=True)
+class TileState:
+    # the storage= of the tile call being translated: the tile it makes remembers it (print())
+    pending_storage: str | None = None
+    # a @wp.func's tile parameters, passed by reference (lang/tiles/refs.py): name -> ir.Var
+    refs: dict = field(default_factory=dict)
+    # the parameters written in place; the ones a plain assignment rebound (no longer the
+    # caller's tile); each return statement with the parameters' values at that point
+    written: set = field(default_factory=set)
+    dead: set = field(default_factory=set)
+    returns: list = field(default_factory=list)
