@@ -158,3 +158,17 @@ def test_config_shows_the_effective_cache_dir(tmp_path, env, expected):
     out = subprocess.run([sys.executable, "-c", code], env=base, capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == [expected.format(tmp=tmp_path)] * 2
+
+
+def test_the_precompiled_header_builds(tmp_path, monkeypatch):
+    """The builtin library's precompiled header builds (its headers include each other by their
+    path under the include folder). Without it every module build parses the whole library: not
+    wrong, only several times slower, so nothing else would notice a failing PCH."""
+    import warp_interactive as wp
+    from warp_interactive.compiler import cpu
+
+    monkeypatch.setattr(wp.config, "kernel_cache_dir", str(tmp_path / "cache"))
+    fl = cpu.flags(True, False)     # the debug flags: no background build of the quick tier's PCH
+    folder = cpu.ensure_pch(wp.config.cpu_compiler, fl)
+    assert folder is not None, "the precompiled header failed to build (wp.config.verbose says why)"
+    assert os.path.getsize(os.path.join(folder, "warp_interactive", "builtin.h.gch")) > 0

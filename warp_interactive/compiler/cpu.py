@@ -225,7 +225,8 @@ def ensure_pch(cxx, fl, background=False):
     os.makedirs(os.path.dirname(gch), exist_ok=True)
     header = os.path.join(_paths.include_dir(), "warp_interactive", "builtin.h")
     tmp = f"{gch}.{os.getpid()}.{threading.get_ident()}.tmp"
-    cmd = [cxx, *fl, "-x", "c++-header", header, "-o", tmp]
+    # the headers include each other by their path under the include folder
+    cmd = [cxx, *fl, "-I", _paths.include_dir(), "-x", "c++-header", header, "-o", tmp]
     try:
         returncode, log = run_compiler(cmd, "the precompiled builtin header", background)
     except CompileError as e:
