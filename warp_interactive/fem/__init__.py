@@ -10,7 +10,8 @@ it. Imported on demand: ``import warp_interactive.fem as fem``."""
 
 from . import operator as _op
 from .domain import BoundarySides, Cells, GeometryDomain, Sides, Subdomain
-from .field import DiscreteField, ImplicitField, TestField, TrialField, UniformField
+from .field import (DiscreteField, FieldRestriction, ImplicitField, TestField, TrialField, UniformField,
+                    make_restriction)
 from .geometry import Geometry, Grid2D, Grid3D, Quadmesh2D, Tetmesh, Trimesh2D
 from .integrand import Integrand, integrand
 from .integrate import integrate

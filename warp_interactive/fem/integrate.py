@@ -44,8 +44,6 @@ class _Arguments:
         if extra:
             raise ValueError(f"fem.integrate({integrand.name}): the integrand has no parameter(s) "
                              f"{', '.join(sorted(extra))}")
-        if self.sample_name is None:
-            raise ValueError(f"fem.integrate({integrand.name}): the integrand needs a fem.Sample parameter")
 
 
 def values_struct(integrand, values):
