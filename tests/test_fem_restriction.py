@@ -46,6 +46,11 @@ def scaled_constant(scale: float):
     return scale
 
 
+@fem.integrand
+def scaled_test(s: fem.Sample, v: fem.Field):
+    return 2.0 * v(s)
+
+
 @wp.kernel
 def weighted_sum(a: wp.array(dtype=float), w: wp.array(dtype=float), out: wp.array(dtype=float)):
     i = wp.tid()
@@ -155,3 +160,15 @@ def test_integrands_without_a_sample():
     out = wp.zeros(1, dtype=float)
     fem.integrate(scaled_constant, domain=fem.Cells(geo), values={"scale": 0.5}, output=out)
     assert out.numpy()[0] == pytest.approx(3.0, rel=1e-6)
+
+
+def test_output_arrays_too_short_are_refused():
+    geo = fem.Grid2D(res=wp.vec2i(2))
+    q = fem.RegularQuadrature(fem.Cells(geo), order=2)
+    with pytest.raises(ValueError, match=f"{q.total_point_count()} rows"):
+        fem.interpolate(position_x, at=q, dest=wp.zeros(q.total_point_count() - 1, dtype=float))
+    with pytest.raises(ValueError, match="5 rows"):
+        fem.interpolate(position_x, dim=5, at=fem.Cells(geo), dest=wp.zeros(4, dtype=float))
+    space = fem.make_polynomial_space(geo, degree=1)
+    with pytest.raises(RuntimeError, match="at least 9 rows"):
+        fem.integrate(scaled_test, fields={"v": fem.make_test(space)}, output=wp.zeros(8, dtype=float))

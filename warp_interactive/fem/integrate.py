@@ -189,6 +189,8 @@ class _Context:
         scalar = output_dtype or self.domain.geometry.scalar_type
         out_dtype = scalar if comps == 1 else wp.types.vector(comps, scalar)
         if output is not None:
+            if output.shape[0] < space.node_count():     # (atomics by node index would run past its end)
+                raise RuntimeError(f"Output array must have at least {space.node_count()} rows")
             out_dtype = output.dtype
             if not add:
                 output.zero_()

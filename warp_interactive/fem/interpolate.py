@@ -89,9 +89,14 @@ def _interpolate_points(integrand, args, domain, quadrature, dim, dest, device):
                       lambda: _point_kernel(call, domain, qfuncs, S, types, dest_dtype, dim is not None))
     if dim is not None:
         launch_dim, qarg = (dim, 1), RegularQuadrature.Arg()
+        rows = dim
     else:
         launch_dim = (domain.element_count(), quadrature.points_per_element())
         qarg = quadrature.arg_value(device)
+        rows = quadrature.total_point_count()
+    if dest is not None and (not isinstance(dest, wp.array) or dest.shape[0] != rows):
+        # (the kernel stores by point index: a shorter array would be written past its end)
+        raise ValueError(f"dest must be a warp array with {rows} rows")
     if dest is None:
         dest = wp.empty(1, dtype=float, device=device)
     wp.launch(kernel, dim=launch_dim, device=device,
