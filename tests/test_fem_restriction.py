@@ -1,5 +1,5 @@
 """fem.make_restriction (interpolating into the nodes of some elements only), gradients through
-fem.interpolate into a field's nodes (a semi-Lagrangian step with fem.lookup(..., guess=s)),
+fem.interpolate into a field's nodes (a semi-Lagrangian step with fem.lookup),
 and integrands without a sample parameter: against brute force and closed forms."""
 
 import numpy as np
@@ -27,13 +27,8 @@ def bilinear(s: fem.Sample, domain: fem.Domain):
 
 @fem.integrand
 def advected(s: fem.Sample, domain: fem.Domain, level_set: fem.Field, velocity: fem.Field, dt: float):
-    back = fem.lookup(domain, domain(s) - velocity(s) * dt, guess=s)
+    back = fem.lookup(domain, domain(s) - velocity(s) * dt, s)
     return level_set(back)
-
-
-@fem.integrand
-def misspelled_lookup(s: fem.Sample, domain: fem.Domain, level_set: fem.Field):
-    return level_set(fem.lookup(domain, domain(s), gues=s))
 
 
 @fem.integrand
@@ -144,13 +139,6 @@ def test_gradient_of_a_semi_lagrangian_step_through_interpolate(degree):
     assert ls_grad.sum() == pytest.approx(w.sum(), rel=1e-5)
     if degree == 1:                      # Q1 basis functions are not negative
         assert ls_grad.min() > -1e-6
-
-
-def test_lookup_with_a_misspelled_keyword_names_it():
-    geo = fem.Grid2D(res=wp.vec2i(2))
-    space = fem.make_polynomial_space(geo, degree=1)
-    with pytest.raises(Exception, match="gues"):
-        fem.interpolate(misspelled_lookup, dest=space.make_field(), fields={"level_set": space.make_field()})
 
 
 def test_integrands_without_a_sample():
