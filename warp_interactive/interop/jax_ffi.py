@@ -178,7 +178,7 @@ class JaxKernel:
     def _forward(self, xs):
         import jax
         dims = self._launch_shape(xs)
-        outs = [self._output_type(name, t, dims) for name, t in self._params[len(xs):]]
+        outs = [self._output_type(name, t, dims, xs) for name, t in self._params[len(xs):]]
         _ensure_registered()
         call = jax.ffi.ffi_call(TARGET, outs, vmap_method="sequential")
         return call(*xs, **self._attrs("forward", dims))
@@ -187,7 +187,7 @@ class JaxKernel:
         """Gradients of the inputs from the outputs' cotangents, by the kernel's backward entry."""
         import jax
         dims = self._launch_shape(xs)
-        outs = [self._output_type(name, t, dims) for name, t in self._params[len(xs):]]
+        outs = [self._output_type(name, t, dims, xs) for name, t in self._params[len(xs):]]
         grads = [jax.ShapeDtypeStruct(x.shape, x.dtype) for x in xs]
         call = jax.ffi.ffi_call(ADJOINT_TARGET, grads + outs + outs, vmap_method="sequential")
         cots = [c.astype(o.dtype) for c, o in zip(cotangents, outs)]
@@ -207,9 +207,14 @@ class JaxKernel:
             raise ValueError(f"{where}: expected {t.ndim} dimension(s) of {type_repr(t.dtype)} "
                              f"(shape (..){' + ' + str(es) if es else ''}), got shape {x.shape}")
 
-    def _output_type(self, name, t, dims):
+    def _output_type(self, name, t, dims, xs=()):
+        """An output's JAX type: the launch shape; for an output with another number of
+        dimensions (a kernel that loops over an axis itself), the first input's shape, as
+        warp-lang's outputs take it."""
         import jax
         from .jax import dtype_to_jax
+        if t.ndim != len(dims) and xs and self._params[0][1].ndim == t.ndim:
+            dims = tuple(int(d) for d in xs[0].shape[:t.ndim])
         if t.ndim != len(dims):
             raise ValueError(f"jax_kernel '{self.kernel.key}' output '{name}' has {t.ndim} "
                              f"dimension(s) but the launch has {len(dims)} {dims}: outputs take "
