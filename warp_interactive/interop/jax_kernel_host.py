@@ -47,9 +47,9 @@ class HostJaxKernel(FfiCallable):
         return (int(dims),) if isinstance(dims, (int, np.integer)) else tuple(int(d) for d in dims)
 
     def _dims(self, p, output_dims, args):
-        if output_dims is None:     # warp-lang's kernels: outputs take the launch shape, or where
-            launch = self._launch_shape(args)     # their dimensions differ, the first input's
-            if len(launch) != p.type.ndim and self.first_array_arg is not None:
+        if output_dims is None:     # warp-lang's kernels: outputs take the launch shape, or with
+            launch = self._launch_shape(args)     # more dimensions than it, the first input's
+            if len(launch) < p.type.ndim and self.first_array_arg is not None:
                 first = self.input_args[self.first_array_arg]
                 if first.type.ndim == p.type.ndim:
                     return tuple(int(d) for d in args[self.first_array_arg].shape[:p.type.ndim])
