@@ -167,6 +167,14 @@ def test_hexmesh_dg_space_jumps():
     assert float(jumps) == pytest.approx(ref, rel=1e-5)
 
 
-def test_hexmesh_rejects_out_of_range_vertices():
-    with pytest.raises(ValueError, match=r"fem.Hexmesh: vertex indices must lie in \[0, 8\)"):
-        fem.Hexmesh(wp.array([[0, 1, 2, 3, 4, 5, 6, 8]], dtype=int), wp.zeros(8, dtype=wp.vec3))
+@pytest.mark.parametrize("mesh,vec,count", [("Trimesh2D", wp.vec2, 3), ("Quadmesh2D", wp.vec2, 4),
+                                             ("Tetmesh", wp.vec3, 4), ("Hexmesh", wp.vec3, 8)])
+@pytest.mark.parametrize("bad", [-1, "count", (1 << 31) - 2])
+def test_meshes_name_the_first_out_of_range_vertex(mesh, vec, count, bad):
+    bad = count if bad == "count" else bad
+    cells = list(range(count))
+    cells[1] = bad
+    cells[count - 1] = -5                      # a later bad index: not the one reported
+    with pytest.raises(ValueError, match=rf"fem.{mesh}: Vertex index {bad} at flattened array index 1 "
+                                         rf"is out of bounds; expected a value in \[0, {count}\)"):
+        getattr(fem, mesh)(wp.array([cells], dtype=int), wp.zeros(count, dtype=vec))

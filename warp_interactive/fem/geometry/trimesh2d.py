@@ -14,6 +14,7 @@ import numpy as np
 from .. import _api as wp
 from ..types import make_free_sample  # noqa: F401
 from .geometry import Geometry
+from .topology import check_indices
 
 
 @wp.struct
@@ -180,6 +181,7 @@ class Trimesh2D(Geometry):
         self.positions = positions
         self.scalar_type = wp.float32
         tris = tri_vertex_indices.numpy().astype(np.int64)
+        check_indices(tris, positions.shape[0], "Trimesh2D")
         edges, owners, tri_edges = build_edges(tris)
         device = positions.device
         self.edge_vertex_indices = wp.array(edges, dtype=wp.vec2i, device=device)
