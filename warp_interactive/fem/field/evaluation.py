@@ -23,6 +23,8 @@ def value_makers(dtype, dim):
     """(basis value of component c with weight w, basis gradient of component c, zero value,
     zero gradient) for ``dtype`` values in ``dim`` dimensions."""
     GV = wp.vec2 if dim == 2 else wp.vec3
+    if getattr(dtype, "_kind_", None) == "matrix":
+        return _matrix_value_makers(dtype)
     if not _is_vector(dtype):
         @wp.func
         def basis_value(w: float, c: int):
@@ -73,6 +75,27 @@ def value_makers(dtype, dim):
         def node_outer(v: Any, g: Any):
             return wp.outer(v, g)
     return basis_value, basis_grad, zero_value, zero_grad, node_outer
+
+
+def _matrix_value_makers(dtype):
+    """Matrix-valued fields (a stress tensor): component ``c`` is entry ``(c // cols, c % cols)``.
+    Their gradients (third-order tensors) are not offered."""
+    DT = dtype
+    R, C = dtype._shape_
+
+    @wp.func
+    def basis_value(w: float, c: int):
+        v = DT(0.0)
+        for i in range(R):
+            for j in range(C):
+                v[i, j] = wp.where(i * C + j == c, w, 0.0)
+        return v
+
+    @wp.func
+    def zero_value():
+        return DT(0.0)
+
+    return basis_value, None, zero_value, None, None
 
 
 def _inverse_jacobian(geometry):
@@ -129,7 +152,10 @@ def discrete_funcs(el_key, el_items, dtype, geometry_cls, side="to_cell"):
     the inner cell (``side="to_cell"``) or the outer one (``"to_outer_cell"``)."""
     el = dict(el_items)
     dim = geometry_cls.dimension
-    _bv, _bg, zero_value, zero_grad, node_outer = value_makers(dtype, dim)
+    _bv, _bg, zero_value, _zg, node_outer = value_makers(dtype, dim)
+    # the gradient is summed by element coordinates (cell_dimension of them: 2 on a surface in
+    # 3-D), then mapped to world coordinates
+    zero_ref_grad = value_makers(dtype, geometry_cls.cell_dimension)[3]
     to_cell, cell_arg = el[side], el["cell_arg"]
     weight, weight_gradient = el["weight"], el["weight_gradient"]
     node_index = el["cell_node_index"]
@@ -149,7 +175,7 @@ def discrete_funcs(el_key, el_items, dtype, geometry_cls, side="to_cell"):
     def grad(f: Any, s: Any):
         cell, cc = to_cell(f.elt, s.element_index, s.element_coords)
         ca = cell_arg(f.elt)
-        g = zero_grad()
+        g = zero_ref_grad()
         for n in range(NODES):
             g += node_outer(f.dofs[node_index(ca, cell, n)], weight_gradient(cc, n))
         return g * inv_jac(ca, make_free_sample(cell, cc))
