@@ -12,7 +12,7 @@ import warp_interactive as wp
 import warp_interactive.fem as fem
 from warp_interactive.fem.polynomial import quadrature_1d
 
-from test_fem_assembly import boundary_projector, diffusion, source, squared_error, to_scipy
+from tests.fem.test_fem_assembly import boundary_projector, diffusion, source, squared_error, to_scipy
 
 S = fem.ElementBasis.SERENDIPITY
 

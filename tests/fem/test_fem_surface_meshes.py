@@ -12,7 +12,7 @@ import pytest
 import warp_interactive as wp
 import warp_interactive.fem as fem
 
-from test_fem_assembly import diffusion, mass, to_scipy
+from tests.fem.test_fem_assembly import diffusion, mass, to_scipy
 
 # an orthonormal frame: the unit square is mapped to R @ (x, y, 0) + OFFSET
 _A = np.array([[0.6, -0.8, 0.0], [0.8, 0.6, 0.0], [0.0, 0.0, 1.0]])

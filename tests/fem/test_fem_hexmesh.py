@@ -13,8 +13,8 @@ import pytest
 import warp_interactive as wp
 import warp_interactive.fem as fem
 
-from test_fem_assembly import diffusion, mass, to_scipy
-from test_fem_meshes import (_distort3, cell_measure, jump_squared, monomial3, poly_k, side_geometry3, source3,
+from tests.fem.test_fem_assembly import diffusion, mass, to_scipy
+from tests.fem.test_fem_meshes import (_distort3, cell_measure, jump_squared, monomial3, poly_k, side_geometry3, source3,
                              squared_error3)
 
 CORNERS = [(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0, 0, 1), (1, 0, 1), (1, 1, 1), (0, 1, 1)]
