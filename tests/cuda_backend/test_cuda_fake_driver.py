@@ -71,14 +71,14 @@ def test_device_error_record_reads_like_the_cpu_message():
     import numpy as np
     from tests.cuda_backend.test_cuda_runtime import read_at
     from warp_interactive.runtime.cuda.modules import _ErrorRecord, format_error
-    wp.set_module_options({"mode": "debug"}, "test_cuda_runtime")
+    wp.set_module_options({"mode": "debug"}, read_at.module.name)
     try:
         a = wp.zeros(4, dtype=float, device="cpu")
         out = wp.zeros(1, dtype=float, device="cpu")
         with pytest.raises(wp.LaunchError) as e:
             wp.launch(read_at, dim=1, inputs=[a, 10, out], device="cpu")
     finally:
-        wp.set_module_options({"mode": "release"}, "test_cuda_runtime")
+        wp.set_module_options({"mode": "release"}, read_at.module.name)
     rec = _ErrorRecord(set=1, n=1, ndim=1, array=b"a", kernel=b"read_at")
     rec.line = int(str(e.value).split("(line ")[1].split(")")[0])
     rec.idx[0], rec.shape[0] = 10, 4

@@ -227,7 +227,7 @@ def test_struct_tile_gradients_match_finite_differences(cpu_blocks):
     ("t = wp.tile_zeros(M, dtype=Item)\n    t[0] += 1.0", r"adds a Item, got float32"),
 ])
 def test_struct_tile_errors_name_the_struct(line, message):
-    src = (f"import warp_interactive as wp\nfrom tests.test_tiles_struct import Item, M\n"
+    src = (f"import warp_interactive as wp\nfrom tests.tiles.test_tiles_struct import Item, M\n"
            f"def k(a: wp.array(dtype=Item)):\n    {line}\n")
     filename = f"<wpi-test-struct-errors-{abs(hash(line))}>"
     linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
