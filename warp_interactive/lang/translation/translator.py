@@ -13,7 +13,7 @@ from ...types.tuple_type import TupleType
 from ..builtins import core as builtins_core, debug as builtins_debug
 from ..builtins.function import tile_ops
 from .. import tiles  # noqa: F401  (fills INTRINSICS and tile_ops with the tile builtins' handlers)
-from ..tiles.state import TileState
+from .tile_state import TileState
 from . import intrinsics_texture  # noqa: F401  (wp.texture_sample's handler)
 from . import intrinsics, one_path
 from .. import ir
@@ -64,7 +64,7 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
         self.grad_calls = []      # user function overloads whose adjoint wp.grad() calls
         self.tid_arity = 0
         self.return_types = None
-        self.tile_state = TileState()   # the tile handlers' fields (lang/tiles/state.py)
+        self.tile_state = TileState()   # the tile handlers' fields (lang/translation/tile_state.py)
 
     # --- entry point ------------------------------------------------------------------------------
     def translate(self, cpp_name, param_types, is_kernel):

@@ -1,6 +1,8 @@
-"""What the tile handlers keep while one function translates: the translator owns one
-``TileState`` (``Translator.tile_state``) and the handlers, which receive the translator, read and
-write its fields, instead of setting attributes of their own on the translator."""
+"""What the tile handlers (lang/tiles/) keep while one function translates: the translator owns
+one ``TileState`` (``Translator.tile_state``) and the handlers, which receive the translator,
+read and write its fields instead of setting attributes of their own on the translator. It lives
+here, not in lang/tiles/, because translation names no module of the tile package (it reaches
+the handlers through ``tile_ops``)."""
 
 from dataclasses import dataclass, field
 
