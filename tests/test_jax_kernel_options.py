@@ -109,3 +109,21 @@ def test_same_arguments_same_callable_and_num_outputs_is_checked():
         f(jp.zeros(3, jp.float32))
     (c,) = f(jp.ones(3, jp.float32), jp.zeros(3, jp.float32))
     np.testing.assert_allclose(np.asarray(c), 2.0)
+
+
+@wp.kernel
+def scale_outer_axis(a: wp.array3d(dtype=float), b: wp.array3d(dtype=float)):
+    i, j = wp.tid()
+    for m in range(a.shape[0]):
+        b[m, i, j] = a[m, i, j] * 2.0
+
+
+@pytest.mark.parametrize("enable_backward", [False, True])
+def test_outputs_with_more_dimensions_than_the_launch_take_the_first_inputs_shape(enable_backward):
+    f = wp.jax_kernel(scale_outer_axis, num_outputs=1, launch_dims=(3, 2), enable_backward=enable_backward)
+    a = jp.asarray(np.random.default_rng(4).uniform(size=(4, 3, 2)).astype(np.float32))
+    (b,) = f(a)
+    assert b.shape == (4, 3, 2)
+    np.testing.assert_allclose(np.asarray(b), 2.0 * np.asarray(a), rtol=1e-6)
+    g = jax.grad(lambda a: f(a)[0].sum())(a)       # each element read once: gradient 2
+    np.testing.assert_allclose(np.asarray(g), 2.0)

@@ -165,10 +165,10 @@ class JaxKernel:
         kernel, block, width = self._launched(cuda)
         if cuda:
             from ..runtime.cuda.modules import block_scratch_bytes
-            entry, functions = 0, self._cuda_functions(kernel, which)
+            entry, functions = 0, self._cuda_functions(kernel, which, dims)
             api = [*_cuda_api(), block, 0, block_scratch_bytes() if width > 1 else 0]
         else:
-            entry, functions, api = self._entry(kernel, which), [0], [0] * 6
+            entry, functions, api = self._entry(kernel, which, dims), [0], [0] * 6
         i64 = lambda v: np.array(v, dtype=np.int64)  # noqa: E731
         return dict(entry=np.int64(entry), cuda_functions=i64(functions), cuda_api=i64(api),
                     block_width=np.int64(width), launch_dims=i64(dims),
@@ -178,7 +178,7 @@ class JaxKernel:
     def _forward(self, xs):
         import jax
         dims = self._launch_shape(xs)
-        outs = [self._output_type(name, t, dims) for name, t in self._params[len(xs):]]
+        outs = [self._output_type(name, t, dims, xs) for name, t in self._params[len(xs):]]
         _ensure_registered()
         call = jax.ffi.ffi_call(TARGET, outs, vmap_method="sequential")
         return call(*xs, **self._attrs("forward", dims))
@@ -187,7 +187,7 @@ class JaxKernel:
         """Gradients of the inputs from the outputs' cotangents, by the kernel's backward entry."""
         import jax
         dims = self._launch_shape(xs)
-        outs = [self._output_type(name, t, dims) for name, t in self._params[len(xs):]]
+        outs = [self._output_type(name, t, dims, xs) for name, t in self._params[len(xs):]]
         grads = [jax.ShapeDtypeStruct(x.shape, x.dtype) for x in xs]
         call = jax.ffi.ffi_call(ADJOINT_TARGET, grads + outs + outs, vmap_method="sequential")
         cots = [c.astype(o.dtype) for c, o in zip(cotangents, outs)]
@@ -207,9 +207,14 @@ class JaxKernel:
             raise ValueError(f"{where}: expected {t.ndim} dimension(s) of {type_repr(t.dtype)} "
                              f"(shape (..){' + ' + str(es) if es else ''}), got shape {x.shape}")
 
-    def _output_type(self, name, t, dims):
+    def _output_type(self, name, t, dims, xs=()):
+        """An output's JAX type: the launch shape; for an output with more dimensions than the
+        launch (a kernel that loops over the leading axes itself), the first input's shape, as
+        warp-lang's outputs take it."""
         import jax
         from .jax import dtype_to_jax
+        if len(dims) < t.ndim and xs and self._params[0][1].ndim == t.ndim:
+            dims = tuple(int(d) for d in xs[0].shape[:t.ndim])
         if t.ndim != len(dims):
             raise ValueError(f"jax_kernel '{self.kernel.key}' output '{name}' has {t.ndim} "
                              f"dimension(s) but the launch has {len(dims)} {dims}: outputs take "
@@ -238,19 +243,31 @@ class JaxKernel:
         width = cpu_block_width(self.block_dim, "cpu")
         return (k.with_block_width(width) if width > 1 else k), width, width
 
-    def _entry(self, k, which):
+    def _entry(self, k, which, dims=None):
         from ..runtime.device import get_device
-        return k.module.load(get_device("cpu"), backward=which == "backward").kernel(k.cpp).entry(which)
+        entry = k.module.load(get_device("cpu"), backward=which == "backward").kernel(k.cpp)
+        _check_tid_arity(k, entry, dims)
+        return entry.entry(which)
 
-    def _cuda_functions(self, k, which):
+    def _cuda_functions(self, k, which, dims=None):
         """The kernel's CUDA entry (a CUfunction) on each of JAX's GPUs, by device ordinal."""
         from ..runtime.device import get_device
         ordinals = [int(d.local_hardware_id) for d in _jax_gpus()]
         table = [0] * (max(ordinals) + 1)
         for o in ordinals:
             lm = k.module.load(get_device(f"cuda:{o}"), backward=which == "backward")
+            _check_tid_arity(k, lm.kernel(k.cpp), dims)
             table[o] = int(lm.kernel(k.cpp).entry(which))
         return table
+
+
+def _check_tid_arity(kernel, entry, dims):
+    """A kernel unpacking more wp.tid() indices than the launch has dimensions is refused, as
+    wp.launch refuses it (the handler would divide by a zero extent)."""
+    arity = getattr(entry, "tid_arity", 1)
+    if dims is not None and arity > 1 and arity > len(dims):
+        raise ValueError(f"jax_kernel '{kernel.key}' unpacks wp.tid() into {arity} indices but is "
+                         f"launched with a {len(dims)}-dimensional launch_dims {tuple(dims)}")
 
 
 def _dims(d):

@@ -47,8 +47,13 @@ class HostJaxKernel(FfiCallable):
         return (int(dims),) if isinstance(dims, (int, np.integer)) else tuple(int(d) for d in dims)
 
     def _dims(self, p, output_dims, args):
-        if output_dims is None:     # warp-lang's kernels: outputs take the launch shape
-            return self._launch_shape(args)
+        if output_dims is None:     # warp-lang's kernels: outputs take the launch shape, or with
+            launch = self._launch_shape(args)     # more dimensions than it, the first input's
+            if len(launch) < p.type.ndim and self.first_array_arg is not None:
+                first = self.input_args[self.first_array_arg]
+                if first.type.ndim == p.type.ndim:
+                    return tuple(int(d) for d in args[self.first_array_arg].shape[:p.type.ndim])
+            return launch
         return super()._dims(p, output_dims, args)
 
     def _context(self, args):
@@ -67,6 +72,7 @@ class HostJaxKernel(FfiCallable):
         statics = {p.name: x for p, x in zip(self.input_args, args) if not p.is_array}
         arrays = [x for p, x in zip(self.input_args, args) if p.is_array]
         shape = self._launch_shape(args)
+        out_types = [p.output_type(self._dims(p, None, args)) for p in self.output_args]
 
         def rebuild(xs):
             it = iter(xs)
@@ -80,18 +86,18 @@ class HostJaxKernel(FfiCallable):
             return call(*xs), xs
 
         def call_bwd(xs, cotangents):
-            return tuple(self._adjoint(xs, cotangents, statics, shape, vmap_method))
+            return tuple(self._adjoint(xs, cotangents, statics, shape, vmap_method, out_types))
 
         call.defvjp(call_fwd, call_bwd)
         return list(call(*arrays))
 
-    def _adjoint(self, xs, cotangents, statics, shape, vmap_method):
+    def _adjoint(self, xs, cotangents, statics, shape, vmap_method, out_types):
         """Gradients of the array inputs: the kernel's adjoint launched on host copies of the
         inputs, zeroed outputs and the outputs' cotangents."""
         import jax
         grad_types = [jax.ShapeDtypeStruct(x.shape, x.dtype) for x in xs]
         arrays = [p for p in self.input_args if p.is_array]
-        cots = [jax.numpy.asarray(c).astype(o.dtype) for c, o in zip(cotangents, self._out_types_for(xs, shape))]
+        cots = [jax.numpy.asarray(c).astype(o.dtype) for c, o in zip(cotangents, out_types)]
 
         def host(*values):
             from ..runtime.launch import launch
@@ -121,5 +127,4 @@ class HostJaxKernel(FfiCallable):
         return [g if jax.numpy.issubdtype(x.dtype, jax.numpy.inexact)
                 else np.zeros(x.shape, dtype=jax.dtypes.float0) for g, x in zip(grads, xs)]
 
-    def _out_types_for(self, xs, shape):
-        return [p.output_type(shape) for p in self.output_args]
+
