@@ -153,8 +153,7 @@ class Trimesh2D(Geometry):
         # as in warp-lang, vec3 positions make a surface in 3-D
         positions = kwargs.get("positions", args[1] if len(args) > 1 else None)
         if cls is Trimesh2D and getattr(getattr(positions, "dtype", None), "_length_", 2) == 3:
-            from .surface3d import Trimesh3D
-            cls = Trimesh3D
+            cls = next(sub for sub in cls.__subclasses__() if sub.dimension == 3)     # surface3d.Trimesh3D
         return super().__new__(cls)
 
     def __init__(self, tri_vertex_indices, positions, build_bvh=False, temporary_store=None, cell_env=None,
