@@ -135,3 +135,29 @@ def test_products_and_sums_over_random_patterns(data):
     x = rng.standard_normal(m * shape[1])
     np.testing.assert_allclose(sp.bsr_mv(A, wp.array(x, dtype=wp.float64)).numpy().reshape(-1), ra @ x, atol=1e-10)
     assert isinstance(ra, ssp.csr_matrix) and block_type(wp.float64, shape) is A.values.dtype
+
+
+@pytest.mark.parametrize("x_grad", [False, True])
+def test_taped_topology_and_cpu_products_leave_backward_working(x_grad):
+    """Assembly, bsr_mm and bsr_mv of matrices without gradients run kernels that have no adjoint
+    (topology, the CPU product and row loops); recorded on a tape they must not make backward()
+    raise (warp-lang skips such kernels), and the gradient of a vector that wants one is A^T w."""
+    rng = np.random.default_rng(21)
+    rows, cols, vals = random_triplets(rng, 6, 6, 20, (2, 2), wp.float64)
+    r_d, c_d = wp.array(rows, dtype=int), wp.array(cols, dtype=int)
+    v_d = wp_values(vals, wp.float64, (2, 2))
+    vec2 = wp.types.vector(2, wp.float64)
+    x = wp.array(rng.standard_normal((6, 2)), dtype=vec2, requires_grad=x_grad)
+    w = wp.array(rng.standard_normal((6, 2)), dtype=vec2)
+    tape = wp.Tape()
+    with tape:
+        A = sp.bsr_from_triplets(6, 6, r_d, c_d, v_d)
+        AA = sp.bsr_mm(A, A)
+        y = wp.zeros(6, dtype=vec2, requires_grad=x_grad)
+        sp.bsr_mv(AA, x, y)
+        loss = _loss(y, w)
+    S = scipy_from_triplets(6, 6, rows, cols, vals, (2, 2)).toarray()
+    np.testing.assert_allclose(y.numpy().ravel(), S @ S @ x.numpy().ravel(), rtol=1e-12, atol=1e-12)
+    tape.backward(loss=loss)
+    if x_grad:
+        np.testing.assert_allclose(x.grad.numpy().ravel(), (S @ S).T @ w.numpy().ravel(), rtol=1e-12, atol=1e-12)

@@ -148,7 +148,7 @@ def mv_rows(alpha: Any, offsets: wp.array(dtype=int), row_counts: wp.array(dtype
     y[row] = v
 
 
-@wp.kernel
+@wp.kernel(enable_backward=False)    # launched only when no gradient is wanted, not taped
 def mv_row_chunks(alpha: Any, offsets: wp.array(dtype=int), row_counts: wp.array(dtype=int),
                   columns: wp.array(dtype=int), values: wp.array(dtype=Any), x: wp.array(dtype=Any),
                   beta: Any, y: wp.array(dtype=Any), nrow: int, chunk: int):

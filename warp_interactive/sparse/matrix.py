@@ -102,7 +102,7 @@ class BsrMatrix:
             out = wp.empty(self.nnz, dtype=int, device=self.device)
         if self.nnz:
             wp.launch(uncompress_rows_kernel, dim=self.nnz, device=self.device,
-                      inputs=[self.nrow, self.offsets, row_counts_arg(self), out])
+                      inputs=[self.nrow, self.offsets, row_counts_arg(self), out], record_tape=False)
         return out
 
     def nnz_sync(self):
@@ -164,7 +164,7 @@ class BsrMatrix:
         return html_view("bsr_matrix", self)
 
 
-@wp.kernel
+@wp.kernel(enable_backward=False)    # integers only: no adjoint, not taped
 def uncompress_rows_kernel(nrow: int, offsets: wp.array(dtype=int), row_counts: wp.array(dtype=int),
                            out: wp.array(dtype=int)):
     i = wp.tid()

@@ -84,7 +84,8 @@ def bsr_mv(A, x, y=None, alpha=1.0, beta=0.0, transpose=False, work_buffer=None,
     elif nrow and A.device.is_cpu and not (A.values.requires_grad or x.requires_grad or y.requires_grad):
         chunks = -(-nrow // _MV_CHUNK)
         wp.launch(mv_row_chunks, dim=chunks, device=A.device,
-                  inputs=[alpha, A.offsets, row_counts_arg(A), A.columns, A.values, xv, beta, yv, nrow, _MV_CHUNK])
+                  inputs=[alpha, A.offsets, row_counts_arg(A), A.columns, A.values, xv, beta, yv, nrow, _MV_CHUNK],
+                  record_tape=False)
     elif nrow:   # one thread per row: CUDA, and the differentiable launch a tape records
         wp.launch(mv_rows, dim=nrow, device=A.device,
                   inputs=[alpha, A.offsets, row_counts_arg(A), A.columns, A.values, xv, beta, yv])

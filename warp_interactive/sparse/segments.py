@@ -7,12 +7,20 @@ range ``first[b]:last[b]`` of ``order``, the entry ids sorted by (row, column, i
 Sums over ``order`` therefore run in entry order whatever the threads did: results are
 deterministic. The only host reads are two counts (sizes of the arrays to allocate)."""
 
+import functools
 from typing import Any
 
 import warp_interactive as wp
 
 from .funcs import row_end
 from .matrix import ensure_fits
+
+# Topology (integers) and the values of products no tape differentiates (products.py takes
+# another way when a gradient is wanted): no adjoint code, which was most of this module's
+# CUDA build (NVRTC), and launches a tape does not record (an adjoint launch of a kernel
+# without one raises).
+wp.set_module_options({"enable_backward": False})
+launch = functools.partial(wp.launch, record_tape=False)
 
 @wp.func
 def _before(cols: wp.array(dtype=int), a: int, b: int):
@@ -212,12 +220,12 @@ def _blocks(starts, ids, cols, nrow, device):
     """From rows' (unsorted) entry ranges: (offsets, columns, first, last, ids sorted, nnz)."""
     row_nnz = wp.zeros(nrow + 1, dtype=int, device=device)
     if nrow:
-        wp.launch(sort_and_count, dim=nrow, device=device, inputs=[starts, ids, cols, row_nnz])
+        launch(sort_and_count, dim=nrow, device=device, inputs=[starts, ids, cols, row_nnz])
     offsets = _scan(row_nnz, device)
     nnz = _last(offsets)
     columns, first, last = (wp.empty(nnz, dtype=int, device=device) for _ in range(3))
     if nrow:
-        wp.launch(write_blocks, dim=nrow, device=device, inputs=[starts, ids, cols, offsets, columns, first, last])
+        launch(write_blocks, dim=nrow, device=device, inputs=[starts, ids, cols, offsets, columns, first, last])
     return offsets, columns, first, last, ids, nnz
 
 
@@ -228,12 +236,12 @@ def entry_segments(rows, cols, nrow, ncol, device):
     n = rows.shape[0]
     counts = wp.zeros(nrow + 1, dtype=int, device=device)
     if n:
-        wp.launch(count_entries, dim=n, device=device, inputs=[rows, cols, nrow, ncol, counts])
+        launch(count_entries, dim=n, device=device, inputs=[rows, cols, nrow, ncol, counts])
     starts = _scan(counts, device)
     ids = wp.empty(max(_last(starts), 0), dtype=int, device=device)
     if n:
         counts.zero_()
-        wp.launch(bucket_entries, dim=n, device=device, inputs=[rows, cols, nrow, ncol, starts, counts, ids])
+        launch(bucket_entries, dim=n, device=device, inputs=[rows, cols, nrow, ncol, starts, counts, ids])
     return _blocks(starts, ids, cols, nrow, device)
 
 
@@ -243,13 +251,13 @@ def product_segments(x, y, x_counts, y_counts):
     device = x.device
     counts = wp.zeros(x.nrow + 1, dtype=int, device=device)
     if x.nrow:
-        wp.launch(count_products, dim=x.nrow, device=device,
+        launch(count_products, dim=x.nrow, device=device,
                   inputs=[x.offsets, x_counts, x.columns, x.ncol, y.offsets, y_counts, counts])
     starts = _scan(counts, device)
     total = _last(starts)
     pair_x, pair_y, pair_col, ids = (wp.empty(total, dtype=int, device=device) for _ in range(4))
     if x.nrow:
-        wp.launch(list_products, dim=x.nrow, device=device,
+        launch(list_products, dim=x.nrow, device=device,
                   inputs=[x.offsets, x_counts, x.columns, x.ncol, y.offsets, y_counts, y.columns, y.ncol, starts,
                           pair_x, pair_y, pair_col, ids])
     return _blocks(starts, ids, pair_col, x.nrow, device) + (pair_x, pair_y)
@@ -358,10 +366,10 @@ def merge_applies(x, y, x_counts, y_counts, longest=32):
     """Whether y's rows are sorted, unique and in range, and x's rows short enough to merge."""
     flags = wp.zeros(2, dtype=int, device=x.device)
     if y.nrow:
-        wp.launch(check_rows, dim=y.nrow, device=x.device, inputs=[y.offsets, y_counts, y.columns, y.ncol, flags])
+        launch(check_rows, dim=y.nrow, device=x.device, inputs=[y.offsets, y_counts, y.columns, y.ncol, flags])
     if not flags.numpy()[0] and x.nrow:
         flags.zero_()
-        wp.launch(check_rows, dim=x.nrow, device=x.device, inputs=[x.offsets, x_counts, x.columns, x.ncol, flags])
+        launch(check_rows, dim=x.nrow, device=x.device, inputs=[x.offsets, x_counts, x.columns, x.ncol, flags])
         return int(flags.numpy()[1]) <= longest
     return False
 
@@ -372,7 +380,7 @@ def merge_topology(x, y, x_counts, y_counts):
     cursors = tuple(wp.empty(max(x.nnz, 1), dtype=int, device=device) for _ in range(2))
     row_nnz = wp.zeros(x.nrow + 1, dtype=int, device=device)
     if x.nrow:
-        wp.launch(merge_count, dim=x.nrow, device=device,
+        launch(merge_count, dim=x.nrow, device=device,
                   inputs=[x.offsets, x_counts, x.columns, x.ncol, y.offsets, y_counts, y.columns, y.ncol, *cursors,
                           row_nnz])
     offsets = _scan(row_nnz, device)
@@ -383,7 +391,7 @@ def merge_product(x, y, x_counts, y_counts, alpha, plan, dest):
     """dest (compact, nnz blocks allocated) := alpha * x @ y from a merge_topology plan."""
     offsets, nnz, cursors = plan
     if x.nrow and nnz:
-        wp.launch(merge_values, dim=x.nrow, device=x.device,
+        launch(merge_values, dim=x.nrow, device=x.device,
                   inputs=[x.offsets, x_counts, x.columns, x.ncol, y.offsets, y_counts, y.columns, y.ncol, *cursors,
                           alpha, x.values, y.values, dest.offsets, nnz, dest.columns, dest.values])
 
@@ -478,7 +486,7 @@ def marker_topology(x, y, x_counts, y_counts):
     marker = wp.full(threads * max(y.ncol, 1), -1, dtype=int, device=device)
     row_nnz = wp.zeros(x.nrow + 1, dtype=int, device=device)
     if x.nrow:
-        wp.launch(marker_count, dim=threads, device=device,
+        launch(marker_count, dim=threads, device=device,
                   inputs=[x.offsets, x_counts, x.columns, x.ncol, y.offsets, y_counts, y.columns, y.ncol, x.nrow,
                           chunk, marker, row_nnz])
     offsets = _scan(row_nnz, device)
@@ -490,6 +498,6 @@ def marker_product(x, y, x_counts, y_counts, alpha, plan, dest):
     offsets, nnz, (marker, chunk, threads) = plan
     if x.nrow and nnz:
         marker.fill_(-1)
-        wp.launch(marker_values, dim=threads, device=x.device,
+        launch(marker_values, dim=threads, device=x.device,
                   inputs=[x.offsets, x_counts, x.columns, x.ncol, y.offsets, y_counts, y.columns, y.ncol, x.nrow,
                           chunk, marker, alpha, x.values, y.values, dest.offsets, nnz, dest.columns, dest.values])

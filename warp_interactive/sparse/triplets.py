@@ -8,7 +8,7 @@ import warp_interactive as wp
 
 from .kernels import gather_sum, gather_sum_ends, scatter_add
 from .matrix import as_block_array, bsr_zeros, scalar_type
-from .segments import drop_zero_blocks, entry_segments
+from .segments import drop_zero_blocks, entry_segments, launch as launch_untaped
 from .segments import set_topology as set_device_topology
 from .topology import group, host, place, to_device
 
@@ -183,7 +183,7 @@ def _set_compact(dest, rows, columns, values, n, prune, nnz_bound):
     rows, columns = rows[:n], columns[:n]
     if prune and values is not None and n:
         kept = wp.empty(n, dtype=int, device=device)
-        wp.launch(drop_zero_blocks, dim=n, device=device, inputs=[rows, values, kept])
+        launch_untaped(drop_zero_blocks, dim=n, device=device, inputs=[rows, values, kept])
         rows = kept
     offsets, cols, first, last, order, nnz = entry_segments(rows, columns, dest.nrow, dest.ncol, device)
     set_device_topology(dest, offsets, cols, nnz, nnz_bound=nnz_bound)
