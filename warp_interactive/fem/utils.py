@@ -16,8 +16,9 @@ def grid_to_quads(nx, ny):
 
 
 def grid_to_tris(nx, ny):
-    """Each quad of ``grid_to_quads`` cut in two counter-clockwise triangles."""
-    q = grid_to_quads(nx, ny)
+    """Each quad of ``grid_to_quads`` cut in two counter-clockwise triangles, the quads taken
+    in warp-lang's order for triangles (x fastest, unlike ``grid_to_quads``)."""
+    q = grid_to_quads(nx, ny).reshape(nx, ny, 4).transpose(1, 0, 2).reshape(-1, 4)
     t = np.empty((2 * len(q), 3), dtype=np.int32)
     t[0::2] = q[:, [0, 1, 2]]
     t[1::2] = q[:, [0, 2, 3]]

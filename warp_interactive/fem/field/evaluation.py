@@ -129,7 +129,10 @@ def discrete_funcs(el_key, el_items, dtype, geometry_cls, side="to_cell"):
     the inner cell (``side="to_cell"``) or the outer one (``"to_outer_cell"``)."""
     el = dict(el_items)
     dim = geometry_cls.dimension
-    _bv, _bg, zero_value, zero_grad, node_outer = value_makers(dtype, dim)
+    _bv, _bg, zero_value, _zg, node_outer = value_makers(dtype, dim)
+    # the gradient is summed by element coordinates (cell_dimension of them: 2 on a surface in
+    # 3-D), then mapped to world coordinates
+    zero_ref_grad = value_makers(dtype, geometry_cls.cell_dimension)[3]
     to_cell, cell_arg = el[side], el["cell_arg"]
     weight, weight_gradient = el["weight"], el["weight_gradient"]
     node_index = el["cell_node_index"]
@@ -149,7 +152,7 @@ def discrete_funcs(el_key, el_items, dtype, geometry_cls, side="to_cell"):
     def grad(f: Any, s: Any):
         cell, cc = to_cell(f.elt, s.element_index, s.element_coords)
         ca = cell_arg(f.elt)
-        g = zero_grad()
+        g = zero_ref_grad()
         for n in range(NODES):
             g += node_outer(f.dofs[node_index(ca, cell, n)], weight_gradient(cc, n))
         return g * inv_jac(ca, make_free_sample(cell, cc))

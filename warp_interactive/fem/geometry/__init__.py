@@ -1,8 +1,10 @@
 from .geometry import Geometry
 from .grid2d import Grid2D
 from .grid3d import Grid3D
+from .hexmesh import Hexmesh
 from .quadmesh2d import Quadmesh2D
+from .surface3d import Quadmesh3D, Trimesh3D
 from .tetmesh import Tetmesh
 from .trimesh2d import Trimesh2D
 
-__all__ = ["Geometry", "Grid2D", "Grid3D", "Quadmesh2D", "Tetmesh", "Trimesh2D"]
+__all__ = ["Geometry", "Grid2D", "Grid3D", "Hexmesh", "Quadmesh2D", "Quadmesh3D", "Tetmesh", "Trimesh2D", "Trimesh3D"]

@@ -36,12 +36,12 @@ class Quadmesh2DSideArg:
 
 
 @wp.func
-def _vertex(arg: Quadmesh2DCellArg, cell: int, k: int):
+def _vertex(arg: Any, cell: int, k: int):
     return arg.positions[arg.quad_vertex_indices[cell, k]]
 
 
 @wp.func
-def quadmesh2d_cell_position(arg: Quadmesh2DCellArg, s: Any):
+def quadmesh2d_cell_position(arg: Any, s: Any):
     c = s.element_coords
     q = s.element_index
     u = c[0]
@@ -51,7 +51,7 @@ def quadmesh2d_cell_position(arg: Quadmesh2DCellArg, s: Any):
 
 
 @wp.func
-def quadmesh2d_cell_deformation_gradient(arg: Quadmesh2DCellArg, s: Any):
+def quadmesh2d_cell_deformation_gradient(arg: Any, s: Any):
     c = s.element_coords
     q = s.element_index
     u = c[0]
@@ -81,20 +81,20 @@ def quadmesh2d_cell_normal(arg: Quadmesh2DCellArg, s: Any):
 
 
 @wp.func
-def _edge_points(arg: Quadmesh2DSideArg, side: int):
+def _edge_points(arg: Any, side: int):
     e = arg.cell.edge_vertex_indices[side]
     return arg.cell.positions[e[0]], arg.cell.positions[e[1]]
 
 
 @wp.func
-def quadmesh2d_side_position(arg: Quadmesh2DSideArg, s: Any):
+def quadmesh2d_side_position(arg: Any, s: Any):
     pa, pb = _edge_points(arg, s.element_index)
     t = s.element_coords[0]
     return (1.0 - t) * pa + t * pb
 
 
 @wp.func
-def quadmesh2d_side_deformation_gradient(arg: Quadmesh2DSideArg, s: Any):
+def quadmesh2d_side_deformation_gradient(arg: Any, s: Any):
     pa, pb = _edge_points(arg, s.element_index)
     return pb - pa
 
@@ -106,22 +106,22 @@ def quadmesh2d_side_normal(arg: Quadmesh2DSideArg, s: Any):
 
 
 @wp.func
-def quadmesh2d_side_measure(arg: Quadmesh2DSideArg, s: Any):
+def quadmesh2d_side_measure(arg: Any, s: Any):
     return wp.length(quadmesh2d_side_deformation_gradient(arg, s))
 
 
 @wp.func
-def quadmesh2d_side_inner_cell_index(arg: Quadmesh2DSideArg, side: int):
+def quadmesh2d_side_inner_cell_index(arg: Any, side: int):
     return arg.edge_quad_indices[side][0]
 
 
 @wp.func
-def quadmesh2d_side_outer_cell_index(arg: Quadmesh2DSideArg, side: int):
+def quadmesh2d_side_outer_cell_index(arg: Any, side: int):
     return arg.edge_quad_indices[side][1]
 
 
 @wp.func
-def quad_local_vertex(arg: Quadmesh2DCellArg, cell: int, vertex: int):
+def quad_local_vertex(arg: Any, cell: int, vertex: int):
     k = int(0)
     for i in range(4):
         if arg.quad_vertex_indices[cell, i] == vertex:
@@ -136,7 +136,7 @@ def quad_corner(k: int):
 
 
 @wp.func
-def _side_to_cell_coords(arg: Quadmesh2DSideArg, side: int, cell: int, side_coords: wp.vec3):
+def _side_to_cell_coords(arg: Any, side: int, cell: int, side_coords: wp.vec3):
     e = arg.cell.edge_vertex_indices[side]
     a = quad_corner(quad_local_vertex(arg.cell, cell, e[0]))
     b = quad_corner(quad_local_vertex(arg.cell, cell, e[1]))
@@ -145,12 +145,12 @@ def _side_to_cell_coords(arg: Quadmesh2DSideArg, side: int, cell: int, side_coor
 
 
 @wp.func
-def quadmesh2d_side_inner_cell_coords(arg: Quadmesh2DSideArg, side: int, side_coords: wp.vec3):
+def quadmesh2d_side_inner_cell_coords(arg: Any, side: int, side_coords: wp.vec3):
     return _side_to_cell_coords(arg, side, arg.edge_quad_indices[side][0], side_coords)
 
 
 @wp.func
-def quadmesh2d_side_outer_cell_coords(arg: Quadmesh2DSideArg, side: int, side_coords: wp.vec3):
+def quadmesh2d_side_outer_cell_coords(arg: Any, side: int, side_coords: wp.vec3):
     return _side_to_cell_coords(arg, side, arg.edge_quad_indices[side][1], side_coords)
 
 
@@ -175,6 +175,7 @@ class Quadmesh2D(Geometry):
     reference_side_shape = "segment"
     CellArg = Quadmesh2DCellArg
     SideArg = Quadmesh2DSideArg
+    orient_edges = staticmethod(orient_edges_2d)
 
     def __init__(self, quad_vertex_indices, positions, build_bvh=False, temporary_store=None,
                  cell_env=None, env_count=None):
@@ -184,7 +185,7 @@ class Quadmesh2D(Geometry):
         quads = quad_vertex_indices.numpy().astype(np.int64)
         check_indices(quads, positions.shape[0], "Quadmesh2D")
         edges, owners, quad_edges = unique_facets(quads, [(k, (k + 1) % 4) for k in range(4)])
-        edges = orient_edges_2d(edges, owners, quads, positions.numpy().astype(np.float64))
+        edges = self.orient_edges(edges, owners, quads, positions.numpy().astype(np.float64))
         device = positions.device
         self.edge_vertex_indices = wp.array(edges, dtype=wp.vec2i, device=device)
         self.edge_quad_indices = wp.array(owners, dtype=wp.vec2i, device=device)

@@ -30,6 +30,11 @@ def unique_facets(cells, local):
 
 
 def check_indices(cells, vertex_count, name):
-    if cells.size and (cells.min() < 0 or cells.max() >= vertex_count):
-        raise ValueError(f"fem.{name}: vertex indices must lie in [0, {vertex_count}), "
-                         f"got values in [{cells.min()}, {cells.max()}]")
+    """Raise ValueError naming the first out-of-range vertex index (in flattened order), with
+    warp-lang's wording."""
+    flat = cells.reshape(-1)
+    bad = np.nonzero((flat < 0) | (flat >= vertex_count))[0]
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(f"fem.{name}: Vertex index {int(flat[i])} at flattened array index {i} "
+                         f"is out of bounds; expected a value in [0, {vertex_count})")

@@ -1,10 +1,10 @@
 """``fem.Trimesh2D``: a triangle mesh in the plane.
 
 Element coordinates of a cell are barycentric, ``(c0, c1, c2)`` for its vertices in the order
-given; the reference triangle's parameters are ``(c1, c2)``. Sides are the unique edges (host
-numpy at construction): edge ``(a, b)`` with ``a < b`` by vertex index, its side coordinate
-``t`` running from a to b; its inner cell is the first triangle met holding it, its outer cell
-the other one (the inner one on the boundary). Local edge ``k`` of a triangle is the one
+given; the reference triangle's parameters are ``(c1, c2)``. Sides are the unique edges,
+numbered and given inner/outer cells by ``topology.unique_facets`` (as warp-lang does); each
+is stored in the direction (a, b) whose normal ``(d_y, -d_x)`` points away from its inner cell,
+its side coordinate ``t`` running from a to b. Local edge ``k`` of a triangle is the one
 opposite its vertex ``k``."""
 
 from typing import Any
@@ -14,6 +14,8 @@ import numpy as np
 from .. import _api as wp
 from ..types import make_free_sample  # noqa: F401
 from .geometry import Geometry
+from .quadmesh2d import orient_edges_2d
+from .topology import check_indices, unique_facets
 
 
 @wp.struct
@@ -32,14 +34,14 @@ class Trimesh2DSideArg:
 
 
 @wp.func
-def _jacobian(arg: Trimesh2DCellArg, cell: int):
+def _jacobian(arg: Any, cell: int):
     p0 = arg.positions[arg.tri_vertex_indices[cell, 0]]
     return wp.matrix_from_cols(arg.positions[arg.tri_vertex_indices[cell, 1]] - p0,
                                arg.positions[arg.tri_vertex_indices[cell, 2]] - p0)
 
 
 @wp.func
-def trimesh2d_cell_position(arg: Trimesh2DCellArg, s: Any):
+def trimesh2d_cell_position(arg: Any, s: Any):
     c = s.element_coords
     t = s.element_index
     return (c[0] * arg.positions[arg.tri_vertex_indices[t, 0]] + c[1] * arg.positions[arg.tri_vertex_indices[t, 1]]
@@ -47,7 +49,7 @@ def trimesh2d_cell_position(arg: Trimesh2DCellArg, s: Any):
 
 
 @wp.func
-def trimesh2d_cell_deformation_gradient(arg: Trimesh2DCellArg, s: Any):
+def trimesh2d_cell_deformation_gradient(arg: Any, s: Any):
     return _jacobian(arg, s.element_index)
 
 
@@ -67,13 +69,13 @@ def trimesh2d_cell_normal(arg: Trimesh2DCellArg, s: Any):
 
 
 @wp.func
-def _edge_points(arg: Trimesh2DSideArg, side: int):
+def _edge_points(arg: Any, side: int):
     e = arg.edge_vertex_indices[side]
     return arg.cell.positions[e[0]], arg.cell.positions[e[1]]
 
 
 @wp.func
-def trimesh2d_side_position(arg: Trimesh2DSideArg, s: Any):
+def trimesh2d_side_position(arg: Any, s: Any):
     pa, pb = _edge_points(arg, s.element_index)
     t = s.element_coords[0]
     return (1.0 - t) * pa + t * pb
@@ -83,40 +85,33 @@ def trimesh2d_side_position(arg: Trimesh2DSideArg, s: Any):
 def trimesh2d_side_normal(arg: Trimesh2DSideArg, s: Any):
     pa, pb = _edge_points(arg, s.element_index)
     d = pb - pa
-    n = wp.normalize(wp.vec2(d[1], -d[0]))
-    inner = arg.edge_tri_indices[s.element_index][0]
-    centre = (arg.cell.positions[arg.cell.tri_vertex_indices[inner, 0]] +
-              arg.cell.positions[arg.cell.tri_vertex_indices[inner, 1]] +
-              arg.cell.positions[arg.cell.tri_vertex_indices[inner, 2]]) / 3.0
-    if wp.dot(n, centre - pa) > 0.0:     # outward from the inner cell
-        n = -n
-    return n
+    return wp.normalize(wp.vec2(d[1], -d[0]))
 
 
 @wp.func
-def trimesh2d_side_measure(arg: Trimesh2DSideArg, s: Any):
+def trimesh2d_side_measure(arg: Any, s: Any):
     pa, pb = _edge_points(arg, s.element_index)
     return wp.length(pb - pa)
 
 
 @wp.func
-def trimesh2d_side_deformation_gradient(arg: Trimesh2DSideArg, s: Any):
+def trimesh2d_side_deformation_gradient(arg: Any, s: Any):
     pa, pb = _edge_points(arg, s.element_index)
     return pb - pa
 
 
 @wp.func
-def trimesh2d_side_inner_cell_index(arg: Trimesh2DSideArg, side: int):
+def trimesh2d_side_inner_cell_index(arg: Any, side: int):
     return arg.edge_tri_indices[side][0]
 
 
 @wp.func
-def trimesh2d_side_outer_cell_index(arg: Trimesh2DSideArg, side: int):
+def trimesh2d_side_outer_cell_index(arg: Any, side: int):
     return arg.edge_tri_indices[side][1]
 
 
 @wp.func
-def local_vertex(arg: Trimesh2DCellArg, cell: int, vertex: int):
+def local_vertex(arg: Any, cell: int, vertex: int):
     k = int(0)
     for i in range(3):
         if arg.tri_vertex_indices[cell, i] == vertex:
@@ -125,7 +120,7 @@ def local_vertex(arg: Trimesh2DCellArg, cell: int, vertex: int):
 
 
 @wp.func
-def _side_to_cell_coords(arg: Trimesh2DSideArg, side: int, cell: int, side_coords: wp.vec3):
+def _side_to_cell_coords(arg: Any, side: int, cell: int, side_coords: wp.vec3):
     e = arg.edge_vertex_indices[side]
     c = wp.vec3(0.0)
     c[local_vertex(arg.cell, cell, e[0])] = 1.0 - side_coords[0]
@@ -134,35 +129,13 @@ def _side_to_cell_coords(arg: Trimesh2DSideArg, side: int, cell: int, side_coord
 
 
 @wp.func
-def trimesh2d_side_inner_cell_coords(arg: Trimesh2DSideArg, side: int, side_coords: wp.vec3):
+def trimesh2d_side_inner_cell_coords(arg: Any, side: int, side_coords: wp.vec3):
     return _side_to_cell_coords(arg, side, arg.edge_tri_indices[side][0], side_coords)
 
 
 @wp.func
-def trimesh2d_side_outer_cell_coords(arg: Trimesh2DSideArg, side: int, side_coords: wp.vec3):
+def trimesh2d_side_outer_cell_coords(arg: Any, side: int, side_coords: wp.vec3):
     return _side_to_cell_coords(arg, side, arg.edge_tri_indices[side][1], side_coords)
-
-
-def build_edges(tris):
-    """(edge vertex pairs (a < b), per-edge (inner, outer) triangles, per-triangle local edge ->
-    edge index) of a triangle index array."""
-    n = len(tris)
-    local = np.stack([tris[:, [1, 2]], tris[:, [2, 0]], tris[:, [0, 1]]], axis=1)      # (n, 3, 2)
-    pairs = np.sort(local.reshape(-1, 2), axis=1)
-    edges, inverse = np.unique(pairs, axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    owner = np.repeat(np.arange(n), 3)
-    inner = np.full(len(edges), -1, dtype=np.int64)
-    outer = np.full(len(edges), -1, dtype=np.int64)
-    for k in range(len(inverse)):                 # first triangle met is the inner one
-        e = inverse[k]
-        if inner[e] < 0:
-            inner[e] = owner[k]
-        else:
-            outer[e] = owner[k]
-    outer = np.where(outer < 0, inner, outer)
-    return edges.astype(np.int32), np.stack([inner, outer], axis=1).astype(np.int32), \
-        inverse.reshape(n, 3).astype(np.int32)
 
 
 class Trimesh2D(Geometry):
@@ -174,13 +147,19 @@ class Trimesh2D(Geometry):
     reference_side_shape = "segment"
     CellArg = Trimesh2DCellArg
     SideArg = Trimesh2DSideArg
+    orient_edges = staticmethod(orient_edges_2d)
 
-    def __init__(self, tri_vertex_indices, positions, build_bvh=False, temporary_store=None):
+    def __init__(self, tri_vertex_indices, positions, build_bvh=False, temporary_store=None, cell_env=None,
+                 env_count=None):
         self.tri_vertex_indices = tri_vertex_indices
         self.positions = positions
         self.scalar_type = wp.float32
         tris = tri_vertex_indices.numpy().astype(np.int64)
-        edges, owners, tri_edges = build_edges(tris)
+        check_indices(tris, positions.shape[0], "Trimesh2D")
+        # numbered walking each triangle's edges (0,1), (1,2), (2,0), as warp-lang does
+        edges, owners, walk = unique_facets(tris, [(0, 1), (1, 2), (2, 0)])
+        edges = self.orient_edges(edges, owners, tris, positions.numpy().astype(np.float64))
+        tri_edges = walk[:, [1, 2, 0]]           # local edge k: the one opposite vertex k
         device = positions.device
         self.edge_vertex_indices = wp.array(edges, dtype=wp.vec2i, device=device)
         self.edge_tri_indices = wp.array(owners, dtype=wp.vec2i, device=device)

@@ -1,4 +1,4 @@
-"""Continuous Q_k Lagrange spaces (k = 1..3) on Quadmesh2D.
+"""Continuous Q_k Lagrange spaces (k = 1..3) on Quadmesh2D and Quadmesh3D.
 
 In a cell, node ``n = i * (k+1) + j`` sits at the tensor lattice point ``(i, j)`` of the
 element coordinates (the shape functions of ``shape.tensor_shape``). Global nodes are
@@ -7,6 +7,7 @@ cell (``(i-1) * (k-1) + (j-1)``), then ``k-1`` nodes per edge, counted from the 
 vertex (so two cells sharing an edge name its nodes alike whatever their own orientation)."""
 
 import functools
+from typing import Any
 
 import numpy as np
 
@@ -25,7 +26,7 @@ def cell_node_index_func(degree):
     EDGE = k - 1
 
     @wp.func
-    def cell_node_index(arg: qm.Quadmesh2DCellArg, cell: int, n: int):
+    def cell_node_index(arg: Any, cell: int, n: int):
         i = n // K
         j = n - i * K
         on_i = i == 0 or i == k
@@ -57,15 +58,15 @@ def cell_node_index_func(degree):
 
 
 @functools.lru_cache(maxsize=None)
-def cell_element(degree, family):
+def cell_element(geometry_cls, degree, family):
     weight, weight_gradient, node_coords, node_weight = tensor_shape(2, degree, family)
     NODES = (degree + 1) ** 2
-    CellArg = qm.Quadmesh2DCellArg
+    CellArg = geometry_cls.CellArg
     return cell_element_funcs(CellArg, NODES, weight, weight_gradient, node_coords, node_weight)
 
 
 @functools.lru_cache(maxsize=None)
-def side_element(degree, family):
+def side_element(geometry_cls, degree, family):
     """A side's nodes are the k+1 nodes of its inner cell on it, counted from the side's start."""
     k = degree
     K = k + 1
@@ -73,7 +74,7 @@ def side_element(degree, family):
     _v, _d, nodes, weights = lagrange_1d(degree, family)
     NODES = wp.types.vector(K, wp.float32)(*[float(x) for x in nodes])
     WEIGHTS = wp.types.vector(K, wp.float32)(*[float(x) for x in weights])
-    SideArg = qm.Quadmesh2DSideArg
+    SideArg = geometry_cls.SideArg
 
     @wp.func
     def cell_node(arg: SideArg, element: int, m: int):
@@ -93,7 +94,7 @@ def side_element(degree, family):
     def node_weight(m: int):
         return WEIGHTS[m]
 
-    return dict(side_to_cell_funcs(qm.Quadmesh2D), ElementArg=SideArg,
+    return dict(side_to_cell_funcs(geometry_cls), ElementArg=SideArg,
                 node_count=K, cell_node=cell_node,
                 node_coords=node_coords, node_weight=node_weight, cell_node_count=K * K, weight=weight,
                 weight_gradient=weight_gradient)
@@ -111,7 +112,7 @@ class QuadPolynomialSpace:
         self.family = Polynomial.LOBATTO_GAUSS_LEGENDRE if family is None else family
         if self.family not in (Polynomial.LOBATTO_GAUSS_LEGENDRE, Polynomial.EQUISPACED_CLOSED):
             raise ValueError("fem: a continuous space needs a closed point family (nodes on the cell's boundary)")
-        self.dim = 2
+        self.dim = geometry.dimension
         self.dof_mapper = None
 
     @property
@@ -131,12 +132,12 @@ class QuadPolynomialSpace:
         return g.vertex_count() + g.cell_count() * (k - 1) ** 2 + g.side_count() * (k - 1)
 
     def space_key(self):
-        return ("Quadmesh2D", self.degree, self.family)
+        return (type(self.geometry).__name__, self.degree, self.family)
 
     def element(self, element_kind):
         from ..types import ElementKind
         make = cell_element if element_kind == ElementKind.CELL else side_element
-        funcs = dict(make(self.degree, self.family))
+        funcs = dict(make(type(self.geometry), self.degree, self.family))
         funcs["cell_node_index"] = cell_node_index_func(self.degree)
         return funcs
 
@@ -149,18 +150,19 @@ class QuadPolynomialSpace:
         u, v = np.meshgrid(inner, inner, indexing="ij")
         u, v = u.reshape(-1), v.reshape(-1)
         p = pos[quads]                                              # (cells, 4, 2)
+        d = g.dimension
         interior = ((1 - u)[None, :, None] * (1 - v)[None, :, None] * p[:, None, 0]
                     + u[None, :, None] * (1 - v)[None, :, None] * p[:, None, 1]
                     + u[None, :, None] * v[None, :, None] * p[:, None, 2]
-                    + (1 - u)[None, :, None] * v[None, :, None] * p[:, None, 3]).reshape(-1, 2)
+                    + (1 - u)[None, :, None] * v[None, :, None] * p[:, None, 3]).reshape(-1, d)
         e = g.edge_vertex_indices.numpy()
         t = inner[None, :, None]
-        edge = ((1 - t) * pos[e[:, 0]][:, None] + t * pos[e[:, 1]][:, None]).reshape(-1, 2)
+        edge = ((1 - t) * pos[e[:, 0]][:, None] + t * pos[e[:, 1]][:, None]).reshape(-1, d)
         all_pos = np.concatenate([pos, interior, edge]).astype(np.float32)
         if out is not None:
             out.assign(all_pos)
             return out
-        return wp.array(all_pos, dtype=wp.vec2, device=g.positions.device)
+        return wp.array(all_pos, dtype=wp.vec2 if d == 2 else wp.vec3, device=g.positions.device)
 
     def make_field(self, space_partition=None):
         from ..field.fields import DiscreteField

@@ -1,4 +1,4 @@
-"""Continuous P1 / P2 Lagrange spaces on Trimesh2D.
+"""Continuous P1 / P2 Lagrange spaces on Trimesh2D and Trimesh3D.
 
 Nodes: the vertices, then (P2) one node per edge (``vertex_count + edge``). In a cell, nodes
 0-2 are its vertices, 3-5 (P2) the midpoints of its local edges 0-2 (edge k opposite vertex k).
@@ -9,9 +9,12 @@ import functools
 
 import numpy as np
 
+from typing import Any
+
 from .. import _api as wp
 from ..geometry import trimesh2d as tm
 from .side_maps import cell_element_funcs, side_to_cell_funcs
+from .tet_space import TRI_NODAL_WEIGHTS
 
 
 @functools.lru_cache(maxsize=None)
@@ -75,16 +78,19 @@ def tri_shape(degree):
             c[(k + 2) % 3] = 0.5
         return c
 
+    # warp-lang's nodal rule for P2 triangles (positive at vertices too; the same as on tet faces)
+    W_VERTEX, W_EDGE = TRI_NODAL_WEIGHTS[2][0], TRI_NODAL_WEIGHTS[2][1]
+
     @wp.func
     def node_weight(n: int):
-        return wp.where(n < 3, 0.0, 1.0 / 3.0)
+        return wp.where(n < 3, W_VERTEX, W_EDGE)
     return weight, weight_gradient, node_coords, node_weight
 
 
 @functools.lru_cache(maxsize=None)
 def cell_node_index_func(degree):
     @wp.func
-    def cell_node_index(arg: tm.Trimesh2DCellArg, cell: int, n: int):
+    def cell_node_index(arg: Any, cell: int, n: int):
         if n < 3:
             return arg.tri_vertex_indices[cell, n]
         return arg.vertex_count + arg.tri_edge_indices[cell, n - 3]
@@ -92,17 +98,17 @@ def cell_node_index_func(degree):
 
 
 @functools.lru_cache(maxsize=None)
-def cell_element(degree):
+def cell_element(geometry_cls, degree):
     weight, weight_gradient, node_coords, node_weight = tri_shape(degree)
     NODES = 3 if degree == 1 else 6
-    CellArg = tm.Trimesh2DCellArg
+    CellArg = geometry_cls.CellArg
     return cell_element_funcs(CellArg, NODES, weight, weight_gradient, node_coords, node_weight)
 
 
 @functools.lru_cache(maxsize=None)
-def side_element(degree):
+def side_element(geometry_cls, degree):
     weight, weight_gradient, _nc, _nw = tri_shape(degree)
-    SideArg = tm.Trimesh2DSideArg
+    SideArg = geometry_cls.SideArg
     NODES = 2 if degree == 1 else 3
     COORDS = wp.vec3(0.0, 1.0, 0.5)
     WEIGHTS = wp.vec3(0.5, 0.5, 0.0) if degree == 1 else wp.vec3(1.0 / 6.0, 1.0 / 6.0, 2.0 / 3.0)
@@ -125,7 +131,7 @@ def side_element(degree):
     def node_weight(m: int):
         return WEIGHTS[m]
 
-    return dict(side_to_cell_funcs(tm.Trimesh2D), ElementArg=SideArg, node_count=NODES, cell_node=cell_node,
+    return dict(side_to_cell_funcs(geometry_cls), ElementArg=SideArg, node_count=NODES, cell_node=cell_node,
                 node_coords=node_coords,
                 node_weight=node_weight, cell_node_count=3 if degree == 1 else 6, weight=weight, weight_gradient=weight_gradient)
 
@@ -140,7 +146,7 @@ class TrianglePolynomialSpace:
         self.degree = degree
         self.dtype = wp.float32 if dtype is float else dtype
         self.family = "P"
-        self.dim = 2
+        self.dim = geometry.dimension
         self.dof_mapper = None
 
     @property
@@ -160,11 +166,12 @@ class TrianglePolynomialSpace:
         return g.vertex_count() + (g.side_count() if self.degree == 2 else 0)
 
     def space_key(self):
-        return ("Trimesh2D", self.degree)
+        return (type(self.geometry).__name__, self.degree)
 
     def element(self, element_kind):
         from ..types import ElementKind
-        funcs = dict(cell_element(self.degree) if element_kind == ElementKind.CELL else side_element(self.degree))
+        make = cell_element if element_kind == ElementKind.CELL else side_element
+        funcs = dict(make(type(self.geometry), self.degree))
         funcs["cell_node_index"] = cell_node_index_func(self.degree)
         return funcs
 
@@ -173,7 +180,8 @@ class TrianglePolynomialSpace:
         if self.degree == 2:
             e = self.geometry.edge_vertex_indices.numpy()
             pos = np.concatenate([pos, 0.5 * (pos[e[:, 0]] + pos[e[:, 1]])])
-        return wp.array(pos.astype(np.float32), dtype=wp.vec2)
+        vt = wp.vec2 if self.geometry.dimension == 2 else wp.vec3
+        return wp.array(pos.astype(np.float32), dtype=vt)
 
     def make_field(self, space_partition=None):
         from ..field.fields import DiscreteField
