@@ -38,7 +38,8 @@ from compat_warp_tests import REPO, SHIM, make_shim, wheel_dir  # noqa: E402  (t
 
 # name -> options. kwargs: Example(...) arguments (besides the automatic headless ones);
 # steps: how many calls of `call` (default --steps); argv: arguments when run as a script;
-# script: run the file as __main__ instead of driving its Example class; cuda: the example asks
+# script: run the file as __main__ instead of driving its Example class; config: wp.config settings
+# made before the example starts (both sides); cuda: the example asks
 # for a CUDA device itself (skipped unless --device names one).
 DEFAULT_EXAMPLES = {
     "core/example_alloc_tracker": dict(script=True),
@@ -92,12 +93,19 @@ DEFAULT_EXAMPLES = {
         "--headless", "--nx", "12", "--ny", "4", "--max-evals", "3"]),
     "fem/example_convection_diffusion": dict(kwargs=dict(resolution=10)),
     "fem/example_convection_diffusion_dg": dict(kwargs=dict(resolution=10)),
-    "fem/example_darcy_ls_optimization": dict(kwargs=dict(resolution=10)),
+    # each level-set step amplifies rounding ~30x (vs warp-lang 1.5e-5 after 2 steps, 5e-4 after 3,
+    # 1e-2 after 4; after 5, 0.09 with ours on all cores, 0.34 on one): 2 steps compare the
+    # pipeline, not the summation order
+    "fem/example_darcy_ls_optimization": dict(kwargs=dict(resolution=10), steps=2,
+                                              config=dict(tape_copy_on_write=False)),
     "fem/example_deformed_geometry": dict(kwargs=dict(resolution=10), steps=1),
     "fem/example_diffusion": dict(kwargs=dict(resolution=10), steps=1),
     "fem/example_diffusion_3d": dict(kwargs=dict(resolution=5), steps=1),
     "fem/example_distortion_energy": dict(kwargs=dict(resolution=10), steps=1),
-    "fem/example_elastic_shape_optimization": dict(kwargs=dict(resolution=10)),
+    # the adjoint of the solve reads the solution the forward wrote after recording (warp-lang's
+    # tape: adjoints read the last values; ours refuses that unless told)
+    "fem/example_elastic_shape_optimization": dict(kwargs=dict(resolution=10),
+                                                   config=dict(tape_copy_on_write=False)),
     "fem/example_kelvin_helmholtz": dict(kwargs=dict(resolution=10)),
     "fem/example_magnetostatics": dict(kwargs=dict(resolution=8), steps=1),
     "fem/example_mixed_elasticity": dict(kwargs=dict(resolution=10), steps=1),
@@ -260,6 +268,8 @@ def drive(job):
         device = job.get("device")
         if job.get("threads"):
             wp.config.num_threads = job["threads"]   # ours only: warp-lang runs CPU kernels on one thread
+        for key, value in job["spec"].get("config", {}).items():
+            setattr(wp.config, key, value)
         name = "example_under_test"
         with wp.ScopedDevice(device):
             if job["spec"].get("script"):

@@ -10,8 +10,10 @@ it. Imported on demand: ``import warp_interactive.fem as fem``."""
 
 from . import operator as _op
 from .domain import BoundarySides, Cells, GeometryDomain, Sides, Subdomain
-from .field import DiscreteField, ImplicitField, TestField, TrialField, UniformField
-from .geometry import Geometry, Grid2D, Grid3D, Hexmesh, Quadmesh2D, Quadmesh3D, Tetmesh, Trimesh2D, Trimesh3D
+from .field import (DiscreteField, FieldRestriction, ImplicitField, TestField, TrialField, UniformField,
+                    make_restriction)
+from .geometry import (Element, Geometry, Grid2D, Grid3D, Hexmesh, Quadmesh2D, Quadmesh3D, Tetmesh, Trimesh2D,
+                       Trimesh3D)
 from .integrand import Integrand, integrand
 from .integrate import integrate
 from .interpolate import interpolate

@@ -44,8 +44,6 @@ class _Arguments:
         if extra:
             raise ValueError(f"fem.integrate({integrand.name}): the integrand has no parameter(s) "
                              f"{', '.join(sorted(extra))}")
-        if self.sample_name is None:
-            raise ValueError(f"fem.integrate({integrand.name}): the integrand needs a fem.Sample parameter")
 
 
 def values_struct(integrand, values):
@@ -191,6 +189,8 @@ class _Context:
         scalar = output_dtype or self.domain.geometry.scalar_type
         out_dtype = scalar if comps == 1 else wp.types.vector(comps, scalar)
         if output is not None:
+            if output.shape[0] < space.node_count():     # (atomics by node index would run past its end)
+                raise RuntimeError(f"Output array must have at least {space.node_count()} rows")
             out_dtype = output.dtype
             if not add:
                 output.zero_()

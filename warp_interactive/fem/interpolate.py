@@ -8,6 +8,7 @@ from . import _api as wp
 from . import kernels as K
 from .domain import Cells
 from .field.fields import DiscreteField
+from .field.restriction import FieldRestriction
 from .integrand import Integrand, IntegrandCall
 from .integrand import integrand as integrand_decorator
 from .integrate import _Arguments, _bind_fields, fields_struct, values_struct
@@ -88,9 +89,14 @@ def _interpolate_points(integrand, args, domain, quadrature, dim, dest, device):
                       lambda: _point_kernel(call, domain, qfuncs, S, types, dest_dtype, dim is not None))
     if dim is not None:
         launch_dim, qarg = (dim, 1), RegularQuadrature.Arg()
+        rows = dim
     else:
         launch_dim = (domain.element_count(), quadrature.points_per_element())
         qarg = quadrature.arg_value(device)
+        rows = quadrature.total_point_count()
+    if dest is not None and (not isinstance(dest, wp.array) or dest.shape[0] != rows):
+        # (the kernel stores by point index: a shorter array would be written past its end)
+        raise ValueError(f"dest must be a warp array with {rows} rows")
     if dest is None:
         dest = wp.empty(1, dtype=float, device=device)
     wp.launch(kernel, dim=launch_dim, device=device,
@@ -101,7 +107,8 @@ def _interpolate_points(integrand, args, domain, quadrature, dim, dest, device):
 def interpolate(integrand, dest=None, at=None, dim=None, domain=None, fields=None, values=None, reduction="sum",
                 device=None, kernel_options=None, dest_space=None, temporary_store=None, bsr_options=None):
     """Evaluate ``integrand`` (or a field) at the nodes of ``dest`` (a discrete field: its node
-    values become the integrand's values, averaged over the elements sharing a node), at the
+    values become the integrand's values, averaged over the elements sharing a node; a
+    ``FieldRestriction``: only the nodes of its domain's elements), at the
     points of a quadrature ``at`` (into the array ``dest``, by point index, or nowhere), at
     one point of each element of a domain ``at``, or at ``dim`` samples in no element."""
     if not isinstance(integrand, Integrand) and hasattr(integrand, "eval_arg_value"):
@@ -111,6 +118,8 @@ def interpolate(integrand, dest=None, at=None, dim=None, domain=None, fields=Non
     fields, values = dict(fields or {}), dict(values or {})
     device = wp.get_device(device)
     args = _Arguments(integrand, fields, values)
+    if isinstance(dest, FieldRestriction):     # the nodes of the restriction's elements
+        dest, at = dest.field, dest.domain
     if isinstance(at, Quadrature) or (at is not None and not isinstance(dest, DiscreteField)):
         quadrature = at if isinstance(at, Quadrature) else (None if dim is not None else RegularQuadrature(at, 0))
         where = at.domain if isinstance(at, Quadrature) else at
@@ -132,7 +141,8 @@ def interpolate(integrand, dest=None, at=None, dim=None, domain=None, fields=Non
     kernel = K.cached(("interp_nodes", integrand, dest.dtype, el_items) + types,
                       lambda: _node_kernel(call, domain, el_items, S, types, dest.dtype))
     n = dest.space.node_count()
-    sums = wp.zeros(n, dtype=dest.dtype, device=device)
+    # the sums carry the gradient from the node values back to the integrand's fields
+    sums = wp.zeros(n, dtype=dest.dtype, device=device, requires_grad=dest.dof_values.requires_grad)
     counts = wp.zeros(n, dtype=float, device=device)
     wp.launch(kernel, dim=(domain.element_count(), target.el["node_count"]), device=device,
               inputs=[domain.element_arg_value(device), domain.element_index_arg_value(device),

@@ -23,9 +23,15 @@ def is_closed(family: Polynomial):
     return family in (Polynomial.LOBATTO_GAUSS_LEGENDRE, Polynomial.EQUISPACED_CLOSED)
 
 
+# warp-lang's order of the Gauss-Legendre points (indices into the ascending ones): the centre
+# first, then symmetric pairs. It numbers the nodes of GL spaces and the points of quadratures.
+_GL_ORDER = {3: [1, 0, 2], 4: [2, 1, 3, 0], 5: [2, 3, 1, 4, 0]}
+
+
 def _gauss_legendre(n):
     x, w = np.polynomial.legendre.leggauss(n)
-    return 0.5 * (x + 1.0), 0.5 * w
+    order = _GL_ORDER.get(n, list(range(n)))
+    return 0.5 * (x[order] + 1.0), 0.5 * w[order]
 
 
 def _lobatto(n):
@@ -39,7 +45,8 @@ def _lobatto(n):
 
 
 def _equispaced(n, closed):
-    x = np.linspace(0.0, 1.0, n) if closed else (np.arange(n) + 0.5) / n
+    # open: the n inner points of n + 1 equal steps (open Newton-Cotes), as warp-lang's
+    x = np.linspace(0.0, 1.0, n) if closed else (np.arange(n) + 1.0) / (n + 1)
     # weights of the interpolatory rule on these points (exact for degree n - 1)
     v = np.vander(x, n, increasing=True).T
     moments = 1.0 / np.arange(1, n + 1)

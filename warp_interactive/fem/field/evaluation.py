@@ -23,6 +23,8 @@ def value_makers(dtype, dim):
     """(basis value of component c with weight w, basis gradient of component c, zero value,
     zero gradient) for ``dtype`` values in ``dim`` dimensions."""
     GV = wp.vec2 if dim == 2 else wp.vec3
+    if getattr(dtype, "_kind_", None) == "matrix":
+        return _matrix_value_makers(dtype)
     if not _is_vector(dtype):
         @wp.func
         def basis_value(w: float, c: int):
@@ -73,6 +75,27 @@ def value_makers(dtype, dim):
         def node_outer(v: Any, g: Any):
             return wp.outer(v, g)
     return basis_value, basis_grad, zero_value, zero_grad, node_outer
+
+
+def _matrix_value_makers(dtype):
+    """Matrix-valued fields (a stress tensor): component ``c`` is entry ``(c // cols, c % cols)``.
+    Their gradients (third-order tensors) are not offered."""
+    DT = dtype
+    R, C = dtype._shape_
+
+    @wp.func
+    def basis_value(w: float, c: int):
+        v = DT(0.0)
+        for i in range(R):
+            for j in range(C):
+                v[i, j] = wp.where(i * C + j == c, w, 0.0)
+        return v
+
+    @wp.func
+    def zero_value():
+        return DT(0.0)
+
+    return basis_value, None, zero_value, None, None
 
 
 def _inverse_jacobian(geometry):

@@ -1,4 +1,4 @@
-from .geometry import Geometry
+from .geometry import Element, Geometry
 from .grid2d import Grid2D
 from .grid3d import Grid3D
 from .hexmesh import Hexmesh
@@ -7,4 +7,5 @@ from .surface3d import Quadmesh3D, Trimesh3D
 from .tetmesh import Tetmesh
 from .trimesh2d import Trimesh2D
 
-__all__ = ["Geometry", "Grid2D", "Grid3D", "Hexmesh", "Quadmesh2D", "Quadmesh3D", "Tetmesh", "Trimesh2D", "Trimesh3D"]
+__all__ = ["Element", "Geometry", "Grid2D", "Grid3D", "Hexmesh", "Quadmesh2D", "Quadmesh3D", "Tetmesh", "Trimesh2D",
+           "Trimesh3D"]

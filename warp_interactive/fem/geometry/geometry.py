@@ -6,6 +6,7 @@ and the cells on either side of a side. Its ``CellArg``/``SideArg`` structs carr
 functions read; domains pass them to integrands."""
 
 import functools
+from enum import IntEnum
 from typing import Any
 
 from .. import _api as wp
@@ -13,9 +14,32 @@ from .. import _api as wp
 from ..types import make_free_sample
 
 
+class Element(IntEnum):
+    """Reference element shapes (``fem.Element``; values as warp-lang's)."""
+
+    LINE_SEGMENT = 1
+    SQUARE = 2
+    CUBE = 3
+    TRIANGLE = 4
+    TETRAHEDRON = 5
+
+
+_ELEMENTS = {"segment": Element.LINE_SEGMENT, "square": Element.SQUARE, "cube": Element.CUBE,
+             "triangle": Element.TRIANGLE, "tetrahedron": Element.TETRAHEDRON}
+
+
 class Geometry:
     dimension = None
     cell_dimension = None
+    reference_cell_shape = reference_side_shape = None
+
+    def reference_cell(self):
+        """The reference element of the cells (``fem.Element``)."""
+        return _ELEMENTS[self.reference_cell_shape]
+
+    def reference_side(self):
+        """The reference element of the sides (``fem.Element``)."""
+        return _ELEMENTS[self.reference_side_shape]
 
     def cell_count(self):
         raise NotImplementedError

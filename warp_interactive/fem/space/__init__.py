@@ -19,6 +19,9 @@ def make_polynomial_space(geo, dtype=float, dof_mapper=None, degree=1, element_b
     if discontinuous:
         from .dg_space import DiscontinuousSpace
         return DiscontinuousSpace(make_polynomial_space(geo, dtype, None, degree, element_basis, False, family))
+    if element_basis == ElementBasis.SERENDIPITY and isinstance(geo, Grid2D):
+        from .serendipity import SerendipityGridSpace
+        return SerendipityGridSpace(geo, degree, dtype, family)
     if element_basis not in (None, ElementBasis.LAGRANGE):
         raise NotImplementedError(f"fem.make_polynomial_space: {element_basis} elements are not supported yet")
     if isinstance(geo, Trimesh2D):
