@@ -87,6 +87,7 @@ _LAZY = {
                               "get_mempool_used_mem_high", "get_suggested_block_size", "map_cuda_device",
                               "set_mempool_release_threshold", "unmap_cuda_device"),
     ".runtime.diagnostics": ("clear_lto_cache", "get_cpu_kernel_cache_key", "print_diagnostics"),
+    ".runtime.graph_dot": ("capture_debug_dot_print",),
 }
 _LAZY_NAMES = {name: mod for mod, names in _LAZY.items() for name in names}
 

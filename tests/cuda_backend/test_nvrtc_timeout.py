@@ -90,7 +90,7 @@ def test_worker_and_in_process_builds_agree(timeout, limit):
     wp.config.compile_timeout = None
     assert cubin == nvrtc.compile_source(src, 90, name=MOD)
     wp.config.compile_timeout = limit
-    broken = src.replace("wp::sin(", "wp::no_such_function(", 1)
+    broken = src.replace("wp::sin(", "wp::no_such_function(")   # every copy of the loop body
     with pytest.raises(CompileError, match=r"CUDA compilation \(NVRTC\) of module 'mod' failed"):
         nvrtc.compile_source(broken, 90, name="mod")
 

@@ -268,3 +268,14 @@ def test_trimesh2d_p2_lumped_mass_weighs_vertices_as_warp_lang():
     # corner vertex 2 (x = 0, y = 1) lies in one triangle, of area 1/8: a vertex weight 0.0223... of it
     assert lumped[2] == pytest.approx(0.125 * 0.022335964126, rel=1e-5)
     assert lumped.sum() == pytest.approx(1.0, rel=1e-5)
+
+
+@pytest.mark.parametrize("mesh,surface,cells", [("Trimesh2D", "Trimesh3D", [[0, 1, 2]]),
+                                                ("Quadmesh2D", "Quadmesh3D", [[0, 1, 2, 3]])])
+def test_planar_mesh_classes_given_vec3_positions_make_surfaces(mesh, surface, cells):
+    # warp-lang's Trimesh2D / Quadmesh2D take their dimension from the positions
+    pos = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 1.0], [1.0, 1.0, 1.0], [0.0, 1.0, 0.0]], dtype=np.float32)
+    geo = getattr(fem, mesh)(wp.array(cells, dtype=int), positions=wp.array(pos, dtype=wp.vec3))
+    assert type(geo) is getattr(fem, surface) and geo.dimension == 3
+    flat = getattr(fem, mesh)(wp.array(cells, dtype=int), wp.array(pos[:, :2], dtype=wp.vec2))
+    assert type(flat) is getattr(fem, mesh) and flat.dimension == 2

@@ -47,6 +47,15 @@ def k_for(out: wp.array(dtype=float), n: wp.int64):
     out[t] = s
 
 @wp.kernel
+def k_nested(out: wp.array(dtype=float), n: wp.int64):
+    t = wp.tid()
+    s = float(0.0)
+    for i in range(n):
+        for j in range(3):   # short: its tick-free copy runs, the outer loop polls
+            s = s * 0.5 + 1.0
+    out[t] = s
+
+@wp.kernel
 def k_while(out: wp.array(dtype=float), n: wp.int64):
     t = wp.tid()
     s = float(0.0)
@@ -81,6 +90,8 @@ CASES = [
     # 64 threads: the lane-blocked body, and the pool's worker threads
     ("for_dim64", "out = wp.zeros(64)", "wp.launch(k_for, dim=64, inputs=[out, LONG])",
      "wp.launch(k_for, dim=64, inputs=[out, wp.int64(3)]); assert (out.numpy() == 1.75).all()"),
+    ("nested_short_inner", "out = wp.zeros(2)", "wp.launch(k_nested, dim=2, inputs=[out, LONG])",
+     "wp.launch(k_nested, dim=2, inputs=[out, wp.int64(3)]); assert (out.numpy() == 1.99609375).all()"),
     ("while", "out = wp.zeros(3)", "wp.launch(k_while, dim=3, inputs=[out, LONG])",
      "wp.launch(k_while, dim=3, inputs=[out, wp.int64(3)]); assert (out.numpy() == 1.75).all()"),
     # the loop is in a @wp.func: the callers return too

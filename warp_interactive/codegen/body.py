@@ -104,6 +104,10 @@ class BodyWriter:
             return [f"{p}if ({self._m(polls.CALL_STOP)}) {self._fail(replay)}"]
         return []
 
+    def _polling_call(self, s):
+        return (isinstance(s, ir.Call) and _is_user_call(s.func) and
+                polls.calls_poll(s.func.cpp, self.functions, self._polls_memo))
+
     def _num(self, s):
         return self.ids.setdefault(id(s), len(self.ids))
 
@@ -177,8 +181,10 @@ class BodyWriter:
                 return pre[:-1] + [f"{p}_n{self._num(s)} = wp::range_count({s.start.label}, "
                                    f"{s.stop.label}, {s.step.label});"]
             first, after = self.range_poll(p, replay)
-            return (pre + [head, first] + self._checkpoint(s, p, replay) + count +
-                    self._loop_body(s.body, ind + 1, replay, s) + [f"{p}}}", after])
+            body = self._loop_body(s.body, ind + 1, replay, s)
+            short = [] if replay else polls.short_copy(s, body, p, self._polling_call)
+            return (pre + short + [head, first] + self._checkpoint(s, p, replay) + count + body +
+                    [f"{p}}}", after])
         if kind is ir.While:
             pre, count = self._trip_count(s, p, replay)
             return (pre + [f"{p}while (true) {{", self.loop_poll(p, replay)] +

@@ -8,7 +8,8 @@ of the lanes body only (the scalar body is the reference the tests compare it wi
 
 *Local accumulators.* An array parameter ``acc`` whose every use in the loop is an element access
 (``acc[i]`` read, ``acc[i] = v``, ``acc[i] += v`` / ``-= v``) at one index tuple that is the
-thread's own (own_index.py), is read once into a local before the loop, updated in the local, and
+thread's own (own_index.py) and that the loop does not change (not ``acc[m, i]`` in a loop over
+``m``), is read once into a local before the loop, updated in the local, and
 stored back after it. Exact when no other thread and no other array reaches the element during the
 loop: the own index rules out other threads of the launch (through ``acc``); the lanes entry takes
 the lanes body only where ``acc``'s bytes overlap no other array parameter's (``wp::data_disjoint``
@@ -199,6 +200,12 @@ class Planner:
             elif st.out is None or st.out.type != p.type.dtype:
                 return None
         if not wrote or not index or not self.own.is_own(index):
+            return None
+        # the element must be the same one every iteration: an index the loop changes (its own
+        # variable, `b[m, i]` in `for m in range(...)`) names another element each time
+        varying = {id(getattr(loop, "var", None))} | {id(v) for st in statements(loop.body.stmts)
+                                                      for v in writes(st)}
+        if any(id(v) in varying for v in index):
             return None
         return index
 

@@ -149,6 +149,13 @@ class Trimesh2D(Geometry):
     SideArg = Trimesh2DSideArg
     orient_edges = staticmethod(orient_edges_2d)
 
+    def __new__(cls, *args, **kwargs):
+        # as in warp-lang, vec3 positions make a surface in 3-D
+        positions = kwargs.get("positions", args[1] if len(args) > 1 else None)
+        if cls is Trimesh2D and getattr(getattr(positions, "dtype", None), "_length_", 2) == 3:
+            cls = next(sub for sub in cls.__subclasses__() if sub.dimension == 3)     # surface3d.Trimesh3D
+        return super().__new__(cls)
+
     def __init__(self, tri_vertex_indices, positions, build_bvh=False, temporary_store=None, cell_env=None,
                  env_count=None):
         self.tri_vertex_indices = tri_vertex_indices

@@ -373,6 +373,14 @@ WPI_FUNC int64 range_count(T start, T stop, T step)
     return start > stop ? (int64(start) - stop - step - 1) / (-int64(step)) : 0;
 }
 
+// whether a range loop runs at most 1024 iterations (never for step 0: that loop spins,
+// and only its polled copy can be stopped)
+template <typename T>
+WPI_FUNC bool range_short(T start, T stop, T step)
+{
+    return step != 0 && range_count(start, stop, step) <= 1024;
+}
+
 // reversed(range(start, stop, step)) runs from the last value down to start (step -step); an
 // empty range (or step 0) becomes [start, start), which runs no iteration either way
 template <typename T>
@@ -428,6 +436,9 @@ extern "C" WPI_EXPORT void wpi_set_interrupt_hooks(void* poll, const void* stopp
     wpi_stopping = stopping ? (const int*)stopping : &wpi_not_stopping;
     wpi_poll_arm = arm ? (const int* (*)())arm : &wpi_no_flag;
 }
+// an innermost loop with a small body also has a tick-free copy for at most 1024 iterations
+// (range_short) (codegen/polls.py): `#if WPI_POLLS  if (wp::range_short(...)) {...} else  #endif`
+#define WPI_POLLS 1
 #define WPI_LOOP_TICKS uint32_t _wpi_ticks __attribute__((unused)) = 0; bool _wpi_stop __attribute__((unused)) = false
 #define WPI_LOOP_STOP() (__builtin_expect((++_wpi_ticks & 1023u) == 0, 0) && wpi_poll_stop())
 #define WPI_LOOP_POLL() if (__builtin_expect((++_wpi_ticks & 1023u) == 0, 0)) _wpi_stop = wpi_poll_stop()
