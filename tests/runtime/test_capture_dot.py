@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import warp_interactive as wp
-from conftest import requires_cuda
+from tests.conftest import requires_cuda
 
 
 @wp.kernel
