@@ -9,16 +9,12 @@ kept in ``map_cache``; its outputs' types are the function's return types, found
 the call for the inputs' element types before the kernel is made."""
 
 import ast
-import hashlib
 import inspect
 import itertools
-import linecache
-import textwrap
 
 import numpy as np
 
 from .lang.builtins.function import BuiltinFunction
-from .lang.definitions.decorators import func as wp_func
 from .lang.definitions.decorators import kernel as wp_kernel
 from .lang.definitions.func import Function
 from .lang.definitions.generics import type_of_value
@@ -28,6 +24,7 @@ from .runtime.launch import launch
 from .types import scalars as sc
 from .types.array import array
 from .types.array_factories import empty
+from .utils.function_source import exec_generated, python_function_as_func
 
 map_cache = {}    # (function, argument types, broadcast pattern, output types) -> generated kernel
 _returns = {}     # (function, argument types, broadcast pattern) -> the function's return types
@@ -75,7 +72,7 @@ def _as_function(func):
     if isinstance(func, Function):
         return func, _key_name(func.func.__qualname__), func.func.__code__.co_argcount
     if inspect.isfunction(func):
-        return _lambda_func(func), _key_name(func.__qualname__), func.__code__.co_argcount
+        return python_function_as_func(func), _key_name(func.__qualname__), func.__code__.co_argcount
     raise TypeError(f"wp.map: func must be a Warp builtin, a @wp.func or a Python function, got "
                     f"{type(func).__name__}")
 
@@ -98,64 +95,6 @@ def _value_key(v):
         return v
     except TypeError:
         return id(v)
-
-
-def _lambda_func(func):
-    """A Python function (a lambda, or a def) as a @wp.func: its body re-read from its source,
-    its globals and closure values as the function's globals."""
-    params = list(func.__code__.co_varnames[:func.__code__.co_argcount])
-    body = _lambda_body(func) if func.__name__ == "<lambda>" else None
-    if body is not None:
-        text = f"def _wp_map_fn({', '.join(params)}):\n    return {body}\n"
-    else:
-        text = textwrap.dedent(inspect.getsource(func))
-        tree = ast.parse(text).body[0]
-        tree.decorator_list, tree.name = [], "_wp_map_fn"
-        text = ast.unparse(tree) + "\n"
-    namespace = dict(func.__globals__)
-    for name, cell in zip(func.__code__.co_freevars, func.__closure__ or ()):
-        namespace[name] = cell.cell_contents
-    py = _exec(text, namespace, "_wp_map_fn")
-    fn = wp_func(py)
-    fn._wp_map_source = text
-    return fn
-
-
-def _lambda_body(func):
-    """The text of a lambda's body expression, found in its source file: the statement that holds
-    it is parsed and the lambda taken whose parameters and body column match the code object's."""
-    code = func.__code__
-    lines = linecache.getlines(code.co_filename, func.__globals__)
-    first = code.co_firstlineno
-    if not lines:
-        raise TypeError(f"wp.map: the source of {func.__qualname__} cannot be read")
-    cols = [p[2] for p in code.co_positions() if p[0] == first and p[2] is not None]
-    params = list(code.co_varnames[:code.co_argcount])
-    for end in range(first, min(len(lines), first + 200) + 1):
-        chunk = "".join(lines[first - 1:end])
-        text = textwrap.dedent(chunk)
-        shift = len(chunk) - len(chunk.lstrip()) - (len(text) - len(text.lstrip()))
-        try:
-            tree = ast.parse(text)
-        except SyntaxError:
-            continue
-        found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == 1
-                 and [a.arg for a in n.args.args] == params]
-        if len(found) > 1 and cols:
-            near = [n for n in found if n.body.col_offset + shift in cols]
-            found = near or found
-        if found:
-            return ast.unparse(found[0].body)
-    raise TypeError(f"wp.map: the lambda of {func.__qualname__} could not be found in its source")
-
-
-def _exec(text, namespace, name):
-    """Run generated source registered in linecache (kernels and functions read their text)."""
-    filename = f"<wp.map {next(_counter)} {hashlib.sha256(text.encode()).hexdigest()[:12]}>"
-    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    namespace.setdefault("__name__", "warp_interactive.mapping_generated")
-    exec(compile(text, filename, "exec"), namespace)
-    return namespace[name]
 
 
 # --- types and shapes --------------------------------------------------------------------------
@@ -201,7 +140,7 @@ def _return_types(fn, name, in_types):
         raise TypeError("The provided function must return a value")
     params = [f"a{i}" for i in range(len(in_types))]
     text = f"def _wp_map_probe({', '.join(params)}):\n    return _fn({', '.join(params)})\n"
-    probe = _exec(text, {"_fn": fn}, "_wp_map_probe")
+    probe = exec_generated(text, {"_fn": fn}, "_wp_map_probe")
     probe.__annotations__ = {p: _elem_type(t) for p, t in zip(params, in_types)}
     ov = Function(probe, f"warp_interactive.mapping_probe_{next(_counter)}").overloads[0]
     try:
@@ -233,7 +172,7 @@ def _make_kernel(fn, in_types, pattern, out_types, ndim):
     body += [f"{o}[{', '.join(idx)}] = {r}" for o, r in zip(outs, results)]
     names = [f"in{i}" for i in range(len(in_types))] + outs
     text = f"def _wp_map_kernel({', '.join(names)}):\n" + "".join(f"    {ln}\n" for ln in body)
-    py = _exec(text, {"_fn": fn, "_tid": BuiltinFunction("tid")}, "_wp_map_kernel")
+    py = exec_generated(text, {"_fn": fn, "_tid": BuiltinFunction("tid")}, "_wp_map_kernel")
     ann = {f"in{i}": t for i, t in enumerate(in_types)}
     ann.update(zip(outs, out_types))
     py.__annotations__ = ann

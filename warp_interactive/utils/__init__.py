@@ -10,10 +10,10 @@ import operator
 
 import numpy as np
 
-from .types import scalars as sc
-from .types.dtypes import scalar_of, type_repr
-from .types.array import array
-from .types.introspection import type_size, type_size_in_bytes, types_equal
+from ..types import scalars as sc
+from ..types.dtypes import scalar_of, type_repr
+from ..types.array import array
+from ..types.introspection import type_size, type_size_in_bytes, types_equal
 
 __all__ = ["array_cast", "array_inner", "array_scan", "array_sum", "radix_sort_pairs",
            "runlength_encode", "segmented_sort_pairs"]
@@ -364,6 +364,15 @@ class AllocatorRmm:
 def transform_expand(t):
     """A ``wp.transformf`` from a flat sequence of 7 numbers: position (3), then rotation
     quaternion (x, y, z, w)."""
-    from .types.composite import transformation
-    from .types.scalars import float32
+    from ..types.composite import transformation
+    from ..types.scalars import float32
     return transformation(float32)(np.asarray(t[0:3], dtype=np.float32), np.asarray(t[3:7], dtype=np.float32))
+
+
+# graph colouring and Python functions as Warp functions (their own modules; wp.utils.X names)
+from .coloring import (GraphColoringAlgorithm, graph_coloring_assign, graph_coloring_balance,  # noqa: E402
+                       graph_coloring_get_groups)
+from .function_source import create_warp_function  # noqa: E402
+
+__all__ += ["GraphColoringAlgorithm", "graph_coloring_assign", "graph_coloring_balance",
+            "graph_coloring_get_groups", "create_warp_function"]
