@@ -212,24 +212,25 @@ template <int n, typename Tl, typename T>
 WPI_FUNC Tl tile_fft_impl(const Tl& a, T sign)
 {
     Tl r = a;
-    if ((n & (n - 1)) == 0) {
-        constexpr int h = n / 2 > 0 ? n / 2 : 1;
-        T wr[h], wi[h];
-        for (int m = 0; m < n / 2; ++m) {   // in double: each twiddle rounded once
-            const float64 ang = float64(sign) * 6.283185307179586476925286766559 * float64(m) / float64(n);
-            wr[m] = T(cos(ang));
-            wi[m] = T(sin(ang));
-        }
+    constexpr bool pow2 = (n & (n - 1)) == 0;
+    // (wr, wi)[m] = exp(sign 2 pi i m / n): m < n / 2 for radix 2, every m < n for the DFT
+    constexpr int count = pow2 ? (n / 2 > 0 ? n / 2 : 1) : n;
+    T wr[count], wi[count];
+    for (int m = 0; m < (pow2 ? n / 2 : n); ++m) {   // in double: each twiddle rounded once
+        const float64 ang = float64(sign) * 6.283185307179586476925286766559 * float64(m) / float64(n);
+        wr[m] = T(cos(ang));
+        wi[m] = T(sin(ang));
+    }
+    if (pow2) {
         for (int row = 0; row < Tl::size / n; ++row) tile_fft_row(r.data + row * n, n, wr, wi);
         return r;
     }
-    const T two_pi = T(6.283185307179586476925286766559);
+    // other lengths: the DFT, term j of bin k taking twiddle (j k) mod n (stepped, not divided)
     for (int row = 0; row < Tl::size / n; ++row)
         for (int k = 0; k < n; ++k) {
             T re = T(0), im = T(0);
-            for (int j = 0; j < n; ++j) {
-                const T ang = sign * two_pi * T((int64(j) * k) % n) / T(n);
-                const T c = cos(ang), s = sin(ang);
+            for (int j = 0, m = 0; j < n; ++j, m = (m + k >= n ? m + k - n : m + k)) {
+                const T c = wr[m], s = wi[m];
                 const vec_t<2, T>& x = a.data[row * n + j];
                 re += x.c[0] * c - x.c[1] * s;
                 im += x.c[0] * s + x.c[1] * c;
