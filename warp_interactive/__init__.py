@@ -68,6 +68,8 @@ _LAZY = {
     ".interop.jax": ("device_from_jax", "device_to_jax", "dtype_from_jax", "dtype_to_jax", "from_jax",
                      "to_jax"),
     ".interop.jax_ffi": ("jax_kernel",),
+    ".interop.jax_callable": ("jax_callable", "JaxCallableGraphMode", "JaxModulePreloadMode",
+                              "clear_jax_callable_graph_cache"),
     ".interop.paddle": ("device_from_paddle", "device_to_paddle", "dtype_from_paddle",
                         "dtype_to_paddle", "from_paddle", "stream_from_paddle", "stream_to_paddle",
                         "to_paddle"),
@@ -115,7 +117,11 @@ from .geometry import Bvh, HashGrid, Mesh, Volume, is_cubql_available  # noqa: E
 from .texture import (Texture, Texture1D, Texture2D, Texture3D, TextureAddressMode,  # noqa: E402
                       TextureFilterMode)
 from .types.query_types import (BvhQuery, HashGridQuery, MeshQueryAABB, MeshQueryPoint,  # noqa: E402
-                                MeshQueryRay)
+                                MeshQueryRay, MeshQuerySphere)
+from .lang.tiles.more import BVH_QUERY as BvhQueryTiled, MESH_QUERY as MeshQueryAABBTiled  # noqa: E402
+# warp-lang's erased parent of the mesh queries that mesh_query_next advances: as an annotation
+# (`def f(q: wp.MeshQuery)`) it admits an AABB or a sphere query (the function is specialised)
+MeshQuery = __import__("typing").TypeVar("MeshQuery", MeshQueryAABB, MeshQuerySphere)
 
 _export_builtins(globals())
 # types that are also constructors in kernels keep their class (wp.vector above is the
