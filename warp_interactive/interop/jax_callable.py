@@ -92,11 +92,11 @@ class FfiCallable:
     """The JAX-facing callable: ``outputs = f(*inputs, output_dims=None, vmap_method=None)``."""
 
     def __init__(self, func, num_outputs, graph_mode, vmap_method, output_dims, in_out_argnames,
-                 has_side_effect, stage_in_argnames=None, stage_out_argnames=None):
+                 has_side_effect, stage_in_argnames=None, stage_out_argnames=None, params=None):
         names = list(in_out_argnames or ())
         if len(set(names)) != len(names):
             raise ValueError("in_out_argnames must not contain duplicate names")
-        params = _parameters(func)
+        params = _parameters(func) if params is None else params
         num_inputs = len(params) - num_outputs + len(names)
         if num_outputs < 1:
             raise ValueError("At least one output is required")
@@ -149,8 +149,10 @@ class FfiCallable:
                      for p, x in zip(self.input_args, args) if p in self.in_out_args]
         out_types += [p.output_type(self._dims(p, output_dims, args)) for p in self.output_args]
 
+        context = self._context(args)
+
         def host(*values):
-            return self._run(values, statics, out_types)
+            return self._run(values, statics, out_types, context)
 
         if self.has_side_effect:
             from jax.experimental import io_callback
@@ -184,7 +186,14 @@ class FfiCallable:
             raise TypeError(f"Invalid inner dimensions for array argument '{p.name}', expected "
                             f"{p.inner}, got {tuple(x.shape[-len(p.inner):])}")
 
-    def _run(self, values, statics, out_types):
+    def _context(self, args):
+        """What the host side needs to know of this call besides its buffers (subclasses)."""
+        return None
+
+    def _invoke(self, inputs, outputs, context):
+        self.func(*inputs.values(), *outputs)
+
+    def _run(self, values, statics, out_types, context):
         """The host side of a call. Under ``jax.vmap`` (``broadcast_all``, ``expand_dims``) the
         inputs arrive with leading batch axes: the function then runs once per batch element, as
         ``sequential`` would run it."""
@@ -193,15 +202,15 @@ class FfiCallable:
         batches = [v.shape[:v.ndim - p.jax_ndim] for p, v in zip(arrays, values)]
         batch = np.broadcast_shapes(*batches) if batches else ()
         if not batch:
-            return self._run_one(values, statics, out_types)
+            return self._run_one(values, statics, out_types, context)
         values = [np.broadcast_to(v, batch + v.shape[len(b):]) for v, b in zip(values, batches)]
         results = [np.empty(batch + t.shape, dtype=t.dtype) for t in out_types]
         for idx in np.ndindex(batch):
-            for r, one in zip(results, self._run_one([v[idx] for v in values], statics, out_types)):
+            for r, one in zip(results, self._run_one([v[idx] for v in values], statics, out_types, context)):
                 r[idx] = one
         return tuple(results)
 
-    def _run_one(self, values, statics, out_types):
+    def _run_one(self, values, statics, out_types, context):
         """Warp arrays over copies of JAX's buffers, the function run on the CPU device, the
         in-out arrays and the outputs handed back."""
         from ..runtime.device import ScopedDevice
@@ -220,7 +229,7 @@ class FfiCallable:
                        for p, t in zip(self.output_args, out_types[n_in_out:])]
             for o in outputs:
                 o.zero_()
-            self.func(*inputs.values(), *outputs)
+            self._invoke(inputs, outputs, context)
             synchronize_device("cpu")
             results = [inputs[p.name] for p in self.in_out_args] + outputs
             return tuple(np.ascontiguousarray(r.numpy()).reshape(t.shape).astype(t.dtype, copy=False)

@@ -21,6 +21,7 @@ import threading
 
 import numpy as np
 
+from ..config import config
 from ..types.array import array
 from ..types.dtypes import element_shape, scalar_of, type_repr, type_size
 
@@ -98,7 +99,7 @@ def _cuda_api():
 class JaxKernel:
     """A warp kernel called like a JAX function: ``outputs = f(*inputs)`` (always a list)."""
 
-    def __init__(self, kernel, launch_dims=None, block_dim=None):
+    def __init__(self, kernel, launch_dims=None, block_dim=None, num_outputs=None):
         from ..lang.definitions.kernel import Kernel
         if not isinstance(kernel, Kernel):
             raise TypeError(f"jax_kernel expects a @wp.kernel, got {type(kernel).__name__}")
@@ -114,11 +115,18 @@ class JaxKernel:
         self._differentiable = {}   # number of inputs -> the jax.custom_vjp callable
         self.launch_dims = None if launch_dims is None else _dims(launch_dims)
         self.block_dim = _block_dim(block_dim)
+        self.num_outputs = num_outputs
         self.__name__ = kernel.key
 
-    def __call__(self, *args):
+    def __call__(self, *args, launch_dims=None):
         params = list(self.kernel.arg_types.items())
         n_in, n_out = len(args), len(params) - len(args)
+        if self.num_outputs is not None and n_out != self.num_outputs:
+            names = ", ".join(name for name, _ in params[:len(params) - self.num_outputs])
+            n = len(params) - self.num_outputs
+            raise ValueError(f"Expected {n} input{'' if n == 1 else 's'} ({names}), but got {n_in}")
+        if launch_dims is not None:
+            return JaxKernel(self.kernel, launch_dims, self.block_dim, self.num_outputs)(*args)
         if n_in < 1 or n_out < 1:
             raise TypeError(f"jax_kernel '{self.kernel.key}' has {len(params)} array parameters: "
                             f"pass 1 to {len(params) - 1} inputs (the rest are outputs), got {n_in}")
@@ -263,13 +271,52 @@ def _block_dim(block_dim):
     return int(block_dim)
 
 
-def jax_kernel(kernel, launch_dims=None, block_dim=None):
-    """Turn a warp kernel into a JAX callable usable under ``jax.jit`` and ``shard_map``.
+_kernels = {}     # jax_kernel's arguments -> the callable (the same one for the same call)
 
-    Parameters are inputs followed by outputs, all arrays; the call takes the inputs and returns
-    the list of outputs, each of the launch shape (the first input's shape, or ``launch_dims``).
-    ``block_dim``: threads per block, as ``wp.launch(..., block_dim=)`` (CUDA: 256 by default, a
-    kernel with tiles cooperating; CPU: one lane unless ``wp.config.enable_cpu_blocks``), the same
-    for the call and its adjoint. A tiled kernel's ``launch_dims`` include the block's lanes as the
-    last dimension, as warp-lang's (``launch_dims=(blocks, block_dim)`` for ``i, lane = wp.tid()``)."""
-    return JaxKernel(kernel, launch_dims, block_dim)
+
+def jax_kernel(kernel, num_outputs=None, vmap_method="broadcast_all", launch_dims=None, output_dims=None,
+               in_out_argnames=None, module_preload_mode=1, enable_backward=False, has_side_effect=False,
+               block_dim=None):
+    """Turn a warp kernel into a JAX callable usable under ``jax.jit`` (warp-lang 1.19's
+    arguments); the call takes the inputs and returns the list of outputs.
+
+    A kernel whose parameters are all arrays, called without ``in_out_argnames``, ``output_dims``
+    or ``has_side_effect``, runs through the XLA FFI handler: zero-copy, on JAX's CPU or CUDA
+    device, under ``shard_map``, with the kernel's adjoint as its VJP whatever
+    ``enable_backward`` says; its outputs have the launch shape (the first input's shape, or
+    ``launch_dims``), and without ``num_outputs`` the inputs are as many as the call passes.
+    Anything else (scalar parameters, which are static values as in warp-lang; in-out
+    arguments; ``output_dims``) runs through a host callback on the CPU device
+    (jax_kernel_host.py), with the adjoint as VJP when ``enable_backward=True``.
+    ``block_dim``: threads per block, as ``wp.launch(..., block_dim=)``; a tiled kernel's
+    ``launch_dims`` include the block's lanes as the last dimension, as warp-lang's.
+    ``module_preload_mode`` is accepted: modules load at the first call."""
+    from ..lang.definitions.kernel import Kernel
+    if not isinstance(kernel, Kernel):
+        raise TypeError(f"jax_kernel expects a @wp.kernel, got {type(kernel).__name__}")
+    block_dim = _block_dim(block_dim)
+    key = (kernel, num_outputs, vmap_method, _hashable(launch_dims), _hashable(output_dims),
+           tuple(in_out_argnames) if in_out_argnames else None, int(module_preload_mode),
+           bool(enable_backward), bool(has_side_effect), block_dim,
+           config.enable_cpu_blocks)   # read when a call lowers: jax.jit keeps one lowering per callable
+    made = _kernels.get(key)
+    if made is not None and getattr(made, "kernel", None) is kernel:
+        return made
+    all_arrays = all(isinstance(t, array) for t in kernel.arg_types.values())
+    if all_arrays and len(kernel.arg_types) >= 2 and not in_out_argnames and output_dims is None \
+            and not has_side_effect:
+        made = JaxKernel(kernel, launch_dims, block_dim, num_outputs)
+    else:
+        from .jax_kernel_host import HostJaxKernel
+        made = HostJaxKernel(kernel, 1 if num_outputs is None else num_outputs, vmap_method, launch_dims,
+                             output_dims, in_out_argnames, enable_backward, has_side_effect, block_dim)
+    _kernels[key] = made
+    return made
+
+
+def _hashable(x):
+    if isinstance(x, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in x.items()))
+    if isinstance(x, (list, tuple)):
+        return tuple(_hashable(v) for v in x)
+    return x
