@@ -185,3 +185,36 @@ def test_reference_elements():
     g3 = fem.Grid3D(res=wp.vec3i(1))
     assert (g3.reference_cell(), g3.reference_side()) == (fem.Element.CUBE, fem.Element.SQUARE)
     assert [int(e) for e in fem.Element] == [1, 2, 3, 4, 5]
+
+
+@fem.integrand
+def node_integral(s: fem.Sample, v: fem.Field):
+    return v(s)
+
+
+@fem.integrand
+def field_integral(s: fem.Sample, u: fem.Field):
+    return u(s)
+
+
+@pytest.mark.parametrize("first", ["serendipity", "tensor"])
+def test_serendipity_and_tensor_fields_of_one_degree_do_not_share_kernels(first):
+    """S2 and Q2 fields on one grid have equal struct layouts: each must still integrate with its
+    own shape functions, whichever is built first (closed forms on the unit cell: Q2 node integrals
+    are the products of Simpson's 1/6, 2/3, 1/6 and Q2 holds x^2 y^2 (integral 1/9); S2's node
+    integrals are -1/12 at vertices and 1/3 on edges, its interpolant of x^2 y^2 integrates to 1/12)."""
+    geo = fem.Grid2D(res=wp.vec2i(1))
+    weights = {"tensor": sorted([1 / 36] * 4 + [1 / 9] * 4 + [4 / 9]),
+               "serendipity": sorted([-1 / 12] * 4 + [1 / 3] * 4)}
+    x2y2 = {"tensor": 1 / 9, "serendipity": 1 / 12}
+    for kind in [first] + [k for k in weights if k != first]:
+        basis = S if kind == "serendipity" else fem.ElementBasis.LAGRANGE
+        space = fem.make_polynomial_space(geo, degree=2, element_basis=basis)
+        got = fem.integrate(node_integral, fields={"v": fem.make_test(space)}).numpy()
+        np.testing.assert_allclose(sorted(got), weights[kind], atol=1e-6, err_msg=kind)
+        u = space.make_field()
+        pos = space.node_positions().numpy()
+        u.dof_values = wp.array((pos[:, 0] ** 2 * pos[:, 1] ** 2).astype(np.float32), dtype=float)
+        q = fem.RegularQuadrature(fem.Cells(geo), order=6)
+        total = float(fem.integrate(field_integral, fields={"u": u}, quadrature=q))
+        assert total == pytest.approx(x2y2[kind], abs=1e-6), kind

@@ -84,7 +84,7 @@ def test_slice_indexed_and_scatters():
     np.testing.assert_array_equal(s.numpy(), [0, 0, 2.5, 0, 3.0])
 
 
-@pytest.mark.parametrize("n", [8, 16, 6])
+@pytest.mark.parametrize("n", [8, 16, 6, 100])
 @pytest.mark.parametrize("dt,np_dt,tol", [(wp.vec2f, np.float32, 1e-4), (wp.vec2d, np.float64, 1e-10)])
 def test_fft_matches_numpy(n, dt, np_dt, tol):
     @wp.kernel

@@ -64,6 +64,7 @@ class BodyWriter:
         self.ticks = False      # whether a loop polls for Ctrl-C (codegen/polls.py)
         self._polls_memo = {}   # user function -> whether its calls may return early
         self._single_defs = None    # ids of variables one statement writes (_from_result)
+        self.tid_coords = False     # wp.tid() components are the body's parameters _t<k> (tid_rows.py)
 
     def adjoint(self, block, ind):
         """Declarations, forward replay and reverse of ``block`` (an adjoint function body)."""
@@ -301,6 +302,8 @@ class BodyWriter:
                 f"{p}if (!({s.args[0].label})) {{ wp::record_assert_error({c_string(func.text)}, "
                 f"{c_string(self.func_name)}, {s.lineno}); {self._fail(replay)} }}"]
         lines = self._bounds_check(s, p, replay) if self.debug else []
+        if self.tid_coords and func.cpp == "tid_nd" and not _is_user_call(func):
+            return lines + [f"{p}{s.out.label} = _t{s.args[0].constant};"]
         name = self.callee(func, s.template)
         callee = self.functions.get(func.cpp) if _is_user_call(func) else None
         if replay and callee is not None and callee.replay:

@@ -8,7 +8,7 @@ from .native_func import native_function_source
 from .own_index import OwnIndex
 from .struct_ops import struct_ops_source
 from . import lanes as lanes_mod
-from . import lanes_backward, polls
+from . import lanes_backward, polls, tid_rows
 from .target import CPU
 from ..lang.analysis.access import runtime_zero_step_possible
 
@@ -259,7 +259,7 @@ def _kernel_source(kernel, target, debug, backward, use_lanes, functions):
     fields = "\n".join(f"    {cpp_type(p.type)} {member(p.name)};" for p in fir.params) or "    int _unused;"
     out = [f"struct {name}_args {{\n{fields}\n}};"]
     out.append(_kernel_body(fir, f"{name}_forward_body", target, debug, kernel.key, False,
-                            functions=functions))
+                            functions=functions, block_width=kernel.block_width))
     bargs = f"{name}_args"
     if backward and kernel.backward:
         bargs, decl = _backward_args(fir, fields)
@@ -273,7 +273,7 @@ def _kernel_source(kernel, target, debug, backward, use_lanes, functions):
             # own=True declares ``_own`` (false: the blocks entry checks no gradient overlap), which
             # the body's own-index read adjoints name
             out.append(_kernel_body(fir, f"{name}_backward_body", target, debug, kernel.key, True, True,
-                                    args_type=bargs, functions=functions))
+                                    args_type=bargs, functions=functions, block_width=width))
             out.append(target.entry_blocks.format(name=name, which="backward", width=width, args=bargs,
                                                   unbounded=unbounded))
         return "\n".join(out) + "\n"
@@ -329,19 +329,23 @@ def _strided_kernel_source(kernel, target, debug, functions):
     return "\n".join([f"struct {name}_args {{\n{fields}\n}};",
                       _kernel_body(fir, f"{name}_forward_body", target, debug, kernel.key, False,
                                    functions=functions),
-                      target.entry_strided.format(name=name, which="forward", args=f"{name}_args")]) + "\n"
+                      tid_rows.row_loops(target.entry_strided.format(name=name, which="forward", args=f"{name}_args"),
+                                         tid_rows.tid_count(fir, target))]) + "\n"
 
 
 def _kernel_body(fir, fname, target, debug, key, adjoint, own=False, inline=False, args_type=None,
-                 functions=None):
+                 functions=None, block_width=1):
     """``own``: the backward body takes ``_own`` (plain own-index read adjoints, own_index.py);
     ``inline``: it is always inlined (GCC declines a body called twice once it holds vectorised
     math, and a call keeps the loop scalar); ``args_type``: the argument struct (the backward's
-    may carry by-value adjoints, `_backward_args`)."""
+    may carry by-value adjoints, `_backward_args`). A kernel unpacking ``i, j[, ...] = wp.tid()``
+    gets its coordinates as parameters, and a wrapper under ``fname`` (tid_rows.py)."""
     qualifier = f"{target.func_qualifier} {target.force_inline}" if inline else target.func_qualifier
     args_type = args_type or f"{fir.name}_args"
-    sig = (f"{qualifier} void {fname}(const {args_type}& _args, "
-           f"const wp::launch_bounds_t& _dim, int64_t _idx{', bool _own = false' if own else ''})")
+    params = f"const {args_type}& _args, const wp::launch_bounds_t& _dim, int64_t _idx"
+    count = tid_rows.tid_count(fir, target, block_width)
+    name = f"{fname}_nd" if count else fname
+    sig = f"{qualifier} void {name}({params}{tid_rows.coord_params(count)}{', bool _own = false' if own else ''})"
     lines = [sig + " {"]
     by_value = args_type != f"{fir.name}_args"
     for p in fir.params:
@@ -352,12 +356,15 @@ def _kernel_body(fir, fname, target, debug, key, adjoint, own=False, inline=Fals
             lines.append(f"    {cpp_type(p.type)} {p.adj} = {{}};")
     lines += _declarations(fir, adjoint)
     w = BodyWriter(fir, debug, key, functions)
+    w.tid_coords = bool(count)
     if adjoint:
         lines += w.adjoint(fir.body, 1)
     else:
         body = w.forward(fir.body, 1)
         lines += w.prologue() + body
     lines.append("}")
+    if count:
+        lines.append(tid_rows.wrapper(target.func_qualifier, fname, params, count, own))
     return "\n".join(lines)
 
 
@@ -432,11 +439,12 @@ def _entry(fir, target, which, lanes=False, own=(), lazy=False, args_type=None, 
     test = "grad_disjoint" if which == "backward" else "data_disjoint"
     check += [f" && wp::{test}(a.{member(p.name)}, a.{member(q.name)})"
               for p in disjoint for q in arrays if q is not p]
-    return template.format(name=fir.name, which=which, args=args_type or f"{fir.name}_args",
+    text = template.format(name=fir.name, which=which, args=args_type or f"{fir.name}_args",
                            unit_stride_check="".join(check),
                            unit_stride_set="".join(pin) + own_set, lanes=target.lanes,
                            own_check=own_check, unbounded=int(_unbounded(fir, functions)), lanes_pre=lanes_pre,
                            lanes_args=lanes_args)
+    return tid_rows.row_loops(text, tid_rows.tid_count(fir, target))
 
 
 def _unbounded(fir, functions):

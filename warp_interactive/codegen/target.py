@@ -17,6 +17,7 @@ class Target:
     entry_lazy: str = ""      # `entry` whose plain loop is built on first use; "" = none (below)
     entry_strided: str = ""   # that plain loop's entry, alone in a unit of its own: {name}, {which}
     force_inline: str = ""    # the attribute that makes a body inline into its entry
+    tid_rows: bool = False    # multi-dimensional bodies take their coordinates, stepped by the entry (tid_rows.py)
 
 
 # The arguments are copied to locals (a store through a float* could otherwise alias them, which
@@ -141,6 +142,7 @@ _CUDA_ENTRY_BLOCKS = """extern "C" __global__ void __launch_bounds__({width}) \
 CPU = Target(name="cpu", func_qualifier="static inline", suffix="cpu", entry=_CPU_ENTRY,
              entry_plain=_CPU_ENTRY_PLAIN, lanes=CPU_LANES, entry_lanes=_CPU_ENTRY_LANES,
              entry_own=_CPU_ENTRY_OWN, entry_blocks=_CPU_ENTRY_BLOCKS, entry_lazy=_CPU_ENTRY_LAZY,
-             entry_strided=_CPU_ENTRY_STRIDED, force_inline="__attribute__((always_inline))")
+             entry_strided=_CPU_ENTRY_STRIDED, force_inline="__attribute__((always_inline))",
+             tid_rows=True)
 CUDA = Target(name="cuda", func_qualifier="static inline __device__", suffix="cuda", entry=_CUDA_ENTRY,
               entry_blocks=_CUDA_ENTRY_BLOCKS)

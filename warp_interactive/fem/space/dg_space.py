@@ -15,6 +15,7 @@ from .. import _api as wp
 
 from ..types import ElementKind, make_free_sample
 from .side_maps import side_to_cell_funcs
+from .space_base import PolynomialSpaceBase
 
 
 @functools.lru_cache(maxsize=None)
@@ -62,7 +63,7 @@ def _node_position_kernel(geometry_cls, node_coords, nodes, vec_type):
     return node_positions
 
 
-class DiscontinuousSpace:
+class DiscontinuousSpace(PolynomialSpaceBase):
     """The DG version of a continuous polynomial ``base`` space (same degree, shape functions
     and value type)."""
 
@@ -83,14 +84,6 @@ class DiscontinuousSpace:
     @property
     def name(self):
         return f"{self.base.name}_D"
-
-    @property
-    def value_size(self):
-        return getattr(self.dtype, "_length_", 1)
-
-    @property
-    def topology(self):
-        return self
 
     def node_count(self):
         return self.geometry.cell_count() * self.nodes_per_cell

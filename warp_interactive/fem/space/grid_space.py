@@ -15,6 +15,7 @@ from ..geometry import grid2d, grid3d
 from ..polynomial import Polynomial
 from .shape import lagrange_1d, tensor_shape
 from .side_maps import cell_element_funcs, side_to_cell_funcs
+from .space_base import PolynomialSpaceBase
 
 
 @functools.lru_cache(maxsize=None)
@@ -107,7 +108,7 @@ def side_element(dim, degree, family):
                 cell_node_count=K ** dim, weight=weight, weight_gradient=weight_gradient)
 
 
-class GridPolynomialSpace:
+class GridPolynomialSpace(PolynomialSpaceBase):
     """The continuous Q_k space of ``dtype`` values (a scalar or a vector type) on a grid."""
 
     def __init__(self, geometry, degree, dtype=float, family=None):
@@ -123,15 +124,6 @@ class GridPolynomialSpace:
     @property
     def name(self):
         return f"Q{self.degree}{self.family}_{self.geometry.name}"
-
-    @property
-    def value_size(self):
-        t = self.dtype
-        return getattr(t, "_length_", 1)
-
-    @property
-    def topology(self):
-        return self
 
     def node_count(self):
         k = self.degree

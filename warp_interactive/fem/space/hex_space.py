@@ -16,6 +16,7 @@ from ..geometry import hexmesh as hm
 from ..polynomial import Polynomial
 from .shape import lagrange_1d, tensor_shape
 from .side_maps import cell_element_funcs, side_to_cell_funcs
+from .space_base import PolynomialSpaceBase
 
 
 def _edge_table():
@@ -133,7 +134,7 @@ def side_element(degree, family):
                 weight_gradient=weight_gradient)
 
 
-class HexPolynomialSpace:
+class HexPolynomialSpace(PolynomialSpaceBase):
     """The continuous Q_k space (k = 1..3) of ``dtype`` values on a Hexmesh."""
 
     def __init__(self, geometry, degree, dtype=float, family=None):
@@ -151,14 +152,6 @@ class HexPolynomialSpace:
     @property
     def name(self):
         return f"Q{self.degree}{self.family}_{self.geometry.name}"
-
-    @property
-    def value_size(self):
-        return getattr(self.dtype, "_length_", 1)
-
-    @property
-    def topology(self):
-        return self
 
     def node_count(self):
         g, e = self.geometry, self.degree - 1

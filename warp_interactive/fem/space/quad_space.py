@@ -16,6 +16,7 @@ from ..geometry import quadmesh2d as qm
 from ..polynomial import Polynomial
 from .shape import lagrange_1d, tensor_shape
 from .side_maps import cell_element_funcs, side_to_cell_funcs
+from .space_base import PolynomialSpaceBase
 
 
 @functools.lru_cache(maxsize=None)
@@ -100,7 +101,7 @@ def side_element(geometry_cls, degree, family):
                 weight_gradient=weight_gradient)
 
 
-class QuadPolynomialSpace:
+class QuadPolynomialSpace(PolynomialSpaceBase):
     """The continuous Q_k space (k = 1..3) of ``dtype`` values on a Quadmesh2D."""
 
     def __init__(self, geometry, degree, dtype=float, family=None):
@@ -118,14 +119,6 @@ class QuadPolynomialSpace:
     @property
     def name(self):
         return f"Q{self.degree}{self.family}_{self.geometry.name}"
-
-    @property
-    def value_size(self):
-        return getattr(self.dtype, "_length_", 1)
-
-    @property
-    def topology(self):
-        return self
 
     def node_count(self):
         g, k = self.geometry, self.degree

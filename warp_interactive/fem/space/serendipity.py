@@ -179,6 +179,10 @@ def side_element(degree, family):
 class SerendipityGridSpace(GridPolynomialSpace):
     """The continuous serendipity space S_k (k = 2, 3) of ``dtype`` values on a Grid2D."""
 
+    # fields name their argument structs by degree, family and geometry: without a tag of its own
+    # an S2 field would share the Q2 field's struct, and so its registered functions and kernels
+    struct_tag = "Serendipity"
+
     def __init__(self, geometry, degree, dtype=float, family=None):
         family = Polynomial.LOBATTO_GAUSS_LEGENDRE if family is None else family
         if not is_closed(family):

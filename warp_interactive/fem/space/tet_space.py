@@ -17,6 +17,7 @@ import numpy as np
 from .. import _api as wp
 from ..geometry import tetmesh as tm
 from .side_maps import cell_element_funcs, side_to_cell_funcs
+from .space_base import PolynomialSpaceBase
 
 EDGE_A = wp.constant(wp.types.vector(6, wp.int32)(*[a for a, _ in tm.TET_EDGES]))
 EDGE_B = wp.constant(wp.types.vector(6, wp.int32)(*[b for _, b in tm.TET_EDGES]))
@@ -211,7 +212,7 @@ def side_element(degree):
                 weight_gradient=weight_gradient)
 
 
-class TetPolynomialSpace:
+class TetPolynomialSpace(PolynomialSpaceBase):
     """The continuous P_k space (k = 1..3) of ``dtype`` values on a Tetmesh."""
 
     def __init__(self, geometry, degree, dtype=float):
@@ -227,14 +228,6 @@ class TetPolynomialSpace:
     @property
     def name(self):
         return f"P{self.degree}_{self.geometry.name}"
-
-    @property
-    def value_size(self):
-        return getattr(self.dtype, "_length_", 1)
-
-    @property
-    def topology(self):
-        return self
 
     def node_count(self):
         g, k = self.geometry, self.degree

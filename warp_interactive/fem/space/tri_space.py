@@ -15,6 +15,7 @@ from .. import _api as wp
 from ..geometry import trimesh2d as tm
 from .side_maps import cell_element_funcs, side_to_cell_funcs
 from .tet_space import TRI_NODAL_WEIGHTS
+from .space_base import PolynomialSpaceBase
 
 
 @functools.lru_cache(maxsize=None)
@@ -136,7 +137,7 @@ def side_element(geometry_cls, degree):
                 node_weight=node_weight, cell_node_count=3 if degree == 1 else 6, weight=weight, weight_gradient=weight_gradient)
 
 
-class TrianglePolynomialSpace:
+class TrianglePolynomialSpace(PolynomialSpaceBase):
     """The continuous P1 or P2 space of ``dtype`` values on a Trimesh2D."""
 
     def __init__(self, geometry, degree, dtype=float):
@@ -152,14 +153,6 @@ class TrianglePolynomialSpace:
     @property
     def name(self):
         return f"P{self.degree}_{self.geometry.name}"
-
-    @property
-    def value_size(self):
-        return getattr(self.dtype, "_length_", 1)
-
-    @property
-    def topology(self):
-        return self
 
     def node_count(self):
         g = self.geometry

@@ -54,6 +54,33 @@ WPI_FUNC int32 tid_nd(int64 idx, const launch_bounds_t& dim, int32 k, int32 coun
     return int32(idx % dim.shape[k]);
 }
 
+// Stepped coordinates: the CPU entries of kernels that unpack `i, j[, k[, l]] = wp.tid()` divide
+// once per chunk (tid_first) and then step (tid_step), instead of dividing per thread in tid_nd
+// (codegen/tid_rows.py). c holds the launch's ndim coordinates, the last varying fastest.
+WPI_FUNC void tid_first(const launch_bounds_t& dim, int64 idx, int32* c)
+{
+    for (int32 d = dim.ndim - 1; d >= 0; --d) {
+        const int32 n = dim.shape[d] > 0 ? dim.shape[d] : 1;   // (an empty launch runs no thread)
+        c[d] = int32(idx % n);
+        idx /= n;
+    }
+}
+WPI_FUNC void tid_step(const launch_bounds_t& dim, int32* c)
+{
+    for (int32 d = dim.ndim - 1; d > 0; --d) {
+        if (++c[d] < dim.shape[d]) return;
+        c[d] = 0;
+    }
+    ++c[0];
+}
+// One past the last innermost coordinate of the row that starts at coordinate j0, for a chunk
+// with `left` threads still to run.
+WPI_FUNC int32 tid_row_end(const launch_bounds_t& dim, int32 j0, int64 left)
+{
+    const int32 n = dim.shape[dim.ndim - 1];
+    return left < int64(n - j0) ? int32(j0 + left) : n;
+}
+
 // --- array access ------------------------------------------------------------------------------
 // A negative index counts from the end of its axis (a[-1] is the last element), as in Python and
 // the reference; the debug-mode bounds check accepts -n..n-1.

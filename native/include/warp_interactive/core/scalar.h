@@ -458,7 +458,10 @@ template <typename T> WPI_FUNC void adj_sign(T, T&, T) {}
 // min / max / clamp on floats treat NaN as missing, as C's fmin/fmax (and warp-lang 1.19) do:
 // the non-NaN operand wins, NaN only when both are NaN. `x == x` is false only for NaN (and
 // always true for integers), so one template serves every scalar type.
-template <typename T> WPI_FUNC T min(T a, T b) { return b < a ? b : (a == a ? a : b); }
+// The comparison picks with a select (GCC emits a compare and blend) and only the NaN test
+// branches (never taken on numbers): nested `?:` made GCC branch on the comparison, which a
+// neighbour loop's `max(w, 0)` mispredicts half the time.
+template <typename T> WPI_FUNC T min(T a, T b) { const T r = b < a ? b : a; return a == a ? r : b; }
 // the gradient goes to the operand the forward picked; ties go to b (warp-lang's rule)
 template <typename T> WPI_FUNC void adj_min(T a, T b, T& adj_a, T& adj_b, T adj_ret)
 {
@@ -469,7 +472,7 @@ template <typename T> WPI_FUNC void adj_min(T a, T b, T& adj_a, T& adj_b, T adj_
         adj_b += adj_ret;
 }
 
-template <typename T> WPI_FUNC T max(T a, T b) { return a < b ? b : (a == a ? a : b); }
+template <typename T> WPI_FUNC T max(T a, T b) { const T r = a < b ? b : a; return a == a ? r : b; }
 template <typename T> WPI_FUNC void adj_max(T a, T b, T& adj_a, T& adj_b, T adj_ret)
 {
     if (detail::is_int<T>::value) return;

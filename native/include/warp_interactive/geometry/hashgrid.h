@@ -40,6 +40,8 @@ struct hash_grid_query_t {
     int64 lo[3];
     int64 hi[3];
     int64 cell[3];    // the cell being visited
+    int32 wlo[3];     // lo wrapped into [0, dim): cells are stepped wrapped, without a division each
+    int32 wcell[3];   // cell wrapped into [0, dim)
     int32 next;       // next sorted slot in the current cell
     int32 end;
     int32 done;
@@ -52,13 +54,7 @@ WPI_FUNC void adj_accum(hash_grid_query_t&, const hash_grid_query_t&) {}
 
 WPI_FUNC void hash_grid_open_cell(hash_grid_query_t& q, const hash_grid_t& g)
 {
-    const int32 dims[3] = {g.dim_x, g.dim_y, g.dim_z};
-    int64 w[3];
-    for (int k = 0; k < 3; ++k) {
-        const int64 c = q.cell[k] % dims[k];
-        w[k] = c < 0 ? c + dims[k] : c;
-    }
-    const int64 key = (w[2] * g.dim_y + w[1]) * g.dim_x + w[0];
+    const int64 key = (int64(q.wcell[2]) * g.dim_y + q.wcell[1]) * g.dim_x + q.wcell[0];
     q.next = g.cell_starts[key];
     q.end = g.cell_ends[key];
 }
@@ -76,6 +72,8 @@ WPI_FUNC hash_grid_query_t hash_grid_query_box(uint64 id, const T* p, T radius, 
         q.hi[k] = hash_grid_unwrapped(T(p[k] + radius), inv_width);
         if (q.hi[k] - q.lo[k] >= dims[k]) q.hi[k] = q.lo[k] + dims[k] - 1;
         q.cell[k] = q.lo[k];
+        const int64 c = q.lo[k] % dims[k];
+        q.wlo[k] = q.wcell[k] = int32(c < 0 ? c + dims[k] : c);
     }
     hash_grid_open_cell(q, g);
     return q;
@@ -134,6 +132,18 @@ template <typename T>
 WPI_FUNC void adj_hash_grid_query(uint64, const vec_t<3, T>&, T, int32, uint64&, vec_t<3, T>&, T&, int32&,
                                   const hash_grid_query_t&) {}
 
+// the next cell along axis k; false (and back at lo) past hi: the caller steps the next axis
+WPI_FUNC bool hash_grid_step_axis(hash_grid_query_t& q, int32 dim, int k)
+{
+    if (++q.cell[k] <= q.hi[k]) {
+        if (++q.wcell[k] == dim) q.wcell[k] = 0;
+        return true;
+    }
+    q.cell[k] = q.lo[k];
+    q.wcell[k] = q.wlo[k];
+    return false;
+}
+
 WPI_FUNC bool hash_grid_advance(hash_grid_query_t& q, int32& index)
 {
     if (q.done) return false;
@@ -146,15 +156,10 @@ WPI_FUNC bool hash_grid_advance(hash_grid_query_t& q, int32& index)
             return true;
         }
         // next cell, x fastest
-        if (++q.cell[0] > q.hi[0]) {
-            q.cell[0] = q.lo[0];
-            if (++q.cell[1] > q.hi[1]) {
-                q.cell[1] = q.lo[1];
-                if (++q.cell[2] > q.hi[2]) {
-                    q.done = 1;
-                    return false;
-                }
-            }
+        if (!hash_grid_step_axis(q, g.dim_x, 0) && !hash_grid_step_axis(q, g.dim_y, 1) &&
+            !hash_grid_step_axis(q, g.dim_z, 2)) {
+            q.done = 1;
+            return false;
         }
         hash_grid_open_cell(q, g);
     }

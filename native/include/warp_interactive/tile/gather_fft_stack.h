@@ -207,29 +207,55 @@ WPI_FUNC void tile_fft_row(vec_t<2, T>* x, int n, const T* wr, const T* wi)
     }
 }
 
+// (wr, wi)[m] = exp(sign 2 pi i m / n): m < n / 2 for radix 2, every m < n for the DFT; in
+// double, so each twiddle is rounded once
+template <int n, typename T>
+WPI_FUNC void fft_twiddles_fill(T* wr, T* wi, T sign)
+{
+    for (int m = 0; m < ((n & (n - 1)) == 0 ? n / 2 : n); ++m) {
+        const float64 ang = float64(sign) * 6.283185307179586476925286766559 * float64(m) / float64(n);
+        wr[m] = T(cos(ang));
+        wi[m] = T(sin(ang));
+    }
+}
+template <typename T, int count>
+struct fft_twiddles {   // zero-initialised: no guard for a thread_local of it
+    int ready;
+    T wr[count], wi[count];
+};
+
 // n: the length of the last dimension (given by codegen, which knows the tile's rank)
 template <int n, typename Tl, typename T>
 WPI_FUNC Tl tile_fft_impl(const Tl& a, T sign)
 {
     Tl r = a;
-    if ((n & (n - 1)) == 0) {
-        constexpr int h = n / 2 > 0 ? n / 2 : 1;
-        T wr[h], wi[h];
-        for (int m = 0; m < n / 2; ++m) {   // in double: each twiddle rounded once
-            const float64 ang = float64(sign) * 6.283185307179586476925286766559 * float64(m) / float64(n);
-            wr[m] = T(cos(ang));
-            wi[m] = T(sin(ang));
-        }
+    constexpr bool pow2 = (n & (n - 1)) == 0;
+    constexpr int count = pow2 ? (n / 2 > 0 ? n / 2 : 1) : n;
+#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+    // each CPU worker computes a length's twiddles once (a tile is often one row: computing
+    // them per tile was ~40% of a 512-point row transform)
+    static thread_local fft_twiddles<T, count> tables[2];
+    fft_twiddles<T, count>& table = tables[sign > T(0) ? 1 : 0];
+    if (!table.ready) {
+        fft_twiddles_fill<n>(table.wr, table.wi, sign);
+        table.ready = 1;
+    }
+    const T* wr = table.wr;
+    const T* wi = table.wi;
+#else
+    T wr[count], wi[count];
+    fft_twiddles_fill<n>(wr, wi, sign);
+#endif
+    if (pow2) {
         for (int row = 0; row < Tl::size / n; ++row) tile_fft_row(r.data + row * n, n, wr, wi);
         return r;
     }
-    const T two_pi = T(6.283185307179586476925286766559);
+    // other lengths: the DFT, term j of bin k taking twiddle (j k) mod n (stepped, not divided)
     for (int row = 0; row < Tl::size / n; ++row)
         for (int k = 0; k < n; ++k) {
             T re = T(0), im = T(0);
-            for (int j = 0; j < n; ++j) {
-                const T ang = sign * two_pi * T((int64(j) * k) % n) / T(n);
-                const T c = cos(ang), s = sin(ang);
+            for (int j = 0, m = 0; j < n; ++j, m = (m + k >= n ? m + k - n : m + k)) {
+                const T c = wr[m], s = wi[m];
                 const vec_t<2, T>& x = a.data[row * n + j];
                 re += x.c[0] * c - x.c[1] * s;
                 im += x.c[0] * s + x.c[1] * c;
