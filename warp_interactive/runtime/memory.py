@@ -16,15 +16,12 @@ from ..types.array import array, contiguous_strides, copy_count
 from ..types.dtypes import element_shape, infer_dtype, np_dtype_of, type_repr, type_size
 
 
-def aligned_empty(shape, np_dtype, align=64, zero=False):
-    """An uninitialised (or, with ``zero``, zeroed) C-contiguous NumPy buffer at a 64-byte
-    boundary: what XLA (JAX) needs to share CPU memory zero-copy, and a cache line for the
-    kernels' threads."""
+def aligned_empty(shape, np_dtype, align=64):
+    """An uninitialised C-contiguous NumPy buffer at a 64-byte boundary: what XLA (JAX) needs
+    to share CPU memory zero-copy, and a cache line for the kernels' threads."""
     np_dtype = np.dtype(np_dtype)
     nbytes = int(np.prod(shape)) * np_dtype.itemsize
-    # zeros come from calloc: a large buffer is fresh pages the OS zeroes when first touched
-    # (by the kernel that fills it, on its threads), instead of a memset pass here
-    raw = (np.zeros if zero else np.empty)(nbytes + align, dtype=np.uint8)
+    raw = np.empty(nbytes + align, dtype=np.uint8)
     off = (-raw.ctypes.data) % align
     return raw[off:off + nbytes].view(np_dtype).reshape(shape)
 
@@ -39,7 +36,7 @@ def host_zeros(shape, npd, pinned, zero=True):
             nbytes = int(np.prod(shape)) * npd.itemsize
             out = PinnedBuffer(nbytes).numpy(npd, shape)
     if out is None:
-        return aligned_empty(shape, npd, zero=zero)
+        out = aligned_empty(shape, npd)
     if zero:
         out[...] = np.zeros((), dtype=npd)
     return out
