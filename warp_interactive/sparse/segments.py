@@ -550,7 +550,8 @@ def marker_topology(x, y, x_counts, y_counts):
     device = x.device
     threads = max(1, min(MARKER_THREADS, -(-x.nrow // 1024)))
     chunk = -(-x.nrow // threads)
-    marker = wp.full(threads * max(y.ncol, 1), -1, dtype=int, device=device)
+    marker = _scratch("marker", threads * max(y.ncol, 1), int, device)     # filled again before each use
+    marker.fill_(-1)
     row_nnz = wp.zeros(x.nrow + 1, dtype=int, device=device)
     if x.nrow:
         launch(marker_count, dim=threads, device=device,
