@@ -21,7 +21,7 @@ _LOOP = re.compile(r"^(?P<ivdep>#pragma GCC ivdep\n)?(?P<ind> *)for \(int64_t i 
 
 def tid_count(fir, target, block_width=1):
     """How many coordinates the body of ``fir`` takes as parameters: its ``wp.tid()`` arity when
-    that is 2 to 4 on a target with row loops, else 0 (the body divides, as before)."""
+    that is 2 to 4 on a target with row loops, else 0 (the body divides its flat index, ``wp::tid_nd``)."""
     if not target.tid_rows or block_width > 1 or not fir.is_kernel:
         return 0
     return fir.tid_arity if 2 <= fir.tid_arity <= 4 else 0
