@@ -6,13 +6,13 @@ recorders, graph captures). It sits in the bottom layer so that every layer read
 importing the layer that changes it: ``lang`` defines functions and kernels, ``types`` reads the
 capture count on its hot paths, the runtime builds and launches, the notebook reloads cells.
 
-The few things that need a higher layer's knowledge are registered by that layer at import:
-``new_module`` (lang/definitions/module.py: the Module class), ``forget_callers`` (lang/definitions/decorators.py:
-drop the translated IR of callers of a changed function) and ``on_invalidate`` (runtime/
-launch_state.py: fast launch plans re-validate).
+The few things that need a higher layer's knowledge go through hooks.py, like every other call
+upward: ``new_module``, ``forget_callers`` and ``on_invalidate``.
 """
 
 import itertools
+
+from . import hooks
 
 
 class FunctionSnapshot:
@@ -35,17 +35,13 @@ class ProcessState:
         self.recorders = []      # wp.timing recorders, innermost last
         self.timer_history = []  # (name, ms) of every wp.ScopedTimer that ended, in order
         self._versions = itertools.count(1)   # a fresh number per (re)definition of a @wp.func
-        # registered by the layers above (see the module docstring)
-        self.new_module = None
-        self.forget_callers = None
-        self.on_invalidate = []
 
     # --- modules ---------------------------------------------------------------------------
     def module(self, name):
         """The module called ``name``, made on first use."""
         m = self.modules.get(name)
         if m is None:
-            m = self.modules[name] = self.new_module(name)
+            m = self.modules[name] = hooks.new_module(name)
         return m
 
     def replace_module(self, module):
@@ -66,14 +62,14 @@ class ProcessState:
 
     def launches_stale(self):
         """A module's kernels, options or binaries changed: every fast launch plan and recorded
-        launch re-validates (runtime/launch_state.py registers itself in ``on_invalidate``)."""
-        for fn in self.on_invalidate:
+        launch re-validates (runtime/launch_state.py registers itself in ``hooks.on_invalidate``)."""
+        for fn in hooks.on_invalidate:
             fn()
 
     def redefine(self, function):
         """``function`` (already updated in place) changed: its callers re-translate, it gets a
         new version, and the generation moves on."""
-        self.forget_callers(function)
+        hooks.forget_callers(function)
         self.touch(function)
 
     def touch(self, function):
@@ -100,7 +96,7 @@ class ProcessState:
         for key, (f, saved) in snap.saved.items():
             self.functions[key] = f
             f.load(saved)
-            self.forget_callers(f)
+            hooks.forget_callers(f)
         if snap.saved:
             self.invalidate()
 

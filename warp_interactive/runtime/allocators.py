@@ -11,7 +11,8 @@ import numpy as np
 
 from ..types.memory_kind import MemoryKind
 from .cuda.memory import CustomAllocation, DeviceBuffer, PinnedBuffer  # noqa: F401
-from .device import cuda_device_for, get_cuda_devices, get_device, register_allocators
+from .. import hooks
+from .device import cuda_device_for, get_cuda_devices, get_device
 
 
 @runtime_checkable
@@ -155,5 +156,6 @@ class ScopedAllocator:
         self.device._custom_allocator = self.saved
 
 
-register_allocators(lambda device, which: default_allocator_for(device) if which == "default"
-                    else pinned_allocator_for(device))
+# Device.default_allocator / pinned_allocator ask through this (hooks.py: device.py is imported here)
+hooks.allocators_for = (lambda device, which: default_allocator_for(device) if which == "default"
+                        else pinned_allocator_for(device))

@@ -18,8 +18,9 @@ synchronised with events) therefore run unchanged on CPU ranks.
 
 import time
 
-from .cuda.streams import Event, Stream, register_cpu_kinds
-from .device import get_device, register_cpu_stream
+from .. import hooks
+from .cuda.streams import Event, Stream
+from .device import get_device
 from .graph import capturing_on, defer
 
 
@@ -110,5 +111,8 @@ def elapsed_ms(start, end):
     return (end._time - start._time) * 1000.0
 
 
-register_cpu_kinds(CpuStream, CpuEvent, elapsed_ms)
-register_cpu_stream(CpuStream)
+# the CPU's kinds, for wp.Stream/wp.Event on the CPU device and Device.stream (hooks.py: they
+# build on the CUDA classes, which import device.py)
+hooks.cpu_kinds.update(stream=CpuStream, event=CpuEvent, elapsed_ms=elapsed_ms)
+hooks.new_cpu_stream = CpuStream
+hooks.is_cpu_stream = lambda s: isinstance(s, CpuStream)

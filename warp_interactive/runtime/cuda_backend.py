@@ -12,6 +12,7 @@ import ctypes
 import importlib.util
 import sys
 
+from .. import hooks
 from . import device as device_registry
 
 EXTRA_MISSING = ("the CUDA extra is not installed (pip install warp_interactive[cuda], which brings "
@@ -102,4 +103,4 @@ def synchronize_device(device):
     sync(device)
 
 
-device_registry.register_cuda_probe(probe)
+hooks.cuda_probe = probe   # device.py asks through this (hooks.py: it is imported here)

@@ -46,7 +46,7 @@ class Device:
         return m
 
     def _make_memory(self):
-        return _memory_for[0]
+        return hooks.cpu_memory()
 
     # --- what differs between kinds of device: the CPU's answers here, a GPU's in CudaDevice
     # (runtime/cuda/context.py). Callers ask the device and never which kind it is.
@@ -107,14 +107,14 @@ class Device:
     @property
     def default_allocator(self):
         """This device's built-in allocator (``allocate(nbytes) -> ptr``, ``deallocate``)."""
-        return _allocators_for[0](self, "default")
+        return hooks.allocators_for(self, "default")
 
     @property
     def pinned_allocator(self):
         """The CPU's page-locked host allocator (plain host memory without CUDA)."""
         if not self.is_cpu:
             raise AttributeError("pinned_allocator is the CPU device's")
-        return _allocators_for[0](self, "pinned")
+        return hooks.allocators_for(self, "pinned")
 
     def get_allocator(self):
         """The allocator new arrays here use: a custom one if set, else the built-in one."""
@@ -130,12 +130,12 @@ class Device:
         """The CPU's current stream (runtime/cpu_streams.py; made on first use)."""
         s = getattr(self, "_cpu_stream", None)
         if s is None:
-            s = self._cpu_stream = _cpu_stream_class[0](self)
+            s = self._cpu_stream = hooks.new_cpu_stream(self)
         return s
 
     @stream.setter
     def stream(self, s):
-        if not isinstance(s, _cpu_stream_class[0]) or s.device is not self:
+        if not hooks.is_cpu_stream(s) or s.device is not self:
             raise ValueError(f"the stream must be a wp.Stream on {self}, got {s!r}")
         self._cpu_stream = s
 
@@ -168,15 +168,6 @@ class Device:
         return hash(self.alias)
 
 
-# the CPU's stream class, registered by runtime/cpu_streams.py at import (it builds on the CUDA
-# stream class, which imports this module)
-_cpu_stream_class = [None]
-
-
-def register_cpu_stream(cls):
-    _cpu_stream_class[0] = cls
-
-
 def _sysconf_bytes(pages):
     try:
         return os.sysconf(pages) * os.sysconf("SC_PAGE_SIZE")
@@ -197,31 +188,6 @@ def _cpu_name():
 
 cpu = Device("cpu")
 _devices = {"cpu": cpu}
-
-
-# Registered at import by the layers above (device.py keeps only the registry of devices):
-# runtime/cuda_backend.py finds the CUDA devices, runtime/memory.py picks each one's memory.
-_cuda_probe = []
-_memory_for = []
-
-
-def register_cuda_probe(probe):
-    """``probe()`` registers the CUDA devices (once) and returns why CUDA is unusable, or None."""
-    _cuda_probe[:] = [probe]
-
-
-_allocators_for = []
-
-
-def register_allocators(allocator_for):
-    """``allocator_for(device, "default" | "pinned")``: a device's built-in allocators
-    (runtime/allocators.py registers it at import)."""
-    _allocators_for[:] = [allocator_for]
-
-
-def register_memory(cpu_memory):
-    """``cpu_memory``: the CPU's memory backend (Device.memory; a GPU makes its own)."""
-    _memory_for[:] = [cpu_memory]
 
 
 def add_devices(devices):
@@ -254,7 +220,7 @@ def unalias_device(alias):
 
 def _probe_cuda():
     """Register the CUDA devices (once); the reason CUDA is unusable, or None."""
-    return _cuda_probe[0]()
+    return hooks.cuda_probe()   # runtime/cuda_backend.py (hooks.py)
 
 
 def _cuda_unavailable_reason():

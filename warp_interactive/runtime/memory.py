@@ -11,7 +11,7 @@ import numpy as np
 from .. import hooks
 from ..config import config
 from .memory_tracker import on_allocate, tracker as _tracker
-from .device import is_cuda_available, register_memory
+from .device import is_cuda_available
 from ..types.array import array, contiguous_strides, copy_count
 from ..types.dtypes import element_shape, infer_dtype, np_dtype_of, type_repr, type_size
 
@@ -176,4 +176,4 @@ def from_cuda_interface(a, obj, copy):
 hooks.from_cuda_interface = from_cuda_interface
 
 
-register_memory(_cpu_memory)
+hooks.cpu_memory = lambda: _cpu_memory   # Device.memory on the CPU (hooks.py)

@@ -4,6 +4,7 @@ record (build/driver.py)."""
 
 from ..build import driver as _driver  # noqa: F401  (registers the modules' build records)
 from ..lang.definitions.module import MODULE_OPTIONS, Module  # noqa: F401  (wp.Module)
+from .. import hooks
 from ..state import state
 from . import launch_state
 from .device import get_device
@@ -60,4 +61,4 @@ def get_module_options(module=None):
     return {k: m.option(k) for k in MODULE_OPTIONS} | dict(m.options)
 
 
-state.on_invalidate.append(launch_state.invalidate)   # a (re)defined @wp.func: plans re-validate
+hooks.on_invalidate.append(launch_state.invalidate)   # a (re)defined @wp.func: plans re-validate

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..lang.builtins.function import set_python_call
+from .. import hooks
 from ..types import composite as comp
 from ..types import scalars as sc
 
@@ -120,7 +120,7 @@ def call_in_python(key, args, kwargs):
     return evaluate(key, args, kwargs)
 
 
-set_python_call(call_in_python)
+hooks.python_call = call_in_python   # wp.sin(1.0) &c. outside kernels (hooks.py)
 
 
 def _mod_operands(a, b):

@@ -23,9 +23,6 @@ from .array_arith import ArrayArithmetic
 
 _capturing = state.capturing    # graph captures in progress: the fast check on hot paths
 _tape_writes = state.tape_writes   # a tape records or waits for backward (runtime/tape_keep.py)
-# indexed arrays' operations, registered by types/indexedarray.py (which imports this module):
-# "index" (a[idx_array, ...]), "copy" (wp.copy with an indexed side)
-indexed_ops = {}
 
 
 def _device(d):
@@ -368,7 +365,7 @@ class array(ArrayArithmetic):
         if any(isinstance(k, array) for k in key):      # index arrays: a wp.indexedarray
             if len(key) > self.ndim:
                 raise IndexError(f"too many indices ({len(key)}) for an array of {self.ndim} dimensions")
-            return indexed_ops["index"](self, key)
+            return hooks.index_with_arrays(self, key)
         return self._view(key)
 
     def __setitem__(self, key, value):
@@ -634,7 +631,7 @@ def copy(dest, src, dest_offset=0, src_offset=0, count=0, stream=None):
     if stream is not None:
         return _copy_on_stream(stream, dest, src, dest_offset, src_offset, count)
     if dest._is_indexed or src._is_indexed:
-        return indexed_ops["copy"](dest, src, dest_offset, src_offset, count)
+        return hooks.copy_indexed(dest, src, dest_offset, src_offset, count)
     if _tape_writes[0]:
         hooks.before_write(dest, "wp.copy()")
     if _capturing[0]:

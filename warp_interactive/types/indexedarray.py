@@ -19,7 +19,8 @@ import numpy as np
 
 from .. import hooks
 from ..state import state
-from .array import array, clone as _clone_array, copy_count, indexed_ops
+from .. import hooks
+from .array import array, clone as _clone_array, copy_count
 from .arraydesc import IndexedArrayDesc, MAX_DIMS
 from .dtypes import element_shape, np_dtype_of, scalar_of, type_repr
 from .scalars import bfloat16, bfloat16_to_numpy, canonical_scalar, int32
@@ -402,5 +403,5 @@ def _flat_storage(a):
     return np.ascontiguousarray(host).reshape((a.size,) + element_shape(a.dtype))
 
 
-indexed_ops["index"] = index_with_arrays
-indexed_ops["copy"] = copy_indexed
+hooks.index_with_arrays = index_with_arrays   # a[idx_array] on a wp.array (hooks.py)
+hooks.copy_indexed = copy_indexed

@@ -3,6 +3,7 @@
 Kept apart from the translator (lang/translation/calls.py, which pulls in the IR): ``import
 warp_interactive`` creates one of these per builtin and must stay light."""
 
+from ... import hooks
 from . import special as _special  # noqa: F401  (declares the intrinsics and tile builtins)
 from .registry import intrinsics as _intrinsic_records
 
@@ -48,15 +49,6 @@ class TileOps:
 tile_ops = TileOps()
 TILE_NAMES = tuple(n for n, r in _intrinsic_records.items() if r.group == _special.TILES)
 
-# How a builtin runs in Python scope (``wp.sin(1.0)`` outside kernels): that launches a kernel,
-# so the runtime (runtime/python_scope.py) registers it here at import; lang never imports up.
-_python_call = []
-
-
-def set_python_call(fn):
-    _python_call[:] = [fn]
-
-
 def intrinsic_doc(name):
     rec = _intrinsic_records.get(name)
     return rec.doc if rec else ""
@@ -75,10 +67,9 @@ class BuiltinFunction:
         self.__doc__ = doc
 
     def __call__(self, *args, **kwargs):
-        if not _python_call:
-            raise RuntimeError(f"wp.{self.key}() outside kernels needs the runtime "
-                               "(import warp_interactive)")
-        return _python_call[0](self.key, args, kwargs)
+        # in Python scope (``wp.sin(1.0)``) a builtin launches a kernel: the runtime's job, reached
+        # through hooks.py (runtime/python_scope.py)
+        return hooks.python_call(self.key, args, kwargs)
 
     def __repr__(self):
         return f"<builtin wp.{self.key}>"

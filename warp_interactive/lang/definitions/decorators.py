@@ -7,6 +7,7 @@ import sys
 import typing
 from typing import Callable, Optional, ParamSpec, TypeVar
 
+from ... import hooks
 from ...state import state
 from ...types.struct import struct  # noqa: F401  (re-exported)
 from .func import Function
@@ -238,7 +239,7 @@ def _forget_callers(changed):
             f.generic_instances.clear()
 
 
-state.forget_callers = _forget_callers
+hooks.forget_callers = _forget_callers
 
 
 def constant(x):

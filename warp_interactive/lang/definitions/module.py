@@ -153,4 +153,4 @@ class Module:
         return self.option("mode") == "debug" or bool(self.option("bounds_check"))
 
 
-state.new_module = Module      # state.module(name) makes modules
+hooks.new_module = Module      # state.module(name) makes modules

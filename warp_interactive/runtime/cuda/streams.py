@@ -5,16 +5,10 @@ A device's work goes to its current stream (``wp.get_stream()``), which ``wp.set
 ``wp.Stream("cpu")`` / ``wp.Event("cpu")`` make the CPU's kind (runtime/cpu_streams.py).
 """
 
+from ... import hooks
 from .driver import call, drv
 
 
-# the CPU's stream and event classes and their elapsed-time function, registered by
-# runtime/cpu_streams.py at import (they build on the classes here)
-_cpu_kinds = {}
-
-
-def register_cpu_kinds(stream, event, elapsed_ms):
-    _cpu_kinds.update(stream=stream, event=event, elapsed_ms=elapsed_ms)
 
 
 def _on_cpu(cls, base, device, kind):
@@ -22,7 +16,7 @@ def _on_cpu(cls, base, device, kind):
     if cls is base:
         from ..device import get_device
         if get_device(device).is_cpu:
-            return _cpu_kinds[kind]
+            return hooks.cpu_kinds[kind]
     return cls
 
 
@@ -175,7 +169,7 @@ def wait_stream(other_stream, event=None):
 def get_event_elapsed_time(start_event, end_event, synchronize=True):
     """Milliseconds between two events recorded with ``enable_timing=True``."""
     if start_event.device.is_cpu or end_event.device.is_cpu:
-        return _cpu_kinds["elapsed_ms"](start_event, end_event)
+        return hooks.cpu_kinds["elapsed_ms"](start_event, end_event)
     if synchronize:
         end_event.synchronize()
     return float(call(drv().cuEventElapsedTime, start_event.handle, end_event.handle))
