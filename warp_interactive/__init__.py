@@ -34,7 +34,7 @@ from .types.memory_kind import MemoryKind  # noqa: F401
 from .runtime.profiler import ScopedCudaProfiler, cuda_profiler_start, cuda_profiler_stop  # noqa: F401
 from .runtime.launch import Launch, launch, launch_tiled  # noqa: F401
 from .runtime.tape import Tape
-from .runtime.module import Module, get_module, get_module_options, load_module, set_module_options
+from .runtime.module import Module, force_load, get_module, get_module_options, load_module, set_module_options
 from .runtime.utils import ScopedTimer, init, synchronize, synchronize_device
 from .types import *  # noqa: F401,F403
 from .types import (array, array1d, array2d, array3d, array4d, bool_, dtype_from_numpy,

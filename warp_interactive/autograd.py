@@ -63,10 +63,16 @@ def jacobian(function, dim=None, inputs=(), outputs=(), input_output_mask=None, 
     missing += [a for i, a in outs if a.grad is None and any(p[1] == i for p in used)]
     if missing:
         raise ValueError("jacobian: every float input and output array needs requires_grad=True")
+    from .lang.definitions.kernel import Kernel
+    if isinstance(function, Kernel) and not function.backward_enabled():
+        raise ValueError("Kernel must have backward pass enabled to compute Jacobians")   # warp-lang's words
     start = [_flat(a) for _, a in outs]
     tape = Tape()
     with tape:
         _runner(function, dim, inputs, outputs, device)()
+    # the tape would skip (with a warning) a kernel without adjoint: its Jacobian would read zero
+    if any(e[0] == "launch" and not e[1].backward_enabled() for e in tape.launches):
+        raise ValueError("Kernel must have backward pass enabled to compute Jacobians")
     result = {}
     for (oi, o), o0 in zip(outs, start):
         pairs = [(ii, a) for ii, a in ins if input_output_mask is None or (ii, oi) in input_output_mask]

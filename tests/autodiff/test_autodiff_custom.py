@@ -154,30 +154,103 @@ def _square_and_backward(kernel):
     return x.grad.numpy()
 
 
-def test_kernel_flag_enable_backward_false():
-    with pytest.raises(RuntimeError, match="kernel 'no_adjoint' has no adjoint"):
-        _square_and_backward(no_adjoint)
+# the tape warns and skips a kernel without adjoint, as warp-lang 1.19's Tape.backward
+KERNEL_OFF = "recorded kernel {} is configured with the option 'enable_backward=False'"
+MODULE_OFF = "recorded kernel {} is defined in a module with the option 'enable_backward=False' set"
+
+
+def _warned(capsys, text):
+    """Whether the default logger wrote the warning (on stderr, in Warp's format)."""
+    err = capsys.readouterr().err
+    return ("Warp UserWarning: Running the tape backwards may produce incorrect gradients because "
+            + text + ".") in err
+
+
+def test_kernel_flag_enable_backward_false(capsys):
+    np.testing.assert_allclose(_square_and_backward(no_adjoint), [0.0, 0.0])
+    assert _warned(capsys, KERNEL_OFF.format(no_adjoint.key))
     src = no_adjoint.module.source()
     assert f"{no_adjoint.ir.name}_cpu_forward" in src
     assert f"{no_adjoint.ir.name}_cpu_backward" not in src
+    # an adjoint launch asked for directly still has nothing to run
+    x = wp.zeros(2, dtype=float, requires_grad=True)
+    with pytest.raises(RuntimeError, match="kernel 'no_adjoint' has no adjoint"):
+        wp.launch(no_adjoint, dim=2, inputs=[x, x], adj_inputs=[x.grad, x.grad], adjoint=True)
 
 
-def test_module_option_and_config_enable_backward():
+def test_module_option_and_config_enable_backward(capsys):
     wp.set_module_options({"enable_backward": False}, "wpi_test_backward_off")
     assert wp.get_module_options("wpi_test_backward_off")["enable_backward"] is False
-    with pytest.raises(RuntimeError, match="set_module_options"):
-        _square_and_backward(in_module_without_backward)
+    msg = MODULE_OFF.format(in_module_without_backward.key)
+    np.testing.assert_allclose(_square_and_backward(in_module_without_backward), [0.0, 0.0])
+    assert _warned(capsys, msg)
     wp.set_module_options({"enable_backward": True}, "wpi_test_backward_off")
     np.testing.assert_allclose(_square_and_backward(in_module_without_backward), [2.0, 4.0])
+    assert not _warned(capsys, msg)
     # the global default, read by modules with no option of their own
     del in_module_without_backward.module.options["enable_backward"]
     saved = wp.config.enable_backward
     wp.config.enable_backward = False
     try:
         in_module_without_backward.module.invalidate()
-        with pytest.raises(RuntimeError, match="wp.config.enable_backward"):
-            _square_and_backward(in_module_without_backward)
+        np.testing.assert_allclose(_square_and_backward(in_module_without_backward), [0.0, 0.0])
+        assert _warned(capsys, msg)
     finally:
         wp.config.enable_backward = saved
         in_module_without_backward.module.invalidate()
     np.testing.assert_allclose(_square_and_backward(in_module_without_backward), [2.0, 4.0])
+
+
+def test_skipped_kernel_silent_below_warning_level(capsys):
+    saved = wp.config.log_level
+    wp.config.log_level = wp.LOG_ERROR
+    try:
+        np.testing.assert_allclose(_square_and_backward(no_adjoint), [0.0, 0.0])
+    finally:
+        wp.config.log_level = saved
+    assert "enable_backward" not in capsys.readouterr().err
+
+
+@wp.kernel
+def scale_by_three(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = 3.0 * wp.sin(x[i])
+
+
+@wp.kernel
+def sum_squares(y: wp.array(dtype=float), loss: wp.array(dtype=float)):
+    i = wp.tid()
+    wp.atomic_add(loss, 0, y[i] * y[i])
+
+
+@pytest.mark.parametrize("position", ["first", "middle", "last"])
+def test_other_kernels_gradients_with_a_skipped_kernel(position, capsys):
+    """The kernels with adjoints still give the right gradients (finite differences) when a
+    forward-only kernel is on the tape between, before or after them; that one is skipped."""
+    x0 = np.array([0.3, -1.2, 2.0], dtype=np.float32)
+
+    def run(xv, with_tape):
+        x = wp.array(xv, dtype=float, requires_grad=True)
+        y = wp.zeros(3, dtype=float, requires_grad=True)
+        loss = wp.zeros(1, dtype=float, requires_grad=True)
+        side = wp.zeros(3, dtype=float, requires_grad=True)
+        tape = wp.Tape()
+        with tape:
+            steps = [lambda: wp.launch(scale_by_three, 3, inputs=[x, y]),
+                     lambda: wp.launch(sum_squares, 3, inputs=[y, loss])]
+            off = lambda: wp.launch(no_adjoint, 3, inputs=[x, side])  # noqa: E731
+            steps.insert({"first": 0, "middle": 1, "last": 2}[position], off)
+            for step in steps:
+                step()
+        if with_tape:
+            tape.backward(loss)
+            assert _warned(capsys, KERNEL_OFF.format(no_adjoint.key))
+            np.testing.assert_allclose(side.grad.numpy(), 0.0)
+            return x.grad.numpy()
+        return float(loss.numpy()[0])
+
+    grad = run(x0, True)
+    eps = 1e-3
+    fd = [(run(x0 + eps * e, False) - run(x0 - eps * e, False)) / (2 * eps) for e in np.eye(3, dtype=np.float32)]
+    np.testing.assert_allclose(grad, fd, rtol=2e-3, atol=2e-3)
+    np.testing.assert_allclose(grad, 18.0 * np.sin(x0) * np.cos(x0), rtol=1e-5)

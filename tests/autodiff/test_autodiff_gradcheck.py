@@ -168,3 +168,19 @@ def test_gradcheck_tape_skips_kernels_without_backward():
     with tape:
         wp.launch(no_backward_wrong, dim=2, inputs=[x], outputs=[y])
     assert wp.autograd.gradcheck_tape(tape, show_summary=False)
+
+
+@pytest.mark.parametrize("as_callable", [False, True])
+@pytest.mark.parametrize("helper", ["jacobian", "gradcheck"])
+def test_jacobian_refuses_kernels_without_backward(helper, as_callable):
+    """warp-lang's message; the tape would skip the kernel (with a warning) and the Jacobian
+    would read zero."""
+    x = wp.array([0.5, 1.5], dtype=wp.float64, requires_grad=True)
+    y = wp.zeros(2, dtype=wp.float64, requires_grad=True)
+
+    def step():
+        wp.launch(no_backward_wrong, dim=2, inputs=[x], outputs=[y])
+
+    fn, dim = (step, None) if as_callable else (no_backward_wrong, 2)
+    with pytest.raises(ValueError, match="Kernel must have backward pass enabled to compute Jacobians"):
+        getattr(wp.autograd, helper)(fn, dim=dim, inputs=[x], outputs=[y])

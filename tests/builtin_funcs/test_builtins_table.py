@@ -104,7 +104,10 @@ STRUCTURE_GROUPS = {"Geometry": ("test_geometry.py", "test_geometry_compat.py"),
 # builtins that write into arrays they are given (indices into them must be consistent, so random
 # inputs would write out of bounds): each has its own test in the named file
 OWN_TESTS = {"spatial_jacobian": "test_builtins_extra.py", "spatial_mass": "test_builtins_extra.py",
-             "breakpoint": "test_builtins_extra.py"}   # (its CUDA build error would take the module)
+             "breakpoint": "test_builtins_extra.py",   # (its CUDA build error would take the module)
+             **{n: "test_dense_builtins.py" for n in ("dense_gemm", "dense_gemm_batched", "dense_chol",
+                                                      "dense_chol_batched", "dense_subs", "dense_solve",
+                                                      "dense_solve_batched")}}
 
 
 def exported_overloads():

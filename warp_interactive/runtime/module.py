@@ -39,6 +39,28 @@ def load_module(module=None, device=None, recursive=False, block_dim=None):
     return get_module(name).load(device)
 
 
+def force_load(device=None, modules=None, block_dim=None, max_workers=None):
+    """Build (or fetch from the cache) and load ``modules`` (``wp.Module`` objects; None: every
+    module that holds kernels) on ``device`` (a device, a name, a list of them; None: every
+    device), as warp-lang's. ``block_dim`` is accepted as ``load_module``'s; the modules load
+    one after another (``max_workers`` is accepted: a module's own build already compiles its
+    units in parallel)."""
+    from .device import get_devices
+    if device is None:
+        devices = get_devices()
+    elif isinstance(device, (list, tuple)):
+        devices = [get_device(d) for d in device]
+    else:
+        devices = [get_device(device)]
+    if modules is None:
+        modules = [m for m in list(state.modules.values()) if m.kernels]
+    for m in modules:
+        if not m.kernels:
+            continue
+        for d in devices:
+            m.load(d)
+
+
 def _children(name):
     return [m for m in list(state.modules.values()) if m.parent == name]
 

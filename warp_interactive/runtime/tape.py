@@ -6,6 +6,7 @@ import weakref
 import numpy as np
 
 from ..config import config
+from ..logger import log_warning
 from ..state import state
 from . import launch_state, overwrite, tape_keep, tape_watch
 
@@ -236,9 +237,27 @@ def _entry_arrays(entry):
     return [a.data if a._is_indexed else a for a in entry[1:3] if a is not None]
 
 
+def _adjoint_missing(kernel):
+    """The warning warp-lang gives (and then skips the step) when a recorded kernel has no
+    adjoint: the kernel's own option decides, else its module's; None when it has one."""
+    if kernel.enable_backward is not None:
+        if kernel.enable_backward:
+            return None
+        return (f"Running the tape backwards may produce incorrect gradients because recorded kernel "
+                f"{kernel.key} is configured with the option 'enable_backward=False'.")
+    if kernel.module.option("enable_backward"):
+        return None
+    return (f"Running the tape backwards may produce incorrect gradients because recorded kernel "
+            f"{kernel.key} is defined in a module with the option 'enable_backward=False' set.")
+
+
 def _backward_launch(entry):
     from .launch import launch
     _, kernel, dim, inputs, outputs, device = entry
+    missing = _adjoint_missing(kernel)
+    if missing is not None:     # as warp-lang: the other steps' gradients are still accumulated
+        log_warning(missing)
+        return
     # a kernel with tiles recorded in its one-lane build ran one lane per block (block_dim=1 on
     # CUDA, where it would otherwise cooperate: runtime/launch.py cuda_blocks); its adjoint too
     one_lane = getattr(kernel, "block_width", 1) == 1 and kernel.uses_tiles

@@ -20,6 +20,7 @@
 #include "warp_interactive/core/value_builtins.h"
 #include "warp_interactive/random/rand.h"
 #include "warp_interactive/random/noise.h"
+#include "warp_interactive/math/dense.h"
 #include "warp_interactive/geometry/bvh.h"
 #include "warp_interactive/geometry/mesh.h"
 #include "warp_interactive/geometry/mesh_queries.h"

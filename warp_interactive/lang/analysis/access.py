@@ -77,6 +77,12 @@ def _call_access(st, alias, mark, memo):
         alias[id(st.out)] = alias[id(args[0])]
         mark(args[0], None)
         return
+    declared = getattr(st.func, "array_access", None)
+    if declared:      # the builtin says what it does to each array argument
+        for i, a in enumerate(st.args):
+            if i in declared and id(a) in alias:
+                mark(a, "write" if declared[i] == "write" else None)
+        return
     kind = _builtin_access(st.func)
     if kind is None:
         return
@@ -239,6 +245,9 @@ def _call_rw(st, alias, memo, fields=False):
     if getattr(st.func, "name", "") in VIEWS and args and args[0] is values[0] and st.out is not None:
         alias[id(st.out)] = alias[id(args[0])]     # a view: what is done through it counts
         return []
+    declared = getattr(st.func, "array_access", None)
+    if declared:      # the builtin says what it does to each array argument
+        return [(alias[id(a)], (declared[i],)) for i, a in enumerate(st.args) if i in declared and id(a) in alias]
     kinds = _rw_kinds(st.func)
     return [(alias[id(a)], kinds) for a in args] if kinds else []
 

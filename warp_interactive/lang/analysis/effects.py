@@ -68,6 +68,12 @@ def _call(s, of, roots, read, written, memo):
         return
     name = getattr(func, "name", "")
     first = of(s.args[0]) if s.args else set()
+    declared = getattr(func, "array_access", None)
+    if declared:      # the builtin says what it does to each array argument
+        for i, a in enumerate(s.args):
+            if i in declared:
+                (written if declared[i] == "write" else read).update(of(a))
+        return
     if _stores(name):
         written.update(first)      # an atomic's old value is rarely used: it accumulates, not reads
     elif name in _METADATA:

@@ -262,3 +262,4 @@ add_builtin("assign", {"a": Matrix, "i": Index, "value": Any}, value_func=_assig
 # --- the builtin groups, one module each --------------------------------------------------------------
 from . import math as builtins_math, linalg as builtins_linalg, quat as builtins_quat, random as builtins_random, utility as builtins_utility  # noqa: E402,F401
 from . import numeric as builtins_numeric, frames as builtins_frames, intersect as builtins_intersect, debug as builtins_debug  # noqa: E402,F401
+from . import dense as builtins_dense  # noqa: E402,F401

@@ -83,6 +83,14 @@ class Overload:
     export: bool = True          # False: no Python-scope wp.<name> callable
     writes: tuple = ()           # out-parameters: positions of arguments the call assigns to; C++
                                  # gets every argument, then result&, then one ref per write
+    array_access: dict = None    # array argument position -> "read" or "write": what the call
+                                 # does to each array it takes (analysis/access.py, effects.py);
+                                 # None: unknown, counted as both
+
+    def array_kinds(self, i):
+        """What the call does to its argument ``i`` if declared: ("read",) or ("write",); else None."""
+        kind = (self.array_access or {}).get(i)
+        return (kind,) if kind else None
 
     def adj_cpp(self):
         return self.native_adjoint or f"adj_{self.cpp}"
