@@ -5,13 +5,17 @@ warp-lang (which runs CPU kernels on one thread); per-step medians, the cold fir
     python benchmarks/examples.py core/example_wave --steps 8 --clock cpu
     python benchmarks/examples.py --kernels 2              # + per-kernel breakdown of the 2 slowest
     python benchmarks/examples.py --no-peer --json out.json
+    python benchmarks/examples.py --cold --steps 2            # first steps from empty kernel caches
 
 Each example runs in its own process per side (scripts/compat_examples.py's driver: the forwarding
 ``warp`` shim for ours, the compat venv's warp-lang for the peer; ``wp.synchronize()`` after each
 step). ``--clock cpu`` reports process CPU time per step (all threads) instead of wall time: on a
 shared machine the wall time includes waiting for a core, the CPU time does not (but it counts
 every thread's work, so it does not show a multithreaded speed-up). Examples run as scripts
-(``fdtd_3d``) have no steps: their whole run is shown in the first-step column.
+(``fdtd_3d``) have no steps: their whole run is shown in the first-step column. Without
+``--cold`` the kernel caches are as earlier runs left them (usually warm: the first step then
+loads binaries); with it each run gets empty ones (ours ``WARP_INTERACTIVE_CACHE_DIR``,
+warp-lang's ``WARP_CACHE_PATH``), so the first step includes every build.
 
 The per-kernel breakdown reruns ours (all cores) on the slowest examples (largest ratio to
 warp-lang) with ``wp.timing_begin()`` over the steps after the first: per kernel and pass (forward,
@@ -68,6 +72,9 @@ def run_example(name, args, wheel, tmp):
     row = {}
     sides = [("ours1", "ours", 1), ("oursN", "ours", args.threads)] + ([("peer", "peer", None)] if args.peer else [])
     for key, side, threads in sides:
+        if args.cold:   # empty kernel caches, each side's own variable (ours, warp-lang)
+            os.environ["WARP_INTERACTIVE_CACHE_DIR"] = tempfile.mkdtemp(dir=tmp)
+            os.environ["WARP_CACHE_PATH"] = tempfile.mkdtemp(dir=tmp)
         result, _ = ce.run_one(name, spec, side, args, wheel, tmp, threads=threads)
         row[key] = result
         if result["status"] != "ran":
@@ -125,6 +132,8 @@ def main():
     ap.add_argument("--kernel-rows", type=int, default=12, help="rows per breakdown")
     ap.add_argument("--timeout", type=int, default=900, help="seconds per example and side")
     ap.add_argument("--json", help="write every result to this file")
+    ap.add_argument("--cold", action="store_true",
+                    help="every run starts from empty kernel caches (the first step builds everything)")
     args = ap.parse_args()
     args.device, args.verbose = "cpu", False
     wheel = wheel_dir()
