@@ -23,9 +23,37 @@ class Element(IntEnum):
     TRIANGLE = 4
     TETRAHEDRON = 5
 
+    @property
+    def prototype(self):
+        """The reference element's quadratures and measures (warp-lang's prototype classes)."""
+        return _Prototype(_SHAPES[self])
+
+
+class _Prototype:
+    _DIMENSIONS = {"segment": 1, "square": 2, "triangle": 2, "cube": 3, "tetrahedron": 3}
+    _MEASURES = {"segment": 1.0, "square": 1.0, "triangle": 0.5, "cube": 1.0, "tetrahedron": 1.0 / 6.0}
+
+    def __init__(self, shape):
+        self.shape = shape
+        self.dimension = self._DIMENSIONS[shape]
+
+    def measure(self):
+        return self._MEASURES[self.shape]
+
+    def instantiate_quadrature(self, order, family):
+        """(points as 3-tuples of element coordinates, weights summing to 1) of the rule
+        RegularQuadrature uses on this element."""
+        from ..quadrature import reference_rule
+        points, weights = reference_rule(self.shape, order, family)
+        return [tuple(float(c) for c in p) for p in points], [float(w) for w in weights]
+
+    def center(self):
+        return self.instantiate_quadrature(0, None)[0][0]
+
 
 _ELEMENTS = {"segment": Element.LINE_SEGMENT, "square": Element.SQUARE, "cube": Element.CUBE,
              "triangle": Element.TRIANGLE, "tetrahedron": Element.TETRAHEDRON}
+_SHAPES = {e: name for name, e in _ELEMENTS.items()}
 
 
 class Geometry:
