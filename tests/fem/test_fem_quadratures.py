@@ -276,3 +276,48 @@ def test_the_simplex_centres_are_their_centroids():
     assert fem.Element.TETRAHEDRON.prototype.center() == pytest.approx((0.25, 0.25, 0.25))
     domain = fem.Cells(fem.Grid2D(res=wp.vec2i(1)))
     assert domain.reference_element() == fem.Element.SQUARE
+
+
+def test_particle_integral_gradients_reach_positions_and_measures():
+    """d/dx_i and d/dm_i of sum_i m_i f(x_i): m_i grad f(x_i) and f(x_i)."""
+    domain = fem.Cells(_pic_grid())
+    pos = wp.array(PARTICLES.astype(np.float32), dtype=wp.vec2, requires_grad=True)
+    m = wp.array(MEASURES.astype(np.float32), dtype=float, requires_grad=True)
+    out = wp.zeros(1, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        pic = fem.PicQuadrature(domain, pos, m, requires_grad=True)
+        fem.integrate(poly_f, quadrature=pic, output=out)
+    tape.backward(loss=out)
+    x, y = PARTICLES[:, 0], PARTICLES[:, 1]
+    np.testing.assert_allclose(m.grad.numpy(), _poly(x, y), rtol=1e-4, atol=1e-6)
+    grad = np.stack([3 * x ** 2 * y ** 3, 3 * x ** 3 * y ** 2 + 1.0], 1) * MEASURES[:, None]
+    np.testing.assert_allclose(pos.grad.numpy(), grad, rtol=1e-3, atol=1e-5)
+
+
+@fem.integrand
+def x_of(s: fem.Sample, domain: fem.Domain):
+    return domain(s)[0]
+
+
+def test_nodal_quadrature_integrates_with_node_weights_and_indexes_by_node():
+    geo = fem.Grid2D(res=wp.vec2i(2))
+    dg = fem.make_polynomial_space(geo, degree=2, discontinuous=True, family=fem.Polynomial.GAUSS_LEGENDRE)
+    quad = fem.NodalQuadrature(fem.Cells(geo), dg)       # 3 Gauss points per axis: exact to degree 5
+    assert (quad.max_points_per_element(), quad.total_point_count()) == (9, 36)
+    assert fem.integrate(poly_f, quadrature=quad) == pytest.approx(1.0 / 16.0 + 0.5, rel=1e-6)
+    q1 = fem.make_polynomial_space(geo, degree=1)
+    nodal = fem.NodalQuadrature(fem.Cells(geo), q1)
+    out = wp.full(nodal.total_point_count(), -1.0, dtype=float)        # (as warp-lang: one row per point)
+    fem.interpolate(x_of, dest=out, at=nodal)
+    n = q1.node_count()
+    np.testing.assert_allclose(out.numpy()[:n], q1.node_positions().numpy()[:, 0], atol=1e-6)
+    assert (out.numpy()[n:] == -1.0).all()
+    # on a partition's cells, indices in the space partition's numbering
+    part = fem.LinearGeometryPartition(geo, 2, 4)
+    sp = fem.make_space_partition(space_topology=q1.topology, geometry_partition=part, with_halo=False)
+    assert sp.node_count() == 4
+    local = wp.full(4, -1.0, dtype=float)
+    fem.interpolate(x_of, dest=local, at=fem.NodalQuadrature(fem.Cells(part), q1, space_partition=sp))
+    np.testing.assert_allclose(local.numpy(), q1.node_positions().numpy()[sp.space_node_indices().numpy(), 0],
+                               atol=1e-6)

@@ -22,7 +22,7 @@ from .polynomial import Polynomial
 from .partition import (ExplicitGeometryPartition, GeometryPartition, LinearGeometryPartition, SpacePartition,
                         WholeGeometryPartition, make_space_partition)
 from .pic_quadrature import PicQuadrature
-from .quadrature import ExplicitQuadrature, Quadrature, RegularQuadrature
+from .quadrature import ExplicitQuadrature, NodalQuadrature, Quadrature, RegularQuadrature
 from .space import (BasisSpace, ElementBasis, make_collocated_function_space, make_polynomial_basis_space,
                     make_polynomial_space)
 from .types import (NULL_DOF_INDEX, NULL_ELEMENT_INDEX, NULL_NODE_INDEX, NULL_QP_INDEX, OUTSIDE, Coords, Coords_f64,

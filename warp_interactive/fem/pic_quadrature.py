@@ -33,15 +33,31 @@ def _locate_kernel(geometry_cls, pos_type):
 
 
 @functools.lru_cache(maxsize=None)
-def _measure_kernel(geometry_cls):
+def _fraction_kernel(geometry_cls):
+    """Each run entry's weight: its particle's measure over the cell's measure at the particle
+    (or the given share ``inv_count`` without measures), times its given fraction. A kernel,
+    so that a recording tape carries gradients to the measures."""
     measure = geometry_cls.cell_measure
 
     @wp.kernel
-    def cell_measures(arg: geometry_cls.CellArg, cells: wp.array(dtype=int), coords: wp.array(dtype=wp.vec3),
-                      out: wp.array(dtype=float)):
-        i = wp.tid()
-        out[i] = measure(arg, make_free_sample(cells[i], coords[i]))
-    return cell_measures
+    def fractions(arg: geometry_cls.CellArg, order: wp.array(dtype=int), per: int, cells: wp.array(dtype=int),
+                  coords: wp.array(dtype=wp.vec3), measures: wp.array(dtype=float),
+                  inv_count: wp.array(dtype=float), given: wp.array(dtype=float), out: wp.array(dtype=float)):
+        k = wp.tid()
+        flat = order[k]
+        f = inv_count[k]
+        if measures.shape[0] > 0:
+            f = measures[flat // per] / measure(arg, make_free_sample(cells[k], coords[flat]))
+        if given.shape[0] > 0:
+            f = f * given[flat]
+        out[k] = f
+    return fractions
+
+
+@wp.kernel
+def _gather_coords(src: wp.array(dtype=wp.vec3), order: wp.array(dtype=int), out: wp.array(dtype=wp.vec3)):
+    k = wp.tid()
+    out[k] = src[order[k]]
 
 
 def _run_funcs(by_domain):
@@ -83,6 +99,13 @@ def _host(a):
     return a.numpy() if hasattr(a, "numpy") else np.asarray(a)
 
 
+def _as_device(a, dtype, device):
+    """``a`` as an array on ``device`` (warp arrays as they are, so gradients reach them)."""
+    if isinstance(a, wp.array):
+        return a if str(a.device) == str(device) else a.to(device)
+    return wp.array(np.asarray(a, dtype=np.float32), dtype=dtype, device=device)
+
+
 class PicQuadrature(Quadrature):
     """Particles as quadrature points of ``domain`` (cells). ``positions``: world positions
     (located by the geometry's cell lookup), or ``(cell_indices, coords)``, or, for particles
@@ -122,7 +145,7 @@ class PicQuadrature(Quadrature):
                                    "support global element lookups")
             n = positions.shape[0]
             cells = wp.empty(n, dtype=int, device=positions.device)
-            coords = wp.empty(n, dtype=wp.vec3, device=positions.device)
+            coords = wp.empty(n, dtype=wp.vec3, device=positions.device, requires_grad=self._requires_grad)
             wp.launch(_locate_kernel(type(geo), positions.dtype), dim=n, device=positions.device,
                       inputs=[geo.cell_arg_value(positions.device), positions, cells, coords])
             self.cell_indices, self.particle_coords = cells, coords
@@ -132,58 +155,58 @@ class PicQuadrature(Quadrature):
                 to_domain[np.asarray(self.domain.host_element_indices())] = np.arange(self.domain.element_count())
                 host_cells = np.where(host_cells >= 0, to_domain[np.maximum(host_cells, 0)], -1)
                 self.cell_indices = wp.array(host_cells.astype(np.int32), dtype=int, device=positions.device)
-            return host_cells, coords.numpy(), None
+            return host_cells, coords, None
         if len(positions) == 2:
             self.cell_indices, self.particle_coords = positions
             if self.cell_indices.shape != self.particle_coords.shape:
                 raise ValueError("Cell index and coordinates arrays must have the same shape")
-            return _host(self.cell_indices), _host(self.particle_coords), None
+            return _host(self.cell_indices), self.particle_coords, None
         self.cell_indices, self.particle_coords, fractions = positions
         if self.cell_indices.shape != self.particle_coords.shape or self.cell_indices.shape != fractions.shape:
             raise ValueError("Cell index, coordinates and fraction arrays must have the same shape")
-        return _host(self.cell_indices), _host(self.particle_coords), _host(fractions)
+        return _host(self.cell_indices), self.particle_coords, fractions
 
     def _bin(self, cells, coords, fractions, measures):
+        """Sorts the (particle, cell) entries by cell on the host, then gathers coordinates and
+        computes weights with kernels (recorded on a tape: gradients reach positions, coordinates
+        and measures)."""
         per = 1 if cells.ndim == 1 else cells.shape[1]
         flat = cells.reshape(-1).astype(np.int64)
-        coords = np.asarray(coords, dtype=np.float32).reshape(-1, 3)
         self._unique_point_count = cells.shape[0]
         n_cells = self.domain.element_count() if self._use_domain_element_indices else \
             self.domain.geometry_element_count()
         kept = np.nonzero(flat >= 0)[0]                           # particles outside every cell drop out
         order = kept[np.argsort(flat[kept], kind="stable")]       # by cell, particles in order within
         counts = np.bincount(flat[order], minlength=n_cells)
-        offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
         in_cell = flat[order]
-        if measures is not None:
-            m = _host(measures)
-            if m.shape != (self._unique_point_count,):
-                raise ValueError("Measures should be an 1d array or length equal to particle count")
-            geo_cells = in_cell
-            if self._use_domain_element_indices:
-                geo_cells = np.asarray(self.domain.host_element_indices(), dtype=np.int64)[in_cell]
-            frac = m[order // per].astype(np.float32) / self._cell_measures(geo_cells, coords[order])
-        else:
-            frac = np.float32(1.0) / counts[in_cell].astype(np.float32)
-        if fractions is not None:
-            frac = frac * np.asarray(fractions, dtype=np.float32).reshape(-1)[order]
-        dev = self._device
-        self._offsets_host, self._counts = offsets, counts
-        self._cell_particle_offsets = wp.array(offsets, dtype=int, device=dev)
+        if measures is not None and measures.shape != (self._unique_point_count,):
+            raise ValueError("Measures should be an 1d array or length equal to particle count")
+        geo_cells = in_cell
+        if self._use_domain_element_indices:
+            geo_cells = np.asarray(self.domain.host_element_indices(), dtype=np.int64)[in_cell]
+        dev, grad, n = self._device, self._requires_grad, len(order)
+        self._offsets_host, self._counts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32), counts
+        self._cell_particle_offsets = wp.array(self._offsets_host, dtype=int, device=dev)
         self._cell_particle_indices = wp.array((order // per).astype(np.int32), dtype=int, device=dev)
-        self._cell_particle_coords = wp.array(coords[order], dtype=wp.vec3, device=dev,
-                                              requires_grad=self._requires_grad)
-        self._cell_particle_fraction = wp.array(frac.astype(np.float32), dtype=float, device=dev,
-                                                requires_grad=self._requires_grad)
-
-    def _cell_measures(self, geo_cells, coords):
-        geo, dev = self.domain.geometry, self._device
-        out = wp.empty(len(geo_cells), dtype=float, device=dev)
-        if len(geo_cells):
-            wp.launch(_measure_kernel(type(geo)), dim=len(geo_cells), device=dev,
-                      inputs=[geo.cell_arg_value(dev), wp.array(geo_cells.astype(np.int32), dtype=int, device=dev),
-                              wp.array(coords, dtype=wp.vec3, device=dev), out])
-        return out.numpy()
+        order_d = wp.array(order.astype(np.int32), dtype=int, device=dev)
+        src = _as_device(coords, wp.vec3, dev)
+        if src.ndim > 1:
+            src = src.flatten()
+        self._cell_particle_coords = wp.empty(n, dtype=wp.vec3, device=dev, requires_grad=grad)
+        self._cell_particle_fraction = wp.empty(n, dtype=float, device=dev, requires_grad=grad)
+        if n == 0:
+            return
+        wp.launch(_gather_coords, dim=n, inputs=[src, order_d, self._cell_particle_coords], device=dev)
+        none = wp.empty(0, dtype=float, device=dev)
+        given = none if fractions is None else _as_device(fractions, float, dev)
+        inv = np.float32(1.0) / counts[in_cell].astype(np.float32)
+        geo = self.domain.geometry
+        wp.launch(_fraction_kernel(type(geo)), dim=n, device=dev,
+                  inputs=[geo.cell_arg_value(dev), order_d, per, wp.array(geo_cells.astype(np.int32), dtype=int,
+                                                                          device=dev),
+                          src, none if measures is None else _as_device(measures, float, dev),
+                          wp.array(inv, dtype=float, device=dev), given.flatten() if given.ndim > 1 else given,
+                          self._cell_particle_fraction])
 
     def arg_value(self, device=None):
         device = wp.get_device(device)

@@ -5,6 +5,7 @@ element's index in the domain and its index in the geometry: ``point_count``,
 ``point_coords``, ``point_weight`` and ``point_index`` (a global index of the point, for fields
 stored per quadrature point). Some quadratures choose their funcs per instance (``point_funcs``)."""
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -269,4 +270,75 @@ class ExplicitQuadrature(Quadrature):
         device = wp.get_device(device)
         a = self.Arg()
         a.points, a.weights = self._points.to(device), self._weights.to(device)
+        return a
+
+
+@functools.lru_cache(maxsize=None)
+def _nodal_funcs(geometry_cls, el_items):
+    """count/coords/weight/index of the nodes of a space's cell element as quadrature points;
+    the index is the node's (local to a space partition when ``to_local`` is not empty)."""
+    from .field.structs import make_struct
+    el = dict(el_items)
+    N, node_coords, node_weight = el["cell_node_count"], el["node_coords"], el["node_weight"]
+    cell_node_index = el["cell_node_index"]
+    Arg = make_struct(f"NodalQuadrature{geometry_cls.__name__}Arg",
+                      {"cell": geometry_cls.CellArg, "to_local": wp.array(dtype=int)})
+
+    @wp.func
+    def count(arg: Any, element: int, elt: int):
+        return N
+
+    @wp.func
+    def coords(arg: Any, element: int, elt: int, q: int):
+        return node_coords(q)
+
+    @wp.func
+    def weight(arg: Any, element: int, elt: int, q: int):
+        return node_weight(q)
+
+    @wp.func
+    def index(arg: Any, element: int, elt: int, q: int):
+        n = cell_node_index(arg.cell, elt, q)
+        if arg.to_local.shape[0] > 0:
+            n = arg.to_local[n]
+        return n
+    return Arg, (count, coords, weight, index)
+
+
+class NodalQuadrature(Quadrature):
+    """The nodes of ``space`` (or of ``basis_space``) in each cell of ``domain`` as quadrature
+    points, weighted by the nodes' quadrature weights; a point's index is its node's (in the
+    numbering of ``space_partition`` when given). Unlike ``assembly="nodal"`` it assumes nothing
+    of the integrand."""
+
+    def __init__(self, domain, space=None, basis_space=None, space_partition=None):
+        from .types import ElementKind
+        super().__init__(domain)
+        space = space if space is not None else getattr(basis_space, "_scalar", basis_space)
+        if space is None:
+            raise ValueError("One of space, basis_space or space_partition must be provided")
+        if domain.element_kind != ElementKind.CELL:
+            raise NotImplementedError("fem.NodalQuadrature: cell domains only, so far")
+        self.space, self.space_partition = space, space_partition
+        el = space.element(ElementKind.CELL)
+        self._nodes = el["cell_node_count"]
+        self.Arg, funcs = _nodal_funcs(type(domain.geometry), tuple(sorted(el.items())))
+        self.point_count, self.point_coords, self.point_weight, self.point_index = funcs
+
+    @property
+    def name(self):
+        return f"NodalQuadrature_{self.domain.name}_{self.space.name}"
+
+    def total_point_count(self):
+        return self.domain.element_count() * self._nodes
+
+    def max_points_per_element(self):
+        return self._nodes
+
+    def arg_value(self, device=None):
+        device = wp.get_device(device)
+        a = self.Arg()
+        a.cell = self.domain.geometry.cell_arg_value(device)
+        part = self.space_partition
+        a.to_local = part.space_to_partition(device) if part is not None else wp.empty(0, dtype=int, device=device)
         return a
