@@ -321,3 +321,62 @@ def test_nodal_quadrature_integrates_with_node_weights_and_indexes_by_node():
     fem.interpolate(x_of, dest=local, at=fem.NodalQuadrature(fem.Cells(part), q1, space_partition=sp))
     np.testing.assert_allclose(local.numpy(), q1.node_positions().numpy()[sp.space_node_indices().numpy(), 0],
                                atol=1e-6)
+
+
+# --- nodal assembly's point index; deformed surfaces ---------------------------------------------
+
+@fem.integrand
+def qp_index_form(s: fem.Sample, v: fem.Field):
+    return float(s.qp_index) * v(s)
+
+
+@fem.integrand
+def lumped(s: fem.Sample, v: fem.Field):
+    return v(s)
+
+
+@pytest.mark.parametrize("kind", ["grid", "tri"])
+def test_nodal_assembly_samples_carry_their_node_index(kind):
+    """Regression: s.qp_index was -1 in nodal assembly; warp-lang gives the node's index (its
+    examples use it to pick one node)."""
+    space = fem.make_polynomial_space(_mesh(kind), degree=1)
+    v = fem.make_test(space)
+    weighted = fem.integrate(qp_index_form, fields={"v": v}, assembly="nodal").numpy()
+    mass_ = fem.integrate(lumped, fields={"v": v}, assembly="nodal").numpy()
+    np.testing.assert_allclose(weighted / mass_, np.arange(space.node_count()), rtol=1e-5)
+
+
+@fem.integrand
+def unit(s: fem.Sample):
+    return 1.0
+
+
+@fem.integrand
+def normal_z(s: fem.Sample, domain: fem.Domain):
+    return fem.normal(domain, s)[2] * fem.normal(domain, s)[2]
+
+
+@fem.integrand
+def lifted(s: fem.Sample, domain: fem.Domain):
+    x = domain(s)
+    return wp.vec3(x[0], x[1], 0.3 * wp.cos(3.0 * x[0]) * wp.sin(2.0 * x[1]))
+
+
+def test_a_deformed_surface_measures_as_the_surface_built_from_its_points():
+    """A flat Quadmesh3D moved by a Q1 field onto a bent sheet: areas, boundary lengths and
+    normals equal those of the Quadmesh3D made directly on the moved vertices (the same
+    bilinear patches)."""
+    res = 3
+    x = np.linspace(0.0, 1.0, res + 1)
+    X, Y = np.meshgrid(x, x, indexing="ij")
+    flat_pos = np.stack([X.ravel(), Y.ravel(), np.zeros(X.size)], 1).astype(np.float32)
+    quads = wp.array(fem.utils.grid_to_quads(res, res), dtype=int)
+    flat = fem.Quadmesh3D(quads, wp.array(flat_pos, dtype=wp.vec3))
+    field = fem.make_polynomial_space(flat, degree=1, dtype=wp.vec3).make_field()
+    fem.interpolate(lifted, dest=field)
+    moved = fem.Quadmesh3D(quads, wp.array(field.dof_values.numpy(), dtype=wp.vec3))
+    geo = field.make_deformed_geometry(relative=False)
+    for integrand, domain_of in ((unit, fem.Cells), (normal_z, fem.Cells), (unit, fem.BoundarySides)):
+        ours = float(fem.integrate(integrand, domain=domain_of(geo)))
+        assert ours == pytest.approx(float(fem.integrate(integrand, domain=domain_of(moved))), rel=2e-5)
+    assert fem.integrate(unit, domain=fem.Cells(geo)) > 1.02       # bent: more than the flat square

@@ -157,11 +157,12 @@ def scalar_kernel(call, domain, qfuncs, S, ACC, types):
     return wp.kernel(integrate_scalar, module="unique")
 
 
-def linear_kernel(call, domain, qfuncs, S, ACC, test_node, test_at, adder, comps, out_dtype, types):
+def linear_kernel(call, domain, qfuncs, S, ACC, test_node, test_at, adder, comps, out_dtype, types, nodal=False):
     DA, IA, QA, TA, FS, VS = types
     element_index, measure = domain.element_index, domain.element_measure
     qp_count, qp_coords, qp_weight, qp_index = qfuncs
     SUMS, add = adder
+    NODAL = int(nodal)      # nodal assembly: a point's index is its node's (as warp-lang's)
 
     def integrate_linear(dom_arg: DA, idx_arg: IA, qp_arg: QA, test_arg: TA, fields: FS, values: VS,
                          out: wp.array(dtype=out_dtype), components: int):
@@ -171,7 +172,7 @@ def linear_kernel(call, domain, qfuncs, S, ACC, test_node, test_at, adder, comps
         for q in range(qp_count(qp_arg, e, elt)):
             w = qp_weight(qp_arg, e, elt, q)
             x = qp_coords(qp_arg, e, elt, q)
-            qi = qp_index(qp_arg, e, elt, q)
+            qi = wp.where(NODAL == 1, test_node(test_arg, elt, q), qp_index(qp_arg, e, elt, q))
             s0 = S(elt, x, qi, w, wp.vec2i(m, 0), wp.vec2i(-1, -1))
             v = test_at(test_arg, s0, m)
             wm = ACC(w * measure(dom_arg, s0))
@@ -207,7 +208,7 @@ def bilinear_kernel(call, domain, qfuncs, S, ACC, node_funcs, at_funcs, setters,
             p = wp.where(NODAL == 1, m, q)
             w = qp_weight(qp_arg, e, elt, p)
             x = qp_coords(qp_arg, e, elt, p)
-            qi = wp.where(NODAL == 1, -1, qp_index(qp_arg, e, elt, p))
+            qi = wp.where(NODAL == 1, test_node(test_arg, elt, m), qp_index(qp_arg, e, elt, p))
             s0 = S(elt, x, qi, w, wp.vec2i(m, 0), wp.vec2i(n, 0))
             v = test_at(test_arg, s0, m)
             u = trial_at(trial_arg, s0, n)

@@ -71,8 +71,13 @@ def _deformed_class(base_cls, space_key, cell_el, side_el, dtype, relative):
                                                    "cell": CellArg})
     cell_pos, cell_G = _field_funcs(space_key, cell_el, dtype, base_cls, relative, ElementKind.CELL)
     side_pos, side_G = _field_funcs(space_key, side_el, dtype, base_cls, relative, ElementKind.SIDE)
-    funcs = _cell_funcs(base_cls, CellArg, cell_pos, cell_G)
-    funcs.update(_side_funcs(base_cls, SideArg, side_pos, side_G))
+    if base_cls.cell_dimension < base_cls.dimension:      # a surface in 3-D
+        funcs = _surface_cell_funcs(base_cls, CellArg, cell_pos, cell_G)
+        funcs.update(_side_funcs(base_cls, SideArg, side_pos, side_G))
+        funcs.update(_surface_side_funcs(base_cls, SideArg, side_G))
+    else:
+        funcs = _cell_funcs(base_cls, CellArg, cell_pos, cell_G)
+        funcs.update(_side_funcs(base_cls, SideArg, side_pos, side_G))
     attrs = dict(funcs, CellArg=CellArg, SideArg=SideArg, dimension=base_cls.dimension,
                  cell_dimension=base_cls.cell_dimension, reference_cell_shape=base_cls.reference_cell_shape,
                  reference_side_shape=base_cls.reference_side_shape, base_class=base_cls)
@@ -151,6 +156,53 @@ def _side_funcs(base_cls, SideArg, position, G):
                 side_normal=side_normal, side_measure=side_measure, side_inner_cell_index=side_inner_cell_index,
                 side_outer_cell_index=side_outer_cell_index, side_inner_cell_coords=side_inner_cell_coords,
                 side_outer_cell_coords=side_outer_cell_coords)
+
+
+def _surface_cell_funcs(base_cls, CellArg, position, G):
+    """A deformed surface's cells: ``F = G F_base`` is 3 x 2 (``G``, the field's gradient along
+    the surface, has rank 2: no determinant), so measures scale by the ratio of the areas its
+    columns span, the normal is their cross product and the inverse is the pseudo-inverse."""
+    from .surface3d import _columns_cross, _pseudo_inverse
+    base_F, base_measure = base_cls.cell_deformation_gradient, base_cls.cell_measure
+
+    @wp.func
+    def cell_position(arg: CellArg, s: Any):
+        return position(arg, s)
+
+    @wp.func
+    def cell_deformation_gradient(arg: CellArg, s: Any):
+        return G(arg, s) * base_F(arg.elt, s)
+
+    @wp.func
+    def cell_inverse_deformation_gradient(arg: CellArg, s: Any):
+        return _pseudo_inverse(G(arg, s) * base_F(arg.elt, s))
+
+    @wp.func
+    def cell_measure(arg: CellArg, s: Any):
+        Fb = base_F(arg.elt, s)
+        ratio = wp.length(_columns_cross(G(arg, s) * Fb)) / wp.length(_columns_cross(Fb))
+        return base_measure(arg.elt, s) * ratio
+
+    @wp.func
+    def cell_normal(arg: CellArg, s: Any):
+        return wp.normalize(_columns_cross(G(arg, s) * base_F(arg.elt, s)))
+
+    return dict(cell_position=cell_position, cell_deformation_gradient=cell_deformation_gradient,
+                cell_inverse_deformation_gradient=cell_inverse_deformation_gradient, cell_measure=cell_measure,
+                cell_normal=cell_normal, cell_lookup=None)
+
+
+def _surface_side_funcs(base_cls, SideArg, G):
+    """A deformed surface's sides (edges): lengths scale as ``G`` stretches their tangent; no
+    side normals (as the base surface)."""
+    base_F, base_measure = base_cls.side_deformation_gradient, base_cls.side_measure
+
+    @wp.func
+    def side_measure(arg: SideArg, s: Any):
+        t = base_F(arg.elt, s)
+        return base_measure(arg.elt, s) * wp.length(G(arg, s) * t) / wp.length(t)
+
+    return dict(side_normal=None, side_measure=side_measure)
 
 
 class DeformedGeometry(Geometry):
