@@ -107,6 +107,8 @@ class GeometryDomain:
         if self.element_kind == ElementKind.CELL:
             ops["inverse_deformation_gradient"] = g.cell_inverse_deformation_gradient
             ops["lookup"] = g.cell_lookup
+            ops["element_coordinates"] = getattr(g, "cell_coordinates", None)
+            ops["element_closest_point"] = getattr(g, "cell_closest_point", None)
             ops["cells"] = _same_arg
         else:     # fem.cells(domain): the cells of the geometry, for lookups from sides
             Cells(g).register_ops()
