@@ -255,3 +255,36 @@ def test_simplex_lookup_at_a_vertex_is_exact(kind):
         want = want if kind == "tri" else want[1:]
         np.testing.assert_array_equal(c[i], want)
     np.testing.assert_array_equal(out["d2"], 0.0)
+
+
+@fem.integrand
+def rigid_map(s: fem.Sample, domain: fem.Domain, rot: wp.mat22, shift: wp.vec2):
+    return rot * domain(s) + shift
+
+
+def test_lookup_on_a_deformed_geometry():
+    """A triangle mesh moved rigidly (rotated, scaled, shifted) by a quadratic position field:
+    lookups find what brute force finds on the undeformed mesh for the points moved back."""
+    geo, cells, pos = make_mesh("tri", res=3)
+    angle, scale, shift = 0.7, 2.0, np.array([1.0, -0.5])
+    rot = scale * np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+    field = fem.make_polynomial_space(geo, degree=2, dtype=wp.vec2).make_field()
+    fem.interpolate(rigid_map, dest=field, values={"rot": wp.mat22(*rot.ravel()), "shift": wp.vec2(*shift)})
+    deformed = fem.geometry.DeformedGeometry(field, relative=False)
+    assert not deformed.supports_cell_lookup(None)
+    deformed.build_bvh()
+    assert deformed.supports_cell_lookup(None)
+
+    rng = np.random.default_rng(7)
+    base_pts, home = sample_points("tri", cells, pos, rng)
+    pts = (base_pts.astype(np.float64) @ rot.T + shift).astype(np.float32)
+    out = run_queries(deformed, pts, home, np.ones(len(cells), dtype=np.int32))
+    back = (pts.astype(np.float64) - shift) @ np.linalg.inv(rot).T
+    best = np.array([min(closest_in_cell("tri", pos[c], p)[0] for c in cells) for p in back])
+    got = out["cells"][:, 0]
+    # distances in the deformed mesh are those of the undeformed one times the scale
+    d2 = np.array([np.sum((position("tri", pos[cells[c]], x.astype(np.float64)) - p) ** 2)
+                   for c, x, p in zip(got, out["coords"][:, 0], back)])
+    np.testing.assert_allclose(scale * np.sqrt(d2), scale * np.sqrt(best), atol=5e-4)
+    inside = home >= 0
+    np.testing.assert_array_equal(got[inside], home[inside])

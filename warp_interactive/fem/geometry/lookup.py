@@ -231,6 +231,41 @@ def cell_lookup_func(geo_cls):
     return cell_lookup
 
 
+@functools.lru_cache(maxsize=None)
+def sampled_bounds_kernel(geo_cls, n=4):
+    """A kernel writing each cell's bounding box from its positions at a lattice of (n + 1)
+    points per parameter (projected onto the reference cell), widened by a tenth of its
+    extent: boxes for curved cells (deformed geometries), whose vertices do not bound them."""
+    _P, _to_params, to_coords, project, center = reference_maps(geo_cls.reference_cell_shape)
+    position = geo_cls.cell_position
+    nk = n + 1 if _P == wp.vec3 else 1
+
+    if nk == 1:
+        @wp.func
+        def lattice(i: int, j: int, k: int):
+            return project(wp.vec2(float(i), float(j)) / float(n))
+    else:
+        @wp.func
+        def lattice(i: int, j: int, k: int):
+            return project(wp.vec3(float(i), float(j), float(k)) / float(n))
+
+    @wp.kernel
+    def cell_bounds(arg: geo_cls.CellArg, lowers: wp.array(dtype=wp.vec3), uppers: wp.array(dtype=wp.vec3)):
+        cell = wp.tid()
+        lo = wp.vec3(1.0e30)
+        hi = wp.vec3(-1.0e30)
+        for i in range(n + 1):
+            for j in range(n + 1):
+                for k in range(nk):
+                    x = _bvh_point(position(arg, make_free_sample(cell, to_coords(lattice(i, j, k)))))
+                    lo = wp.min(lo, x)
+                    hi = wp.max(hi, x)
+        pad = 0.1 * (hi - lo) + wp.vec3(1.0e-6)
+        lowers[cell] = lo - pad
+        uppers[cell] = hi + pad
+    return cell_bounds
+
+
 class CellLookupMixin:
     """``build_bvh``/``update_bvh`` and the point-query functions of a mesh whose CellArg has
     a ``bvh`` (uint64) field and whose class names ``cell_vertex_indices`` (the attribute
@@ -246,10 +281,13 @@ class CellLookupMixin:
         corners = pos[cells]                              # (n, vertices, 3)
         return corners.min(axis=1), corners.max(axis=1)
 
+    def _bvh_device(self):
+        return self.positions.device
+
     def build_bvh(self, device=None):
         """Build the BVH of the cells' bounding boxes that ``fem.lookup`` searches."""
         lo, hi = self._cell_bounds()
-        device = device if device is not None else self.positions.device
+        device = device if device is not None else self._bvh_device()
         self._bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3, device=device), wp.array(hi, dtype=wp.vec3, device=device))
         return self._bvh
 
@@ -272,11 +310,3 @@ class CellLookupMixin:
     @property
     def cell_lookup(self):
         return cell_lookup_func(type(self))
-
-    @property
-    def cell_coordinates(self):
-        return element_coordinates_func(type(self))
-
-    @property
-    def cell_closest_point(self):
-        return element_closest_point_func(type(self))
