@@ -104,7 +104,7 @@ def sample_points(kind, cells, pos, rng):
 
 # --- the integrands: every query per point, once per launch -------------------------------------
 
-@fem.integrand
+@fem.integrand(kernel_options={"enable_backward": False})
 def queries2(s: fem.Sample, domain: fem.Domain, pts: wp.array(dtype=wp.vec2), home: wp.array(dtype=int),
              cell_filter: wp.array(dtype=int), cells: wp.array2d(dtype=int), coords: wp.array2d(dtype=wp.vec3),
              d2: wp.array(dtype=float)):
@@ -127,7 +127,7 @@ def queries2(s: fem.Sample, domain: fem.Domain, pts: wp.array(dtype=wp.vec2), ho
             coords[i, 4] = fem.element_coordinates(domain, wp.max(home[i], 0), p)
 
 
-@fem.integrand
+@fem.integrand(kernel_options={"enable_backward": False})
 def queries3(s: fem.Sample, domain: fem.Domain, pts: wp.array(dtype=wp.vec3), home: wp.array(dtype=int),
              cell_filter: wp.array(dtype=int), cells: wp.array2d(dtype=int), coords: wp.array2d(dtype=wp.vec3),
              d2: wp.array(dtype=float)):

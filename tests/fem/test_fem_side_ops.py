@@ -15,7 +15,7 @@ import warp_interactive.fem as fem
 from tests.fem.test_fem_lookup import make_mesh
 
 
-@fem.integrand
+@fem.integrand(kernel_options={"enable_backward": False})
 def side_checks(s: fem.Sample, domain: fem.Domain, ref_measure: float, err: wp.array(dtype=float),
                 total: wp.array(dtype=float)):
     cells = fem.cells(domain)
@@ -35,7 +35,7 @@ def side_checks(s: fem.Sample, domain: fem.Domain, ref_measure: float, err: wp.a
     wp.atomic_add(total, 0, area * s.qp_weight)
 
 
-@fem.integrand
+@fem.integrand(kernel_options={"enable_backward": False})
 def normal_checks(s: fem.Sample, domain: fem.Domain, err: wp.array(dtype=float)):
     F = fem.deformation_gradient(domain, s)
     n = fem.Geometry._element_normal(F)
@@ -100,7 +100,7 @@ def test_side_coordinates_of_points_off_the_side_are_their_projections():
     (the Gauss-Newton step is a least-squares solve), checked against NumPy."""
     geo, cells, pos = make_mesh("tet", res=2)
 
-    @fem.integrand
+    @fem.integrand(kernel_options={"enable_backward": False})
     def off_side(s: fem.Sample, domain: fem.Domain, offset: wp.vec3, out: wp.array(dtype=wp.vec3),
                  xs: wp.array(dtype=wp.vec3)):
         if s.element_index == 0 and s.qp_index == 0:
