@@ -240,9 +240,9 @@ class Hexmesh(CellLookupMixin, Geometry):
         self.edge_vertex_indices = wp.array(edges, dtype=wp.vec2i, device=device)
         self.hex_edge_indices = wp.array(hex_edges, dtype=int, device=device)
         self._boundary = np.nonzero(owners[:, 0] == owners[:, 1])[0].astype(np.int32)
-
         if build_bvh:
             self.build_bvh(positions.device)
+
     @property
     def name(self):
         return f"Hexmesh_{self.cell_count()}"

@@ -201,9 +201,9 @@ class Quadmesh2D(CellLookupMixin, Geometry):
         self.edge_quad_indices = wp.array(owners, dtype=wp.vec2i, device=device)
         self.quad_edge_indices = wp.array(quad_edges, dtype=int, device=device)
         self._boundary = np.nonzero(owners[:, 0] == owners[:, 1])[0].astype(np.int32)
-
         if build_bvh:
             self.build_bvh(positions.device)
+
     @property
     def name(self):
         return f"Quadmesh2D_{self.cell_count()}"

@@ -189,9 +189,9 @@ class Tetmesh(CellLookupMixin, Geometry):
         self.edge_vertex_indices = wp.array(edges, dtype=wp.vec2i, device=device)
         self.tet_edge_indices = wp.array(tet_edges, dtype=int, device=device)
         self._boundary = np.nonzero(owners[:, 0] == owners[:, 1])[0].astype(np.int32)
-
         if build_bvh:
             self.build_bvh(positions.device)
+
     @property
     def name(self):
         return f"Tetmesh_{self.cell_count()}"

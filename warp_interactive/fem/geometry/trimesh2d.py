@@ -180,9 +180,9 @@ class Trimesh2D(CellLookupMixin, Geometry):
         self.edge_tri_indices = wp.array(owners, dtype=wp.vec2i, device=device)
         self.tri_edge_indices = wp.array(tri_edges, dtype=int, device=device)
         self._boundary = np.nonzero(owners[:, 0] == owners[:, 1])[0].astype(np.int32)
-
         if build_bvh:
             self.build_bvh(positions.device)
+
     @property
     def name(self):
         return f"Trimesh2D_{self.cell_count()}"
