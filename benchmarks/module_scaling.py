@@ -1,4 +1,4 @@
-"""Builds that scale with the size of the edit, not of the module (issue 21): a module of N
+"""Builds that scale with the size of the edit, not of the module: a module of N
 kernels (N = 1, 10, 100), warp_interactive side by side with warp-lang. Not a test.
 
     python benchmarks/run.py --setup-peers           # once: warp-lang in benchmarks/.peer-venv
@@ -12,7 +12,7 @@ precompiled header / warp's runtime there, untimed):
   cold + long = in another fresh process, the cold import and one launch of 4M lanes at once
           (LONG), the worst case of the quick tier below: it runs while the optimised build is
           not in yet; for ours also with the quick tier off, which it must not exceed by much.
-Every launch's output is checked against NumPy. Medians; the targets of issue 21 are printed
+Every launch's output is checked against NumPy. Medians; the targets are printed
 below the table (edit of one kernel of 100 <= 1.5x the edit of a one-kernel module; cold
 100-kernel build <= 7% of warp-lang's).
 

@@ -7,7 +7,7 @@
 The name list (scripts/warp_builtin_names.txt) is derived from an installed warp-lang 1.19 (run in
 that interpreter, as a subprocess: this package never imports warp-lang): every builtin of its
 registry that is not hidden, and every kernel function its ``warp`` namespace exports, less the
-tile primitives and textures (their own issue), the deprecated ``dense_*`` and the names its code
+tile primitives and textures (docs/tiles.md, docs/textures.md), the deprecated ``dense_*`` and the names its code
 generator uses internally. ``--peer`` defaults to scripts/.compat-venv/bin/python when present.
 """
 

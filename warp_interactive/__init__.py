@@ -68,6 +68,8 @@ _LAZY = {
     ".interop.jax": ("device_from_jax", "device_to_jax", "dtype_from_jax", "dtype_to_jax", "from_jax",
                      "to_jax"),
     ".interop.jax_ffi": ("jax_kernel",),
+    ".interop.opengl": ("RegisteredGLBuffer",),
+    ".texture.opengl": ("GLTextureResource", "TextureResourceFlags"),
     ".interop.jax_callable": ("jax_callable", "JaxCallableGraphMode", "JaxModulePreloadMode",
                               "clear_jax_callable_graph_cache"),
     ".interop.paddle": ("device_from_paddle", "device_to_paddle", "dtype_from_paddle",

@@ -1,5 +1,5 @@
 """Every exception class of the package, in the bottom layer so that any layer can raise them
-(the compiler and runtime no longer import ``lang`` for them)."""
+(the compiler and runtime raise them without importing ``lang``)."""
 
 
 class CodegenError(RuntimeError):

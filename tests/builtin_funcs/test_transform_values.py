@@ -28,7 +28,7 @@ def _constructor_kernel(s):
         out[5] = tf()                                       # zero in kernels (the reference's rule)
         out[6] = tf(p)
         out[7] = wp.transformation(q=q, p=p)
-        # the type's own constructor by keyword (these used to build a zero transform silently)
+        # the type's own constructor by keyword (a zero transform here would be a silent error)
         out[8] = tf(p=p)
         out[9] = tf(q=q, p=p)
         out[10] = tf(p, q=q)

@@ -171,3 +171,16 @@ def test_nan_and_far_points_bin_where_queries_look_for_them():
     # NaN coordinates bin into cell 0; far ones clamp to +-1e9 cells before wrapping
     # (1e9 % 3 == 1, -1e9 % 3 == 2, +-1e9 % 4 == 0), as the queries bin them
     assert seqs == [[0, 2], [1], [3]]
+
+
+@pytest.mark.parametrize("dtype", [wp.float32, wp.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("base", [2.0 ** 24 - 24, -(2.0 ** 24) + 8, 2.0 ** 24 + 16, -3.0e6],
+                         ids=["below-2^24", "above--2^24", "past-2^24", "negative"])
+def test_cells_near_the_float32_exact_limit_wrap_as_the_rule_says(dtype, base):
+    """Cells are wrapped by the native sort while float32 holds them exactly (|cell| < 2**24)
+    and by NumPy past that: both put large and negative cells where the queries look."""
+    ft = np.float64 if dtype is wp.float64 else np.float32
+    rng = np.random.default_rng(5)
+    steps = rng.integers(0, 40, (60, 3)).astype(np.float64)
+    points = (base + 2.0 * steps).astype(ft)
+    check(points, points[::7], (7, 5, 3), 1.0, ft(2.5), dtype)

@@ -4,9 +4,9 @@ themselves, run in Python scope.
 
 - A definition joins the function its name is bound to in the defining scope: two
   ``@wp.func def f`` in one factory call are overloads of one function, also when one calls the
-  other (their closures differ; the second once replaced the first).
+  other (their closures differ; the second must not replace the first).
 - Each call of a factory, and another factory's ``f`` of the same module, is its own function.
-  They once all became one function running the last definition's body: a silently wrong result.
+  Joined into one, they would all run the last definition's body: a silently wrong result.
 - Several generic definitions (``f(x: Any)``, ``f(x: Any, y: Any)``) coexist as overloads.
 - A closure cell still empty when the kernel is declared is read when the kernel is translated.
 """

@@ -37,6 +37,67 @@ def test_triplets_long_rows_sum_duplicates_in_input_order(dtype, row_length):
     np.testing.assert_array_equal(A.values.numpy()[:nnz], want)
 
 
+def _sequential_sums(nrow, ncol, rows, cols, vals):
+    """Per (row, column) inside the matrix: its values summed in input order, sorted by key."""
+    sums = {}
+    for r, c, v in zip(rows, cols, vals):
+        if 0 <= r < nrow and 0 <= c < ncol:
+            sums[(r, c)] = sums[(r, c)] + v if (r, c) in sums else v
+    keys = sorted(sums)
+    return keys, np.array([sums[k] for k in keys])
+
+
+@pytest.mark.parametrize("requires_grad", [False, True], ids=["values_carried", "taped_gather"])
+@pytest.mark.parametrize("nrow,row_length", [(700, 3), (600, 20), (3, 400)])
+def test_triplets_both_assembly_ways_sum_in_input_order(requires_grad, nrow, row_length):
+    """Without a gradient the values travel with the sorted entries; with one, a taped gather
+    sums them: the same topology and bits either way, over many rows (several CPU chunks of
+    rows and of entries), rows of 17-32 entries and heapsorted rows, duplicates and triplets
+    outside the matrix (dropped)."""
+    rng = np.random.default_rng(nrow + row_length)
+    ncol = 50
+    rows, cols, vals = random_triplets(rng, nrow, ncol, nrow * row_length, (1, 1), wp.float64, out_of_range=40)
+    vals = vals.reshape(-1)
+    values = wp.array(vals, dtype=wp.float64, requires_grad=requires_grad)
+    A = sp.bsr_from_triplets(nrow, ncol, wp.array(rows, dtype=int), wp.array(cols, dtype=int), values,
+                             prune_numerical_zeros=False)
+    keys, want = _sequential_sums(nrow, ncol, rows, cols, vals)
+    nnz = A.nnz_sync()
+    assert nnz == len(keys)
+    np.testing.assert_array_equal(A.offsets.numpy(), np.searchsorted([k[0] for k in keys], np.arange(nrow + 1)))
+    np.testing.assert_array_equal(A.columns.numpy()[:nnz], [k[1] for k in keys])
+    np.testing.assert_array_equal(A.values.numpy()[:nnz], want)
+
+
+def test_triplets_work_arrays_reused_across_sizes_and_tapes():
+    """Assemblies reuse work arrays between calls: a large assembly, then a smaller one, then the
+    large one again give SciPy's matrices; a taped assembly keeps its gradient right when other
+    assemblies run between its forward and backward passes."""
+    rng = np.random.default_rng(7)
+    cases = [(300, 40, 5000), (20, 10, 60), (300, 40, 5000)]
+    for nrow, ncol, count in cases:
+        rows, cols, vals = random_triplets(rng, nrow, ncol, count, (2, 2), wp.float32)
+        A = from_triplets(nrow, ncol, rows, cols, vals, wp.float32, (2, 2))
+        assert_matches(A, scipy_from_triplets(nrow, ncol, rows, cols, vals, (2, 2)), wp.float32)
+    rows, cols, vals = random_triplets(rng, 30, 30, 400, (1, 1), wp.float64)
+    values = wp.array(vals.reshape(-1), dtype=wp.float64, requires_grad=True)
+    weights = rng.standard_normal(400)
+    tape = wp.Tape()
+    with tape:
+        A = sp.bsr_from_triplets(30, 30, wp.array(rows, dtype=int), wp.array(cols, dtype=int), values)
+    for nrow, ncol, count in cases:     # other assemblies overwrite the work arrays meanwhile
+        other = random_triplets(rng, nrow, ncol, count, (1, 1), wp.float64)
+        from_triplets(nrow, ncol, *other, wp.float64, (1, 1))
+    nnz = A.nnz_sync()
+    keys, _ = _sequential_sums(30, 30, rows, cols, vals.reshape(-1))
+    block_of = {k: b for b, k in enumerate(keys)}
+    block_grad = rng.standard_normal(A.values.shape[0])     # storage past nnz: no block's
+    A.values.grad = wp.array(block_grad, dtype=wp.float64)
+    tape.backward()
+    want = np.array([block_grad[block_of[(r, c)]] for r, c in zip(rows, cols)])
+    np.testing.assert_array_equal(values.grad.numpy(), want)
+
+
 def test_triplets_pruned_zero_blocks_and_count():
     """Zero blocks are dropped (a block with one nonzero coefficient stays), and only the first
     ``count`` triplets are read."""

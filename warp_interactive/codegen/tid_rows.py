@@ -1,14 +1,14 @@
 """Multi-dimensional thread indices without a division per thread, on targets whose entries loop
 over the launch (the CPU).
 
-A kernel that unpacks ``i, j[, k[, l]] = wp.tid()`` used to divide its flat index by the launch's
-shape in every thread (``wp::tid_nd``): a 512x512 copy took 50x the time of the same copy
-launched 1-D, and the division kept the loop scalar. Here its body takes the coordinates as
+A kernel that unpacks ``i, j[, k[, l]] = wp.tid()`` could divide its flat index by the launch's
+shape in every thread (``wp::tid_nd``), but then a 512x512 copy takes 50x the time of the same
+copy launched 1-D, and the division keeps the loop scalar. So its body takes the coordinates as
 parameters (``K_forward_body_nd(args, dim, idx, t0, t1, ...)``, ``wp.tid()`` components read
 ``_t<k>``), and the entry's loops walk rows of the innermost dimension: one division per
 dimension per chunk (``wp::tid_first``), then the innermost coordinate is the loop's counter,
-so a 2-D body vectorises as a 1-D one does. The body under its old name and signature remains,
-a wrapper computing the coordinates as before, for every other caller (lanes bodies' tails,
+so a 2-D body vectorises as a 1-D one does. The body under its plain name and signature
+remains, a wrapper computing the coordinates with ``wp::tid_nd``, for every other caller (lanes bodies' tails,
 cooperative blocks, loops this module does not rewrite)."""
 
 import re
@@ -21,7 +21,7 @@ _LOOP = re.compile(r"^(?P<ivdep>#pragma GCC ivdep\n)?(?P<ind> *)for \(int64_t i 
 
 def tid_count(fir, target, block_width=1):
     """How many coordinates the body of ``fir`` takes as parameters: its ``wp.tid()`` arity when
-    that is 2 to 4 on a target with row loops, else 0 (the body divides, as before)."""
+    that is 2 to 4 on a target with row loops, else 0 (the body divides its flat index, ``wp::tid_nd``)."""
     if not target.tid_rows or block_width > 1 or not fir.is_kernel:
         return 0
     return fir.tid_arity if 2 <= fir.tid_arity <= 4 else 0

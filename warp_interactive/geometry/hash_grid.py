@@ -9,7 +9,7 @@ from ..types.array import array
 from ..types.composite import vector
 from .descriptors import HashGridDesc, Placement, address, check_device, native
 
-# the native sort takes cell coordinates as floats: exact (with the + 0.5) below this many cells
+# the native sort takes cell coordinates as floats: dimensions below this keep its keys exact
 NATIVE_AXIS_LIMIT = 2 ** 23
 # the grid's scalar type -> the point type build() takes
 _POINT_TYPES = {sc.float16: vector(3, sc.float16), sc.float32: vector(3, sc.float32),
@@ -85,14 +85,13 @@ class HashGrid:
             self._build(points, radius, groups)
 
     def _build(self, points, radius, groups):
-        cells = _cell_coords(self._point_rows(points), radius, self.dtype,
-                             (self.dim_x, self.dim_y, self.dim_z))
-        n = len(cells)
+        binned = _binned(self._point_rows(points), radius)
+        n = len(binned)
         if n >= 2 ** 31:
             raise ValueError("HashGrid.build: at most 2**31 - 1 points")
         self.reserve(n)
         self.points = points
-        self._sort_by_cell(cells)
+        self._sort_by_cell(binned)
         self._set_groups(groups, n)
         self._desc.num_points = n
         self._desc.cell_width = radius
@@ -101,19 +100,22 @@ class HashGrid:
             self._place.put(name, host)
         self.id = self._place.publish(self._desc)
 
-    def _sort_by_cell(self, cells):
+    def _sort_by_cell(self, binned):
         """Point ids sorted by cell key (z * dim_y + y) * dim_x + x, increasing ids within a cell,
-        and each cell's [start, end) range: the order queries visit points in (hashgrid.h)."""
-        n, dims = len(cells), (self.dim_x, self.dim_y, self.dim_z)
-        if max(dims) < NATIVE_AXIS_LIMIT:
-            # the native parallel radix sort bins float coordinates by floor(c / width) and keys
-            # them (c0 * d1 + c1) * d2 + c2: given the integer cells as (z, y, x) + 0.5 (exact in
-            # float32 below 2**23), width 1 and the dimensions reversed, its key is the one above
-            zyx = np.ascontiguousarray(cells[:, ::-1], dtype=np.float32) + np.float32(0.5)
+        and each cell's [start, end) range: the order queries visit points in (hashgrid.h).
+        ``binned``: each point's unwrapped integer cell (x, y, z) as floats (``_binned``)."""
+        n, dims = len(binned), (self.dim_x, self.dim_y, self.dim_z)
+        if max(dims) < NATIVE_AXIS_LIMIT and _exact_in_float32(binned):
+            # the native parallel radix sort bins float coordinates by floor(c / width), wraps
+            # them into [0, dim) and keys them (c0 * d1 + c1) * d2 + c2: given the integer cells
+            # as (z, y, x) floats (exact in float32 below 2**24), width 1 and the dimensions
+            # reversed, its cells and key are the ones above (the wrap done natively, not here)
+            zyx = np.ascontiguousarray(binned[:, ::-1], dtype=np.float32)
             native().hash_grid_build(address(zyx), 12, n, 1.0, self.dim_z, self.dim_y, self.dim_x,
                                      address(self._ids), address(self._starts),
                                      address(self._ends), address(self._keys))
             return
+        cells = binned.astype(np.int64) % np.array(dims, np.int64)
         keys = (cells[:, 2] * self.dim_y + cells[:, 1]) * self.dim_x + cells[:, 0]
         order = np.argsort(keys, kind="stable")
         self._ids[:n] = order
@@ -154,17 +156,25 @@ class HashGrid:
         self._desc.point_groups = self._place.put("groups", g)
 
 
-def _cell_coords(rows, radius, dtype, dims):
-    """Each point's wrapped cell (x, y, z), binned exactly as the kernels' queries bin
-    (hashgrid.h hash_grid_unwrapped): floor(x * (1 / width)) in float64 for float64 grids and in
-    float32 otherwise; clamped to +-1e9 cells (keeps far points finite), NaN in cell 0, then
-    wrapped into [0, dim)."""
+def _binned(rows, radius):
+    """Each point's unwrapped cell (x, y, z) as integer-valued floats, binned exactly as the
+    kernels' queries bin (hashgrid.h hash_grid_unwrapped): floor(x * (1 / width)) in float64 for
+    float64 grids and in float32 otherwise; clamped to +-1e9 cells (keeps far points finite),
+    NaN in cell 0. The wrap into [0, dim) comes with the sort (``_sort_by_cell``)."""
     ft = rows.dtype.type
-    inv = ft(1.0) / ft(radius)
+    q = np.multiply(rows, ft(1.0) / ft(radius))
     with np.errstate(invalid="ignore", over="ignore"):
-        q = np.clip(np.floor(rows * inv), ft(-1.0e9), ft(1.0e9))
-    q[np.isnan(q)] = 0
-    return q.astype(np.int64) % np.array(dims, np.int64)
+        np.floor(q, out=q)
+        np.clip(q, ft(-1.0e9), ft(1.0e9), out=q)
+    nan = np.isnan(q)
+    if nan.any():
+        q[nan] = 0
+    return q
+
+
+def _exact_in_float32(binned):
+    """Whether every cell coordinate is an integer float32 holds exactly (|c| < 2**24)."""
+    return binned.size == 0 or (float(binned.min()) > -2.0 ** 24 and float(binned.max()) < 2.0 ** 24)
 
 
 def _grid_dtype(dtype):

@@ -72,7 +72,7 @@ class _Evaluator:
         try:
             _, self.ret = registry.resolve(key, list(types))
         except TypeMismatch as e:
-            # warp-lang's wording and its RuntimeError (a TypeError too, as before)
+            # warp-lang's wording and its RuntimeError (also a TypeError, which callers catch)
             got = ", ".join(type_name(t) for t in types)
             raise OperandTypeError(f"wp.{key}(): Couldn't find a function '{key}' compatible with the "
                                    f"arguments '{got}'{getattr(e, 'detail', ': ' + str(e))}") from None

@@ -90,7 +90,7 @@ def _kernel_tooltip(kernel):
 
 
 class DotText(str):
-    """``tape.visualize()``'s DOT text: a ``str`` (written, compared, printed as before) that a
+    """``tape.visualize()``'s DOT text: a ``str`` (written, compared, printed as any string) that a
     notebook displays as the tape's picture, arrays named after the notebook's variables (or
     ``array_labels``), rather than as the escaped text."""
 

@@ -184,3 +184,179 @@ def mv_transpose_blocks(alpha: Any, nrow: int, offsets: wp.array(dtype=int), row
     row = bsr_row_index(offsets, nrow, k, row_counts)
     if row >= 0:
         wp.atomic_add(y, columns[k], alpha * (x[row] * values[k]))
+
+
+# --- sorts of each row's entries (segments.py and the assembly below) ---------------------------
+
+@wp.func
+def _pair_before(keys: wp.array(dtype=int), ids: wp.array(dtype=int), a: int, b: int):
+    """Whether the pair at a sorts before the pair at b: by key, then by id."""
+    return keys[a] < keys[b] or (keys[a] == keys[b] and ids[a] < ids[b])
+
+
+@wp.func
+def _swap_pairs(keys: wp.array(dtype=int), ids: wp.array(dtype=int), a: int, b: int):
+    k = keys[a]
+    keys[a] = keys[b]
+    keys[b] = k
+    i = ids[a]
+    ids[a] = ids[b]
+    ids[b] = i
+
+
+@wp.func
+def _sift_pairs(keys: wp.array(dtype=int), ids: wp.array(dtype=int), lo: int, root: int, n: int):
+    i = root
+    while 2 * i + 1 < n:
+        child = 2 * i + 1
+        if child + 1 < n and _pair_before(keys, ids, lo + child, lo + child + 1):
+            child += 1
+        if _pair_before(keys, ids, lo + i, lo + child):
+            _swap_pairs(keys, ids, lo + i, lo + child)
+            i = child
+        else:
+            i = n
+
+
+@wp.func
+def sort_pairs(keys: wp.array(dtype=int), ids: wp.array(dtype=int), lo: int, hi: int):
+    """Sort the pairs (keys[j], ids[j]), j in lo:hi, in place: contiguous, no indirection."""
+    n = hi - lo
+    if n <= 32:     # insertion: fast for the few entries of a typical row; heapsort past it
+        for i in range(lo + 1, hi):
+            k = keys[i]
+            v = ids[i]
+            j = i - 1
+            while j >= lo and (k < keys[j] or (k == keys[j] and v < ids[j])):
+                keys[j + 1] = keys[j]
+                ids[j + 1] = ids[j]
+                j -= 1
+            keys[j + 1] = k
+            ids[j + 1] = v
+    else:
+        for root in range(n // 2 - 1, -1, -1):
+            _sift_pairs(keys, ids, lo, root, n)
+        for end in range(n - 1, 0, -1):
+            _swap_pairs(keys, ids, lo, lo + end)
+            _sift_pairs(keys, ids, lo, 0, end)
+
+
+# --- compact assembly without a gradient (no tape): the values travel with the entries --------
+# The bucket pass copies each entry's value next to its (column, id) pair; each row's triples are
+# sorted and its blocks summed from contiguous memory, instead of gathering the values through
+# the entry ids afterwards. Sums run in entry order, the first entry as is: the gather's results.
+
+@wp.func
+def _swap_entries(keys: wp.array(dtype=int), ids: wp.array(dtype=int), vals: wp.array(dtype=Any), a: int, b: int):
+    k = keys[a]
+    keys[a] = keys[b]
+    keys[b] = k
+    i = ids[a]
+    ids[a] = ids[b]
+    ids[b] = i
+    v = vals[a]
+    vals[a] = vals[b]
+    vals[b] = v
+
+
+@wp.func
+def _entry_before(keys: wp.array(dtype=int), ids: wp.array(dtype=int), a: int, b: int):
+    return keys[a] < keys[b] or (keys[a] == keys[b] and ids[a] < ids[b])
+
+
+@wp.func
+def _sift_entries(keys: wp.array(dtype=int), ids: wp.array(dtype=int), vals: wp.array(dtype=Any), lo: int,
+                  root: int, n: int):
+    i = root
+    while 2 * i + 1 < n:
+        child = 2 * i + 1
+        if child + 1 < n and _entry_before(keys, ids, lo + child, lo + child + 1):
+            child += 1
+        if _entry_before(keys, ids, lo + i, lo + child):
+            _swap_entries(keys, ids, vals, lo + i, lo + child)
+            i = child
+        else:
+            i = n
+
+
+@wp.func
+def _sort_entries(keys: wp.array(dtype=int), ids: wp.array(dtype=int), vals: wp.array(dtype=Any), lo: int, hi: int):
+    """Sort the triples (keys[j], ids[j], vals[j]), j in lo:hi, by (key, id)."""
+    n = hi - lo
+    if n <= 32:     # insertion: fast for the few entries of a typical row; heapsort past it
+        for i in range(lo + 1, hi):
+            k = keys[i]
+            e = ids[i]
+            v = vals[i]
+            j = i - 1
+            while j >= lo and (k < keys[j] or (k == keys[j] and e < ids[j])):
+                keys[j + 1] = keys[j]
+                ids[j + 1] = ids[j]
+                vals[j + 1] = vals[j]
+                j -= 1
+            keys[j + 1] = k
+            ids[j + 1] = e
+            vals[j + 1] = v
+    else:
+        for root in range(n // 2 - 1, -1, -1):
+            _sift_entries(keys, ids, vals, lo, root, n)
+        for end in range(n - 1, 0, -1):
+            _swap_entries(keys, ids, vals, lo, lo + end)
+            _sift_entries(keys, ids, vals, lo, 0, end)
+
+
+@wp.kernel(enable_backward=False)
+def bucket_entry_values(rows: wp.array(dtype=int), cols: wp.array(dtype=int), nrow: int, ncol: int,
+                        starts: wp.array(dtype=int), cursor: wp.array(dtype=int), keys: wp.array(dtype=int),
+                        ids: wp.array(dtype=int), src: wp.array(dtype=Any), vals: wp.array(dtype=Any), n: int,
+                        chunk: int):
+    """Each entry inside the matrix: (column, id, value) into its row's range (any order).
+    Thread t: the entries [t * chunk, (t + 1) * chunk)."""
+    t = wp.tid()
+    for e in range(t * chunk, wp.min(t * chunk + chunk, n)):
+        r = rows[e]
+        c = cols[e]
+        if r >= 0 and r < nrow and c >= 0 and c < ncol:
+            p = starts[r] + wp.atomic_add(cursor, r, 1)
+            keys[p] = c
+            ids[p] = e
+            vals[p] = src[e]
+
+
+@wp.kernel(enable_backward=False)
+def sort_entry_values(starts: wp.array(dtype=int), keys: wp.array(dtype=int), ids: wp.array(dtype=int),
+                      vals: wp.array(dtype=Any), row_nnz: wp.array(dtype=int), nrow: int, chunk: int):
+    """Sort each row's triples; row_nnz[row] := its number of distinct columns."""
+    t = wp.tid()
+    for r in range(t * chunk, wp.min(t * chunk + chunk, nrow)):
+        lo = starts[r]
+        hi = starts[r + 1]
+        _sort_entries(keys, ids, vals, lo, hi)
+        n = int(0)
+        prev = int(-1)
+        for j in range(lo, hi):
+            c = keys[j]
+            if c != prev:
+                n += 1
+            prev = c
+        row_nnz[r] = n
+
+
+@wp.kernel(enable_backward=False)
+def write_entry_values(starts: wp.array(dtype=int), keys: wp.array(dtype=int), vals: wp.array(dtype=Any),
+                       offsets: wp.array(dtype=int), columns: wp.array(dtype=int), values: wp.array(dtype=Any),
+                       nrow: int, chunk: int):
+    """Each row's blocks from its sorted triples: columns, and values summed in entry order."""
+    t = wp.tid()
+    for r in range(t * chunk, wp.min(t * chunk + chunk, nrow)):
+        u = offsets[r] - 1
+        prev = int(-1)
+        for j in range(starts[r], starts[r + 1]):
+            c = keys[j]
+            if c != prev:
+                u += 1
+                columns[u] = c
+                values[u] = vals[j]
+            else:
+                values[u] = values[u] + vals[j]
+            prev = c

@@ -1,18 +1,22 @@
 """Topology on the device: entries (row, column) grouped into the blocks of a compact matrix,
-by kernels (a counting sort by row, then a sort of each row by column), so a CUDA matrix needs
-no round trip and a CPU one runs compiled loops instead of NumPy passes.
+by kernels (a counting sort by row that moves each entry's (column, id) pair, and the values
+too when no gradient is wanted, then a sort of each row's contiguous pairs by (column, id)), so
+a CUDA matrix needs no round trip and a CPU one runs compiled loops instead of NumPy passes.
 
-The result: ``offsets`` (nrow + 1) and ``columns`` of the compact matrix, and per block b the
-range ``first[b]:last[b]`` of ``order``, the entry ids sorted by (row, column, id).
-Sums over ``order`` therefore run in entry order whatever the threads did: results are
-deterministic. The only host reads are two counts (sizes of the arrays to allocate)."""
+The result: ``offsets`` (nrow + 1) and ``columns`` of the compact matrix, and per block the
+range of ``order``, the entry ids sorted by (row, column, id), that it sums (or the sums).
+Sums therefore run in entry order whatever the threads did: results are deterministic. The
+only host reads are two counts (sizes of the arrays to allocate). On the CPU each thread of
+the entry kernels takes a chunk of rows or entries."""
 
 import functools
+import threading
 from typing import Any
 
 import warp_interactive as wp
 
 from .funcs import row_end
+from .kernels import bucket_entry_values, sort_entry_values, sort_pairs, write_entry_values
 from .matrix import ensure_fits
 
 # Topology (integers) and the values of products no tape differentiates (products.py takes
@@ -22,105 +26,108 @@ from .matrix import ensure_fits
 wp.set_module_options({"enable_backward": False})
 launch = functools.partial(wp.launch, record_tape=False)
 
-@wp.func
-def _before(cols: wp.array(dtype=int), a: int, b: int):
-    """Whether entry a sorts before entry b: by column, then by id."""
-    ca = cols[a]
-    cb = cols[b]
-    return ca < cb or (ca == cb and a < b)
-
 
 @wp.func
-def _sift_down(ids: wp.array(dtype=int), cols: wp.array(dtype=int), lo: int, root: int, n: int):
-    i = root
-    while 2 * i + 1 < n:
-        child = 2 * i + 1
-        if child + 1 < n and _before(cols, ids[lo + child], ids[lo + child + 1]):
-            child += 1
-        if _before(cols, ids[lo + i], ids[lo + child]):
-            t = ids[lo + i]
-            ids[lo + i] = ids[lo + child]
-            ids[lo + child] = t
-            i = child
-        else:
-            i = n
-
-
-@wp.func
-def _sort_range(ids: wp.array(dtype=int), cols: wp.array(dtype=int), lo: int, hi: int):
-    """Sort ids[lo:hi] by (cols[id], id)."""
-    n = hi - lo
-    if n <= 32:     # insertion: fast for the few entries of a typical row; heapsort past it
-        for i in range(lo + 1, hi):
-            v = ids[i]
-            j = i - 1
-            while j >= lo and _before(cols, v, ids[j]):
-                ids[j + 1] = ids[j]
-                j -= 1
-            ids[j + 1] = v
-    else:
-        for root in range(n // 2 - 1, -1, -1):
-            _sift_down(ids, cols, lo, root, n)
-        for end in range(n - 1, 0, -1):
-            t = ids[lo]
-            ids[lo] = ids[lo + end]
-            ids[lo + end] = t
-            _sift_down(ids, cols, lo, 0, end)
+def _inside(r: int, c: int, nrow: int, ncol: int):
+    return r >= 0 and r < nrow and c >= 0 and c < ncol
 
 
 @wp.kernel
 def count_entries(rows: wp.array(dtype=int), cols: wp.array(dtype=int), nrow: int, ncol: int,
-                  counts: wp.array(dtype=int)):
-    """counts[row] += 1 for each entry inside the matrix; rows[t] := -1 for the others."""
+                  counts: wp.array(dtype=int), n: int, chunk: int):
+    """counts[row] += 1 for each entry inside the matrix (thread t: the entries
+    [t * chunk, (t + 1) * chunk))."""
     t = wp.tid()
-    r = rows[t]
-    c = cols[t]
-    if r >= 0 and r < nrow and c >= 0 and c < ncol:
-        wp.atomic_add(counts, r, 1)
+    for e in range(t * chunk, wp.min(t * chunk + chunk, n)):
+        r = rows[e]
+        if _inside(r, cols[e], nrow, ncol):
+            wp.atomic_add(counts, r, 1)
+
+
+@wp.kernel
+def count_nonzero_entries(rows: wp.array(dtype=int), cols: wp.array(dtype=int), nrow: int, ncol: int,
+                          values: wp.array(dtype=Any), kept: wp.array(dtype=int), counts: wp.array(dtype=int),
+                          n: int, chunk: int):
+    """count_entries for the entries whose value is not zero (every coefficient; NaN is not
+    zero); kept[e] := rows[e], or -1 for the entries not counted."""
+    t = wp.tid()
+    for e in range(t * chunk, wp.min(t * chunk + chunk, n)):
+        r = rows[e]
+        if _is_zero(values[e]) or not _inside(r, cols[e], nrow, ncol):
+            r = -1
+        else:
+            wp.atomic_add(counts, r, 1)
+        kept[e] = r
 
 
 @wp.kernel
 def bucket_entries(rows: wp.array(dtype=int), cols: wp.array(dtype=int), nrow: int, ncol: int,
-                   starts: wp.array(dtype=int), cursor: wp.array(dtype=int), ids: wp.array(dtype=int)):
-    """Each kept entry's id into its row's range (in any order: rows are sorted next)."""
+                   starts: wp.array(dtype=int), cursor: wp.array(dtype=int), keys: wp.array(dtype=int),
+                   ids: wp.array(dtype=int), n: int, chunk: int):
+    """Each kept entry's (column, id) into its row's range (in any order: rows are sorted next),
+    so the sort reads contiguous pairs."""
     t = wp.tid()
-    r = rows[t]
-    c = cols[t]
-    if r >= 0 and r < nrow and c >= 0 and c < ncol:
-        ids[starts[r] + wp.atomic_add(cursor, r, 1)] = t
+    for e in range(t * chunk, wp.min(t * chunk + chunk, n)):
+        r = rows[e]
+        c = cols[e]
+        if _inside(r, c, nrow, ncol):
+            p = starts[r] + wp.atomic_add(cursor, r, 1)
+            keys[p] = c
+            ids[p] = e
 
 
 @wp.kernel
-def sort_and_count(starts: wp.array(dtype=int), ids: wp.array(dtype=int), cols: wp.array(dtype=int),
-                   row_nnz: wp.array(dtype=int)):
-    """Sort each row's entries by (column, id); row_nnz[row] := its number of distinct columns
-    (entries with a negative column, which sort first, are not blocks)."""
-    r = wp.tid()
-    lo = starts[r]
-    hi = starts[r + 1]
-    _sort_range(ids, cols, lo, hi)
-    n = int(0)
-    prev = int(-1)
-    for j in range(lo, hi):
-        c = cols[ids[j]]
-        if c != prev:
-            n += 1
-        prev = c
-    row_nnz[r] = n
+def sort_entry_rows(starts: wp.array(dtype=int), keys: wp.array(dtype=int), ids: wp.array(dtype=int),
+                    row_nnz: wp.array(dtype=int), nrow: int, chunk: int):
+    """Sort each row's (column, id) pairs; row_nnz[row] := its number of distinct columns
+    (pairs with a negative column, which sort first, are not blocks). Thread t: the rows
+    [t * chunk, (t + 1) * chunk)."""
+    t = wp.tid()
+    for r in range(t * chunk, wp.min(t * chunk + chunk, nrow)):
+        lo = starts[r]
+        hi = starts[r + 1]
+        sort_pairs(keys, ids, lo, hi)
+        n = int(0)
+        prev = int(-1)
+        for j in range(lo, hi):
+            c = keys[j]
+            if c != prev:
+                n += 1
+            prev = c
+        if hi > lo and keys[lo] < 0:
+            n -= 1
+        row_nnz[r] = n
 
 
 @wp.kernel
-def write_blocks(starts: wp.array(dtype=int), ids: wp.array(dtype=int), cols: wp.array(dtype=int),
-                 offsets: wp.array(dtype=int), columns: wp.array(dtype=int), first: wp.array(dtype=int),
-                 last: wp.array(dtype=int)):
-    """The blocks of each row: their columns and their entries' range first:last in ``ids``."""
+def write_entry_blocks(starts: wp.array(dtype=int), keys: wp.array(dtype=int), offsets: wp.array(dtype=int),
+                       columns: wp.array(dtype=int), ends: wp.array(dtype=int), nrow: int, chunk: int):
+    """The blocks of the rows [t * chunk, (t + 1) * chunk): their columns, and the end of each
+    block's entries in the sorted pairs (rows' ranges tile the pairs, so a block's entries
+    start where the previous block's end)."""
+    t = wp.tid()
+    for r in range(t * chunk, wp.min(t * chunk + chunk, nrow)):
+        u = offsets[r] - 1
+        prev = int(-1)
+        for j in range(starts[r], starts[r + 1]):
+            c = keys[j]
+            if c != prev:
+                u += 1
+                columns[u] = c
+            ends[u] = j + 1
+            prev = c
+
+
+@wp.kernel
+def write_blocks(starts: wp.array(dtype=int), keys: wp.array(dtype=int), offsets: wp.array(dtype=int),
+                 columns: wp.array(dtype=int), first: wp.array(dtype=int), last: wp.array(dtype=int)):
+    """The blocks of each row (sorted pairs): their columns and their pairs' range first:last
+    (pairs with a negative column are in no block)."""
     r = wp.tid()
-    lo = starts[r]
-    hi = starts[r + 1]
     u = offsets[r] - 1
     prev = int(-1)
-    for j in range(lo, hi):
-        c = cols[ids[j]]
+    for j in range(starts[r], starts[r + 1]):
+        c = keys[j]
         if c != prev:
             u += 1
             columns[u] = c
@@ -128,16 +135,6 @@ def write_blocks(starts: wp.array(dtype=int), ids: wp.array(dtype=int), cols: wp
         if c >= 0:
             last[u] = j + 1
         prev = c
-
-
-@wp.kernel
-def drop_zero_blocks(rows: wp.array(dtype=int), values: wp.array(dtype=Any), out: wp.array(dtype=int)):
-    """out[t] := rows[t], or -1 where values[t] is zero (every coefficient; NaN is not zero)."""
-    t = wp.tid()
-    r = rows[t]
-    if _is_zero(values[t]):
-        r = -1
-    out[t] = r
 
 
 @wp.func
@@ -205,6 +202,29 @@ def list_products(x_offsets: wp.array(dtype=int), x_counts: wp.array(dtype=int),
                 p += 1
 
 
+# Rows (or entries) per thread of the entry kernels on the CPU: each index's set-up (argument
+# loads, the interrupt flag) is paid once per chunk. One per thread on a GPU.
+CPU_CHUNK = 256
+
+
+def _chunk(device):
+    return CPU_CHUNK if device.is_cpu else 1
+
+
+_SCRATCH = {}
+
+
+def _scratch(slot, n, dtype, device):
+    """A work array of n elements, kept for the next call on this device and thread (only for
+    arrays nothing reads after the call): fresh memory costs the OS's zeroing of each page on
+    first touch, a third of a large assembly's time on the CPU."""
+    key = (slot, str(device), threading.get_ident(), wp.types.type_repr(dtype))
+    a = _SCRATCH.get(key)
+    if a is None or a.shape[0] < n:
+        a = _SCRATCH[key] = wp.empty(max(n, 1), dtype=dtype, device=device)
+    return a[:n]
+
+
 def _scan(counts, device):
     """Exclusive scan of ``counts`` (n + 1 entries, the last 0): starts, with starts[n] = total."""
     out = wp.empty(counts.shape[0], dtype=int, device=device)
@@ -216,33 +236,80 @@ def _last(a):
     return int(a[a.shape[0] - 1:].numpy()[0])
 
 
-def _blocks(starts, ids, cols, nrow, device):
-    """From rows' (unsorted) entry ranges: (offsets, columns, first, last, ids sorted, nnz)."""
+def _blocks(starts, ids, keys, nrow, device):
+    """From rows' (unsorted) (key, id) ranges: (offsets, columns, first, last, ids sorted, nnz)."""
     row_nnz = wp.zeros(nrow + 1, dtype=int, device=device)
     if nrow:
-        launch(sort_and_count, dim=nrow, device=device, inputs=[starts, ids, cols, row_nnz])
+        chunk = _chunk(device)
+        launch(sort_entry_rows, dim=-(-nrow // chunk), device=device, inputs=[starts, keys, ids, row_nnz, nrow, chunk])
     offsets = _scan(row_nnz, device)
     nnz = _last(offsets)
     columns, first, last = (wp.empty(nnz, dtype=int, device=device) for _ in range(3))
     if nrow:
-        launch(write_blocks, dim=nrow, device=device, inputs=[starts, ids, cols, offsets, columns, first, last])
+        launch(write_blocks, dim=nrow, device=device, inputs=[starts, keys, offsets, columns, first, last])
     return offsets, columns, first, last, ids, nnz
 
 
-def entry_segments(rows, cols, nrow, ncol, device):
-    """Group the entries (rows[t], cols[t]) (int32 device arrays; entries outside the matrix are
-    dropped) into compact blocks: (offsets, columns, first, last, order, nnz): block b sums
-    the entries order[first[b]:last[b]]."""
-    n = rows.shape[0]
-    counts = wp.zeros(nrow + 1, dtype=int, device=device)
-    if n:
-        launch(count_entries, dim=n, device=device, inputs=[rows, cols, nrow, ncol, counts])
-    starts = _scan(counts, device)
-    ids = wp.empty(max(_last(starts), 0), dtype=int, device=device)
-    if n:
+def _bucket(rows, cols, nrow, ncol, device, zeros_of):
+    """Count the kept entries of each row: (rows, starts, counts), rows with -1 for the entries
+    dropped as zero (``zeros_of``: their values, when pruning)."""
+    n, chunk = rows.shape[0], _chunk(device)
+    counts = _scratch("counts", nrow + 1, int, device)
+    counts.zero_()
+    if n and zeros_of is not None:
+        kept = _scratch("kept", n, int, device)
+        launch(count_nonzero_entries, dim=-(-n // chunk), device=device,
+               inputs=[rows, cols, nrow, ncol, zeros_of, kept, counts, n, chunk])
+        rows = kept
+    elif n:
+        launch(count_entries, dim=-(-n // chunk), device=device, inputs=[rows, cols, nrow, ncol, counts, n, chunk])
+    return rows, _scan(counts, device), counts
+
+
+def entry_segments(rows, cols, nrow, ncol, device, zeros_of=None, carry=None):
+    """Group the entries (rows[t], cols[t]) (int32 device arrays; entries outside the matrix,
+    and those whose ``zeros_of[t]`` is zero when given, are dropped) into the compact blocks
+    of a matrix: (offsets, nnz, write). ``write(columns, out)`` fills the nnz block columns
+    and, with ``carry`` (the entries' values), ``out[b]``: the sum of block b's values in entry
+    order. Without ``carry`` it returns (ends, order): block b sums the entries
+    order[ends[b - 1]:ends[b]] (from 0 for b = 0), for a differentiable gather."""
+    n, chunk = rows.shape[0], _chunk(device)
+    rows, starts, counts = _bucket(rows, cols, nrow, ncol, device, zeros_of)
+    total = max(_last(starts), 0)
+    keys = _scratch("keys", total, int, device)
+    # a gather the tape records reads ``ids`` again on backward(): its own array then
+    ids = wp.empty(total, dtype=int, device=device) if carry is None else _scratch("ids", total, int, device)
+    vals = None if carry is None else _scratch("vals", total, carry.dtype, device)
+    rdim = -(-nrow // chunk)
+    if total:
         counts.zero_()
-        launch(bucket_entries, dim=n, device=device, inputs=[rows, cols, nrow, ncol, starts, counts, ids])
-    return _blocks(starts, ids, cols, nrow, device)
+        if carry is None:
+            launch(bucket_entries, dim=-(-n // chunk), device=device,
+                   inputs=[rows, cols, nrow, ncol, starts, counts, keys, ids, n, chunk])
+        else:
+            launch(bucket_entry_values, dim=-(-n // chunk), device=device,
+                   inputs=[rows, cols, nrow, ncol, starts, counts, keys, ids, carry, vals, n, chunk])
+    row_nnz = counts
+    row_nnz.zero_()
+    if total and carry is None:
+        launch(sort_entry_rows, dim=rdim, device=device, inputs=[starts, keys, ids, row_nnz, nrow, chunk])
+    elif total:
+        launch(sort_entry_values, dim=rdim, device=device, inputs=[starts, keys, ids, vals, row_nnz, nrow, chunk])
+    offsets = _scan(row_nnz, device)
+    nnz = _last(offsets)
+
+    def write(columns, out=None):
+        if carry is not None:
+            if nnz:
+                launch(write_entry_values, dim=rdim, device=device,
+                       inputs=[starts, keys, vals, offsets, columns, out, nrow, chunk])
+            return None
+        ends = wp.empty(nnz, dtype=int, device=device)
+        if nnz:
+            launch(write_entry_blocks, dim=rdim, device=device, inputs=[starts, keys, offsets, columns, ends, nrow, chunk])
+        return ends, ids
+
+    return offsets, nnz, write
 
 
 def product_segments(x, y, x_counts, y_counts):
@@ -483,7 +550,8 @@ def marker_topology(x, y, x_counts, y_counts):
     device = x.device
     threads = max(1, min(MARKER_THREADS, -(-x.nrow // 1024)))
     chunk = -(-x.nrow // threads)
-    marker = wp.full(threads * max(y.ncol, 1), -1, dtype=int, device=device)
+    marker = _scratch("marker", threads * max(y.ncol, 1), int, device)     # filled again before each use
+    marker.fill_(-1)
     row_nnz = wp.zeros(x.nrow + 1, dtype=int, device=device)
     if x.nrow:
         launch(marker_count, dim=threads, device=device,

@@ -8,8 +8,7 @@ import warp_interactive as wp
 
 from .kernels import gather_sum, gather_sum_ends, scatter_add
 from .matrix import as_block_array, bsr_zeros, scalar_type
-from .segments import drop_zero_blocks, entry_segments, launch as launch_untaped
-from .segments import set_topology as set_device_topology
+from .segments import entry_segments, set_topology as set_device_topology
 from .topology import group, host, place, to_device
 
 _TOPOLOGIES = ("compact", "masked", "padded")
@@ -180,15 +179,16 @@ def bsr_set_from_triplets(dest, rows, columns, values=None, count=None, prune_nu
 def _set_compact(dest, rows, columns, values, n, prune, nnz_bound):
     """The compact topology and summed values of the first ``n`` triplets, on the device."""
     device = dest.device
-    rows, columns = rows[:n], columns[:n]
-    if prune and values is not None and n:
-        kept = wp.empty(n, dtype=int, device=device)
-        launch_untaped(drop_zero_blocks, dim=n, device=device, inputs=[rows, values, kept])
-        rows = kept
-    offsets, cols, first, last, order, nnz = entry_segments(rows, columns, dest.nrow, dest.ncol, device)
-    set_device_topology(dest, offsets, cols, nnz, nnz_bound=nnz_bound)
-    if values is not None and nnz:
-        wp.launch(gather_sum, dim=nnz, device=device, inputs=[first, last, order, values, dest.values])
+    zeros_of = values[:n] if prune and values is not None else None
+    # without a gradient to carry back to the triplets, the values travel with the sorted
+    # entries (contiguous sums); else a gather the tape can differentiate
+    carry = values[:n] if values is not None and not values.requires_grad else None
+    offsets, nnz, write = entry_segments(rows[:n], columns[:n], dest.nrow, dest.ncol, device, zeros_of, carry)
+    set_device_topology(dest, offsets, None, nnz, nnz_bound=nnz_bound)
+    blocks = write(dest.columns, dest.values)
+    if blocks is not None and values is not None and nnz:
+        ends, order = blocks
+        wp.launch(gather_sum_ends, dim=nnz, device=device, inputs=[ends, order, values, dest.values])
 
 
 def bsr_from_triplets(rows_of_blocks, cols_of_blocks, rows, columns, values, prune_numerical_zeros=True):

@@ -2,8 +2,8 @@
 // are sorted by a parallel LSD radix sort (8-bit digits, per-thread histograms, stable scatter)
 // and each cell's [start, end) range in the sorted order is recorded.
 // geometry/hash_grid.py bins the points itself (in the grid's precision, as hashgrid.h's queries
-// do) and hands this builder integer cell coordinates + 0.5 with a cell width of 1, so cell_coord
-// here only recovers them.
+// do) and hands this builder the unwrapped integer cell coordinates as floats with a cell width of
+// 1, so cell_coord here only wraps them.
 
 #include <cmath>
 #include <cstring>

@@ -152,8 +152,8 @@ def _earlier_definition(frame, key, fn):
     warp-lang's rule: a definition joins the function its name is bound to in the defining
     scope. So two ``@wp.func def f`` in one factory call are overloads of one function (also
     when one calls the other: their closures differ), while each call of a factory, or
-    another factory's ``f`` of the same module, makes its own function (they once all became
-    one function, the last definition's body, a silently wrong result)."""
+    another factory's ``f`` of the same module, makes its own function (joined into one, they
+    would all run the last definition's body: a silently wrong result)."""
     try:
         bound = frame.f_locals.get(fn.__name__)
     except Exception:            # locals that cannot be read: the same name in the module

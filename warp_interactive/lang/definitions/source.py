@@ -51,8 +51,8 @@ class ClosureView(Mapping):
     """A function's closure by name: each cell's value when the function is declared (a
     kernel defined in a loop keeps that iteration's values); a cell still empty then
     (``k = wp.kernel(f); X = ...`` in one factory) is read when it is looked up, so the kernel
-    sees the value it has by translation time, as in warp-lang (it once fell back to the global
-    of that name: a silently wrong value). An empty cell is no entry."""
+    sees the value it has by translation time, as in warp-lang (falling back to the global of
+    that name would be a silently wrong value). An empty cell is no entry."""
 
     def __init__(self, names, cells):
         self._values, self._late = {}, {}
