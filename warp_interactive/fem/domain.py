@@ -107,10 +107,13 @@ class GeometryDomain:
         if self.element_kind == ElementKind.CELL:
             ops["inverse_deformation_gradient"] = g.cell_inverse_deformation_gradient
             ops["lookup"] = g.cell_lookup
+            ops["element_coordinates"] = g.cell_coordinates
+            ops["element_closest_point"] = g.cell_closest_point
             ops["cells"] = _same_arg
         else:     # fem.cells(domain): the cells of the geometry, for lookups from sides
             Cells(g).register_ops()
             ops["cells"] = _side_cells
+            ops.update(g.side_cell_ops or {})
         op.register(self.ElementArg, {k: v for k, v in ops.items() if v is not None}, f"the domain {self.name}")
 
 

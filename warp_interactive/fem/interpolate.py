@@ -49,7 +49,13 @@ def _field_value(s: Sample, field: Field):
     return field(s)
 
 
-def _point_kernel(call, domain, qfuncs, S, types, dest_dtype, count):
+def _kernel_options(integrand):
+    """The ``wp.kernel`` options an integrand's ``kernel_options`` set (``enable_backward``)."""
+    opts = getattr(integrand, "kernel_options", {}) or {}
+    return {"enable_backward": bool(opts["enable_backward"])} if "enable_backward" in opts else {}
+
+
+def _point_kernel(call, domain, qfuncs, S, types, dest_dtype, count, options):
     """One thread per quadrature point (``count`` False) or per sample index (``count`` True:
     samples in no element, ``s.qp_index`` the thread's index); the value goes to ``dest[qp_index]``
     (or nowhere when ``dest_dtype`` is None)."""
@@ -72,7 +78,7 @@ def _point_kernel(call, domain, qfuncs, S, types, dest_dtype, count):
             dest[s.qp_index] = DT(call(s, dom_arg, fields, values))
         else:
             call(s, dom_arg, fields, values)
-    return wp.kernel(interpolate_points, module="unique")
+    return wp.kernel(interpolate_points, module="unique", **options)
 
 
 def _interpolate_points(integrand, args, domain, quadrature, dim, dest, device):
@@ -86,7 +92,8 @@ def _interpolate_points(integrand, args, domain, quadrature, dim, dest, device):
     dest_dtype = dest.dtype if dest is not None else None
     types = (domain.ElementArg, domain.ElementIndexArg, qcls.Arg, FS, VS)
     kernel = K.cached(("interp_points", integrand, dest_dtype, dim is not None) + qfuncs + types,
-                      lambda: _point_kernel(call, domain, qfuncs, S, types, dest_dtype, dim is not None))
+                      lambda: _point_kernel(call, domain, qfuncs, S, types, dest_dtype, dim is not None,
+                                            _kernel_options(integrand)))
     if dim is not None:
         launch_dim, qarg = (dim, 1), RegularQuadrature.Arg()
         rows = dim

@@ -12,6 +12,18 @@ from typing import Any
 from .. import _api as wp
 
 from ..types import make_free_sample
+from .lookup import element_closest_point_func, element_coordinates_func
+from .side_queries import element_measure, element_normal, side_cell_ops
+
+
+class _Prototype:
+    """What warp-lang's ``Element.prototype`` tells of a reference element used here: its measure."""
+
+    def __init__(self, measure):
+        self._measure = measure
+
+    def measure(self):
+        return self._measure
 
 
 class Element(IntEnum):
@@ -23,6 +35,10 @@ class Element(IntEnum):
     TRIANGLE = 4
     TETRAHEDRON = 5
 
+    @property
+    def prototype(self):
+        return _Prototype({1: 1.0, 2: 1.0, 3: 1.0, 4: 0.5, 5: 1.0 / 6.0}[int(self)])
+
 
 _ELEMENTS = {"segment": Element.LINE_SEGMENT, "square": Element.SQUARE, "cube": Element.CUBE,
              "triangle": Element.TRIANGLE, "tetrahedron": Element.TETRAHEDRON}
@@ -32,6 +48,32 @@ class Geometry:
     dimension = None
     cell_dimension = None
     reference_cell_shape = reference_side_shape = None
+
+    # the measure / unit normal spanned by a deformation gradient (integrands call them as
+    # ``fem.Geometry._element_measure(F)``, as in warp-lang)
+    _element_measure = element_measure
+    _element_normal = element_normal
+
+    def _queries(self, make):
+        try:
+            return make(type(self))
+        except (AttributeError, NotImplementedError, KeyError):
+            return None        # a geometry without the funcs these queries are made of
+
+    @property
+    def cell_coordinates(self):
+        """``fem.element_coordinates`` on cells (None where not supported)."""
+        return self._queries(element_coordinates_func)
+
+    @property
+    def cell_closest_point(self):
+        """``fem.element_closest_point`` on cells (None where not supported)."""
+        return self._queries(element_closest_point_func)
+
+    @property
+    def side_cell_ops(self):
+        """``fem.to_inner_cell``/``to_outer_cell``/``to_cell_side`` and side coordinates."""
+        return self._queries(side_cell_ops)
 
     def reference_cell(self):
         """The reference element of the cells (``fem.Element``)."""
