@@ -17,7 +17,7 @@ from .. import _api as wp
 from ..types import make_free_sample  # noqa: F401  (used by the generated lookups' callers)
 from .geometry import Geometry
 from .lookup import CellLookupMixin
-from .topology import check_indices, unique_facets
+from .topology import MeshTopology, read_cells, unique_facets
 
 
 @wp.struct
@@ -168,7 +168,7 @@ def orient_edges_2d(edges, owners, cells, positions):
     return edges
 
 
-class Quadmesh2D(CellLookupMixin, Geometry):
+class Quadmesh2D(MeshTopology, CellLookupMixin, Geometry):
     """Quadrilaterals ``quad_vertex_indices`` (n x 4, counter-clockwise) over ``positions`` (vec2)."""
 
     cell_vertex_indices = "quad_vertex_indices"
@@ -192,33 +192,16 @@ class Quadmesh2D(CellLookupMixin, Geometry):
         self.quad_vertex_indices = quad_vertex_indices
         self.positions = positions
         self.scalar_type = wp.float32
-        quads = quad_vertex_indices.numpy().astype(np.int64)
-        check_indices(quads, positions.shape[0], "Quadmesh2D")
+        quads = read_cells(quad_vertex_indices, positions, "Quadmesh2D")
         edges, owners, quad_edges = unique_facets(quads, [(k, (k + 1) % 4) for k in range(4)])
         edges = self.orient_edges(edges, owners, quads, positions.numpy().astype(np.float64))
         device = positions.device
         self.edge_vertex_indices = wp.array(edges, dtype=wp.vec2i, device=device)
         self.edge_quad_indices = wp.array(owners, dtype=wp.vec2i, device=device)
         self.quad_edge_indices = wp.array(quad_edges, dtype=int, device=device)
-        self._boundary = np.nonzero(owners[:, 0] == owners[:, 1])[0].astype(np.int32)
+        self.set_boundary(owners)
         if build_bvh:
             self.build_bvh(positions.device)
-
-    @property
-    def name(self):
-        return f"Quadmesh2D_{self.cell_count()}"
-
-    def cell_count(self):
-        return self.quad_vertex_indices.shape[0]
-
-    def vertex_count(self):
-        return self.positions.shape[0]
-
-    def side_count(self):
-        return self.edge_vertex_indices.shape[0]
-
-    def boundary_side_indices(self):
-        return self._boundary
 
     def cell_arg_value(self, device=None):
         a = Quadmesh2DCellArg()

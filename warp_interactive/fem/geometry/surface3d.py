@@ -117,10 +117,6 @@ class Trimesh3D(tm.Trimesh2D):
 
     orient_edges = staticmethod(orient_edges_3d)
 
-    @property
-    def name(self):
-        return f"Trimesh3D_{self.cell_count()}"
-
     def cell_arg_value(self, device=None):
         a = Trimesh3DCellArg()
         a.tri_vertex_indices, a.tri_edge_indices = self.tri_vertex_indices, self.tri_edge_indices
@@ -148,10 +144,6 @@ class Quadmesh3D(qm.Quadmesh2D):
     CellArg = Quadmesh3DCellArg
     SideArg = Quadmesh3DSideArg
     orient_edges = staticmethod(orient_edges_3d)
-
-    @property
-    def name(self):
-        return f"Quadmesh3D_{self.cell_count()}"
 
     def cell_arg_value(self, device=None):
         a = Quadmesh3DCellArg()

@@ -18,7 +18,7 @@ import numpy as np
 from .. import _api as wp
 from .geometry import Geometry
 from .lookup import CellLookupMixin
-from .topology import check_indices, unique_facets
+from .topology import MeshTopology, read_cells, unique_facets
 
 TET_EDGES = [(0, 1), (1, 2), (2, 0), (0, 3), (1, 3), (2, 3)]
 
@@ -160,10 +160,11 @@ def orient_faces(faces, owners, cells, positions):
     return faces
 
 
-class Tetmesh(CellLookupMixin, Geometry):
+class Tetmesh(MeshTopology, CellLookupMixin, Geometry):
     """Tetrahedra ``tet_vertex_indices`` (n x 4) over ``positions`` (vec3)."""
 
     cell_vertex_indices = "tet_vertex_indices"
+    side_vertex_indices = "face_vertex_indices"
     dimension = 3
     cell_dimension = 3
     reference_cell_shape = "tetrahedron"
@@ -176,8 +177,7 @@ class Tetmesh(CellLookupMixin, Geometry):
         self.tet_vertex_indices = tet_vertex_indices
         self.positions = positions
         self.scalar_type = wp.float32
-        tets = tet_vertex_indices.numpy().astype(np.int64)
-        check_indices(tets, positions.shape[0], "Tetmesh")
+        tets = read_cells(tet_vertex_indices, positions, "Tetmesh")
         faces, owners, tet_faces = unique_facets(tets, [(k, (k + 1) % 4, (k + 2) % 4) for k in range(4)])
         faces = orient_faces(faces, owners, tets, positions.numpy().astype(np.float64))
         edges, _edge_owners, tet_edges = unique_facets(tets, TET_EDGES)
@@ -188,28 +188,9 @@ class Tetmesh(CellLookupMixin, Geometry):
         self.tet_face_indices = wp.array(tet_faces[:, [1, 2, 3, 0]], dtype=int, device=device)
         self.edge_vertex_indices = wp.array(edges, dtype=wp.vec2i, device=device)
         self.tet_edge_indices = wp.array(tet_edges, dtype=int, device=device)
-        self._boundary = np.nonzero(owners[:, 0] == owners[:, 1])[0].astype(np.int32)
+        self.set_boundary(owners)
         if build_bvh:
             self.build_bvh(positions.device)
-
-    @property
-    def name(self):
-        return f"Tetmesh_{self.cell_count()}"
-
-    def cell_count(self):
-        return self.tet_vertex_indices.shape[0]
-
-    def vertex_count(self):
-        return self.positions.shape[0]
-
-    def side_count(self):
-        return self.face_vertex_indices.shape[0]
-
-    def edge_count(self):
-        return self.edge_vertex_indices.shape[0]
-
-    def boundary_side_indices(self):
-        return self._boundary
 
     def cell_arg_value(self, device=None):
         a = TetmeshCellArg()

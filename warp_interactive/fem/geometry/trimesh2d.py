@@ -16,7 +16,7 @@ from ..types import make_free_sample  # noqa: F401
 from .geometry import Geometry
 from .lookup import CellLookupMixin
 from .quadmesh2d import orient_edges_2d
-from .topology import check_indices, unique_facets
+from .topology import MeshTopology, read_cells, unique_facets
 
 
 @wp.struct
@@ -145,7 +145,7 @@ def trimesh2d_side_outer_cell_coords(arg: Any, side: int, side_coords: wp.vec3):
     return _side_to_cell_coords(arg, side, arg.edge_tri_indices[side][1], side_coords)
 
 
-class Trimesh2D(CellLookupMixin, Geometry):
+class Trimesh2D(MeshTopology, CellLookupMixin, Geometry):
     """Triangles ``tri_vertex_indices`` (n x 3) over ``positions`` (vec2)."""
 
     cell_vertex_indices = "tri_vertex_indices"
@@ -169,8 +169,7 @@ class Trimesh2D(CellLookupMixin, Geometry):
         self.tri_vertex_indices = tri_vertex_indices
         self.positions = positions
         self.scalar_type = wp.float32
-        tris = tri_vertex_indices.numpy().astype(np.int64)
-        check_indices(tris, positions.shape[0], "Trimesh2D")
+        tris = read_cells(tri_vertex_indices, positions, "Trimesh2D")
         # numbered walking each triangle's edges (0,1), (1,2), (2,0), as warp-lang does
         edges, owners, walk = unique_facets(tris, [(0, 1), (1, 2), (2, 0)])
         edges = self.orient_edges(edges, owners, tris, positions.numpy().astype(np.float64))
@@ -179,25 +178,9 @@ class Trimesh2D(CellLookupMixin, Geometry):
         self.edge_vertex_indices = wp.array(edges, dtype=wp.vec2i, device=device)
         self.edge_tri_indices = wp.array(owners, dtype=wp.vec2i, device=device)
         self.tri_edge_indices = wp.array(tri_edges, dtype=int, device=device)
-        self._boundary = np.nonzero(owners[:, 0] == owners[:, 1])[0].astype(np.int32)
+        self.set_boundary(owners)
         if build_bvh:
             self.build_bvh(positions.device)
-
-    @property
-    def name(self):
-        return f"Trimesh2D_{self.cell_count()}"
-
-    def cell_count(self):
-        return self.tri_vertex_indices.shape[0]
-
-    def vertex_count(self):
-        return self.positions.shape[0]
-
-    def side_count(self):
-        return self.edge_vertex_indices.shape[0]
-
-    def boundary_side_indices(self):
-        return self._boundary
 
     def cell_arg_value(self, device=None):
         a = Trimesh2DCellArg()
