@@ -360,6 +360,14 @@ def test_a_write_outside_the_tape_makes_backward_raise(write, words):
     assert "launch 1 (kernel k_g, argument s)" in msg or "launch 0 (kernel k_f, argument x)" in msg
     assert "test_tape_reuse.py" in msg       # the user's line of the write
     assert "outside the tape" in msg
+    assert "wp.config.tape_copy_on_write = False" in msg     # names the setting that allows it
+    saved = wp.config.tape_copy_on_write
+    wp.config.tape_copy_on_write = False
+    try:
+        tape, u = _recorded_then(write)
+        tape.backward(grads={u: wp.ones(N, dtype=F)})        # warp-lang's behaviour: no error
+    finally:
+        wp.config.tape_copy_on_write = saved
 
 
 def test_writes_of_other_arrays_and_writes_after_backward_are_fine():

@@ -105,3 +105,43 @@ def test_resolver_error_points_at_the_call():
                        match=r"apply\(\): nothing for float32") as e:
         wp.launch(bad, dim=1, inputs=[wp.zeros(1)])
     assert "out[0] = apply(1.0, 2.0)" in str(e.value)
+
+
+@wp.kernel(module="unique")
+def run_keywords(a: Twice, v: Values, out: wp.array(dtype=float)):
+    out[0] = apply(a, y=4.0)            # the keyword goes to the function the type chose
+    out[1] = a(y=5.0)
+
+
+@pytest.mark.parametrize("cls,expected", [(Twice, [2 * 3.0 + 4.0, 2 * 3.0 + 5.0])])
+def test_keyword_arguments_reach_the_resolved_function(cls, expected):
+    a = cls()
+    a.x = 3.0
+    out = wp.zeros(2, dtype=float)
+    wp.launch(run_keywords, dim=1, inputs=[a, Values(), out])
+    np.testing.assert_allclose(out.numpy(), expected)
+
+
+@wp.kernel(module="unique")
+def bad_keyword_name(a: Twice, v: Values, out: wp.array(dtype=float)):
+    out[0] = apply(a, z=4.0)
+
+
+@wp.kernel(module="unique")
+def keyword_to_a_spread(a: Twice, v: Values, out: wp.array(dtype=float)):
+    out[0] = spread(a, 1.0, v=v)
+
+
+@wp.kernel(module="unique")
+def keyword_to_a_value(a: Twice, v: Values, out: wp.array(dtype=wp.float64)):
+    out[0] = double_of(a=a)(1.0)
+
+
+@pytest.mark.parametrize("kernel,dtype,message", [
+    (bad_keyword_name, float, "z"),                                # no such parameter in the chosen function
+    (keyword_to_a_spread, float, "positional arguments only"),     # a spreading Call takes none
+    (keyword_to_a_value, wp.float64, "positional arguments only"),  # nor does a compile-time value
+])
+def test_keyword_arguments_that_cannot_be_taken(kernel, dtype, message):
+    with pytest.raises(wp.errors.CodegenError, match=message):
+        wp.launch(kernel, dim=1, inputs=[Twice(), Values(), wp.zeros(1, dtype=dtype)])

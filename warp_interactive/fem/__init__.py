@@ -9,7 +9,7 @@ each integral's kernel is a module of its own, so editing an integrand rebuilds 
 it. Imported on demand: ``import warp_interactive.fem as fem``."""
 
 from . import operator as _op
-from .domain import BoundarySides, Cells, GeometryDomain, Sides, Subdomain
+from .domain import BoundarySides, Cells, GeometryDomain, PartitionCells, Sides, Subdomain
 from .field import (DiscreteField, FieldRestriction, ImplicitField, TestField, TrialField, UniformField,
                     make_restriction)
 from .geometry import (Element, Geometry, Grid2D, Grid3D, Hexmesh, Quadmesh2D, Quadmesh3D, Tetmesh, Trimesh2D,
@@ -19,7 +19,10 @@ from .integrate import integrate
 from .interpolate import interpolate
 from .dirichlet import normalize_dirichlet_projector, project_linear_system, project_system_matrix, project_system_rhs
 from .polynomial import Polynomial
-from .quadrature import Quadrature, RegularQuadrature
+from .partition import (ExplicitGeometryPartition, GeometryPartition, LinearGeometryPartition, SpacePartition,
+                        WholeGeometryPartition, make_space_partition)
+from .pic_quadrature import PicQuadrature
+from .quadrature import ExplicitQuadrature, NodalQuadrature, Quadrature, RegularQuadrature
 from .space import (BasisSpace, ElementBasis, make_collocated_function_space, make_polynomial_basis_space,
                     make_polynomial_space)
 from .types import (NULL_DOF_INDEX, NULL_ELEMENT_INDEX, NULL_NODE_INDEX, NULL_QP_INDEX, OUTSIDE, Coords, Coords_f64,
@@ -30,18 +33,29 @@ from . import cache, linalg, utils  # noqa: F401
 FieldLike = (DiscreteField, TestField, TrialField, UniformField, ImplicitField)
 
 
+def _partitioned(field_cls, space, space_restriction, space_partition, domain, what):
+    """A test/trial field on ``domain`` (the cells of the space partition's geometry partition,
+    or of the space's geometry, when left out), numbering its nodes as the space partition does
+    (one is made for a domain over a geometry partition)."""
+    if space_restriction is not None:
+        raise NotImplementedError(f"fem.{what}: space restrictions are not supported yet")
+    if domain is None:
+        domain = Cells(space_partition.geo_partition if space_partition is not None else space.geometry)
+    if space_partition is None and getattr(domain, "geometry_partition", None) is not None:
+        space_partition = make_space_partition(space, domain.geometry_partition)
+    field = field_cls(space, domain)
+    field.space_partition = space_partition
+    return field
+
+
 def make_test(space, space_restriction=None, space_partition=None, domain=None, device=None):
     """The test functions of ``space`` on ``domain`` (its cells when left out)."""
-    if space_restriction is not None:
-        raise NotImplementedError("fem.make_test: space restrictions are not supported yet")
-    return TestField(space, domain if domain is not None else Cells(space.geometry))
+    return _partitioned(TestField, space, space_restriction, space_partition, domain, "make_test")
 
 
 def make_trial(space, space_restriction=None, space_partition=None, domain=None, device=None):
     """The trial functions of ``space`` on ``domain`` (its cells when left out)."""
-    if space_restriction is not None:
-        raise NotImplementedError("fem.make_trial: space restrictions are not supported yet")
-    return TrialField(space, domain if domain is not None else Cells(space.geometry))
+    return _partitioned(TrialField, space, space_restriction, space_partition, domain, "make_trial")
 
 
 def make_discrete_field(space, space_partition=None):

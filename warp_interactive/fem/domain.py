@@ -64,6 +64,11 @@ class GeometryDomain:
     def __str__(self):
         return self.name
 
+    def geometry_element_count(self):
+        """The number of the geometry's elements of this domain's kind (its cells or its sides)."""
+        g = self.geometry
+        return g.cell_count() if self.element_kind == ElementKind.CELL else g.side_count()
+
     @property
     def ElementArg(self):
         return self.geometry.CellArg if self.element_kind == ElementKind.CELL else self.geometry.SideArg
@@ -73,9 +78,15 @@ class GeometryDomain:
         return g.cell_arg_value(device) if self.element_kind == ElementKind.CELL else g.side_arg_value(device)
 
     @property
-    def reference_element(self):
+    def reference_shape(self):
+        """The name of the elements' reference shape ("square", "triangle"...)."""
         g = self.geometry
         return g.reference_cell_shape if self.element_kind == ElementKind.CELL else g.reference_side_shape
+
+    def reference_element(self):
+        """The elements' reference element (``fem.Element``)."""
+        g = self.geometry
+        return g.reference_cell() if self.element_kind == ElementKind.CELL else g.reference_side()
 
     def _funcs(self, kind):
         prefix = "cell_" if self.element_kind == ElementKind.CELL else "side_"
@@ -107,19 +118,27 @@ class GeometryDomain:
         if self.element_kind == ElementKind.CELL:
             ops["inverse_deformation_gradient"] = g.cell_inverse_deformation_gradient
             ops["lookup"] = g.cell_lookup
+            ops["element_coordinates"] = g.cell_coordinates
+            ops["element_closest_point"] = g.cell_closest_point
             ops["cells"] = _same_arg
         else:     # fem.cells(domain): the cells of the geometry, for lookups from sides
             Cells(g).register_ops()
             ops["cells"] = _side_cells
+            ops.update(g.side_cell_ops or {})
         op.register(self.ElementArg, {k: v for k, v in ops.items() if v is not None}, f"the domain {self.name}")
 
 
 class Cells(GeometryDomain):
-    """Every cell of ``geometry``."""
+    """Every cell of ``geometry`` (or of a geometry partition: ``PartitionCells``)."""
 
     element_kind = ElementKind.CELL
     ElementIndexArg = CountIndexArg
     element_index = _identity_index
+
+    def __new__(cls, geometry=None, *args, **kwargs):
+        if cls is Cells and hasattr(geometry, "geo_partition_cells"):
+            return PartitionCells(geometry)
+        return super().__new__(cls)
 
     def element_count(self):
         return self.geometry.cell_count()
@@ -216,3 +235,20 @@ class Subdomain(_ListedDomain):
     @property
     def name(self):
         return f"{self.parent.name}_Subdomain{len(self._host)}"
+
+
+class PartitionCells(_ListedDomain):
+    """The cells of a geometry partition (``fem.Cells(geometry=partition)``)."""
+
+    element_kind = ElementKind.CELL
+
+    def __init__(self, partition):
+        super().__init__(partition.geometry)
+        self.geometry_partition = partition
+
+    def host_element_indices(self):
+        return self.geometry_partition.host_cell_indices()
+
+    @property
+    def name(self):
+        return f"{self.geometry_partition.name}_Cells"

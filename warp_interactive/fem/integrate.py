@@ -10,7 +10,7 @@ from .domain import Cells
 from .field.fields import DiscreteField, TestField, TrialField
 from .field.structs import make_struct
 from .integrand import Integrand, IntegrandCall
-from .quadrature import RegularQuadrature
+from .quadrature import RegularQuadrature, point_funcs
 from .types import Domain, Field, Sample, Sample_f64, sample_type
 
 
@@ -150,8 +150,8 @@ class _Context:
         self.quadrature = quadrature
         test_el = args.test[1].el if args.test is not None else None
         self.el_items = tuple(sorted(test_el.items())) if test_el is not None else None
-        qcls = type(quadrature) if quadrature is not None else RegularQuadrature
-        self.qfuncs = K.quadrature_point_funcs(qcls, self.el_items, nodal)
+        qfuncs = point_funcs(quadrature if quadrature is not None else RegularQuadrature)
+        self.qfuncs = K.quadrature_point_funcs(qfuncs, self.el_items, nodal)
         self.QA = quadrature.Arg if quadrature is not None else RegularQuadrature.Arg
         self.qarg = quadrature.arg_value(device) if quadrature is not None else RegularQuadrature.Arg()
         self.dom_arg = domain.element_arg_value(device)
@@ -185,23 +185,35 @@ class _Context:
     def linear(self, output_dtype, output, add):
         test = self.args.test[1]
         space = test.space
+        part = test.space_partition
+        rows = part.node_count() if part is not None else space.node_count()
         comps = space.value_size
         scalar = output_dtype or self.domain.geometry.scalar_type
         out_dtype = scalar if comps == 1 else wp.types.vector(comps, scalar)
         if output is not None:
-            if output.shape[0] < space.node_count():     # (atomics by node index would run past its end)
-                raise RuntimeError(f"Output array must have at least {space.node_count()} rows")
+            if output.shape[0] < rows:     # (atomics by node index would run past its end)
+                raise RuntimeError(f"Output array must have at least {rows} rows")
             out_dtype = output.dtype
             if not add:
                 output.zero_()
         else:
-            output = wp.zeros(space.node_count(), dtype=out_dtype, device=self.device)
+            output = wp.zeros(rows, dtype=out_dtype, device=self.device)
+        if part is None:
+            return self._linear(test, comps, out_dtype, output)
+        # sums by global node, then the partition's nodes gathered from them
+        full = wp.zeros(space.node_count(), dtype=out_dtype, device=self.device, requires_grad=output.requires_grad)
+        self._linear(test, comps, out_dtype, full)
+        wp.launch(K.gather_add, dim=rows, inputs=[full, part.space_node_indices(self.device), output],
+                  device=self.device)
+        return output
+
+    def _linear(self, test, comps, out_dtype, output):
         test_node = K.node_index_func(self.el_items)
         adder = K.accumulator(out_dtype, comps, self.ACC)
         types = (self.domain.ElementArg, self.domain.ElementIndexArg, self.QA, test.EvalArg, self.FS, self.VS)
         kernel = K.cached(("linear", test.EvalArg, test.at, out_dtype) + self.base_key, lambda: K.linear_kernel(
             self.call, self.domain, self.qfuncs, self.S, self.ACC, test_node, test.at, adder, comps, out_dtype,
-            types))
+            types, self.nodal))
         dim = (self.domain.element_count(), test.node_count())
         self._launch(kernel, dim, [test.eval_arg_value(self.device), self.fields, self.values, output, comps])
         return output
@@ -232,5 +244,11 @@ class _Context:
         vals = wp.empty(n, dtype=block_type, device=self.device)
         self._launch(kernel, dim, [test.eval_arg_value(self.device), trial.eval_arg_value(self.device),
                                    self.fields, self.values, rows, cols, vals, tc * uc])
-        return matrix_from_triplets(test.space.node_count(), trial.space.node_count(), rows, cols, vals,
-                                    block_type, output, add, bsr_options)
+        shape = []
+        for field, index in ((test, rows), (trial, cols)):
+            part = field.space_partition
+            if part is not None:     # global node indices to the partition's (-1: dropped)
+                wp.launch(K.remap_indices, dim=n, inputs=[index, part.space_to_partition(self.device)],
+                          device=self.device)
+            shape.append(part.node_count() if part is not None else field.space.node_count())
+        return matrix_from_triplets(shape[0], shape[1], rows, cols, vals, block_type, output, add, bsr_options)

@@ -12,7 +12,7 @@ from .field.restriction import FieldRestriction
 from .integrand import Integrand, IntegrandCall
 from .integrand import integrand as integrand_decorator
 from .integrate import _Arguments, _bind_fields, fields_struct, values_struct
-from .quadrature import Quadrature, RegularQuadrature
+from .quadrature import Quadrature, RegularQuadrature, point_funcs
 from .types import Field, Sample, sample_type
 
 
@@ -49,7 +49,13 @@ def _field_value(s: Sample, field: Field):
     return field(s)
 
 
-def _point_kernel(call, domain, qfuncs, S, types, dest_dtype, count):
+def _kernel_options(integrand):
+    """The ``wp.kernel`` options an integrand's ``kernel_options`` set (``enable_backward``)."""
+    opts = getattr(integrand, "kernel_options", {}) or {}
+    return {"enable_backward": bool(opts["enable_backward"])} if "enable_backward" in opts else {}
+
+
+def _point_kernel(call, domain, qfuncs, S, types, dest_dtype, count, options):
     """One thread per quadrature point (``count`` False) or per sample index (``count`` True:
     samples in no element, ``s.qp_index`` the thread's index); the value goes to ``dest[qp_index]``
     (or nowhere when ``dest_dtype`` is None)."""
@@ -66,13 +72,16 @@ def _point_kernel(call, domain, qfuncs, S, types, dest_dtype, count):
         if COUNT == 1:
             s = S(-1, wp.vec3(0.0), e, 0.0, wp.vec2i(-1, -1), wp.vec2i(-1, -1))
         else:
-            s = S(element_index(idx_arg, e), qp_coords(qp_arg, e, q), qp_index(qp_arg, e, q), qp_weight(qp_arg, e, q),
+            elt = element_index(idx_arg, e)
+            if q >= qp_count(qp_arg, e, elt):     # elements with fewer points than the most (particles)
+                return
+            s = S(elt, qp_coords(qp_arg, e, elt, q), qp_index(qp_arg, e, elt, q), qp_weight(qp_arg, e, elt, q),
                   wp.vec2i(-1, -1), wp.vec2i(-1, -1))
         if wp.static(STORE == 1):
             dest[s.qp_index] = DT(call(s, dom_arg, fields, values))
         else:
             call(s, dom_arg, fields, values)
-    return wp.kernel(interpolate_points, module="unique")
+    return wp.kernel(interpolate_points, module="unique", **options)
 
 
 def _interpolate_points(integrand, args, domain, quadrature, dim, dest, device):
@@ -81,17 +90,18 @@ def _interpolate_points(integrand, args, domain, quadrature, dim, dest, device):
     VS, values_v = values_struct(integrand, args.values)
     call = K.cached(("call", integrand, tuple(args.kinds.items())), lambda: IntegrandCall(integrand, args.kinds))
     S = sample_type(domain.geometry.scalar_type)
-    qcls = type(quadrature) if quadrature is not None else RegularQuadrature
-    qfuncs = K.quadrature_point_funcs(qcls, None, False)
+    quad = quadrature if quadrature is not None else RegularQuadrature
+    qfuncs = K.quadrature_point_funcs(point_funcs(quad), None, False)
     dest_dtype = dest.dtype if dest is not None else None
-    types = (domain.ElementArg, domain.ElementIndexArg, qcls.Arg, FS, VS)
+    types = (domain.ElementArg, domain.ElementIndexArg, quad.Arg, FS, VS)
     kernel = K.cached(("interp_points", integrand, dest_dtype, dim is not None) + qfuncs + types,
-                      lambda: _point_kernel(call, domain, qfuncs, S, types, dest_dtype, dim is not None))
+                      lambda: _point_kernel(call, domain, qfuncs, S, types, dest_dtype, dim is not None,
+                                            _kernel_options(integrand)))
     if dim is not None:
         launch_dim, qarg = (dim, 1), RegularQuadrature.Arg()
         rows = dim
     else:
-        launch_dim = (domain.element_count(), quadrature.points_per_element())
+        launch_dim = (domain.element_count(), quadrature.max_points_per_element())
         qarg = quadrature.arg_value(device)
         rows = quadrature.total_point_count()
     if dest is not None and (not isinstance(dest, wp.array) or dest.shape[0] != rows):

@@ -43,29 +43,30 @@ def node_index_func(el_items):
 
 
 @functools.lru_cache(maxsize=None)
-def quadrature_point_funcs(quad_cls, el_items, nodal):
-    """count(qarg, e), coords(qarg, e, q), weight(qarg, e, q), index(qarg, e, q): the
-    quadrature's, or, for nodal assembly, the test element's nodes."""
+def quadrature_point_funcs(quad_funcs, el_items, nodal):
+    """count(qarg, e, elt), coords/weight/index(qarg, e, elt, q) (e the domain's element, elt the
+    geometry's): the
+    quadrature's (``quad_funcs``, those four), or, for nodal assembly, the test element's nodes."""
     if not nodal:
-        return quad_cls.point_count, quad_cls.point_coords, quad_cls.point_weight, quad_cls.point_index
+        return quad_funcs
     el = dict(el_items)
     node_coords, node_weight = el["node_coords"], el["node_weight"]
     N = el["node_count"]
 
     @wp.func
-    def count(qarg: Any, e: int):
+    def count(qarg: Any, e: int, elt: int):
         return N
 
     @wp.func
-    def coords(qarg: Any, e: int, q: int):
+    def coords(qarg: Any, e: int, elt: int, q: int):
         return node_coords(q)
 
     @wp.func
-    def weight(qarg: Any, e: int, q: int):
+    def weight(qarg: Any, e: int, elt: int, q: int):
         return node_weight(q)
 
     @wp.func
-    def index(qarg: Any, e: int, q: int):
+    def index(qarg: Any, e: int, elt: int, q: int):
         return -1
     return count, coords, weight, index
 
@@ -120,6 +121,19 @@ def block_setters(block_type):
 
 
 @wp.kernel
+def gather_add(src: wp.array(dtype=Any), indices: wp.array(dtype=int), dest: wp.array(dtype=Any)):
+    i = wp.tid()
+    dest[i] = dest[i] + src[indices[i]]
+
+
+@wp.kernel
+def remap_indices(index: wp.array(dtype=int), to_local: wp.array(dtype=int)):
+    i = wp.tid()
+    if index[i] >= 0:
+        index[i] = to_local[index[i]]
+
+
+@wp.kernel
 def add_cast(src: wp.array(dtype=Any), dest: wp.array(dtype=Any)):
     i = wp.tid()
     dest[i] = dest[i] + type(dest[i])(src[i])
@@ -135,29 +149,30 @@ def scalar_kernel(call, domain, qfuncs, S, ACC, types):
         e = wp.tid()
         elt = element_index(idx_arg, e)
         acc = ACC(0.0)
-        for q in range(qp_count(qp_arg, e)):
-            w = qp_weight(qp_arg, e, q)
-            s = S(elt, qp_coords(qp_arg, e, q), qp_index(qp_arg, e, q), w, wp.vec2i(-1, -1), wp.vec2i(-1, -1))
+        for q in range(qp_count(qp_arg, e, elt)):
+            w = qp_weight(qp_arg, e, elt, q)
+            s = S(elt, qp_coords(qp_arg, e, elt, q), qp_index(qp_arg, e, elt, q), w, wp.vec2i(-1, -1), wp.vec2i(-1, -1))
             acc += ACC(w * measure(dom_arg, s)) * ACC(call(s, dom_arg, fields, values))
         wp.atomic_add(out, 0, acc)
     return wp.kernel(integrate_scalar, module="unique")
 
 
-def linear_kernel(call, domain, qfuncs, S, ACC, test_node, test_at, adder, comps, out_dtype, types):
+def linear_kernel(call, domain, qfuncs, S, ACC, test_node, test_at, adder, comps, out_dtype, types, nodal=False):
     DA, IA, QA, TA, FS, VS = types
     element_index, measure = domain.element_index, domain.element_measure
     qp_count, qp_coords, qp_weight, qp_index = qfuncs
     SUMS, add = adder
+    NODAL = int(nodal)      # nodal assembly: a point's index is its node's (as warp-lang's)
 
     def integrate_linear(dom_arg: DA, idx_arg: IA, qp_arg: QA, test_arg: TA, fields: FS, values: VS,
                          out: wp.array(dtype=out_dtype), components: int):
         e, m = wp.tid()
         elt = element_index(idx_arg, e)
         sums = SUMS(ACC(0.0))
-        for q in range(qp_count(qp_arg, e)):
-            w = qp_weight(qp_arg, e, q)
-            x = qp_coords(qp_arg, e, q)
-            qi = qp_index(qp_arg, e, q)
+        for q in range(qp_count(qp_arg, e, elt)):
+            w = qp_weight(qp_arg, e, elt, q)
+            x = qp_coords(qp_arg, e, elt, q)
+            qi = wp.where(NODAL == 1, test_node(test_arg, elt, q), qp_index(qp_arg, e, elt, q))
             s0 = S(elt, x, qi, w, wp.vec2i(m, 0), wp.vec2i(-1, -1))
             v = test_at(test_arg, s0, m)
             wm = ACC(w * measure(dom_arg, s0))
@@ -189,11 +204,11 @@ def bilinear_kernel(call, domain, qfuncs, S, ACC, node_funcs, at_funcs, setters,
         n = wp.where(NODAL == 1, m, k)
         elt = element_index(idx_arg, e)
         sums = SUMS(ACC(0.0))
-        for q in range(wp.where(NODAL == 1, 1, qp_count(qp_arg, e))):
+        for q in range(wp.where(NODAL == 1, 1, qp_count(qp_arg, e, elt))):
             p = wp.where(NODAL == 1, m, q)
-            w = qp_weight(qp_arg, e, p)
-            x = qp_coords(qp_arg, e, p)
-            qi = wp.where(NODAL == 1, -1, qp_index(qp_arg, e, p))
+            w = qp_weight(qp_arg, e, elt, p)
+            x = qp_coords(qp_arg, e, elt, p)
+            qi = wp.where(NODAL == 1, test_node(test_arg, elt, m), qp_index(qp_arg, e, elt, p))
             s0 = S(elt, x, qi, w, wp.vec2i(m, 0), wp.vec2i(n, 0))
             v = test_at(test_arg, s0, m)
             u = trial_at(trial_arg, s0, n)

@@ -77,7 +77,12 @@ _DOCS = {
     "deformation_gradient": "The derivative of world positions by element coordinates.",
     "inverse_deformation_gradient": "The inverse of deformation_gradient (cells).",
     "lookup": "The element and coordinates holding a world position.",
-    "element_coordinates": "The coordinates of a world position in an element.",
+    "element_coordinates": "The coordinates of a world position in an element (extrapolated outside it).",
+    "element_closest_point": "The coordinates of an element's point closest to a world position, and the "
+                             "squared distance.",
+    "to_inner_cell": "A side sample moved to the same point of the side's inner cell.",
+    "to_outer_cell": "A side sample moved to the same point of the side's outer cell.",
+    "to_cell_side": "A cell sample on one of its sides moved to that side.",
     "scalar_type": "The scalar type of a field or domain (float32 or float64).",
     "partition_lookup": "As lookup, restricted to a partition.",
     "cells": "The cells of a sides domain, or a field on sides seen from cells (for lookups).",

@@ -10,6 +10,13 @@ from ..logger import log_warning
 from ..state import state
 from . import launch_state, overwrite, tape_keep, tape_watch
 
+# Programs written for warp-lang sometimes overwrite on purpose (a solve's adjoint meant to read the
+# solution written after recording): the error names the setting that gives that behaviour.
+_SETTING_HINT = (
+    ". This check comes from wp.config.tape_copy_on_write = True (the default: gradients as if "
+    "every write went to a fresh array); set wp.config.tape_copy_on_write = False for warp-lang's "
+    "behaviour, where the recorded adjoints read the arrays' last values")
+
 
 class _GradientMap:
     """``tape.gradients[a]`` is ``a.grad`` for any array the tape has seen."""
@@ -153,7 +160,7 @@ class Tape:
             a.grad.assign(seed.numpy() if hasattr(seed, "numpy") else np.asarray(seed))
         tape_watch.verify(self.keeper)
         if self.keeper.conflicts:
-            raise RuntimeError("tape.backward(): " + "; ".join(self.keeper.conflicts))
+            raise RuntimeError("tape.backward(): " + "; ".join(self.keeper.conflicts) + _SETTING_HINT)
         self.keeper.follow_grads()      # a gradient array set after recording (a.grad = seed)
         for entry in reversed(self.launches):
             _BACKWARD[entry[0]](entry)

@@ -242,100 +242,90 @@ def sort_pairs(keys: wp.array(dtype=int), ids: wp.array(dtype=int), lo: int, hi:
 
 
 # --- compact assembly without a gradient (no tape): the values travel with the entries --------
-# The bucket pass copies each entry's value next to its (column, id) pair; each row's triples are
-# sorted and its blocks summed from contiguous memory, instead of gathering the values through
-# the entry ids afterwards. Sums run in entry order, the first entry as is: the gather's results.
+# The bucket pass copies each entry's value next to its sort key, (column << 32) | entry id (one
+# 64-bit compare orders by column, then by id); each row's (key, value) pairs are sorted and its
+# blocks summed from contiguous memory, instead of gathering the values through the entry ids
+# afterwards. Sums run in entry order, the first entry as is: the gather's results.
+
+_ID_BITS = wp.constant(wp.int64(32))
+
 
 @wp.func
-def _swap_entries(keys: wp.array(dtype=int), ids: wp.array(dtype=int), vals: wp.array(dtype=Any), a: int, b: int):
+def _swap_entries(keys: wp.array(dtype=wp.int64), vals: wp.array(dtype=Any), a: int, b: int):
     k = keys[a]
     keys[a] = keys[b]
     keys[b] = k
-    i = ids[a]
-    ids[a] = ids[b]
-    ids[b] = i
     v = vals[a]
     vals[a] = vals[b]
     vals[b] = v
 
 
 @wp.func
-def _entry_before(keys: wp.array(dtype=int), ids: wp.array(dtype=int), a: int, b: int):
-    return keys[a] < keys[b] or (keys[a] == keys[b] and ids[a] < ids[b])
-
-
-@wp.func
-def _sift_entries(keys: wp.array(dtype=int), ids: wp.array(dtype=int), vals: wp.array(dtype=Any), lo: int,
-                  root: int, n: int):
+def _sift_entries(keys: wp.array(dtype=wp.int64), vals: wp.array(dtype=Any), lo: int, root: int, n: int):
     i = root
     while 2 * i + 1 < n:
         child = 2 * i + 1
-        if child + 1 < n and _entry_before(keys, ids, lo + child, lo + child + 1):
+        if child + 1 < n and keys[lo + child] < keys[lo + child + 1]:
             child += 1
-        if _entry_before(keys, ids, lo + i, lo + child):
-            _swap_entries(keys, ids, vals, lo + i, lo + child)
+        if keys[lo + i] < keys[lo + child]:
+            _swap_entries(keys, vals, lo + i, lo + child)
             i = child
         else:
             i = n
 
 
 @wp.func
-def _sort_entries(keys: wp.array(dtype=int), ids: wp.array(dtype=int), vals: wp.array(dtype=Any), lo: int, hi: int):
-    """Sort the triples (keys[j], ids[j], vals[j]), j in lo:hi, by (key, id)."""
+def _sort_entries(keys: wp.array(dtype=wp.int64), vals: wp.array(dtype=Any), lo: int, hi: int):
+    """Sort the pairs (keys[j], vals[j]), j in lo:hi, by key (keys are distinct)."""
     n = hi - lo
     if n <= 32:     # insertion: fast for the few entries of a typical row; heapsort past it
         for i in range(lo + 1, hi):
             k = keys[i]
-            e = ids[i]
             v = vals[i]
             j = i - 1
-            while j >= lo and (k < keys[j] or (k == keys[j] and e < ids[j])):
+            while j >= lo and k < keys[j]:
                 keys[j + 1] = keys[j]
-                ids[j + 1] = ids[j]
                 vals[j + 1] = vals[j]
                 j -= 1
             keys[j + 1] = k
-            ids[j + 1] = e
             vals[j + 1] = v
     else:
         for root in range(n // 2 - 1, -1, -1):
-            _sift_entries(keys, ids, vals, lo, root, n)
+            _sift_entries(keys, vals, lo, root, n)
         for end in range(n - 1, 0, -1):
-            _swap_entries(keys, ids, vals, lo, lo + end)
-            _sift_entries(keys, ids, vals, lo, 0, end)
+            _swap_entries(keys, vals, lo, lo + end)
+            _sift_entries(keys, vals, lo, 0, end)
 
 
 @wp.kernel(enable_backward=False)
 def bucket_entry_values(rows: wp.array(dtype=int), cols: wp.array(dtype=int), nrow: int, ncol: int,
-                        starts: wp.array(dtype=int), cursor: wp.array(dtype=int), keys: wp.array(dtype=int),
-                        ids: wp.array(dtype=int), src: wp.array(dtype=Any), vals: wp.array(dtype=Any), n: int,
-                        chunk: int):
-    """Each entry inside the matrix: (column, id, value) into its row's range (any order).
-    Thread t: the entries [t * chunk, (t + 1) * chunk)."""
+                        starts: wp.array(dtype=int), cursor: wp.array(dtype=int), keys: wp.array(dtype=wp.int64),
+                        src: wp.array(dtype=Any), vals: wp.array(dtype=Any), n: int, chunk: int):
+    """Each entry inside the matrix: its key (column << 32 | id) and value into its row's range
+    (any order). Thread t: the entries [t * chunk, (t + 1) * chunk)."""
     t = wp.tid()
     for e in range(t * chunk, wp.min(t * chunk + chunk, n)):
         r = rows[e]
         c = cols[e]
         if r >= 0 and r < nrow and c >= 0 and c < ncol:
             p = starts[r] + wp.atomic_add(cursor, r, 1)
-            keys[p] = c
-            ids[p] = e
+            keys[p] = (wp.int64(c) << _ID_BITS) | wp.int64(e)
             vals[p] = src[e]
 
 
 @wp.kernel(enable_backward=False)
-def sort_entry_values(starts: wp.array(dtype=int), keys: wp.array(dtype=int), ids: wp.array(dtype=int),
-                      vals: wp.array(dtype=Any), row_nnz: wp.array(dtype=int), nrow: int, chunk: int):
-    """Sort each row's triples; row_nnz[row] := its number of distinct columns."""
+def sort_entry_values(starts: wp.array(dtype=int), keys: wp.array(dtype=wp.int64), vals: wp.array(dtype=Any),
+                      row_nnz: wp.array(dtype=int), nrow: int, chunk: int):
+    """Sort each row's (key, value) pairs; row_nnz[row] := its number of distinct columns."""
     t = wp.tid()
     for r in range(t * chunk, wp.min(t * chunk + chunk, nrow)):
         lo = starts[r]
         hi = starts[r + 1]
-        _sort_entries(keys, ids, vals, lo, hi)
+        _sort_entries(keys, vals, lo, hi)
         n = int(0)
-        prev = int(-1)
+        prev = wp.int64(-1)
         for j in range(lo, hi):
-            c = keys[j]
+            c = keys[j] >> _ID_BITS
             if c != prev:
                 n += 1
             prev = c
@@ -343,19 +333,19 @@ def sort_entry_values(starts: wp.array(dtype=int), keys: wp.array(dtype=int), id
 
 
 @wp.kernel(enable_backward=False)
-def write_entry_values(starts: wp.array(dtype=int), keys: wp.array(dtype=int), vals: wp.array(dtype=Any),
+def write_entry_values(starts: wp.array(dtype=int), keys: wp.array(dtype=wp.int64), vals: wp.array(dtype=Any),
                        offsets: wp.array(dtype=int), columns: wp.array(dtype=int), values: wp.array(dtype=Any),
                        nrow: int, chunk: int):
-    """Each row's blocks from its sorted triples: columns, and values summed in entry order."""
+    """Each row's blocks from its sorted pairs: columns, and values summed in entry order."""
     t = wp.tid()
     for r in range(t * chunk, wp.min(t * chunk + chunk, nrow)):
         u = offsets[r] - 1
-        prev = int(-1)
+        prev = wp.int64(-1)
         for j in range(starts[r], starts[r + 1]):
-            c = keys[j]
+            c = keys[j] >> _ID_BITS
             if c != prev:
                 u += 1
-                columns[u] = c
+                columns[u] = int(c)
                 values[u] = vals[j]
             else:
                 values[u] = values[u] + vals[j]

@@ -276,10 +276,11 @@ def entry_segments(rows, cols, nrow, ncol, device, zeros_of=None, carry=None):
     n, chunk = rows.shape[0], _chunk(device)
     rows, starts, counts = _bucket(rows, cols, nrow, ncol, device, zeros_of)
     total = max(_last(starts), 0)
-    keys = _scratch("keys", total, int, device)
-    # a gather the tape records reads ``ids`` again on backward(): its own array then
-    ids = wp.empty(total, dtype=int, device=device) if carry is None else _scratch("ids", total, int, device)
-    vals = None if carry is None else _scratch("vals", total, carry.dtype, device)
+    if carry is None:       # a gather the tape records reads ``ids`` again on backward(): not scratch
+        keys, ids, vals = _scratch("keys", total, int, device), wp.empty(total, dtype=int, device=device), None
+    else:                   # keys: column << 32 | entry id
+        keys, ids = _scratch("keys64", total, wp.int64, device), None
+        vals = _scratch("vals", total, carry.dtype, device)
     rdim = -(-nrow // chunk)
     if total:
         counts.zero_()
@@ -288,13 +289,13 @@ def entry_segments(rows, cols, nrow, ncol, device, zeros_of=None, carry=None):
                    inputs=[rows, cols, nrow, ncol, starts, counts, keys, ids, n, chunk])
         else:
             launch(bucket_entry_values, dim=-(-n // chunk), device=device,
-                   inputs=[rows, cols, nrow, ncol, starts, counts, keys, ids, carry, vals, n, chunk])
+                   inputs=[rows, cols, nrow, ncol, starts, counts, keys, carry, vals, n, chunk])
     row_nnz = counts
     row_nnz.zero_()
     if total and carry is None:
         launch(sort_entry_rows, dim=rdim, device=device, inputs=[starts, keys, ids, row_nnz, nrow, chunk])
     elif total:
-        launch(sort_entry_values, dim=rdim, device=device, inputs=[starts, keys, ids, vals, row_nnz, nrow, chunk])
+        launch(sort_entry_values, dim=rdim, device=device, inputs=[starts, keys, vals, row_nnz, nrow, chunk])
     offsets = _scan(row_nnz, device)
     nnz = _last(offsets)
 

@@ -79,6 +79,7 @@ class TestField(FieldBase):
     """The test functions of ``space`` on ``domain`` (``fem.make_test``)."""
 
     role = "test"
+    space_partition = None      # a SpacePartition: integrals number the nodes as it does
 
     def __init__(self, space, domain):
         super().__init__(space, domain)

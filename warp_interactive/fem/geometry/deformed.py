@@ -19,6 +19,7 @@ from ..field import evaluation as ev
 from ..field.structs import make_struct
 from ..types import ElementKind
 from .geometry import Geometry
+from .lookup import CellLookupMixin, sampled_bounds_kernel
 
 
 @functools.lru_cache(maxsize=None)
@@ -49,12 +50,16 @@ def _field_funcs(space_key, el_items, dtype, base_cls, relative, kind):
 def make_deformed_geometry(field, relative=True):
     """The geometry of ``field``'s base geometry deformed by ``field`` (a discrete field of
     vectors of the geometry's dimension)."""
+    _check_field(field)
+    cls = deformed_class(type(field.space.geometry), field.space, field.dtype, bool(relative))
+    return cls(field, bool(relative))
+
+
+def _check_field(field):
     base = field.space.geometry
     if getattr(field.dtype, "_length_", None) != base.dimension:
         raise ValueError("make_deformed_geometry: the field must hold vectors of the geometry's dimension "
                          f"({base.dimension}), not {field.dtype}")
-    cls = deformed_class(type(base), field.space, field.dtype, bool(relative))
-    return cls(base, field, bool(relative))
 
 
 def deformed_class(base_cls, space, dtype, relative):
@@ -66,13 +71,19 @@ def deformed_class(base_cls, space, dtype, relative):
 @functools.lru_cache(maxsize=None)
 def _deformed_class(base_cls, space_key, cell_el, side_el, dtype, relative):
     tag = f"{base_cls.__name__}_{'_'.join(str(k) for k in space_key)}_{'rel' if relative else 'abs'}"
-    CellArg = make_struct(f"Deformed{tag}CellArg", {"elt": base_cls.CellArg, "dofs": wp.array(dtype=dtype)})
+    CellArg = make_struct(f"Deformed{tag}CellArg", {"elt": base_cls.CellArg, "dofs": wp.array(dtype=dtype),
+                                                   "bvh": wp.uint64})
     SideArg = make_struct(f"Deformed{tag}SideArg", {"elt": base_cls.SideArg, "dofs": wp.array(dtype=dtype),
                                                    "cell": CellArg})
     cell_pos, cell_G = _field_funcs(space_key, cell_el, dtype, base_cls, relative, ElementKind.CELL)
     side_pos, side_G = _field_funcs(space_key, side_el, dtype, base_cls, relative, ElementKind.SIDE)
-    funcs = _cell_funcs(base_cls, CellArg, cell_pos, cell_G)
-    funcs.update(_side_funcs(base_cls, SideArg, side_pos, side_G))
+    if base_cls.cell_dimension < base_cls.dimension:      # a surface in 3-D
+        funcs = _surface_cell_funcs(base_cls, CellArg, cell_pos, cell_G)
+        funcs.update(_side_funcs(base_cls, SideArg, side_pos, side_G))
+        funcs.update(_surface_side_funcs(base_cls, SideArg, side_G))
+    else:
+        funcs = _cell_funcs(base_cls, CellArg, cell_pos, cell_G)
+        funcs.update(_side_funcs(base_cls, SideArg, side_pos, side_G))
     attrs = dict(funcs, CellArg=CellArg, SideArg=SideArg, dimension=base_cls.dimension,
                  cell_dimension=base_cls.cell_dimension, reference_cell_shape=base_cls.reference_cell_shape,
                  reference_side_shape=base_cls.reference_side_shape, base_class=base_cls)
@@ -105,7 +116,7 @@ def _cell_funcs(base_cls, CellArg, position, G):
 
     return dict(cell_position=cell_position, cell_deformation_gradient=cell_deformation_gradient,
                 cell_inverse_deformation_gradient=cell_inverse_deformation_gradient, cell_measure=cell_measure,
-                cell_normal=cell_normal, cell_lookup=None)
+                cell_normal=cell_normal)
 
 
 def _side_funcs(base_cls, SideArg, position, G):
@@ -153,14 +164,81 @@ def _side_funcs(base_cls, SideArg, position, G):
                 side_outer_cell_coords=side_outer_cell_coords)
 
 
-class DeformedGeometry(Geometry):
-    """A base geometry with its points moved by a discrete field (``make_deformed_geometry``)."""
+def _surface_cell_funcs(base_cls, CellArg, position, G):
+    """A deformed surface's cells: ``F = G F_base`` is 3 x 2 (``G``, the field's gradient along
+    the surface, has rank 2: no determinant), so measures scale by the ratio of the areas its
+    columns span, the normal is their cross product and the inverse is the pseudo-inverse."""
+    from .surface3d import _columns_cross, _pseudo_inverse
+    base_F, base_measure = base_cls.cell_deformation_gradient, base_cls.cell_measure
 
-    def __init__(self, base, field, relative):
-        self.base = base
+    @wp.func
+    def cell_position(arg: CellArg, s: Any):
+        return position(arg, s)
+
+    @wp.func
+    def cell_deformation_gradient(arg: CellArg, s: Any):
+        return G(arg, s) * base_F(arg.elt, s)
+
+    @wp.func
+    def cell_inverse_deformation_gradient(arg: CellArg, s: Any):
+        return _pseudo_inverse(G(arg, s) * base_F(arg.elt, s))
+
+    @wp.func
+    def cell_measure(arg: CellArg, s: Any):
+        Fb = base_F(arg.elt, s)
+        ratio = wp.length(_columns_cross(G(arg, s) * Fb)) / wp.length(_columns_cross(Fb))
+        return base_measure(arg.elt, s) * ratio
+
+    @wp.func
+    def cell_normal(arg: CellArg, s: Any):
+        return wp.normalize(_columns_cross(G(arg, s) * base_F(arg.elt, s)))
+
+    return dict(cell_position=cell_position, cell_deformation_gradient=cell_deformation_gradient,
+                cell_inverse_deformation_gradient=cell_inverse_deformation_gradient, cell_measure=cell_measure,
+                cell_normal=cell_normal)
+
+
+def _surface_side_funcs(base_cls, SideArg, G):
+    """A deformed surface's sides (edges): lengths scale as ``G`` stretches their tangent; no
+    side normals (as the base surface)."""
+    base_F, base_measure = base_cls.side_deformation_gradient, base_cls.side_measure
+
+    @wp.func
+    def side_measure(arg: SideArg, s: Any):
+        t = base_F(arg.elt, s)
+        return base_measure(arg.elt, s) * wp.length(G(arg, s) * t) / wp.length(t)
+
+    return dict(side_normal=None, side_measure=side_measure)
+
+
+class DeformedGeometry(CellLookupMixin, Geometry):
+    """A base geometry with its points moved by a discrete field (``make_deformed_geometry``;
+    ``DeformedGeometry(field, relative=True, build_bvh=False)`` as in warp-lang)."""
+
+    def __new__(cls, field, relative=True, build_bvh=False):
+        if cls is DeformedGeometry:     # the class made for this field's base, space and type
+            _check_field(field)
+            cls = deformed_class(type(field.space.geometry), field.space, field.dtype, bool(relative))
+        return super().__new__(cls)
+
+    def __init__(self, field, relative=True, build_bvh=False):
+        self.base = field.space.geometry
         self.field = field
-        self.relative = relative
-        self.scalar_type = base.scalar_type
+        self.relative = bool(relative)
+        self.scalar_type = self.base.scalar_type
+        if build_bvh:
+            self.build_bvh()
+
+    def _bvh_device(self):
+        return self.field.dof_values.device
+
+    def _cell_bounds(self):
+        device = self._bvh_device()
+        lowers = wp.empty(self.cell_count(), dtype=wp.vec3, device=device)
+        uppers = wp.empty(self.cell_count(), dtype=wp.vec3, device=device)
+        wp.launch(sampled_bounds_kernel(type(self)), dim=self.cell_count(),
+                  inputs=[self.cell_arg_value(device), lowers, uppers], device=device)
+        return lowers.numpy(), uppers.numpy()
 
     @property
     def name(self):
@@ -182,6 +260,7 @@ class DeformedGeometry(Geometry):
         a = self.CellArg()
         a.elt = self.base.cell_arg_value(device)
         a.dofs = self.field.dof_values
+        a.bvh = self.bvh_id(device)
         return a
 
     def side_arg_value(self, device=None):

@@ -12,6 +12,8 @@ from typing import Any
 from .. import _api as wp
 
 from ..types import make_free_sample
+from .lookup import element_closest_point_func, element_coordinates_func
+from .side_queries import element_measure, element_normal, side_cell_ops
 
 
 class Element(IntEnum):
@@ -23,15 +25,69 @@ class Element(IntEnum):
     TRIANGLE = 4
     TETRAHEDRON = 5
 
+    @property
+    def prototype(self):
+        """The reference element's quadratures and measures (warp-lang's prototype classes)."""
+        return _Prototype(_SHAPES[self])
+
+
+class _Prototype:
+    _DIMENSIONS = {"segment": 1, "square": 2, "triangle": 2, "cube": 3, "tetrahedron": 3}
+    _MEASURES = {"segment": 1.0, "square": 1.0, "triangle": 0.5, "cube": 1.0, "tetrahedron": 1.0 / 6.0}
+
+    def __init__(self, shape):
+        self.shape = shape
+        self.dimension = self._DIMENSIONS[shape]
+
+    def measure(self):
+        return self._MEASURES[self.shape]
+
+    def instantiate_quadrature(self, order, family):
+        """(points as 3-tuples of element coordinates, weights summing to 1) of the rule
+        RegularQuadrature uses on this element."""
+        from ..quadrature import reference_rule
+        points, weights = reference_rule(self.shape, order, family)
+        return [tuple(float(c) for c in p) for p in points], [float(w) for w in weights]
+
+    def center(self):
+        return self.instantiate_quadrature(0, None)[0][0]
+
 
 _ELEMENTS = {"segment": Element.LINE_SEGMENT, "square": Element.SQUARE, "cube": Element.CUBE,
              "triangle": Element.TRIANGLE, "tetrahedron": Element.TETRAHEDRON}
+_SHAPES = {e: name for name, e in _ELEMENTS.items()}
 
 
 class Geometry:
     dimension = None
     cell_dimension = None
     reference_cell_shape = reference_side_shape = None
+
+    # the measure / unit normal spanned by a deformation gradient (integrands call them as
+    # ``fem.Geometry._element_measure(F)``, as in warp-lang)
+    _element_measure = element_measure
+    _element_normal = element_normal
+
+    def _queries(self, make):
+        try:
+            return make(type(self))
+        except (AttributeError, NotImplementedError, KeyError):
+            return None        # a geometry without the funcs these queries are made of
+
+    @property
+    def cell_coordinates(self):
+        """``fem.element_coordinates`` on cells (None where not supported)."""
+        return self._queries(element_coordinates_func)
+
+    @property
+    def cell_closest_point(self):
+        """``fem.element_closest_point`` on cells (None where not supported)."""
+        return self._queries(element_closest_point_func)
+
+    @property
+    def side_cell_ops(self):
+        """``fem.to_inner_cell``/``to_outer_cell``/``to_cell_side`` and side coordinates."""
+        return self._queries(side_cell_ops)
 
     def reference_cell(self):
         """The reference element of the cells (``fem.Element``)."""

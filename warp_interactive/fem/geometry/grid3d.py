@@ -228,6 +228,10 @@ class Grid3D(Geometry):
     def side_count(self):
         return sum(self._axis_counts())
 
+    def edge_count(self):
+        nx, ny, nz = self.res
+        return nx * (ny + 1) * (nz + 1) + (nx + 1) * ny * (nz + 1) + (nx + 1) * (ny + 1) * nz
+
     def boundary_side_indices(self):
         if self._boundary_sides is None:
             n, counts, out, off = list(self.res), self._axis_counts(), [], 0

@@ -21,7 +21,8 @@ import numpy as np
 
 from .. import _api as wp
 from .geometry import Geometry
-from .topology import check_indices, unique_facets
+from .lookup import CellLookupMixin
+from .topology import MeshTopology, read_cells, unique_facets
 
 FACE_VERTICES = [(0, 4, 7, 3), (1, 2, 6, 5), (0, 1, 5, 4), (3, 7, 6, 2), (0, 3, 2, 1), (4, 5, 6, 7)]
 EDGE_VERTICES = [(0, 1), (1, 2), (3, 2), (0, 3), (4, 5), (5, 6), (7, 6), (4, 7), (0, 4), (1, 5), (2, 6), (3, 7)]
@@ -43,6 +44,7 @@ class HexmeshCellArg:
     vertex_count: int
     edge_count: int
     face_count: int
+    bvh: wp.uint64      # the cells' BVH (build_bvh), 0 without
 
 
 @wp.struct
@@ -209,9 +211,11 @@ def order_faces(hexes, owners, hex_faces, positions):
     return cycle.astype(np.int32)
 
 
-class Hexmesh(Geometry):
+class Hexmesh(MeshTopology, CellLookupMixin, Geometry):
     """Hexahedra ``hex_vertex_indices`` (n x 8) over ``positions`` (vec3)."""
 
+    cell_vertex_indices = "hex_vertex_indices"
+    side_vertex_indices = "face_vertex_indices"
     dimension = 3
     cell_dimension = 3
     reference_cell_shape = "cube"
@@ -225,8 +229,7 @@ class Hexmesh(Geometry):
         self.positions = positions
         self.parallelepiped_cells = assume_parallelepiped_cells
         self.scalar_type = wp.float32
-        hexes = hex_vertex_indices.numpy().astype(np.int64)
-        check_indices(hexes, positions.shape[0], "Hexmesh")
+        hexes = read_cells(hex_vertex_indices, positions, "Hexmesh")
         _faces, owners, hex_faces = unique_facets(hexes, FACE_VERTICES)
         faces = order_faces(hexes, owners, hex_faces, positions.numpy().astype(np.float64))
         edges, _edge_owners, hex_edges = unique_facets(hexes, EDGE_VERTICES)
@@ -236,29 +239,9 @@ class Hexmesh(Geometry):
         self.hex_face_indices = wp.array(hex_faces, dtype=int, device=device)
         self.edge_vertex_indices = wp.array(edges, dtype=wp.vec2i, device=device)
         self.hex_edge_indices = wp.array(hex_edges, dtype=int, device=device)
-        self._boundary = np.nonzero(owners[:, 0] == owners[:, 1])[0].astype(np.int32)
-
-    @property
-    def name(self):
-        return f"Hexmesh_{self.cell_count()}"
-
-    def cell_count(self):
-        return self.hex_vertex_indices.shape[0]
-
-    def vertex_count(self):
-        return self.positions.shape[0]
-
-    def side_count(self):
-        return self.face_vertex_indices.shape[0]
-
-    def edge_count(self):
-        return self.edge_vertex_indices.shape[0]
-
-    def boundary_side_indices(self):
-        return self._boundary
-
-    def build_bvh(self, device=None):
-        """Cell lookups are not supported on hex meshes yet; kept for warp-lang's signature."""
+        self.set_boundary(owners)
+        if build_bvh:
+            self.build_bvh(positions.device)
 
     def cell_arg_value(self, device=None):
         a = HexmeshCellArg()
@@ -266,6 +249,7 @@ class Hexmesh(Geometry):
         a.hex_edge_indices, a.hex_face_indices = self.hex_edge_indices, self.hex_face_indices
         a.face_vertex_indices = self.face_vertex_indices
         a.vertex_count, a.edge_count, a.face_count = self.vertex_count(), self.edge_count(), self.side_count()
+        a.bvh = self.bvh_id(device)
         return a
 
     def side_arg_value(self, device=None):
@@ -279,7 +263,6 @@ class Hexmesh(Geometry):
     cell_inverse_deformation_gradient = hexmesh_cell_inverse_deformation_gradient
     cell_measure = hexmesh_cell_measure
     cell_normal = hexmesh_cell_normal
-    cell_lookup = None
     side_position = hexmesh_side_position
     side_normal = hexmesh_side_normal
     side_measure = hexmesh_side_measure

@@ -16,7 +16,8 @@ import numpy as np
 from .. import _api as wp
 from ..types import make_free_sample  # noqa: F401  (used by the generated lookups' callers)
 from .geometry import Geometry
-from .topology import check_indices, unique_facets
+from .lookup import CellLookupMixin
+from .topology import MeshTopology, read_cells, unique_facets
 
 
 @wp.struct
@@ -27,6 +28,7 @@ class Quadmesh2DCellArg:
     positions: wp.array(dtype=wp.vec2)
     vertex_count: int
     cell_count: int
+    bvh: wp.uint64      # the cells' BVH (build_bvh), 0 without
 
 
 @wp.struct
@@ -166,9 +168,10 @@ def orient_edges_2d(edges, owners, cells, positions):
     return edges
 
 
-class Quadmesh2D(Geometry):
+class Quadmesh2D(MeshTopology, CellLookupMixin, Geometry):
     """Quadrilaterals ``quad_vertex_indices`` (n x 4, counter-clockwise) over ``positions`` (vec2)."""
 
+    cell_vertex_indices = "quad_vertex_indices"
     dimension = 2
     cell_dimension = 2
     reference_cell_shape = "square"
@@ -189,40 +192,23 @@ class Quadmesh2D(Geometry):
         self.quad_vertex_indices = quad_vertex_indices
         self.positions = positions
         self.scalar_type = wp.float32
-        quads = quad_vertex_indices.numpy().astype(np.int64)
-        check_indices(quads, positions.shape[0], "Quadmesh2D")
+        quads = read_cells(quad_vertex_indices, positions, "Quadmesh2D")
         edges, owners, quad_edges = unique_facets(quads, [(k, (k + 1) % 4) for k in range(4)])
         edges = self.orient_edges(edges, owners, quads, positions.numpy().astype(np.float64))
         device = positions.device
         self.edge_vertex_indices = wp.array(edges, dtype=wp.vec2i, device=device)
         self.edge_quad_indices = wp.array(owners, dtype=wp.vec2i, device=device)
         self.quad_edge_indices = wp.array(quad_edges, dtype=int, device=device)
-        self._boundary = np.nonzero(owners[:, 0] == owners[:, 1])[0].astype(np.int32)
-
-    @property
-    def name(self):
-        return f"Quadmesh2D_{self.cell_count()}"
-
-    def cell_count(self):
-        return self.quad_vertex_indices.shape[0]
-
-    def vertex_count(self):
-        return self.positions.shape[0]
-
-    def side_count(self):
-        return self.edge_vertex_indices.shape[0]
-
-    def boundary_side_indices(self):
-        return self._boundary
-
-    def build_bvh(self, device=None):
-        """Cell lookups are not supported on quad meshes yet; kept for warp-lang's signature."""
+        self.set_boundary(owners)
+        if build_bvh:
+            self.build_bvh(positions.device)
 
     def cell_arg_value(self, device=None):
         a = Quadmesh2DCellArg()
         a.quad_vertex_indices, a.quad_edge_indices = self.quad_vertex_indices, self.quad_edge_indices
         a.edge_vertex_indices, a.positions = self.edge_vertex_indices, self.positions
         a.vertex_count, a.cell_count = self.vertex_count(), self.cell_count()
+        a.bvh = self.bvh_id(device)
         return a
 
     def side_arg_value(self, device=None):
@@ -236,7 +222,6 @@ class Quadmesh2D(Geometry):
     cell_inverse_deformation_gradient = quadmesh2d_cell_inverse_deformation_gradient
     cell_measure = quadmesh2d_cell_measure
     cell_normal = quadmesh2d_cell_normal
-    cell_lookup = None
     side_position = quadmesh2d_side_position
     side_normal = quadmesh2d_side_normal
     side_measure = quadmesh2d_side_measure

@@ -24,6 +24,7 @@ class Trimesh3DCellArg:
     tri_edge_indices: wp.array2d(dtype=int)
     positions: wp.array(dtype=wp.vec3)
     vertex_count: int
+    bvh: wp.uint64
 
 
 @wp.struct
@@ -41,6 +42,7 @@ class Quadmesh3DCellArg:
     positions: wp.array(dtype=wp.vec3)
     vertex_count: int
     cell_count: int
+    bvh: wp.uint64
 
 
 @wp.struct
@@ -115,14 +117,11 @@ class Trimesh3D(tm.Trimesh2D):
 
     orient_edges = staticmethod(orient_edges_3d)
 
-    @property
-    def name(self):
-        return f"Trimesh3D_{self.cell_count()}"
-
     def cell_arg_value(self, device=None):
         a = Trimesh3DCellArg()
         a.tri_vertex_indices, a.tri_edge_indices = self.tri_vertex_indices, self.tri_edge_indices
         a.positions, a.vertex_count = self.positions, self.vertex_count()
+        a.bvh = self.bvh_id(device)
         return a
 
     def side_arg_value(self, device=None):
@@ -146,15 +145,12 @@ class Quadmesh3D(qm.Quadmesh2D):
     SideArg = Quadmesh3DSideArg
     orient_edges = staticmethod(orient_edges_3d)
 
-    @property
-    def name(self):
-        return f"Quadmesh3D_{self.cell_count()}"
-
     def cell_arg_value(self, device=None):
         a = Quadmesh3DCellArg()
         a.quad_vertex_indices, a.quad_edge_indices = self.quad_vertex_indices, self.quad_edge_indices
         a.edge_vertex_indices, a.positions = self.edge_vertex_indices, self.positions
         a.vertex_count, a.cell_count = self.vertex_count(), self.cell_count()
+        a.bvh = self.bvh_id(device)
         return a
 
     def side_arg_value(self, device=None):

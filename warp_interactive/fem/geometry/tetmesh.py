@@ -17,7 +17,8 @@ import numpy as np
 
 from .. import _api as wp
 from .geometry import Geometry
-from .topology import check_indices, unique_facets
+from .lookup import CellLookupMixin
+from .topology import MeshTopology, read_cells, unique_facets
 
 TET_EDGES = [(0, 1), (1, 2), (2, 0), (0, 3), (1, 3), (2, 3)]
 
@@ -30,6 +31,7 @@ class TetmeshCellArg:
     positions: wp.array(dtype=wp.vec3)
     vertex_count: int
     edge_count: int
+    bvh: wp.uint64      # the cells' BVH (build_bvh), 0 without
 
 
 @wp.struct
@@ -158,9 +160,11 @@ def orient_faces(faces, owners, cells, positions):
     return faces
 
 
-class Tetmesh(Geometry):
+class Tetmesh(MeshTopology, CellLookupMixin, Geometry):
     """Tetrahedra ``tet_vertex_indices`` (n x 4) over ``positions`` (vec3)."""
 
+    cell_vertex_indices = "tet_vertex_indices"
+    side_vertex_indices = "face_vertex_indices"
     dimension = 3
     cell_dimension = 3
     reference_cell_shape = "tetrahedron"
@@ -173,8 +177,7 @@ class Tetmesh(Geometry):
         self.tet_vertex_indices = tet_vertex_indices
         self.positions = positions
         self.scalar_type = wp.float32
-        tets = tet_vertex_indices.numpy().astype(np.int64)
-        check_indices(tets, positions.shape[0], "Tetmesh")
+        tets = read_cells(tet_vertex_indices, positions, "Tetmesh")
         faces, owners, tet_faces = unique_facets(tets, [(k, (k + 1) % 4, (k + 2) % 4) for k in range(4)])
         faces = orient_faces(faces, owners, tets, positions.numpy().astype(np.float64))
         edges, _edge_owners, tet_edges = unique_facets(tets, TET_EDGES)
@@ -185,35 +188,16 @@ class Tetmesh(Geometry):
         self.tet_face_indices = wp.array(tet_faces[:, [1, 2, 3, 0]], dtype=int, device=device)
         self.edge_vertex_indices = wp.array(edges, dtype=wp.vec2i, device=device)
         self.tet_edge_indices = wp.array(tet_edges, dtype=int, device=device)
-        self._boundary = np.nonzero(owners[:, 0] == owners[:, 1])[0].astype(np.int32)
-
-    @property
-    def name(self):
-        return f"Tetmesh_{self.cell_count()}"
-
-    def cell_count(self):
-        return self.tet_vertex_indices.shape[0]
-
-    def vertex_count(self):
-        return self.positions.shape[0]
-
-    def side_count(self):
-        return self.face_vertex_indices.shape[0]
-
-    def edge_count(self):
-        return self.edge_vertex_indices.shape[0]
-
-    def boundary_side_indices(self):
-        return self._boundary
-
-    def build_bvh(self, device=None):
-        """Cell lookups are not supported on tet meshes yet; kept for warp-lang's signature."""
+        self.set_boundary(owners)
+        if build_bvh:
+            self.build_bvh(positions.device)
 
     def cell_arg_value(self, device=None):
         a = TetmeshCellArg()
         a.tet_vertex_indices, a.positions = self.tet_vertex_indices, self.positions
         a.tet_edge_indices, a.tet_face_indices = self.tet_edge_indices, self.tet_face_indices
         a.vertex_count, a.edge_count = self.vertex_count(), self.edge_count()
+        a.bvh = self.bvh_id(device)
         return a
 
     def side_arg_value(self, device=None):
@@ -222,12 +206,12 @@ class Tetmesh(Geometry):
         a.face_vertex_indices, a.face_tet_indices = self.face_vertex_indices, self.face_tet_indices
         return a
 
+    cell_vertex = _vertex
     cell_position = tetmesh_cell_position
     cell_deformation_gradient = tetmesh_cell_deformation_gradient
     cell_inverse_deformation_gradient = tetmesh_cell_inverse_deformation_gradient
     cell_measure = tetmesh_cell_measure
     cell_normal = tetmesh_cell_normal
-    cell_lookup = None
     side_position = tetmesh_side_position
     side_normal = tetmesh_side_normal
     side_measure = tetmesh_side_measure

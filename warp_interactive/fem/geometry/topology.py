@@ -38,3 +38,43 @@ def check_indices(cells, vertex_count, name):
         i = int(bad[0])
         raise ValueError(f"fem.{name}: Vertex index {int(flat[i])} at flattened array index {i} "
                          f"is out of bounds; expected a value in [0, {vertex_count})")
+
+
+def read_cells(cells, positions, name):
+    """The cell array ``cells`` (a wp.array, n x v) on the host as int64, checked against the
+    vertex count of ``positions`` (warp-lang's message on an out-of-range index)."""
+    host = cells.numpy().astype(np.int64)
+    check_indices(host, positions.shape[0], name)
+    return host
+
+
+class MeshTopology:
+    """Counts, name and boundary of an unstructured mesh. The class names the attributes that
+    hold its cells' vertex indices (``cell_vertex_indices``) and its sides' vertex indices
+    (``side_vertex_indices``); ``edge_vertex_indices`` holds its edges (the sides in 2-D);
+    ``set_boundary`` records the sides whose two cells are one."""
+
+    cell_vertex_indices = None
+    side_vertex_indices = "edge_vertex_indices"
+
+    @property
+    def name(self):
+        return f"{type(self).__name__}_{self.cell_count()}"
+
+    def cell_count(self):
+        return getattr(self, self.cell_vertex_indices).shape[0]
+
+    def vertex_count(self):
+        return self.positions.shape[0]
+
+    def side_count(self):
+        return getattr(self, self.side_vertex_indices).shape[0]
+
+    def edge_count(self):
+        return self.edge_vertex_indices.shape[0]
+
+    def set_boundary(self, owners):
+        self._boundary = np.nonzero(owners[:, 0] == owners[:, 1])[0].astype(np.int32)
+
+    def boundary_side_indices(self):
+        return self._boundary

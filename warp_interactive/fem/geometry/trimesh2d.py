@@ -14,8 +14,9 @@ import numpy as np
 from .. import _api as wp
 from ..types import make_free_sample  # noqa: F401
 from .geometry import Geometry
+from .lookup import CellLookupMixin
 from .quadmesh2d import orient_edges_2d
-from .topology import check_indices, unique_facets
+from .topology import MeshTopology, read_cells, unique_facets
 
 
 @wp.struct
@@ -24,6 +25,7 @@ class Trimesh2DCellArg:
     tri_edge_indices: wp.array2d(dtype=int)
     positions: wp.array(dtype=wp.vec2)
     vertex_count: int
+    bvh: wp.uint64      # the cells' BVH (build_bvh), 0 without
 
 
 @wp.struct
@@ -38,6 +40,11 @@ def _jacobian(arg: Any, cell: int):
     p0 = arg.positions[arg.tri_vertex_indices[cell, 0]]
     return wp.matrix_from_cols(arg.positions[arg.tri_vertex_indices[cell, 1]] - p0,
                                arg.positions[arg.tri_vertex_indices[cell, 2]] - p0)
+
+
+@wp.func
+def trimesh2d_cell_vertex(arg: Any, cell: int, k: int):
+    return arg.positions[arg.tri_vertex_indices[cell, k]]
 
 
 @wp.func
@@ -138,9 +145,10 @@ def trimesh2d_side_outer_cell_coords(arg: Any, side: int, side_coords: wp.vec3):
     return _side_to_cell_coords(arg, side, arg.edge_tri_indices[side][1], side_coords)
 
 
-class Trimesh2D(Geometry):
+class Trimesh2D(MeshTopology, CellLookupMixin, Geometry):
     """Triangles ``tri_vertex_indices`` (n x 3) over ``positions`` (vec2)."""
 
+    cell_vertex_indices = "tri_vertex_indices"
     dimension = 2
     cell_dimension = 2
     reference_cell_shape = "triangle"
@@ -161,8 +169,7 @@ class Trimesh2D(Geometry):
         self.tri_vertex_indices = tri_vertex_indices
         self.positions = positions
         self.scalar_type = wp.float32
-        tris = tri_vertex_indices.numpy().astype(np.int64)
-        check_indices(tris, positions.shape[0], "Trimesh2D")
+        tris = read_cells(tri_vertex_indices, positions, "Trimesh2D")
         # numbered walking each triangle's edges (0,1), (1,2), (2,0), as warp-lang does
         edges, owners, walk = unique_facets(tris, [(0, 1), (1, 2), (2, 0)])
         edges = self.orient_edges(edges, owners, tris, positions.numpy().astype(np.float64))
@@ -171,28 +178,15 @@ class Trimesh2D(Geometry):
         self.edge_vertex_indices = wp.array(edges, dtype=wp.vec2i, device=device)
         self.edge_tri_indices = wp.array(owners, dtype=wp.vec2i, device=device)
         self.tri_edge_indices = wp.array(tri_edges, dtype=int, device=device)
-        self._boundary = np.nonzero(owners[:, 0] == owners[:, 1])[0].astype(np.int32)
-
-    @property
-    def name(self):
-        return f"Trimesh2D_{self.cell_count()}"
-
-    def cell_count(self):
-        return self.tri_vertex_indices.shape[0]
-
-    def vertex_count(self):
-        return self.positions.shape[0]
-
-    def side_count(self):
-        return self.edge_vertex_indices.shape[0]
-
-    def boundary_side_indices(self):
-        return self._boundary
+        self.set_boundary(owners)
+        if build_bvh:
+            self.build_bvh(positions.device)
 
     def cell_arg_value(self, device=None):
         a = Trimesh2DCellArg()
         a.tri_vertex_indices, a.tri_edge_indices = self.tri_vertex_indices, self.tri_edge_indices
         a.positions, a.vertex_count = self.positions, self.vertex_count()
+        a.bvh = self.bvh_id(device)
         return a
 
     def side_arg_value(self, device=None):
@@ -201,12 +195,12 @@ class Trimesh2D(Geometry):
         a.edge_vertex_indices, a.edge_tri_indices = self.edge_vertex_indices, self.edge_tri_indices
         return a
 
+    cell_vertex = trimesh2d_cell_vertex
     cell_position = trimesh2d_cell_position
     cell_deformation_gradient = trimesh2d_cell_deformation_gradient
     cell_inverse_deformation_gradient = trimesh2d_cell_inverse_deformation_gradient
     cell_measure = trimesh2d_cell_measure
     cell_normal = trimesh2d_cell_normal
-    cell_lookup = None
     side_position = trimesh2d_side_position
     side_normal = trimesh2d_side_normal
     side_measure = trimesh2d_side_measure

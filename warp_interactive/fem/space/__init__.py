@@ -16,6 +16,11 @@ def make_polynomial_space(geo, dtype=float, dof_mapper=None, degree=1, element_b
                                                    discontinuous, family), geo)
     if dof_mapper is not None:
         raise NotImplementedError("fem.make_polynomial_space: dof mappers are not supported yet")
+    if degree == 0:      # piecewise constants: discontinuous whatever ``discontinuous`` says
+        from .dg_space import piecewise_constant_space
+        return piecewise_constant_space(geo, dtype)
+    if dof_mapper is not None:
+        raise NotImplementedError("fem.make_polynomial_space: dof mappers are not supported yet")
     if discontinuous:
         from .dg_space import DiscontinuousSpace
         return DiscontinuousSpace(make_polynomial_space(geo, dtype, None, degree, element_basis, False, family))

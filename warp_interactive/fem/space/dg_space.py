@@ -110,3 +110,69 @@ class DiscontinuousSpace(PolynomialSpaceBase):
         from ..field.fields import DiscreteField
         return DiscreteField(self)
 
+
+
+_CENTERS = {"square": (0.5, 0.5, 0.0), "cube": (0.5, 0.5, 0.5), "triangle": (1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0),
+            "tetrahedron": (0.25, 0.25, 0.25)}
+
+
+@functools.lru_cache(maxsize=None)
+def constant_shape(shape, cell_dimension):
+    """weight, weight_gradient, node_coords, node_weight of the one shape function of a
+    degree-0 space: 1 over the cell, its node at the cell's centre (the 1-point rule's point,
+    where warp-lang puts it)."""
+    CENTER = wp.vec3(*_CENTERS[shape])
+    GRAD = wp.types.vector(cell_dimension, wp.float32)
+
+    @wp.func
+    def weight(c: wp.vec3, n: int):
+        return 1.0
+
+    @wp.func
+    def weight_gradient(c: wp.vec3, n: int):
+        return GRAD(0.0)
+
+    @wp.func
+    def node_coords(n: int):
+        return CENTER
+
+    @wp.func
+    def node_weight(n: int):
+        return 1.0
+    return weight, weight_gradient, node_coords, node_weight
+
+
+@functools.lru_cache(maxsize=None)
+def _constant_cell_element(geometry_cls):
+    from .side_maps import cell_element_funcs
+    funcs = constant_shape(geometry_cls.reference_cell_shape, geometry_cls.cell_dimension)
+    return cell_element_funcs(geometry_cls.CellArg, 1, *funcs)
+
+
+class _ConstantBase:
+    """What DiscontinuousSpace reads of a continuous base space, for the degree-0 space (which
+    has no continuous version: warp-lang makes degree 0 discontinuous)."""
+
+    def __init__(self, geometry, dtype):
+        self.geometry = geometry
+        self.degree = 0
+        self.dtype = wp.float32 if dtype is float else dtype
+        self.family = None
+        self.dim = geometry.dimension
+        self._cell_el = _constant_cell_element(type(geometry))
+
+    @property
+    def name(self):
+        return f"P0_{self.geometry.name}"
+
+    def space_key(self):
+        return (type(self.geometry).__name__, 0)
+
+    def element(self, element_kind):
+        return dict(self._cell_el)
+
+
+def piecewise_constant_space(geometry, dtype=float):
+    """The degree-0 space: one node per cell (node ``c`` in cell ``c``), values constant in each
+    cell, zero gradients; on sides, the two cells' values (as any DG space)."""
+    return DiscontinuousSpace(_ConstantBase(geometry, dtype))

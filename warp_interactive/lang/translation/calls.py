@@ -39,7 +39,8 @@ class CallsMixin:
             node = starred.expand(self, node)
         func = self.eval(node.func)
         if isinstance(func, ir.Var) and getattr(func.type, "_wp_call_", None) is not None:
-            return self.call_resolved(func.type._wp_call_, node, node.keywords, receiver=func)
+            return self.call_resolved(func.type._wp_call_, node, {k.arg: k.value for k in node.keywords},
+                                      receiver=func)
         if isinstance(func, ir.Var) or isinstance(func, tuple):
             raise self.scope.error("only functions and types can be called in kernels")
         obj = func.obj
@@ -268,10 +269,10 @@ class CallsMixin:
         return self.emit_user_call(ov, args, node, kwargs)
 
     def call_resolved(self, resolver, node, kwargs, receiver=None):
-        """A call whose function its arguments' types choose (lang/translation/dispatch.py)."""
-        if kwargs:
-            raise self.scope.error(f"{_callable_name(resolver)}() takes positional arguments only")
+        """A call whose function its arguments' types choose (lang/translation/dispatch.py):
+        by the positional arguments' types; keyword arguments then go to the chosen function."""
         args = [self._user_arg(a) for a in node.args]
+        kwargs = {k: self._user_arg(v) for k, v in (kwargs or {}).items()}
         if receiver is not None:
             args.insert(0, receiver)
         if any(isinstance(a, TupleArg) for a in args):
@@ -280,16 +281,18 @@ class CallsMixin:
             target = dispatch.resolve(resolver, [a.type for a in args])
         except (TypeError, ValueError, KeyError) as e:
             raise self.scope.error(f"{_callable_name(resolver)}(): {e}") from None
+        if kwargs and (isinstance(target, dispatch.Call) or not getattr(target, "_wp_function_", False)):
+            raise self.scope.error(f"{_callable_name(resolver)}() takes positional arguments only")
         if isinstance(target, dispatch.Call):
             args = [self._picked_arg(args, src) for src in target.sources]
             target = target.func
         if not getattr(target, "_wp_function_", False):
             return PyValue(target)
         try:
-            ov, args = target.resolve_overload(args, self.retype_literal, {}, self._default_arg)
+            ov, args = target.resolve_overload(args, self.retype_literal, kwargs, self._default_arg)
         except TypeMismatch as e:
             raise self.scope.error(str(e)) from None
-        return self.emit_user_call(ov, args, node)
+        return self.emit_user_call(ov, args, node, kwargs or None)
 
     def _picked_arg(self, args, source):
         value = args[source[0]]
