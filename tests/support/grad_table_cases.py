@@ -266,7 +266,10 @@ UNREACHABLE = {}
 # files, and test_structure_gradients_are_checked_elsewhere makes sure each is reached there.
 STRUCTURE_GRADIENT_TESTS = {"Geometry": "test_geometry.py", "Volumes": "test_volume.py"}
 # builtins writing into arrays whose indices must be consistent: gradient-tested in the named file
+# dense_* take flat arrays with their sizes as ints (the table has no case shape for that): their
+# gradients are checked against closed forms and finite differences in test_dense_builtins.py
 OWN_GRADIENT_TESTS = {"spatial_jacobian": "test_builtins_extra.py", "spatial_mass": "test_builtins_extra.py",
+                      "dense_gemm": "test_dense_builtins.py", "dense_solve": "test_dense_builtins.py",
                       **{name: "test_geometry_compat.py" for name in (
                           "volume_sample_v4f", "volume_sample_v4d", "volume_sample_grad_f", "volume_sample_grad_v",
                           "volume_sample_grad_v4f", "volume_sample_grad_v4d", "volume_sample_grad_index")}}
