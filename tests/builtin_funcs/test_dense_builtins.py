@@ -129,6 +129,54 @@ def test_solve_gradient_is_warp_langs_closed_form():
     np.testing.assert_allclose(a.grad.numpy().reshape(n, n), fd, rtol=1e-3, atol=1e-4)
 
 
+@wp.kernel
+def k_chol_solve_square(n: int, A: wp.array(dtype=float), L: wp.array(dtype=float), b: wp.array(dtype=float),
+                        x: wp.array(dtype=float)):
+    wp.dense_chol(n, A, 0.0, L)
+    wp.dense_solve(n, A, L, b, x)
+
+
+@wp.kernel
+def k_square(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = x[i] * x[i]
+
+
+@wp.kernel
+def k_overwrite(x: wp.array(dtype=float)):
+    i = wp.tid()
+    x[i] = 100.0
+
+
+@pytest.mark.parametrize("overwrite_x", [False, True], ids=["x-kept", "x-overwritten-later"])
+def test_factor_and_solve_in_one_taped_kernel(overwrite_x):
+    """The factor written and read by the same launch: the tape keeps L's pre-launch copy for the
+    adjoint, whose replay must factor into it again (it read zeros, and A's gradient was NaN),
+    and a later overwrite of x on the tape must not change the gradient (warp-lang's tape gets
+    that one wrong)."""
+    n = 3
+    rng = np.random.default_rng(0)
+    A = _spd(rng, n)
+    rhs = rng.standard_normal(n).astype(np.float32)
+    a, bb = wp.array(A.ravel(), requires_grad=True), wp.array(rhs, requires_grad=True)
+    L = wp.zeros(n * n, dtype=float, requires_grad=True)
+    x, y = wp.zeros(n, dtype=float, requires_grad=True), wp.zeros(n, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(k_chol_solve_square, 1, inputs=[n, a, L, bb, x])
+        wp.launch(k_square, n, inputs=[x, y])
+        if overwrite_x:
+            wp.launch(k_overwrite, n, inputs=[x])
+    tape.backward(grads={y: wp.ones(n, dtype=float)})
+    Ad = A.astype(np.float64)
+    xs = np.linalg.solve(Ad, rhs)
+    db = np.linalg.solve(Ad.T, 2 * xs)               # d(sum x^2)/db = A^-T 2x
+    np.testing.assert_allclose(bb.grad.numpy(), db, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(a.grad.numpy().reshape(n, n), -np.outer(db, xs), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(L.numpy().reshape(n, n)[np.tril_indices(n)],
+                               np.linalg.cholesky(Ad)[np.tril_indices(n)], rtol=1e-5)
+
+
 @pytest.mark.parametrize("t1,t2", [(0, 0), (1, 1)])
 def test_batched_one_problem_per_thread(t1, t2):
     rng = np.random.default_rng(11)

@@ -13,14 +13,17 @@ I = array(dtype=sc.int32)    # noqa: E741
 I32 = sc.int32
 
 
-def _dense(name, inputs, doc, differentiable=False, context=False):
-    # replay="": the adjoint does not recompute the outputs the forward pass wrote. The last
-    # argument is the one output, written (its old values unread: the tape keeps no copy of it);
-    # every other array is read.
+def _dense(name, inputs, doc, differentiable=False, context=False, replayed=False):
+    # The last argument is the one output, written (its old values unread: the tape keeps no copy
+    # of it); every other array is read. The differentiable ones are skipped in the adjoint's
+    # forward replay (their adjoints read the output as the forward left it). The factor and
+    # substitution steps are replayed (``replayed``): a kernel that factors into L and then
+    # solves with L reads its own write, so a tape keeps L's pre-launch copy for the replay, and
+    # the replay must fill that copy again before the solve's adjoint reads it.
     last = len(inputs) - 1
     access = {i: "write" if i == last else "read" for i, t in enumerate(inputs.values()) if isinstance(t, array)}
     add_builtin(name, inputs, value_type=None, group=G_UTIL, differentiable=differentiable,
-                context=context, replay="", same_scalar=False, array_access=access, doc=doc)
+                context=context, replay=None if replayed else "", same_scalar=False, array_access=access, doc=doc)
 
 
 _dense("dense_gemm", {"m": I32, "n": I32, "p": I32, "t1": I32, "t2": I32, "A": F, "B": F, "C": F},
@@ -28,9 +31,9 @@ _dense("dense_gemm", {"m": I32, "n": I32, "p": I32, "t1": I32, "t2": I32, "A": F
        "(`A` is then stored p x m, `B` n x p). Differentiable in `A` and `B`.", differentiable=True)
 _dense("dense_chol", {"n": I32, "A": F, "regularization": sc.float32, "L": F},
        "`L` = the lower Cholesky factor of the n x n `A` + `regularization` I (the strict upper "
-       "triangle of `L` is left as it was).")
+       "triangle of `L` is left as it was).", replayed=True)
 _dense("dense_subs", {"n": I32, "L": F, "b": F, "x": F},
-       "`x` = (L L^T)^-1 `b` from a Cholesky factor `L`: forward then backward substitution.")
+       "`x` = (L L^T)^-1 `b` from a Cholesky factor `L`: forward then backward substitution.", replayed=True)
 _dense("dense_solve", {"n": I32, "A": F, "L": F, "b": F, "x": F},
        "`x` = `A`^-1 `b` given `L`, the Cholesky factor of `A`. Differentiable: `b`'s gradient is "
        "set to A^-1 dx and `A`'s gets -db x^T, as warp-lang.", differentiable=True)
@@ -40,7 +43,7 @@ _dense("dense_gemm_batched", {"m": I, "n": I, "p": I, "t1": I32, "t2": I32, "A_s
        "matrices at offsets `A_start[b]`, `B_start[b]`, `C_start[b]`.", context=True)
 _dense("dense_chol_batched", {"A_start": I, "A_dim": I, "A": F, "regularization": sc.float32, "L": F},
        "`dense_chol` of problem `b` = the thread's linear launch index: `A_dim[b]` x `A_dim[b]` at "
-       "offset `A_start[b]` of `A`, written at the same offset of `L`.", context=True)
+       "offset `A_start[b]` of `A`, written at the same offset of `L`.", context=True, replayed=True)
 _dense("dense_solve_batched", {"b_start": I, "A_start": I, "A_dim": I, "A": F, "L": F, "b": F, "x": F},
        "`dense_solve` of problem `k` = the thread's linear launch index: factor at `A_start[k]` of "
        "`L` (size `A_dim[k]`), right-hand side and solution at `b_start[k]`.", context=True)
