@@ -2,6 +2,7 @@
 checked against a brute-force search over random row offsets."""
 
 import os
+import re
 
 import numpy as np
 import pytest
@@ -79,6 +80,42 @@ def test_for_loop_over_a_hash_grid_query(radius):
 def _doubled(a: wp.array(dtype=float)):
     i = wp.tid()
     a[i] = 2.0 * a[i]
+
+
+@wp.kernel(module="wpi_test_load_pkg.sub")
+def _tripled(a: wp.array(dtype=float)):
+    i = wp.tid()
+    a[i] = 3.0 * a[i]
+
+
+@wp.kernel(module="wpi_test_load_pkg")
+def _negated(a: wp.array(dtype=float)):
+    i = wp.tid()
+    a[i] = -a[i]
+
+
+def _loaded_on(name, device):
+    return any(alias == device for alias, _ in wp.get_module(name).build.loaded)
+
+
+def test_load_module_recursive_loads_the_submodules_too():
+    for name in ("wpi_test_load_pkg", "wpi_test_load_pkg.sub"):
+        wp.get_module(name).build.drop()
+    wp.load_module("wpi_test_load_pkg", device="cpu")
+    assert _loaded_on("wpi_test_load_pkg", "cpu") and not _loaded_on("wpi_test_load_pkg.sub", "cpu")
+    wp.load_module("wpi_test_load_pkg", device=["cpu"], recursive=True)
+    assert _loaded_on("wpi_test_load_pkg.sub", "cpu")
+
+
+@pytest.mark.parametrize("module,error,text", [
+    ("wpi_no_such_module", RuntimeError, "Module 'wpi_no_such_module' does not contain any Warp kernels, "
+                                         "functions, or structs, or has not been imported yet."),
+    (pytest, RuntimeError, "Module 'pytest' does not contain any Warp kernels"),
+    (3, TypeError, "Argument must be a module, got <class 'int'>"),
+], ids=["unknown-name", "module-without-warp-code", "not-a-module"])
+def test_load_module_refuses_what_warp_lang_refuses(module, error, text):
+    with pytest.raises(error, match=re.escape(text)):
+        wp.load_module(module, device="cpu")
 
 
 def test_load_module_accepts_warp_lang_arguments():

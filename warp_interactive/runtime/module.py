@@ -26,17 +26,33 @@ def _module_name(module, depth=2):
     return getattr(module, "__name__", None) or module.name
 
 
-def load_module(module=None, device=None, recursive=False, block_dim=None):
-    """Build (or fetch from the cache) and load a module now rather than at its first launch.
-    ``recursive`` (warp-lang: also its submodules) and ``block_dim`` (warp-lang: the tile block
-    size to compile for) are accepted for compatibility: a notebook's cell modules always load
-    with their module, and the block size of a tile launch is given by the launch itself, which
-    builds what it needs."""
+def load_module(module=None, device=None, recursive=False, block_dim=None, max_workers=None):
+    """Build (or fetch from the cache) and load a module now rather than at its first launch, as
+    warp-lang's: ``module`` is a Python module, a ``wp.Module``, a name, or None for the caller's
+    module; ``device`` one device, a list, or None for every device; ``recursive`` adds the
+    registered modules under its name (``pkg.sub``). A notebook's cell modules load with their
+    module. ``block_dim`` and ``max_workers`` are accepted as in ``force_load``. A name with no
+    Warp kernels, functions or structs is refused, as warp-lang refuses it."""
+    if module is not None and not isinstance(module, (str, Module)) and not hasattr(module, "__name__"):
+        raise TypeError(f"Argument must be a module, got {type(module)}")
     name = _module_name(module)
-    device = get_device(device)
-    for child in _children(name):     # a notebook's cell modules load with it
-        child.load(device)
-    return get_module(name).load(device)
+    own = module if isinstance(module, Module) else state.modules.get(name)
+    modules = [own] if own is not None else []
+    if recursive:
+        modules += [m for n, m in list(state.modules.items()) if n.startswith(name + ".")]
+    modules += _children(name)          # a notebook's cell modules
+    if not modules and not _defines_structs(name):
+        raise RuntimeError(f"Module '{name}' does not contain any Warp kernels, functions, or structs, "
+                           "or has not been imported yet.")
+    force_load(device=device, modules=modules, block_dim=block_dim, max_workers=max_workers)
+
+
+def _defines_structs(name):
+    """A Python module defining only ``@wp.struct``s has nothing to build, and is no error."""
+    import sys
+    from ..types.introspection import type_is_struct
+    py = sys.modules.get(name)
+    return py is not None and any(type_is_struct(v) for v in vars(py).values() if isinstance(v, type))
 
 
 def force_load(device=None, modules=None, block_dim=None, max_workers=None):
