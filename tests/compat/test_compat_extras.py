@@ -3,6 +3,7 @@ checked against a brute-force search over random row offsets."""
 
 import os
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -116,6 +117,26 @@ def test_load_module_recursive_loads_the_submodules_too():
 def test_load_module_refuses_what_warp_lang_refuses(module, error, text):
     with pytest.raises(error, match=re.escape(text)):
         wp.load_module(module, device="cpu")
+
+
+@wp.struct
+class _OnlyAStruct:
+    x: float
+
+
+def test_load_module_accepts_modules_with_nothing_to_build_yet():
+    """A module defining only structs, and this package's own libraries (their kernels are made
+    on first use; warp-lang's test_modules_lite loads ``warp.utils``), load without error."""
+    import types
+    struct_only = types.ModuleType("wpi_struct_only")
+    struct_only.S = _OnlyAStruct
+    sys.modules["wpi_struct_only"] = struct_only
+    try:
+        wp.load_module("wpi_struct_only", device="cpu")
+    finally:
+        del sys.modules["wpi_struct_only"]
+    wp.load_module(wp.utils, device="cpu")
+    wp.load_module("warp_interactive.utils", device="cpu", recursive=True)
 
 
 def test_load_module_accepts_warp_lang_arguments():

@@ -41,18 +41,24 @@ def load_module(module=None, device=None, recursive=False, block_dim=None, max_w
     if recursive:
         modules += [m for n, m in list(state.modules.items()) if n.startswith(name + ".")]
     modules += _children(name)          # a notebook's cell modules
-    if not modules and not _defines_structs(name):
+    if not modules and not _nothing_to_build(name):
         raise RuntimeError(f"Module '{name}' does not contain any Warp kernels, functions, or structs, "
                            "or has not been imported yet.")
     force_load(device=device, modules=modules, block_dim=block_dim, max_workers=max_workers)
 
 
-def _defines_structs(name):
-    """A Python module defining only ``@wp.struct``s has nothing to build, and is no error."""
+def _nothing_to_build(name):
+    """An imported Python module with Warp code but nothing to build now is no error: one that
+    defines only ``@wp.struct``s, or one of this package's libraries (``wp.utils``...), whose
+    kernels are made on first use."""
     import sys
     from ..types.introspection import type_is_struct
     py = sys.modules.get(name)
-    return py is not None and any(type_is_struct(v) for v in vars(py).values() if isinstance(v, type))
+    if py is None:
+        return False
+    if getattr(py, "__name__", "").split(".")[0] == __name__.split(".")[0]:
+        return True
+    return any(type_is_struct(v) for v in vars(py).values() if isinstance(v, type))
 
 
 def force_load(device=None, modules=None, block_dim=None, max_workers=None):
