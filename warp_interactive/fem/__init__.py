@@ -9,6 +9,7 @@ each integral's kernel is a module of its own, so editing an integrand rebuilds 
 it. Imported on demand: ``import warp_interactive.fem as fem``."""
 
 from . import operator as _op
+from .precision import follow_precision
 from .domain import BoundarySides, Cells, GeometryDomain, PartitionCells, Sides, Subdomain
 from .field import (DiscreteField, FieldRestriction, ImplicitField, TestField, TrialField, UniformField,
                     make_restriction)
@@ -48,16 +49,19 @@ def _partitioned(field_cls, space, space_restriction, space_partition, domain, w
     return field
 
 
+@follow_precision
 def make_test(space, space_restriction=None, space_partition=None, domain=None, device=None):
     """The test functions of ``space`` on ``domain`` (its cells when left out)."""
     return _partitioned(TestField, space, space_restriction, space_partition, domain, "make_test")
 
 
+@follow_precision
 def make_trial(space, space_restriction=None, space_partition=None, domain=None, device=None):
     """The trial functions of ``space`` on ``domain`` (its cells when left out)."""
     return _partitioned(TrialField, space, space_restriction, space_partition, domain, "make_trial")
 
 
+@follow_precision
 def make_discrete_field(space, space_partition=None):
     return DiscreteField(space)
 

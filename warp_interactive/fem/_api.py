@@ -20,6 +20,9 @@ from ..types import (array, array2d, dtype_to_numpy, float16, float32, float64, 
 from ..types.array import copy  # noqa: F401
 from ..types.array_factories import empty, empty_like, zeros, zeros_like  # noqa: F401
 
+# the scalar type of warp.fem's kernel code: float64 in the float64 twins (fem/precision.py)
+real = float32
+
 
 def _export_builtins(namespace):
     for name, b in _registry.items():

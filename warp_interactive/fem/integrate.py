@@ -3,6 +3,7 @@
 import numpy as np
 
 from . import _api as wp
+from .precision import follow_precision
 
 from ..lang.definitions.generics import type_of_value
 from . import kernels as K
@@ -97,6 +98,7 @@ def _bind_fields(args, domain):
             args.fields[name] = f.on(domain)
 
 
+@follow_precision
 def integrate(integrand, domain=None, quadrature=None, fields=None, values=None, accumulate_dtype=wp.float64,
               output_dtype=None, output=None, device=None, temporary_store=None, kernel_options=None,
               assembly=None, add=False, bsr_options=None):
@@ -180,7 +182,8 @@ class _Context:
             wp.launch(K.add_cast, dim=1, inputs=[acc, output], device=self.device)
             return output
         out_t = output_dtype or self.domain.geometry.scalar_type
-        return out_t(float(acc.numpy()[0]))
+        # a NumPy scalar, as warp-lang's (NumPy functions take it; float64 keeps its precision)
+        return wp.dtype_to_numpy(out_t).type(acc.numpy()[0])
 
     def linear(self, output_dtype, output, add):
         test = self.args.test[1]

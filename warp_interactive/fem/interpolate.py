@@ -4,6 +4,7 @@ quadrature points."""
 from typing import Any
 
 from . import _api as wp
+from .precision import follow_precision
 
 from . import kernels as K
 from .domain import Cells
@@ -108,12 +109,13 @@ def _interpolate_points(integrand, args, domain, quadrature, dim, dest, device):
         # (the kernel stores by point index: a shorter array would be written past its end)
         raise ValueError(f"dest must be a warp array with {rows} rows")
     if dest is None:
-        dest = wp.empty(1, dtype=float, device=device)
+        dest = wp.empty(1, dtype=wp.real, device=device)
     wp.launch(kernel, dim=launch_dim, device=device,
               inputs=[domain.element_arg_value(device), domain.element_index_arg_value(device), qarg,
                       fields_v, values_v, dest])
 
 
+@follow_precision
 def interpolate(integrand, dest=None, at=None, dim=None, domain=None, fields=None, values=None, reduction="sum",
                 device=None, kernel_options=None, dest_space=None, temporary_store=None, bsr_options=None):
     """Evaluate ``integrand`` (or a field) at the nodes of ``dest`` (a discrete field: its node
@@ -153,7 +155,7 @@ def interpolate(integrand, dest=None, at=None, dim=None, domain=None, fields=Non
     n = dest.space.node_count()
     # the sums carry the gradient from the node values back to the integrand's fields
     sums = wp.zeros(n, dtype=dest.dtype, device=device, requires_grad=dest.dof_values.requires_grad)
-    counts = wp.zeros(n, dtype=float, device=device)
+    counts = wp.zeros(n, dtype=wp.real, device=device)
     wp.launch(kernel, dim=(domain.element_count(), target.el["node_count"]), device=device,
               inputs=[domain.element_arg_value(device), domain.element_index_arg_value(device),
                       target.eval_arg_value(device), fields_v, values_v, sums, counts])

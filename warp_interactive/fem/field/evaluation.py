@@ -36,7 +36,7 @@ def value_makers(dtype, dim):
 
         @wp.func
         def zero_value():
-            return float(0.0)
+            return wp.real(0.0)
 
         @wp.func
         def zero_grad():

@@ -6,6 +6,7 @@ values for a discrete field), whose type is registered with the operators' table
 ``u(s)``, ``fem.grad(u, s)``... translate to this field kind's functions."""
 
 from .. import _api as wp
+from ..precision import FollowsPrecision
 
 from .. import operator as op
 from ..types import ElementKind
@@ -47,7 +48,7 @@ def _field_ops(value, grad, kind, outer=None, grad_outer=None, degree=None):
     return ops
 
 
-class FieldBase:
+class FieldBase(FollowsPrecision):
     """What test, trial and discrete fields have in common: a space and a domain."""
 
     def __init__(self, space, domain):

@@ -4,6 +4,7 @@ import functools
 from typing import Any
 
 from .. import _api as wp
+from ..precision import FollowsPrecision
 from .. import operator as op
 from ...lang.translation import dispatch
 from ...lang.definitions.generics import type_of_value
@@ -30,7 +31,7 @@ def _uniform_funcs(dtype, dim):
     return value, _zero_grad(dtype, dim)
 
 
-class UniformField:
+class UniformField(FollowsPrecision):
     """The same ``value`` everywhere on ``domain``."""
 
     def __init__(self, domain, value):
@@ -94,7 +95,7 @@ def _implicit_funcs(func, names, position):
     return value
 
 
-class ImplicitField:
+class ImplicitField(FollowsPrecision):
     """A field given by a ``@wp.func`` of the position (and of ``values``) on ``domain``; its
     gradient and divergence, where integrands ask for them, by ``grad_func`` and ``div_func``
     (taking the same arguments)."""

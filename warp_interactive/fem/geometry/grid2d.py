@@ -41,7 +41,7 @@ def _cell_xy(arg: Grid2DCellArg, cell: int):
 def grid2d_cell_position(arg: Grid2DCellArg, s: Any):
     xy = _cell_xy(arg, s.element_index)
     c = s.element_coords
-    return arg.origin + wp.cw_mul(wp.vec2(float(xy[0]) + c[0], float(xy[1]) + c[1]), arg.cell_size)
+    return arg.origin + wp.cw_mul(wp.vec2(wp.real(xy[0]) + c[0], wp.real(xy[1]) + c[1]), arg.cell_size)
 
 
 @wp.func
@@ -68,11 +68,11 @@ def grid2d_cell_normal(arg: Grid2DCellArg, s: Any):
 def _grid2d_locate(arg: Grid2DCellArg, pos: wp.vec2):
     # outside the grid: its closest point (the position clamped to the bounds)
     rel = wp.cw_div(pos - arg.origin, arg.cell_size)
-    rx = wp.clamp(rel[0], 0.0, float(arg.res[0]))
-    ry = wp.clamp(rel[1], 0.0, float(arg.res[1]))
+    rx = wp.clamp(rel[0], 0.0, wp.real(arg.res[0]))
+    ry = wp.clamp(rel[1], 0.0, wp.real(arg.res[1]))
     x = wp.min(int(wp.floor(rx)), arg.res[0] - 1)
     y = wp.min(int(wp.floor(ry)), arg.res[1] - 1)
-    c = wp.vec3(rx - float(x), ry - float(y), 0.0)
+    c = wp.vec3(rx - wp.real(x), ry - wp.real(y), 0.0)
     return make_free_sample(x * arg.res[1] + y, c)
 
 
@@ -111,8 +111,8 @@ def grid2d_side_position(arg: Grid2DSideArg, s: Any):
     axis = d[0]
     other = 1 - axis
     p = arg.cell.origin
-    p[axis] = p[axis] + float(d[1]) * arg.cell.cell_size[axis]
-    p[other] = p[other] + (float(d[2]) + s.element_coords[0]) * arg.cell.cell_size[other]
+    p[axis] = p[axis] + wp.real(d[1]) * arg.cell.cell_size[axis]
+    p[other] = p[other] + (wp.real(d[2]) + s.element_coords[0]) * arg.cell.cell_size[other]
     return p
 
 
@@ -157,7 +157,7 @@ def grid2d_side_outer_cell_index(arg: Grid2DSideArg, side: int):
 def grid2d_side_inner_cell_coords(arg: Grid2DSideArg, side: int, side_coords: wp.vec3):
     d = _side_decode(arg, side)
     c = wp.vec3(0.0)
-    c[d[0]] = wp.where(d[1] == 0, 0.0, 1.0)
+    c[d[0]] = wp.where(d[1] == 0, wp.real(0.0), wp.real(1.0))
     c[1 - d[0]] = side_coords[0]
     return c
 
@@ -166,7 +166,7 @@ def grid2d_side_inner_cell_coords(arg: Grid2DSideArg, side: int, side_coords: wp
 def grid2d_side_outer_cell_coords(arg: Grid2DSideArg, side: int, side_coords: wp.vec3):
     d = _side_decode(arg, side)
     c = wp.vec3(0.0)
-    c[d[0]] = wp.where(d[1] == arg.cell.res[d[0]], 1.0, 0.0)
+    c[d[0]] = wp.where(d[1] == arg.cell.res[d[0]], wp.real(1.0), wp.real(0.0))
     c[1 - d[0]] = side_coords[0]
     return c
 
@@ -182,8 +182,8 @@ class Grid2D(Geometry):
     SideArg = Grid2DSideArg
 
     def __init__(self, res, bounds_lo=None, bounds_hi=None, scalar_type=wp.float32):
-        if scalar_type != wp.float32:
-            raise NotImplementedError("fem.Grid2D: only float32 geometries are supported so far")
+        if scalar_type not in (wp.float32, wp.float64):
+            raise TypeError(f"fem.Grid2D: scalar_type must be wp.float32 or wp.float64, got {scalar_type}")
         self.res = wp.vec2i(*[int(r) for r in res])
         self.bounds_lo = wp.vec2(0.0) if bounds_lo is None else wp.vec2(*bounds_lo)
         self.bounds_hi = wp.vec2(1.0) if bounds_hi is None else wp.vec2(*bounds_hi)

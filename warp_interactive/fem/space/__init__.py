@@ -1,9 +1,11 @@
 """Function spaces: ``make_polynomial_space`` and the space types."""
 
+from ..precision import FollowsPrecision, follow_precision
 from .grid_space import GridPolynomialSpace
 from .shape import ElementBasis
 
 
+@follow_precision
 def make_polynomial_space(geo, dtype=float, dof_mapper=None, degree=1, element_basis=None,
                           discontinuous=False, family=None):
     """The Lagrange space of ``degree`` on ``geo`` holding ``dtype`` values (continuous, or with
@@ -46,7 +48,7 @@ def make_polynomial_space(geo, dtype=float, dof_mapper=None, degree=1, element_b
     return GridPolynomialSpace(geo, degree, dtype, family)
 
 
-class BasisSpace:
+class BasisSpace(FollowsPrecision):
     """The shape functions and nodes of a polynomial space, without a value type
     (``make_polynomial_basis_space``); ``make_collocated_function_space`` gives them one."""
 
@@ -69,11 +71,13 @@ class BasisSpace:
         return self._scalar.node_positions(out)
 
 
+@follow_precision
 def make_polynomial_basis_space(geo, degree=1, element_basis=None, discontinuous=False, family=None):
     """The nodes and shape functions of the Lagrange space of ``degree`` on ``geo``."""
     return BasisSpace(geo, degree, element_basis, discontinuous, family)
 
 
+@follow_precision
 def make_collocated_function_space(basis_space, dtype=float, dof_mapper=None):
     """The space of ``dtype`` values at the nodes of ``basis_space``."""
     b = basis_space

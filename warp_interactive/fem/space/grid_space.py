@@ -152,7 +152,7 @@ class GridPolynomialSpace(PolynomialSpaceBase):
             axes.append(self.geometry.bounds_lo[a] + t * self.geometry.cell_size[a])
         grid = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, self.dim)
         vt = wp.vec2 if self.dim == 2 else wp.vec3
-        return wp.array(grid.astype(np.float32), dtype=vt)
+        return wp.array(grid, dtype=vt)
 
     def make_field(self, space_partition=None):
         from ..field.fields import DiscreteField

@@ -79,8 +79,8 @@ def serendipity_shape(degree, family):
     def weight_gradient(c: wp.vec3, n: int):
         i = II[n]
         j = JJ[n]
-        gx = wp.where(i == 0, -1.0, 1.0)
-        gy = wp.where(j == 0, -1.0, 1.0)
+        gx = wp.where(i == 0, wp.real(-1.0), wp.real(1.0))
+        gy = wp.where(j == 0, wp.real(-1.0), wp.real(1.0))
         cx = wp.where(i == 0, 1.0 - c[0], c[0])
         cy = wp.where(j == 0, 1.0 - c[1], c[1])
         if n < 4:
@@ -227,4 +227,4 @@ class SerendipityGridSpace(GridPolynomialSpace):
         pts += along_y + along_x + top_x + top_y
         grid = np.concatenate(pts)
         lo, h = np.asarray(self.geometry.bounds_lo, dtype=np.float64), np.asarray(self.geometry.cell_size)
-        return wp.array((lo + grid * h).astype(np.float32), dtype=wp.vec2)
+        return wp.array((lo + grid * h), dtype=wp.vec2)
