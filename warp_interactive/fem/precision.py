@@ -270,11 +270,11 @@ def _twin_function(f):
 
 def _twin_wp_func(fn):
     py_funcs = [o.py_func for o in fn.overloads] + [g[0] for g in fn.generics]
-    # module-level functions: each twin overload joins the first (the same name in the twin's
-    # module); the factories' local functions are twinned by running the twin factory
+    # each twin overload joins the first, as a definition in a scope where the name is bound
     result = None
     for pf in py_funcs:
-        result = wp.func(twin(pf))
+        scope = _pytypes.SimpleNamespace(f_locals={pf.__name__: result} if result is not None else {})
+        result = _decorators._define_func(twin(pf), None, scope)
         if id(fn) not in _twins:
             _remember(fn, result)
     for (kind, key), f in fn.custom.items():

@@ -6,7 +6,8 @@ first those normal to x (``(res[0] + 1) * res[1]`` of them, index ``i * res[1] +
 edge at ``x = i``, cell row ``j``), then those normal to y (``j * res[0] + i`` after them).
 A side's inner cell is the one below it along its normal axis (the first one for the sides at
 the lower boundary); its normal points from the inner cell to the outer one, outward on the
-boundary. Side coordinates run along the side's other axis."""
+boundary. Side coordinates run along the side's other axis, or against it (``side_flipped``) as
+in warp-lang, so that the normal is the side's tangent turned clockwise."""
 
 import numpy as np
 
@@ -16,6 +17,7 @@ from .. import _api as wp
 
 from ..types import make_free_sample
 from .geometry import Geometry
+from .grid_lookup import grid_lookup_funcs
 
 
 @wp.struct
@@ -77,16 +79,6 @@ def _grid2d_locate(arg: Grid2DCellArg, pos: wp.vec2):
 
 
 @wp.func
-def grid2d_cell_lookup(arg: Any, pos: wp.vec2):
-    return _grid2d_locate(arg, pos)
-
-
-@wp.func
-def grid2d_cell_lookup(arg: Any, pos: wp.vec2, guess: Any):  # noqa: F811  (the guess is not needed on a grid)
-    return _grid2d_locate(arg, pos)
-
-
-@wp.func
 def _side_decode(arg: Grid2DSideArg, side: int):
     """(axis of the normal, lattice index along it, cell index along the other axis)"""
     if side < arg.axis_offset:
@@ -106,13 +98,26 @@ def _axis_cell(axis: int, a: int, b: int, arg: Grid2DCellArg):
 
 
 @wp.func
+def side_flipped(d: wp.vec3i):
+    """Whether the side's coordinate runs against its axis (warp-lang's orientation: the sides
+    normal to x except the first, and the first ones normal to y, run along it), so that the
+    normal is the tangent turned clockwise."""
+    return (d[0] == 0) == (d[1] == 0)
+
+
+@wp.func
+def _along(d: wp.vec3i, t: Any):
+    return wp.where(side_flipped(d), 1.0 - t, t)
+
+
+@wp.func
 def grid2d_side_position(arg: Grid2DSideArg, s: Any):
     d = _side_decode(arg, s.element_index)
     axis = d[0]
     other = 1 - axis
     p = arg.cell.origin
     p[axis] = p[axis] + wp.real(d[1]) * arg.cell.cell_size[axis]
-    p[other] = p[other] + (wp.real(d[2]) + s.element_coords[0]) * arg.cell.cell_size[other]
+    p[other] = p[other] + (wp.real(d[2]) + _along(d, s.element_coords[0])) * arg.cell.cell_size[other]
     return p
 
 
@@ -137,7 +142,7 @@ def grid2d_side_measure(arg: Grid2DSideArg, s: Any):
 def grid2d_side_deformation_gradient(arg: Grid2DSideArg, s: Any):
     d = _side_decode(arg, s.element_index)
     t = wp.vec2(0.0)
-    t[1 - d[0]] = arg.cell.cell_size[1 - d[0]]
+    t[1 - d[0]] = wp.where(side_flipped(d), -arg.cell.cell_size[1 - d[0]], arg.cell.cell_size[1 - d[0]])
     return t
 
 
@@ -158,7 +163,7 @@ def grid2d_side_inner_cell_coords(arg: Grid2DSideArg, side: int, side_coords: wp
     d = _side_decode(arg, side)
     c = wp.vec3(0.0)
     c[d[0]] = wp.where(d[1] == 0, wp.real(0.0), wp.real(1.0))
-    c[1 - d[0]] = side_coords[0]
+    c[1 - d[0]] = _along(d, side_coords[0])
     return c
 
 
@@ -167,7 +172,7 @@ def grid2d_side_outer_cell_coords(arg: Grid2DSideArg, side: int, side_coords: wp
     d = _side_decode(arg, side)
     c = wp.vec3(0.0)
     c[d[0]] = wp.where(d[1] == arg.cell.res[d[0]], wp.real(1.0), wp.real(0.0))
-    c[1 - d[0]] = side_coords[0]
+    c[1 - d[0]] = _along(d, side_coords[0])
     return c
 
 
@@ -231,7 +236,7 @@ class Grid2D(Geometry):
     cell_inverse_deformation_gradient = grid2d_cell_inverse_deformation_gradient
     cell_measure = grid2d_cell_measure
     cell_normal = grid2d_cell_normal
-    cell_lookup = grid2d_cell_lookup
+    cell_lookup = grid_lookup_funcs(2, _grid2d_locate)
     side_position = grid2d_side_position
     side_normal = grid2d_side_normal
     side_measure = grid2d_side_measure

@@ -15,6 +15,7 @@ from .. import _api as wp
 
 from ..types import make_free_sample
 from .geometry import Geometry
+from .grid_lookup import grid_lookup_funcs
 
 
 @wp.struct
@@ -78,16 +79,6 @@ def _grid3d_locate(arg: Grid3DCellArg, pos: wp.vec3):
     z = wp.min(int(wp.floor(r[2])), arg.res[2] - 1)
     c = wp.vec3(r[0] - wp.real(x), r[1] - wp.real(y), r[2] - wp.real(z))
     return make_free_sample((x * arg.res[1] + y) * arg.res[2] + z, c)
-
-
-@wp.func
-def grid3d_cell_lookup(arg: Any, pos: wp.vec3):
-    return _grid3d_locate(arg, pos)
-
-
-@wp.func
-def grid3d_cell_lookup(arg: Any, pos: wp.vec3, guess: Any):  # noqa: F811  (the guess is not needed on a grid)
-    return _grid3d_locate(arg, pos)
 
 
 @wp.func
@@ -261,7 +252,7 @@ class Grid3D(Geometry):
     cell_inverse_deformation_gradient = grid3d_cell_inverse_deformation_gradient
     cell_measure = grid3d_cell_measure
     cell_normal = grid3d_cell_normal
-    cell_lookup = grid3d_cell_lookup
+    cell_lookup = grid_lookup_funcs(3, _grid3d_locate)
     side_position = grid3d_side_position
     side_normal = grid3d_side_normal
     side_measure = grid3d_side_measure

@@ -67,13 +67,16 @@ def side_element(dim, degree, family):
         SideArg = grid2d.Grid2DSideArg
         decode = grid2d._side_decode
 
+        flipped = grid2d.side_flipped
+
         @wp.func
         def cell_node(arg: SideArg, element: int, m: int):
             d = decode(arg, element)
             fa = wp.where(d[1] == 0, 0, k)
+            a = wp.where(flipped(d), k - m, m)      # the side's node m sits at cell node a along it
             if d[0] == 0:
-                return fa * K + m
-            return m * K + fa
+                return fa * K + a
+            return a * K + fa
 
         @wp.func
         def node_coords(m: int):

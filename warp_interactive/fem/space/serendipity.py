@@ -150,9 +150,12 @@ def side_element(degree, family):
     WEIGHTS = wp.types.vector(K, wp.float32)(*[float(x) for x in weights])
     decode = grid2d._side_decode
 
+    flipped = grid2d.side_flipped
+
     @wp.func
-    def cell_node(arg: grid2d.Grid2DSideArg, element: int, m: int):
+    def cell_node(arg: grid2d.Grid2DSideArg, element: int, m_side: int):
         d = decode(arg, element)
+        m = wp.where(flipped(d), K - 1 - m_side, m_side)    # the side's node, counted along the axis
         fa = wp.where(d[1] == 0, 0, 1)          # the inner cell's lower or upper face
         along = wp.where(m == 0, 0, 1)
         if d[0] == 0:                           # normal to x: the nodes run along y
