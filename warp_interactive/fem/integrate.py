@@ -126,7 +126,8 @@ def integrate(integrand, domain=None, quadrature=None, fields=None, values=None,
                                               or quadrature.domain.geometry is not domain.geometry):
         raise ValueError("Incompatible integration and quadrature domain")
     domain.register_ops()
-    ctx = _Context(integrand, args, domain, quadrature, nodal, accumulate_dtype, device)
+    ctx = _Context(integrand, args, domain, quadrature, nodal, accumulate_dtype, device,
+                   K.kernel_args(integrand, kernel_options))
     if args.test is None:
         return ctx.scalar(output_dtype, output, add)
     if args.trial is None:
@@ -137,7 +138,7 @@ def integrate(integrand, domain=None, quadrature=None, fields=None, values=None,
 class _Context:
     """One integral's launch arguments and kernel choices."""
 
-    def __init__(self, integrand, args, domain, quadrature, nodal, accumulate_dtype, device):
+    def __init__(self, integrand, args, domain, quadrature, nodal, accumulate_dtype, device, options):
         self.integrand, self.args, self.domain, self.nodal = integrand, args, domain, nodal
         self.device = device
         self.ACC = accumulate_dtype
@@ -158,8 +159,9 @@ class _Context:
         self.qarg = quadrature.arg_value(device) if quadrature is not None else RegularQuadrature.Arg()
         self.dom_arg = domain.element_arg_value(device)
         self.idx_arg = domain.element_index_arg_value(device)
+        self.options = options
         self.base_key = (integrand, domain.ElementArg, domain.ElementIndexArg, self.QA, self.qfuncs,
-                         self.FS, self.VS, self.S, self.ACC)
+                         self.FS, self.VS, self.S, self.ACC, K.options_key(options))
 
     def _launch(self, kernel, dim, extra):
         wp.launch(kernel, dim=dim, inputs=[self.dom_arg, self.idx_arg, self.qarg] + extra, device=self.device)
@@ -167,7 +169,7 @@ class _Context:
     def scalar(self, output_dtype, output, add):
         types = (self.domain.ElementArg, self.domain.ElementIndexArg, self.QA, self.FS, self.VS)
         kernel = K.cached(("scalar",) + self.base_key, lambda: K.scalar_kernel(
-            self.call, self.domain, self.qfuncs, self.S, self.ACC, types))
+            self.call, self.domain, self.qfuncs, self.S, self.ACC, types, self.options))
         direct = output is not None and output.dtype == self.ACC
         if direct and not add:
             output.zero_()
@@ -216,7 +218,7 @@ class _Context:
         types = (self.domain.ElementArg, self.domain.ElementIndexArg, self.QA, test.EvalArg, self.FS, self.VS)
         kernel = K.cached(("linear", test.EvalArg, test.at, out_dtype) + self.base_key, lambda: K.linear_kernel(
             self.call, self.domain, self.qfuncs, self.S, self.ACC, test_node, test.at, adder, comps, out_dtype,
-            types, self.nodal))
+            types, self.nodal, self.options))
         dim = (self.domain.element_count(), test.node_count())
         self._launch(kernel, dim, [test.eval_arg_value(self.device), self.fields, self.values, output, comps])
         return output
@@ -239,7 +241,8 @@ class _Context:
                           + self.base_key,
                           lambda: K.bilinear_kernel(self.call, self.domain, self.qfuncs, self.S, self.ACC,
                                                     (test_node, trial_node), (test.at, trial.at), setters,
-                                                    block_type, (tc, uc), self.nodal, counts, types))
+                                                    block_type, (tc, uc), self.nodal, counts, types,
+                                                    self.options))
         dim = (self.domain.element_count(), counts[0], 1 if self.nodal else counts[1])
         n = dim[0] * dim[1] * dim[2]
         rows = wp.empty(n, dtype=int, device=self.device)

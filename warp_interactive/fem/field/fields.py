@@ -171,7 +171,11 @@ class DiscreteField(FieldBase):
 
     @dof_values.setter
     def dof_values(self, values):
-        if isinstance(values, wp.array) and values.dtype != self.dtype:
+        """Node values: a wp.array, or anything wp.array converts (a NumPy array of
+        ``(node_count, *value_shape)``), placed on the device of the current values."""
+        if not isinstance(values, wp.array):
+            values = wp.array(values, dtype=self.dtype, device=self._dof_values.device)
+        elif values.dtype != self.dtype:
             values = wp.array(values.numpy(), dtype=self.dtype, device=values.device)
         self._dof_values = values
 
