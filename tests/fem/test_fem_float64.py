@@ -180,3 +180,17 @@ def test_float32_and_float64_objects_are_apart():
     assert isinstance(fem.Cells(g64), fem.Cells) and isinstance(fem.make_test(s64), fem.TestField)
     # a float32 space keeps working after the float64 one was made (no shared cache entry)
     assert s32.make_field().dof_values.dtype is wp.float32
+
+
+@pytest.mark.parametrize("first", [wp.float32, wp.float64])
+def test_kernels_made_at_one_precision_do_not_serve_the_other(first):
+    # the same integrand interpolated at both precisions, in either order: each kernel is made
+    # for its own sample type (a float32 kernel copied into the float64 code's cache would
+    # build float32 samples there)
+    for scalar in (first, wp.float64 if first is wp.float32 else wp.float32):
+        u = fem.make_polynomial_space(make_geometry("Grid3D", scalar), degree=1).make_field()
+        fem.interpolate(coordinate_x, dest=u)
+        assert u.dof_values.dtype is scalar
+        x = u.space.node_positions().numpy()[:, 0]
+        np.testing.assert_array_equal(u.dof_values.numpy(), x)
+        assert (float(x.min()) == X0) == (scalar is wp.float64)

@@ -12,8 +12,9 @@ import functools
 from typing import Any
 
 from . import _api as wp
+from .precision import Cache
 
-_kernels = {}
+_kernels = Cache()
 
 
 def cached(key, make):

@@ -8,8 +8,8 @@ quadratures, integrals) uses twins too. A twin is the same code (the same code o
 same source text for the translator) bound to a copy of its module's namespace in which each
 float32 type means its float64 counterpart and each function, struct, class and module of
 warp.fem means its own twin. Nothing is generated as text; the float32 objects stay as they are.
-Twin namespaces are filled on first use of each name; containers (tables, caches) are copied
-with their contents twinned, so the two precisions never share a cache entry.
+Twin namespaces are filled on first use of each name; containers (tables) are copied with
+their contents twinned, caches (``Cache``, ``functools.lru_cache``) start empty.
 
 Literal constants need no mapping: the translator gives a float literal the type of what it
 meets. Kernel code converts with ``wp.real(x)`` (float32, or float64 in twins), not
@@ -35,6 +35,11 @@ _globals = {}                               # id(module dict) -> twin dict
 
 def _is_ours(obj):
     return _module_is_ours(getattr(obj, "__module__", None) or "")
+
+
+class Cache(dict):
+    """A module-level cache (made-once kernels, structs...): its twin starts empty, so that an
+    entry made at one precision never serves the other."""
 
 
 def twin_type(t):
@@ -136,6 +141,8 @@ def _remember(obj, t):
 def _make_twin(obj):
     if hasattr(obj, "__wrapped_precision__"):
         return twin(obj.__wrapped_precision__)
+    if isinstance(obj, Cache):
+        return _remember(obj, Cache())
     if isinstance(obj, tuple):
         return tuple(twin(x) for x in obj)
     if isinstance(obj, list):

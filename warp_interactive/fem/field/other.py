@@ -4,7 +4,7 @@ import functools
 from typing import Any
 
 from .. import _api as wp
-from ..precision import FollowsPrecision
+from ..precision import Cache, FollowsPrecision
 from .. import operator as op
 from ...lang.translation import dispatch
 from ...lang.definitions.generics import type_of_value
@@ -95,6 +95,9 @@ def _implicit_funcs(func, names, position):
     return value
 
 
+_implicit_numbers = Cache()      # (func, grad_func, div_func) -> its number in struct names
+
+
 class ImplicitField(FollowsPrecision):
     """A field given by a ``@wp.func`` of the position (and of ``values``) on ``domain``; its
     gradient and divergence, where integrands ask for them, by ``grad_func`` and ``div_func``
@@ -114,10 +117,13 @@ class ImplicitField(FollowsPrecision):
     def _make(self):
         fields = {"elt": self.domain.ElementArg}
         fields.update({k: (type_of_value(v) or type(v)) for k, v in self.values.items()})
-        # one struct type (and operator table) per combination of functions
-        key = "_".join(f.key for f in (self.func, self.grad_func, self.div_func) if f is not None)
+        # one struct type (and operator table) per combination of functions: numbered by their
+        # identity, as functions of one name (from two modules, or two calls of a factory) differ
+        funcs = (self.func, self.grad_func, self.div_func)
+        key = "_".join(f.key for f in funcs if f is not None)
         tag = "".join("1" if f is not None else "0" for f in (self.grad_func, self.div_func))
-        self.EvalArg = make_struct(f"ImplicitField_{key}_{tag}", fields)
+        number = _implicit_numbers.setdefault(funcs, len(_implicit_numbers))
+        self.EvalArg = make_struct(f"ImplicitField_{key}_{tag}_{number}", fields)
         names, position = tuple(self.values), self.domain.element_position
         value = _implicit_funcs(self.func, names, position)
         ops = {"__call__": value, "inner": value, "outer": value, "average": value, "scalar_type": wp.float32,
