@@ -99,7 +99,7 @@ def test_float64_geometry_integrates_a_cubic_exactly(name):
     assert boundary == pytest.approx(6.0 if name in DIM3 else 4.0, rel=1e-13)
 
 
-@pytest.mark.parametrize("name", ["Grid2D", "Tetmesh", "Quadmesh2D"])
+@pytest.mark.parametrize("name", ["Grid2D", "Tetmesh"])
 def test_float32_geometry_rounds_the_offset(name):
     # the same integral at float32: within float32 rounding of the float64 one, and unable to
     # see the 2^-30 offset (a float64 result equal to this one would mean a float32 step)
@@ -110,8 +110,8 @@ def test_float32_geometry_rounds_the_offset(name):
     assert float(v32) != float(v64)
 
 
-@pytest.mark.parametrize("name", ["Grid3D", "Trimesh2D", "Hexmesh", "Quadmesh3D"])
-@pytest.mark.parametrize("degree", [1, 2])
+# (a few pairs, not all: each builds four kernels, and CI compiles every kernel once more)
+@pytest.mark.parametrize("name, degree", [("Grid3D", 1), ("Trimesh2D", 2), ("Hexmesh", 2), ("Quadmesh3D", 1)])
 def test_float64_spaces_interpolate_and_assemble(name, degree):
     geo = make_geometry(name, wp.float64)
     space = fem.make_polynomial_space(geo, degree=degree)
