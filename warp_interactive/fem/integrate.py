@@ -135,6 +135,22 @@ def integrate(integrand, domain=None, quadrature=None, fields=None, values=None,
     return ctx.bilinear(output_dtype, output, add, bsr_options)
 
 
+def _vectors_view(output, rows, comps):
+    """A scalar output array of a vector-valued linear form, seen as ``rows`` vectors (warp-lang's
+    layouts: ``(rows * comps,)`` contiguous, or ``(rows, comps)``)."""
+    if output.ndim > 2:
+        raise RuntimeError("Scalar output arrays of vector-valued linear forms must be one- or two-dimensional, "
+                           f"got {output.ndim} dimensions")
+    if output.ndim == 2 and output.shape[1] != comps:
+        raise RuntimeError(f"Two-dimensional output array: last dimension must be of size {comps} "
+                           f"(the test field's dofs per node), got {output.shape[1]}")
+    if output.ndim == 1 and output.shape[0] < rows * comps:
+        raise RuntimeError(f"Flat output array must have at least {rows * comps} entries, got {output.shape[0]}")
+    if not output.is_contiguous:
+        raise RuntimeError("Flat output array must be contiguous (it is read as an array of vectors)")
+    return wp.array(ptr=output.ptr, shape=(rows,), dtype=wp.types.vector(comps, output.dtype), device=output.device)
+
+
 class _Context:
     """One integral's launch arguments and kernel choices."""
 
@@ -195,22 +211,26 @@ class _Context:
         comps = space.value_size
         scalar = output_dtype or self.domain.geometry.scalar_type
         out_dtype = scalar if comps == 1 else wp.types.vector(comps, scalar)
+        given = output
         if output is not None:
+            if comps > 1 and getattr(output.dtype, "_kind_", None) is None:
+                output = _vectors_view(output, rows, comps)
             if output.shape[0] < rows:     # (atomics by node index would run past its end)
                 raise RuntimeError(f"Output array must have at least {rows} rows")
             out_dtype = output.dtype
             if not add:
                 output.zero_()
         else:
-            output = wp.zeros(rows, dtype=out_dtype, device=self.device)
+            output = given = wp.zeros(rows, dtype=out_dtype, device=self.device)
         if part is None:
-            return self._linear(test, comps, out_dtype, output)
+            self._linear(test, comps, out_dtype, output)
+            return given
         # sums by global node, then the partition's nodes gathered from them
         full = wp.zeros(space.node_count(), dtype=out_dtype, device=self.device, requires_grad=output.requires_grad)
         self._linear(test, comps, out_dtype, full)
         wp.launch(K.gather_add, dim=rows, inputs=[full, part.space_node_indices(self.device), output],
                   device=self.device)
-        return output
+        return given
 
     def _linear(self, test, comps, out_dtype, output):
         test_node = K.node_index_func(self.el_items)

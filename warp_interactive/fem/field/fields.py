@@ -120,6 +120,11 @@ class TestField(FieldBase):
         """Nodes of one element of the domain."""
         return self.el["node_count"]
 
+    @property
+    def node_dof_count(self):
+        """Degrees of freedom per node (the components of the space's values)."""
+        return self.space.value_size
+
 
 class TrialField(TestField):
     """The trial functions of ``space`` on ``domain`` (``fem.make_trial``)."""
