@@ -209,14 +209,12 @@ class SpacePartition(FollowsPrecision):
 
 
 @follow_precision
-def make_space_partition(space=None, geometry_partition=None, space_topology=None, with_halo=True,
-                         max_node_count=-1, device=None, temporary_store=None):
-    """The nodes of ``space`` (or ``space_topology``) used by ``geometry_partition``'s cells
-    (all of them when no partition is given)."""
-    topo = space_topology if space_topology is not None else space
-    if topo is None:
-        raise ValueError("fem.make_space_partition: give a space or a space topology")
-    topo = getattr(topo, "topology", topo)
+def make_space_partition(space_topology, geometry_partition=None, with_halo=True, max_node_count=-1, device=None,
+                         temporary_store=None):
+    """The nodes of ``space_topology`` (``space.topology``) used by ``geometry_partition``'s cells
+    (all of them when no partition is given); warp-lang 1.19's signature (its ``space=`` is
+    gone)."""
+    topo = getattr(space_topology, "topology", space_topology)
     if geometry_partition is None:
         geometry_partition = WholeGeometryPartition(topo.geometry)
     return SpacePartition(topo, geometry_partition, with_halo=with_halo)
