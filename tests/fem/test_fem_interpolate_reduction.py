@@ -59,3 +59,13 @@ def test_unknown_reduction_is_refused():
     field = fem.make_polynomial_space(geo, degree=1).make_field()
     with pytest.raises(ValueError, match="reduction must be one of 'weighted_average'.*got 'median'"):
         fem.interpolate(cell_value, dest=field, reduction="median")
+
+
+def test_interpolate_takes_warp_lang_1_19_arguments():
+    geo, _pos, _quads = _mesh()
+    field = fem.make_polynomial_space(geo, degree=1).make_field()
+    with pytest.raises(TypeError, match="unexpected keyword argument 'domain'"):
+        fem.interpolate(cell_value, dest=field, domain=fem.Cells(geo))
+    with pytest.raises(TypeError, match="unexpected keyword argument 'quadrature'"):
+        fem.interpolate(cell_value, dest=field, quadrature=fem.RegularQuadrature(fem.Cells(geo), order=1))
+    fem.interpolate(cell_value, dest=field, at=fem.Cells(geo))      # the domain goes as ``at``

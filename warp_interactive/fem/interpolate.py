@@ -135,7 +135,7 @@ def _interpolate_points(integrand, args, domain, quadrature, dim, dest, device, 
 
 
 @follow_precision
-def interpolate(integrand, dest=None, at=None, dim=None, domain=None, fields=None, values=None,
+def interpolate(integrand, dest=None, at=None, dim=None, fields=None, values=None,
                 reduction="weighted_average",
                 device=None, kernel_options=None, dest_space=None, temporary_store=None, bsr_options=None):
     """Evaluate ``integrand`` (or a field) at the nodes of ``dest`` (a discrete field: its node
@@ -163,7 +163,7 @@ def interpolate(integrand, dest=None, at=None, dim=None, domain=None, fields=Non
         return dest
     if not isinstance(dest, DiscreteField):
         raise NotImplementedError("fem.interpolate: give a discrete field as dest, or a quadrature or domain as at")
-    domain = at if at is not None else (domain if domain is not None else Cells(dest.geometry))
+    domain = at if at is not None else Cells(dest.geometry)
     _bind_fields(args, domain)
     domain.register_ops()
     FS, fields_v = fields_struct(integrand, args.fields, device)
