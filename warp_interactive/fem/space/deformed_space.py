@@ -66,7 +66,7 @@ class DeformedSpace:
         self.base = base
         self.geometry = geometry
         self.degree, self.dtype, self.family, self.dim = base.degree, base.dtype, base.family, base.dim
-        self.dof_mapper = None
+        self.dof_mapper = base.dof_mapper
         self.struct_tag = getattr(base, "struct_tag", "") + "Def" + type(geometry).__name__
 
     @property
@@ -76,6 +76,10 @@ class DeformedSpace:
     @property
     def value_size(self):
         return self.base.value_size
+
+    @property
+    def dof_dtype(self):
+        return self.base.dof_dtype
 
     @property
     def topology(self):
