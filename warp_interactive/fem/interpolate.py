@@ -7,6 +7,7 @@ from . import _api as wp
 
 from . import kernels as K
 from .domain import Cells
+from .field import piola
 from .field.fields import DiscreteField
 from .field.restriction import FieldRestriction
 from .integrand import Integrand, IntegrandCall
@@ -35,13 +36,20 @@ def _node_kernel(call, domain, el_items, S, types, dest_dtype, mapper=None):
     DT = dest_dtype
     to_dof = _same if mapper is None else mapper.value_to_dof
     ST = dest_dtype if mapper is None else mapper.dof_dtype
+    PIOLA = int("piola" in el)
+    node_dof = piola.to_dof_func(el_items) if PIOLA else None
+    if PIOLA:
+        ST = wp.float32
 
     def interpolate_nodes(dom_arg: DA, idx_arg: IA, dest: DEST, fields: FS, values: VS,
                           sums: wp.array(dtype=ST), counts: wp.array(dtype=float)):
         e, m = wp.tid()
         elt = element_index(idx_arg, e)
         s = S(elt, node_coords(m), -1, 0.0, wp.vec2i(-1, -1), wp.vec2i(-1, -1))
-        v = to_dof(DT(call(s, dom_arg, fields, values)))
+        if wp.static(PIOLA == 1):
+            v = node_dof(dest.elt, elt, s.element_coords, m, DT(call(s, dom_arg, fields, values)))
+        else:
+            v = to_dof(DT(call(s, dom_arg, fields, values)))
         node = node_index(dest, elt, m)
         wp.atomic_add(sums, node, v)
         wp.atomic_add(counts, node, 1.0)

@@ -11,6 +11,7 @@ from .. import operator as op
 from ..types import ElementKind
 from . import at_point
 from . import evaluation as ev
+from . import piola
 from .structs import make_struct
 
 
@@ -74,6 +75,9 @@ class FieldBase:
 
     @property
     def dof_dtype(self):
+        dt = getattr(self.space, "dof_dtype", None)
+        if dt is not None:
+            return dt
         m = self.mapper
         return self.dtype if m is None else m.dof_dtype
 
@@ -95,7 +99,10 @@ class TestField(FieldBase):
     def __init__(self, space, domain):
         super().__init__(space, domain)
         self.EvalArg = make_struct(self._struct_name(self.role.capitalize()), {"elt": self.el["ElementArg"]})
-        if self.el.get("two_sided"):
+        if self.el.get("piola"):
+            value, grad = piola.basis_funcs(_el_items(self.el), type(self.geometry), self.role)
+            outer = grad_outer = None
+        elif self.el.get("two_sided"):
             value, outer, grad, grad_outer = ev.two_sided_basis_funcs(
                 self.space.space_key(), _el_items(self.el), self.dtype, type(self.geometry), self.role, self.mapper)
         else:
@@ -105,7 +112,7 @@ class TestField(FieldBase):
         ops = _field_ops(value, grad, domain.element_kind, outer, grad_outer, self.degree)
         op.register(self.EvalArg, _vector_ops(ops, self.dtype, grad), f"a {self.role} field")
         self.at = at_point.unchanged()
-        if not self.el.get("two_sided"):
+        if not self.el.get("two_sided") and not self.el.get("piola"):
             self._point_ops()
 
     def _point_ops(self):
@@ -151,12 +158,18 @@ class DiscreteField(FieldBase):
         self.EvalArg = make_struct(self._struct_name("Discrete"),
                                    {"elt": self.el["ElementArg"], "dofs": wp.array(dtype=self.dof_dtype)})
         items = _el_items(self.el)
-        value, grad = ev.discrete_funcs(space.space_key(), items, self.dtype, type(self.geometry),
-                                        mapper=self.mapper)
+        if self.el.get("piola"):
+            value, grad = piola.discrete_funcs(items, type(self.geometry))
+        else:
+            value, grad = ev.discrete_funcs(space.space_key(), items, self.dtype, type(self.geometry),
+                                            mapper=self.mapper)
         outer = grad_outer = None
         if "to_outer_cell" in self.el:
-            outer, grad_outer = ev.discrete_funcs(space.space_key(), items, self.dtype, type(self.geometry),
-                                                  "to_outer_cell", self.mapper)
+            if self.el.get("piola"):
+                outer, grad_outer = piola.discrete_funcs(items, type(self.geometry), "to_outer_cell")
+            else:
+                outer, grad_outer = ev.discrete_funcs(space.space_key(), items, self.dtype, type(self.geometry),
+                                                      "to_outer_cell", self.mapper)
         ops = _field_ops(value, grad, self.domain.element_kind, outer, grad_outer, self.degree)
         if "node_coords" in self.el:
             ops["node_count"], ops["at_node"] = ev.node_funcs(items)

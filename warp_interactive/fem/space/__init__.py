@@ -27,6 +27,10 @@ def make_polynomial_space(geo, dtype=float, dof_mapper=None, degree=1, element_b
     if element_basis == ElementBasis.SERENDIPITY and isinstance(geo, Grid2D):
         from .serendipity import SerendipityGridSpace
         return SerendipityGridSpace(geo, degree, dtype, family)
+    if element_basis in (ElementBasis.RAVIART_THOMAS, ElementBasis.NEDELEC_FIRST_KIND) and isinstance(geo, Grid3D):
+        from .vector_space import N1, RT, VectorBasisSpace
+        kind = RT if element_basis == ElementBasis.RAVIART_THOMAS else N1
+        return VectorBasisSpace(geo, kind, degree, None if dtype is float else dtype)
     if element_basis not in (None, ElementBasis.LAGRANGE):
         raise NotImplementedError(f"fem.make_polynomial_space: {element_basis} elements are not supported yet")
     if isinstance(geo, Trimesh2D):
