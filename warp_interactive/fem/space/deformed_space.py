@@ -42,6 +42,9 @@ def _adapt(el_items, geo_cls, kind):
         def cell_arg(arg: Arg):
             return arg.cell
     out["cell_arg"] = cell_arg
+    if "piola" in el:     # the Piola maps of the deformed cells
+        from .vector_space import piola_maps
+        out["value_map"], out["inverse_map"] = piola_maps(geo_cls, el["piola"])
     if "to_outer_cell" in el:
         base_to_outer = el["to_outer_cell"]
 
