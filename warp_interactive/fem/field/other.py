@@ -6,9 +6,9 @@ from typing import Any
 
 from .. import _api as wp
 from .. import operator as op
-from ...lang.translation import dispatch
 from ...lang.definitions.generics import type_of_value
 from ...lang.builtins.registry import type_name
+from .spread import Spread as _Spread
 from .structs import make_struct
 
 
@@ -71,18 +71,6 @@ class UniformField:
         a = self.EvalArg()
         a.value = self._value
         return a
-
-
-class _Spread:
-    """``spread(x, f)``: ``func(x, f.<value>...)`` with the implicit field's values."""
-
-    __name__ = "implicit_field_function"
-
-    def __init__(self, func, names):
-        self.call = dispatch.Call(func, ((0,),) + tuple((1, n) for n in names))
-
-    def _wp_resolve_call_(self, types):
-        return self.call
 
 
 @functools.lru_cache(maxsize=None)

@@ -9,6 +9,7 @@ from typing import Any
 
 from .. import _api as wp
 
+from ..field.spread import Spread
 from ..field.structs import make_struct
 from .deformed import DeformedGeometry, _make_class
 
@@ -37,13 +38,12 @@ def _implicit_funcs(spread, spread_grad, base_position, relative, dim):
 
 @functools.lru_cache(maxsize=None)
 def implicit_deformed_class(base_cls, field_arg, func, grad_func, names, grad_names, relative):
-    from ..field.other import _Spread
     tag = f"{base_cls.__name__}_{func.key}_{grad_func.key}_{'rel' if relative else 'abs'}"
     CellArg = make_struct(f"ImplicitDeformed{tag}CellArg", {"elt": base_cls.CellArg, "field": field_arg,
                                                            "bvh": wp.uint64})
     SideArg = make_struct(f"ImplicitDeformed{tag}SideArg", {"elt": base_cls.SideArg, "field": field_arg,
                                                            "cell": CellArg})
-    spread, spread_grad = _Spread(func, names), _Spread(grad_func, grad_names)
+    spread, spread_grad = Spread(func, names), Spread(grad_func, grad_names)
     dim = base_cls.dimension
     cell_pos, cell_G = _implicit_funcs(spread, spread_grad, base_cls.cell_position, relative, dim)
     side_pos, side_G = _implicit_funcs(spread, spread_grad, base_cls.side_position, relative, dim)
