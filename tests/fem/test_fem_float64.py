@@ -157,7 +157,8 @@ def test_float64_lookup_finds_points_to_double_precision(name):
     V = wp.vec3d if dim == 3 else wp.vec2d
     points = wp.array(pts, dtype=V)
     out = wp.zeros(len(pts), dtype=V)
-    fem.interpolate(locate_3d if dim == 3 else locate_2d, dim=len(pts), at=fem.Cells(geo), values={"points": points, "out": out})
+    fem.interpolate(locate_3d if dim == 3 else locate_2d, dim=len(pts), at=fem.Cells(geo),
+                    values={"points": points, "out": out})
     np.testing.assert_allclose(out.numpy(), pts, rtol=0.0, atol=1e-12)
 
 

@@ -90,7 +90,9 @@ def side_frames(s: fem.Sample, domain: fem.Domain, normals: wp.array(dtype=wp.ve
     crossed[i] = fem.Geometry._element_normal(fem.deformation_gradient(domain, s))
     cells = fem.cells(domain)
     x = domain(s)
-    gaps[i] = wp.max(wp.length(cells(fem.to_inner_cell(domain, s)) - x), wp.length(cells(fem.to_outer_cell(domain, s)) - x))
+    inner = cells(fem.to_inner_cell(domain, s))
+    outer = cells(fem.to_outer_cell(domain, s))
+    gaps[i] = wp.max(wp.length(inner - x), wp.length(outer - x))
 
 
 def test_grid2d_sides_are_oriented_as_warp_lang():

@@ -10,6 +10,7 @@ from .precision import follow_precision
 
 from . import kernels as K
 from .domain import Cells
+from .field import piola
 from .field.fields import DiscreteField
 from .field.restriction import FieldRestriction
 from .integrand import Integrand, IntegrandCall
@@ -35,16 +36,25 @@ def _average(sums: wp.array(dtype=Any), counts: wp.array(dtype=float), out: wp.a
             out[i] = sums[i]
 
 
-def _node_kernel(call, domain, el_items, S, types, dest_dtype, options):
+def _node_kernel(call, domain, el_items, S, types, dest_dtype, options, mapper=None):
+    """One thread per (element, node): the integrand's value at the node (as its dofs, with a
+    dof mapper), combined into the node by the reduction ``mode`` (a launch argument: one
+    kernel serves every reduction)."""
     DA, IA, DEST, FS, VS = types
     el = dict(el_items)
     element_index, measure = domain.element_index, domain.element_measure
     node_coords, NODES = el["node_coords"], el["node_count"]
     node_index = K.node_index_func(el_items)
     DT = dest_dtype
+    to_dof = _same if mapper is None else mapper.value_to_dof
+    ST = dest_dtype if mapper is None else mapper.dof_dtype
+    PIOLA = int("piola" in el)
+    node_dof = piola.to_dof_func(el_items) if PIOLA else None
+    if PIOLA:
+        ST = wp.float32
 
     def interpolate_nodes(dom_arg: DA, idx_arg: IA, dest: DEST, fields: FS, values: VS,
-                          sums: wp.array(dtype=dest_dtype), counts: wp.array(dtype=float),
+                          sums: wp.array(dtype=ST), counts: wp.array(dtype=float),
                           mode: int, first: wp.array(dtype=int)):
         e, m = wp.tid()
         elt = element_index(idx_arg, e)
@@ -55,7 +65,10 @@ def _node_kernel(call, domain, el_items, S, types, dest_dtype, options):
         if mode == 5 and first[node] != elt:
             return
         s = S(elt, node_coords(m), -1, 0.0, wp.vec2i(-1, -1), wp.vec2i(-1, -1))
-        v = DT(call(s, dom_arg, fields, values))
+        if wp.static(PIOLA == 1):
+            v = node_dof(dest.elt, elt, s.element_coords, m, DT(call(s, dom_arg, fields, values)))
+        else:
+            v = to_dof(DT(call(s, dom_arg, fields, values)))
         if mode == 3:
             wp.atomic_max(sums, node, v)
         elif mode == 4:
@@ -69,6 +82,11 @@ def _node_kernel(call, domain, el_items, S, types, dest_dtype, options):
             wp.atomic_add(sums, node, v)
         wp.atomic_add(counts, node, 1.0)
     return wp.kernel(interpolate_nodes, module="unique", **options)
+
+
+@wp.func
+def _same(x: Any):
+    return x
 
 
 @integrand_decorator
@@ -116,7 +134,8 @@ def _interpolate_points(integrand, args, domain, quadrature, dim, dest, device, 
     dest_dtype = dest.dtype if dest is not None else None
     types = (domain.ElementArg, domain.ElementIndexArg, quad.Arg, FS, VS)
     kernel = K.cached(("interp_points", integrand, dest_dtype, dim is not None, K.options_key(options))
-                      + qfuncs + types, lambda: _point_kernel(call, domain, qfuncs, S, types, dest_dtype, dim is not None, options))
+                      + qfuncs + types,
+                      lambda: _point_kernel(call, domain, qfuncs, S, types, dest_dtype, dim is not None, options))
     if dim is not None:
         launch_dim, qarg = (dim, 1), RegularQuadrature.Arg()
         rows = dim
@@ -173,14 +192,16 @@ def interpolate(integrand, dest=None, at=None, dim=None, fields=None, values=Non
     el_items = tuple(sorted(target.el.items()))
     S = sample_type(domain.geometry.scalar_type)
     types = (domain.ElementArg, domain.ElementIndexArg, target.EvalArg, FS, VS)
-    kernel = K.cached(("interp_nodes", integrand, dest.dtype, el_items, K.options_key(options)) + types,
-                      lambda: _node_kernel(call, domain, el_items, S, types, dest.dtype, options))
+    mapper = dest.mapper
+    kernel = K.cached(("interp_nodes", integrand, dest.dtype, mapper, el_items, K.options_key(options)) + types,
+                      lambda: _node_kernel(call, domain, el_items, S, types, dest.dtype, options, mapper))
     n = dest.space.node_count()
     mode = _reduction_mode(reduction)
     # the sums carry the gradient from the node values back to the integrand's fields
-    sums = _initial_sums(n, dest.dtype, mode, device, dest.dof_values.requires_grad)
+    sums = _initial_sums(n, dest.dof_dtype, mode, device, dest.dof_values.requires_grad)
     counts = wp.zeros(n, dtype=wp.real, device=device)
-    first = wp.array(np.full(n if mode == _REDUCTIONS["first"] else 0, np.iinfo(np.int32).max), dtype=int, device=device)
+    n_first = n if mode == _REDUCTIONS["first"] else 0
+    first = wp.array(np.full(n_first, np.iinfo(np.int32).max), dtype=int, device=device)
     inputs = [domain.element_arg_value(device), domain.element_index_arg_value(device),
               target.eval_arg_value(device), fields_v, values_v, sums, counts]
     dim = (domain.element_count(), target.el["node_count"])
