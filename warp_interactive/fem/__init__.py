@@ -12,7 +12,7 @@ from . import operator as _op
 from .domain import BoundarySides, Cells, GeometryDomain, PartitionCells, Sides, Subdomain
 from .field import (DiscreteField, FieldRestriction, ImplicitField, TestField, TrialField, UniformField,
                     make_restriction)
-from .geometry import (Element, Geometry, Grid2D, Grid3D, Hexmesh, Quadmesh2D, Quadmesh3D, Tetmesh, Trimesh2D,
+from .geometry import (Element, Geometry, Grid2D, Grid3D, Hexmesh, Nanogrid, Quadmesh2D, Quadmesh3D, Tetmesh, Trimesh2D,
                        Trimesh3D)
 from .integrand import Integrand, integrand
 from .integrate import integrate
