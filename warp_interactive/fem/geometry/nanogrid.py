@@ -407,6 +407,14 @@ class Nanogrid(Geometry):
         self._ensure_edges()
         return len(self._edges)
 
+    def topology_face_count(self):
+        """The faces space topologies number face nodes by (the sides, on a Nanogrid)."""
+        return self.side_count()
+
+    def cell_levels(self):
+        """Each cell's level (all 0 on a Nanogrid)."""
+        return np.zeros(len(self._cells), dtype=np.int64)
+
     def boundary_side_indices(self):
         self._ensure_faces()
         return self._boundary_sides

@@ -12,6 +12,7 @@ import functools
 import numpy as np
 
 from .. import _api as wp
+from ..geometry import adaptive_nanogrid as ang
 from ..geometry import nanogrid as ng
 from ..polynomial import Polynomial
 from .shape import lagrange_1d, tensor_shape
@@ -19,42 +20,68 @@ from .side_maps import cell_element_funcs, side_to_cell_funcs
 from .space_base import PolynomialSpaceBase
 
 
+_LEVEL_BIT = wp.constant(ang.LEVEL_BIT)
+
+
 @wp.func
 def _boundary(i: int, k: int):
     return wp.where(i == 0 or i == k, 1, 0)
 
 
+@wp.func
+def _cell_level(arg: ng.NanogridCellArg, cell: int):
+    return 0
+
+
+@wp.func
+def _cell_level(arg: ang.AdaptiveNanogridCellArg, cell: int):  # noqa: F811
+    return arg.cell_level[cell]
+
+
+@wp.func
+def _encode(ijk: wp.vec3i, axis: int, level: int):
+    # the stacked topology volumes' coordinates (adaptive_nanogrid's module doc); at level 0
+    # the plain axis flag of Nanogrid's face and edge volumes
+    for ax in range(3):
+        flag = ((level >> ax) & 1) << _LEVEL_BIT
+        c = ijk[ax]
+        ijk[ax] = wp.where(c < 0, c & (~flag), c | flag)
+    return ng.add_axis_flag(ijk, axis)
+
+
 @functools.lru_cache(maxsize=None)
-def cell_node_index_func(degree):
+def cell_node_index_func(geo_cls, degree):
     k = degree
     K = k + 1
     E = k - 1
 
     @wp.func
-    def cell_node_index(arg: ng.NanogridCellArg, cell: int, n: int):
+    def cell_node_index(arg: geo_cls.CellArg, cell: int, n: int):
         ijl = wp.vec3i(n // (K * K), (n // K) % K, n % K)
         on = wp.vec3i(_boundary(ijl[0], k), _boundary(ijl[1], k), _boundary(ijl[2], k))
         count = on[0] + on[1] + on[2]
         ijk = arg.cell_ijk[cell]
+        level = _cell_level(arg, cell)
         if count == 3:
-            v = ijk + wp.vec3i(ijl[0] // k, ijl[1] // k, ijl[2] // k)
+            v = ijk + wp.vec3i((ijl[0] // k) << level, (ijl[1] // k) << level, (ijl[2] // k) << level)
             return wp.volume_lookup_index(arg.vertex_grid, v[0], v[1], v[2])
         offset = arg.vertex_count
+        coarse = wp.vec3i(ijk[0] >> level, ijk[1] >> level, ijk[2] >> level)
         if count == 2:
             # an edge node: along the one axis whose lattice index is inside
             a = wp.where(on[0] == 0, 0, wp.where(on[1] == 0, 1, 2))
-            e = ijk
+            e = coarse
             e[(a + 1) % 3] = e[(a + 1) % 3] + ijl[(a + 1) % 3] // k
             e[(a + 2) % 3] = e[(a + 2) % 3] + ijl[(a + 2) % 3] // k
-            e = ng.add_axis_flag(e, a)
+            e = _encode(e, a, level)
             edge = wp.volume_lookup_index(arg.edge_grid, e[0], e[1], e[2])
             return offset + E * edge + ijl[a] - 1
         offset += E * arg.edge_count
         if count == 1:
             a = wp.where(on[0] == 1, 0, wp.where(on[1] == 1, 1, 2))
-            f = ijk
+            f = coarse
             f[a] = f[a] + ijl[a] // k
-            f = ng.add_axis_flag(f, a)
+            f = _encode(f, a, level)
             face = wp.volume_lookup_index(arg.face_grid, f[0], f[1], f[2])
             return offset + E * E * face + (ijl[(a + 1) % 3] - 1) * E + ijl[(a + 2) % 3] - 1
         offset += E * E * arg.face_count
@@ -64,14 +91,14 @@ def cell_node_index_func(degree):
 
 
 @functools.lru_cache(maxsize=None)
-def cell_element(degree, family):
+def cell_element(geo_cls, degree, family):
     weight, weight_gradient, node_coords, node_weight = tensor_shape(3, degree, family)
-    return cell_element_funcs(ng.NanogridCellArg, (degree + 1) ** 3, weight, weight_gradient, node_coords,
+    return cell_element_funcs(geo_cls.CellArg, (degree + 1) ** 3, weight, weight_gradient, node_coords,
                               node_weight)
 
 
 @functools.lru_cache(maxsize=None)
-def side_element(degree, family):
+def side_element(geo_cls, degree, family):
     """A side's nodes are the (k+1)^2 nodes of its inner cell on it, node ``m = p * (k+1) + q``
     at lattice point (p, q) of the side's (u, v) coordinates."""
     k = degree
@@ -80,7 +107,7 @@ def side_element(degree, family):
     _v, _d, nodes, weights = lagrange_1d(degree, family)
     NODES = wp.types.vector(K, wp.float32)(*[float(x) for x in nodes])
     WEIGHTS = wp.types.vector(K, wp.float32)(*[float(x) for x in weights])
-    SideArg = ng.NanogridSideArg
+    SideArg = geo_cls.SideArg
 
     @wp.func
     def cell_node(arg: SideArg, element: int, m: int):
@@ -101,7 +128,7 @@ def side_element(degree, family):
     def node_weight(m: int):
         return WEIGHTS[m // K] * WEIGHTS[m % K]
 
-    return dict(side_to_cell_funcs(ng.Nanogrid), ElementArg=SideArg, node_count=K * K, cell_node=cell_node,
+    return dict(side_to_cell_funcs(geo_cls), ElementArg=SideArg, node_count=K * K, cell_node=cell_node,
                 node_coords=node_coords, node_weight=node_weight, cell_node_count=K ** 3, weight=weight,
                 weight_gradient=weight_gradient)
 
@@ -122,7 +149,7 @@ class NanogridPolynomialSpace(PolynomialSpaceBase):
         self.dof_mapper = None
         if degree > 1:     # the edge and face volumes the node numbering reads
             geometry.edge_count()
-            geometry.side_count()
+            geometry.topology_face_count()
 
     @property
     def name(self):
@@ -132,16 +159,16 @@ class NanogridPolynomialSpace(PolynomialSpaceBase):
         g, e = self.geometry, self.degree - 1
         if e == 0:
             return g.vertex_count()
-        return g.vertex_count() + g.edge_count() * e + g.side_count() * e * e + g.cell_count() * e ** 3
+        return g.vertex_count() + g.edge_count() * e + g.topology_face_count() * e * e + g.cell_count() * e ** 3
 
     def space_key(self):
-        return ("Nanogrid", self.degree, self.family)
+        return (type(self.geometry).__name__, self.degree, self.family)
 
     def element(self, element_kind):
         from ..types import ElementKind
         make = cell_element if element_kind == ElementKind.CELL else side_element
-        funcs = dict(make(self.degree, self.family))
-        funcs["cell_node_index"] = cell_node_index_func(self.degree)
+        funcs = dict(make(type(self.geometry), self.degree, self.family))
+        funcs["cell_node_index"] = cell_node_index_func(type(self.geometry), self.degree)
         return funcs
 
     def node_positions(self, out=None):
@@ -150,7 +177,8 @@ class NanogridPolynomialSpace(PolynomialSpaceBase):
         index = _cell_node_indices(self)                                  # (cells, N)
         _v, _d, nodes, _w = lagrange_1d(self.degree, self.family)
         lattice = np.stack(np.meshgrid(*[np.asarray(nodes, np.float64)] * 3, indexing="ij"), -1).reshape(-1, 3)
-        uvw = g._cells[:, None, :].astype(np.float64) + lattice[None] - 0.5
+        scale = (1 << g.cell_levels())[:, None, None].astype(np.float64)
+        uvw = g._cells[:, None, :].astype(np.float64) + lattice[None] * scale - 0.5
         tr = np.array(g.cell_grid.get_grid_info().translation, dtype=np.float64)
         pos = uvw.reshape(-1, 3) @ g._transform.T + tr
         all_pos = np.zeros((self.node_count(), 3))
@@ -166,11 +194,11 @@ class NanogridPolynomialSpace(PolynomialSpaceBase):
 
 
 @functools.lru_cache(maxsize=None)
-def _cell_node_kernel(degree):
-    node_index = cell_node_index_func(degree)
+def _cell_node_kernel(geo_cls, degree):
+    node_index = cell_node_index_func(geo_cls, degree)
 
     @wp.kernel
-    def cell_nodes(arg: ng.NanogridCellArg, out: wp.array2d(dtype=int)):
+    def cell_nodes(arg: geo_cls.CellArg, out: wp.array2d(dtype=int)):
         c, n = wp.tid()
         out[c, n] = node_index(arg, c, n)
     return cell_nodes
@@ -181,6 +209,6 @@ def _cell_node_indices(space):
     g, N = space.geometry, (space.degree + 1) ** 3
     device = g.cell_ijk.device
     out = wp.empty((g.cell_count(), N), dtype=int, device=device)
-    wp.launch(_cell_node_kernel(space.degree), dim=(g.cell_count(), N), inputs=[g.cell_arg_value(device), out],
+    wp.launch(_cell_node_kernel(type(g), space.degree), dim=(g.cell_count(), N), inputs=[g.cell_arg_value(device), out],
               device=device)
     return out.numpy()
