@@ -304,3 +304,38 @@ def test_rejects_what_is_not_supported():
         fem.Nanogrid(vol, scalar_type=wp.float64)
     with pytest.raises(NotImplementedError, match="degree 1 to 3"):
         fem.make_polynomial_space(fem.Nanogrid(vol), degree=4)
+
+
+@wp.func
+def voxel_index_at(x: wp.vec3, volume: wp.uint64):
+    uvw = wp.volume_world_to_index(volume, x)
+    return float(wp.volume_lookup_index(volume, int(wp.round(uvw[0])), int(wp.round(uvw[1])), int(wp.round(uvw[2]))))
+
+
+@fem.integrand
+def implicit_value(s: fem.Sample, f: fem.Field):
+    return f(s)
+
+
+@fem.integrand
+def generalized_mass(s: fem.Sample, u: fem.Field, v: fem.Field):
+    return fem.linalg.generalized_inner(u(s), v(s))
+
+
+def test_implicit_field_takes_a_volume_id_and_generalized_inner():
+    """An ImplicitField value typed wp.uint64 by its function (a volume id, which overflows an
+    int32) reaches the function intact: the field reads each cell's own voxel index; and
+    fem.linalg.generalized_inner is dot for vectors, a product for scalars."""
+    cells = voxel_set("L")
+    geo = make_grid(cells)
+    vol = geo.cell_grid
+    assert vol.id >= 2 ** 31
+    f = fem.ImplicitField(domain=fem.Cells(geo), func=voxel_index_at, values={"volume": vol.id})
+    got = float(fem.integrate(implicit_value, domain=fem.Cells(geo), fields={"f": f}))
+    n = geo.cell_count()
+    assert got == pytest.approx(np.prod(VOXEL) * n * (n - 1) / 2, rel=1e-5)
+    for dtype, comps in ((float, 1), (wp.vec3, 3)):
+        space = fem.make_polynomial_space(geo, degree=1, dtype=dtype)
+        M = to_scipy(fem.integrate(generalized_mass, fields={"u": fem.make_trial(space), "v": fem.make_test(space)},
+                                   output_dtype=float))
+        assert M.sum() == pytest.approx(comps * n * np.prod(VOXEL), rel=1e-5)

@@ -105,7 +105,14 @@ class ImplicitField(FollowsPrecision):
 
     def _make(self):
         fields = {"elt": self.domain.ElementArg}
-        fields.update({k: (type_of_value(v) or type(v)) for k, v in self.values.items()})
+        # a value's type: the functions' annotation of it where there is one (a volume id given
+        # as a Python int is a uint64 there, not the int32 its value would suggest)
+        ann = {}
+        for f in (self.func, self.grad_func, self.div_func):
+            if f is not None:
+                ann.update(getattr(f.func, "__annotations__", {}))
+        fields.update({k: ann[k] if k in ann and not isinstance(ann[k], str) else (type_of_value(v) or type(v))
+                       for k, v in self.values.items()})
         # one struct type (and operator table) per combination of functions: numbered by their
         # identity, as functions of one name (from two modules, or two calls of a factory) differ
         funcs = (self.func, self.grad_func, self.div_func)
