@@ -63,14 +63,33 @@ def declared_return(tr, fn):
         v = tr.eval(fn.returns)
         if not isinstance(v, PyValue):
             return None
-        if v.obj is None:
+        obj = v.obj
+    except Exception:
+        obj = _python_annotation(tr, fn.returns)    # wp.array2d[int]: Python's own value
+        if obj is _UNKNOWN:
+            return None
+    try:
+        if obj is None:
             return []
-        t = canonical_type(v.obj)
+        t = canonical_type(obj)
     except Exception:
         return None
     if isinstance(t, TupleType):     # -> tuple[int, float]: two results
         return list(t.types) if is_concrete(t) else None
     return [t] if is_concrete(t) else None
+
+
+_UNKNOWN = object()
+
+
+def _python_annotation(tr, node):
+    """The annotation's value as Python computes it where the function was defined, or _UNKNOWN."""
+    import ast
+    from ...types.annotation_text import resolve_annotation
+    try:
+        return resolve_annotation(ast.unparse(node), tr.py_globals, dict(tr.src.closure))
+    except Exception:
+        return _UNKNOWN
 
 
 def check_returns(tr, fn):
@@ -103,3 +122,15 @@ def slot_augassign_error(tr, node, value):
         f"In function '{tr.src.name}': Differentiable composite slot augmented assignments with this "
         "operator are not supported with backward code generation enabled. Write the result to a "
         "separate array, or use enable_backward=False for forward-only code.", node)
+
+
+def fixed_as_array(tr, declared, types):
+    """A stack array (wp.zeros in the function) returned where the annotation says ``wp.array``
+    would point at memory that ends with the function: refused, in warp-lang's words."""
+    from ...types.array import array
+    from ...types.fixedarray import is_fixed
+    from ...types.introspection import type_repr
+    for d, t in zip(declared or (), types):
+        if is_fixed(t) and isinstance(d, array) and not is_fixed(d):
+            raise tr.scope.error(f"The function `{tr.src.name}` returns a fixed-size array whereas it "
+                                 f"has its return type annotated as `Array[{type_repr(d.dtype)}]`.")

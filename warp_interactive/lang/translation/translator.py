@@ -18,7 +18,8 @@ from . import intrinsics_texture  # noqa: F401  (wp.texture_sample's handler)
 from . import intrinsics, one_path
 from .. import ir
 from .calls import CallsMixin
-from .checks import always_exits, check_returns, check_signature, declared_return, slot_augassign_error
+from .checks import (always_exits, check_returns, check_signature, declared_return, fixed_as_array,
+                     slot_augassign_error)
 from .expressions import BINOPS, EXPR_TABLE, ExpressionsMixin
 from ..builtins.registry import type_name
 from ..ir import PyValue
@@ -584,6 +585,7 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
         if declared is not None and self.return_types is None:
             self.return_types = declared      # later returns are checked against the annotation
         types = [v.type for v in values]
+        fixed_as_array(self, declared, types)
         if self.return_types is None:
             self.return_types = types
             return values
