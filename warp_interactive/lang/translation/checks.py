@@ -63,15 +63,9 @@ def declared_return(tr, fn):
         v = tr.eval(fn.returns)
         if not isinstance(v, PyValue):
             return None
-        obj = v.obj
-    except Exception:
-        obj = _python_annotation(tr, fn.returns)    # wp.array2d[int]: Python's own value
-        if obj is _UNKNOWN:
-            return None
-    try:
-        if obj is None:
+        if v.obj is None:
             return []
-        t = canonical_type(obj)
+        t = canonical_type(v.obj)
     except Exception:
         return None
     if isinstance(t, TupleType):     # -> tuple[int, float]: two results
@@ -124,13 +118,17 @@ def slot_augassign_error(tr, node, value):
         "separate array, or use enable_backward=False for forward-only code.", node)
 
 
-def fixed_as_array(tr, declared, types):
+def fixed_as_array(tr, types):
     """A stack array (wp.zeros in the function) returned where the annotation says ``wp.array``
     would point at memory that ends with the function: refused, in warp-lang's words."""
     from ...types.array import array
     from ...types.fixedarray import is_fixed
     from ...types.introspection import type_repr
-    for d, t in zip(declared or (), types):
+    returns = tr.src.tree.returns
+    if returns is None or not any(is_fixed(t) for t in types):
+        return
+    d = _python_annotation(tr, returns)     # wp.array2d[int] is Python's to evaluate
+    for t in types:
         if is_fixed(t) and isinstance(d, array) and not is_fixed(d):
             raise tr.scope.error(f"The function `{tr.src.name}` returns a fixed-size array whereas it "
                                  f"has its return type annotated as `Array[{type_repr(d.dtype)}]`.")

@@ -585,7 +585,7 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
         if declared is not None and self.return_types is None:
             self.return_types = declared      # later returns are checked against the annotation
         types = [v.type for v in values]
-        fixed_as_array(self, declared, types)
+        fixed_as_array(self, types)
         if self.return_types is None:
             self.return_types = types
             return values
