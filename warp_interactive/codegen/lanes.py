@@ -166,6 +166,9 @@ def _check(fir):
     if any(is_fixed(v.type) for v in fir.vars):
         # stack arrays: views point into one lane's copy, which per-lane storage would move
         return None, "it holds a stack array (wp.zeros in a kernel)"
+    if any(type(s) is ir.Call and getattr(s.func, "cpp", "").startswith("address_of_") for s in stmts):
+        # wp.address_of: a native snippet may write the variable, which the analysis cannot see
+        return None, "it takes an address (wp.address_of)"
     if ir.ForRange not in first:
         return None, "it has no range loop" + (" (a while loop varies per thread)" if ir.While in first else "")
     if ir.Print in first:

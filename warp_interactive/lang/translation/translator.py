@@ -27,6 +27,7 @@ from .scope import Conflict, Scope, contains_break
 from . import static as static_mod
 from .slicing import SlicingMixin
 from .array_views import ArrayViewsMixin
+from .addresses import AddressMixin
 
 
 # augmented assignments into array elements that are atomics (where the element type has them)
@@ -48,7 +49,7 @@ def _bare_types():
     return out
 
 
-class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
+class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin, AddressMixin):
     expr_table = EXPR_TABLE
     intrinsics = intrinsics.INTRINSICS
     block_width = 1    # lanes per block (a kernel built for cooperative CPU blocks sets it)

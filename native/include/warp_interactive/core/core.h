@@ -297,6 +297,14 @@ WPI_FUNC array_t<T> array_from_ptr(uint64 ptr, I... shape)
 template <typename T>
 WPI_FUNC uint64 array_ptr(const array_t<T>& a) { return uint64(a.data); }
 
+// wp.address_of(...): the address of a local (the variable itself, so a native snippet writing
+// through it changes what the next read sees) or of an array element, plus a field/component
+// byte offset
+template <typename T>
+WPI_FUNC uint64 address_of_value(int64 offset, T& x) { return uint64((char*)&x + offset); }
+template <typename A, typename... I>
+WPI_FUNC uint64 address_of_elem(int64 offset, const A& a, I... idx) { return uint64((char*)address(a, idx...) + offset); }
+
 template <typename T, typename I>
 WPI_FUNC int32 array_shape(const array_t<T>& a, I k) { return a.shape[k]; }
 
