@@ -277,3 +277,32 @@ def test_annotation_object():
     assert t == wp.types.fixedarray(dtype=wp.int32, shape=(2, 3))
     assert "fixedarray(shape=(2, 3), dtype=int32)" == repr(t)
     assert isinstance(t, wp.array)
+
+
+@wp.kernel(module=MODULE)
+def straight_line(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+    # no loop: the unit-stride entry runs many threads' bodies in one C++ loop
+    i = wp.tid()
+    a = wp.zeros(shape=2, dtype=float)
+    b = wp.zeros(shape=2, dtype=float)
+    a[0] = x[i]
+    b[0] = -x[i]
+    c = a
+    if x[i] < 0.0:
+        c = b                           # a stack array chosen at run time (copied)
+    c[1] = 10.0                         # writes c only
+    out[i * 3 + 0] = c[0]
+    out[i * 3 + 1] = c[1] + a[1]
+    out[i * 3 + 2] = b[1]
+
+
+def test_straight_line_kernels_and_selected_arrays():
+    xn = np.linspace(-2.0, 2.0, 37).astype(np.float32)
+    out = wp.zeros(3 * xn.size, dtype=float)
+    wp.launch(straight_line, xn.size, inputs=[wp.array(xn, dtype=float), out])
+    got = out.numpy().reshape(-1, 3)
+    np.testing.assert_array_equal(got[:, 0], np.abs(xn))
+    # as warp-lang 1.19 computes it (run side by side): a name given a stack array on either
+    # branch of an `if` holds a copy of it after the `if`, so c[1] = 10 changes neither a nor b
+    np.testing.assert_array_equal(got[:, 1], np.full(xn.size, 10.0))
+    np.testing.assert_array_equal(got[:, 2], np.zeros(xn.size))
