@@ -71,7 +71,7 @@ _LAZY = {
                      "to_jax"),
     ".interop.jax_ffi": ("jax_kernel",),
     ".interop.opengl": ("RegisteredGLBuffer",),
-    ".texture.opengl": ("GLTextureResource", "TextureResourceFlags"),
+    ".interop.opengl_texture": ("GLTextureResource", "TextureResourceFlags"),
     ".interop.jax_callable": ("jax_callable", "JaxCallableGraphMode", "JaxModulePreloadMode",
                               "clear_jax_callable_graph_cache"),
     ".interop.paddle": ("device_from_paddle", "device_to_paddle", "dtype_from_paddle",
