@@ -340,9 +340,25 @@ WPI_FUNC bool float_pair_at(const T* p)
 }  // namespace detail
 #endif
 template <typename T>
+WPI_FUNC void grad_add_own(T* p, const T& v) { adj_accum(*p, v); }
+template <typename T>
+WPI_FUNC T grad_take_own(T* p)
+{
+    T v = *p;
+    *p = T{};
+    return v;
+}
+#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+// The only launch running, on this thread alone (core.h wpi_plain_grads): no other thread can
+// touch a gradient, which then takes its additions plainly (a locked instruction per component
+// was most of a stencil's or an FFT's adjoint). The same arithmetic: results are the same bits.
+WPI_FUNC bool launch_alone() { return __atomic_load_n(::wpi_plain_grads, __ATOMIC_RELAXED) == 1; }
+#endif
+template <typename T>
 WPI_FUNC void grad_add(T* p, const T& v)
 {
 #if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+    if (launch_alone()) return grad_add_own(p, v);
     if constexpr (components<T>::n == 2 && sizeof(T) == 8) {
         if (detail::float_pair_at(p)) {
             typedef typename components<T>::scalar S;
@@ -366,6 +382,7 @@ template <typename T>
 WPI_FUNC T grad_take(T* p)
 {
 #if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+    if (launch_alone()) return grad_take_own(p);
     if constexpr (components<T>::n == 2 && sizeof(T) == 8) {
         if (detail::float_pair_at(p)) {
             const unsigned long long bits = __atomic_exchange_n((unsigned long long*)p, 0ull, __ATOMIC_RELAXED);
@@ -382,15 +399,6 @@ template <typename T>
 WPI_FUNC array_t<T> grad_take(array_t<T>*) { return array_t<T>{}; }
 template <typename T>
 WPI_FUNC indexedarray_t<T> grad_take(indexedarray_t<T>*) { return indexedarray_t<T>{}; }
-template <typename T>
-WPI_FUNC void grad_add_own(T* p, const T& v) { adj_accum(*p, v); }
-template <typename T>
-WPI_FUNC T grad_take_own(T* p)
-{
-    T v = *p;
-    *p = T{};
-    return v;
-}
 
 namespace detail {
 // the bytes [lo, hi) an array's buffer at `base` spans, from its shape and strides
