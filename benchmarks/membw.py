@@ -111,6 +111,26 @@ def measure(n=10_000_000, repeat=15, threads=None):
     return out
 
 
+def triad_runner(n, threads=None):
+    """A function that runs the C triad once on ``n`` float32 per array on all cores (or
+    ``threads``) and returns its seconds: for benchmarks that interleave it with their own runs."""
+    threads = threads or os.cpu_count() or 1
+    so = build()
+    rng = np.random.default_rng(0)
+    arrays = [rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32), np.zeros(n, dtype=np.float32)]
+    ptr = [a.ctypes.data_as(ctypes.POINTER(ctypes.c_float)) for a in arrays]
+    _check(so, threads)
+
+    def run():
+        t = time.perf_counter()
+        so.run(2, 2.0, *ptr, n, threads)
+        return time.perf_counter() - t
+
+    run._arrays = arrays    # kept alive with the function
+    run()
+    return run
+
+
 def _check(so, threads):
     """The C saxpy loop gives NumPy's result (a bandwidth of a wrong loop means nothing)."""
     rng = np.random.default_rng(1)

@@ -211,18 +211,40 @@ def _chunk(device):
     return CPU_CHUNK if device.is_cpu else 1
 
 
+# Work arrays kept between calls: {thread id: {(slot, device, dtype): array}}. Fresh memory costs
+# the OS's zeroing of each page on first touch, a third of a large assembly's time on the CPU, so
+# a thread's arrays are kept for its next call, up to SCRATCH_LIMIT bytes per thread (larger sets
+# are not kept: a call that needs more memory pays for fresh pages). A finished thread's arrays
+# go at the next call of any thread; release_scratch() lets them all go.
 _SCRATCH = {}
+SCRATCH_LIMIT = 256 << 20
 
 
 def _scratch(slot, n, dtype, device):
-    """A work array of n elements, kept for the next call on this device and thread (only for
-    arrays nothing reads after the call): fresh memory costs the OS's zeroing of each page on
-    first touch, a third of a large assembly's time on the CPU."""
-    key = (slot, str(device), threading.get_ident(), wp.types.type_repr(dtype))
-    a = _SCRATCH.get(key)
+    """A work array of n elements (only for arrays nothing reads after the call), kept for the
+    next call on this device and thread within SCRATCH_LIMIT."""
+    _drop_finished_threads()
+    kept = _SCRATCH.setdefault(threading.get_ident(), {})
+    key = (slot, str(device), wp.types.type_repr(dtype))
+    a = kept.pop(key, None)
     if a is None or a.shape[0] < n:
-        a = _SCRATCH[key] = wp.empty(max(n, 1), dtype=dtype, device=device)
+        a = wp.empty(max(n, 1), dtype=dtype, device=device)
+    if a.capacity <= SCRATCH_LIMIT:
+        if sum(k.capacity for k in kept.values()) + a.capacity > SCRATCH_LIMIT:
+            kept.clear()    # the others are re-made as needed (what the callers hold stays valid)
+        kept[key] = a
     return a[:n]
+
+
+def _drop_finished_threads():
+    alive = {t.ident for t in threading.enumerate()}
+    for ident in [i for i in _SCRATCH if i not in alive]:
+        _SCRATCH.pop(ident, None)
+
+
+def release_scratch():
+    """Let every kept work array go (all threads): their memory is freed once no call uses it."""
+    _SCRATCH.clear()
 
 
 def _scan(counts, device):
