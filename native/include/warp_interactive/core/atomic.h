@@ -394,20 +394,19 @@ WPI_FUNC void adj_select(bool cond, T& adj_a, T& adj_b, const T& adj_out)
 // adjoint taking `own` is plain where the entry found `own` safe (codegen/own_index.py).
 // Structs (arrays of @wp.struct) get field-wise `grad_add`/`grad_take` generated beside them,
 // found by argument-dependent lookup, as `adj_accum` is.
+#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+namespace detail {
+// A value of two floats (vec2f: the complex numbers of FFTs) at an 8-byte aligned address takes
+// its gradient with one 64-bit compare-and-swap or exchange instead of one per component (each a
+// locked instruction: most of an FFT row's adjoint). Components get the same old + v.
 template <typename T>
-WPI_FUNC void grad_add(T* p, const T& v) { atomic_add_ptr(p, v); }
-WPI_FUNC void grad_add(bool*, const bool&) {}
-template <typename T>
-WPI_FUNC void grad_add(array_t<T>*, const array_t<T>&) {}
-template <typename T>
-WPI_FUNC void grad_add(indexedarray_t<T>*, const indexedarray_t<T>&) {}
-template <typename T>
-WPI_FUNC T grad_take(T* p) { return atomic_exch_ptr(p, T{}); }
-WPI_FUNC bool grad_take(bool*) { return false; }
-template <typename T>
-WPI_FUNC array_t<T> grad_take(array_t<T>*) { return array_t<T>{}; }
-template <typename T>
-WPI_FUNC indexedarray_t<T> grad_take(indexedarray_t<T>*) { return indexedarray_t<T>{}; }
+WPI_FUNC bool float_pair_at(const T* p)
+{
+    return components<T>::n == 2 && sizeof(T) == 8 && sizeof(typename components<T>::scalar) == 4 &&
+           ((unsigned long long)p & 7ull) == 0;
+}
+}  // namespace detail
+#endif
 template <typename T>
 WPI_FUNC void grad_add_own(T* p, const T& v) { adj_accum(*p, v); }
 template <typename T>
@@ -417,6 +416,57 @@ WPI_FUNC T grad_take_own(T* p)
     *p = T{};
     return v;
 }
+#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+// The only launch running, on this thread alone (core.h wpi_plain_grads): no other thread can
+// touch a gradient, which then takes its additions plainly (a locked instruction per component
+// was most of a stencil's or an FFT's adjoint). The same arithmetic: results are the same bits.
+WPI_FUNC bool launch_alone() { return __atomic_load_n(::wpi_plain_grads, __ATOMIC_RELAXED) == 1; }
+#endif
+template <typename T>
+WPI_FUNC void grad_add(T* p, const T& v)
+{
+#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+    if (launch_alone()) return grad_add_own(p, v);
+    if constexpr (components<T>::n == 2 && sizeof(T) == 8) {
+        if (detail::float_pair_at(p)) {
+            typedef typename components<T>::scalar S;
+            detail::atomic_rmw(p, [&v](T old) {
+                T r = old;
+                for (int k = 0; k < 2; ++k) ((S*)&r)[k] = S(((const S*)&old)[k] + ((const S*)&v)[k]);
+                return r;
+            });
+            return;
+        }
+    }
+#endif
+    atomic_add_ptr(p, v);
+}
+WPI_FUNC void grad_add(bool*, const bool&) {}
+template <typename T>
+WPI_FUNC void grad_add(array_t<T>*, const array_t<T>&) {}
+template <typename T>
+WPI_FUNC void grad_add(indexedarray_t<T>*, const indexedarray_t<T>&) {}
+template <typename T>
+WPI_FUNC T grad_take(T* p)
+{
+#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+    if (launch_alone()) return grad_take_own(p);
+    if constexpr (components<T>::n == 2 && sizeof(T) == 8) {
+        if (detail::float_pair_at(p)) {
+            const unsigned long long bits = __atomic_exchange_n((unsigned long long*)p, 0ull, __ATOMIC_RELAXED);
+            T r;
+            WPI_HOST_MEMCPY(&r, &bits, sizeof(T));
+            return r;
+        }
+    }
+#endif
+    return atomic_exch_ptr(p, T{});
+}
+WPI_FUNC bool grad_take(bool*) { return false; }
+template <typename T>
+WPI_FUNC array_t<T> grad_take(array_t<T>*) { return array_t<T>{}; }
+template <typename T>
+WPI_FUNC indexedarray_t<T> grad_take(indexedarray_t<T>*) { return indexedarray_t<T>{}; }
 
 namespace detail {
 // the bytes [lo, hi) an array's buffer at `base` spans, from its shape and strides

@@ -534,6 +534,17 @@ extern "C" WPI_EXPORT void wpi_set_interrupt_hooks(void* poll, const void* stopp
     wpi_stopping = stopping ? (const int*)stopping : &wpi_not_stopping;
     wpi_poll_arm = arm ? (const int* (*)())arm : &wpi_no_flag;
 }
+// The launcher's flag (native/src/thread_pool.h plain_gradients_flag): 1 while this thread runs a
+// chunk of the only launch in progress, alone, so gradients may take their additions with plain
+// reads and writes (atomic.h grad_add). A module not given it always adds atomically.
+namespace {
+const int wpi_never_plain = 0;
+const int* wpi_plain_grads = &wpi_never_plain;
+}  // namespace
+extern "C" WPI_EXPORT void wpi_set_plain_flag(const void* flag)
+{
+    wpi_plain_grads = flag ? (const int*)flag : &wpi_never_plain;
+}
 // an innermost loop with a small body also has a tick-free copy for at most 1024 iterations
 // (range_short) (codegen/polls.py): `#if WPI_POLLS  if (wp::range_short(...)) {...} else  #endif`
 #define WPI_POLLS 1
