@@ -10,6 +10,7 @@ from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
 from ..types.indexedarray import is_indexed
+from ..types.fixedarray import is_fixed
 from ..types.tile import is_tile
 from .cpp_types import c_string, cpp_type, field, literal
 from .own_index import OwnIndex
@@ -68,8 +69,11 @@ class BodyWriter:
 
     def adjoint(self, block, ind):
         """Declarations, forward replay and reverse of ``block`` (an adjoint function body)."""
-        self.counted = {id(st) for i, st in enumerate(block.stmts)
-                        if loop_state.replay_skippable(st, block.stmts[i + 1:])}
+        # a loop that stores into a stack array (wp.zeros in this function) must be replayed:
+        # the replay makes the array afresh, and what follows reads what the loop stored there
+        local = any(is_fixed(v.type) for v in self.fir.vars)
+        self.counted = set() if local else {id(st) for i, st in enumerate(block.stmts)
+                                            if loop_state.replay_skippable(st, block.stmts[i + 1:])}
         body = self.forward(block, ind, replay=True) + self.reverse(block, ind)
         return self.extra_decls + body
 
