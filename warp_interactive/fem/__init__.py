@@ -12,9 +12,10 @@ from . import operator as _op
 from .domain import BoundarySides, Cells, GeometryDomain, PartitionCells, Sides, Subdomain
 from .field import (DiscreteField, FieldRestriction, ImplicitField, NonconformingField, TestField, TrialField,
                     UniformField, make_restriction)
-from .geometry import (Element, Geometry, Grid2D, Grid3D, Hexmesh, Quadmesh2D, Quadmesh3D, Tetmesh, Trimesh2D,
-                       Trimesh3D)
+from .geometry import (AdaptiveNanogrid, Element, Geometry, Grid2D, Grid3D, Hexmesh, Nanogrid, Quadmesh2D,
+                       Quadmesh3D, Tetmesh, Trimesh2D, Trimesh3D)
 from .integrand import Integrand, integrand
+from .adaptivity import adaptive_nanogrid_from_field, adaptive_nanogrid_from_hierarchy
 from .integrate import integrate
 from .interpolate import interpolate
 from .dirichlet import normalize_dirichlet_projector, project_linear_system, project_system_matrix, project_system_rhs

@@ -9,7 +9,7 @@ def make_polynomial_space(geo, dtype=float, dof_mapper=None, degree=1, element_b
                           discontinuous=False, family=None):
     """The Lagrange space of ``degree`` on ``geo`` holding ``dtype`` values (continuous, or with
     ``discontinuous=True`` its DG version: nodes of their own in every cell)."""
-    from ..geometry import Grid2D, Grid3D, Hexmesh, Quadmesh2D, Tetmesh, Trimesh2D
+    from ..geometry import Grid2D, Grid3D, Hexmesh, Nanogrid, Quadmesh2D, Tetmesh, Trimesh2D
     from ..geometry.deformed import DeformedGeometry
     if isinstance(geo, DeformedGeometry):
         from .deformed_space import DeformedSpace
@@ -42,6 +42,9 @@ def make_polynomial_space(geo, dtype=float, dof_mapper=None, degree=1, element_b
     if isinstance(geo, Hexmesh):
         from .hex_space import HexPolynomialSpace
         return HexPolynomialSpace(geo, degree, dtype, family)
+    if isinstance(geo, Nanogrid):
+        from .nanogrid_space import NanogridPolynomialSpace
+        return NanogridPolynomialSpace(geo, degree, dtype, family)
     if isinstance(geo, Quadmesh2D):
         from .quad_space import QuadPolynomialSpace
         return QuadPolynomialSpace(geo, degree, dtype, family)
