@@ -188,8 +188,14 @@ template <typename T>
 WPI_FUNC T own_value(const T& x) { return x; }
 
 // --- array atomics: atomic_OP(a, i[, j[, k[, l]]], value) -> the old value ------------------------
-// On a thread's own stack array (WPI_ARRAY_LOCAL) the operation is a plain read and write: no
-// other thread sees that memory, and CUDA's atomics do not address a thread's local memory.
+// On CUDA, an update of a thread's own stack array (WPI_ARRAY_LOCAL) is a plain read and write:
+// CUDA's atomics do not address a thread's local memory. The CPU's atomics do, and its code stays
+// free of the test (it would keep GCC from vectorising adjoint loops).
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define WPI_LOCAL_PLAIN(a) ((a).flags & WPI_ARRAY_LOCAL)
+#else
+#define WPI_LOCAL_PLAIN(a) false
+#endif
 namespace detail {
 template <typename T, typename Op>
 WPI_FUNC T plain_rmw(T* p, const T& v, Op op)
@@ -223,7 +229,8 @@ WPI_PLAIN_OP(atomic_sub_own, a - b)
     template <typename T>                                                                        \
     WPI_FUNC T NAME##_at(const ARR<T>& a, T* p, const T& v)                                      \
     {                                                                                            \
-        return (a.flags & WPI_ARRAY_LOCAL) ? NAME##_local_ptr(p, v) : NAME##_ptr(p, v);          \
+        if (WPI_LOCAL_PLAIN(a)) return NAME##_local_ptr(p, v);                                   \
+        return NAME##_ptr(p, v);                                                                 \
     }                                                                                            \
     template <typename T, typename I>                                                            \
     WPI_FUNC T NAME(const ARR<T>& a, I i, const T& v) { return NAME##_at(a, address(a, i), v); } \
@@ -548,7 +555,7 @@ WPI_FUNC void adj_minmax(const T& final_value, const T& grad, const T& v, T& adj
     template <typename T, IDX_T>                                                                    \
     WPI_FUNC void adj_load(const ARR<T>& a, IDX_P, ARR<T>&, IDX_ADJ, const T& adj_ret)      \
     {                                                                                               \
-        if (a.grad && (a.flags & WPI_ARRAY_LOCAL)) grad_add_own(elem_ptr(a.grad, a, IDX_A), adj_ret); \
+        if (a.grad && WPI_LOCAL_PLAIN(a)) grad_add_own(elem_ptr(a.grad, a, IDX_A), adj_ret);        \
         else if (a.grad) grad_add(elem_ptr(a.grad, a, IDX_A), adj_ret);                             \
     }                                                                                               \
     template <typename T, IDX_T>                                                                    \
@@ -560,7 +567,7 @@ WPI_FUNC void adj_minmax(const T& final_value, const T& grad, const T& v, T& adj
     WPI_FUNC void adj_load(const ARR<T>& a, IDX_P, ARR<T>&, IDX_ADJ, const T& adj_ret,      \
                            bool own)                                                                \
     {                                                                                               \
-        if (a.grad && (own || (a.flags & WPI_ARRAY_LOCAL))) grad_add_own(elem_ptr(a.grad, a, IDX_A), adj_ret); \
+        if (a.grad && (own || WPI_LOCAL_PLAIN(a))) grad_add_own(elem_ptr(a.grad, a, IDX_A), adj_ret); \
         else if (a.grad) grad_add(elem_ptr(a.grad, a, IDX_A), adj_ret);                             \
     }                                                                                               \
     template <typename T, IDX_T>                                                                    \
@@ -569,7 +576,7 @@ WPI_FUNC void adj_minmax(const T& final_value, const T& grad, const T& v, T& adj
     {                                                                                               \
         if (a.grad && (a.flags & WPI_ARRAY_RETAIN_GRAD))                                            \
             adj_accum(adj_v, *elem_ptr(a.grad, a, IDX_A));                                          \
-        else if (a.grad && (a.flags & WPI_ARRAY_LOCAL))                                             \
+        else if (a.grad && WPI_LOCAL_PLAIN(a))                                                      \
             adj_accum(adj_v, grad_take_own(elem_ptr(a.grad, a, IDX_A)));                            \
         else if (a.grad)                                                                            \
             adj_accum(adj_v, grad_take(elem_ptr(a.grad, a, IDX_A)));                                \
