@@ -10,6 +10,7 @@ from ..lang.definitions.decorators import constant, func, kernel, struct  # noqa
 from ..lang.builtins.registry import registry as _registry
 from ..lang.translation.static import static  # noqa: F401
 from ..geometry.bvh import Bvh  # noqa: F401
+from ..geometry.volume import Volume  # noqa: F401
 from ..runtime.device import get_device  # noqa: F401
 from ..runtime.launch import launch  # noqa: F401
 from ..runtime.utils import synchronize  # noqa: F401
