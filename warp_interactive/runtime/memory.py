@@ -16,15 +16,12 @@ from ..types.array import array, contiguous_strides, copy_count
 from ..types.dtypes import element_shape, infer_dtype, np_dtype_of, type_repr, type_size
 
 
-def aligned_empty(shape, np_dtype, align=64, zeroed=False):
-    """A C-contiguous NumPy buffer at a 64-byte boundary (what XLA (JAX) needs to share CPU
-    memory zero-copy, and a cache line for the kernels' threads): uninitialised, or all zero
-    bytes when ``zeroed``. Zeroed buffers come from calloc (``np.zeros``): a large one is fresh
-    pages that the OS zeroes on first touch, so they are not written twice (memset, then the
-    kernel); the zero bytes are the zero of every dtype (0.0 is all-zero bits, struct padding too)."""
+def aligned_empty(shape, np_dtype, align=64):
+    """An uninitialised C-contiguous NumPy buffer at a 64-byte boundary: what XLA (JAX) needs
+    to share CPU memory zero-copy, and a cache line for the kernels' threads."""
     np_dtype = np.dtype(np_dtype)
     nbytes = int(np.prod(shape)) * np_dtype.itemsize
-    raw = (np.zeros if zeroed else np.empty)(nbytes + align, dtype=np.uint8)
+    raw = np.empty(nbytes + align, dtype=np.uint8)
     off = (-raw.ctypes.data) % align
     return raw[off:off + nbytes].view(np_dtype).reshape(shape)
 
@@ -39,9 +36,9 @@ def host_zeros(shape, npd, pinned, zero=True):
             nbytes = int(np.prod(shape)) * npd.itemsize
             out = PinnedBuffer(nbytes).numpy(npd, shape)
     if out is None:
-        return aligned_empty(shape, npd, zeroed=zero)
-    if zero:
-        out[...] = np.zeros((), dtype=npd)    # page-locked memory is not zeroed by the driver
+        out = aligned_empty(shape, npd)
+    if zero:    # every byte, a struct's padding too (assigning a zero element skips the padding)
+        out.reshape(-1).view(np.uint8)[...] = 0
     return out
 
 
