@@ -110,3 +110,17 @@ def tensor_shape(dim, degree, family=Polynomial.LOBATTO_GAUSS_LEGENDRE):
         def node_weight(n: int):
             return WEIGHTS[n // (K * K)] * WEIGHTS[(n // K) % K] * WEIGHTS[n % K]
     return weight, weight_gradient, node_coords, node_weight
+
+
+# the shape functions as objects (warp-lang's ``warp.fem.space.shape`` names)
+from .shape_functions import (CubeBSplineShapeFunctions, CubeNedelecFirstKindShapeFunctions,  # noqa: E402,F401
+                              CubeNonConformingPolynomialShapeFunctions, CubeRaviartThomasShapeFunctions,
+                              CubeSerendipityShapeFunctions, CubeTripolynomialShapeFunctions, ShapeFunction,
+                              SquareBipolynomialShapeFunctions, SquareBSplineShapeFunctions,
+                              SquareNedelecFirstKindShapeFunctions, SquareNonConformingPolynomialShapeFunctions,
+                              SquareRaviartThomasShapeFunctions, SquareSerendipityShapeFunctions,
+                              TetrahedronNedelecFirstKindShapeFunctions,
+                              TetrahedronNonConformingPolynomialShapeFunctions, TetrahedronPolynomialShapeFunctions,
+                              TetrahedronRaviartThomasShapeFunctions, TriangleNedelecFirstKindShapeFunctions,
+                              TriangleNonConformingPolynomialShapeFunctions, TrianglePolynomialShapeFunctions,
+                              TriangleRaviartThomasShapeFunctions, make_element_shape_function)
