@@ -3,7 +3,7 @@
 from ..precision import FollowsPrecision, follow_precision
 from .grid_space import GridPolynomialSpace
 from .dof_mapper import DofMapper, IdentityMapper, SkewSymmetricTensorMapper, SymmetricTensorMapper
-from .shape import ElementBasis
+from .tensor_shape import ElementBasis
 from .shape_functions import ShapeFunction, make_element_shape_function
 from .space_base import FunctionSpace
 

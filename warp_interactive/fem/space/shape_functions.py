@@ -8,7 +8,7 @@ the node's coordinates; ``make_node_quadrature_weight()(n)`` its weight as a qua
 over the element (measure 1); ``make_trace_node_quadrature_weight()(n)`` its weight as a
 quadrature point over the element side the node lies on (measure 1; 0 off the sides).
 
-They wrap the functions the spaces of this package evaluate (space/shape.py, serendipity.py,
+They wrap the functions the spaces of this package evaluate (space/tensor_shape.py, serendipity.py,
 tri_space.py, tet_space.py, vector_space.py), so a shape function seen here is the one fields
 use. Families without an implementation refuse to be made, naming what is missing."""
 
@@ -104,7 +104,7 @@ def _tensor_trace_weights(dim, degree, family):
 
 class SquareBipolynomialShapeFunctions(ShapeFunction):
     def __init__(self, degree, family=None):
-        from .shape import tensor_shape
+        from .tensor_shape import tensor_shape
         family = _family(family)
         trace = _node_table_func(_tensor_trace_weights(2, degree, family)) if family in (
             Polynomial.LOBATTO_GAUSS_LEGENDRE, Polynomial.EQUISPACED_CLOSED) else None
@@ -113,7 +113,7 @@ class SquareBipolynomialShapeFunctions(ShapeFunction):
 
 class CubeTripolynomialShapeFunctions(ShapeFunction):
     def __init__(self, degree, family=None):
-        from .shape import tensor_shape
+        from .tensor_shape import tensor_shape
         family = _family(family)
         trace = _node_table_func(_tensor_trace_weights(3, degree, family)) if family in (
             Polynomial.LOBATTO_GAUSS_LEGENDRE, Polynomial.EQUISPACED_CLOSED) else None
@@ -222,7 +222,7 @@ _SIMPLEX = {"triangle": TrianglePolynomialShapeFunctions, "tetrahedron": Tetrahe
 def make_element_shape_function(element, degree, element_basis=None, family=None):
     """The shape functions of ``degree`` on the reference ``element`` (``fem.Element``)."""
     from ..geometry.geometry import Element
-    from .shape import ElementBasis
+    from .tensor_shape import ElementBasis
     shape = {Element.SQUARE: "square", Element.CUBE: "cube", Element.TRIANGLE: "triangle",
              Element.TETRAHEDRON: "tetrahedron"}.get(element)
     basis = ElementBasis.LAGRANGE if element_basis is None else element_basis
