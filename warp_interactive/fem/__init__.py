@@ -33,7 +33,6 @@ from .types import (NULL_DOF_INDEX, NULL_ELEMENT_INDEX, NULL_NODE_INDEX, NULL_QP
                     DofIndex, Domain, ElementIndex, ElementKind, Field, NodeIndex, QuadraturePointIndex, Sample,
                     Sample_f64, make_free_sample)
 from . import cache, linalg, utils  # noqa: F401
-from .cache import TemporaryStore, borrow_temporary, borrow_temporary_like, set_default_temporary_store  # noqa: F401
 
 FieldLike = (DiscreteField, TestField, TrialField, UniformField, ImplicitField, NonconformingField)
 
