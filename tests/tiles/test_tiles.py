@@ -18,8 +18,10 @@ def _wp_dtype(np_dtype):
 
 
 # --- a tiled GEMM (the reference's example), several tile shapes and dtypes -------------------------
+# kernels made inside (parametrized) tests get a module each: in this file's module every new case
+# would rebuild, and record for the NVRTC check, all the file's kernels again
 def make_gemm(tm, tn, tk, dtype):
-    @wp.kernel
+    @wp.kernel(module="unique")
     def gemm(A: wp.array2d(dtype=dtype), B: wp.array2d(dtype=dtype), C: wp.array2d(dtype=dtype)):
         i, j = wp.tid()
         acc = wp.tile_zeros(shape=(tm, tn), dtype=dtype)
@@ -86,7 +88,7 @@ def test_reductions():
 
 
 def test_integer_factorial_reduce():
-    @wp.kernel
+    @wp.kernel(module="unique")
     def factorial(out: wp.array(dtype=int)):
         t = wp.tile_arange(1, 10, dtype=int)
         wp.tile_store(out, wp.tile_reduce(wp.mul, t))
@@ -98,7 +100,7 @@ def test_integer_factorial_reduce():
 
 @pytest.mark.parametrize("axis", [0, 1])
 def test_sum_along_axis(axis):
-    @wp.kernel
+    @wp.kernel(module="unique")
     def sums(x: wp.array2d(dtype=float), out: wp.array(dtype=float)):
         t = wp.tile_load(x, shape=(3, 5))
         wp.tile_store(out, wp.tile_sum(t, axis=axis))
@@ -115,7 +117,7 @@ def test_sum_along_axis(axis):
 def test_cholesky_solve(np_dtype, n):
     dt = _wp_dtype(np_dtype)
 
-    @wp.kernel
+    @wp.kernel(module="unique")
     def solve(A: wp.array2d(dtype=dt), b: wp.array(dtype=dt), L_out: wp.array2d(dtype=dt),
               x_out: wp.array(dtype=dt)):
         a = wp.tile_load(A, shape=(n, n))
@@ -136,7 +138,7 @@ def test_cholesky_solve(np_dtype, n):
 
 
 def test_triangular_solves_with_matrix_rhs():
-    @wp.kernel
+    @wp.kernel(module="unique")
     def tri(L: wp.array2d(dtype=wp.float64), Y: wp.array2d(dtype=wp.float64),
             lo: wp.array2d(dtype=wp.float64), up: wp.array2d(dtype=wp.float64)):
         l = wp.tile_load(L, shape=(5, 5))
@@ -156,7 +158,7 @@ def test_triangular_solves_with_matrix_rhs():
 def test_scans(np_dtype):
     dt = _wp_dtype(np_dtype)
 
-    @wp.kernel
+    @wp.kernel(module="unique")
     def scans(x: wp.array(dtype=dt), inc: wp.array(dtype=dt), exc: wp.array(dtype=dt),
               mx: wp.array(dtype=dt), mn: wp.array(dtype=dt)):
         t = wp.tile_load(x, shape=23)
@@ -175,7 +177,7 @@ def test_scans(np_dtype):
 
 
 def test_sort_moves_values_with_keys():
-    @wp.kernel
+    @wp.kernel(module="unique")
     def sort(k: wp.array(dtype=float), v: wp.array(dtype=int)):
         keys = wp.tile_load(k, shape=19)
         values = wp.tile_load(v, shape=19)
@@ -192,7 +194,7 @@ def test_sort_moves_values_with_keys():
 
 
 def test_float16_tiles_accumulate_in_float32():
-    @wp.kernel
+    @wp.kernel(module="unique")
     def k(a: wp.array2d(dtype=wp.float16), b: wp.array2d(dtype=wp.float16), c: wp.array2d(dtype=wp.float16),
           s: wp.array(dtype=wp.float16)):
         x = wp.tile_load(a, shape=(8, 4))
