@@ -107,7 +107,8 @@ DEFAULT_EXAMPLES = {
     "fem/example_elastic_shape_optimization": dict(kwargs=dict(resolution=10),
                                                    config=dict(tape_copy_on_write=False)),
     "fem/example_kelvin_helmholtz": dict(kwargs=dict(resolution=10)),
-    "fem/example_magnetostatics": dict(kwargs=dict(resolution=8), steps=1),
+    # at resolution 8 no quadrature point sees the coil current: both sides solve for zeros
+    "fem/example_magnetostatics": dict(kwargs=dict(resolution=16), steps=1),
     "fem/example_mixed_elasticity": dict(kwargs=dict(resolution=10), steps=1),
     "fem/example_navier_stokes": dict(kwargs=dict(resolution=10)),
     "fem/example_nonconforming_contact": dict(kwargs=dict(resolution=8)),

@@ -10,8 +10,8 @@ it. Imported on demand: ``import warp_interactive.fem as fem``."""
 
 from . import operator as _op
 from .domain import BoundarySides, Cells, GeometryDomain, PartitionCells, Sides, Subdomain
-from .field import (DiscreteField, FieldRestriction, ImplicitField, TestField, TrialField, UniformField,
-                    make_restriction)
+from .field import (DiscreteField, FieldRestriction, ImplicitField, NonconformingField, TestField, TrialField,
+                    UniformField, make_restriction)
 from .geometry import (Element, Geometry, Grid2D, Grid3D, Hexmesh, Quadmesh2D, Quadmesh3D, Tetmesh, Trimesh2D,
                        Trimesh3D)
 from .integrand import Integrand, integrand
@@ -23,14 +23,15 @@ from .partition import (ExplicitGeometryPartition, GeometryPartition, LinearGeom
                         WholeGeometryPartition, make_space_partition)
 from .pic_quadrature import PicQuadrature
 from .quadrature import ExplicitQuadrature, NodalQuadrature, Quadrature, RegularQuadrature
-from .space import (BasisSpace, ElementBasis, make_collocated_function_space, make_polynomial_basis_space,
+from .space import (BasisSpace, DofMapper, ElementBasis, IdentityMapper, SkewSymmetricTensorMapper,
+                    SymmetricTensorMapper, make_collocated_function_space, make_polynomial_basis_space,
                     make_polynomial_space)
 from .types import (NULL_DOF_INDEX, NULL_ELEMENT_INDEX, NULL_NODE_INDEX, NULL_QP_INDEX, OUTSIDE, Coords, Coords_f64,
                     DofIndex, Domain, ElementIndex, ElementKind, Field, NodeIndex, QuadraturePointIndex, Sample,
                     Sample_f64, make_free_sample)
 from . import cache, linalg, utils  # noqa: F401
 
-FieldLike = (DiscreteField, TestField, TrialField, UniformField, ImplicitField)
+FieldLike = (DiscreteField, TestField, TrialField, UniformField, ImplicitField, NonconformingField)
 
 
 def _partitioned(field_cls, space, space_restriction, space_partition, domain, what):

@@ -135,6 +135,19 @@ def integrate(integrand, domain=None, quadrature=None, fields=None, values=None,
     return ctx.bilinear(output_dtype, output, add, bsr_options, assembly)
 
 
+def _diagonal_triplets(rows, vals, block_type):
+    """A nodal matrix's triplets merged to one per node, as warp-lang builds nodal matrices: its
+    ``values`` then hold exactly one block per assembled node (examples index them by node)."""
+    r = rows.numpy()
+    keep = r >= 0
+    r, v = r[keep], vals.numpy()[keep]
+    nodes, inverse = np.unique(r, return_inverse=True)
+    sums = np.zeros((len(nodes),) + v.shape[1:], dtype=v.dtype)
+    np.add.at(sums, inverse, v)
+    idx = wp.array(nodes.astype(np.int32), dtype=int, device=rows.device)
+    return idx, idx, wp.array(sums, dtype=block_type, device=rows.device)
+
+
 class _Context:
     """One integral's launch arguments and kernel choices."""
 
@@ -253,6 +266,8 @@ class _Context:
                 wp.launch(K.remap_indices, dim=n, inputs=[index, part.space_to_partition(self.device)],
                           device=self.device)
             shape.append(part.node_count() if part is not None else field.space.node_count())
+        if self.nodal:
+            rows, cols, vals = _diagonal_triplets(rows, vals, block_type)
         return matrix_from_triplets(shape[0], shape[1], rows, cols, vals, block_type, output, add, bsr_options)
 
     def _bilinear_kernel(self, test, trial, block_type, setters, node_funcs, counts):

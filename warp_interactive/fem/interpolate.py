@@ -7,6 +7,7 @@ from . import _api as wp
 
 from . import kernels as K
 from .domain import Cells
+from .field import piola
 from .field.fields import DiscreteField
 from .field.restriction import FieldRestriction
 from .integrand import Integrand, IntegrandCall
@@ -24,24 +25,40 @@ def _average(sums: wp.array(dtype=Any), counts: wp.array(dtype=float), out: wp.a
         out[i] = sums[i] / c
 
 
-def _node_kernel(call, domain, el_items, S, types, dest_dtype):
+def _node_kernel(call, domain, el_items, S, types, dest_dtype, mapper=None):
+    """One thread per (element, node): the integrand's value at the node, summed into the
+    node (as its dofs, with a dof mapper) and counted."""
     DA, IA, DEST, FS, VS = types
     el = dict(el_items)
     element_index = domain.element_index
     node_coords, NODES = el["node_coords"], el["node_count"]
     node_index = K.node_index_func(el_items)
     DT = dest_dtype
+    to_dof = _same if mapper is None else mapper.value_to_dof
+    ST = dest_dtype if mapper is None else mapper.dof_dtype
+    PIOLA = int("piola" in el)
+    node_dof = piola.to_dof_func(el_items) if PIOLA else None
+    if PIOLA:
+        ST = wp.float32
 
     def interpolate_nodes(dom_arg: DA, idx_arg: IA, dest: DEST, fields: FS, values: VS,
-                          sums: wp.array(dtype=dest_dtype), counts: wp.array(dtype=float)):
+                          sums: wp.array(dtype=ST), counts: wp.array(dtype=float)):
         e, m = wp.tid()
         elt = element_index(idx_arg, e)
         s = S(elt, node_coords(m), -1, 0.0, wp.vec2i(-1, -1), wp.vec2i(-1, -1))
-        v = DT(call(s, dom_arg, fields, values))
+        if wp.static(PIOLA == 1):
+            v = node_dof(dest.elt, elt, s.element_coords, m, DT(call(s, dom_arg, fields, values)))
+        else:
+            v = to_dof(DT(call(s, dom_arg, fields, values)))
         node = node_index(dest, elt, m)
         wp.atomic_add(sums, node, v)
         wp.atomic_add(counts, node, 1.0)
     return wp.kernel(interpolate_nodes, module="unique")
+
+
+@wp.func
+def _same(x: Any):
+    return x
 
 
 @integrand_decorator
@@ -148,11 +165,12 @@ def interpolate(integrand, dest=None, at=None, dim=None, domain=None, fields=Non
     el_items = tuple(sorted(target.el.items()))
     S = sample_type(domain.geometry.scalar_type)
     types = (domain.ElementArg, domain.ElementIndexArg, target.EvalArg, FS, VS)
-    kernel = K.cached(("interp_nodes", integrand, dest.dtype, el_items) + types,
-                      lambda: _node_kernel(call, domain, el_items, S, types, dest.dtype))
+    mapper = dest.mapper
+    kernel = K.cached(("interp_nodes", integrand, dest.dtype, mapper, el_items) + types,
+                      lambda: _node_kernel(call, domain, el_items, S, types, dest.dtype, mapper))
     n = dest.space.node_count()
     # the sums carry the gradient from the node values back to the integrand's fields
-    sums = wp.zeros(n, dtype=dest.dtype, device=device, requires_grad=dest.dof_values.requires_grad)
+    sums = wp.zeros(n, dtype=dest.dof_dtype, device=device, requires_grad=dest.dof_values.requires_grad)
     counts = wp.zeros(n, dtype=float, device=device)
     wp.launch(kernel, dim=(domain.element_count(), target.el["node_count"]), device=device,
               inputs=[domain.element_arg_value(device), domain.element_index_arg_value(device),

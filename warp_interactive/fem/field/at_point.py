@@ -45,9 +45,9 @@ def unchanged():
 
 
 @functools.lru_cache(maxsize=None)
-def point_funcs(el_items, dtype, geometry_cls, dof, PS):
+def point_funcs(el_items, dtype, geometry_cls, dof, PS, mapper=None):
     """at(f, s, node) -> PS, and value(p, s), grad(p, s) of the basis function from ``PS``."""
-    basis_value, basis_grad, _z, _zg, _o = value_makers(dtype, geometry_cls.dimension)
+    basis_value, basis_grad, _z, _zg, _o = value_makers(dtype, geometry_cls.dimension, mapper)
     weight_at, world_grad_at = basis_parts(el_items, geometry_cls)
     get_dof = _dof_of(dof)
 

@@ -19,10 +19,13 @@ def _is_vector(dtype):
 
 
 @functools.lru_cache(maxsize=None)
-def value_makers(dtype, dim):
+def value_makers(dtype, dim, mapper=None):
     """(basis value of component c with weight w, basis gradient of component c, zero value,
-    zero gradient) for ``dtype`` values in ``dim`` dimensions."""
+    zero gradient) for ``dtype`` values in ``dim`` dimensions; with a dof ``mapper``, component
+    ``c`` is the mapped value of the ``c``-th unit dof."""
     GV = wp.vec2 if dim == 2 else wp.vec3
+    if mapper is not None and not _is_identity(mapper):
+        return _mapped_value_makers(mapper)
     if getattr(dtype, "_kind_", None) == "matrix":
         return _matrix_value_makers(dtype)
     if not _is_vector(dtype):
@@ -77,6 +80,51 @@ def value_makers(dtype, dim):
     return basis_value, basis_grad, zero_value, zero_grad, node_outer
 
 
+def _is_identity(mapper):
+    return mapper.dof_dtype == mapper.value_dtype
+
+
+@functools.lru_cache(maxsize=None)
+def _mapped_value_makers(mapper):
+    """Fields of a space with a dof mapper (tensor values from fewer dofs): no gradients."""
+    D = mapper.dof_dtype
+    to_value = mapper.dof_to_value
+    zero_dof, unit_dof = dof_makers(D)
+
+    @wp.func
+    def basis_value(w: float, c: int):
+        return to_value(unit_dof(w, c))
+
+    @wp.func
+    def zero_value():
+        return to_value(zero_dof())
+
+    return basis_value, None, zero_value, None, None
+
+
+@functools.lru_cache(maxsize=None)
+def dof_makers(D):
+    """zero() and unit(w, c) (component ``c`` set to ``w``) of the node value type ``D``."""
+    N = getattr(D, "_length_", 1)
+
+    @wp.func
+    def zero():
+        return D(0.0)
+
+    if N == 1:
+        @wp.func
+        def unit(w: float, c: int):
+            return D(w)
+    else:
+        @wp.func
+        def unit(w: float, c: int):
+            v = D(0.0)
+            for i in range(N):
+                v[i] = wp.where(i == c, w, 0.0)
+            return v
+    return zero, unit
+
+
 def _matrix_value_makers(dtype):
     """Matrix-valued fields (a stress tensor): component ``c`` is entry ``(c // cols, c % cols)``.
     Their gradients (third-order tensors) are not offered."""
@@ -126,10 +174,10 @@ def basis_parts(el_items, geometry_cls):
 
 
 @functools.lru_cache(maxsize=None)
-def basis_funcs(el_key, el_items, dtype, geometry_cls, dof):
+def basis_funcs(el_key, el_items, dtype, geometry_cls, dof, mapper=None):
     """value(f, s), grad(f, s) of the test (``dof == "test"``) or trial basis function that the
     sample's dof index names."""
-    basis_value, basis_grad, _z, _zg, _o = value_makers(dtype, geometry_cls.dimension)
+    basis_value, basis_grad, _z, _zg, _o = value_makers(dtype, geometry_cls.dimension, mapper)
     weight_at, world_grad_at = basis_parts(el_items, geometry_cls)
     get_dof = _dof_of(dof)
 
@@ -147,9 +195,10 @@ def basis_funcs(el_key, el_items, dtype, geometry_cls, dof):
 
 
 @functools.lru_cache(maxsize=None)
-def discrete_funcs(el_key, el_items, dtype, geometry_cls, side="to_cell"):
+def discrete_funcs(el_key, el_items, dtype, geometry_cls, side="to_cell", mapper=None):
     """value(f, s), grad(f, s) of a discrete field (node values ``f.dofs``); on sides, from
-    the inner cell (``side="to_cell"``) or the outer one (``"to_outer_cell"``)."""
+    the inner cell (``side="to_cell"``) or the outer one (``"to_outer_cell"``). With a dof
+    ``mapper``, the node values are summed, then mapped (both maps are linear)."""
     el = dict(el_items)
     dim = geometry_cls.dimension
     _bv, _bg, zero_value, _zg, node_outer = value_makers(dtype, dim)
@@ -170,6 +219,19 @@ def discrete_funcs(el_key, el_items, dtype, geometry_cls, side="to_cell"):
         for n in range(NODES):
             r += weight(cc, n) * f.dofs[node_index(ca, cell, n)]
         return r
+
+    if mapper is not None and not _is_identity(mapper):
+        zero_dof = dof_makers(mapper.dof_dtype)[0]
+        to_value = mapper.dof_to_value
+
+        @wp.func
+        def value(f: Any, s: Any):  # noqa: F811
+            cell, cc = to_cell(f.elt, s.element_index, s.element_coords)
+            ca = cell_arg(f.elt)
+            r = zero_dof()
+            for n in range(NODES):
+                r += weight(cc, n) * f.dofs[node_index(ca, cell, n)]
+            return to_value(r)
 
     @wp.func
     def grad(f: Any, s: Any):
@@ -217,13 +279,13 @@ def _dof_of(dof):
 
 
 @functools.lru_cache(maxsize=None)
-def two_sided_basis_funcs(el_key, el_items, dtype, geometry_cls, dof):
+def two_sided_basis_funcs(el_key, el_items, dtype, geometry_cls, dof, mapper=None):
     """inner value, outer value, inner gradient, outer gradient of a test/trial basis function
     on a two-sided element (nodes ``[0, N)`` in the inner cell, ``[N, 2N)`` in the outer one):
     a function is zero on the side it has no node on."""
     el = dict(el_items)
     N = el["two_sided"]
-    basis_value, basis_grad, zero_value, zero_grad, _o = value_makers(dtype, geometry_cls.dimension)
+    basis_value, basis_grad, zero_value, zero_grad, _o = value_makers(dtype, geometry_cls.dimension, mapper)
     to_inner, to_outer, cell_arg = el["to_cell"], el["to_outer_cell"], el["cell_arg"]
     weight, weight_gradient = el["weight"], el["weight_gradient"]
     inv_jac = geometry_cls.cell_inverse_deformation_gradient

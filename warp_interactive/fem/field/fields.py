@@ -11,6 +11,7 @@ from .. import operator as op
 from ..types import ElementKind
 from . import at_point
 from . import evaluation as ev
+from . import piola
 from .structs import make_struct
 
 
@@ -67,12 +68,26 @@ class FieldBase:
     def geometry(self):
         return self.space.geometry
 
+    @property
+    def mapper(self):
+        """The space's dof mapper (None: node values are field values)."""
+        return getattr(self.space, "dof_mapper", None)
+
+    @property
+    def dof_dtype(self):
+        dt = getattr(self.space, "dof_dtype", None)
+        if dt is not None:
+            return dt
+        m = self.mapper
+        return self.dtype if m is None else m.dof_dtype
+
     def _struct_name(self, role):
         geo = type(self.space.geometry).__name__
         kind = "Cells" if self.domain.element_kind == ElementKind.CELL else "Sides"
         dt = getattr(self.dtype, "__name__", str(self.dtype))
         fam = str(self.space.family) + getattr(self.space, "struct_tag", "")
-        return f"{role}Q{self.space.degree}{fam}{geo}{kind}_{dt}"
+        mapped = "" if self.mapper is None else "_" + str(self.mapper).replace(".", "_")
+        return f"{role}Q{self.space.degree}{fam}{geo}{kind}_{dt}{mapped}"
 
 
 class TestField(FieldBase):
@@ -84,17 +99,20 @@ class TestField(FieldBase):
     def __init__(self, space, domain):
         super().__init__(space, domain)
         self.EvalArg = make_struct(self._struct_name(self.role.capitalize()), {"elt": self.el["ElementArg"]})
-        if self.el.get("two_sided"):
+        if self.el.get("piola"):
+            value, grad = piola.basis_funcs(_el_items(self.el), type(self.geometry), self.role)
+            outer = grad_outer = None
+        elif self.el.get("two_sided"):
             value, outer, grad, grad_outer = ev.two_sided_basis_funcs(
-                self.space.space_key(), _el_items(self.el), self.dtype, type(self.geometry), self.role)
+                self.space.space_key(), _el_items(self.el), self.dtype, type(self.geometry), self.role, self.mapper)
         else:
             value, grad = ev.basis_funcs(self.space.space_key(), _el_items(self.el), self.dtype,
-                                         type(self.geometry), self.role)
+                                         type(self.geometry), self.role, self.mapper)
             outer = grad_outer = None
         ops = _field_ops(value, grad, domain.element_kind, outer, grad_outer, self.degree)
         op.register(self.EvalArg, _vector_ops(ops, self.dtype, grad), f"a {self.role} field")
         self.at = at_point.unchanged()
-        if not self.el.get("two_sided"):
+        if not self.el.get("two_sided") and not self.el.get("piola"):
             self._point_ops()
 
     def _point_ops(self):
@@ -102,7 +120,7 @@ class TestField(FieldBase):
         (field/at_point.py), and the operators of what it gives."""
         PS = at_point.point_struct(self.EvalArg.__name__ + "_qp", self.el["ElementArg"], self.geometry.dimension)
         self.at, value, grad = at_point.point_funcs(_el_items(self.el), self.dtype, type(self.geometry),
-                                                    self.role, PS)
+                                                    self.role, PS, self.mapper)
         ops = _field_ops(value, grad, self.domain.element_kind, None, None, self.degree)
         op.register(PS, _vector_ops(ops, self.dtype, grad), f"a {self.role} field")
 
@@ -135,16 +153,23 @@ class DiscreteField(FieldBase):
         from ..domain import Cells
         super().__init__(space, domain if domain is not None else Cells(space.geometry))
         if dof_values is None:
-            dof_values = wp.zeros(space.node_count(), dtype=space.dtype)
+            dof_values = wp.zeros(space.node_count(), dtype=self.dof_dtype)
         self._dof_values = dof_values
         self.EvalArg = make_struct(self._struct_name("Discrete"),
-                                   {"elt": self.el["ElementArg"], "dofs": wp.array(dtype=self.dtype)})
+                                   {"elt": self.el["ElementArg"], "dofs": wp.array(dtype=self.dof_dtype)})
         items = _el_items(self.el)
-        value, grad = ev.discrete_funcs(space.space_key(), items, self.dtype, type(self.geometry))
+        if self.el.get("piola"):
+            value, grad = piola.discrete_funcs(items, type(self.geometry))
+        else:
+            value, grad = ev.discrete_funcs(space.space_key(), items, self.dtype, type(self.geometry),
+                                            mapper=self.mapper)
         outer = grad_outer = None
         if "to_outer_cell" in self.el:
-            outer, grad_outer = ev.discrete_funcs(space.space_key(), items, self.dtype, type(self.geometry),
-                                                  "to_outer_cell")
+            if self.el.get("piola"):
+                outer, grad_outer = piola.discrete_funcs(items, type(self.geometry), "to_outer_cell")
+            else:
+                outer, grad_outer = ev.discrete_funcs(space.space_key(), items, self.dtype, type(self.geometry),
+                                                      "to_outer_cell", self.mapper)
         ops = _field_ops(value, grad, self.domain.element_kind, outer, grad_outer, self.degree)
         if "node_coords" in self.el:
             ops["node_count"], ops["at_node"] = ev.node_funcs(items)
@@ -170,8 +195,8 @@ class DiscreteField(FieldBase):
 
     @dof_values.setter
     def dof_values(self, values):
-        if isinstance(values, wp.array) and values.dtype != self.dtype:
-            values = wp.array(values.numpy(), dtype=self.dtype, device=values.device)
+        if isinstance(values, wp.array) and values.dtype != self.dof_dtype:
+            values = wp.array(values.numpy(), dtype=self.dof_dtype, device=values.device)
         self._dof_values = values
 
     def eval_arg_value(self, device=None):

@@ -1,13 +1,14 @@
 """Fields not stored at nodes: a uniform value, and a function of position (``ImplicitField``)."""
 
 import functools
+import inspect
 from typing import Any
 
 from .. import _api as wp
 from .. import operator as op
-from ...lang.translation import dispatch
 from ...lang.definitions.generics import type_of_value
 from ...lang.builtins.registry import type_name
+from .spread import Spread as _Spread
 from .structs import make_struct
 
 
@@ -72,18 +73,6 @@ class UniformField:
         return a
 
 
-class _Spread:
-    """``spread(x, f)``: ``func(x, f.<value>...)`` with the implicit field's values."""
-
-    __name__ = "implicit_field_function"
-
-    def __init__(self, func, names):
-        self.call = dispatch.Call(func, ((0,),) + tuple((1, n) for n in names))
-
-    def _wp_resolve_call_(self, types):
-        return self.call
-
-
 @functools.lru_cache(maxsize=None)
 def _implicit_funcs(func, names, position):
     spread = _Spread(func, names)
@@ -117,17 +106,23 @@ class ImplicitField:
         key = "_".join(f.key for f in (self.func, self.grad_func, self.div_func) if f is not None)
         tag = "".join("1" if f is not None else "0" for f in (self.grad_func, self.div_func))
         self.EvalArg = make_struct(f"ImplicitField_{key}_{tag}", fields)
-        names, position = tuple(self.values), self.domain.element_position
+        names, position = self.arg_names(self.func), self.domain.element_position
         value = _implicit_funcs(self.func, names, position)
         ops = {"__call__": value, "inner": value, "outer": value, "average": value, "scalar_type": wp.float32,
                "degree": self.degree}
         if self.grad_func is not None:
-            grad = _implicit_funcs(self.grad_func, names, position)
+            grad = _implicit_funcs(self.grad_func, self.arg_names(self.grad_func), position)
             ops.update(grad=grad, grad_outer=grad, grad_average=grad)
         if self.div_func is not None:
-            div = _implicit_funcs(self.div_func, names, position)
+            div = _implicit_funcs(self.div_func, self.arg_names(self.div_func), position)
             ops.update(div=div, div_outer=div)
         op.register(self.EvalArg, ops, "an implicit field")
+
+    def arg_names(self, func):
+        """The values ``func`` takes after the position, in its parameters' order: values are
+        passed by name, as warp-lang matches them (a dict's order is not the function's)."""
+        params = list(inspect.signature(func.func).parameters)[1:]
+        return tuple(n for n in params if n in self.values)
 
     @property
     def geometry(self):
@@ -136,6 +131,12 @@ class ImplicitField:
     @property
     def name(self):
         return f"implicit_{self.func.key}"
+
+    def make_deformed_geometry(self, relative=True):
+        """The field's geometry with its points moved to this field's values (or by them, with
+        ``relative=True``); the field needs a ``grad_func`` (the position gradient)."""
+        from ..geometry.implicit_deformed import ImplicitDeformedGeometry
+        return ImplicitDeformedGeometry(self, relative)
 
     def on(self, domain):
         return self

@@ -77,6 +77,12 @@ def _deformed_class(base_cls, space_key, cell_el, side_el, dtype, relative):
                                                    "cell": CellArg})
     cell_pos, cell_G = _field_funcs(space_key, cell_el, dtype, base_cls, relative, ElementKind.CELL)
     side_pos, side_G = _field_funcs(space_key, side_el, dtype, base_cls, relative, ElementKind.SIDE)
+    return _make_class(base_cls, CellArg, SideArg, cell_pos, cell_G, side_pos, side_G, DeformedGeometry)
+
+
+def _make_class(base_cls, CellArg, SideArg, cell_pos, cell_G, side_pos, side_G, parent):
+    """The deformed geometry class whose points are at ``cell_pos``/``side_pos`` with position
+    gradients (by base positions) ``cell_G``/``side_G``."""
     if base_cls.cell_dimension < base_cls.dimension:      # a surface in 3-D
         funcs = _surface_cell_funcs(base_cls, CellArg, cell_pos, cell_G)
         funcs.update(_side_funcs(base_cls, SideArg, side_pos, side_G))
@@ -87,7 +93,7 @@ def _deformed_class(base_cls, space_key, cell_el, side_el, dtype, relative):
     attrs = dict(funcs, CellArg=CellArg, SideArg=SideArg, dimension=base_cls.dimension,
                  cell_dimension=base_cls.cell_dimension, reference_cell_shape=base_cls.reference_cell_shape,
                  reference_side_shape=base_cls.reference_side_shape, base_class=base_cls)
-    return type(f"Deformed{base_cls.__name__}", (DeformedGeometry,), attrs)
+    return type(f"Deformed{base_cls.__name__}", (parent,), attrs)
 
 
 def _cell_funcs(base_cls, CellArg, position, G):

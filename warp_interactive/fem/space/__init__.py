@@ -1,6 +1,7 @@
 """Function spaces: ``make_polynomial_space`` and the space types."""
 
 from .grid_space import GridPolynomialSpace
+from .dof_mapper import DofMapper, IdentityMapper, SkewSymmetricTensorMapper, SymmetricTensorMapper
 from .shape import ElementBasis
 
 
@@ -15,18 +16,21 @@ def make_polynomial_space(geo, dtype=float, dof_mapper=None, degree=1, element_b
         return DeformedSpace(make_polynomial_space(geo.base, dtype, dof_mapper, degree, element_basis,
                                                    discontinuous, family), geo)
     if dof_mapper is not None:
-        raise NotImplementedError("fem.make_polynomial_space: dof mappers are not supported yet")
+        return _mapped(make_polynomial_space(geo, dof_mapper.value_dtype, None, degree, element_basis,
+                                             discontinuous, family), dof_mapper)
     if degree == 0:      # piecewise constants: discontinuous whatever ``discontinuous`` says
         from .dg_space import piecewise_constant_space
         return piecewise_constant_space(geo, dtype)
-    if dof_mapper is not None:
-        raise NotImplementedError("fem.make_polynomial_space: dof mappers are not supported yet")
     if discontinuous:
         from .dg_space import DiscontinuousSpace
         return DiscontinuousSpace(make_polynomial_space(geo, dtype, None, degree, element_basis, False, family))
     if element_basis == ElementBasis.SERENDIPITY and isinstance(geo, Grid2D):
         from .serendipity import SerendipityGridSpace
         return SerendipityGridSpace(geo, degree, dtype, family)
+    if element_basis in (ElementBasis.RAVIART_THOMAS, ElementBasis.NEDELEC_FIRST_KIND) and isinstance(geo, Grid3D):
+        from .vector_space import N1, RT, VectorBasisSpace
+        kind = RT if element_basis == ElementBasis.RAVIART_THOMAS else N1
+        return VectorBasisSpace(geo, kind, degree, None if dtype is float else dtype)
     if element_basis not in (None, ElementBasis.LAGRANGE):
         raise NotImplementedError(f"fem.make_polynomial_space: {element_basis} elements are not supported yet")
     if isinstance(geo, Trimesh2D):
@@ -44,6 +48,14 @@ def make_polynomial_space(geo, dtype=float, dof_mapper=None, degree=1, element_b
     if not isinstance(geo, (Grid2D, Grid3D)):
         raise NotImplementedError(f"fem.make_polynomial_space: no spaces on {type(geo).__name__} yet")
     return GridPolynomialSpace(geo, degree, dtype, family)
+
+
+def _mapped(space, dof_mapper):
+    """``space`` storing ``dof_mapper.dof_dtype`` values at its nodes (an identity mapper leaves
+    it as it is)."""
+    if dof_mapper.dof_dtype != dof_mapper.value_dtype:
+        space.dof_mapper = dof_mapper
+    return space
 
 
 class BasisSpace:
@@ -80,5 +92,6 @@ def make_collocated_function_space(basis_space, dtype=float, dof_mapper=None):
     return make_polynomial_space(b.geometry, dtype, dof_mapper, b.degree, b.element_basis, b.discontinuous, b.family)
 
 
-__all__ = ["BasisSpace", "ElementBasis", "GridPolynomialSpace", "make_collocated_function_space",
+__all__ = ["BasisSpace", "DofMapper", "ElementBasis", "IdentityMapper", "SkewSymmetricTensorMapper",
+           "SymmetricTensorMapper", "GridPolynomialSpace", "make_collocated_function_space",
            "make_polynomial_basis_space", "make_polynomial_space"]

@@ -42,6 +42,9 @@ def _adapt(el_items, geo_cls, kind):
         def cell_arg(arg: Arg):
             return arg.cell
     out["cell_arg"] = cell_arg
+    if "piola" in el:     # the Piola maps of the deformed cells
+        from .vector_space import piola_maps
+        out["value_map"], out["inverse_map"] = piola_maps(geo_cls, el["piola"])
     if "to_outer_cell" in el:
         base_to_outer = el["to_outer_cell"]
 
@@ -66,7 +69,7 @@ class DeformedSpace:
         self.base = base
         self.geometry = geometry
         self.degree, self.dtype, self.family, self.dim = base.degree, base.dtype, base.family, base.dim
-        self.dof_mapper = None
+        self.dof_mapper = base.dof_mapper
         self.struct_tag = getattr(base, "struct_tag", "") + "Def" + type(geometry).__name__
 
     @property
@@ -76,6 +79,10 @@ class DeformedSpace:
     @property
     def value_size(self):
         return self.base.value_size
+
+    @property
+    def dof_dtype(self):
+        return self.base.dof_dtype
 
     @property
     def topology(self):

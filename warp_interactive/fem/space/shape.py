@@ -21,6 +21,8 @@ class ElementBasis(Enum):
     LAGRANGE = "P"
     SERENDIPITY = "S"
     NONCONFORMING_POLYNOMIAL = "dP"
+    NEDELEC_FIRST_KIND = "N1"       # H(curl): tangential dofs on edges, covariant Piola map
+    RAVIART_THOMAS = "RT"           # H(div): normal flux dofs on faces, contravariant Piola map
     BERNSTEIN = "B"
 
 

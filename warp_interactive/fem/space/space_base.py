@@ -5,9 +5,19 @@ class PolynomialSpaceBase:
     """Shared answers of the grid, mesh and DG spaces: the value size of their ``dtype`` and
     being their own topology (node numbering lives on the space itself)."""
 
+    dof_mapper = None
+
     @property
     def value_size(self):
+        """Components per node: the dofs of a node (a dof mapper's DOF_SIZE, or the value's)."""
+        if self.dof_mapper is not None:
+            return self.dof_mapper.DOF_SIZE
         return getattr(self.dtype, "_length_", 1)
+
+    @property
+    def dof_dtype(self):
+        """The type of the node values (``field.dof_values``)."""
+        return self.dtype if self.dof_mapper is None else self.dof_mapper.dof_dtype
 
     @property
     def topology(self):
