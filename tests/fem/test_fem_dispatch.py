@@ -144,6 +144,20 @@ def test_mixed_spaces_rectangular_blocks():
     close(A, B)
 
 
+@fem.integrand
+def tensor_mass(s: fem.Sample, u: fem.Field, v: fem.Field):
+    return wp.ddot(u(s), v(s))
+
+
+def test_dof_mapped_tensor_space():
+    """Symmetric tensors stored as 3 dofs per node: values through the space's dof mapper."""
+    space = fem.make_polynomial_space(_grid2d(), degree=1, dtype=wp.mat22,
+                                      dof_mapper=fem.SymmetricTensorMapper(wp.mat22))
+    A, B = both(tensor_mass, {"u": fem.make_trial(space), "v": fem.make_test(space)})
+    assert A.shape == (3 * space.node_count(), 3 * space.node_count())
+    close(A, B)
+
+
 def test_closed_forms_on_a_grid():
     """The mass matrix of a partition of unity sums to the area; a stiffness matrix's rows sum
     to zero (constants are in its kernel); both symmetric."""

@@ -48,13 +48,16 @@ def _dof_component(role):
 
 
 @functools.lru_cache(maxsize=None)
-def taylor_struct(dtype, dim, role):
+def taylor_struct(dtype, dim, role, mapper=None):
     """The struct a test/trial parameter receives in the local kernel: a unit weight/gradient
-    direction, and the operators on it (the value component from the sample's dof)."""
+    direction, and the operators on it (the value component from the sample's dof, through
+    the space's dof ``mapper`` if any)."""
     W, GV = value_types(dim)
     tag = getattr(dtype, "__name__", str(dtype))
+    if mapper is not None:
+        tag += "_" + type(mapper).__name__ + str(getattr(mapper, "DOF_SIZE", ""))
     TPS = make_struct(f"Taylor_{role}_{tag}_{dim}", {"w": W, "g": GV})
-    basis_value, basis_grad, _z, _zg, _o = ev.value_makers(dtype, dim)
+    basis_value, basis_grad, _z, _zg, _o = ev.value_makers(dtype, dim, mapper)
     comp = _dof_component(role)
 
     @wp.func
@@ -74,11 +77,11 @@ def taylor_struct(dtype, dim, role):
 
 
 @functools.lru_cache(maxsize=None)
-def taylor_funcs(dtype, dim, role, needs, ACC):
+def taylor_funcs(dtype, dim, role, mapper, needs, ACC):
     """(count, unit(a) -> struct, coeffs(w, g) -> vector of ``count`` ACC): the Taylor inputs
     of one side (the weight if VALUE is needed, then the gradient's ``dim`` components if GRAD
     is), and a basis function's coordinates on them."""
-    TPS = taylor_struct(dtype, dim, role)
+    TPS = taylor_struct(dtype, dim, role, mapper)
     W, GV = value_types(dim)
     HW, HG = int(VALUE in needs), int(GRAD in needs)
     T = HW + HG * dim
@@ -256,8 +259,8 @@ def _kernels(ctx, needs, test, trial, block_type, setters, node_funcs, node_coun
     ACC, LT = ctx.ACC, ctx.domain.geometry.scalar_type
     taylor, counts_ = [], []
     for field, need in ((test, needs[0]), (trial, needs[1])):
-        dtype, dim, role = field.at.taylor
-        T, unit, coeffs = taylor_funcs(dtype, dim, role, need, ACC)
+        dtype, dim, role, mapper = field.at.taylor
+        T, unit, coeffs = taylor_funcs(dtype, dim, role, mapper, need, ACC)
         taylor.append((unit, field.at, coeffs))
         counts_.append(T)
     comps = (test.space.value_size, trial.space.value_size)

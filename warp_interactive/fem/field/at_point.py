@@ -84,5 +84,5 @@ def point_funcs(el_items, dtype, geometry_cls, dof, PS, mapper=None):
 
     # what the bilinear dispatch assembly (fem/dispatch.py) needs to evaluate integrands on unit
     # weights/gradients instead: a field whose ``at`` lacks this is assembled the generic way
-    at.taylor = (dtype, geometry_cls.dimension, dof)
+    at.taylor = (dtype, geometry_cls.dimension, dof, mapper)
     return at, value, grad
