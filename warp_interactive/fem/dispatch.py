@@ -146,7 +146,7 @@ def local_kernel(call, domain, qfuncs, S, ACC, LT, taylor, comps, counts_, node_
     K, R = layout(comps, counts_, node_counts)
 
     def integrate_local(dom_arg: DA, idx_arg: IA, qp_arg: QA, test_arg: TA, trial_arg: UA, fields: FS,
-                        values: VS, e0: int, work: wp.array2d(dtype=LT), entries: int):
+                        values: VS, e0: int, work: wp.array2d(dtype=LT), entries: int, tn: int, un: int):
         i, q = wp.tid()
         e = e0 + i
         elt = element_index(idx_arg, e)
@@ -166,7 +166,10 @@ def local_kernel(call, domain, qfuncs, S, ACC, LT, taylor, comps, counts_, node_
             s = S(elt, x, qi, w, wp.vec2i(a, c), wp.vec2i(ab - a * UT, cd - c * UC))
             val = call(s, dom_arg, fields, values, test_unit(a), trial_unit(ab - a * UT))
             work[i, base + j] = LT(wm * ACC(val))
-        for m in range(TN):
+        # node counts given at launch (tn = TN, un = UN): run-time bounds, so the node loops
+        # and the basis evaluations in them are not unrolled (a Hexmesh Q1 vec3 module unrolled
+        # them into ~700 KB of CUDA that NVRTC did not compile in 10 minutes)
+        for m in range(tn):
             pv = test_at(test_arg, S(elt, x, qi, w, wp.vec2i(m, 0), wp.vec2i(-1, -1)), m)
             tv = test_coeffs(pv.w, pv.g)
             for j in range(UT * CD):      # (b, cd)
@@ -174,12 +177,13 @@ def local_kernel(call, domain, qfuncs, S, ACC, LT, taylor, comps, counts_, node_
                 for a in range(TT):
                     acc += tv[a] * ACC(work[i, base + a * UT * CD + j])
                 work[i, base + K + m * UT * CD + j] = LT(acc)
-        for n in range(UN):
+        for n in range(un):
             pu = trial_at(trial_arg, S(elt, x, qi, w, wp.vec2i(-1, -1), wp.vec2i(n, 0)), n)
             tu = trial_coeffs(pu.w, pu.g)
             for b in range(UT):
                 work[i, base + K + TN * UT * CD + n * UT + b] = LT(tu[b])
-    return wp.kernel(integrate_local, module="unique")
+    # never recorded on a tape (plan() keeps taped integrals on the generic kernel): no adjoint
+    return wp.kernel(integrate_local, module="unique", enable_backward=False)
 
 
 def dispatch_kernel(module, domain, qfuncs, ACC, LT, node_funcs, setters, block_type, comps, counts_,
@@ -220,7 +224,7 @@ def dispatch_kernel(module, domain, qfuncs, ACC, LT, node_funcs, setters, block_
         rows[t] = test_node(test_arg, elt, m)
         cols[t] = trial_node(trial_arg, elt, n)
         vals[t] = block
-    return wp.kernel(integrate_dispatch, module=module)
+    return wp.kernel(integrate_dispatch, module=module, enable_backward=False)
 
 
 def chunk_size(elements, row_bytes):
@@ -288,7 +292,7 @@ def assemble(ctx, needs, test, trial, block_type, setters, node_funcs, node_coun
     common = [ctx.dom_arg, ctx.idx_arg, ctx.qarg, test.eval_arg_value(ctx.device), trial.eval_arg_value(ctx.device)]
     for e0, count in element_chunks(elements, per):
         if qmax > 0:
-            wp.launch(local, dim=(count, qmax), inputs=common + [ctx.fields, ctx.values, e0, work, entries],
-                      device=ctx.device)
+            wp.launch(local, dim=(count, qmax), inputs=common + [ctx.fields, ctx.values, e0, work, entries]
+                      + list(node_counts), device=ctx.device)
         wp.launch(disp, dim=(count,) + tuple(node_counts), inputs=common + [e0, work] + list(triplets),
                   device=ctx.device)
