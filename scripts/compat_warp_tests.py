@@ -223,6 +223,8 @@ def _served_modules():
         "warp._src.context", None,
         _is_graph_capture_allocation_supported=lambda d: d.is_cpu or _wi.is_mempool_enabled(d),
         Allocator=_wi.Allocator)    # wp.Allocator
+    # the gradient checks' metadata record (FunctionMetadata, public in our wp.autograd)
+    served["_src.autograd"] = _Internals("warp._src.autograd", importlib.import_module("warp_interactive.autograd"))
     for lib in ("sparse", "optim.linear"):      # warp-lang's libraries: their public names
         served["_src." + lib] = _Internals("warp._src." + lib, importlib.import_module("warp_interactive." + lib),
                                            stand_ins=True)

@@ -45,6 +45,8 @@ from .types.generic import Float, Int, Scalar  # noqa: F401  (generic annotation
 from .lang.definitions.func import Function  # noqa: F401
 from .runtime.device import DeviceLike  # noqa: F401
 from .types.indexedarray import indexedarray, indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d
+from .types.fixedarray import fixedarray  # noqa: F401  (stack arrays: wp.zeros(shape=..., dtype=...) in kernels)
+from .lang.translation.addresses import address_of  # noqa: F401
 from .types.array_factories import (empty, empty_like, from_ptr, full, full_like, ones, ones_like,  # noqa: F401
                                     zeros, zeros_like)
 from .version import __version__
@@ -69,7 +71,7 @@ _LAZY = {
                      "to_jax"),
     ".interop.jax_ffi": ("jax_kernel",),
     ".interop.opengl": ("RegisteredGLBuffer",),
-    ".texture.opengl": ("GLTextureResource", "TextureResourceFlags"),
+    ".interop.opengl_texture": ("GLTextureResource", "TextureResourceFlags"),
     ".interop.jax_callable": ("jax_callable", "JaxCallableGraphMode", "JaxModulePreloadMode",
                               "clear_jax_callable_graph_cache"),
     ".interop.paddle": ("device_from_paddle", "device_to_paddle", "dtype_from_paddle",

@@ -245,6 +245,11 @@ threads return early, and the launch raises the handler's exception, or Keyboard
     }, "(poll, stopping, arm): the addresses a generated CPU module's wpi_set_interrupt_hooks takes "
        "(native/src/interrupt.h), through which its loops see Ctrl-C.");
 
+    m.def("plain_gradients_flag",
+          [] { return reinterpret_cast<uintptr_t>(wpi_native::plain_gradients_flag()); },
+          "The address of the flag (thread_pool.h) a generated CPU module's wpi_set_plain_flag takes: "
+          "while it is 1, the only launch runs on one thread and adds gradients plainly.");
+
     m.add_object("launch_fast", py::reinterpret_steal<py::object>(
                                     PyCFunction_NewEx(&g_launch_fast_def, nullptr, m.ptr())));
 

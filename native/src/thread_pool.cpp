@@ -292,10 +292,40 @@ Pool* g_pool = nullptr;                       // guarded by *g_launch_mutex
 std::atomic<int> g_num_threads{0};            // 0: not yet set, use cpu_count()
 thread_local bool t_in_pool_launch = false;   // this thread holds the pool (hook re-entry)
 
+// Plain gradient additions (thread_pool.h plain_gradients_flag). g_cpu_launches counts the
+// launches in progress; g_plain_chunk is 1 while a chunk runs that its launch, the only one,
+// started plain. A Dekker pair (seq_cst): a new launch counts itself, then waits until no plain
+// chunk runs; a chunk sets the flag, then checks that it is still alone. So a plain chunk never
+// overlaps another launch's work, and workers (woken after the serial chunks) never see it set.
+int g_cpu_launches = 0;
+int g_plain_chunk = 0;
+
+struct CountedLaunch {
+    CountedLaunch() {
+        __atomic_add_fetch(&g_cpu_launches, 1, __ATOMIC_SEQ_CST);
+        while (__atomic_load_n(&g_plain_chunk, __ATOMIC_SEQ_CST) != 0) cpu_relax();
+    }
+    ~CountedLaunch() { __atomic_sub_fetch(&g_cpu_launches, 1, __ATOMIC_SEQ_CST); }
+};
+
+// One chunk on a launch's calling thread, before the pool takes part: plain when it is alone.
+inline void run_chunk(entry_fn fn, const void* args, const void* bounds, int64_t b, int64_t e) {
+    bool plain = false;
+    if (__atomic_load_n(&g_cpu_launches, __ATOMIC_RELAXED) == 1) {
+        __atomic_store_n(&g_plain_chunk, 1, __ATOMIC_SEQ_CST);
+        plain = __atomic_load_n(&g_cpu_launches, __ATOMIC_SEQ_CST) == 1;
+        if (!plain) __atomic_store_n(&g_plain_chunk, 0, __ATOMIC_SEQ_CST);
+    }
+    fn(args, bounds, b, e);
+    if (plain) __atomic_store_n(&g_plain_chunk, 0, __ATOMIC_SEQ_CST);
+}
+
 void atfork_child() {
     g_launch_mutex = new std::mutex;  // the old one may have been locked by a thread that is gone
     g_pool = nullptr;                 // its threads do not exist in the child
     t_in_pool_launch = false;
+    g_cpu_launches = 0;               // no launch runs in the child
+    g_plain_chunk = 0;
 }
 
 struct AtForkRegistration {
@@ -358,12 +388,15 @@ void shutdown_pool() {
     g_pool = nullptr;
 }
 
+const int* plain_gradients_flag() { return &g_plain_chunk; }
+
 bool parallel_for(entry_fn fn, const void* args, const void* bounds, int64_t total, int nthreads,
                   int64_t chunk, interrupt_hook hook, void* hook_ctx, const StopScope* scope) {
     if (total <= 0) return true;
+    const CountedLaunch counted;
     const bool fixed = chunk > 0;
 
-    // Trivial launch: one call, nothing else.
+    // Trivial launch: one call, nothing else (its gradients are added atomically).
     if (fixed ? total <= chunk : total == 1) {
         fn(args, bounds, 0, total);
         return true;
@@ -388,7 +421,7 @@ bool parallel_for(entry_fn fn, const void* args, const void* bounds, int64_t tot
         while (pos < total) {
             const int64_t n = std::min(size, total - pos);
             const int64_t t0 = now_ns();
-            fn(args, bounds, pos, pos + n);
+            run_chunk(fn, args, bounds, pos, pos + n);
             const int64_t t1 = now_ns();
             if (pos == 0) {
                 probe_t0 = t1;

@@ -48,6 +48,13 @@ bool parallel_for(entry_fn fn, const void* args, const void* bounds, int64_t tot
                   int64_t chunk, interrupt_hook hook, void* hook_ctx,
                   const StopScope* scope = nullptr);
 
+// 1 while the calling thread of a launch runs a chunk as the only launch in progress (no other
+// launch and no pool worker can run meanwhile), else 0. Generated code reads it (core.h
+// wpi_set_plain_flag): gradients then take their additions with plain reads and writes, not
+// atomics (warp-lang's CPU atomics always are plain). A launch starting on another thread waits
+// for such a chunk to end (at most one chunk, ~0.25 ms), and none is plain while it runs.
+const int* plain_gradients_flag();
+
 // Stops and joins the worker threads (if any; idle ones only: waits for a
 // running parallel launch).  The next parallel launch recreates them.
 void shutdown_pool();

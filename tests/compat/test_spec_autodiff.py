@@ -178,7 +178,7 @@ def test_jacobian_multiple_environments_reference(device):
     # the helper gives the same (full, block-diagonal) Jacobian
     full = wp.autograd.jacobian(env_step, dim=num_envs * output_dim, inputs=[input_buffer],
                                 outputs=[wp.zeros(num_envs * output_dim, dtype=wp.float32,
-                                                  device=device, requires_grad=True)])[(0, 0)]
+                                                  device=device, requires_grad=True)])[(0, 0)].numpy()
     for env in range(num_envs):
         block = full[env * output_dim:(env + 1) * output_dim, env * input_dim:(env + 1) * input_dim]
         np.testing.assert_allclose(block, jacobians[env], rtol=1e-6)

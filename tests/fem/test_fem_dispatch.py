@@ -158,6 +158,16 @@ def test_dof_mapped_tensor_space():
     close(A, B)
 
 
+def test_float64_geometry():
+    """A float64 geometry: dispatch assembles in float64 (unit gradients of the geometry's
+    type), equal to the generic float64 matrix to float64 rounding."""
+    geo = fem.Grid2D(res=wp.vec2i(3, 2), bounds_lo=wp.vec2d(0.0, 0.0), bounds_hi=wp.vec2d(1.5, 1.0),
+                     scalar_type=wp.float64)
+    space = fem.make_polynomial_space(geo, degree=2)
+    A, B = both(advection, {"u": fem.make_trial(space), "v": fem.make_test(space)})
+    assert np.abs(A).max() > 0.01
+    np.testing.assert_allclose(B, A, rtol=1e-12, atol=1e-13 * np.abs(A).max())
+
 def test_closed_forms_on_a_grid():
     """The mass matrix of a partition of unity sums to the area; a stiffness matrix's rows sum
     to zero (constants are in its kernel); both symmetric."""

@@ -112,3 +112,12 @@ def test_a_mask_of_the_wrong_length_is_refused():
     geo = fem.Grid2D(res=wp.vec2i(NX, NY))
     with pytest.raises(ValueError, match="the cell mask has 3 entries, the geometry 20 cells"):
         fem.ExplicitGeometryPartition(geo, wp.zeros(3, dtype=int))
+
+
+def test_make_space_partition_takes_warp_lang_1_19_arguments():
+    space = fem.make_polynomial_space(fem.Grid2D(wp.vec2i(2)), degree=1)
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'space_topology'"):
+        fem.make_space_partition()
+    with pytest.raises(TypeError, match="unexpected keyword argument 'space'"):
+        fem.make_space_partition(space=space)
+    assert fem.make_space_partition(space.topology).node_count() == space.node_count()

@@ -582,6 +582,34 @@ def _index_checks(vol, rng):
         np.testing.assert_allclose(got[inside, 3 + k], fd[inside], atol=2e-3)
 
 
+def test_voxel_order_across_signs_and_upper_nodes_is_warp_langs():
+    """Voxel indices (get_voxels rows, volume_lookup_index) follow warp-lang 1.19's order: upper
+    nodes by their signed coordinates, x first, then lower node, leaf and voxel offsets (the
+    expected list is warp-lang's own output for these points); fem.Nanogrid numbers its cells,
+    vertices and faces by it."""
+    pts = np.array([(5, 0, 0), (-5, 0, 0), (0, -5000, 0), (4100, 0, 0), (0, 0, -1), (-4097, 3, 3), (0, 0, 4096),
+                    (1, 2, 3), (9, 0, 0), (0, 9, 0)], np.int32)
+    vol = wp.Volume.allocate_by_voxels(pts, voxel_size=1.0)
+    expect = [[-4097, 3, 3], [-5, 0, 0], [0, -5000, 0], [0, 0, -1], [1, 2, 3], [5, 0, 0], [0, 9, 0], [9, 0, 0],
+              [0, 0, 4096], [4100, 0, 0]]
+    assert vol.get_voxels().numpy().tolist() == expect
+    _index_checks(vol, np.random.default_rng(4))     # wp.volume_lookup_index gives the row numbers
+
+
+@pytest.mark.parametrize("spread", [30, 9000])
+def test_active_stats_count_voxels_and_tree_nodes(spread):
+    """get_active_stats against the voxel set: distinct voxels, 8^3 leaves, 128^3 lower and
+    4096^3 upper nodes holding them (warp-lang's ActiveStats fields)."""
+    rng = np.random.default_rng(spread)
+    pts = rng.integers(-spread, spread, (500, 3)).astype(np.int32)
+    stats = wp.Volume.allocate_by_voxels(pts, voxel_size=0.5).get_active_stats()
+    count = [len(np.unique(np.floor_divide(pts, d), axis=0)) for d in (1, 8, 128, 4096)]
+    assert tuple(stats) == tuple(count)
+    assert isinstance(stats, wp.Volume.ActiveStats) and stats.voxel_count == count[0]
+    dense = wp.Volume.allocate(min=[0, 0, 0], max=[9, 9, 9], voxel_size=1.0, bg_value=0.0).get_active_stats()
+    assert (dense.voxel_count, dense.leaf_node_count, dense.lower_node_count, dense.upper_node_count) == (1000, 8, 1, 1)
+
+
 def test_on_index_volume_from_voxels_matches_brute_force(tmp_path):
     rng = np.random.default_rng(21)
     pts = rng.integers(-20, 20, (400, 3)).astype(np.int32)

@@ -62,6 +62,7 @@ class Options:
 
 
 _HOOKS = []
+_PLAIN = []
 
 
 def interrupt_hooks():
@@ -75,12 +76,23 @@ def interrupt_hooks():
     return _HOOKS
 
 
+def plain_flag():
+    """The native launcher's plain-gradients flag (native/src/thread_pool.h), as the ctypes
+    argument of a loaded unit's ``wpi_set_plain_flag``: NULL from a native module built before it
+    had one (gradients are then always added atomically)."""
+    if not _PLAIN:
+        flag = getattr(importlib.import_module("warp_interactive._native"), "plain_gradients_flag", None)
+        _PLAIN.append(ctypes.c_void_p(flag() if flag else None))
+    return _PLAIN[0]
+
+
 def open_unit(path, lazy=None):
     """The built CPU unit at ``path``, loaded as every loader needs it: its kernels' loops see
     Ctrl-C through the launcher's flag (native/src/interrupt.h) and, given ``lazy`` = (unit hash,
     its Kernels, Options), its lazy strided entries resolve here."""
     lib = ctypes.CDLL(path)
     lib.wpi_set_interrupt_hooks(*interrupt_hooks())
+    lib.wpi_set_plain_flag(plain_flag())
     if lazy is not None:
         ctx = register(*lazy)
         lib.wpi_set_strided_resolver(RESOLVER_ADDRESS, ctypes.c_void_p(ctx))

@@ -10,6 +10,7 @@ from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
 from ..types.indexedarray import is_indexed
+from ..types.fixedarray import is_fixed
 from ..types.tile import is_tile
 from .cpp_types import c_string, cpp_type, field, literal
 from .own_index import OwnIndex
@@ -24,6 +25,12 @@ CONTEXT_ARGS = "_idx, _dim"          # what a builtin flagged `context` receives
 _TILE_INDEX_CHECKS = {"tile_index": "check_tile_index", "tile_index_offset": "check_tile_index",
                       "tile_window_offset": "check_tile_window"}
 _FROM_RESULT = ("sqrt", "exp")     # builtins whose adjoint reads their result: adj_<name>_of
+# The replays of stores and atomics that repeat them on a stack array (WPI_ARRAY_LOCAL, core.h);
+# a function holding no wp.fixedarray gets the plain ones (nothing stored, the value read), as
+# the arrays it can reach (its parameters, their views) already hold what its forward wrote
+_PLAIN_REPLAY = {"array_store_local": "", "atomic_cas_local": "atomic_cas_replay",
+                 **{f"atomic_{op}_local": "atomic_replay"
+                    for op in ("add", "sub", "min", "max", "exch", "and", "or", "xor")}}
 BOUNDS_CHECKED = {"load", "view", "array_store", "atomic_add", "atomic_sub", "atomic_min",
                   "atomic_max", "atomic_cas", "atomic_exch", "address"}
 
@@ -48,6 +55,7 @@ class BodyWriter:
         self.return_labels = 0
         self.loop_depth = 0     # returns inside dynamic loops leave the adjoint (no labels)
         self.in_kernel = fir.is_kernel
+        self.local_arrays = any(is_fixed(v.type) for v in fir.vars)    # holds a wp.fixedarray
         self.own = OwnIndex(fir)    # array accesses at the thread's own index (plain adjoints)
         self.own_arrays = self.own.own_arrays(fir)   # whose read adjoints may be plain (own_index.py)
         self.own_adds = self.own.own_adds(fir)       # whose `+=` may be plain adds (own_index.py)
@@ -68,8 +76,10 @@ class BodyWriter:
 
     def adjoint(self, block, ind):
         """Declarations, forward replay and reverse of ``block`` (an adjoint function body)."""
-        self.counted = {id(st) for i, st in enumerate(block.stmts)
-                        if loop_state.replay_skippable(st, block.stmts[i + 1:])}
+        # a loop that stores into a stack array (wp.zeros in this function) must be replayed:
+        # the replay makes the array afresh, and what follows reads what the loop stored there
+        self.counted = set() if self.local_arrays else {id(st) for i, st in enumerate(block.stmts)
+                                            if loop_state.replay_skippable(st, block.stmts[i + 1:])}
         body = self.forward(block, ind, replay=True) + self.reverse(block, ind)
         return self.extra_decls + body
 
@@ -315,6 +325,8 @@ class BodyWriter:
             name = f"wp::{func.cpp}_own"    # no other thread updates that element
         if replay and not _is_user_call(func):
             rp = getattr(func, "replay", None)
+            if rp in _PLAIN_REPLAY and not self.local_arrays:
+                rp = _PLAIN_REPLAY[rp]      # no stack array here: memory keeps what the forward wrote
             if rp == "":
                 return lines
             if rp:

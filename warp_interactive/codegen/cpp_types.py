@@ -5,6 +5,7 @@ import math
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
+from ..types.fixedarray import fixedarray
 from ..types.indexedarray import is_indexed
 
 
@@ -28,6 +29,8 @@ def field(t, name):
 
 
 def cpp_type(t):
+    if isinstance(t, fixedarray):
+        return f"wp::fixedarray_t<{t.size}, {cpp_type(t.dtype)}>"
     if isinstance(t, array):
         kind = "indexedarray_t" if is_indexed(t) else "array_t"
         return f"wp::{kind}<{cpp_type(t.dtype)}>"

@@ -19,6 +19,7 @@ Kernels that print or return, and debug builds, keep the scalar body only.
 """
 
 from ..types.tile import is_tile
+from ..types.fixedarray import is_fixed
 from ..lang import ir
 from ..types import composite as comp
 from ..types import scalars as sc
@@ -162,6 +163,12 @@ def _check(fir):
     if any(is_tile(v.type) for v in fir.vars):
         # tile kernels: one block per thread, their loops are in the tile templates
         return None, "it holds tiles (their loops are in the tile operations)"
+    if any(is_fixed(v.type) for v in fir.vars):
+        # stack arrays: views point into one lane's copy, which per-lane storage would move
+        return None, "it holds a stack array (wp.zeros in a kernel)"
+    if any(type(s) is ir.Call and getattr(s.func, "cpp", "").startswith("address_of_") for s in stmts):
+        # wp.address_of: a native snippet may write the variable, which the analysis cannot see
+        return None, "it takes an address (wp.address_of)"
     if ir.ForRange not in first:
         return None, "it has no range loop" + (" (a while loop varies per thread)" if ir.While in first else "")
     if ir.Print in first:

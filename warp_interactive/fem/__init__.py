@@ -9,12 +9,14 @@ each integral's kernel is a module of its own, so editing an integrand rebuilds 
 it. Imported on demand: ``import warp_interactive.fem as fem``."""
 
 from . import operator as _op
+from .precision import follow_precision
 from .domain import BoundarySides, Cells, GeometryDomain, PartitionCells, Sides, Subdomain
 from .field import (DiscreteField, FieldRestriction, ImplicitField, NonconformingField, TestField, TrialField,
                     UniformField, make_restriction)
-from .geometry import (Element, Geometry, Grid2D, Grid3D, Hexmesh, Quadmesh2D, Quadmesh3D, Tetmesh, Trimesh2D,
-                       Trimesh3D)
+from .geometry import (AdaptiveNanogrid, Element, Geometry, Grid2D, Grid3D, Hexmesh, Nanogrid, Quadmesh2D,
+                       Quadmesh3D, Tetmesh, Trimesh2D, Trimesh3D)
 from .integrand import Integrand, integrand
+from .adaptivity import adaptive_nanogrid_from_field, adaptive_nanogrid_from_hierarchy
 from .integrate import integrate
 from .interpolate import interpolate
 from .dirichlet import normalize_dirichlet_projector, project_linear_system, project_system_matrix, project_system_rhs
@@ -49,16 +51,19 @@ def _partitioned(field_cls, space, space_restriction, space_partition, domain, w
     return field
 
 
+@follow_precision
 def make_test(space, space_restriction=None, space_partition=None, domain=None, device=None):
     """The test functions of ``space`` on ``domain`` (its cells when left out)."""
     return _partitioned(TestField, space, space_restriction, space_partition, domain, "make_test")
 
 
+@follow_precision
 def make_trial(space, space_restriction=None, space_partition=None, domain=None, device=None):
     """The trial functions of ``space`` on ``domain`` (its cells when left out)."""
     return _partitioned(TrialField, space, space_restriction, space_partition, domain, "make_trial")
 
 
+@follow_precision
 def make_discrete_field(space, space_partition=None):
     return DiscreteField(space)
 

@@ -10,6 +10,7 @@ from ..lang.definitions.decorators import constant, func, kernel, struct  # noqa
 from ..lang.builtins.registry import registry as _registry
 from ..lang.translation.static import static  # noqa: F401
 from ..geometry.bvh import Bvh  # noqa: F401
+from ..geometry.volume import Volume  # noqa: F401
 from ..runtime.device import get_device  # noqa: F401
 from ..runtime.launch import launch  # noqa: F401
 from ..runtime.utils import synchronize  # noqa: F401
@@ -19,6 +20,9 @@ from ..types import (array, array2d, dtype_to_numpy, float16, float32, float64, 
                      matrix, uint8, uint16, uint32, uint64, vector)
 from ..types.array import copy  # noqa: F401
 from ..types.array_factories import empty, empty_like, zeros, zeros_like  # noqa: F401
+
+# the scalar type of warp.fem's kernel code: float64 in the float64 twins (fem/precision.py)
+real = float32
 
 
 def _export_builtins(namespace):

@@ -31,8 +31,25 @@ from .integrand_scan import GRAD, VALUE, taylor_needs
 
 WORK_BYTES = 64 << 20
 
-# assemblies run, by strategy (tests read which path an integral took)
-counts = {"dispatch": 0, "generic": 0, "nodal": 0}
+class _Tally:
+    """Counts by name; not a dict, so that a float64 twin of this module (fem/precision.py)
+    shares it instead of copying it."""
+
+    def __init__(self, *names):
+        self._n = dict.fromkeys(names, 0)
+
+    def __getitem__(self, name):
+        return self._n[name]
+
+    def __setitem__(self, name, value):
+        self._n[name] = value
+
+    def keys(self):
+        return self._n.keys()
+
+
+# assemblies run, by strategy, at either precision (tests read which path an integral took)
+counts = _Tally("dispatch", "generic", "nodal")
 
 
 def _dof_component(role):
@@ -93,7 +110,7 @@ def taylor_funcs(dtype, dim, role, mapper, needs, ACC):
         p.w = wp.where(a == 0, W(HW), W(0.0))     # (inputs: the weight first if taken)
         g = GV()
         for i in range(dim):
-            g[i] = wp.where(a - HW == i, 1.0, 0.0)
+            g[i] = wp.where(a - HW == i, W(1.0), W(0.0))
         p.g = g
         return p
 
@@ -130,7 +147,7 @@ def layout(comps, counts_, node_counts):
     return K, K + node_counts[0] * UT * CD + node_counts[1] * UT
 
 
-def local_kernel(call, domain, qfuncs, S, ACC, LT, taylor, comps, counts_, node_counts, types):
+def local_kernel(call, domain, qfuncs, S, ACC, LT, taylor, comps, counts_, node_counts, types, options=None):
     """One thread per (element of the chunk, quadrature point): into ``work[i, q * R:(q + 1) * R]``
     the integrand on every pair of Taylor inputs (a, b) and value components (c, d), times the
     point's weight and measure, at ``((a * UT + b) * TC + c) * UC + d``; then the Taylor
@@ -183,7 +200,8 @@ def local_kernel(call, domain, qfuncs, S, ACC, LT, taylor, comps, counts_, node_
             for b in range(UT):
                 work[i, base + K + TN * UT * CD + n * UT + b] = LT(tu[b])
     # never recorded on a tape (plan() keeps taped integrals on the generic kernel): no adjoint
-    return wp.kernel(integrate_local, module="unique", enable_backward=False)
+    module_options = (options or {}).get("module_options")     # max_unroll etc. of kernel_options
+    return wp.kernel(integrate_local, module="unique", enable_backward=False, module_options=module_options)
 
 
 def dispatch_kernel(module, domain, qfuncs, ACC, LT, node_funcs, setters, block_type, comps, counts_,
@@ -272,7 +290,7 @@ def _kernels(ctx, needs, test, trial, block_type, setters, node_funcs, node_coun
 
     def make():
         local = local_kernel(ctx.call, ctx.domain, ctx.qfuncs, ctx.S, ACC, LT, taylor, comps, tuple(counts_),
-                             node_counts, dom + (ctx.FS, ctx.VS))
+                             node_counts, dom + (ctx.FS, ctx.VS), ctx.options)
         disp = dispatch_kernel(local.module, ctx.domain, ctx.qfuncs, ACC, LT, node_funcs, setters, block_type,
                                comps, tuple(counts_), node_counts, dom)
         return local, disp

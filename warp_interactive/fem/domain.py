@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from . import _api as wp
+from .precision import FollowsPrecision
 
 from . import operator as op
 from .geometry.geometry import measure_ratio_func
@@ -45,7 +46,7 @@ def _side_cells(arg: Any):
     return arg.cell
 
 
-class GeometryDomain:
+class GeometryDomain(FollowsPrecision):
     """Elements of a geometry that integrals run over."""
 
     element_kind = None
@@ -138,7 +139,7 @@ class Cells(GeometryDomain):
     def __new__(cls, geometry=None, *args, **kwargs):
         if cls is Cells and hasattr(geometry, "geo_partition_cells"):
             return PartitionCells(geometry)
-        return super().__new__(cls)
+        return super().__new__(cls, geometry, *args, **kwargs)
 
     def element_count(self):
         return self.geometry.cell_count()

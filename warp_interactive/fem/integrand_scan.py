@@ -80,7 +80,11 @@ class _Scan:
 
     def operator(self, call):
         op = self.resolve(call.func)
-        return op.name if isinstance(op, Operator) else None
+        # by class name: in the float64 twin of this module (fem/precision.py) ``Operator`` is
+        # the twin class, while integrands name the float32 ``fem.grad``... objects
+        if isinstance(op, Operator) or (type(op).__name__ == Operator.__name__ and hasattr(op, "_wp_resolve_call_")):
+            return op.name
+        return None
 
     def field_use(self, node, parent):
         """VALUE or GRAD for an allowed use of a test/trial parameter, else None."""

@@ -3,6 +3,7 @@
 import numpy as np
 
 from . import _api as wp
+from .precision import follow_precision
 
 from ..lang.definitions.generics import type_of_value
 from . import dispatch as D
@@ -98,6 +99,7 @@ def _bind_fields(args, domain):
             args.fields[name] = f.on(domain)
 
 
+@follow_precision
 def integrate(integrand, domain=None, quadrature=None, fields=None, values=None, accumulate_dtype=wp.float64,
               output_dtype=None, output=None, device=None, temporary_store=None, kernel_options=None,
               assembly=None, add=False, bsr_options=None):
@@ -127,12 +129,29 @@ def integrate(integrand, domain=None, quadrature=None, fields=None, values=None,
                                               or quadrature.domain.geometry is not domain.geometry):
         raise ValueError("Incompatible integration and quadrature domain")
     domain.register_ops()
-    ctx = _Context(integrand, args, domain, quadrature, nodal, accumulate_dtype, device)
+    ctx = _Context(integrand, args, domain, quadrature, nodal, accumulate_dtype, device,
+                   K.kernel_args(integrand, kernel_options))
     if args.test is None:
         return ctx.scalar(output_dtype, output, add)
     if args.trial is None:
         return ctx.linear(output_dtype, output, add)
     return ctx.bilinear(output_dtype, output, add, bsr_options, assembly)
+
+
+def _vectors_view(output, rows, comps):
+    """A scalar output array of a vector-valued linear form, seen as ``rows`` vectors (warp-lang's
+    layouts: ``(rows * comps,)`` contiguous, or ``(rows, comps)``)."""
+    if output.ndim > 2:
+        raise RuntimeError("Scalar output arrays of vector-valued linear forms must be one- or two-dimensional, "
+                           f"got {output.ndim} dimensions")
+    if output.ndim == 2 and output.shape[1] != comps:
+        raise RuntimeError(f"Two-dimensional output array: last dimension must be of size {comps} "
+                           f"(the test field's dofs per node), got {output.shape[1]}")
+    if output.ndim == 1 and output.shape[0] < rows * comps:
+        raise RuntimeError(f"Flat output array must have at least {rows * comps} entries, got {output.shape[0]}")
+    if not output.is_contiguous:
+        raise RuntimeError("Flat output array must be contiguous (it is read as an array of vectors)")
+    return wp.array(ptr=output.ptr, shape=(rows,), dtype=wp.types.vector(comps, output.dtype), device=output.device)
 
 
 def _diagonal_triplets(rows, vals, block_type):
@@ -151,7 +170,7 @@ def _diagonal_triplets(rows, vals, block_type):
 class _Context:
     """One integral's launch arguments and kernel choices."""
 
-    def __init__(self, integrand, args, domain, quadrature, nodal, accumulate_dtype, device):
+    def __init__(self, integrand, args, domain, quadrature, nodal, accumulate_dtype, device, options):
         self.integrand, self.args, self.domain, self.nodal = integrand, args, domain, nodal
         self.device = device
         self.ACC = accumulate_dtype
@@ -172,8 +191,9 @@ class _Context:
         self.qarg = quadrature.arg_value(device) if quadrature is not None else RegularQuadrature.Arg()
         self.dom_arg = domain.element_arg_value(device)
         self.idx_arg = domain.element_index_arg_value(device)
+        self.options = options
         self.base_key = (integrand, domain.ElementArg, domain.ElementIndexArg, self.QA, self.qfuncs,
-                         self.FS, self.VS, self.S, self.ACC)
+                         self.FS, self.VS, self.S, self.ACC, K.options_key(options))
 
     def _launch(self, kernel, dim, extra):
         wp.launch(kernel, dim=dim, inputs=[self.dom_arg, self.idx_arg, self.qarg] + extra, device=self.device)
@@ -181,7 +201,7 @@ class _Context:
     def scalar(self, output_dtype, output, add):
         types = (self.domain.ElementArg, self.domain.ElementIndexArg, self.QA, self.FS, self.VS)
         kernel = K.cached(("scalar",) + self.base_key, lambda: K.scalar_kernel(
-            self.call, self.domain, self.qfuncs, self.S, self.ACC, types))
+            self.call, self.domain, self.qfuncs, self.S, self.ACC, types, self.options))
         direct = output is not None and output.dtype == self.ACC
         if direct and not add:
             output.zero_()
@@ -196,7 +216,8 @@ class _Context:
             wp.launch(K.add_cast, dim=1, inputs=[acc, output], device=self.device)
             return output
         out_t = output_dtype or self.domain.geometry.scalar_type
-        return out_t(float(acc.numpy()[0]))
+        # a NumPy scalar, as warp-lang's (NumPy functions take it; float64 keeps its precision)
+        return wp.dtype_to_numpy(out_t).type(acc.numpy()[0])
 
     def linear(self, output_dtype, output, add):
         test = self.args.test[1]
@@ -206,22 +227,26 @@ class _Context:
         comps = space.value_size
         scalar = output_dtype or self.domain.geometry.scalar_type
         out_dtype = scalar if comps == 1 else wp.types.vector(comps, scalar)
+        given = output
         if output is not None:
+            if comps > 1 and getattr(output.dtype, "_kind_", None) is None:
+                output = _vectors_view(output, rows, comps)
             if output.shape[0] < rows:     # (atomics by node index would run past its end)
                 raise RuntimeError(f"Output array must have at least {rows} rows")
             out_dtype = output.dtype
             if not add:
                 output.zero_()
         else:
-            output = wp.zeros(rows, dtype=out_dtype, device=self.device)
+            output = given = wp.zeros(rows, dtype=out_dtype, device=self.device)
         if part is None:
-            return self._linear(test, comps, out_dtype, output)
+            self._linear(test, comps, out_dtype, output)
+            return given
         # sums by global node, then the partition's nodes gathered from them
         full = wp.zeros(space.node_count(), dtype=out_dtype, device=self.device, requires_grad=output.requires_grad)
         self._linear(test, comps, out_dtype, full)
         wp.launch(K.gather_add, dim=rows, inputs=[full, part.space_node_indices(self.device), output],
                   device=self.device)
-        return output
+        return given
 
     def _linear(self, test, comps, out_dtype, output):
         test_node = K.node_index_func(self.el_items)
@@ -229,7 +254,7 @@ class _Context:
         types = (self.domain.ElementArg, self.domain.ElementIndexArg, self.QA, test.EvalArg, self.FS, self.VS)
         kernel = K.cached(("linear", test.EvalArg, test.at, out_dtype) + self.base_key, lambda: K.linear_kernel(
             self.call, self.domain, self.qfuncs, self.S, self.ACC, test_node, test.at, adder, comps, out_dtype,
-            types, self.nodal))
+            types, self.nodal, self.options))
         dim = (self.domain.element_count(), test.node_count())
         self._launch(kernel, dim, [test.eval_arg_value(self.device), self.fields, self.values, output, comps])
         return output
@@ -279,4 +304,4 @@ class _Context:
                         + self.base_key,
                         lambda: K.bilinear_kernel(self.call, self.domain, self.qfuncs, self.S, self.ACC,
                                                   node_funcs, (test.at, trial.at), setters, block_type, comps,
-                                                  self.nodal, counts, types))
+                                                  self.nodal, counts, types, self.options))

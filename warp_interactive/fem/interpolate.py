@@ -3,7 +3,10 @@ quadrature points."""
 
 from typing import Any
 
+import numpy as np
+
 from . import _api as wp
+from .precision import follow_precision
 
 from . import kernels as K
 from .domain import Cells
@@ -17,20 +20,29 @@ from .quadrature import Quadrature, RegularQuadrature, point_funcs
 from .types import Field, Sample, sample_type
 
 
+# how the values of the elements sharing a node combine (warp-lang's ``reduction``)
+_REDUCTIONS = {"weighted_average": 0, "mean": 1, "sum": 2, "max": 3, "min": 4, "first": 5}
+_FIRST_PASS = wp.constant(6)      # "first": the smallest element index of each node, then its value
+
+
 @wp.kernel
-def _average(sums: wp.array(dtype=Any), counts: wp.array(dtype=float), out: wp.array(dtype=Any)):
+def _average(sums: wp.array(dtype=Any), counts: wp.array(dtype=float), out: wp.array(dtype=Any), divide: int):
     i = wp.tid()
     c = counts[i]
     if c > 0.0:
-        out[i] = sums[i] / c
+        if divide != 0:
+            out[i] = sums[i] / c
+        else:
+            out[i] = sums[i]
 
 
-def _node_kernel(call, domain, el_items, S, types, dest_dtype, mapper=None):
-    """One thread per (element, node): the integrand's value at the node, summed into the
-    node (as its dofs, with a dof mapper) and counted."""
+def _node_kernel(call, domain, el_items, S, types, dest_dtype, options, mapper=None):
+    """One thread per (element, node): the integrand's value at the node (as its dofs, with a
+    dof mapper), combined into the node by the reduction ``mode`` (a launch argument: one
+    kernel serves every reduction)."""
     DA, IA, DEST, FS, VS = types
     el = dict(el_items)
-    element_index = domain.element_index
+    element_index, measure = domain.element_index, domain.element_measure
     node_coords, NODES = el["node_coords"], el["node_count"]
     node_index = K.node_index_func(el_items)
     DT = dest_dtype
@@ -42,18 +54,34 @@ def _node_kernel(call, domain, el_items, S, types, dest_dtype, mapper=None):
         ST = wp.float32
 
     def interpolate_nodes(dom_arg: DA, idx_arg: IA, dest: DEST, fields: FS, values: VS,
-                          sums: wp.array(dtype=ST), counts: wp.array(dtype=float)):
+                          sums: wp.array(dtype=ST), counts: wp.array(dtype=float),
+                          mode: int, first: wp.array(dtype=int)):
         e, m = wp.tid()
         elt = element_index(idx_arg, e)
+        node = node_index(dest, elt, m)
+        if mode == _FIRST_PASS:
+            wp.atomic_min(first, node, elt)
+            return
+        if mode == 5 and first[node] != elt:
+            return
         s = S(elt, node_coords(m), -1, 0.0, wp.vec2i(-1, -1), wp.vec2i(-1, -1))
         if wp.static(PIOLA == 1):
             v = node_dof(dest.elt, elt, s.element_coords, m, DT(call(s, dom_arg, fields, values)))
         else:
             v = to_dof(DT(call(s, dom_arg, fields, values)))
-        node = node_index(dest, elt, m)
-        wp.atomic_add(sums, node, v)
+        if mode == 3:
+            wp.atomic_max(sums, node, v)
+        elif mode == 4:
+            wp.atomic_min(sums, node, v)
+        elif mode == 0:
+            w = measure(dom_arg, s)
+            wp.atomic_add(sums, node, w * v)
+            wp.atomic_add(counts, node, w)
+            return
+        else:
+            wp.atomic_add(sums, node, v)
         wp.atomic_add(counts, node, 1.0)
-    return wp.kernel(interpolate_nodes, module="unique")
+    return wp.kernel(interpolate_nodes, module="unique", **options)
 
 
 @wp.func
@@ -64,12 +92,6 @@ def _same(x: Any):
 @integrand_decorator
 def _field_value(s: Sample, field: Field):
     return field(s)
-
-
-def _kernel_options(integrand):
-    """The ``wp.kernel`` options an integrand's ``kernel_options`` set (``enable_backward``)."""
-    opts = getattr(integrand, "kernel_options", {}) or {}
-    return {"enable_backward": bool(opts["enable_backward"])} if "enable_backward" in opts else {}
 
 
 def _point_kernel(call, domain, qfuncs, S, types, dest_dtype, count, options):
@@ -101,7 +123,7 @@ def _point_kernel(call, domain, qfuncs, S, types, dest_dtype, count, options):
     return wp.kernel(interpolate_points, module="unique", **options)
 
 
-def _interpolate_points(integrand, args, domain, quadrature, dim, dest, device):
+def _interpolate_points(integrand, args, domain, quadrature, dim, dest, device, options):
     domain.register_ops()
     FS, fields_v = fields_struct(integrand, args.fields, device)
     VS, values_v = values_struct(integrand, args.values)
@@ -111,9 +133,9 @@ def _interpolate_points(integrand, args, domain, quadrature, dim, dest, device):
     qfuncs = K.quadrature_point_funcs(point_funcs(quad), None, False)
     dest_dtype = dest.dtype if dest is not None else None
     types = (domain.ElementArg, domain.ElementIndexArg, quad.Arg, FS, VS)
-    kernel = K.cached(("interp_points", integrand, dest_dtype, dim is not None) + qfuncs + types,
-                      lambda: _point_kernel(call, domain, qfuncs, S, types, dest_dtype, dim is not None,
-                                            _kernel_options(integrand)))
+    kernel = K.cached(("interp_points", integrand, dest_dtype, dim is not None, K.options_key(options))
+                      + qfuncs + types,
+                      lambda: _point_kernel(call, domain, qfuncs, S, types, dest_dtype, dim is not None, options))
     if dim is not None:
         launch_dim, qarg = (dim, 1), RegularQuadrature.Arg()
         rows = dim
@@ -125,16 +147,20 @@ def _interpolate_points(integrand, args, domain, quadrature, dim, dest, device):
         # (the kernel stores by point index: a shorter array would be written past its end)
         raise ValueError(f"dest must be a warp array with {rows} rows")
     if dest is None:
-        dest = wp.empty(1, dtype=float, device=device)
+        dest = wp.empty(1, dtype=wp.real, device=device)
     wp.launch(kernel, dim=launch_dim, device=device,
               inputs=[domain.element_arg_value(device), domain.element_index_arg_value(device), qarg,
                       fields_v, values_v, dest])
 
 
-def interpolate(integrand, dest=None, at=None, dim=None, domain=None, fields=None, values=None, reduction="sum",
+@follow_precision
+def interpolate(integrand, dest=None, at=None, dim=None, fields=None, values=None,
+                reduction="weighted_average",
                 device=None, kernel_options=None, dest_space=None, temporary_store=None, bsr_options=None):
     """Evaluate ``integrand`` (or a field) at the nodes of ``dest`` (a discrete field: its node
-    values become the integrand's values, averaged over the elements sharing a node; a
+    values become the integrand's values, combined over the elements sharing a node by
+    ``reduction``: "weighted_average" by the elements' measures at the node, "mean", "sum",
+    "max", "min" or "first" (the element of smallest index); a
     ``FieldRestriction``: only the nodes of its domain's elements), at the
     points of a quadrature ``at`` (into the array ``dest``, by point index, or nowhere), at
     one point of each element of a domain ``at``, or at ``dim`` samples in no element."""
@@ -144,6 +170,7 @@ def interpolate(integrand, dest=None, at=None, dim=None, domain=None, fields=Non
         raise ValueError("integrand must be tagged with @warp.fem.integrand decorator")
     fields, values = dict(fields or {}), dict(values or {})
     device = wp.get_device(device)
+    options = K.kernel_args(integrand, kernel_options)
     args = _Arguments(integrand, fields, values)
     if isinstance(dest, FieldRestriction):     # the nodes of the restriction's elements
         dest, at = dest.field, dest.domain
@@ -151,11 +178,11 @@ def interpolate(integrand, dest=None, at=None, dim=None, domain=None, fields=Non
         quadrature = at if isinstance(at, Quadrature) else (None if dim is not None else RegularQuadrature(at, 0))
         where = at.domain if isinstance(at, Quadrature) else at
         _bind_fields(args, where)
-        _interpolate_points(integrand, args, where, quadrature, dim, dest, device)
+        _interpolate_points(integrand, args, where, quadrature, dim, dest, device, options)
         return dest
     if not isinstance(dest, DiscreteField):
         raise NotImplementedError("fem.interpolate: give a discrete field as dest, or a quadrature or domain as at")
-    domain = at if at is not None else (domain if domain is not None else Cells(dest.geometry))
+    domain = at if at is not None else Cells(dest.geometry)
     _bind_fields(args, domain)
     domain.register_ops()
     FS, fields_v = fields_struct(integrand, args.fields, device)
@@ -166,14 +193,36 @@ def interpolate(integrand, dest=None, at=None, dim=None, domain=None, fields=Non
     S = sample_type(domain.geometry.scalar_type)
     types = (domain.ElementArg, domain.ElementIndexArg, target.EvalArg, FS, VS)
     mapper = dest.mapper
-    kernel = K.cached(("interp_nodes", integrand, dest.dtype, mapper, el_items) + types,
-                      lambda: _node_kernel(call, domain, el_items, S, types, dest.dtype, mapper))
+    kernel = K.cached(("interp_nodes", integrand, dest.dtype, mapper, el_items, K.options_key(options)) + types,
+                      lambda: _node_kernel(call, domain, el_items, S, types, dest.dtype, options, mapper))
     n = dest.space.node_count()
+    mode = _reduction_mode(reduction)
     # the sums carry the gradient from the node values back to the integrand's fields
-    sums = wp.zeros(n, dtype=dest.dof_dtype, device=device, requires_grad=dest.dof_values.requires_grad)
-    counts = wp.zeros(n, dtype=float, device=device)
-    wp.launch(kernel, dim=(domain.element_count(), target.el["node_count"]), device=device,
-              inputs=[domain.element_arg_value(device), domain.element_index_arg_value(device),
-                      target.eval_arg_value(device), fields_v, values_v, sums, counts])
-    wp.launch(_average, dim=n, inputs=[sums, counts, dest.dof_values], device=device)
+    sums = _initial_sums(n, dest.dof_dtype, mode, device, dest.dof_values.requires_grad)
+    counts = wp.zeros(n, dtype=wp.real, device=device)
+    n_first = n if mode == _REDUCTIONS["first"] else 0
+    first = wp.array(np.full(n_first, np.iinfo(np.int32).max), dtype=int, device=device)
+    inputs = [domain.element_arg_value(device), domain.element_index_arg_value(device),
+              target.eval_arg_value(device), fields_v, values_v, sums, counts]
+    dim = (domain.element_count(), target.el["node_count"])
+    if mode == _REDUCTIONS["first"]:
+        wp.launch(kernel, dim=dim, device=device, inputs=inputs + [int(_FIRST_PASS), first])
+    wp.launch(kernel, dim=dim, device=device, inputs=inputs + [mode, first])
+    wp.launch(_average, dim=n, inputs=[sums, counts, dest.dof_values, int(mode <= 1)], device=device)
     return dest
+
+
+def _reduction_mode(reduction):
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"fem.interpolate: reduction must be one of {', '.join(map(repr, _REDUCTIONS))}, "
+                         f"got {reduction!r}")
+    return _REDUCTIONS[reduction]
+
+
+def _initial_sums(n, dtype, mode, device, requires_grad):
+    """Zeros, or for max / min the lowest / highest value, so the first value replaces them."""
+    if mode not in (3, 4):
+        return wp.zeros(n, dtype=dtype, device=device, requires_grad=requires_grad)
+    shape = getattr(dtype, "_shape_", ())
+    big = np.finfo(wp.dtype_to_numpy(getattr(dtype, "_wp_scalar_type_", dtype))).max
+    return wp.array(np.full((n,) + tuple(shape), -big if mode == 3 else big), dtype=dtype, device=device)

@@ -12,8 +12,9 @@ import functools
 from typing import Any
 
 from . import _api as wp
+from .precision import Cache
 
-_kernels = {}
+_kernels = Cache()
 
 
 def cached(key, make):
@@ -139,7 +140,24 @@ def add_cast(src: wp.array(dtype=Any), dest: wp.array(dtype=Any)):
     dest[i] = dest[i] + type(dest[i])(src[i])
 
 
-def scalar_kernel(call, domain, qfuncs, S, ACC, types):
+def kernel_args(integrand, kernel_options=None):
+    """``wp.kernel``'s arguments for an integral's or interpolation's kernel: the integrand's
+    ``kernel_options`` updated by the call's (``enable_backward``; the others, such as
+    ``max_unroll``, are module options: an unknown name is an error, as for ``wp.kernel``)."""
+    opts = {**(getattr(integrand, "kernel_options", None) or {}), **(kernel_options or {})}
+    out = {}
+    if "enable_backward" in opts:
+        out["enable_backward"] = bool(opts.pop("enable_backward"))
+    if opts:
+        out["module_options"] = opts
+    return out
+
+
+def options_key(options):
+    return tuple(sorted((k, repr(v)) for k, v in options.items()))
+
+
+def scalar_kernel(call, domain, qfuncs, S, ACC, types, options=None):
     DA, IA, QA, FS, VS = types
     element_index, measure = domain.element_index, domain.element_measure
     qp_count, qp_coords, qp_weight, qp_index = qfuncs
@@ -154,10 +172,11 @@ def scalar_kernel(call, domain, qfuncs, S, ACC, types):
             s = S(elt, qp_coords(qp_arg, e, elt, q), qp_index(qp_arg, e, elt, q), w, wp.vec2i(-1, -1), wp.vec2i(-1, -1))
             acc += ACC(w * measure(dom_arg, s)) * ACC(call(s, dom_arg, fields, values))
         wp.atomic_add(out, 0, acc)
-    return wp.kernel(integrate_scalar, module="unique")
+    return wp.kernel(integrate_scalar, module="unique", **(options or {}))
 
 
-def linear_kernel(call, domain, qfuncs, S, ACC, test_node, test_at, adder, comps, out_dtype, types, nodal=False):
+def linear_kernel(call, domain, qfuncs, S, ACC, test_node, test_at, adder, comps, out_dtype, types, nodal=False,
+                  options=None):
     DA, IA, QA, TA, FS, VS = types
     element_index, measure = domain.element_index, domain.element_measure
     qp_count, qp_coords, qp_weight, qp_index = qfuncs
@@ -180,11 +199,11 @@ def linear_kernel(call, domain, qfuncs, S, ACC, test_node, test_at, adder, comps
                 s = S(elt, x, qi, w, wp.vec2i(m, c), wp.vec2i(-1, -1))
                 sums[c] += wm * ACC(call(s, dom_arg, fields, values, v))
         add(out, test_node(test_arg, elt, m), sums)
-    return wp.kernel(integrate_linear, module="unique")
+    return wp.kernel(integrate_linear, module="unique", **(options or {}))
 
 
 def bilinear_kernel(call, domain, qfuncs, S, ACC, node_funcs, at_funcs, setters, block_type,
-                    comps, nodal, node_counts, types):
+                    comps, nodal, node_counts, types, options=None):
     DA, IA, QA, TA, UA, FS, VS = types
     element_index, measure = domain.element_index, domain.element_measure
     qp_count, qp_coords, qp_weight, qp_index = qfuncs
@@ -227,4 +246,4 @@ def bilinear_kernel(call, domain, qfuncs, S, ACC, node_funcs, at_funcs, setters,
         rows[i] = test_node(test_arg, elt, m)
         cols[i] = trial_node(trial_arg, elt, n)
         vals[i] = block
-    return wp.kernel(integrate_bilinear, module="unique")
+    return wp.kernel(integrate_bilinear, module="unique", **(options or {}))

@@ -3,6 +3,7 @@
 from typing import Any
 
 from . import _api as wp
+from ..types import Scalar
 
 
 @wp.kernel
@@ -167,3 +168,39 @@ def inverse_qr(A: Any):
                         M[r, k] = M[r, k] - f * M[col, k]
                         R[r, k] = R[r, k] - f * R[col, k]
     return R / scale
+
+
+@wp.func
+def generalized_inner(x: wp.types.vector(Any, Scalar), y: wp.types.vector(Any, Scalar)):
+    """``dot(x, y)`` of vectors (mass forms written once for scalar and vector fields)."""
+    return wp.dot(x, y)
+
+
+@wp.func
+def generalized_inner(x: Scalar, y: Scalar):  # noqa: F811
+    """``x * y`` of scalars."""
+    return x * y
+
+
+@wp.func
+def generalized_inner(x: wp.types.matrix((Any, Any), Scalar), y: wp.types.vector(Any, Scalar)):  # noqa: F811
+    """``y^T x`` of a matrix and a vector."""
+    return y @ x
+
+
+@wp.func
+def generalized_outer(x: wp.types.vector(Any, Scalar), y: wp.types.vector(Any, Scalar)):
+    """``x y^T`` of vectors."""
+    return wp.outer(x, y)
+
+
+@wp.func
+def generalized_outer(x: Scalar, y: wp.types.vector(Any, Scalar)):  # noqa: F811
+    """``x y`` of a scalar and a vector."""
+    return x * y
+
+
+@wp.func
+def generalized_outer(x: wp.types.vector(Any, Scalar), y: Scalar):  # noqa: F811
+    """``x y`` of a vector and a scalar."""
+    return x * y

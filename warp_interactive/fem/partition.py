@@ -14,6 +14,7 @@ import functools
 import numpy as np
 
 from . import _api as wp
+from .precision import FollowsPrecision, follow_precision
 
 from .types import ElementKind
 
@@ -61,7 +62,7 @@ def cell_nodes(space):
     return out.numpy()
 
 
-class GeometryPartition:
+class GeometryPartition(FollowsPrecision):
     """A subset of ``geometry``'s cells (``host_cell_indices()``, ascending)."""
 
     def __init__(self, geometry, cells):
@@ -143,7 +144,7 @@ class LinearGeometryPartition(GeometryPartition):
         super().__init__(geometry, np.arange(begin, end))
 
 
-class SpacePartition:
+class SpacePartition(FollowsPrecision):
     """The nodes of ``space_topology`` (a space) used by ``geo_partition``'s cells, in local order."""
 
     def __init__(self, space_topology, geo_partition, with_halo=True):
@@ -207,14 +208,13 @@ class SpacePartition:
         return f"{self.geo_partition.name}_{self.space_topology.name}_Partition"
 
 
-def make_space_partition(space=None, geometry_partition=None, space_topology=None, with_halo=True,
-                         max_node_count=-1, device=None, temporary_store=None):
-    """The nodes of ``space`` (or ``space_topology``) used by ``geometry_partition``'s cells
-    (all of them when no partition is given)."""
-    topo = space_topology if space_topology is not None else space
-    if topo is None:
-        raise ValueError("fem.make_space_partition: give a space or a space topology")
-    topo = getattr(topo, "topology", topo)
+@follow_precision
+def make_space_partition(space_topology, geometry_partition=None, with_halo=True, max_node_count=-1, device=None,
+                         temporary_store=None):
+    """The nodes of ``space_topology`` (``space.topology``) used by ``geometry_partition``'s cells
+    (all of them when no partition is given); warp-lang 1.19's signature (its ``space=`` is
+    gone)."""
+    topo = getattr(space_topology, "topology", space_topology)
     if geometry_partition is None:
         geometry_partition = WholeGeometryPartition(topo.geometry)
     return SpacePartition(topo, geometry_partition, with_halo=with_halo)

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from . import _api as wp
+from .precision import is_float64
 
 from .quadrature import Quadrature
 from .types import make_free_sample
@@ -122,7 +123,7 @@ class PicQuadrature(Quadrature):
         if env_indices is not None:
             raise NotImplementedError("fem.PicQuadrature: environment indices (multiple environments) are "
                                       "not supported yet")
-        if domain.geometry.scalar_type != wp.float32:
+        if is_float64(domain):      # its particle arrays are float32
             raise NotImplementedError("fem.PicQuadrature: float64 geometries are not supported yet")
         self._use_domain_element_indices = use_domain_element_indices
         self._requires_grad = requires_grad

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from . import _api as wp
+from .precision import FollowsPrecision, follow_precision
 
 from .polynomial import Polynomial, quadrature_1d
 
@@ -138,7 +139,7 @@ def point_funcs(quadrature):
     return q.point_count, q.point_coords, q.point_weight, q.point_index
 
 
-class Quadrature:
+class Quadrature(FollowsPrecision):
     """Base of the quadrature formulas."""
 
     def __init__(self, domain):
@@ -186,8 +187,8 @@ class RegularQuadrature(Quadrature):
         device = wp.get_device(device)
         arrs = self._arrays.get(device.alias)
         if arrs is None:
-            arrs = (wp.array(self.points.astype(np.float32), dtype=wp.vec3, device=device),
-                    wp.array(self.weights.astype(np.float32), dtype=float, device=device))
+            arrs = (wp.array(self.points, dtype=wp.vec3, device=device),
+                    wp.array(self.weights, dtype=wp.real, device=device))
             self._arrays[device.alias] = arrs
         a = RegularQuadratureArg()
         a.points, a.weights = arrs

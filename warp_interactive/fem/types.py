@@ -64,6 +64,12 @@ def make_free_sample(element_index: int, element_coords: wp.vec3):
 
 
 @wp.func
+def make_free_sample(element_index: int, element_coords: wp.vec3d):  # noqa: F811  (the float64 overload)
+    """A sample at ``element_coords`` of an element, tied to no quadrature point or dof."""
+    return Sample_f64(element_index, element_coords, -1, wp.float64(0.0), wp.vec2i(-1, -1), wp.vec2i(-1, -1))
+
+
+@wp.func
 def get_node_index_in_element(dof: wp.vec2i):
     return dof[0]
 

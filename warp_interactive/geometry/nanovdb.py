@@ -63,6 +63,15 @@ def root_key(o):
     return ((o[:, 2] >> 12) | ((o[:, 1] >> 12) << 21) | ((o[:, 0] >> 12) << 42)).astype(np.uint64)
 
 
+def upper_order(o):
+    """A sort key of the upper nodes holding ``o``: their (i, j, k) >> 12 compared as signed
+    integers, x first (the order warp-lang's builders store root tiles in, so voxel indices
+    and get_voxels() rows agree with warp-lang's for negative coordinates too; the root key
+    compares them as unsigned, and lookups scan the tiles, so any order reads back)."""
+    u = (o.astype(np.int64) >> 12) + (1 << 20)
+    return (u[:, 0] << 42) | (u[:, 1] << 21) | u[:, 2]
+
+
 def _child_index(o, mask, shift, log2):
     c = (o & mask) >> shift
     return (c[:, 0] << (2 * log2)) | (c[:, 1] << log2) | c[:, 2]
@@ -137,16 +146,16 @@ def _index_words(active, on_only):
 
 def _tree_order(origins):
     """Leaf order and the lower/upper nodes: breadth first, children by their table index in
-    the parent, upper nodes (root tiles) by root key. Returns (order, lowers, parent of each
-    leaf, uppers, parent of each lower)."""
+    the parent, upper nodes (root tiles) by their signed coordinates (``upper_order``). Returns
+    (order, lowers, parent of each leaf, uppers, parent of each lower)."""
     order = np.lexsort((_child_index(origins, 127, 3, 4), _child_index(origins, 4095, 7, 5),
-                        root_key(origins)))
+                        upper_order(origins)))
     lowers, leaf_parent = np.unique(origins[order] & ~127, axis=0, return_inverse=True)
-    # np.unique sorts lexicographically by xyz; reorder lowers to (root key, upper index)
-    lo_order = np.lexsort((_child_index(lowers, 4095, 7, 5), root_key(lowers)))
+    # np.unique sorts lexicographically by xyz; reorder lowers to (upper node, upper index)
+    lo_order = np.lexsort((_child_index(lowers, 4095, 7, 5), upper_order(lowers)))
     lowers, leaf_parent = lowers[lo_order], _ranks(lo_order)[leaf_parent.reshape(-1)]
     uppers, lower_parent = np.unique(lowers & ~4095, axis=0, return_inverse=True)
-    up_order = np.argsort(root_key(uppers), kind="stable")
+    up_order = np.argsort(upper_order(uppers), kind="stable")
     uppers, lower_parent = uppers[up_order], _ranks(up_order)[lower_parent.reshape(-1)]
     return order, lowers, leaf_parent, uppers, lower_parent
 

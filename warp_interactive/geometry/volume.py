@@ -283,6 +283,15 @@ class Volume:
             return int(struct.unpack_from("<Q", self._buf, nv.GRID + 56)[0])
         return 512 * self.get_tile_count()
 
+    ActiveStats = collections.namedtuple("ActiveStats", "voxel_count leaf_node_count lower_node_count upper_node_count")
+
+    def get_active_stats(self):
+        """ActiveStats(voxel_count, leaf_node_count, lower_node_count, upper_node_count): the
+        active voxels and the nodes of each tree level (NanoVDB's tree counters)."""
+        leaf, lower, upper = struct.unpack_from("<III", self._buf, nv.GRID + 32)
+        voxels = int(struct.unpack_from("<Q", self._buf, nv.GRID + 56)[0])
+        return Volume.ActiveStats(voxels, int(leaf), int(lower), int(upper))
+
     def get_tiles(self):
         """The tiles' origins in index space: an (N, 3) int32 wp.array on the volume's device,
         in storage order."""

@@ -1,5 +1,5 @@
 """OpenGL interop: ``wp.RegisteredGLBuffer``, a GL buffer seen as a Warp array (its texture
-counterpart, ``wp.GLTextureResource``, is texture/opengl.py).
+counterpart, ``wp.GLTextureResource``, is opengl_texture.py).
 
 warp-lang maps the GL memory into CUDA when CUDA-OpenGL interop is available. This package does
 not register GL resources with CUDA: every device takes warp-lang's copy path (the one it takes
@@ -18,7 +18,8 @@ import numpy as np
 from ..logger import log_warning
 
 
-def _gl():
+def load_gl():
+    """pyglet's GL module, imported on first use (pyglet is an optional dependency)."""
     try:
         from pyglet import gl
     except ImportError as e:
@@ -26,7 +27,8 @@ def _gl():
     return gl
 
 
-def _buffer_id(gl_id):
+def gl_object_id(gl_id):
+    """A GL object name as an int (pyglet passes GLuint objects, users plain ints)."""
     return int(getattr(gl_id, "value", gl_id))
 
 
@@ -51,7 +53,7 @@ class RegisteredGLBuffer:
         self.resource = None          # no CUDA registration here (module docstring)
         self.warp_buffer = None
         if not fallback_to_copy:
-            raise RuntimeError(f"Failed to register OpenGL buffer {_buffer_id(gl_buffer_id)} with CUDA: "
+            raise RuntimeError(f"Failed to register OpenGL buffer {gl_object_id(gl_buffer_id)} with CUDA: "
                                "CUDA/OpenGL interop is not offered here (pass fallback_to_copy=True)")
         if not RegisteredGLBuffer._warned:    # warp-lang's words, once per process
             log_warning("Could not register GL buffer since CUDA/OpenGL interoperability is not available. "
@@ -65,9 +67,9 @@ class RegisteredGLBuffer:
         if self.warp_buffer is None or self.warp_buffer.dtype != dtype or self.warp_buffer.shape != shape:
             self.warp_buffer = empty(shape, dtype=dtype, device=self.device)
         if self.flags in (self.READ_ONLY, self.NONE):
-            gl = _gl()
+            gl = load_gl()
             host = np.empty_like(self.warp_buffer.numpy())
-            gl.glBindBuffer(gl.GL_ARRAY_BUFFER, _buffer_id(self.gl_buffer_id))
+            gl.glBindBuffer(gl.GL_ARRAY_BUFFER, gl_object_id(self.gl_buffer_id))
             gl.glGetBufferSubData(gl.GL_ARRAY_BUFFER, 0, host.nbytes, host.ctypes.data_as(ctypes.c_void_p))
             gl.glBindBuffer(gl.GL_ARRAY_BUFFER, 0)
             self.warp_buffer.assign(host)
@@ -78,9 +80,9 @@ class RegisteredGLBuffer:
         if self.warp_buffer is None:
             raise RuntimeError("RegisteredGLBuffer first has to be mapped")
         if self.flags in (self.WRITE_DISCARD, self.NONE):
-            gl = _gl()
+            gl = load_gl()
             data = np.ascontiguousarray(self.warp_buffer.numpy())
-            gl.glBindBuffer(gl.GL_ARRAY_BUFFER, _buffer_id(self.gl_buffer_id))
+            gl.glBindBuffer(gl.GL_ARRAY_BUFFER, gl_object_id(self.gl_buffer_id))
             gl.glBufferData(gl.GL_ARRAY_BUFFER, data.nbytes, data.ctypes.data_as(ctypes.c_void_p),
                             gl.GL_DYNAMIC_DRAW)
             gl.glBindBuffer(gl.GL_ARRAY_BUFFER, 0)

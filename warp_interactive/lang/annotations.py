@@ -8,6 +8,7 @@ from ..types.annotation_text import resolve_annotation
 from ..types import composite as comp
 from ..types import scalars as sc
 from ..types.array import array
+from ..types.fixedarray import fixedarray
 from ..types.indexedarray import is_indexed
 from ..types.tuple_type import TupleType, tuple_annotation
 
@@ -22,6 +23,8 @@ def canonical_type(t):
 
 
 def type_key(t):
+    if isinstance(t, fixedarray):
+        return ("fixedarray", type_key(t.dtype), t.fixed_shape)
     if isinstance(t, array):
         return ("indexedarray" if is_indexed(t) else "array", type_key(t.dtype), t.ndim)
     if hasattr(t, "_wp_struct_"):

@@ -37,8 +37,8 @@ def host_zeros(shape, npd, pinned, zero=True):
             out = PinnedBuffer(nbytes).numpy(npd, shape)
     if out is None:
         out = aligned_empty(shape, npd)
-    if zero:
-        out[...] = np.zeros((), dtype=npd)
+    if zero:    # every byte, a struct's padding too (assigning a zero element skips the padding)
+        out.reshape(-1).view(np.uint8)[...] = 0
     return out
 
 

@@ -109,6 +109,10 @@ class Tape:
 
     # --- recording -------------------------------------------------------------------------------
     def record_launch(self, kernel, dim, inputs, outputs, device):
+        """A launch recorded without running it (its adjoint runs in ``backward``); a generic
+        kernel is recorded as its specialisation for these arguments, as a launch would run."""
+        if kernel.is_generic:
+            kernel = kernel.for_launch(list(inputs) + list(outputs))
         self.keeper.consumed = False
         self.launches.append(("launch", kernel, dim, inputs, outputs, device))
 

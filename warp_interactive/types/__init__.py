@@ -2,6 +2,7 @@
 
 from .array import array, array1d, array2d, array3d, array4d  # noqa: F401
 from .indexedarray import indexedarray, indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d  # noqa: F401
+from .fixedarray import fixedarray  # noqa: F401
 from .builtin_types import *  # noqa: F401,F403
 from .builtin_types import named_types
 from .composite import Composite, matrix, quaternion, transformation, vector  # noqa: F401

@@ -39,7 +39,7 @@ def value_makers(dtype, dim, mapper=None):
 
         @wp.func
         def zero_value():
-            return float(0.0)
+            return wp.real(0.0)
 
         @wp.func
         def zero_grad():

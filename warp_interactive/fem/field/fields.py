@@ -6,6 +6,7 @@ values for a discrete field), whose type is registered with the operators' table
 ``u(s)``, ``fem.grad(u, s)``... translate to this field kind's functions."""
 
 from .. import _api as wp
+from ..precision import FollowsPrecision
 
 from .. import operator as op
 from ..types import ElementKind
@@ -48,7 +49,7 @@ def _field_ops(value, grad, kind, outer=None, grad_outer=None, degree=None):
     return ops
 
 
-class FieldBase:
+class FieldBase(FollowsPrecision):
     """What test, trial and discrete fields have in common: a space and a domain."""
 
     def __init__(self, space, domain):
@@ -137,6 +138,11 @@ class TestField(FieldBase):
         """Nodes of one element of the domain."""
         return self.el["node_count"]
 
+    @property
+    def node_dof_count(self):
+        """Degrees of freedom per node (the components of the space's values)."""
+        return self.space.value_size
+
 
 class TrialField(TestField):
     """The trial functions of ``space`` on ``domain`` (``fem.make_trial``)."""
@@ -195,7 +201,11 @@ class DiscreteField(FieldBase):
 
     @dof_values.setter
     def dof_values(self, values):
-        if isinstance(values, wp.array) and values.dtype != self.dof_dtype:
+        """Node values: a wp.array, or anything wp.array converts (a NumPy array of
+        ``(node_count, *dof_shape)``), placed on the device of the current values."""
+        if not isinstance(values, wp.array):
+            values = wp.array(values, dtype=self.dof_dtype, device=self._dof_values.device)
+        elif values.dtype != self.dof_dtype:
             values = wp.array(values.numpy(), dtype=self.dof_dtype, device=values.device)
         self._dof_values = values
 

@@ -5,6 +5,7 @@ import inspect
 from typing import Any
 
 from .. import _api as wp
+from ..precision import Cache, FollowsPrecision
 from .. import operator as op
 from ...lang.definitions.generics import type_of_value
 from ...lang.builtins.registry import type_name
@@ -31,7 +32,7 @@ def _uniform_funcs(dtype, dim):
     return value, _zero_grad(dtype, dim)
 
 
-class UniformField:
+class UniformField(FollowsPrecision):
     """The same ``value`` everywhere on ``domain``."""
 
     def __init__(self, domain, value):
@@ -83,7 +84,10 @@ def _implicit_funcs(func, names, position):
     return value
 
 
-class ImplicitField:
+_implicit_numbers = Cache()      # (func, grad_func, div_func) -> its number in struct names
+
+
+class ImplicitField(FollowsPrecision):
     """A field given by a ``@wp.func`` of the position (and of ``values``) on ``domain``; its
     gradient and divergence, where integrands ask for them, by ``grad_func`` and ``div_func``
     (taking the same arguments)."""
@@ -101,11 +105,21 @@ class ImplicitField:
 
     def _make(self):
         fields = {"elt": self.domain.ElementArg}
-        fields.update({k: (type_of_value(v) or type(v)) for k, v in self.values.items()})
-        # one struct type (and operator table) per combination of functions
-        key = "_".join(f.key for f in (self.func, self.grad_func, self.div_func) if f is not None)
+        # a value's type: the functions' annotation of it where there is one (a volume id given
+        # as a Python int is a uint64 there, not the int32 its value would suggest)
+        ann = {}
+        for f in (self.func, self.grad_func, self.div_func):
+            if f is not None:
+                ann.update(getattr(f.func, "__annotations__", {}))
+        fields.update({k: ann[k] if k in ann and not isinstance(ann[k], str) else (type_of_value(v) or type(v))
+                       for k, v in self.values.items()})
+        # one struct type (and operator table) per combination of functions: numbered by their
+        # identity, as functions of one name (from two modules, or two calls of a factory) differ
+        funcs = (self.func, self.grad_func, self.div_func)
+        key = "_".join(f.key for f in funcs if f is not None)
         tag = "".join("1" if f is not None else "0" for f in (self.grad_func, self.div_func))
-        self.EvalArg = make_struct(f"ImplicitField_{key}_{tag}", fields)
+        number = _implicit_numbers.setdefault(funcs, len(_implicit_numbers))
+        self.EvalArg = make_struct(f"ImplicitField_{key}_{tag}_{number}", fields)
         names, position = self.arg_names(self.func), self.domain.element_position
         value = _implicit_funcs(self.func, names, position)
         ops = {"__call__": value, "inner": value, "outer": value, "average": value, "scalar_type": wp.float32,

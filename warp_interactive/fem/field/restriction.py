@@ -2,8 +2,10 @@
 Interpolating into a restriction sets the values of those nodes only; the field's other node
 values stay as they are."""
 
+from ..precision import FollowsPrecision, follow_precision
 
-class FieldRestriction:
+
+class FieldRestriction(FollowsPrecision):
     """``field`` seen on ``domain``: as the ``dest`` of ``fem.interpolate``, the nodes of the
     domain's elements receive the integrand's values."""
 
@@ -22,6 +24,7 @@ class FieldRestriction:
         return f"FieldRestriction({self.field.name} on {self.domain.name})"
 
 
+@follow_precision
 def make_restriction(field, space_restriction=None, domain=None, device=None):
     """The discrete ``field`` restricted to the elements of ``domain`` (its geometry's cells
     when left out)."""

@@ -2,10 +2,11 @@
 field layout, so equal layouts share one type and its translated functions."""
 
 from .. import _api as wp
+from ..precision import Cache
 
 from ...lang.annotations import type_key
 
-_made = {}
+_made = Cache()
 
 
 def make_struct(name, fields):

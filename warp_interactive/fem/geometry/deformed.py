@@ -14,6 +14,7 @@ import functools
 from typing import Any
 
 from .. import _api as wp
+from ..precision import follow_precision
 
 from ..field import evaluation as ev
 from ..field.structs import make_struct
@@ -47,6 +48,7 @@ def _field_funcs(space_key, el_items, dtype, base_cls, relative, kind):
     return position, gradient
 
 
+@follow_precision
 def make_deformed_geometry(field, relative=True):
     """The geometry of ``field``'s base geometry deformed by ``field`` (a discrete field of
     vectors of the geometry's dimension)."""
@@ -225,7 +227,7 @@ class DeformedGeometry(CellLookupMixin, Geometry):
         if cls is DeformedGeometry:     # the class made for this field's base, space and type
             _check_field(field)
             cls = deformed_class(type(field.space.geometry), field.space, field.dtype, bool(relative))
-        return super().__new__(cls)
+        return super().__new__(cls, field, relative, build_bvh)
 
     def __init__(self, field, relative=True, build_bvh=False):
         self.base = field.space.geometry

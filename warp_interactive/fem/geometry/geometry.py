@@ -11,6 +11,7 @@ from typing import Any
 
 from .. import _api as wp
 
+from ..precision import FollowsPrecision
 from ..types import make_free_sample
 from .lookup import element_closest_point_func, element_coordinates_func
 from .side_queries import element_measure, element_normal, side_cell_ops
@@ -58,7 +59,7 @@ _ELEMENTS = {"segment": Element.LINE_SEGMENT, "square": Element.SQUARE, "cube": 
 _SHAPES = {e: name for name, e in _ELEMENTS.items()}
 
 
-class Geometry:
+class Geometry(FollowsPrecision):
     dimension = None
     cell_dimension = None
     reference_cell_shape = reference_side_shape = None
@@ -67,6 +68,16 @@ class Geometry:
     # ``fem.Geometry._element_measure(F)``, as in warp-lang)
     _element_measure = element_measure
     _element_normal = element_normal
+
+    @classmethod
+    def _wants_float64(cls, args, kwargs):
+        """float64 geometries: ``scalar_type=wp.float64``, or vertex positions of float64 vectors
+        (and anything made from float64 objects: a field deforming a geometry)."""
+        for a in list(args) + list(kwargs.values()):
+            dtype = getattr(a, "dtype", None) if isinstance(a, wp.array) else None
+            if a is wp.float64 or getattr(dtype, "_wp_scalar_type_", dtype) is wp.float64:
+                return True
+        return super()._wants_float64(args, kwargs)
 
     def _queries(self, make):
         # abstract bases (DeformedGeometry before it is made for a field) have no cells to query;

@@ -6,7 +6,8 @@ first those normal to x (``(res[0] + 1) * res[1]`` of them, index ``i * res[1] +
 edge at ``x = i``, cell row ``j``), then those normal to y (``j * res[0] + i`` after them).
 A side's inner cell is the one below it along its normal axis (the first one for the sides at
 the lower boundary); its normal points from the inner cell to the outer one, outward on the
-boundary. Side coordinates run along the side's other axis."""
+boundary. Side coordinates run along the side's other axis, or against it (``side_flipped``) as
+in warp-lang, so that the normal is the side's tangent turned clockwise."""
 
 import numpy as np
 
@@ -16,6 +17,7 @@ from .. import _api as wp
 
 from ..types import make_free_sample
 from .geometry import Geometry
+from .grid_lookup import grid_lookup_funcs
 
 
 @wp.struct
@@ -41,7 +43,7 @@ def _cell_xy(arg: Grid2DCellArg, cell: int):
 def grid2d_cell_position(arg: Grid2DCellArg, s: Any):
     xy = _cell_xy(arg, s.element_index)
     c = s.element_coords
-    return arg.origin + wp.cw_mul(wp.vec2(float(xy[0]) + c[0], float(xy[1]) + c[1]), arg.cell_size)
+    return arg.origin + wp.cw_mul(wp.vec2(wp.real(xy[0]) + c[0], wp.real(xy[1]) + c[1]), arg.cell_size)
 
 
 @wp.func
@@ -68,22 +70,12 @@ def grid2d_cell_normal(arg: Grid2DCellArg, s: Any):
 def _grid2d_locate(arg: Grid2DCellArg, pos: wp.vec2):
     # outside the grid: its closest point (the position clamped to the bounds)
     rel = wp.cw_div(pos - arg.origin, arg.cell_size)
-    rx = wp.clamp(rel[0], 0.0, float(arg.res[0]))
-    ry = wp.clamp(rel[1], 0.0, float(arg.res[1]))
+    rx = wp.clamp(rel[0], 0.0, wp.real(arg.res[0]))
+    ry = wp.clamp(rel[1], 0.0, wp.real(arg.res[1]))
     x = wp.min(int(wp.floor(rx)), arg.res[0] - 1)
     y = wp.min(int(wp.floor(ry)), arg.res[1] - 1)
-    c = wp.vec3(rx - float(x), ry - float(y), 0.0)
+    c = wp.vec3(rx - wp.real(x), ry - wp.real(y), 0.0)
     return make_free_sample(x * arg.res[1] + y, c)
-
-
-@wp.func
-def grid2d_cell_lookup(arg: Any, pos: wp.vec2):
-    return _grid2d_locate(arg, pos)
-
-
-@wp.func
-def grid2d_cell_lookup(arg: Any, pos: wp.vec2, guess: Any):  # noqa: F811  (the guess is not needed on a grid)
-    return _grid2d_locate(arg, pos)
 
 
 @wp.func
@@ -106,13 +98,26 @@ def _axis_cell(axis: int, a: int, b: int, arg: Grid2DCellArg):
 
 
 @wp.func
+def side_flipped(d: wp.vec3i):
+    """Whether the side's coordinate runs against its axis (warp-lang's orientation: the sides
+    normal to x except the first, and the first ones normal to y, run along it), so that the
+    normal is the tangent turned clockwise."""
+    return (d[0] == 0) == (d[1] == 0)
+
+
+@wp.func
+def _along(d: wp.vec3i, t: Any):
+    return wp.where(side_flipped(d), 1.0 - t, t)
+
+
+@wp.func
 def grid2d_side_position(arg: Grid2DSideArg, s: Any):
     d = _side_decode(arg, s.element_index)
     axis = d[0]
     other = 1 - axis
     p = arg.cell.origin
-    p[axis] = p[axis] + float(d[1]) * arg.cell.cell_size[axis]
-    p[other] = p[other] + (float(d[2]) + s.element_coords[0]) * arg.cell.cell_size[other]
+    p[axis] = p[axis] + wp.real(d[1]) * arg.cell.cell_size[axis]
+    p[other] = p[other] + (wp.real(d[2]) + _along(d, s.element_coords[0])) * arg.cell.cell_size[other]
     return p
 
 
@@ -137,7 +142,7 @@ def grid2d_side_measure(arg: Grid2DSideArg, s: Any):
 def grid2d_side_deformation_gradient(arg: Grid2DSideArg, s: Any):
     d = _side_decode(arg, s.element_index)
     t = wp.vec2(0.0)
-    t[1 - d[0]] = arg.cell.cell_size[1 - d[0]]
+    t[1 - d[0]] = wp.where(side_flipped(d), -arg.cell.cell_size[1 - d[0]], arg.cell.cell_size[1 - d[0]])
     return t
 
 
@@ -157,8 +162,8 @@ def grid2d_side_outer_cell_index(arg: Grid2DSideArg, side: int):
 def grid2d_side_inner_cell_coords(arg: Grid2DSideArg, side: int, side_coords: wp.vec3):
     d = _side_decode(arg, side)
     c = wp.vec3(0.0)
-    c[d[0]] = wp.where(d[1] == 0, 0.0, 1.0)
-    c[1 - d[0]] = side_coords[0]
+    c[d[0]] = wp.where(d[1] == 0, wp.real(0.0), wp.real(1.0))
+    c[1 - d[0]] = _along(d, side_coords[0])
     return c
 
 
@@ -166,8 +171,8 @@ def grid2d_side_inner_cell_coords(arg: Grid2DSideArg, side: int, side_coords: wp
 def grid2d_side_outer_cell_coords(arg: Grid2DSideArg, side: int, side_coords: wp.vec3):
     d = _side_decode(arg, side)
     c = wp.vec3(0.0)
-    c[d[0]] = wp.where(d[1] == arg.cell.res[d[0]], 1.0, 0.0)
-    c[1 - d[0]] = side_coords[0]
+    c[d[0]] = wp.where(d[1] == arg.cell.res[d[0]], wp.real(1.0), wp.real(0.0))
+    c[1 - d[0]] = _along(d, side_coords[0])
     return c
 
 
@@ -182,8 +187,8 @@ class Grid2D(Geometry):
     SideArg = Grid2DSideArg
 
     def __init__(self, res, bounds_lo=None, bounds_hi=None, scalar_type=wp.float32):
-        if scalar_type != wp.float32:
-            raise NotImplementedError("fem.Grid2D: only float32 geometries are supported so far")
+        if scalar_type not in (wp.float32, wp.float64):
+            raise TypeError(f"fem.Grid2D: scalar_type must be wp.float32 or wp.float64, got {scalar_type}")
         self.res = wp.vec2i(*[int(r) for r in res])
         self.bounds_lo = wp.vec2(0.0) if bounds_lo is None else wp.vec2(*bounds_lo)
         self.bounds_hi = wp.vec2(1.0) if bounds_hi is None else wp.vec2(*bounds_hi)
@@ -231,7 +236,7 @@ class Grid2D(Geometry):
     cell_inverse_deformation_gradient = grid2d_cell_inverse_deformation_gradient
     cell_measure = grid2d_cell_measure
     cell_normal = grid2d_cell_normal
-    cell_lookup = grid2d_cell_lookup
+    cell_lookup = grid_lookup_funcs(2, _grid2d_locate)
     side_position = grid2d_side_position
     side_normal = grid2d_side_normal
     side_measure = grid2d_side_measure

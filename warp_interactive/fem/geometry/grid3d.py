@@ -15,6 +15,7 @@ from .. import _api as wp
 
 from ..types import make_free_sample
 from .geometry import Geometry
+from .grid_lookup import grid_lookup_funcs
 
 
 @wp.struct
@@ -43,7 +44,7 @@ def _cell_xyz(arg: Grid3DCellArg, cell: int):
 def grid3d_cell_position(arg: Grid3DCellArg, s: Any):
     xyz = _cell_xyz(arg, s.element_index)
     c = s.element_coords
-    rel = wp.vec3(float(xyz[0]) + c[0], float(xyz[1]) + c[1], float(xyz[2]) + c[2])
+    rel = wp.vec3(wp.real(xyz[0]) + c[0], wp.real(xyz[1]) + c[1], wp.real(xyz[2]) + c[2])
     return arg.origin + wp.cw_mul(rel, arg.cell_size)
 
 
@@ -71,23 +72,13 @@ def grid3d_cell_normal(arg: Grid3DCellArg, s: Any):
 def _grid3d_locate(arg: Grid3DCellArg, pos: wp.vec3):
     # outside the grid: its closest point (the position clamped to the bounds)
     rel = wp.cw_div(pos - arg.origin, arg.cell_size)
-    r = wp.vec3(wp.clamp(rel[0], 0.0, float(arg.res[0])), wp.clamp(rel[1], 0.0, float(arg.res[1])),
-                wp.clamp(rel[2], 0.0, float(arg.res[2])))
+    r = wp.vec3(wp.clamp(rel[0], 0.0, wp.real(arg.res[0])), wp.clamp(rel[1], 0.0, wp.real(arg.res[1])),
+                wp.clamp(rel[2], 0.0, wp.real(arg.res[2])))
     x = wp.min(int(wp.floor(r[0])), arg.res[0] - 1)
     y = wp.min(int(wp.floor(r[1])), arg.res[1] - 1)
     z = wp.min(int(wp.floor(r[2])), arg.res[2] - 1)
-    c = wp.vec3(r[0] - float(x), r[1] - float(y), r[2] - float(z))
+    c = wp.vec3(r[0] - wp.real(x), r[1] - wp.real(y), r[2] - wp.real(z))
     return make_free_sample((x * arg.res[1] + y) * arg.res[2] + z, c)
-
-
-@wp.func
-def grid3d_cell_lookup(arg: Any, pos: wp.vec3):
-    return _grid3d_locate(arg, pos)
-
-
-@wp.func
-def grid3d_cell_lookup(arg: Any, pos: wp.vec3, guess: Any):  # noqa: F811  (the guess is not needed on a grid)
-    return _grid3d_locate(arg, pos)
 
 
 @wp.func
@@ -124,9 +115,9 @@ def grid3d_side_position(arg: Grid3DSideArg, s: Any):
     a2 = (a + 2) % 3
     cs = arg.cell.cell_size
     p = arg.cell.origin
-    p[a] = p[a] + float(d[1]) * cs[a]
-    p[a1] = p[a1] + (float(d[2]) + s.element_coords[0]) * cs[a1]
-    p[a2] = p[a2] + (float(d[3]) + s.element_coords[1]) * cs[a2]
+    p[a] = p[a] + wp.real(d[1]) * cs[a]
+    p[a1] = p[a1] + (wp.real(d[2]) + s.element_coords[0]) * cs[a1]
+    p[a2] = p[a2] + (wp.real(d[3]) + s.element_coords[1]) * cs[a2]
     return p
 
 
@@ -134,7 +125,7 @@ def grid3d_side_position(arg: Grid3DSideArg, s: Any):
 def grid3d_side_normal(arg: Grid3DSideArg, s: Any):
     d = _side_decode(arg, s.element_index)
     n = wp.vec3(0.0)
-    n[d[0]] = wp.where(d[1] == 0, -1.0, 1.0)
+    n[d[0]] = wp.where(d[1] == 0, wp.real(-1.0), wp.real(1.0))
     return n
 
 
@@ -181,13 +172,13 @@ def _side_to_cell_coords(d: wp.vec4i, along: float, side_coords: wp.vec3):
 @wp.func
 def grid3d_side_inner_cell_coords(arg: Grid3DSideArg, side: int, side_coords: wp.vec3):
     d = _side_decode(arg, side)
-    return _side_to_cell_coords(d, wp.where(d[1] == 0, 0.0, 1.0), side_coords)
+    return _side_to_cell_coords(d, wp.where(d[1] == 0, wp.real(0.0), wp.real(1.0)), side_coords)
 
 
 @wp.func
 def grid3d_side_outer_cell_coords(arg: Grid3DSideArg, side: int, side_coords: wp.vec3):
     d = _side_decode(arg, side)
-    return _side_to_cell_coords(d, wp.where(d[1] == arg.cell.res[d[0]], 1.0, 0.0), side_coords)
+    return _side_to_cell_coords(d, wp.where(d[1] == arg.cell.res[d[0]], wp.real(1.0), wp.real(0.0)), side_coords)
 
 
 class Grid3D(Geometry):
@@ -201,8 +192,8 @@ class Grid3D(Geometry):
     SideArg = Grid3DSideArg
 
     def __init__(self, res, bounds_lo=None, bounds_hi=None, scalar_type=wp.float32):
-        if scalar_type != wp.float32:
-            raise NotImplementedError("fem.Grid3D: only float32 geometries are supported so far")
+        if scalar_type not in (wp.float32, wp.float64):
+            raise TypeError(f"fem.Grid3D: scalar_type must be wp.float32 or wp.float64, got {scalar_type}")
         self.res = wp.vec3i(*[int(r) for r in res])
         self.bounds_lo = wp.vec3(0.0) if bounds_lo is None else wp.vec3(*bounds_lo)
         self.bounds_hi = wp.vec3(1.0) if bounds_hi is None else wp.vec3(*bounds_hi)
@@ -261,7 +252,7 @@ class Grid3D(Geometry):
     cell_inverse_deformation_gradient = grid3d_cell_inverse_deformation_gradient
     cell_measure = grid3d_cell_measure
     cell_normal = grid3d_cell_normal
-    cell_lookup = grid3d_cell_lookup
+    cell_lookup = grid_lookup_funcs(3, _grid3d_locate)
     side_position = grid3d_side_position
     side_normal = grid3d_side_normal
     side_measure = grid3d_side_measure

@@ -66,9 +66,9 @@ def _corner_weights(c: wp.vec3, k: int):
     wx = wp.where(a[0] == 1, c[0], 1.0 - c[0])
     wy = wp.where(a[1] == 1, c[1], 1.0 - c[1])
     wz = wp.where(a[2] == 1, c[2], 1.0 - c[2])
-    sx = wp.where(a[0] == 1, 1.0, -1.0)
-    sy = wp.where(a[1] == 1, 1.0, -1.0)
-    sz = wp.where(a[2] == 1, 1.0, -1.0)
+    sx = wp.where(a[0] == 1, wp.real(1.0), wp.real(-1.0))
+    sy = wp.where(a[1] == 1, wp.real(1.0), wp.real(-1.0))
+    sz = wp.where(a[2] == 1, wp.real(1.0), wp.real(-1.0))
     return wx * wy * wz, wp.vec3(sx * wy * wz, wx * sy * wz, wx * wy * sz)
 
 
@@ -178,9 +178,9 @@ def face_frame(arg: HexmeshCellArg, face: int, cell: int):
 @wp.func
 def _side_to_cell_coords(arg: HexmeshSideArg, side: int, cell: int, side_coords: wp.vec3):
     c0, c1, c3 = face_frame(arg.cell, side, cell)
-    o = wp.vec3(float(c0[0]), float(c0[1]), float(c0[2]))
-    du = wp.vec3(float(c1[0] - c0[0]), float(c1[1] - c0[1]), float(c1[2] - c0[2]))
-    dv = wp.vec3(float(c3[0] - c0[0]), float(c3[1] - c0[1]), float(c3[2] - c0[2]))
+    o = wp.vec3(wp.real(c0[0]), wp.real(c0[1]), wp.real(c0[2]))
+    du = wp.vec3(wp.real(c1[0] - c0[0]), wp.real(c1[1] - c0[1]), wp.real(c1[2] - c0[2]))
+    dv = wp.vec3(wp.real(c3[0] - c0[0]), wp.real(c3[1] - c0[1]), wp.real(c3[2] - c0[2]))
     return o + side_coords[0] * du + side_coords[1] * dv
 
 

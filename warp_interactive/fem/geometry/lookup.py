@@ -31,12 +31,13 @@ _PAD_MAX = float(2.0 ** 16)
 
 @wp.func
 def _bvh_point(p: wp.vec2):
-    return wp.vec3(p[0], p[1], 0.0)
+    # BVH boxes are float32 at both precisions
+    return wp.vec3f(wp.vec3(p[0], p[1], 0.0))
 
 
 @wp.func
 def _bvh_point(p: wp.vec3):  # noqa: F811
-    return p
+    return wp.vec3f(p)
 
 
 @wp.func
@@ -54,16 +55,16 @@ def _simplex_projection(n):
     @wp.func
     def project_simplex(p: vec):
         q = wp.max(p, vec(0.0))
-        total = float(0.0)
+        total = wp.real(0.0)
         for i in range(n):
             total += q[i]
         if total <= 1.0:
             return q
         active = vec(1.0)
-        tau = float(0.0)
+        tau = wp.real(0.0)
         for _round in range(n):
-            s = float(0.0)
-            count = float(0.0)
+            s = wp.real(0.0)
+            count = wp.real(0.0)
             for i in range(n):
                 s += active[i] * p[i]
                 count += active[i]
@@ -182,7 +183,7 @@ def _lookup_root(geo_cls):
             pad = wp.max(max_dist, 1.0) * _PAD_MIN
             q = _bvh_point(pos)
             while best == NULL_ELEMENT_INDEX:
-                query = wp.bvh_query_aabb(arg.bvh, q - wp.vec3(pad), q + wp.vec3(pad))
+                query = wp.bvh_query_aabb(arg.bvh, q - wp.vec3f(wp.vec3(pad)), q + wp.vec3f(wp.vec3(pad)))
                 cell = int(0)
                 best_dist = pad * pad
                 while wp.bvh_query_next(query, cell):
@@ -243,24 +244,24 @@ def sampled_bounds_kernel(geo_cls, n=4):
     if nk == 1:
         @wp.func
         def lattice(i: int, j: int, k: int):
-            return project(wp.vec2(float(i), float(j)) / float(n))
+            return project(wp.vec2(wp.real(i), wp.real(j)) / wp.real(n))
     else:
         @wp.func
         def lattice(i: int, j: int, k: int):
-            return project(wp.vec3(float(i), float(j), float(k)) / float(n))
+            return project(wp.vec3(wp.real(i), wp.real(j), wp.real(k)) / wp.real(n))
 
     @wp.kernel
-    def cell_bounds(arg: geo_cls.CellArg, lowers: wp.array(dtype=wp.vec3), uppers: wp.array(dtype=wp.vec3)):
+    def cell_bounds(arg: geo_cls.CellArg, lowers: wp.array(dtype=wp.vec3f), uppers: wp.array(dtype=wp.vec3f)):
         cell = wp.tid()
-        lo = wp.vec3(1.0e30)
-        hi = wp.vec3(-1.0e30)
+        lo = wp.vec3f(1.0e30)
+        hi = wp.vec3f(-1.0e30)
         for i in range(n + 1):
             for j in range(n + 1):
                 for k in range(nk):
                     x = _bvh_point(position(arg, make_free_sample(cell, to_coords(lattice(i, j, k)))))
                     lo = wp.min(lo, x)
                     hi = wp.max(hi, x)
-        pad = 0.1 * (hi - lo) + wp.vec3(1.0e-6)
+        pad = 0.1 * (hi - lo) + wp.vec3f(1.0e-6)
         lowers[cell] = lo - pad
         uppers[cell] = hi + pad
     return cell_bounds
@@ -288,7 +289,7 @@ class CellLookupMixin:
         """Build the BVH of the cells' bounding boxes that ``fem.lookup`` searches."""
         lo, hi = self._cell_bounds()
         device = device if device is not None else self._bvh_device()
-        self._bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3, device=device), wp.array(hi, dtype=wp.vec3, device=device))
+        self._bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3f, device=device), wp.array(hi, dtype=wp.vec3f, device=device))
         return self._bvh
 
     def update_bvh(self, device=None):

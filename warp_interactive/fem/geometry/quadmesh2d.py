@@ -143,7 +143,7 @@ def _side_to_cell_coords(arg: Any, side: int, cell: int, side_coords: wp.vec3):
     a = quad_corner(quad_local_vertex(arg.cell, cell, e[0]))
     b = quad_corner(quad_local_vertex(arg.cell, cell, e[1]))
     t = side_coords[0]
-    return wp.vec3((1.0 - t) * float(a[0]) + t * float(b[0]), (1.0 - t) * float(a[1]) + t * float(b[1]), 0.0)
+    return wp.vec3((1.0 - t) * wp.real(a[0]) + t * wp.real(b[0]), (1.0 - t) * wp.real(a[1]) + t * wp.real(b[1]), 0.0)
 
 
 @wp.func
@@ -185,7 +185,7 @@ class Quadmesh2D(MeshTopology, CellLookupMixin, Geometry):
         positions = kwargs.get("positions", args[1] if len(args) > 1 else None)
         if cls is Quadmesh2D and getattr(getattr(positions, "dtype", None), "_length_", 2) == 3:
             cls = next(sub for sub in cls.__subclasses__() if sub.dimension == 3)     # surface3d.Quadmesh3D
-        return super().__new__(cls)
+        return super().__new__(cls, *args, **kwargs)
 
     def __init__(self, quad_vertex_indices, positions, build_bvh=False, temporary_store=None,
                  cell_env=None, env_count=None):

@@ -64,7 +64,7 @@ def side_coordinates_func(geo_cls):
     if geo_cls.reference_side_shape == "segment":
         @wp.func
         def segment_coordinates(arg: geo_cls.SideArg, side: int, pos: Any):
-            t = float(0.5)
+            t = wp.real(0.5)
             for _k in range(_ITERATIONS):
                 s = make_free_sample(side, wp.vec3(t, 0.0, 0.0))
                 F = grad(arg, s)

@@ -162,7 +162,7 @@ class Trimesh2D(MeshTopology, CellLookupMixin, Geometry):
         positions = kwargs.get("positions", args[1] if len(args) > 1 else None)
         if cls is Trimesh2D and getattr(getattr(positions, "dtype", None), "_length_", 2) == 3:
             cls = next(sub for sub in cls.__subclasses__() if sub.dimension == 3)     # surface3d.Trimesh3D
-        return super().__new__(cls)
+        return super().__new__(cls, *args, **kwargs)
 
     def __init__(self, tri_vertex_indices, positions, build_bvh=False, temporary_store=None, cell_env=None,
                  env_count=None):

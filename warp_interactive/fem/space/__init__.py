@@ -1,15 +1,17 @@
 """Function spaces: ``make_polynomial_space`` and the space types."""
 
+from ..precision import FollowsPrecision, follow_precision
 from .grid_space import GridPolynomialSpace
 from .dof_mapper import DofMapper, IdentityMapper, SkewSymmetricTensorMapper, SymmetricTensorMapper
 from .shape import ElementBasis
 
 
+@follow_precision
 def make_polynomial_space(geo, dtype=float, dof_mapper=None, degree=1, element_basis=None,
                           discontinuous=False, family=None):
     """The Lagrange space of ``degree`` on ``geo`` holding ``dtype`` values (continuous, or with
     ``discontinuous=True`` its DG version: nodes of their own in every cell)."""
-    from ..geometry import Grid2D, Grid3D, Hexmesh, Quadmesh2D, Tetmesh, Trimesh2D
+    from ..geometry import Grid2D, Grid3D, Hexmesh, Nanogrid, Quadmesh2D, Tetmesh, Trimesh2D
     from ..geometry.deformed import DeformedGeometry
     if isinstance(geo, DeformedGeometry):
         from .deformed_space import DeformedSpace
@@ -42,6 +44,9 @@ def make_polynomial_space(geo, dtype=float, dof_mapper=None, degree=1, element_b
     if isinstance(geo, Hexmesh):
         from .hex_space import HexPolynomialSpace
         return HexPolynomialSpace(geo, degree, dtype, family)
+    if isinstance(geo, Nanogrid):
+        from .nanogrid_space import NanogridPolynomialSpace
+        return NanogridPolynomialSpace(geo, degree, dtype, family)
     if isinstance(geo, Quadmesh2D):
         from .quad_space import QuadPolynomialSpace
         return QuadPolynomialSpace(geo, degree, dtype, family)
@@ -58,7 +63,7 @@ def _mapped(space, dof_mapper):
     return space
 
 
-class BasisSpace:
+class BasisSpace(FollowsPrecision):
     """The shape functions and nodes of a polynomial space, without a value type
     (``make_polynomial_basis_space``); ``make_collocated_function_space`` gives them one."""
 
@@ -81,11 +86,13 @@ class BasisSpace:
         return self._scalar.node_positions(out)
 
 
+@follow_precision
 def make_polynomial_basis_space(geo, degree=1, element_basis=None, discontinuous=False, family=None):
     """The nodes and shape functions of the Lagrange space of ``degree`` on ``geo``."""
     return BasisSpace(geo, degree, element_basis, discontinuous, family)
 
 
+@follow_precision
 def make_collocated_function_space(basis_space, dtype=float, dof_mapper=None):
     """The space of ``dtype`` values at the nodes of ``basis_space``."""
     b = basis_space

@@ -67,13 +67,16 @@ def side_element(dim, degree, family):
         SideArg = grid2d.Grid2DSideArg
         decode = grid2d._side_decode
 
+        flipped = grid2d.side_flipped
+
         @wp.func
         def cell_node(arg: SideArg, element: int, m: int):
             d = decode(arg, element)
             fa = wp.where(d[1] == 0, 0, k)
+            a = wp.where(flipped(d), k - m, m)      # the side's node m sits at cell node a along it
             if d[0] == 0:
-                return fa * K + m
-            return m * K + fa
+                return fa * K + a
+            return a * K + fa
 
         @wp.func
         def node_coords(m: int):
@@ -152,7 +155,7 @@ class GridPolynomialSpace(PolynomialSpaceBase):
             axes.append(self.geometry.bounds_lo[a] + t * self.geometry.cell_size[a])
         grid = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, self.dim)
         vt = wp.vec2 if self.dim == 2 else wp.vec3
-        return wp.array(grid.astype(np.float32), dtype=vt)
+        return wp.array(grid, dtype=vt)
 
     def make_field(self, space_partition=None):
         from ..field.fields import DiscreteField

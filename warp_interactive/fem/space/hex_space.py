@@ -182,9 +182,9 @@ class HexPolynomialSpace(PolynomialSpaceBase):
         all_pos = np.zeros((self.node_count(), 3))
         all_pos[index.reshape(-1)] = cell_pos.reshape(-1, 3)
         if out is not None:
-            out.assign(all_pos.astype(np.float32))
+            out.assign(all_pos)
             return out
-        return wp.array(all_pos.astype(np.float32), dtype=wp.vec3, device=g.positions.device)
+        return wp.array(all_pos, dtype=wp.vec3, device=g.positions.device)
 
     def make_field(self, space_partition=None):
         from ..field.fields import DiscreteField

@@ -151,7 +151,7 @@ class QuadPolynomialSpace(PolynomialSpaceBase):
         e = g.edge_vertex_indices.numpy()
         t = inner[None, :, None]
         edge = ((1 - t) * pos[e[:, 0]][:, None] + t * pos[e[:, 1]][:, None]).reshape(-1, d)
-        all_pos = np.concatenate([pos, interior, edge]).astype(np.float32)
+        all_pos = np.concatenate([pos, interior, edge])
         if out is not None:
             out.assign(all_pos)
             return out

@@ -79,8 +79,8 @@ def serendipity_shape(degree, family):
     def weight_gradient(c: wp.vec3, n: int):
         i = II[n]
         j = JJ[n]
-        gx = wp.where(i == 0, -1.0, 1.0)
-        gy = wp.where(j == 0, -1.0, 1.0)
+        gx = wp.where(i == 0, wp.real(-1.0), wp.real(1.0))
+        gy = wp.where(j == 0, wp.real(-1.0), wp.real(1.0))
         cx = wp.where(i == 0, 1.0 - c[0], c[0])
         cy = wp.where(j == 0, 1.0 - c[1], c[1])
         if n < 4:
@@ -150,9 +150,12 @@ def side_element(degree, family):
     WEIGHTS = wp.types.vector(K, wp.float32)(*[float(x) for x in weights])
     decode = grid2d._side_decode
 
+    flipped = grid2d.side_flipped
+
     @wp.func
-    def cell_node(arg: grid2d.Grid2DSideArg, element: int, m: int):
+    def cell_node(arg: grid2d.Grid2DSideArg, element: int, m_side: int):
         d = decode(arg, element)
+        m = wp.where(flipped(d), K - 1 - m_side, m_side)    # the side's node, counted along the axis
         fa = wp.where(d[1] == 0, 0, 1)          # the inner cell's lower or upper face
         along = wp.where(m == 0, 0, 1)
         if d[0] == 0:                           # normal to x: the nodes run along y
@@ -227,4 +230,4 @@ class SerendipityGridSpace(GridPolynomialSpace):
         pts += along_y + along_x + top_x + top_y
         grid = np.concatenate(pts)
         lo, h = np.asarray(self.geometry.bounds_lo, dtype=np.float64), np.asarray(self.geometry.cell_size)
-        return wp.array((lo + grid * h).astype(np.float32), dtype=wp.vec2)
+        return wp.array((lo + grid * h), dtype=wp.vec2)

@@ -47,7 +47,7 @@ def lagrange_1d(degree, family=Polynomial.LOBATTO_GAUSS_LEGENDRE):
 
     @wp.func
     def lagrange_derivative(i: int, x: float):
-        d = float(0.0)
+        d = wp.real(0.0)
         for m in range(COUNT):
             if m != i:
                 p = SCALES[i]

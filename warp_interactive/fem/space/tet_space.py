@@ -55,19 +55,19 @@ def simplex_shape(degree):
 
     @wp.func
     def factor(a: int, l: float):
-        w = float(1.0)
+        w = wp.real(1.0)
         for j in range(a):
-            w *= (KF * l - float(j)) / float(j + 1)
+            w *= (KF * l - wp.real(j)) / wp.real(j + 1)
         return w
 
     @wp.func
     def factor_derivative(a: int, l: float):
-        d = float(0.0)
+        d = wp.real(0.0)
         for m in range(a):
-            p = KF / float(m + 1)
+            p = KF / wp.real(m + 1)
             for j in range(a):
                 if j != m:
-                    p *= (KF * l - float(j)) / float(j + 1)
+                    p *= (KF * l - wp.real(j)) / wp.real(j + 1)
             d += p
         return d
 
@@ -95,7 +95,7 @@ def simplex_shape(degree):
     @wp.func
     def node_coords(n: int):
         a = lattice(n)
-        return wp.vec3(float(a[1]) / KF, float(a[2]) / KF, float(a[3]) / KF)
+        return wp.vec3(wp.real(a[1]) / KF, wp.real(a[2]) / KF, wp.real(a[3]) / KF)
 
     @wp.func
     def node_weight(n: int):
@@ -192,7 +192,7 @@ def side_element(degree):
             c[m] = 1.0
         elif m < 3 + 3 * (k - 1):
             fe = (m - 3) // EN
-            t = float((m - 3) - fe * EN + 1) / float(k)
+            t = wp.real((m - 3) - fe * EN + 1) / wp.real(k)
             c = wp.vec3(0.0)
             c[fe] = 1.0 - t
             c[(fe + 1) % 3] = t
@@ -251,7 +251,7 @@ class TetPolynomialSpace(PolynomialSpaceBase):
         parts = [pos, ((1 - t) * pos[e[:, 0]][:, None] + t * pos[e[:, 1]][:, None]).reshape(-1, 3)]
         if k == 3:
             parts.append(pos[g.face_vertex_indices.numpy()].mean(axis=1))
-        all_pos = np.concatenate(parts).astype(np.float32)
+        all_pos = np.concatenate(parts)
         if out is not None:
             out.assign(all_pos)
             return out

@@ -174,7 +174,7 @@ class TrianglePolynomialSpace(PolynomialSpaceBase):
             e = self.geometry.edge_vertex_indices.numpy()
             pos = np.concatenate([pos, 0.5 * (pos[e[:, 0]] + pos[e[:, 1]])])
         vt = wp.vec2 if self.geometry.dimension == 2 else wp.vec3
-        return wp.array(pos.astype(np.float32), dtype=vt)
+        return wp.array(pos, dtype=vt)
 
     def make_field(self, space_partition=None):
         from ..field.fields import DiscreteField

@@ -4,6 +4,7 @@ from ...types import composite as comp
 from ...types import scalars as sc
 from ...types.array import array
 from ...types.indexedarray import is_indexed
+from ...types.fixedarray import is_fixed
 from ...types.array_slice import is_slice
 from ...types.introspection import type_repr
 from ...errors import TypeMismatch
@@ -131,7 +132,8 @@ def _view(ts):
     if is_indexed(a) and any(is_slice(t) for t in ts[1:]):
         raise TypeMismatch("an indexed array cannot be sliced in a kernel (as in warp-lang): index "
                            "it with integers, or slice its data array")
-    return type(a)(dtype=a.dtype, ndim=a.ndim - sum(1 for t in ts[1:] if not is_slice(t)))
+    kind = array if is_fixed(a) else type(a)      # a view of a stack array is a plain array
+    return kind(dtype=a.dtype, ndim=a.ndim - sum(1 for t in ts[1:] if not is_slice(t)))
 
 
 IndexOrSlice = Pattern("Int or slice", lambda t: sc.is_int(t) or is_slice(t), share=False)
@@ -205,18 +207,18 @@ for n in (1, 2, 3, 4):
     add_builtin("address", {"a": Array, **idx}, value_func=_elem, group=G_ARR, hidden=True,
                 export=False, differentiable=False)
     add_builtin("array_store", {"a": Array, **idx, "value": Any}, value_func=_store_rule,
-                group=G_ARR, hidden=True, export=False, replay="")
+                group=G_ARR, hidden=True, export=False, replay="array_store_local")
     for op in ("atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_exch"):
         add_builtin(op, {"a": Array, **idx, "value": Any}, value_func=_atomic_rule_for(op[7:]), group="Atomics",
-                    replay="atomic_replay", differentiable=op != "atomic_exch",
+                    replay=f"{op}_local", differentiable=op != "atomic_exch",
                     doc=f"{op.split('_')[1]} `value` into `a[i...]` atomically; returns the old value.")
     for op in ("atomic_and", "atomic_or", "atomic_xor"):
         add_builtin(op, {"a": Array, **idx, "value": Any}, value_func=_atomic_rule_for(op[7:]), group="Atomics",
-                    replay="atomic_replay", differentiable=False,
+                    replay=f"{op}_local", differentiable=False,
                     doc=f"Bitwise {op.split('_')[1]} of `value` into `a[i...]` atomically (integers); "
                         "returns the old value.")
     add_builtin("atomic_cas", {"a": Array, **idx, "compare": Any, "value": Any}, value_func=_cas_rule,
-                group="Atomics", replay="atomic_cas_replay", differentiable=False,
+                group="Atomics", replay="atomic_cas_local", differentiable=False,
                 doc="If `a[i...] == compare`, store `value` there, atomically; returns the old value.")
 add_builtin("array_shape", {"a": Array, "k": Index}, value_type=sc.int32, group=G_ARR,
             differentiable=False, hidden=True, export=False)

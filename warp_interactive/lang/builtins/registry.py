@@ -13,6 +13,7 @@ from ...types import composite as comp
 from ...types import scalars as sc
 from ...types.array import array
 from ...types.indexedarray import is_indexed
+from ...types.fixedarray import fixedarray
 from ...errors import TypeMismatch
 
 
@@ -55,6 +56,8 @@ def element_scalar_of(t):
 
 
 def type_name(t):
+    if isinstance(t, fixedarray):
+        return f"fixedarray(dtype={type_name(t.dtype)}, shape={t.fixed_shape})"
     if isinstance(t, array):
         kind = "indexedarray" if is_indexed(t) else "array"
         return f"{kind}(dtype={type_name(t.dtype)}, ndim={t.ndim})"

@@ -3,6 +3,7 @@
 import inspect
 
 from ...types import scalars as sc
+from ...types.fixedarray import as_array_param
 from ...errors import CodegenError, TypeMismatch
 from ..annotations import _hash, annotations_of, canonical_type, is_concrete, type_key  # noqa: F401
 from ..builtins.registry import type_name
@@ -220,7 +221,7 @@ class Function:
             b = _bind(py, args, kwargs, default_var)
             b = self._generic_args(n, b, retype_literal) if b is not None else None
             if b is not None:
-                return self._instantiate([a.type for a in b], n), b
+                return self._instantiate([as_array_param(a.type) for a in b], n), b
         cands = ["  " + o.signature() for o in self.overloads]
         cands += [f"  {self.key}({self._generic_signature(n)})" for n in range(len(self.generics))]
         cands = "\n".join(cands)
@@ -231,7 +232,9 @@ class Function:
     @staticmethod
     def _fits(ov, types):
         expected = list(ov.arg_types.values())
-        return len(expected) == len(types) and all(type_key(a) == type_key(b) for a, b in zip(expected, types))
+        return len(expected) == len(types) and all(type_key(a) == type_key(b) or
+                                                   type_key(a) == type_key(as_array_param(b))
+                                                   for a, b in zip(expected, types))
 
     def _retype(self, ov, args, retype_literal):
         expected = list(ov.arg_types.values())
@@ -241,7 +244,7 @@ class Function:
         for a, t in zip(args, expected):
             if a.literal and type_key(a.type) != type_key(t):
                 a = retype_literal(a, t) if sc.is_scalar(t) else None
-            if a is None or type_key(a.type) != type_key(t):
+            if a is None or type_key(t) not in (type_key(a.type), type_key(as_array_param(a.type))):
                 return None
             out.append(a)
         return out

@@ -1,6 +1,7 @@
 """Arrays in kernels beyond element access: slices (``a[1:3]``, ``a[:, k]``, ``a[::-2, 1]``)
 giving strided views of the same memory and gradient, ``a.ptr`` / ``a.ndim``, and
-``wp.array(ptr=..., shape=..., dtype=...)`` over external memory, as in the reference.
+``wp.array(ptr=..., shape=..., dtype=...)`` over external memory, and ``wp.zeros(shape=...,
+dtype=...)``: a stack array of a constant shape (``wp.fixedarray``), as in the reference.
 
 Slice bounds and steps may be known only at run time: the ``view`` builtin clamps them as
 Python's ``slice.indices`` does (native core.h); a constant zero step is a build error and a
@@ -8,8 +9,12 @@ run-time zero step is raised by the launch."""
 
 import ast
 
+import numpy as np
+
 from ...types import scalars as sc
 from ...types.array import array, _ArrayAlias
+from ...types.array_factories import zeros
+from ...types.fixedarray import fixedarray
 from ...types.indexedarray import is_indexed
 from ...types.array_slice import SLICE_BEGIN, SLICE_END, slice_t
 from ..builtins.registry import Array, Index, Overload, add_builtin
@@ -23,6 +28,13 @@ add_builtin("array_ptr", {"a": Array}, value_type=sc.uint64, differentiable=Fals
 
 def is_array_constructor(obj):
     return obj is array or isinstance(obj, _ArrayAlias)
+
+
+def is_zeros(obj):
+    return obj is zeros
+
+
+SHAPE_NOT_CONSTANT = "the `shape` argument must be specified as a constant when zero-initializing an array"
 
 
 class ArrayViewsMixin:
@@ -85,3 +97,43 @@ class ArrayViewsMixin:
         ov = Overload(name="array_from_ptr", input_types={}, value_func=None, cpp="array_from_ptr",
                       differentiable=False, template=lambda ts, ret: tmpl)
         return self.emit_call(ov, t, [ptr] + dims)
+
+    def fixed_zeros(self, obj, node, kwargs):
+        """``wp.zeros(shape=(2, 3), dtype=int)`` in a kernel or function: a zeroed stack array of
+        that constant shape (``wp::fixedarray_t``, core.h)."""
+        names = ["shape", "dtype"]
+        if len(node.args) > 2 or set(kwargs) - set(names) or \
+                any(n in kwargs for n in names[:len(node.args)]):
+            raise self.scope.error("in kernels, wp.zeros() takes shape= and dtype= only (a stack "
+                                   "array of a constant shape)", node)
+        given = dict(zip(names, node.args), **kwargs)
+        if "shape" not in given:
+            raise self.scope.error("wp.zeros() in a kernel needs a shape", node)
+        dtype = self.eval(given["dtype"]) if "dtype" in given else PyValue(float)
+        if not isinstance(dtype, PyValue):
+            raise self.scope.error("wp.zeros(dtype=...) must be a type known at build time", node)
+        shape = self._constant_shape(self.eval(given["shape"]))
+        if shape is None:
+            raise self.scope.error(SHAPE_NOT_CONSTANT, node)
+        try:
+            t = fixedarray(dtype=dtype.obj, shape=shape)
+        except ValueError as e:
+            raise self.scope.error(f"wp.zeros() in a kernel: {e}", node) from None
+        tmpl = f"<{t.size}, {t.dtype._cpp}>"
+        ov = Overload(name="zeros", input_types={}, value_func=None, cpp="fixedarray_t",
+                      differentiable=False, template=lambda ts, ret: tmpl)
+        return self.emit_call(ov, t, [self.scope.const(d, sc.int32) for d in shape])
+
+    @staticmethod
+    def _constant_shape(value):
+        """The dimensions of a shape known at build time (an int or a tuple of them), else None."""
+        items = value if isinstance(value, tuple) else (value,)
+        if isinstance(value, PyValue) and isinstance(value.obj, tuple):
+            items = tuple(PyValue(x) for x in value.obj)
+        out = []
+        for v in items:
+            c = v.obj if isinstance(v, PyValue) else getattr(v, "constant", None)
+            if isinstance(c, bool) or not isinstance(c, (int, np.integer)):
+                return None
+            out.append(int(c))
+        return out

@@ -17,7 +17,8 @@ from . import dispatch
 from . import static as static_mod
 from .intrinsics_transform import constructor_args as transform_constructor_args
 from .intrinsics_transform import constructor_keywords
-from .array_views import is_array_constructor
+from .array_views import is_array_constructor, is_zeros
+from .addresses import address_of
 
 _PY_BUILTIN_MAP = {min: "min", max: "max", abs: "abs", round: "round", pow: "pow"}
 _TYPE_FACTORIES = {comp.vector: "vector", comp.matrix: "matrix", comp.quaternion: "quaternion",
@@ -85,6 +86,10 @@ class CallsMixin:
             return self.call_resolved
         if is_array_constructor(obj):
             return self.array_from_ptr
+        if is_zeros(obj):
+            return self.fixed_zeros
+        if obj is address_of:
+            return self.address_of_call
         if obj is grad_of.grad:
             return lambda o, n, kw: PyValue(grad_of.GradOf(self._grad_target(n, kw)))
         if isinstance(obj, grad_of.GradOf):

@@ -73,6 +73,19 @@ def declared_return(tr, fn):
     return [t] if is_concrete(t) else None
 
 
+_UNKNOWN = object()
+
+
+def _python_annotation(tr, node):
+    """The annotation's value as Python computes it where the function was defined, or _UNKNOWN."""
+    import ast
+    from ...types.annotation_text import resolve_annotation
+    try:
+        return resolve_annotation(ast.unparse(node), tr.py_globals, dict(tr.src.closure))
+    except Exception:
+        return _UNKNOWN
+
+
 def check_returns(tr, fn):
     """A function that returns a value must return one on every path."""
     declared = getattr(tr, "declared_return", None)
@@ -103,3 +116,19 @@ def slot_augassign_error(tr, node, value):
         f"In function '{tr.src.name}': Differentiable composite slot augmented assignments with this "
         "operator are not supported with backward code generation enabled. Write the result to a "
         "separate array, or use enable_backward=False for forward-only code.", node)
+
+
+def fixed_as_array(tr, types):
+    """A stack array (wp.zeros in the function) returned where the annotation says ``wp.array``
+    would point at memory that ends with the function: refused, in warp-lang's words."""
+    from ...types.array import array
+    from ...types.fixedarray import is_fixed
+    from ...types.introspection import type_repr
+    returns = tr.src.tree.returns
+    if returns is None or not any(is_fixed(t) for t in types):
+        return
+    d = _python_annotation(tr, returns)     # wp.array2d[int] is Python's to evaluate
+    for t in types:
+        if is_fixed(t) and isinstance(d, array) and not is_fixed(d):
+            raise tr.scope.error(f"The function `{tr.src.name}` returns a fixed-size array whereas it "
+                                 f"has its return type annotated as `Array[{type_repr(d.dtype)}]`.")

@@ -18,7 +18,8 @@ from . import intrinsics_texture  # noqa: F401  (wp.texture_sample's handler)
 from . import intrinsics, one_path
 from .. import ir
 from .calls import CallsMixin
-from .checks import always_exits, check_returns, check_signature, declared_return, slot_augassign_error
+from .checks import (always_exits, check_returns, check_signature, declared_return, fixed_as_array,
+                     slot_augassign_error)
 from .expressions import BINOPS, EXPR_TABLE, ExpressionsMixin
 from ..builtins.registry import type_name
 from ..ir import PyValue
@@ -26,6 +27,7 @@ from .scope import Conflict, Scope, contains_break
 from . import static as static_mod
 from .slicing import SlicingMixin
 from .array_views import ArrayViewsMixin
+from .addresses import AddressMixin
 
 
 # augmented assignments into array elements that are atomics (where the element type has them)
@@ -47,7 +49,7 @@ def _bare_types():
     return out
 
 
-class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
+class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin, AddressMixin):
     expr_table = EXPR_TABLE
     intrinsics = intrinsics.INTRINSICS
     block_width = 1    # lanes per block (a kernel built for cooperative CPU blocks sets it)
@@ -584,6 +586,7 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin):
         if declared is not None and self.return_types is None:
             self.return_types = declared      # later returns are checked against the annotation
         types = [v.type for v in values]
+        fixed_as_array(self, types)
         if self.return_types is None:
             self.return_types = types
             return values

@@ -188,20 +188,63 @@ template <typename T>
 WPI_FUNC T own_value(const T& x) { return x; }
 
 // --- array atomics: atomic_OP(a, i[, j[, k[, l]]], value) -> the old value ------------------------
+// On CUDA, an update of a thread's own stack array (WPI_ARRAY_LOCAL) is a plain read and write:
+// CUDA's atomics do not address a thread's local memory. The CPU's atomics do, and its code stays
+// free of the test (it would keep GCC from vectorising adjoint loops).
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define WPI_LOCAL_PLAIN(a) ((a).flags & WPI_ARRAY_LOCAL)
+#else
+#define WPI_LOCAL_PLAIN(a) false
+#endif
+namespace detail {
+template <typename T, typename Op>
+WPI_FUNC T plain_rmw(T* p, const T& v, Op op)
+{
+    typedef typename components<T>::scalar S;
+    const T old = *p;
+    for (int k = 0; k < components<T>::n; ++k)
+        ((S*)p)[k] = S(op(((const S*)&old)[k], ((const S*)&v)[k]));
+    return old;
+}
+}  // namespace detail
+#define WPI_PLAIN_OP(NAME, EXPR)                                                                     \
+    template <typename T>                                                                            \
+    WPI_FUNC T NAME##_local_ptr(T* p, const T& v)                                                    \
+    {                                                                                                \
+        typedef typename components<T>::scalar S;                                                    \
+        return detail::plain_rmw(p, v, [](S a, S b) { return EXPR; });                               \
+    }
+WPI_PLAIN_OP(atomic_add, a + b)
+WPI_PLAIN_OP(atomic_sub, a - b)
+WPI_PLAIN_OP(atomic_min, min(a, b))
+WPI_PLAIN_OP(atomic_max, max(a, b))
+WPI_PLAIN_OP(atomic_exch, b)
+WPI_PLAIN_OP(atomic_and, a & b)
+WPI_PLAIN_OP(atomic_or, a | b)
+WPI_PLAIN_OP(atomic_xor, a ^ b)
+WPI_PLAIN_OP(atomic_add_own, a + b)
+WPI_PLAIN_OP(atomic_sub_own, a - b)
+#undef WPI_PLAIN_OP
 #define WPI_ARRAY_ATOMIC(NAME, ARR)                                                                \
+    template <typename T>                                                                        \
+    WPI_FUNC T NAME##_at(const ARR<T>& a, T* p, const T& v)                                      \
+    {                                                                                            \
+        if (WPI_LOCAL_PLAIN(a)) return NAME##_local_ptr(p, v);                                   \
+        return NAME##_ptr(p, v);                                                                 \
+    }                                                                                            \
     template <typename T, typename I>                                                            \
-    WPI_FUNC T NAME(const ARR<T>& a, I i, const T& v) { return NAME##_ptr(address(a, i), v); } \
+    WPI_FUNC T NAME(const ARR<T>& a, I i, const T& v) { return NAME##_at(a, address(a, i), v); } \
     template <typename T, typename I, typename J>                                                \
-    WPI_FUNC T NAME(const ARR<T>& a, I i, J j, const T& v) { return NAME##_ptr(address(a, i, j), v); } \
+    WPI_FUNC T NAME(const ARR<T>& a, I i, J j, const T& v) { return NAME##_at(a, address(a, i, j), v); } \
     template <typename T, typename I, typename J, typename K>                                    \
     WPI_FUNC T NAME(const ARR<T>& a, I i, J j, K k, const T& v)                              \
     {                                                                                            \
-        return NAME##_ptr(address(a, i, j, k), v);                                               \
+        return NAME##_at(a, address(a, i, j, k), v);                                             \
     }                                                                                            \
     template <typename T, typename I, typename J, typename K, typename L>                        \
     WPI_FUNC T NAME(const ARR<T>& a, I i, J j, K k, L l, const T& v)                         \
     {                                                                                            \
-        return NAME##_ptr(address(a, i, j, k, l), v);                                            \
+        return NAME##_at(a, address(a, i, j, k, l), v);                                          \
     }
 WPI_ARRAY_ATOMIC(atomic_add, array_t)
 WPI_ARRAY_ATOMIC(atomic_add, indexedarray_t)
@@ -269,6 +312,36 @@ WPI_ARRAY_CAS_REPLAY(array_t)
 WPI_ARRAY_CAS_REPLAY(indexedarray_t)
 #undef WPI_ARRAY_CAS_REPLAY
 
+// The adjoint's replay of an atomic on a thread's own stack array (WPI_ARRAY_LOCAL: a
+// wp.fixedarray, made afresh by the replay) performs it, so that later reads in the replay see
+// what the forward saw; on any other array it only reads, as atomic_replay.
+#define WPI_LOCAL_ATOMIC_REPLAY(OP)                                                                \
+    template <typename T, typename... A>                                                           \
+    WPI_FUNC T OP##_local(const array_t<T>& a, A... args)                                          \
+    {                                                                                              \
+        if (a.flags & WPI_ARRAY_LOCAL) return OP(a, args...);                                      \
+        return atomic_replay(a, args...);                                                          \
+    }                                                                                              \
+    template <typename T, typename... A>                                                           \
+    WPI_FUNC T OP##_local(const indexedarray_t<T>& a, A... args) { return atomic_replay(a, args...); }
+WPI_LOCAL_ATOMIC_REPLAY(atomic_add)
+WPI_LOCAL_ATOMIC_REPLAY(atomic_sub)
+WPI_LOCAL_ATOMIC_REPLAY(atomic_min)
+WPI_LOCAL_ATOMIC_REPLAY(atomic_max)
+WPI_LOCAL_ATOMIC_REPLAY(atomic_exch)
+WPI_LOCAL_ATOMIC_REPLAY(atomic_and)
+WPI_LOCAL_ATOMIC_REPLAY(atomic_or)
+WPI_LOCAL_ATOMIC_REPLAY(atomic_xor)
+#undef WPI_LOCAL_ATOMIC_REPLAY
+template <typename T, typename... A>
+WPI_FUNC T atomic_cas_local(const array_t<T>& a, A... args)
+{
+    if (a.flags & WPI_ARRAY_LOCAL) return atomic_cas(a, args...);
+    return atomic_cas_replay(a, args...);
+}
+template <typename T, typename... A>
+WPI_FUNC T atomic_cas_local(const indexedarray_t<T>& a, A... args) { return atomic_cas_replay(a, args...); }
+
 // --- generic adjoint helpers ------------------------------------------------------------------------
 template <typename T>
 WPI_FUNC void adj_accum(T& a, const T& b) { a = add(a, b); }
@@ -283,6 +356,8 @@ template <typename T>
 WPI_FUNC void adj_accum(array_t<T>&, const array_t<T>&) {}
 template <typename T>
 WPI_FUNC void adj_accum(indexedarray_t<T>&, const indexedarray_t<T>&) {}
+template <int N, typename T>
+WPI_FUNC void adj_accum(fixedarray_t<N, T>&, const fixedarray_t<N, T>&) {}
 // adjoints of an element kept in a local across a loop (own_add_value... above)
 template <typename T>
 WPI_FUNC void adj_own_add_value(const T&, const T&, T& adj_x, T& adj_v, const T& adj_ret)
@@ -326,20 +401,19 @@ WPI_FUNC void adj_select(bool cond, T& adj_a, T& adj_b, const T& adj_out)
 // adjoint taking `own` is plain where the entry found `own` safe (codegen/own_index.py).
 // Structs (arrays of @wp.struct) get field-wise `grad_add`/`grad_take` generated beside them,
 // found by argument-dependent lookup, as `adj_accum` is.
+#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+namespace detail {
+// A value of two floats (vec2f: the complex numbers of FFTs) at an 8-byte aligned address takes
+// its gradient with one 64-bit compare-and-swap or exchange instead of one per component (each a
+// locked instruction: most of an FFT row's adjoint). Components get the same old + v.
 template <typename T>
-WPI_FUNC void grad_add(T* p, const T& v) { atomic_add_ptr(p, v); }
-WPI_FUNC void grad_add(bool*, const bool&) {}
-template <typename T>
-WPI_FUNC void grad_add(array_t<T>*, const array_t<T>&) {}
-template <typename T>
-WPI_FUNC void grad_add(indexedarray_t<T>*, const indexedarray_t<T>&) {}
-template <typename T>
-WPI_FUNC T grad_take(T* p) { return atomic_exch_ptr(p, T{}); }
-WPI_FUNC bool grad_take(bool*) { return false; }
-template <typename T>
-WPI_FUNC array_t<T> grad_take(array_t<T>*) { return array_t<T>{}; }
-template <typename T>
-WPI_FUNC indexedarray_t<T> grad_take(indexedarray_t<T>*) { return indexedarray_t<T>{}; }
+WPI_FUNC bool float_pair_at(const T* p)
+{
+    return components<T>::n == 2 && sizeof(T) == 8 && sizeof(typename components<T>::scalar) == 4 &&
+           ((unsigned long long)p & 7ull) == 0;
+}
+}  // namespace detail
+#endif
 template <typename T>
 WPI_FUNC void grad_add_own(T* p, const T& v) { adj_accum(*p, v); }
 template <typename T>
@@ -349,6 +423,57 @@ WPI_FUNC T grad_take_own(T* p)
     *p = T{};
     return v;
 }
+#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+// The only launch running, on this thread alone (core.h wpi_plain_grads): no other thread can
+// touch a gradient, which then takes its additions plainly (a locked instruction per component
+// was most of a stencil's or an FFT's adjoint). The same arithmetic: results are the same bits.
+WPI_FUNC bool launch_alone() { return __atomic_load_n(::wpi_plain_grads, __ATOMIC_RELAXED) == 1; }
+#endif
+template <typename T>
+WPI_FUNC void grad_add(T* p, const T& v)
+{
+#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+    if (launch_alone()) return grad_add_own(p, v);
+    if constexpr (components<T>::n == 2 && sizeof(T) == 8) {
+        if (detail::float_pair_at(p)) {
+            typedef typename components<T>::scalar S;
+            detail::atomic_rmw(p, [&v](T old) {
+                T r = old;
+                for (int k = 0; k < 2; ++k) ((S*)&r)[k] = S(((const S*)&old)[k] + ((const S*)&v)[k]);
+                return r;
+            });
+            return;
+        }
+    }
+#endif
+    atomic_add_ptr(p, v);
+}
+WPI_FUNC void grad_add(bool*, const bool&) {}
+template <typename T>
+WPI_FUNC void grad_add(array_t<T>*, const array_t<T>&) {}
+template <typename T>
+WPI_FUNC void grad_add(indexedarray_t<T>*, const indexedarray_t<T>&) {}
+template <typename T>
+WPI_FUNC T grad_take(T* p)
+{
+#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+    if (launch_alone()) return grad_take_own(p);
+    if constexpr (components<T>::n == 2 && sizeof(T) == 8) {
+        if (detail::float_pair_at(p)) {
+            const unsigned long long bits = __atomic_exchange_n((unsigned long long*)p, 0ull, __ATOMIC_RELAXED);
+            T r;
+            WPI_HOST_MEMCPY(&r, &bits, sizeof(T));
+            return r;
+        }
+    }
+#endif
+    return atomic_exch_ptr(p, T{});
+}
+WPI_FUNC bool grad_take(bool*) { return false; }
+template <typename T>
+WPI_FUNC array_t<T> grad_take(array_t<T>*) { return array_t<T>{}; }
+template <typename T>
+WPI_FUNC indexedarray_t<T> grad_take(indexedarray_t<T>*) { return indexedarray_t<T>{}; }
 
 namespace detail {
 // the bytes [lo, hi) an array's buffer at `base` spans, from its shape and strides
@@ -430,7 +555,8 @@ WPI_FUNC void adj_minmax(const T& final_value, const T& grad, const T& v, T& adj
     template <typename T, IDX_T>                                                                    \
     WPI_FUNC void adj_load(const ARR<T>& a, IDX_P, ARR<T>&, IDX_ADJ, const T& adj_ret)      \
     {                                                                                               \
-        if (a.grad) grad_add(elem_ptr(a.grad, a, IDX_A), adj_ret);                                  \
+        if (a.grad && WPI_LOCAL_PLAIN(a)) grad_add_own(elem_ptr(a.grad, a, IDX_A), adj_ret);        \
+        else if (a.grad) grad_add(elem_ptr(a.grad, a, IDX_A), adj_ret);                             \
     }                                                                                               \
     template <typename T, IDX_T>                                                                    \
     WPI_FUNC void adj_load_own(const ARR<T>& a, IDX_P, ARR<T>&, IDX_ADJ, const T& adj_ret)  \
@@ -441,7 +567,7 @@ WPI_FUNC void adj_minmax(const T& final_value, const T& grad, const T& v, T& adj
     WPI_FUNC void adj_load(const ARR<T>& a, IDX_P, ARR<T>&, IDX_ADJ, const T& adj_ret,      \
                            bool own)                                                                \
     {                                                                                               \
-        if (a.grad && own) grad_add_own(elem_ptr(a.grad, a, IDX_A), adj_ret);                       \
+        if (a.grad && (own || WPI_LOCAL_PLAIN(a))) grad_add_own(elem_ptr(a.grad, a, IDX_A), adj_ret); \
         else if (a.grad) grad_add(elem_ptr(a.grad, a, IDX_A), adj_ret);                             \
     }                                                                                               \
     template <typename T, IDX_T>                                                                    \
@@ -450,6 +576,8 @@ WPI_FUNC void adj_minmax(const T& final_value, const T& grad, const T& v, T& adj
     {                                                                                               \
         if (a.grad && (a.flags & WPI_ARRAY_RETAIN_GRAD))                                            \
             adj_accum(adj_v, *elem_ptr(a.grad, a, IDX_A));                                          \
+        else if (a.grad && WPI_LOCAL_PLAIN(a))                                                      \
+            adj_accum(adj_v, grad_take_own(elem_ptr(a.grad, a, IDX_A)));                            \
         else if (a.grad)                                                                            \
             adj_accum(adj_v, grad_take(elem_ptr(a.grad, a, IDX_A)));                                \
     }                                                                                               \

@@ -28,6 +28,63 @@ struct array_t {
 };
 // flags bit: a store's adjoint leaves the element's gradient (wp.array(retain_grad=True))
 #define WPI_ARRAY_RETAIN_GRAD 1
+// flags bit: the array's elements are a thread's own stack memory (a wp.fixedarray or a view of
+// one): the adjoint's replay performs its stores (array_store_local, atomic_*_local), since the
+// replay makes the array afresh, where it leaves other arrays' memory as the forward left it
+#define WPI_ARRAY_LOCAL 2
+
+// wp.zeros(shape=..., dtype=...) in a kernel or function: `N` zeroed elements (and their zeroed
+// gradients) in the object itself, seen as a contiguous array of the shape given. A copy copies
+// the elements and points at its own: a value, as a function returns it.
+template <int N, typename T>
+struct fixedarray_t : array_t<T> {
+    T storage[N];
+    T grad_storage[N];
+
+    WPI_FUNC fixedarray_t() { init(N, 0, 0, 0); }
+    WPI_FUNC explicit fixedarray_t(int32 d0, int32 d1 = 0, int32 d2 = 0, int32 d3 = 0) { init(d0, d1, d2, d3); }
+    WPI_FUNC fixedarray_t(const fixedarray_t& o) { copy_from(o); }
+    WPI_FUNC fixedarray_t& operator=(const fixedarray_t& o)
+    {
+        if (this != &o) copy_from(o);
+        return *this;
+    }
+
+private:
+    WPI_FUNC void init(int32 d0, int32 d1, int32 d2, int32 d3)
+    {
+        const int32 dims[4] = {d0, d1, d2, d3};
+        int64 stride = int64(sizeof(T));
+        this->ndim = d3 ? 4 : d2 ? 3 : d1 ? 2 : 1;
+        for (int d = 3; d >= 0; --d) {
+            this->shape[d] = d < this->ndim ? dims[d] : 0;
+            this->strides[d] = d < this->ndim ? stride : 0;
+            if (d < this->ndim) stride *= dims[d];
+        }
+        for (int i = 0; i < N; ++i) {
+            storage[i] = T{};
+            grad_storage[i] = T{};
+        }
+        this->data = storage;
+        this->grad = grad_storage;
+        this->flags = WPI_ARRAY_LOCAL;
+    }
+    WPI_FUNC void copy_from(const fixedarray_t& o)
+    {
+        for (int i = 0; i < N; ++i) {
+            storage[i] = o.storage[i];
+            grad_storage[i] = o.grad_storage[i];
+        }
+        for (int d = 0; d < 4; ++d) {
+            this->shape[d] = o.shape[d];
+            this->strides[d] = o.strides[d];
+        }
+        this->ndim = o.ndim;
+        this->data = storage;
+        this->grad = grad_storage;
+        this->flags = WPI_ARRAY_LOCAL;
+    }
+};
 
 struct launch_bounds_t {
     int32 shape[4];
@@ -129,6 +186,12 @@ WPI_FUNC void array_store(const array_t<T>& a, int64 i, int64 j, int64 k, int64 
 {
     *elem_ptr(a.data, a, i, j, k, l) = v;
 }
+// the adjoint's replay of a store: only into a thread's own stack array (WPI_ARRAY_LOCAL)
+template <typename T, typename... A>
+WPI_FUNC void array_store_local(const array_t<T>& a, A... args)
+{
+    if (a.flags & WPI_ARRAY_LOCAL) array_store(a, args...);
+}
 
 // --- views and slices ----------------------------------------------------------------------------
 // a[start:stop:step] in a kernel; an omitted start/stop is one of these sentinels (its meaning
@@ -206,7 +269,7 @@ WPI_FUNC array_t<T> view(const array_t<T>& a, A... args)
     v.ndim = od;
     v.data = a.data ? (T*)((char*)a.data + offset) : nullptr;
     v.grad = a.grad ? (T*)((char*)a.grad + offset) : nullptr;
-    v.flags = 0;   // as the reference: a store through a view consumes its gradient (no retain_grad)
+    v.flags = a.flags & WPI_ARRAY_LOCAL;   // a store through a view consumes its gradient (no retain_grad)
     return v;
 }
 
@@ -233,6 +296,14 @@ WPI_FUNC array_t<T> array_from_ptr(uint64 ptr, I... shape)
 
 template <typename T>
 WPI_FUNC uint64 array_ptr(const array_t<T>& a) { return uint64(a.data); }
+
+// wp.address_of(...): the address of a local (the variable itself, so a native snippet writing
+// through it changes what the next read sees) or of an array element, plus a field/component
+// byte offset
+template <typename T>
+WPI_FUNC uint64 address_of_value(int64 offset, T& x) { return uint64((char*)&x + offset); }
+template <typename A, typename... I>
+WPI_FUNC uint64 address_of_elem(int64 offset, const A& a, I... idx) { return uint64((char*)address(a, idx...) + offset); }
 
 template <typename T, typename I>
 WPI_FUNC int32 array_shape(const array_t<T>& a, I k) { return a.shape[k]; }
@@ -462,6 +533,17 @@ extern "C" WPI_EXPORT void wpi_set_interrupt_hooks(void* poll, const void* stopp
     wpi_poll_stop = poll ? (int (*)())poll : &wpi_no_stop;
     wpi_stopping = stopping ? (const int*)stopping : &wpi_not_stopping;
     wpi_poll_arm = arm ? (const int* (*)())arm : &wpi_no_flag;
+}
+// The launcher's flag (native/src/thread_pool.h plain_gradients_flag): 1 while this thread runs a
+// chunk of the only launch in progress, alone, so gradients may take their additions with plain
+// reads and writes (atomic.h grad_add). A module not given it always adds atomically.
+namespace {
+const int wpi_never_plain = 0;
+const int* wpi_plain_grads = &wpi_never_plain;
+}  // namespace
+extern "C" WPI_EXPORT void wpi_set_plain_flag(const void* flag)
+{
+    wpi_plain_grads = flag ? (const int*)flag : &wpi_never_plain;
 }
 // an innermost loop with a small body also has a tick-free copy for at most 1024 iterations
 // (range_short) (codegen/polls.py): `#if WPI_POLLS  if (wp::range_short(...)) {...} else  #endif`

@@ -78,6 +78,9 @@ WPI_FUNC void array_store(const indexedarray_t<T>& a, int64 i, int64 j, int64 k,
 {
     indexed_store(a, v, i, j, k, l);
 }
+// the adjoint's replay of a store: an indexed array is never a thread's own stack memory
+template <typename T, typename... A>
+WPI_FUNC void array_store_local(const indexedarray_t<T>&, A...) {}
 
 // a[i], a[i, j] of an indexed array of more dimensions: the indexed array of the remaining ones
 // (integer indices only, as the reference: indexed arrays take no slices in kernels).

@@ -664,6 +664,31 @@ WPI_FUNC int64 tile_array_offset(const array_t<T>& a, int ndim, const int* o, in
     return tile_indexed_offset<-1, T, Tl>(a, ndim, o, n, tile_no_indices{}, inside);
 }
 
+// f(n, off) for each element n of tile Tl inside array a, at byte offset off. A whole window
+// inside the array with a unit inner stride goes row by row: one offset per row (the element-wise
+// offset, a division per dimension, was most of a tile store's and a tile adjoint's time).
+template <typename Tl, int NDIM, typename T, typename F>
+WPI_FUNC void tile_each_inside(const array_t<T>& a, const int* o, F f)
+{
+    constexpr int inner = NDIM == 1 ? Tl::d0 : NDIM == 2 ? Tl::d1 : NDIM == 3 ? Tl::d2 : Tl::d3;
+    const int dims[4] = {Tl::d0, Tl::d1, Tl::d2, Tl::d3};
+    bool fits = a.strides[NDIM - 1] == int64(sizeof(T));
+    for (int d = 0; d < NDIM; ++d) fits = fits && o[d] >= 0 && int64(o[d]) + dims[d] <= a.shape[d];
+    if (fits) {
+        for (int row = 0; row < Tl::size / inner; ++row) {
+            bool inside;
+            const int64 off = tile_array_offset<T, Tl>(a, NDIM, o, row * inner, inside);
+            for (int j = 0; j < inner; ++j) f(row * inner + j, off + int64(j) * int64(sizeof(T)));
+        }
+        return;
+    }
+    for (int n = 0; n < Tl::size; ++n) {
+        bool inside;
+        const int64 off = tile_array_offset<T, Tl>(a, NDIM, o, n, inside);
+        if (inside) f(n, off);
+    }
+}
+
 template <typename R, int NDIM, typename T>
 WPI_FUNC R tile_load(const array_t<T>& a, int32 o0, int32 o1, int32 o2, int32 o3)
 {
@@ -698,11 +723,7 @@ WPI_FUNC void adj_tile_load(const array_t<T>& a, int32 o0, int32 o1, int32 o2, i
 {
     if (!a.grad) return;    // (a cooperative block: each lane adds its own part of the gradient)
     const int o[4] = {o0, o1, o2, o3};
-    for (int n = 0; n < R::size; ++n) {
-        bool inside;
-        int64 off = tile_array_offset<T, R>(a, NDIM, o, n, inside);
-        if (inside) atomic_add_ptr((T*)((char*)a.grad + off), adj_ret.data[n]);
-    }
+    tile_each_inside<R, NDIM>(a, o, [&](int n, int64 off) { grad_add((T*)((char*)a.grad + off), adj_ret.data[n]); });
 }
 
 template <int NDIM, typename T, typename Tl>
@@ -710,11 +731,7 @@ WPI_FUNC void tile_store(const array_t<T>& a, const Tl& t, int32 o0, int32 o1, i
 {
     if (block_lane() != 0) return;    // a cooperative block stores once (lane 0)
     const int o[4] = {o0, o1, o2, o3};
-    for (int n = 0; n < Tl::size; ++n) {
-        bool inside;
-        int64 off = tile_array_offset<T, Tl>(a, NDIM, o, n, inside);
-        if (inside) *(T*)((char*)a.data + off) = t.data[n];
-    }
+    tile_each_inside<Tl, NDIM>(a, o, [&](int n, int64 off) { *(T*)((char*)a.data + off) = t.data[n]; });
 }
 // the gradient of a tile's elements in an array: a store takes it (the overwritten values had no
 // influence after it, as adj_array_store; not with retain_grad), an atomic addition passes it on
@@ -729,11 +746,7 @@ WPI_FUNC void adj_tile_store_grad(const array_t<T>& a, int32 o0, int32 o1, int32
 {
     if (!a.grad || block_lane() != 0) return;    // a block stored once: lane 0 takes the gradient
     const int o[4] = {o0, o1, o2, o3};
-    for (int n = 0; n < Tl::size; ++n) {
-        bool inside;
-        int64 off = tile_array_offset<T, Tl>(a, NDIM, o, n, inside);
-        if (inside) adj_accum(adj_t.data[n], tile_grad_of(a, off, take));
-    }
+    tile_each_inside<Tl, NDIM>(a, o, [&](int n, int64 off) { adj_accum(adj_t.data[n], tile_grad_of(a, off, take)); });
 }
 template <int NDIM, typename T, typename Tl>
 WPI_FUNC void adj_tile_store(const array_t<T>& a, const Tl&, int32 o0, int32 o1, int32 o2, int32 o3,
@@ -749,11 +762,7 @@ WPI_FUNC Tl tile_atomic_add(const array_t<T>& a, const Tl& t, int32 o0, int32 o1
     Tl old = {};
     if (block_lane() == 0) {    // a cooperative block adds once (lane 0) and shares the old values
         const int o[4] = {o0, o1, o2, o3};
-        for (int n = 0; n < Tl::size; ++n) {
-            bool inside;
-            int64 off = tile_array_offset<T, Tl>(a, NDIM, o, n, inside);
-            old.data[n] = inside ? atomic_add_ptr((T*)((char*)a.data + off), t.data[n]) : T{};
-        }
+        tile_each_inside<Tl, NDIM>(a, o, [&](int n, int64 off) { old.data[n] = atomic_add_ptr((T*)((char*)a.data + off), t.data[n]); });
     }
     return block_width() > 1 ? block_broadcast(old, 0) : old;
 }

@@ -14,17 +14,7 @@ import enum
 
 import numpy as np
 
-
-def _gl():
-    try:
-        from pyglet import gl
-    except ImportError as e:
-        raise ImportError("OpenGL interop needs pyglet (>= 2.0): pip install pyglet") from e
-    return gl
-
-
-def _buffer_id(gl_id):
-    return int(getattr(gl_id, "value", gl_id))
+from .opengl import gl_object_id, load_gl
 
 
 class TextureResourceFlags(enum.IntEnum):
@@ -61,11 +51,11 @@ class GLTextureResource:
 
     def __init__(self, gl_tex_id, gl_tex_target, device=None, flags=TextureResourceFlags.NONE):
         from ..runtime.device import get_device
-        gl = _gl()
+        gl = load_gl()
         ndims = {gl.GL_TEXTURE_1D: 1, gl.GL_TEXTURE_2D: 2, gl.GL_TEXTURE_3D: 3}
         if gl_tex_target not in ndims:
             raise ValueError("Invalid GL texture target")
-        self._id, self._target, self._ndim = _buffer_id(gl_tex_id), gl_tex_target, ndims[gl_tex_target]
+        self._id, self._target, self._ndim = gl_object_id(gl_tex_id), gl_tex_target, ndims[gl_tex_target]
         self._device = get_device(device)
         self._flags = TextureResourceFlags(flags)
         self._mapped_texture = None
@@ -91,9 +81,9 @@ class GLTextureResource:
         """The texture's texels as a Warp texture on the device (the same one until ``unmap``)."""
         if self._mapped_texture is not None:
             return self._mapped_texture
-        from .texture import Texture1D, Texture2D, Texture3D
-        from .modes import TextureFilterMode
-        gl = _gl()
+        from ..texture.texture import Texture1D, Texture2D, Texture3D
+        from ..texture.modes import TextureFilterMode
+        gl = load_gl()
         (fmt, typ, dt, channels, integer), size, shape = self._layout(gl)
         host = np.zeros(shape, dtype=dt)
         if self._flags != TextureResourceFlags.WRITE_DISCARD:
@@ -113,7 +103,7 @@ class GLTextureResource:
         tex, self._mapped_texture = self._mapped_texture, None
         if self._flags == TextureResourceFlags.READ_ONLY:
             return
-        gl = _gl()
+        gl = load_gl()
         (fmt, typ, dt, _, _), size, shape = self._layout(gl)
         host = np.ascontiguousarray(np.zeros(shape, dtype=dt))
         tex.copy_to(host)

@@ -1,0 +1,93 @@
+"""Zero-filled CPU allocations (``wp.zeros``, ``wp.zeros_like``, ``wp.empty`` and pinned arrays):
+every byte is zero, a struct's padding too, also when the memory is what a freed array of the same
+size held (filled with 0xFF before it went), for every kind of dtype and size (below NumPy's
+small-block cache, and from the heap), and the data starts at a 64-byte boundary."""
+
+import ctypes
+import gc
+
+import numpy as np
+import pytest
+
+import warp_interactive as wp
+
+
+@wp.struct
+class Padded:
+    a: wp.int8          # 3 bytes of padding follow: they must be zero too
+    b: wp.float32
+    c: wp.vec3d
+
+
+DTYPES = [wp.bool, wp.int8, wp.uint8, wp.int16, wp.uint16, wp.int32, wp.uint32, wp.int64, wp.uint64,
+          wp.float16, wp.float32, wp.float64, wp.vec3, wp.vec2h, wp.mat22d, wp.quat, wp.transform, Padded]
+# element counts: a few bytes (NumPy's cached small blocks), ~100 KB and a few MB (the heap)
+COUNTS = [3, 4099, 200_000]
+
+
+def _bytes(a):
+    """The array's raw bytes, read through its pointer (not through its NumPy view)."""
+    n = a.size * wp.types.type_size_in_bytes(a.dtype)
+    return np.ctypeslib.as_array((ctypes.c_uint8 * n).from_address(a.ptr))
+
+
+def _dirty(make):
+    """Make an array like ``make`` does, set all its bytes to 0xFF and free it."""
+    a = make()
+    _bytes(a)[...] = 0xFF
+    del a
+    gc.collect()
+
+
+def _check(a, count):
+    assert a.ptr % 64 == 0
+    assert a.size == count
+    raw = _bytes(a)
+    assert raw.size and not raw.any(), f"{np.count_nonzero(raw)} non-zero bytes of {raw.size}"
+
+
+@pytest.mark.parametrize("count", COUNTS)
+@pytest.mark.parametrize("dtype", DTYPES, ids=wp.types.type_repr)
+def test_zeros_are_zero_after_reuse_of_freed_memory(dtype, count):
+    make = lambda: wp.zeros(count, dtype=dtype, device="cpu")      # noqa: E731
+    for _ in range(2):          # a freed block of this size is what the allocator hands out next
+        _dirty(make)
+        a = make()
+        _check(a, count)
+        assert np.all(a.numpy() == np.zeros((), dtype=a.numpy().dtype))
+        del a
+
+
+@pytest.mark.parametrize("count", COUNTS)
+@pytest.mark.parametrize("how", ["zeros_2d", "zeros_like", "empty", "pinned", "array_shape"])
+def test_other_zero_filled_allocations(how, count):
+    make = {
+        "zeros_2d": lambda: wp.zeros((count, 2), dtype=wp.float32, device="cpu"),
+        "zeros_like": lambda: wp.zeros_like(wp.ones(count, dtype=wp.vec2d, device="cpu")),
+        "empty": lambda: wp.empty(count, dtype=wp.int64, device="cpu"),
+        "pinned": lambda: wp.zeros(count, dtype=wp.float64, device="cpu", pinned=True),
+        "array_shape": lambda: wp.array(shape=(count,), dtype=wp.uint16, device="cpu"),
+    }[how]
+    for _ in range(2):
+        _dirty(make)
+        a = make()
+        _check(a, a.size)
+        del a
+
+
+def test_kernel_writes_into_fresh_zeros_and_free_accounting():
+    """A zeroed array is ordinary memory: written, read back, and counted by the memory tracker
+    with its logical size (not the padded buffer's)."""
+    from warp_interactive.runtime.memory_tracker import tracker
+    with wp.ScopedMemoryTracker("z", print=False) as t:
+        t.clear()
+        a = wp.zeros(1_300_000, dtype=wp.float64, device="cpu")
+        live = [r for r in tracker.live.values() if r.label == "array[float64, 1300000]"]
+        assert live and live[-1].nbytes == 1_300_000 * 8
+        a.fill_(2.5)
+        np.testing.assert_array_equal(a.numpy(), np.full(1_300_000, 2.5))
+        a.zero_()
+        assert not a.numpy().any()
+        del a
+        gc.collect()
+        assert not [r for r in tracker.live.values() if r.label == "array[float64, 1300000]"]
