@@ -188,6 +188,8 @@ def interpolate(integrand, dest=None, at=None, dim=None, fields=None, values=Non
     args = _Arguments(integrand, fields, values)
     if isinstance(dest, FieldRestriction):     # the nodes of the restriction's elements
         dest, at = dest.field, dest.domain
+    if getattr(dest, "point_basis", False):     # a point basis's nodes are its quadrature's points
+        dest, at = _point_destination(dest, at)
     if isinstance(at, Quadrature) or (at is not None and not isinstance(dest, DiscreteField)):
         quadrature = at if isinstance(at, Quadrature) else (None if dim is not None else RegularQuadrature(at, 0))
         where = at.domain if isinstance(at, Quadrature) else at
@@ -230,6 +232,16 @@ def interpolate(integrand, dest=None, at=None, dim=None, fields=None, values=Non
         wp.launch(_average_into_partition, dim=part.node_count(), device=device,
                   inputs=[sums, counts, part.space_node_indices(device), dest.dof_values, int(mode <= 1)])
     return dest
+
+
+def _point_destination(field, at):
+    """(node values, quadrature) of a point-basis field as a destination: the integrand is
+    evaluated at its quadrature's points, stored by point index (= node index)."""
+    quadrature = field.space.basis.quadrature
+    if at is not None and at.element_count() != quadrature.domain.element_count():
+        raise NotImplementedError("fem.interpolate: restrictions of point-basis fields to part of the cells "
+                                  "are not supported yet")
+    return field.dof_values, quadrature
 
 
 def _reduction_mode(reduction):
