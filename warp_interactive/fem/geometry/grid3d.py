@@ -252,7 +252,7 @@ class Grid3D(Geometry):
     cell_inverse_deformation_gradient = grid3d_cell_inverse_deformation_gradient
     cell_measure = grid3d_cell_measure
     cell_normal = grid3d_cell_normal
-    cell_lookup = grid_lookup_funcs(3, _grid3d_locate)
+    cell_lookup = grid_lookup_funcs(3, Grid3DCellArg, _grid3d_locate, grid3d_cell_position)
     side_position = grid3d_side_position
     side_normal = grid3d_side_normal
     side_measure = grid3d_side_measure
