@@ -83,7 +83,8 @@ def side_element(dim, degree, family):
             d = decode(arg, element)
             idx = wp.vec3i(0)
             idx[d[0]] = wp.where(d[1] == 0, 0, k)
-            idx[(d[0] + 1) % 3] = m // K
+            i = m // K
+            idx[(d[0] + 1) % 3] = wp.where(grid3d.side_flipped(d), k - i, i)   # the side's node along axis+1
             idx[(d[0] + 2) % 3] = m % K
             return (idx[0] * K + idx[1]) * K + idx[2]
 
