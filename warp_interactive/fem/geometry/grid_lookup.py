@@ -150,8 +150,9 @@ def _grid_lattice(dim):
 
     @wp.func
     def index_box(arg: Any, uvw: V, half: V):
-        # the box around the position clamped to the grid, clipped to the grid's cells
-        x = wp.min(wp.max(uvw, V(0.0)), V(arg.res))
+        # the box around the position clamped to the grid, clipped to the grid's cells (type(uvw),
+        # not V: a closure's vector type stays float32 in the float64 twin)
+        x = wp.min(wp.max(uvw, type(uvw)(0.0)), type(uvw)(arg.res))
         lo = wp.vec3i(0)
         hi = wp.vec3i(1)
         for k in range(dim):
