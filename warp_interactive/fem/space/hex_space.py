@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import _api as wp
 from ..geometry import hexmesh as hm
-from .shape import lagrange_1d, tensor_shape
+from .tensor_shape import lagrange_1d, tensor_shape
 from .side_maps import cell_element_funcs, lattice_side_element
 from .space_base import PolynomialSpaceBase
 

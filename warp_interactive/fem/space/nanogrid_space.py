@@ -14,7 +14,7 @@ import numpy as np
 from .. import _api as wp
 from ..geometry import adaptive_nanogrid as ang
 from ..geometry import nanogrid as ng
-from .shape import lagrange_1d, tensor_shape
+from .tensor_shape import lagrange_1d, tensor_shape
 from .side_maps import cell_element_funcs, lattice_side_element
 from .space_base import PolynomialSpaceBase
 

@@ -7,7 +7,7 @@ cell). The same for every space on the geometry, continuous or DG."""
 import functools
 
 from .. import _api as wp
-from .shape import lagrange_1d, tensor_shape
+from .tensor_shape import lagrange_1d, tensor_shape
 
 
 @functools.lru_cache(maxsize=None)
