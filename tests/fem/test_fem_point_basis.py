@@ -204,3 +204,24 @@ def test_space_restriction_of_points():
     rows = restriction.node_element_indices().numpy()
     got = sorted((ours[e], k) for e, k in rows)
     assert got == expected
+
+
+@fem.integrand
+def affine(s: fem.Sample, domain: fem.Domain):
+    x = domain(s)
+    return wp.vec2(1.0 + 2.0 * x[0], x[1] - 3.0 * x[0])
+
+
+@pytest.mark.parametrize("restricted", [False, True])
+def test_interpolate_into_point_field(restricted):
+    """A point-basis field as interpolate's destination: node i gets the integrand at point i."""
+    geo = fem.Grid2D(res=wp.vec2i(3, 2))
+    basis = fem.PointBasisSpace(_quadratures(geo, "pic"))
+    field = fem.make_collocated_function_space(basis, dtype=wp.vec2).make_field()
+    fem.interpolate(affine, dest=fem.make_restriction(field) if restricted else field)
+    x = basis.node_positions().numpy()
+    expected = np.stack([1.0 + 2.0 * x[:, 0], x[:, 1] - 3.0 * x[:, 0]], axis=1)
+    np.testing.assert_allclose(field.dof_values.numpy(), expected, rtol=1e-5, atol=1e-6)
+    part = fem.LinearGeometryPartition(geo, 0, 2)
+    with pytest.raises(NotImplementedError, match="part of the cells"):
+        fem.interpolate(affine, dest=fem.make_restriction(field, domain=fem.Cells(part)))

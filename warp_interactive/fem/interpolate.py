@@ -36,6 +36,20 @@ def _average(sums: wp.array(dtype=Any), counts: wp.array(dtype=float), out: wp.a
             out[i] = sums[i]
 
 
+@wp.kernel
+def _average_into_partition(sums: wp.array(dtype=Any), counts: wp.array(dtype=float),
+                            indices: wp.array(dtype=int), out: wp.array(dtype=Any), divide: int):
+    # out holds a space partition's nodes: local node i is space node indices[i]
+    i = wp.tid()
+    g = indices[i]
+    c = counts[g]
+    if c > 0.0:
+        if divide != 0:
+            out[i] = sums[g] / c
+        else:
+            out[i] = sums[g]
+
+
 def _node_kernel(call, domain, el_items, S, types, dest_dtype, options, mapper=None):
     """One thread per (element, node): the integrand's value at the node (as its dofs, with a
     dof mapper), combined into the node by the reduction ``mode`` (a launch argument: one
@@ -174,6 +188,8 @@ def interpolate(integrand, dest=None, at=None, dim=None, fields=None, values=Non
     args = _Arguments(integrand, fields, values)
     if isinstance(dest, FieldRestriction):     # the nodes of the restriction's elements
         dest, at = dest.field, dest.domain
+    if getattr(dest, "point_basis", False):     # a point basis's nodes are its quadrature's points
+        dest, at = _point_destination(dest, at)
     if isinstance(at, Quadrature) or (at is not None and not isinstance(dest, DiscreteField)):
         quadrature = at if isinstance(at, Quadrature) else (None if dim is not None else RegularQuadrature(at, 0))
         where = at.domain if isinstance(at, Quadrature) else at
@@ -182,10 +198,9 @@ def interpolate(integrand, dest=None, at=None, dim=None, fields=None, values=Non
         return dest
     if not isinstance(dest, DiscreteField):
         raise NotImplementedError("fem.interpolate: give a discrete field as dest, or a quadrature or domain as at")
-    if dest.space_partition is not None:
-        raise NotImplementedError("fem.interpolate: into a field on a space partition is not supported yet; "
-                                  "interpolate into a field of the whole space")
-    domain = at if at is not None else Cells(dest.geometry)
+    part = dest.space_partition
+    # a field on a space partition: by default the partition's cells (as warp-lang's)
+    domain = at if at is not None else Cells(dest.geometry if part is None else part.geo_partition)
     _bind_fields(args, domain)
     domain.register_ops()
     FS, fields_v = fields_struct(integrand, args.fields, device)
@@ -211,8 +226,22 @@ def interpolate(integrand, dest=None, at=None, dim=None, fields=None, values=Non
     if mode == _REDUCTIONS["first"]:
         wp.launch(kernel, dim=dim, device=device, inputs=inputs + [int(_FIRST_PASS), first])
     wp.launch(kernel, dim=dim, device=device, inputs=inputs + [mode, first])
-    wp.launch(_average, dim=n, inputs=[sums, counts, dest.dof_values, int(mode <= 1)], device=device)
+    if part is None:
+        wp.launch(_average, dim=n, inputs=[sums, counts, dest.dof_values, int(mode <= 1)], device=device)
+    else:
+        wp.launch(_average_into_partition, dim=part.node_count(), device=device,
+                  inputs=[sums, counts, part.space_node_indices(device), dest.dof_values, int(mode <= 1)])
     return dest
+
+
+def _point_destination(field, at):
+    """(node values, quadrature) of a point-basis field as a destination: the integrand is
+    evaluated at its quadrature's points, stored by point index (= node index)."""
+    quadrature = field.space.basis.quadrature
+    if at is not None and at.element_count() != quadrature.domain.element_count():
+        raise NotImplementedError("fem.interpolate: restrictions of point-basis fields to part of the cells "
+                                  "are not supported yet")
+    return field.dof_values, quadrature
 
 
 def _reduction_mode(reduction):

@@ -162,6 +162,7 @@ class PointDiscreteField(FollowsPrecision):
 
     space_partition = None
     mapper = None
+    point_basis = True      # interpolate() fills it at its quadrature's points
 
     def __init__(self, space, dof_values=None):
         from ..domain import Cells
