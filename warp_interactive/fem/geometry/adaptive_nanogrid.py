@@ -16,8 +16,8 @@ import numpy as np
 
 from .. import _api as wp
 
-from ..types import NULL_ELEMENT_INDEX, OUTSIDE, Sample, make_free_sample
-from .nanogrid import Nanogrid, _index_volume, _keep, flag_axis, unflag
+from .grid_lookup import voxel_lookup_funcs
+from .nanogrid import Nanogrid, _index_volume, flag_axis, unflag
 
 LEVEL_BIT = 19
 
@@ -112,7 +112,7 @@ def adaptive_cell_coordinates(arg: AdaptiveNanogridCellArg, cell: int, pos: wp.v
 
 
 @wp.func
-def _closest_local(arg: AdaptiveNanogridCellArg, cell: int, uvw: wp.vec3):
+def _closest_local(arg: AdaptiveNanogridCellArg, cell: int, ijk: wp.vec3i, uvw: wp.vec3):
     h = _scale(arg, cell)
     rel = uvw - _ijk_f(arg.cell_ijk[cell])
     r = rel / h
@@ -122,72 +122,11 @@ def _closest_local(arg: AdaptiveNanogridCellArg, cell: int, uvw: wp.vec3):
 
 @wp.func
 def adaptive_cell_closest_point(arg: AdaptiveNanogridCellArg, cell: int, pos: wp.vec3):
-    return _closest_local(arg, cell, _index_pos(arg, pos))
+    return _closest_local(arg, cell, arg.cell_ijk[cell], _index_pos(arg, pos))
 
 
-@wp.func
-def _lookup(arg: AdaptiveNanogridCellArg, pos: wp.vec3, max_dist: float, filter_array: Any, filter_target: Any):
-    """As Nanogrid's lookup, the voxels mapped to their cells."""
-    uvw = _index_pos(arg, pos)
-    cell = find_cell(arg, wp.vec3i(int(wp.floor(uvw[0])), int(wp.floor(uvw[1])), int(wp.floor(uvw[2]))))
-    if cell != -1:
-        if _keep(filter_array, cell, filter_target):
-            return make_free_sample(cell, (uvw - _ijk_f(arg.cell_ijk[cell])) / _scale(arg, cell))
-    size = wp.vec3(wp.length(wp.volume_index_to_world_dir(arg.cell_grid, wp.vec3(1.0, 0.0, 0.0))),
-                   wp.length(wp.volume_index_to_world_dir(arg.cell_grid, wp.vec3(0.0, 1.0, 0.0))),
-                   wp.length(wp.volume_index_to_world_dir(arg.cell_grid, wp.vec3(0.0, 0.0, 1.0))))
-    h = wp.min(size)
-    scales = wp.cw_div(wp.vec3(h), size)
-    max_offset = wp.ceil(max_dist / h)
-    offset = float(0.5)
-    best = int(NULL_ELEMENT_INDEX)
-    best_coords = wp.vec3(OUTSIDE)
-    while best == NULL_ELEMENT_INDEX:
-        lo = uvw - offset * scales
-        hi = uvw + offset * scales
-        best_dist = h * h * offset * offset
-        for i in range(int(wp.floor(lo[0])), int(wp.floor(hi[0])) + 1):
-            for j in range(int(wp.floor(lo[1])), int(wp.floor(hi[1])) + 1):
-                for k in range(int(wp.floor(lo[2])), int(wp.floor(hi[2])) + 1):
-                    c = find_cell(arg, wp.vec3i(i, j, k))
-                    if c != -1:
-                        if _keep(filter_array, c, filter_target):
-                            coords, dist = _closest_local(arg, c, uvw)
-                            if dist <= best_dist:
-                                best_dist = dist
-                                best = c
-                                best_coords = coords
-        if offset >= max_offset:
-            break
-        offset = wp.min(3.0 * offset, max_offset)
-    return make_free_sample(best, best_coords)
-
-
-@wp.func
-def adaptive_cell_lookup(arg: AdaptiveNanogridCellArg, pos: wp.vec3):
-    return _lookup(arg, pos, 0.0, 0, 0)
-
-
-@wp.func
-def adaptive_cell_lookup(arg: AdaptiveNanogridCellArg, pos: wp.vec3, guess: Sample):  # noqa: F811
-    return _lookup(arg, pos, wp.length(adaptive_cell_position(arg, guess) - pos), 0, 0)
-
-
-@wp.func
-def adaptive_cell_lookup(arg: AdaptiveNanogridCellArg, pos: wp.vec3, max_dist: float):  # noqa: F811
-    return _lookup(arg, pos, max_dist, 0, 0)
-
-
-@wp.func
-def adaptive_cell_lookup(arg: AdaptiveNanogridCellArg, pos: wp.vec3, max_dist: float,  # noqa: F811
-                         filter_array: wp.array(dtype=Any), filter_target: Any):
-    return _lookup(arg, pos, max_dist, filter_array, filter_target)
-
-
-@wp.func
-def adaptive_cell_lookup(arg: AdaptiveNanogridCellArg, pos: wp.vec3,  # noqa: F811
-                         filter_array: wp.array(dtype=Any), filter_target: Any):
-    return _lookup(arg, pos, 0.0, filter_array, filter_target)
+adaptive_cell_lookup = voxel_lookup_funcs(AdaptiveNanogridCellArg, _index_pos, find_cell, _closest_local,
+                                          adaptive_cell_position)
 
 
 @wp.func

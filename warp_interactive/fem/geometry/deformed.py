@@ -23,12 +23,9 @@ from .geometry import Geometry
 from .lookup import CellLookupMixin, sampled_bounds_kernel
 
 
-@functools.lru_cache(maxsize=None)
-def _field_funcs(space_key, el_items, dtype, base_cls, relative, kind):
-    """(position, G) at a sample of a cell (kind CELL) or side of the base geometry."""
-    value, grad = ev.discrete_funcs(space_key, el_items, dtype, base_cls)
-    base_position = base_cls.cell_position if kind == ElementKind.CELL else base_cls.side_position
-    D = base_cls.dimension
+def relative_funcs(value, grad, base_position, relative, dim):
+    """(position, G) at a sample: the deformation's ``value(arg, s)`` and its gradient by base
+    positions ``grad(arg, s)``, plus the base position and identity where it is ``relative``."""
     REL = int(relative)
 
     @wp.func
@@ -42,10 +39,18 @@ def _field_funcs(space_key, el_items, dtype, base_cls, relative, kind):
     def gradient(arg: Any, s: Any):
         g = grad(arg, s)
         if REL == 1:
-            g += wp.identity(n=D, dtype=float)
+            g += wp.identity(n=dim, dtype=float)
         return g
 
     return position, gradient
+
+
+@functools.lru_cache(maxsize=None)
+def _field_funcs(space_key, el_items, dtype, base_cls, relative, kind):
+    """(position, G) at a sample of a cell (kind CELL) or side of the base geometry."""
+    value, grad = ev.discrete_funcs(space_key, el_items, dtype, base_cls)
+    base_position = base_cls.cell_position if kind == ElementKind.CELL else base_cls.side_position
+    return relative_funcs(value, grad, base_position, relative, base_cls.dimension)
 
 
 @follow_precision
@@ -230,12 +235,20 @@ class DeformedGeometry(CellLookupMixin, Geometry):
         return super().__new__(cls, field, relative, build_bvh)
 
     def __init__(self, field, relative=True, build_bvh=False):
-        self.base = field.space.geometry
+        self.base = self._base_geometry(field)
         self.field = field
         self.relative = bool(relative)
         self.scalar_type = self.base.scalar_type
         if build_bvh:
             self.build_bvh()
+
+    @staticmethod
+    def _base_geometry(field):
+        return field.space.geometry
+
+    def _set_field(self, arg, device):
+        """Write the deformation's own data into a cell or side arg."""
+        arg.dofs = self.field.dof_values
 
     def _bvh_device(self):
         return self.field.dof_values.device
@@ -267,13 +280,13 @@ class DeformedGeometry(CellLookupMixin, Geometry):
     def cell_arg_value(self, device=None):
         a = self.CellArg()
         a.elt = self.base.cell_arg_value(device)
-        a.dofs = self.field.dof_values
+        self._set_field(a, device)
         a.bvh = self.bvh_id(device)
         return a
 
     def side_arg_value(self, device=None):
         a = self.SideArg()
         a.elt = self.base.side_arg_value(device)
-        a.dofs = self.field.dof_values
+        self._set_field(a, device)
         a.cell = self.cell_arg_value(device)
         return a

@@ -236,7 +236,7 @@ class Grid2D(Geometry):
     cell_inverse_deformation_gradient = grid2d_cell_inverse_deformation_gradient
     cell_measure = grid2d_cell_measure
     cell_normal = grid2d_cell_normal
-    cell_lookup = grid_lookup_funcs(2, _grid2d_locate)
+    cell_lookup = grid_lookup_funcs(2, Grid2DCellArg, _grid2d_locate, grid2d_cell_position)
     side_position = grid2d_side_position
     side_normal = grid2d_side_normal
     side_measure = grid2d_side_measure

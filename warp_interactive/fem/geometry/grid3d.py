@@ -5,7 +5,9 @@ position in the cell scaled to [0, 1]^3. Sides are the faces, grouped by the axi
 normal (x, then y, then z); a face normal to axis ``a`` at lattice index ``i`` along it and
 cell indices ``(j, k)`` along axes ``a + 1`` and ``a + 2`` (mod 3) has index
 ``offset[a] + (i * n[a+1] + j) * n[a+2] + k``. Its coordinates are the positions along those
-two axes. Inner cell, outer cell and normal as in Grid2D."""
+two axes, the first one reversed on the faces at ``i = 0`` (``side_flipped``, as in warp-lang) so
+that the normal is the cross product of the two tangents. Inner cell, outer cell and normal as
+in Grid2D."""
 
 from typing import Any
 
@@ -108,6 +110,19 @@ def _axis_cell(axis: int, i: int, j: int, k: int, arg: Grid3DCellArg):
 
 
 @wp.func
+def side_flipped(d: wp.vec4i):
+    """Whether the side's first coordinate runs against axis+1 (warp-lang's orientation: the
+    sides at lattice index 0 along their normal), so that the normal is the cross product of
+    the side's two tangents."""
+    return d[1] == 0
+
+
+@wp.func
+def _first_coord(d: wp.vec4i, t: Any):
+    return wp.where(side_flipped(d), 1.0 - t, t)
+
+
+@wp.func
 def grid3d_side_position(arg: Grid3DSideArg, s: Any):
     d = _side_decode(arg, s.element_index)
     a = d[0]
@@ -116,7 +131,7 @@ def grid3d_side_position(arg: Grid3DSideArg, s: Any):
     cs = arg.cell.cell_size
     p = arg.cell.origin
     p[a] = p[a] + wp.real(d[1]) * cs[a]
-    p[a1] = p[a1] + (wp.real(d[2]) + s.element_coords[0]) * cs[a1]
+    p[a1] = p[a1] + (wp.real(d[2]) + _first_coord(d, s.element_coords[0])) * cs[a1]
     p[a2] = p[a2] + (wp.real(d[3]) + s.element_coords[1]) * cs[a2]
     return p
 
@@ -143,7 +158,7 @@ def grid3d_side_deformation_gradient(arg: Grid3DSideArg, s: Any):
     a2 = (d[0] + 2) % 3
     t1 = wp.vec3(0.0)
     t2 = wp.vec3(0.0)
-    t1[a1] = arg.cell.cell_size[a1]
+    t1[a1] = wp.where(side_flipped(d), -arg.cell.cell_size[a1], arg.cell.cell_size[a1])
     t2[a2] = arg.cell.cell_size[a2]
     return wp.matrix_from_cols(t1, t2)
 
@@ -164,7 +179,7 @@ def grid3d_side_outer_cell_index(arg: Grid3DSideArg, side: int):
 def _side_to_cell_coords(d: wp.vec4i, along: float, side_coords: wp.vec3):
     c = wp.vec3(0.0)
     c[d[0]] = along
-    c[(d[0] + 1) % 3] = side_coords[0]
+    c[(d[0] + 1) % 3] = _first_coord(d, side_coords[0])
     c[(d[0] + 2) % 3] = side_coords[1]
     return c
 
@@ -252,7 +267,7 @@ class Grid3D(Geometry):
     cell_inverse_deformation_gradient = grid3d_cell_inverse_deformation_gradient
     cell_measure = grid3d_cell_measure
     cell_normal = grid3d_cell_normal
-    cell_lookup = grid_lookup_funcs(3, _grid3d_locate)
+    cell_lookup = grid_lookup_funcs(3, Grid3DCellArg, _grid3d_locate, grid3d_cell_position)
     side_position = grid3d_side_position
     side_normal = grid3d_side_normal
     side_measure = grid3d_side_measure

@@ -11,29 +11,20 @@ from .. import _api as wp
 
 from ..field.spread import Spread
 from ..field.structs import make_struct
-from .deformed import DeformedGeometry, _make_class
+from .deformed import DeformedGeometry, _make_class, relative_funcs
 
 
 @functools.lru_cache(maxsize=None)
 def _implicit_funcs(spread, spread_grad, base_position, relative, dim):
-    REL = int(relative)
+    @wp.func
+    def value(arg: Any, s: Any):
+        return spread(base_position(arg.elt, s), arg.field)
 
     @wp.func
-    def position(arg: Any, s: Any):
-        x = base_position(arg.elt, s)
-        p = spread(x, arg.field)
-        if REL == 1:
-            p += x
-        return p
+    def grad(arg: Any, s: Any):
+        return spread_grad(base_position(arg.elt, s), arg.field)
 
-    @wp.func
-    def gradient(arg: Any, s: Any):
-        g = spread_grad(base_position(arg.elt, s), arg.field)
-        if REL == 1:
-            g += wp.identity(n=dim, dtype=float)
-        return g
-
-    return position, gradient
+    return relative_funcs(value, grad, base_position, relative, dim)
 
 
 @functools.lru_cache(maxsize=None)
@@ -63,27 +54,12 @@ class ImplicitDeformedGeometry(DeformedGeometry):
                                           bool(relative))
         return object.__new__(cls)
 
-    def __init__(self, field, relative=True, build_bvh=False):
-        self.base = field.domain.geometry
-        self.field = field
-        self.relative = bool(relative)
-        self.scalar_type = self.base.scalar_type
-        if build_bvh:
-            self.build_bvh()
+    @staticmethod
+    def _base_geometry(field):
+        return field.domain.geometry
+
+    def _set_field(self, arg, device):
+        arg.field = self.field.eval_arg_value(device)
 
     def _bvh_device(self):
         return wp.get_device()
-
-    def cell_arg_value(self, device=None):
-        a = self.CellArg()
-        a.elt = self.base.cell_arg_value(device)
-        a.field = self.field.eval_arg_value(device)
-        a.bvh = self.bvh_id(device)
-        return a
-
-    def side_arg_value(self, device=None):
-        a = self.SideArg()
-        a.elt = self.base.side_arg_value(device)
-        a.field = self.field.eval_arg_value(device)
-        a.cell = self.cell_arg_value(device)
-        return a

@@ -200,36 +200,39 @@ def _lookup_root(geo_cls):
     return lookup_root
 
 
-@functools.lru_cache(maxsize=None)
-def cell_lookup_func(geo_cls):
-    """``fem.lookup(domain, pos[, guess | max_dist][, filter_array, filter_target])``: the
-    sample of the cell closest to ``pos`` (warp-lang's overloads; a guess sample only bounds
-    the search radius)."""
-    plain = filtered = _lookup_root(geo_cls)
-    position = geo_cls.cell_position
-    Arg = geo_cls.CellArg
+def make_cell_lookup(Arg, search, position):
+    """warp-lang's five ``fem.lookup(domain, pos[, guess | max_dist][, filter_array,
+    filter_target])`` overloads over a geometry's ``search(arg, pos, max_dist, filter_array,
+    filter_target)`` (``filter_array`` 0: no filter); a guess sample only bounds the search
+    radius (its distance through ``position``, the geometry's ``cell_position``)."""
 
     @wp.func
     def cell_lookup(arg: Arg, pos: Any):
-        return plain(arg, pos, 0.0, 0, 0)
+        return search(arg, pos, 0.0, 0, 0)
 
     @wp.func
     def cell_lookup(arg: Arg, pos: Any, guess: Sample):  # noqa: F811
-        return plain(arg, pos, wp.length(position(arg, guess) - pos), 0, 0)
+        return search(arg, pos, wp.length(position(arg, guess) - pos), 0, 0)
 
     @wp.func
     def cell_lookup(arg: Arg, pos: Any, max_dist: float):  # noqa: F811
-        return plain(arg, pos, max_dist, 0, 0)
+        return search(arg, pos, max_dist, 0, 0)
 
     @wp.func
     def cell_lookup(arg: Arg, pos: Any, max_dist: float, filter_array: wp.array(dtype=Any),  # noqa: F811
                     filter_target: Any):
-        return filtered(arg, pos, max_dist, filter_array, filter_target)
+        return search(arg, pos, max_dist, filter_array, filter_target)
 
     @wp.func
     def cell_lookup(arg: Arg, pos: Any, filter_array: wp.array(dtype=Any), filter_target: Any):  # noqa: F811
-        return filtered(arg, pos, 0.0, filter_array, filter_target)
+        return search(arg, pos, 0.0, filter_array, filter_target)
     return cell_lookup
+
+
+@functools.lru_cache(maxsize=None)
+def cell_lookup_func(geo_cls):
+    """``fem.lookup`` on a mesh: the closest cell among those the BVH search meets."""
+    return make_cell_lookup(geo_cls.CellArg, _lookup_root(geo_cls), geo_cls.cell_position)
 
 
 @functools.lru_cache(maxsize=None)

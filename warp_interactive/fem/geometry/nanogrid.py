@@ -24,8 +24,8 @@ import numpy as np
 
 from .. import _api as wp
 
-from ..types import NULL_ELEMENT_INDEX, OUTSIDE, Sample, make_free_sample
 from .geometry import Geometry
+from .grid_lookup import voxel_lookup_funcs
 
 AXIS_FLAG = 1 << 20
 _AXIS_FLAG = wp.constant(AXIS_FLAG)
@@ -135,7 +135,7 @@ def nanogrid_cell_coordinates(arg: NanogridCellArg, cell: int, pos: wp.vec3):
 
 
 @wp.func
-def _closest_local(arg: NanogridCellArg, cell: int, uvw: wp.vec3):
+def _closest_local(arg: NanogridCellArg, cell: int, ijk: wp.vec3i, uvw: wp.vec3):
     rel = uvw - _ijk_f(arg.cell_ijk[cell])
     c = wp.vec3(wp.clamp(rel[0], 0.0, 1.0), wp.clamp(rel[1], 0.0, 1.0), wp.clamp(rel[2], 0.0, 1.0))
     return c, wp.length_sq(wp.volume_index_to_world_dir(arg.cell_grid, c - rel))
@@ -143,84 +143,16 @@ def _closest_local(arg: NanogridCellArg, cell: int, uvw: wp.vec3):
 
 @wp.func
 def nanogrid_cell_closest_point(arg: NanogridCellArg, cell: int, pos: wp.vec3):
-    return _closest_local(arg, cell, _index_pos(arg, pos))
+    return _closest_local(arg, cell, arg.cell_ijk[cell], _index_pos(arg, pos))
 
 
 @wp.func
-def _keep(filter_array: int, cell: int, filter_target: int):
-    return True
+def _find_voxel(arg: NanogridCellArg, ijk: wp.vec3i):
+    return wp.volume_lookup_index(arg.cell_grid, ijk[0], ijk[1], ijk[2])
 
 
-@wp.func
-def _keep(filter_array: wp.array(dtype=Any), cell: int, filter_target: Any):  # noqa: F811
-    return filter_array[cell] == filter_target
-
-
-@wp.func
-def _lookup(arg: NanogridCellArg, pos: wp.vec3, max_dist: float, filter_array: Any, filter_target: Any):
-    """The cell holding ``pos``; else the closest cell within a box growing 3x per round up to
-    ``max_dist`` (at least the voxels around ``pos``); the null element where none is found."""
-    uvw = _index_pos(arg, pos)
-    cell = wp.volume_lookup_index(arg.cell_grid, int(wp.floor(uvw[0])), int(wp.floor(uvw[1])),
-                                  int(wp.floor(uvw[2])))
-    if cell != -1:
-        if _keep(filter_array, cell, filter_target):
-            return make_free_sample(cell, uvw - _ijk_f(arg.cell_ijk[cell]))
-    size = wp.vec3(wp.length(wp.volume_index_to_world_dir(arg.cell_grid, wp.vec3(1.0, 0.0, 0.0))),
-                   wp.length(wp.volume_index_to_world_dir(arg.cell_grid, wp.vec3(0.0, 1.0, 0.0))),
-                   wp.length(wp.volume_index_to_world_dir(arg.cell_grid, wp.vec3(0.0, 0.0, 1.0))))
-    h = wp.min(size)
-    scales = wp.cw_div(wp.vec3(h), size)
-    max_offset = wp.ceil(max_dist / h)
-    offset = float(0.5)
-    best = int(NULL_ELEMENT_INDEX)
-    best_coords = wp.vec3(OUTSIDE)
-    while best == NULL_ELEMENT_INDEX:
-        lo = uvw - offset * scales
-        hi = uvw + offset * scales
-        best_dist = h * h * offset * offset
-        for i in range(int(wp.floor(lo[0])), int(wp.floor(hi[0])) + 1):
-            for j in range(int(wp.floor(lo[1])), int(wp.floor(hi[1])) + 1):
-                for k in range(int(wp.floor(lo[2])), int(wp.floor(hi[2])) + 1):
-                    c = wp.volume_lookup_index(arg.cell_grid, i, j, k)
-                    if c != -1:
-                        if _keep(filter_array, c, filter_target):
-                            coords, dist = _closest_local(arg, c, uvw)
-                            if dist <= best_dist:
-                                best_dist = dist
-                                best = c
-                                best_coords = coords
-        if offset >= max_offset:
-            break
-        offset = wp.min(3.0 * offset, max_offset)
-    return make_free_sample(best, best_coords)
-
-
-@wp.func
-def nanogrid_cell_lookup(arg: NanogridCellArg, pos: wp.vec3):
-    return _lookup(arg, pos, 0.0, 0, 0)
-
-
-@wp.func
-def nanogrid_cell_lookup(arg: NanogridCellArg, pos: wp.vec3, guess: Sample):  # noqa: F811
-    return _lookup(arg, pos, wp.length(nanogrid_cell_position(arg, guess) - pos), 0, 0)
-
-
-@wp.func
-def nanogrid_cell_lookup(arg: NanogridCellArg, pos: wp.vec3, max_dist: float):  # noqa: F811
-    return _lookup(arg, pos, max_dist, 0, 0)
-
-
-@wp.func
-def nanogrid_cell_lookup(arg: NanogridCellArg, pos: wp.vec3, max_dist: float,  # noqa: F811
-                         filter_array: wp.array(dtype=Any), filter_target: Any):
-    return _lookup(arg, pos, max_dist, filter_array, filter_target)
-
-
-@wp.func
-def nanogrid_cell_lookup(arg: NanogridCellArg, pos: wp.vec3, filter_array: wp.array(dtype=Any),  # noqa: F811
-                         filter_target: Any):
-    return _lookup(arg, pos, 0.0, filter_array, filter_target)
+nanogrid_cell_lookup = voxel_lookup_funcs(NanogridCellArg, _index_pos, _find_voxel, _closest_local,
+                                          nanogrid_cell_position)
 
 
 @wp.func

@@ -14,7 +14,7 @@ from .. import _api as wp
 from ..geometry import grid2d, grid3d
 from ..polynomial import Polynomial
 from .tensor_shape import lagrange_1d, tensor_shape
-from .side_maps import cell_element_funcs, side_to_cell_funcs
+from .side_maps import cell_element_funcs, lattice_side_element
 from .space_base import PolynomialSpaceBase
 
 
@@ -60,9 +60,6 @@ def side_element(dim, degree, family):
     K = degree + 1
     k = degree
     weight, weight_gradient, _nc, _nw = tensor_shape(dim, degree, family)
-    _v, _d, nodes, weights = lagrange_1d(degree, family)
-    NODES = wp.types.vector(K, wp.float32)(*[float(x) for x in nodes])
-    WEIGHTS = wp.types.vector(K, wp.float32)(*[float(x) for x in weights])
     if dim == 2:
         SideArg = grid2d.Grid2DSideArg
         decode = grid2d._side_decode
@@ -77,14 +74,6 @@ def side_element(dim, degree, family):
             if d[0] == 0:
                 return fa * K + a
             return a * K + fa
-
-        @wp.func
-        def node_coords(m: int):
-            return wp.vec3(NODES[m], 0.0, 0.0)
-
-        @wp.func
-        def node_weight(m: int):
-            return WEIGHTS[m]
     else:
         SideArg = grid3d.Grid3DSideArg
         decode = grid3d._side_decode
@@ -94,21 +83,13 @@ def side_element(dim, degree, family):
             d = decode(arg, element)
             idx = wp.vec3i(0)
             idx[d[0]] = wp.where(d[1] == 0, 0, k)
-            idx[(d[0] + 1) % 3] = m // K
+            i = m // K
+            idx[(d[0] + 1) % 3] = wp.where(grid3d.side_flipped(d), k - i, i)   # the side's node along axis+1
             idx[(d[0] + 2) % 3] = m % K
             return (idx[0] * K + idx[1]) * K + idx[2]
 
-        @wp.func
-        def node_coords(m: int):
-            return wp.vec3(NODES[m // K], NODES[m % K], 0.0)
-
-        @wp.func
-        def node_weight(m: int):
-            return WEIGHTS[m // K] * WEIGHTS[m % K]
-
-    return dict(side_to_cell_funcs(grid2d.Grid2D if dim == 2 else grid3d.Grid3D), ElementArg=SideArg,
-                node_count=K ** (dim - 1), cell_node=cell_node, node_coords=node_coords, node_weight=node_weight,
-                cell_node_count=K ** dim, weight=weight, weight_gradient=weight_gradient)
+    return lattice_side_element(grid2d.Grid2D if dim == 2 else grid3d.Grid3D, dim - 1, degree, family, cell_node,
+                                (weight, weight_gradient), K ** dim)
 
 
 class GridPolynomialSpace(PolynomialSpaceBase):

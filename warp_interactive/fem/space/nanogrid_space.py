@@ -14,9 +14,8 @@ import numpy as np
 from .. import _api as wp
 from ..geometry import adaptive_nanogrid as ang
 from ..geometry import nanogrid as ng
-from ..polynomial import Polynomial
 from .tensor_shape import lagrange_1d, tensor_shape
-from .side_maps import cell_element_funcs, side_to_cell_funcs
+from .side_maps import cell_element_funcs, lattice_side_element
 from .space_base import PolynomialSpaceBase
 
 
@@ -104,13 +103,9 @@ def side_element(geo_cls, degree, family):
     k = degree
     K = k + 1
     weight, weight_gradient, _nc, _nw = tensor_shape(3, degree, family)
-    _v, _d, nodes, weights = lagrange_1d(degree, family)
-    NODES = wp.types.vector(K, wp.float32)(*[float(x) for x in nodes])
-    WEIGHTS = wp.types.vector(K, wp.float32)(*[float(x) for x in weights])
-    SideArg = geo_cls.SideArg
 
     @wp.func
-    def cell_node(arg: SideArg, element: int, m: int):
+    def cell_node(arg: geo_cls.SideArg, element: int, m: int):
         flags = arg.face_flags[element]
         axis = flags & 3
         flip = (flags >> 2) & 1
@@ -120,33 +115,14 @@ def side_element(geo_cls, degree, family):
         ijl[(axis + 2 - flip) % 3] = m % K
         return (ijl[0] * K + ijl[1]) * K + ijl[2]
 
-    @wp.func
-    def node_coords(m: int):
-        return wp.vec3(NODES[m // K], NODES[m % K], 0.0)
-
-    @wp.func
-    def node_weight(m: int):
-        return WEIGHTS[m // K] * WEIGHTS[m % K]
-
-    return dict(side_to_cell_funcs(geo_cls), ElementArg=SideArg, node_count=K * K, cell_node=cell_node,
-                node_coords=node_coords, node_weight=node_weight, cell_node_count=K ** 3, weight=weight,
-                weight_gradient=weight_gradient)
+    return lattice_side_element(geo_cls, 2, degree, family, cell_node, (weight, weight_gradient), K ** 3)
 
 
 class NanogridPolynomialSpace(PolynomialSpaceBase):
     """The continuous Q_k space (k = 1..3) of ``dtype`` values on a Nanogrid."""
 
     def __init__(self, geometry, degree, dtype=float, family=None):
-        if degree not in (1, 2, 3):
-            raise NotImplementedError(f"fem: Nanogrid spaces of degree 1 to 3 only, not {degree}")
-        self.geometry = geometry
-        self.degree = degree
-        self.dtype = wp.float32 if dtype is float else dtype
-        self.family = Polynomial.LOBATTO_GAUSS_LEGENDRE if family is None else family
-        if self.family not in (Polynomial.LOBATTO_GAUSS_LEGENDRE, Polynomial.EQUISPACED_CLOSED):
-            raise ValueError("fem: a continuous space needs a closed point family (nodes on the cell's boundary)")
-        self.dim = 3
-        self.dof_mapper = None
+        self._init_closed_q(geometry, degree, dtype, family, "Nanogrid")
         if degree > 1:     # the edge and face volumes the node numbering reads
             geometry.edge_count()
             geometry.topology_face_count()

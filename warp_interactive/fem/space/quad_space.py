@@ -13,9 +13,8 @@ import numpy as np
 
 from .. import _api as wp
 from ..geometry import quadmesh2d as qm
-from ..polynomial import Polynomial
 from .tensor_shape import lagrange_1d, tensor_shape
-from .side_maps import cell_element_funcs, side_to_cell_funcs
+from .side_maps import cell_element_funcs, lattice_side_element
 from .space_base import PolynomialSpaceBase
 
 
@@ -72,9 +71,6 @@ def side_element(geometry_cls, degree, family):
     k = degree
     K = k + 1
     weight, weight_gradient, _nc, _nw = tensor_shape(2, degree, family)
-    _v, _d, nodes, weights = lagrange_1d(degree, family)
-    NODES = wp.types.vector(K, wp.float32)(*[float(x) for x in nodes])
-    WEIGHTS = wp.types.vector(K, wp.float32)(*[float(x) for x in weights])
     SideArg = geometry_cls.SideArg
 
     @wp.func
@@ -87,34 +83,14 @@ def side_element(geometry_cls, degree, family):
         j = a[1] * k + m * (b[1] - a[1])
         return i * K + j
 
-    @wp.func
-    def node_coords(m: int):
-        return wp.vec3(NODES[m], 0.0, 0.0)
-
-    @wp.func
-    def node_weight(m: int):
-        return WEIGHTS[m]
-
-    return dict(side_to_cell_funcs(geometry_cls), ElementArg=SideArg,
-                node_count=K, cell_node=cell_node,
-                node_coords=node_coords, node_weight=node_weight, cell_node_count=K * K, weight=weight,
-                weight_gradient=weight_gradient)
+    return lattice_side_element(geometry_cls, 1, degree, family, cell_node, (weight, weight_gradient), K * K)
 
 
 class QuadPolynomialSpace(PolynomialSpaceBase):
     """The continuous Q_k space (k = 1..3) of ``dtype`` values on a Quadmesh2D."""
 
     def __init__(self, geometry, degree, dtype=float, family=None):
-        if degree not in (1, 2, 3):
-            raise NotImplementedError(f"fem: quad mesh spaces of degree 1 to 3 only, not {degree}")
-        self.geometry = geometry
-        self.degree = degree
-        self.dtype = wp.float32 if dtype is float else dtype
-        self.family = Polynomial.LOBATTO_GAUSS_LEGENDRE if family is None else family
-        if self.family not in (Polynomial.LOBATTO_GAUSS_LEGENDRE, Polynomial.EQUISPACED_CLOSED):
-            raise ValueError("fem: a continuous space needs a closed point family (nodes on the cell's boundary)")
-        self.dim = geometry.dimension
-        self.dof_mapper = None
+        self._init_closed_q(geometry, degree, dtype, family, "quad mesh")
 
     @property
     def name(self):

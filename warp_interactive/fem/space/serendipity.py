@@ -24,7 +24,7 @@ from ..geometry import grid2d
 from ..polynomial import Polynomial, is_closed
 from .grid_space import GridPolynomialSpace
 from .tensor_shape import lagrange_1d
-from .side_maps import cell_element_funcs, side_to_cell_funcs
+from .side_maps import cell_element_funcs, lattice_side_element
 
 
 def _node_ij(degree, n):
@@ -144,10 +144,7 @@ def side_element(degree, family):
     """A side's nodes: its two vertices and its edge nodes, along the side, with the 1-D
     family's weights (the trace of the space)."""
     weight, weight_gradient, _nc, _nw = serendipity_shape(degree, family)
-    _v, _d, nodes, weights = lagrange_1d(degree, family)
     K = degree + 1
-    NODES = wp.types.vector(K, wp.float32)(*[float(x) for x in nodes])
-    WEIGHTS = wp.types.vector(K, wp.float32)(*[float(x) for x in weights])
     decode = grid2d._side_decode
 
     flipped = grid2d.side_flipped
@@ -166,17 +163,7 @@ def side_element(degree, family):
             return 2 * along + fa
         return 4 + 2 * (2 * (m - 1) + fa)
 
-    @wp.func
-    def node_coords(m: int):
-        return wp.vec3(NODES[m], 0.0, 0.0)
-
-    @wp.func
-    def node_weight(m: int):
-        return WEIGHTS[m]
-
-    return dict(side_to_cell_funcs(grid2d.Grid2D), ElementArg=grid2d.Grid2DSideArg, node_count=K,
-                cell_node=cell_node, node_coords=node_coords, node_weight=node_weight,
-                cell_node_count=4 * degree, weight=weight, weight_gradient=weight_gradient)
+    return lattice_side_element(grid2d.Grid2D, 1, degree, family, cell_node, (weight, weight_gradient), 4 * degree)
 
 
 class SerendipityGridSpace(GridPolynomialSpace):

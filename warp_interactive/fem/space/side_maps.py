@@ -7,6 +7,7 @@ cell). The same for every space on the geometry, continuous or DG."""
 import functools
 
 from .. import _api as wp
+from .tensor_shape import lagrange_1d, tensor_shape
 
 
 @functools.lru_cache(maxsize=None)
@@ -58,3 +59,37 @@ def cell_element_funcs(CellArg, node_count, weight, weight_gradient, node_coords
     return dict(ElementArg=CellArg, element_cell=element_cell, node_count=node_count, to_cell=to_cell,
                 cell_arg=cell_arg, cell_node=cell_node, node_coords=node_coords, node_weight=node_weight,
                 cell_node_count=node_count, weight=weight, weight_gradient=weight_gradient)
+
+
+@functools.lru_cache(maxsize=None)
+def side_lattice_funcs(side_dim, degree, family):
+    """``node_coords(m)``, ``node_weight(m)`` of the nodes of a Q_k side on the ``(k+1)^side_dim``
+    lattice of its coordinates (``side_dim`` 1 or 2; node ``m = p * (k+1) + q`` at lattice point
+    ``(p, q)``), with the 1-D family's points and weights: the side's own tensor element."""
+    if side_dim == 2:
+        _w, _g, node_coords, node_weight = tensor_shape(2, degree, family)
+        return node_coords, node_weight
+    _v, _d, nodes, weights = lagrange_1d(degree, family)
+    NODES = wp.types.vector(degree + 1, wp.float32)(*[float(x) for x in nodes])
+    WEIGHTS = wp.types.vector(degree + 1, wp.float32)(*[float(x) for x in weights])
+
+    @wp.func
+    def node_coords(m: int):
+        return wp.vec3(NODES[m], 0.0, 0.0)
+
+    @wp.func
+    def node_weight(m: int):
+        return WEIGHTS[m]
+    return node_coords, node_weight
+
+
+def lattice_side_element(geometry_cls, side_dim, degree, family, cell_node, cell_shape, cell_node_count):
+    """The element table of a space on a sides domain whose side nodes lie on the side's
+    lattice (``side_lattice_funcs``): ``cell_node(arg, side, m)`` the inner cell's node that side
+    node ``m`` is, ``cell_shape`` the cell element's (weight, weight_gradient)."""
+    node_coords, node_weight = side_lattice_funcs(side_dim, degree, family)
+    weight, weight_gradient = cell_shape
+    return dict(side_to_cell_funcs(geometry_cls), ElementArg=geometry_cls.SideArg,
+                node_count=(degree + 1) ** side_dim, cell_node=cell_node, node_coords=node_coords,
+                node_weight=node_weight, cell_node_count=cell_node_count, weight=weight,
+                weight_gradient=weight_gradient)

@@ -1,5 +1,8 @@
 """What every polynomial function space answers the same way, whatever its geometry."""
 
+from .. import _api as wp
+from ..polynomial import Polynomial
+
 
 class FunctionSpace:
     """What every function space is (``fem.FunctionSpace``): node values of ``dtype`` on a
@@ -11,6 +14,20 @@ class PolynomialSpaceBase(FunctionSpace):
     being their own topology (node numbering lives on the space itself)."""
 
     dof_mapper = None
+
+    def _init_closed_q(self, geometry, degree, dtype, family, label):
+        """The attributes of a continuous Q_k space (k = 1..3) on the cells of ``geometry``
+        (``label`` names them in the degree error)."""
+        if degree not in (1, 2, 3):
+            raise NotImplementedError(f"fem: {label} spaces of degree 1 to 3 only, not {degree}")
+        self.geometry = geometry
+        self.degree = degree
+        self.dtype = wp.float32 if dtype is float else dtype
+        self.family = Polynomial.LOBATTO_GAUSS_LEGENDRE if family is None else family
+        if self.family not in (Polynomial.LOBATTO_GAUSS_LEGENDRE, Polynomial.EQUISPACED_CLOSED):
+            raise ValueError("fem: a continuous space needs a closed point family (nodes on the cell's boundary)")
+        self.dim = geometry.dimension
+        self.dof_mapper = None
 
     @property
     def value_size(self):

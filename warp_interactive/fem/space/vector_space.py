@@ -164,10 +164,12 @@ def _rt_side_node_weight(m: int):
 @wp.func
 def _n1_side_cell_node(arg: grid3d.Grid3DSideArg, side: int, m: int):
     # nodes 0, 1: the edges along axis a+1 at side coordinate v = m; 2, 3: along a+2 at u = m - 2
+    # (u runs against axis a+1 on flipped sides: the edges at u = 0, 1 swap)
     a, o = _face_of_side(arg, side)
     if m < 2:
         return 4 * ((a + 1) % 3) + 2 * m + o
-    return 4 * ((a + 2) % 3) + 2 * o + m - 2
+    u = wp.where(grid3d.side_flipped(grid3d._side_decode(arg, side)), 3 - m, m - 2)
+    return 4 * ((a + 2) % 3) + 2 * o + u
 
 
 @wp.func
