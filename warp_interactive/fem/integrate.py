@@ -7,6 +7,7 @@ from .precision import follow_precision
 
 from ..lang.definitions.generics import type_of_value
 from . import dispatch as D
+from ..state import state
 from . import kernels as K
 from .domain import Cells
 from .field.fields import DiscreteField, TestField, TrialField
@@ -129,8 +130,12 @@ def integrate(integrand, domain=None, quadrature=None, fields=None, values=None,
                                               or quadrature.domain.geometry is not domain.geometry):
         raise ValueError("Incompatible integration and quadrature domain")
     domain.register_ops()
-    ctx = _Context(integrand, args, domain, quadrature, nodal, accumulate_dtype, device,
-                   K.kernel_args(integrand, kernel_options))
+    options = K.kernel_args(integrand, kernel_options)
+    if "enable_backward" not in options and not state.tapes:
+        # no tape records this launch, so nothing will run its adjoint: a forward-only kernel
+        # (about half the code to compile); a taped call builds its own kernel with one
+        options["enable_backward"] = False
+    ctx = _Context(integrand, args, domain, quadrature, nodal, accumulate_dtype, device, options)
     if args.test is None:
         return ctx.scalar(output_dtype, output, add)
     if args.trial is None:
