@@ -35,6 +35,7 @@ from .runtime.profiler import ScopedCudaProfiler, cuda_profiler_start, cuda_prof
 from .runtime.launch import Launch, launch, launch_tiled  # noqa: F401
 from .runtime.tape import Tape
 from .runtime.module import Module, force_load, get_module, get_module_options, load_module, set_module_options
+from .lang.definitions.build_options import ModuleBuildOptions  # noqa: F401  (module option extra_build_options)
 from .runtime.utils import ScopedTimer, init, synchronize, synchronize_device
 from .types import *  # noqa: F401,F403
 from .types import (array, array1d, array2d, array3d, array4d, bool_, dtype_from_numpy,
