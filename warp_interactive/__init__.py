@@ -48,6 +48,8 @@ from .runtime.device import DeviceLike  # noqa: F401
 from .types.indexedarray import indexedarray, indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d
 from .types.fixedarray import fixedarray  # noqa: F401  (stack arrays: wp.zeros(shape=..., dtype=...) in kernels)
 from .lang.translation.addresses import address_of  # noqa: F401
+from .lang.translation.pointer_ops import (address, array_store, index, indexref, load, store,  # noqa: F401
+                                           view)
 from .types.array_factories import (empty, empty_like, from_ptr, full, full_like, ones, ones_like,  # noqa: F401
                                     zeros, zeros_like)
 from .version import __version__

@@ -90,6 +90,8 @@ class CallsMixin:
             return self.fixed_zeros
         if obj is address_of:
             return self.address_of_call
+        if getattr(obj, "_wp_pointer_op_", None):
+            return self.pointer_op_call
         if obj is grad_of.grad:
             return lambda o, n, kw: PyValue(grad_of.GradOf(self._grad_target(n, kw)))
         if isinstance(obj, grad_of.GradOf):

@@ -28,6 +28,7 @@ from . import static as static_mod
 from .slicing import SlicingMixin
 from .array_views import ArrayViewsMixin
 from .addresses import AddressMixin
+from .pointer_ops import PointerOpsMixin
 
 
 # augmented assignments into array elements that are atomics (where the element type has them)
@@ -49,7 +50,8 @@ def _bare_types():
     return out
 
 
-class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin, AddressMixin):
+class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin, AddressMixin,
+                 PointerOpsMixin):
     expr_table = EXPR_TABLE
     intrinsics = intrinsics.INTRINSICS
     block_width = 1    # lanes per block (a kernel built for cooperative CPU blocks sets it)
