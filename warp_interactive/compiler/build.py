@@ -78,8 +78,8 @@ def _compile(source, options):
     t0 = time.perf_counter()
     if options.target == "cpu":
         from . import cpu
-        [(path, built)] = cpu.compile_units([(source, key, ())], options.debug, options.fast_math,
-                                            options.name, include_dirs=options.include_dirs)
+        path, built = cpu.compile_module(source, key, options.debug, options.fast_math, options.name,
+                                         include_dirs=options.include_dirs)
         kind, log = "so", ""
     elif options.target == "cuda":
         from . import nvrtc

@@ -296,10 +296,13 @@ def run_compiler(cmd, what, background=False):
     return proc.returncode, (err or "") + (out or "")
 
 
-def compile_module(source, module_hash, debug=False, fast_math=False, name="module", kernels=()):
+def compile_module(source, module_hash, debug=False, fast_math=False, name="module", kernels=(),
+                   include_dirs=()):
     """The path of the shared library for ``source`` (from the cache, or built now), and whether
-    it was built. ``kernels``: the hashes of the kernels it provides (in its manifest)."""
-    [(path, built)] = compile_units([(source, module_hash, kernels)], debug, fast_math, name)
+    it was built. ``kernels``: the hashes of the kernels it provides (in its manifest);
+    ``include_dirs``: extra include directories."""
+    [(path, built)] = compile_units([(source, module_hash, kernels)], debug, fast_math, name,
+                                    include_dirs=include_dirs)
     return path, built
 
 
