@@ -46,6 +46,7 @@ from .types.generic import Float, Int, Scalar  # noqa: F401  (generic annotation
 from .lang.definitions.func import Function  # noqa: F401
 from .runtime.device import DeviceLike  # noqa: F401
 from .types.indexedarray import indexedarray, indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d
+from .types.reference import ref  # noqa: F401  (wp.ref[T]: @wp.func parameters by reference)
 from .types.fixedarray import fixedarray  # noqa: F401  (stack arrays: wp.zeros(shape=..., dtype=...) in kernels)
 from .lang.translation.addresses import address_of  # noqa: F401
 from .lang.translation.pointer_ops import (address, array_store, index, indexref, load, store,  # noqa: F401

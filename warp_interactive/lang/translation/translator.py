@@ -211,6 +211,7 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin, Ad
         if isinstance(target, ast.Name):
             tile_ops.refs_rebound(self, target.id)     # a new local value, no longer the caller's tile
             self.scope.bind(target.id, value)
+            tile_ops.refs_assigned(self, target.id, value)   # a wp.ref[T] parameter: the caller's
         elif isinstance(target, ast.Subscript) and self._tile_base(target) is not None:
             base = self._tile_base(target)    # a view's new value reaches its tile (bind_tile)
             new = tile_ops.write(self, base, target, value)
