@@ -82,6 +82,11 @@ class BasisSpace(FollowsPrecision):
     def name(self):
         return f"{self._scalar.name}_basis"
 
+    @property
+    def topology(self):
+        """The node numbering (the scalar space, its own topology)."""
+        return self._scalar
+
     def node_count(self):
         return self._scalar.node_count()
 
