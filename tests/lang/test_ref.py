@@ -176,3 +176,20 @@ def test_kernels_cannot_take_references():
             pass
 
         wp.launch(bad, 1, inputs=[1.0])
+
+
+@wp.func(module=wp.Module("wpi_test_func_module_object"))
+def in_module_object(x: float) -> float:
+    return x * 3.0
+
+
+@wp.kernel(module=MODULE)
+def module_object_kernel(out: wp.array(dtype=float)):
+    out[0] = in_module_object(2.0)
+
+
+def test_func_in_a_module_object():
+    """``@wp.func(module=wp.Module(name))``, as warp-lang's tests declare functions."""
+    out = wp.zeros(1, dtype=float)
+    wp.launch(module_object_kernel, 1, inputs=[out])
+    assert out.numpy()[0] == 6.0
