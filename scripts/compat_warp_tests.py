@@ -212,8 +212,14 @@ def _served_modules():
     """warp-lang's internal modules that have a public twin here (``warp._src.logger`` is
     ``wp.logger``'s names, ``warp._src.utils`` is ``wp.utils``...): name -> module."""
     import warp_interactive.logger as logger
-    served = {"_src.types": _Internals("warp._src.types", _wi.types, **_type_tables()),
+    served = {"_src.types": _Internals("warp._src.types", _wi.types, Reference=type(_wi.ref[_wi.int32]),
+                                       **_type_tables()),     # wp.ref[T]'s class
               "_src.logger": logger}
+    # the translator's errors, which tests catch (our wp.CodegenError and its TypeError form)
+    errors = importlib.import_module("warp_interactive.errors")
+    served["_src.codegen"] = _Internals("warp._src.codegen", None, WarpCodegenError=_wi.CodegenError,
+                                        WarpCodegenTypeError=errors.CodegenTypeError,
+                                        WarpCodegenValueError=errors.CodegenValueError)
     mapping = importlib.import_module("warp_interactive.mapping")
     served["_src.utils"] = _Internals("warp._src.utils", importlib.import_module("warp_interactive.utils"),
                                       map_cache=mapping.map_cache)      # wp.map's kernels

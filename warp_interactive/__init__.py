@@ -35,6 +35,7 @@ from .runtime.profiler import ScopedCudaProfiler, cuda_profiler_start, cuda_prof
 from .runtime.launch import Launch, launch, launch_tiled  # noqa: F401
 from .runtime.tape import Tape
 from .runtime.module import Module, force_load, get_module, get_module_options, load_module, set_module_options
+from .lang.definitions.build_options import ModuleBuildOptions  # noqa: F401  (module option extra_build_options)
 from .runtime.utils import ScopedTimer, init, synchronize, synchronize_device
 from .types import *  # noqa: F401,F403
 from .types import (array, array1d, array2d, array3d, array4d, bool_, dtype_from_numpy,
@@ -45,8 +46,11 @@ from .types.generic import Float, Int, Scalar  # noqa: F401  (generic annotation
 from .lang.definitions.func import Function  # noqa: F401
 from .runtime.device import DeviceLike  # noqa: F401
 from .types.indexedarray import indexedarray, indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d
+from .types.reference import ref  # noqa: F401  (wp.ref[T]: @wp.func parameters by reference)
 from .types.fixedarray import fixedarray  # noqa: F401  (stack arrays: wp.zeros(shape=..., dtype=...) in kernels)
 from .lang.translation.addresses import address_of  # noqa: F401
+from .lang.translation.pointer_ops import (address, array_store, index, indexref, load, store,  # noqa: F401
+                                           view)
 from .types.array_factories import (empty, empty_like, from_ptr, full, full_like, ones, ones_like,  # noqa: F401
                                     zeros, zeros_like)
 from .version import __version__

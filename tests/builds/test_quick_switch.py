@@ -56,8 +56,8 @@ def test_launches_switching_mid_way_give_the_optimised_bits(tmp_path, switching,
     gate = _gated(monkeypatch)
     compiled = []       # (quick flags?, background?) of every unit the compiler built
     real_build = cpu_compiler._build
-    monkeypatch.setattr(cpu_compiler, "_build", lambda unit, cxx, fl, *a: (
-        compiled.append(("-O0" in fl, a[-1])), real_build(unit, cxx, fl, *a))[1])
+    monkeypatch.setattr(cpu_compiler, "_build", lambda unit, cxx, fl, pch, name, background=False, *more: (
+        compiled.append(("-O0" in fl, background)), real_build(unit, cxx, fl, pch, name, background, *more))[1])
     mod = _import(tmp_path, "qs_mixed")
     _open_when(gate, lambda: any(j.counts()["waits"] for j in _jobs("qs_mixed")))
     try:

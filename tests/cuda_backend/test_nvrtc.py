@@ -32,6 +32,23 @@ def gather2d(src: wp.array2d(dtype=wp.vec3), idx: wp.array(dtype=int), out: wp.a
     wp.atomic_add(out, i, wp.length(v))
 
 
+def _stack_cas(dtype):
+    """A kernel whose only atomics address the thread's own stack array."""
+    @wp.kernel(module=MOD, enable_backward=False)
+    def stack_cas(vals: wp.array(dtype=dtype), out: wp.array(dtype=dtype)):
+        t = wp.tid()
+        a = wp.zeros(shape=(3,), dtype=dtype)
+        old = wp.atomic_cas(a, 1, dtype(0), vals[t])
+        old2 = wp.atomic_cas(a, 1, vals[t], dtype(2))
+        out[t] = old + old2 + a[1]
+    return stack_cas
+
+
+CAS_TYPES = {wp.int32: np.int32, wp.uint32: np.uint32, wp.int64: np.int64, wp.uint64: np.uint64,
+             wp.float32: np.float32, wp.float64: np.float64}
+STACK_CAS = {dt: _stack_cas(dt) for dt in CAS_TYPES}
+
+
 def _source(backward=True, mode=None):
     m = get_module(MOD)
     if mode:
@@ -185,3 +202,29 @@ def test_moving_a_kernel_keeps_its_module_hash():
     key = nvrtc.build_key(90, False, False)
     assert module_hash(moved, key) == module_hash(src, key)
     assert module_hash(src.replace("wp::sin(", "wp::cos(", 1), key) != module_hash(src, key)
+
+
+@pytest.mark.parametrize("dtype", list(STACK_CAS), ids=lambda t: t.__name__)
+def test_atomic_cas_on_a_stack_array_is_no_hardware_atomic(dtype):
+    """CUDA's atomics cannot address a thread's local memory: on a stack array, atomic_cas is the
+    plain compare and write (as the other atomics are), so the PTX holds no atomic instruction;
+    on a global array it is one (the semantics on a stack array: tests/lang/test_fixedarray.py)."""
+    from warp_interactive.codegen.module_source import generate_source
+    from warp_interactive.lang.definitions.lower import lower
+    k = STACK_CAS[dtype]
+    ptx = nvrtc.compile_source(generate_source(lower([k]), CUDA, backward=False), 90, name=MOD,
+                               kind="ptx").decode()
+    assert ".entry" in ptx and "atom." not in ptx
+
+
+def test_atomic_cas_on_a_global_array_stays_atomic():
+    from warp_interactive.codegen.module_source import generate_source
+    from warp_interactive.lang.definitions.lower import lower
+
+    @wp.kernel(module=MOD, enable_backward=False)
+    def global_cas(a: wp.array(dtype=int)):
+        wp.atomic_cas(a, 0, 0, wp.tid())
+
+    ptx = nvrtc.compile_source(generate_source(lower([global_cas]), CUDA, backward=False), 90,
+                               name=MOD, kind="ptx").decode()
+    assert "atom." in ptx

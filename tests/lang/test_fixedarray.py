@@ -168,28 +168,36 @@ def atomics_kernel(vals: wp.array(dtype=int), out: wp.array(dtype=int)):
     hist = wp.zeros(shape=(4,), dtype=int)
     lo = wp.zeros(shape=1, dtype=int)
     hi = wp.zeros(shape=1, dtype=int)
+    first = wp.zeros(shape=(1, 2), dtype=int)
     lo[0] = 1000
+    swaps = int(0)
     for i in range(vals.shape[0]):
         v = vals[i] + t
         hist[v % 4] += 1
         wp.atomic_min(lo, 0, v)
         wp.atomic_max(hi, 0, v)
+        # only the first compare-and-swap finds 0 (the values are > 0): it keeps the first value
+        if wp.atomic_cas(first, 0, 1, 0, v) == 0:
+            swaps += 1
     for b in range(4):
-        out[t * 6 + b] = hist[b]
-    out[t * 6 + 4] = lo[0]
-    out[t * 6 + 5] = hi[0]
+        out[t * 8 + b] = hist[b]
+    out[t * 8 + 4] = lo[0]
+    out[t * 8 + 5] = hi[0]
+    out[t * 8 + 6] = first[0, 1]
+    out[t * 8 + 7] = swaps
 
 
 def test_updates_are_per_thread():
     vals = np.array([3, 7, 1, 8, 8, 2, 5], np.int32)
     threads = 19           # more than a lane block: each thread's own array
-    out = wp.zeros(6 * threads, dtype=int)
+    out = wp.zeros(8 * threads, dtype=int)
     wp.launch(atomics_kernel, threads, inputs=[wp.array(vals, dtype=int), out])
-    got = out.numpy().reshape(threads, 6)
+    got = out.numpy().reshape(threads, 8)
     for t in range(threads):
         v = vals + t
         np.testing.assert_array_equal(got[t, :4], np.bincount(v % 4, minlength=4))
         assert got[t, 4] == v.min() and got[t, 5] == v.max()
+        assert got[t, 6] == v[0] and got[t, 7] == 1
 
 
 @wp.kernel(module=MODULE)

@@ -6,6 +6,7 @@ dependency record) and whether anything was translated. A device names its build
 
 import time
 
+from . import extras
 from .cpu_build import Load
 
 
@@ -23,7 +24,7 @@ class CpuBuilder:
         debug = module.option("mode") == "debug"
         load = Load(module.name, module.build_kernels(), backward, debug,
                     bool(module.option("fast_math")), bool(module.option("cpu_lanes")),
-                    checks=module.checks_bounds())
+                    checks=module.checks_bounds(), extras=extras.of_module(module, "cpu"))
         lm = load.run()
         return Built(lm, load.reached, load.translated)
 
@@ -40,8 +41,10 @@ class CudaBuilder:
         from ..compiler.build import BuildOptions, compile
         t0 = time.perf_counter()
         source = module.source(CUDA, backward)
+        more = extras.of_module(module, "cuda")
         options = BuildOptions("cuda", module.option("mode") == "debug",
-                               bool(module.option("fast_math")), arch=self.arch, name=module.name)
+                               bool(module.option("fast_math")), arch=self.arch, name=module.name,
+                               include_dirs=more.include_dirs, key_extra=more.key)
         binary = compile(source, options)
         lm = self.open_image(binary.path, binary.kind, {k.cpp: k for k in module.build_kernels()})
         lm.hash, lm.built, lm.build_time = binary.hash, binary.built, time.perf_counter() - t0

@@ -29,6 +29,7 @@ from ..config import config
 from ..version import translator_signature
 from . import quick_tier, strided, unit_merge, unit_plan, warm_index
 from .entry import LoadedKernels
+from .extras import NONE
 
 
 class LoadedModule(LoadedKernels):
@@ -92,12 +93,14 @@ class Load:
     """One CPU load of ``kernels`` with these options; ``run()`` returns the LoadedModule and
     sets ``reached`` (the @wp.funcs the key walk described) or None (no keys: translated)."""
 
-    def __init__(self, name, kernels, backward, debug, fast_math, lanes, checks=None):
+    def __init__(self, name, kernels, backward, debug, fast_math, lanes, checks=None, extras=NONE):
+        """``extras``: the module's extra build inputs (build/extras.py)."""
         self.t0 = time.perf_counter()
         self.name, self.kernels, self.backward = name, kernels, backward
         self.debug, self.fast_math, self.lanes = debug, fast_math, lanes
         self.checks = debug if checks is None else checks   # index checks in the generated code
-        self.build_key = cpu_compiler.build_key(debug, fast_math)
+        self.extras = extras
+        self.build_key = cpu_compiler.build_key(debug, fast_math, extra=extras.key)
         self.units = {}       # kernel C++ name -> unit hash
         self.hashes = {}      # kernel C++ name -> kernel hash
         self.arity = {}       # kernel C++ name -> tid arity
@@ -119,6 +122,8 @@ class Load:
         t0 = self.t0
         options = (self.backward, self.debug, self.fast_math, config.max_unroll, self.lanes,
                    self.checks)
+        if self.extras.preamble:    # (only then: the keys of modules without one stay as they were)
+            options += (self.extras.preamble,)
         keys = warm_index.kernel_keys(self.kernels, options, self.build_key, translator_signature(), self.reached)
         if keys is None:
             self.reached = None
@@ -188,7 +193,8 @@ class Load:
         from ..codegen.module_source import ModuleParts
         from ..codegen.target import CPU
         from ..lang.definitions.lower import lower
-        parts = ModuleParts(lower(todo), CPU, self.checks, self.backward, self.lanes)
+        parts = ModuleParts(lower(todo), CPU, self.checks, self.backward, self.lanes,
+                            preamble=self.extras.preamble)
         missing, sizes = [], {}
         for k in todo:
             h, size = unit_plan.kernel_hash(parts, k, self.build_key)
@@ -201,7 +207,8 @@ class Load:
         # a large build runs first from quickly compiled units, the optimised ones follow
         job = None
         if quick_tier.wanted(len(missing), self.debug, self.fast_math):
-            quick_key = cpu_compiler.build_key(self.debug, self.fast_math, quick=True)
+            quick_key = cpu_compiler.build_key(self.debug, self.fast_math, quick=True,
+                                               extra=self.extras.key)
             optimised = units
             units = [(src, cache.module_hash(src, quick_key), khs) for src, _, khs in units]
             job = quick_tier.begin(self.name, [unit for _, unit, _ in units])
@@ -215,7 +222,7 @@ class Load:
         try:
             from ..compiler import build   # only on a miss: its dataclasses cost ~1 ms to define
             options = build.BuildOptions("cpu", self.debug, self.fast_math, name=self.name,
-                                         quick=job is not None)
+                                         quick=job is not None, **self.build_options())
             built = [(b.path, b.built) for b in build.compile_units(units, options)]
         finally:
             writer.join()
@@ -240,7 +247,8 @@ class Load:
             mapped = {k.cpp: final.get(k.cpp, self.units[k.cpp]) for k in self.kernels}
             if not quick_tier.jobs_of([u for cpp, u in mapped.items() if cpp not in final]):
                 index.append((keys[0], {"kernels": {cpp: [u, self.arity[cpp]] for cpp, u in mapped.items()}}))
-        options = build.BuildOptions("cpu", self.debug, self.fast_math, name=self.name)
+        options = build.BuildOptions("cpu", self.debug, self.fast_math, name=self.name,
+                                     **self.build_options())
         quick = [(self.paths[self.units[group[0].cpp]], group) for group in groups]
         quick_tier.start(job, units, index, options, quick, self._strided_options())
 
@@ -261,9 +269,13 @@ class Load:
         quick_tier.store(module_key, {"kernels": {k.cpp: [self.units[k.cpp], self.arity[k.cpp]]
                                                   for k in self.kernels}})
 
+    def build_options(self):
+        """The extras' part of compiler.build.BuildOptions."""
+        return {"include_dirs": self.extras.include_dirs, "key_extra": self.extras.key}
+
     def _strided_options(self):
         return strided.Options(self.name, self.checks, self.backward, self.lanes, self.debug,
-                               self.fast_math, self.build_key)
+                               self.fast_math, self.build_key, self.extras)
 
     def _loaded(self, built, t0):
         units = {k.cpp: self.paths[self.units[k.cpp]] for k in self.kernels}

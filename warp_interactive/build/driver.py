@@ -66,9 +66,11 @@ class ModuleBuild:
         from ..codegen.module_source import generate_source
         from ..codegen.target import CPU
         from ..lang.definitions.lower import lower
+        from .extras import of_module
         m = self.module
-        return generate_source(lower(m.build_kernels()), target or CPU, m.checks_bounds(), backward,
-                               bool(m.option("cpu_lanes")))
+        target = target or CPU
+        return generate_source(lower(m.build_kernels()), target, m.checks_bounds(), backward,
+                               bool(m.option("cpu_lanes")), of_module(m, target.name).preamble)
 
     def paths(self, target=None, backward=True):
         """codegen/paths.py's KernelPaths of each kernel: the path its launches take and why."""
@@ -82,9 +84,11 @@ class ModuleBuild:
         from ..compiler import cpu as cpu_compiler
         from ..compiler.cache import module_hash
         m = self.module
+        from .extras import of_module
         source = self.source(None, bool(m.option("enable_backward")))
         return module_hash(source, cpu_compiler.build_key(m.option("mode") == "debug",
-                                                          bool(m.option("fast_math"))))
+                                                          bool(m.option("fast_math")),
+                                                          extra=of_module(m, "cpu").key))
 
     def load(self, device, backward=False):
         device = hooks.get_device(device)
@@ -111,7 +115,8 @@ class ModuleBuild:
         self.deps = {f: getattr(f, "version", 0) for f in result.reached} \
             if result.reached is not None else function_deps([k.ir for k in m.build_kernels()])
         if result.translated and nvrtc_check.record_dir():
-            nvrtc_check.record_module(m)      # the no-GPU CUDA check (scripts/test.sh)
+            from .extras import of_module     # the no-GPU CUDA check (scripts/test.sh)
+            nvrtc_check.record_module(m, of_module(m, "cuda").include_dirs)
         # every load is recorded, the warm-index one included (build_log, notebook reports)
         self.last_build = (lm.hash, lm.built, lm.build_time)
         state.build_log.append(BuildRecord(m.name, lm.hash, lm.built, lm.build_time,

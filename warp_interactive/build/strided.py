@@ -56,9 +56,10 @@ class _Unit:
 class Options:
     """What a strided unit is built with: the options of the load that mapped the unit."""
 
-    def __init__(self, name, checks, backward, lanes, debug, fast_math, build_key):
+    def __init__(self, name, checks, backward, lanes, debug, fast_math, build_key, extras):
         self.name, self.checks, self.backward, self.lanes = name, checks, backward, lanes
         self.debug, self.fast_math, self.build_key = debug, fast_math, build_key
+        self.extras = extras     # build/extras.py
 
 
 _HOOKS = []
@@ -181,14 +182,16 @@ def _build(unit, cpp):
     from ..lang.definitions.lower import lower
     kernel, o = unit.kernels[cpp], unit.options
     mir = lower([kernel])     # translated already: the kernel's unit was built from it
-    own = ModuleParts(mir, CPU, o.checks, o.backward, o.lanes).source([cpp])
+    own = ModuleParts(mir, CPU, o.checks, o.backward, o.lanes, preamble=o.extras.preamble).source([cpp])
     found = cache.lookup_entry(unit.hash, cpu_compiler.BINARY)
     if found is None or cache.module_hash(own, o.build_key) not in found[1]:
         raise RuntimeError(f"kernel '{kernel.key}' no longer has the code of its loaded unit "
                            f"{unit.hash[:12]} (a @wp.func it calls was redefined): launch it again "
                            f"after the redefinition rather than a launch recorded before it")
-    source = ModuleParts(mir, CPU, o.checks, False, False, strided=True).source([cpp])
-    options = build.BuildOptions("cpu", o.debug, o.fast_math, name=f"{o.name} (strided {kernel.key})")
+    source = ModuleParts(mir, CPU, o.checks, False, False, strided=True,
+                         preamble=o.extras.preamble).source([cpp])
+    options = build.BuildOptions("cpu", o.debug, o.fast_math, name=f"{o.name} (strided {kernel.key})",
+                                 include_dirs=o.extras.include_dirs, key_extra=o.extras.key)
     binary, = build.compile_units([(source, cache.module_hash(source, o.build_key), [])], options)
     lib = open_unit(binary.path)
     _libs.append(lib)

@@ -35,7 +35,8 @@ def maybe_merge(load, keys):
     from ..codegen.module_source import ModuleParts
     from ..codegen.target import CPU
     from ..lang.definitions.lower import lower
-    parts = ModuleParts(lower(load.kernels), CPU, load.checks, load.backward, load.lanes)
+    parts = ModuleParts(lower(load.kernels), CPU, load.checks, load.backward, load.lanes,
+                        preamble=load.extras.preamble)
     hashes, sizes = {}, {}
     for k in load.kernels:
         hashes[k.cpp], sizes[k.cpp] = unit_plan.kernel_hash(parts, k, load.build_key)
@@ -47,7 +48,8 @@ def maybe_merge(load, keys):
     index = [(key, entries[k.cpp]) for k, key in zip(load.kernels, keys[1])]
     index.append((keys[0], {"kernels": {cpp: [e["unit"], e["tid_arity"]] for cpp, e in entries.items()}}))
     thread = threading.Thread(target=_merge, args=(units, index, load.debug, load.fast_math,
-                                                   load.name), name=_thread_name(load))
+                                                   load.name, load.build_options()),
+                              name=_thread_name(load))
     _threads.append(thread)
     thread.start()
     return thread
@@ -57,11 +59,12 @@ def _thread_name(load):
     return f"wp-merge-{load.name}"
 
 
-def _merge(units, index, debug, fast_math, name):
+def _merge(units, index, debug, fast_math, name, extra_options):
     from ..compiler import build
     try:
         with cache.in_use():
-            options = build.BuildOptions("cpu", debug, fast_math, name=f"{name} (merged units)")
+            options = build.BuildOptions("cpu", debug, fast_math, name=f"{name} (merged units)",
+                                         **extra_options)
             build.compile_units(units, options)
             for _, unit, kernel_hashes in units:
                 cache.record_kernels(unit, kernel_hashes)

@@ -28,8 +28,8 @@ class BuildOptions:
     fast_math: bool = False
     arch: int = 0                # cuda: the device's compute capability (e.g. 90)
     name: str = "module"         # named in messages
-    include_dirs: tuple = ()     # host-library: where its #includes are found
-    key_extra: tuple = ()        # host-library: whatever else decides it (e.g. a header's hash)
+    include_dirs: tuple = ()     # where its #includes are found besides the package's headers
+    key_extra: tuple = ()        # whatever else decides it (a header's hash, dependency files' hashes)
     quick: bool = False          # cpu: the quick tier's flags (-O0, same bits: build/quick_tier.py)
 
     def __post_init__(self):
@@ -58,10 +58,10 @@ def build_key(options):
     """Everything besides the source that decides ``options``' binary (part of its hash)."""
     from . import cpu
     if options.target == "cpu":
-        return cpu.build_key(options.debug, options.fast_math, options.quick)
+        return cpu.build_key(options.debug, options.fast_math, options.quick, options.key_extra)
     if options.target == "cuda":
         from . import nvrtc
-        return nvrtc.build_key(options.arch, options.debug, options.fast_math)
+        return nvrtc.build_key(options.arch, options.debug, options.fast_math, options.key_extra)
     return [cpu.compiler_identity(config.cpu_compiler), list(HOST_FLAGS), list(options.key_extra)]
 
 
@@ -78,12 +78,13 @@ def _compile(source, options):
     t0 = time.perf_counter()
     if options.target == "cpu":
         from . import cpu
-        path, built = cpu.compile_module(source, key, options.debug, options.fast_math, options.name)
+        path, built = cpu.compile_module(source, key, options.debug, options.fast_math, options.name,
+                                         include_dirs=options.include_dirs)
         kind, log = "so", ""
     elif options.target == "cuda":
         from . import nvrtc
         path, kind, built = nvrtc.compile_module(source, key, options.arch, options.debug,
-                                                 options.fast_math, options.name)
+                                                 options.fast_math, options.name, options.include_dirs)
         log = ""      # NVRTC's log is read only on failure (CompileError)
     else:
         path, built, log = _compile_host_library(source, key, options)
@@ -104,7 +105,7 @@ def compile_units(units, options, background=False):
     t0 = time.perf_counter()
     with cache.in_use():
         found = cpu.compile_units(units, options.debug, options.fast_math, options.name,
-                                  options.quick, background)
+                                  options.quick, background, options.include_dirs)
     seconds = time.perf_counter() - t0
     return [Binary("so", h, path=path, built=built, seconds=seconds if built else 0.0)
             for (_, h, _), (path, built) in zip(units, found)]

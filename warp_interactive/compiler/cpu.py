@@ -169,10 +169,12 @@ def target_flags(text=None):
     return out
 
 
-def build_key(debug, fast_math, quick=False):
-    """Everything besides the source that decides the binary."""
+def build_key(debug, fast_math, quick=False, extra=()):
+    """Everything besides the source that decides the binary; ``extra``: the module's extra
+    build inputs (build/extras.py: include directories, dependency files' hashes)."""
     cxx = config.cpu_compiler
-    return [compiler_identity(cxx), flags(debug, fast_math, quick), headers_hash()]
+    key = [compiler_identity(cxx), flags(debug, fast_math, quick), headers_hash()]
+    return key + [list(extra)] if extra else key
 
 
 def quick_pch_ready():
@@ -294,10 +296,13 @@ def run_compiler(cmd, what, background=False):
     return proc.returncode, (err or "") + (out or "")
 
 
-def compile_module(source, module_hash, debug=False, fast_math=False, name="module", kernels=()):
+def compile_module(source, module_hash, debug=False, fast_math=False, name="module", kernels=(),
+                   include_dirs=()):
     """The path of the shared library for ``source`` (from the cache, or built now), and whether
-    it was built. ``kernels``: the hashes of the kernels it provides (in its manifest)."""
-    [(path, built)] = compile_units([(source, module_hash, kernels)], debug, fast_math, name)
+    it was built. ``kernels``: the hashes of the kernels it provides (in its manifest);
+    ``include_dirs``: extra include directories."""
+    [(path, built)] = compile_units([(source, module_hash, kernels)], debug, fast_math, name,
+                                    include_dirs=include_dirs)
     return path, built
 
 
@@ -306,11 +311,13 @@ def workers():
     return max(1, config.num_threads or os.cpu_count() or 1)
 
 
-def compile_units(units, debug=False, fast_math=False, name="module", quick=False, background=False):
+def compile_units(units, debug=False, fast_math=False, name="module", quick=False, background=False,
+                  include_dirs=()):
     """[(path, built)] for ``units`` ([(source, hash, kernel hashes)]): cached ones are found,
     the others compiled in parallel (one compiler process per unit, ``workers()`` at a time).
     ``quick``: the flags of the quick tier; ``background``: background compilers (stopped while
-    this process loads a module: compiler/background.py)."""
+    this process loads a module: compiler/background.py); ``include_dirs``: the module's extra
+    include directories (searched after the package's headers)."""
     hits = [cache.lookup(h, BINARY, kernels) for _, h, kernels in units]
     todo = [u for u, hit in zip(units, hits) if hit is None]
     built = {}
@@ -320,11 +327,11 @@ def compile_units(units, debug=False, fast_math=False, name="module", quick=Fals
         cache.writable_cache_dir()   # a read-only cache: a private one for this process (warned)
         pch = ensure_pch(cxx, fl, background) if config.use_precompiled_headers else None
         if len(todo) == 1:
-            built[todo[0][1]] = _build(todo[0], cxx, fl, pch, name, background)
+            built[todo[0][1]] = _build(todo[0], cxx, fl, pch, name, background, include_dirs)
         else:   # threads only wait for compiler processes: the GIL is no bottleneck
             from concurrent.futures import ThreadPoolExecutor
             with ThreadPoolExecutor(min(len(todo), workers())) as pool:
-                paths = pool.map(lambda u: _build(u, cxx, fl, pch, name, background), todo)
+                paths = pool.map(lambda u: _build(u, cxx, fl, pch, name, background, include_dirs), todo)
                 built = {u[1]: p for u, p in zip(todo, paths)}
         from .cache_gc import maybe_collect
         maybe_collect()
@@ -332,7 +339,7 @@ def compile_units(units, debug=False, fast_math=False, name="module", quick=Fals
             for (_, h, _), hit in zip(units, hits)]
 
 
-def _build(unit, cxx, fl, pch, name, background=False):
+def _build(unit, cxx, fl, pch, name, background=False, include_dirs=()):
     source, unit_hash, kernels = unit
     tmp = cache.build_dir()
     try:
@@ -341,12 +348,12 @@ def _build(unit, cxx, fl, pch, name, background=False):
         with open(src, "w") as f:
             f.write(source)
         t0 = time.perf_counter()
-        cmd, returncode, log = _compile(cxx, fl, pch, src, out, unit_hash, background)
+        cmd, returncode, log = _compile(cxx, fl, pch, src, out, unit_hash, background, include_dirs)
         if returncode != 0 and pch:
             # a PCH the compiler rejects (damaged after its check, or by another compiler
             # build) would fail every build: drop it (the next build remakes it), retry without
             _discard_pch(pch)
-            cmd, returncode, log = _compile(cxx, fl, None, src, out, unit_hash, background)
+            cmd, returncode, log = _compile(cxx, fl, None, src, out, unit_hash, background, include_dirs)
         if returncode != 0:
             raise CompileError(_compile_error_text(name, source, cmd, log))
         if config.verbose:
@@ -357,8 +364,9 @@ def _build(unit, cxx, fl, pch, name, background=False):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _compile(cxx, fl, pch, src, out, unit_hash, background=False):
+def _compile(cxx, fl, pch, src, out, unit_hash, background=False, include_dirs=()):
     includes = (["-I", pch] if pch else []) + ["-I", _paths.include_dir()]
+    includes += [a for d in include_dirs for a in ("-I", d)]
     cmd = [cxx, *fl, "-shared", *includes, src, "-o", out, *LINK]
     returncode, log = run_compiler(cmd, f"unit {unit_hash[:8]}", background)
     return cmd, returncode, log

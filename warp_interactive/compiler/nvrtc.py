@@ -88,26 +88,30 @@ def options(arch, kind, debug, fast_math, line_info=False):
     return opts
 
 
-def build_key(arch, debug, fast_math):
-    """Everything besides the source that decides the binary (for the module hash)."""
+def build_key(arch, debug, fast_math, extra=()):
+    """Everything besides the source that decides the binary (for the module hash); ``extra``:
+    the module's extra build inputs (build/extras.py)."""
     from .cpu import headers_hash
     kind, target_arch = target_for(arch)
-    return ["nvrtc", version(), kind, target_arch, options(target_arch, kind, debug, fast_math,
-                                                             config.lineinfo), headers_hash()]
+    key = ["nvrtc", version(), kind, target_arch, options(target_arch, kind, debug, fast_math,
+                                                          config.lineinfo), headers_hash()]
+    return key + [list(extra)] if extra else key
 
 
 def binary_name(kind, arch):
     return f"module.sm_{arch}.cubin" if kind == "cubin" else f"module.compute_{arch}.ptx"
 
 
-def compile_source(source, arch, debug=False, fast_math=False, name="module", kind=None):
+def compile_source(source, arch, debug=False, fast_math=False, name="module", kind=None,
+                   include_dirs=()):
     """Compile ``source`` with NVRTC; returns the CUBIN/PTX bytes. No cache, no GPU needed.
+    ``include_dirs``: extra include directories (after the package's headers).
     Under ``wp.config.compile_timeout`` (the default) in a worker process that is stopped past
     it (compiler/nvrtc_worker.py); with no timeout, in this process."""
     _nvrtc()   # a missing extra is said here, in this process
     if kind is None:
         kind, arch = target_for(arch)
-    opts = options(arch, kind, debug, fast_math, config.lineinfo)
+    opts = options(arch, kind, debug, fast_math, config.lineinfo) + [f"-I{d}" for d in include_dirs]
     t0 = time.perf_counter()
     timeout = config.compile_timeout
     try:
@@ -125,7 +129,8 @@ def compile_source(source, arch, debug=False, fast_math=False, name="module", ki
     return out
 
 
-def compile_module(source, module_hash, arch, debug=False, fast_math=False, name="module"):
+def compile_module(source, module_hash, arch, debug=False, fast_math=False, name="module",
+                   include_dirs=()):
     """(path, kind, built) of the cached CUBIN/PTX for ``source`` on ``arch`` (built on a
     miss). Called by compiler/build.py's ``compile``."""
     kind, target_arch = target_for(arch)
@@ -133,7 +138,7 @@ def compile_module(source, module_hash, arch, debug=False, fast_math=False, name
     hit = cache.lookup(module_hash, bname)
     if hit is not None:
         return hit, kind, False
-    data = compile_source(source, target_arch, debug, fast_math, name, kind)
+    data = compile_source(source, target_arch, debug, fast_math, name, kind, include_dirs)
     tmp = cache.build_dir()
     try:
         src, out = os.path.join(tmp, SOURCE), os.path.join(tmp, bname)

@@ -19,8 +19,9 @@ def record_dir():
     return os.environ.get(ENV) or None
 
 
-def record_module(module):
-    """Write ``module``'s CUDA source into the record folder (called after a CPU build)."""
+def record_module(module, include_dirs=()):
+    """Write ``module``'s CUDA source into the record folder (called after a CPU build);
+    ``include_dirs``: its extra CUDA include directories (wp.ModuleBuildOptions)."""
     folder = record_dir()
     if folder is None or not module.kernels:
         return None
@@ -30,7 +31,8 @@ def record_module(module):
         return None
     debug = module.option("mode") == "debug"
     fast = bool(module.option("fast_math"))
-    header = f"// module: {module.name}\n// options: debug={int(debug)} fast_math={int(fast)}\n"
+    more = f" include={os.pathsep.join(include_dirs)}" if include_dirs else ""
+    header = f"// module: {module.name}\n// options: debug={int(debug)} fast_math={int(fast)}{more}\n"
     text = header + source
     name = hashlib.sha256(text.encode()).hexdigest()[:24] + ".cu"
     path = os.path.join(folder, name)
@@ -79,16 +81,23 @@ def distinct_sources(paths):
 
 def read_recorded(path):
     """(module name, debug, fast_math, source) of a recorded file."""
+    name, opts, source = _read(path)
+    return name, opts["debug"] == "1", opts["fast_math"] == "1", source
+
+
+def _read(path):
     with open(path) as f:
         text = f.read()
     first, second, source = text.split("\n", 2)
     name = first.split(":", 1)[1].strip()
-    opts = dict(kv.split("=") for kv in second.split(":", 1)[1].split())
-    return name, opts["debug"] == "1", opts["fast_math"] == "1", source
+    opts = dict(kv.split("=", 1) for kv in second.split(":", 1)[1].split())
+    return name, opts, source
 
 
 def check_file(path, arch=90):
     """Compile one recorded source with NVRTC for ``sm_<arch>``; raises CompileError."""
     from . import nvrtc
-    name, debug, fast, source = read_recorded(path)
-    return nvrtc.compile_source(source, arch, debug, fast, name, kind="cubin")
+    name, opts, source = _read(path)
+    dirs = [d for d in opts.get("include", "").split(os.pathsep) if d]
+    return nvrtc.compile_source(source, arch, opts["debug"] == "1", opts["fast_math"] == "1", name,
+                                kind="cubin", include_dirs=dirs)

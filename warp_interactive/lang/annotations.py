@@ -10,6 +10,7 @@ from ..types import scalars as sc
 from ..types.array import array
 from ..types.fixedarray import fixedarray
 from ..types.indexedarray import is_indexed
+from ..types.reference import Reference
 from ..types.tuple_type import TupleType, tuple_annotation
 
 
@@ -41,6 +42,11 @@ def is_concrete(t):
             or hasattr(t, "_wp_native_fields_"))   # geometry query types
 
 
+def ref_param_names(func):
+    """The parameters of ``func`` annotated ``wp.ref[T]``."""
+    return frozenset(n for n, t in getattr(func, "__annotations__", {}).items() if isinstance(t, Reference))
+
+
 def annotations_of(func, src, kind):
     """Parameter name -> canonical type, in declaration order (None where unannotated)."""
     ann = getattr(func, "__annotations__", {})
@@ -56,6 +62,11 @@ def annotations_of(func, src, kind):
             t = resolve_annotation(t, func.__globals__, src.closure, f" of parameter '{a.arg}' of {src.name}")
         if t is None and kind == "kernel":
             raise _param_error(src, a, f"kernel parameter '{a.arg}' needs a type annotation")
+        if isinstance(t, Reference):     # wp.ref[T]: a T passed in and back out (FuncOverload.ref_params)
+            if kind == "kernel":
+                raise _param_error(src, a, f"kernel parameter '{a.arg}' is a wp.ref[T]: kernels cannot "
+                                           "take references; pass addressable values to a @wp.func instead")
+            t = t.value_type
         try:
             out[a.arg] = canonical_type(t) if t is not None else None
         except TypeError:       # a list, a dict...: nothing a type could be

@@ -32,6 +32,8 @@ class TileOps:
         "refs_rebound": "(tr, name): a parameter name bound to a new local value (tiles/refs.py)",
         "refs_on_return": "(tr, stmt): a return also returns the written references (tiles/refs.py)",
         "refs_finish": "(tr, body, params) -> ref_outs (tiles/refs.py)",
+        "refs_assigned": "(tr, name, value): a name was assigned (a wp.ref[T] parameter's write: tiles/refs.py)",
+        "refs_is_value": "(overload, position) -> bool: a wp.ref[T] parameter, not a tile (tiles/refs.py)",
     }
 
     def fill(self, **handlers):

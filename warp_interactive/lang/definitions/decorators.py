@@ -21,7 +21,10 @@ module_hook = None   # set by the notebook layer: fn -> the Module for a kernel 
 def _module_name(f, module):
     if module is None:
         return f.__module__
-    return module if isinstance(module, str) else module.__name__
+    if isinstance(module, str):
+        return module
+    # a Python module, or a wp.Module (warp-lang's tests pass wp.Module("name"))
+    return getattr(module, "__name__", None) or module.name
 
 
 def kernel(f=None, *, enable_backward=None, module=None, name=None, launch_bounds=None,

@@ -5,7 +5,7 @@ import inspect
 from ...types import scalars as sc
 from ...types.fixedarray import as_array_param
 from ...errors import CodegenError, TypeMismatch
-from ..annotations import _hash, annotations_of, canonical_type, is_concrete, type_key  # noqa: F401
+from ..annotations import _hash, annotations_of, canonical_type, is_concrete, ref_param_names, type_key  # noqa: F401
 from ..builtins.registry import type_name
 from .source import source_of
 
@@ -55,6 +55,7 @@ class FuncOverload:
         self.differentiable = True
         self.block_width = 1          # lanes per block it is translated for (lang/translation/block_funcs.py)
         self.block_variants = {}      # width -> this overload translated for that block width
+        self.ref_params = ref_param_names(py_func)   # wp.ref[T] parameters (lang/tiles/refs.py)
 
     @property
     def cpp(self):
@@ -72,6 +73,9 @@ class FuncOverload:
     @property
     def ir(self):
         if self._ir is None and getattr(self.function, "native", None) is not None:
+            if self.ref_params:
+                raise TypeError(f"@wp.func_native {self.name}: wp.ref[T] parameters are not supported "
+                                "in native snippets; use wp.address_of() in the caller")
             from .func_native import native_ir      # @wp.func_native: the snippet is the body
             self._ir = native_ir(self)
         if self._ir is None:
@@ -83,6 +87,7 @@ class FuncOverload:
             try:
                 tr = Translator(self.src, self.py_func.__globals__, self.function.max_unroll())
                 tr.block_width = self.block_width
+                tr.ref_params = self.ref_params
                 self._ir = tr.translate(self.cpp, self.arg_types, is_kernel=False)
             finally:
                 self._translating = False

@@ -27,9 +27,12 @@ def _by_reference(t):
 
 
 def start(tr, params):
-    """Called before a function body: its tile parameters are references."""
+    """Called before a function body: its tile parameters are references, and its ``wp.ref[T]``
+    parameters (``tr.ref_params``), for which a plain assignment is a write too."""
     st = tr.tile_state
-    st.refs = {p.name: p for p in params if _by_reference(p.type)}
+    values = getattr(tr, "ref_params", ())
+    st.refs = {p.name: p for p in params if _by_reference(p.type) or p.name in values}
+    st.values = {p.name for p in params if p.name in values}
     st.written, st.dead, st.returns = set(), set(), []
     for name, p in st.refs.items():
         tr.scope.symbols[_hidden(name)] = p
@@ -49,10 +52,22 @@ def written(tr, name, value):
 
 
 def rebound(tr, name):
-    """``name`` was given a new value by a plain assignment: no longer the caller's tile."""
+    """``name`` was given a new value by a plain assignment: no longer the caller's tile (a
+    ``wp.ref[T]`` parameter: the new value is the caller's, see ``assigned``)."""
     st = tr.tile_state
-    if name in st.refs:
+    if name in st.refs and name not in getattr(st, "values", ()):
         st.dead.add(name)
+
+
+def assigned(tr, name, value):
+    """After ``name = value``: a ``wp.ref[T]`` parameter's new value goes back to the caller."""
+    if name in getattr(tr.tile_state, "values", ()):
+        written(tr, name, value)
+
+
+def is_value_ref(ov, pos):
+    """Whether parameter ``pos`` of overload ``ov`` is a ``wp.ref[T]`` (not a tile)."""
+    return list(ov.arg_types)[pos] in getattr(ov, "ref_params", ())
 
 
 def on_return(tr, stmt):
@@ -83,4 +98,5 @@ def finish(tr, body, params):
     return [order.index(n) for n in names]
 
 
-tile_ops.fill(refs_start=start, refs_rebound=rebound, refs_on_return=on_return, refs_finish=finish)
+tile_ops.fill(refs_start=start, refs_rebound=rebound, refs_on_return=on_return, refs_finish=finish,
+              refs_assigned=assigned, refs_is_value=is_value_ref)

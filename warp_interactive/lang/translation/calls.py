@@ -90,6 +90,8 @@ class CallsMixin:
             return self.fixed_zeros
         if obj is address_of:
             return self.address_of_call
+        if getattr(obj, "_wp_pointer_op_", None):
+            return self.pointer_op_call
         if obj is grad_of.grad:
             return lambda o, n, kw: PyValue(grad_of.GradOf(self._grad_target(n, kw)))
         if isinstance(obj, grad_of.GradOf):
@@ -323,6 +325,8 @@ class CallsMixin:
             raise self.scope.error(f"'{ov.name}' calls itself (directly or through other "
                                    f"functions): recursion is not supported in kernels") from None
         refs = getattr(ov, "ir", None).ref_outs if hasattr(ov, "ir") else []
+        if getattr(ov, "ref_params", None) and node is not None:
+            self._check_ref_args(ov, node, kwargs)
         if len(rets) <= 1 and not refs:
             out = self.scope.new_var(rets[0]) if rets else None
             self.scope.emit(ir.Call(out=out, func=ov, args=args))
@@ -339,11 +343,44 @@ class CallsMixin:
         names = list(ov.arg_types)
         user = outs[:len(outs) - len(refs)]
         for pos, value in zip(refs, outs[len(user):]):
-            arg = node.args[pos] if pos < len(node.args) else \
-                next((v for k, v in zip(kwargs, [k.value for k in node.keywords]) if k == names[pos]), None)
-            if isinstance(arg, ast.Name) and isinstance(self.scope.symbols.get(arg.id), ir.Var):
+            arg = self._arg_node(node, kwargs, names, pos)
+            if tile_ops.refs_is_value(ov, pos):      # wp.ref[T]: the caller's storage is written
+                self.write(_store_ctx(arg), value)
+            elif isinstance(arg, ast.Name) and isinstance(self.scope.symbols.get(arg.id), ir.Var):
                 tile_ops.bind_tile(self, arg.id, value)
         return None if not user else user[0] if len(user) == 1 else user
+
+    @staticmethod
+    def _arg_node(node, kwargs, names, pos):
+        if pos < len(node.args):
+            return node.args[pos]
+        return next((k.value for k in node.keywords if k.arg == names[pos]), None)
+
+    def _check_ref_args(self, ov, node, kwargs):
+        """warp-lang's rule for wp.ref[T] arguments: an addressable expression (a local, an array
+        element, a struct field, a component, a reference parameter), not a literal, a constant
+        local or a temporary."""
+        names = list(ov.arg_types)
+        what = ("reference argument requires an addressable expression (local variable, array "
+                "element, struct field, or wp.ref[T] parameter)")
+        for pos, name in enumerate(names):
+            if name not in ov.ref_params:
+                continue
+            arg = self._arg_node(node, kwargs, names, pos)
+            root = arg
+            while isinstance(root, (ast.Attribute, ast.Subscript)):
+                root = root.value
+            if not isinstance(root, ast.Name):
+                raise self.scope.error(f"'{ov.name}' parameter '{name}': {what}", arg or node)
+            v = self.scope.symbols.get(root.id)
+            if isinstance(v, ir.Var) and (getattr(v, "bound_literal", False) or getattr(v, "literal", False)) \
+                    and root is arg:
+                t = v.type.__name__
+                raise self.scope.error(
+                    f"Error taking a mutable reference to constant local '{root.id}', use the following "
+                    f"syntax: {root.id} = wp.{t}({v.constant!r}) to declare a dynamic variable", arg)
+            if not isinstance(v, ir.Var) and not (isinstance(v, tuple) and root is not arg):
+                raise self.scope.error(f"'{ov.name}' parameter '{name}': {what}", arg)
 
     def _grad_target(self, node, kwargs):
         f = self.eval(node.args[0]) if len(node.args) == 1 and not kwargs else None
@@ -356,6 +393,14 @@ class CallsMixin:
     def _default_arg(self, value):
         """A @wp.func parameter's default value (``def f(a: int = 123)``) as a Var."""
         return self.to_var(PyValue(value), None)
+
+
+def _store_ctx(node):
+    """``node`` (an argument expression) as an assignment target."""
+    import copy
+    target = copy.copy(node)
+    target.ctx = ast.Store()
+    return target
 
 
 def _are_rows(t, types):

@@ -18,3 +18,5 @@ class TileState:
     written: set = field(default_factory=set)
     dead: set = field(default_factory=set)
     returns: list = field(default_factory=list)
+    # the wp.ref[T] parameters among refs: a plain assignment writes them (not a rebinding)
+    values: set = field(default_factory=set)

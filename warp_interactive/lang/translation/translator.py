@@ -28,6 +28,7 @@ from . import static as static_mod
 from .slicing import SlicingMixin
 from .array_views import ArrayViewsMixin
 from .addresses import AddressMixin
+from .pointer_ops import PointerOpsMixin
 
 
 # augmented assignments into array elements that are atomics (where the element type has them)
@@ -49,7 +50,8 @@ def _bare_types():
     return out
 
 
-class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin, AddressMixin):
+class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin, AddressMixin,
+                 PointerOpsMixin):
     expr_table = EXPR_TABLE
     intrinsics = intrinsics.INTRINSICS
     block_width = 1    # lanes per block (a kernel built for cooperative CPU blocks sets it)
@@ -209,6 +211,7 @@ class Translator(ExpressionsMixin, CallsMixin, SlicingMixin, ArrayViewsMixin, Ad
         if isinstance(target, ast.Name):
             tile_ops.refs_rebound(self, target.id)     # a new local value, no longer the caller's tile
             self.scope.bind(target.id, value)
+            tile_ops.refs_assigned(self, target.id, value)   # a wp.ref[T] parameter: the caller's
         elif isinstance(target, ast.Subscript) and self._tile_base(target) is not None:
             base = self._tile_base(target)    # a view's new value reaches its tile (bind_tile)
             new = tile_ops.write(self, base, target, value)

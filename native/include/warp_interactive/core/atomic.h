@@ -266,25 +266,36 @@ WPI_ARRAY_ATOMIC(atomic_add_own, array_t)
 WPI_ARRAY_ATOMIC(atomic_sub_own, array_t)
 #undef WPI_ARRAY_ATOMIC
 
-// atomic_cas(a, i[, j[, k[, l]]], compare, value) -> the old value (scalars)
+// atomic_cas(a, i[, j[, k[, l]]], compare, value) -> the old value (scalars); on a thread's own
+// stack array on CUDA, the same comparison (of values) as a plain read and write (WPI_LOCAL_PLAIN)
 template <typename T>
 WPI_FUNC T atomic_cas_at(T* p, const T& compare, const T& v) { return detail::scalar_atomic_cas(p, compare, v); }
+template <typename A, typename T>
+WPI_FUNC T atomic_cas_at(const A& a, T* p, const T& compare, const T& v)
+{
+    if (WPI_LOCAL_PLAIN(a)) {
+        const T old = *p;
+        if (old == compare) *p = v;
+        return old;
+    }
+    return detail::scalar_atomic_cas(p, compare, v);
+}
 // atomic_cas, and the forms the adjoint's forward replay runs instead of an atomic (in the
 // replay an atomic must not write again: it only reads), for arrays and indexed arrays
 #define WPI_ARRAY_CAS_REPLAY(ARR) \
 template <typename T, typename I> \
-WPI_FUNC T atomic_cas(const ARR<T>& a, I i, const T& c, const T& v) { return atomic_cas_at(address(a, i), c, v); } \
+WPI_FUNC T atomic_cas(const ARR<T>& a, I i, const T& c, const T& v) { return atomic_cas_at(a, address(a, i), c, v); } \
 template <typename T, typename I, typename J> \
-WPI_FUNC T atomic_cas(const ARR<T>& a, I i, J j, const T& c, const T& v) { return atomic_cas_at(address(a, i, j), c, v); } \
+WPI_FUNC T atomic_cas(const ARR<T>& a, I i, J j, const T& c, const T& v) { return atomic_cas_at(a, address(a, i, j), c, v); } \
 template <typename T, typename I, typename J, typename K> \
 WPI_FUNC T atomic_cas(const ARR<T>& a, I i, J j, K k, const T& c, const T& v) \
 { \
-    return atomic_cas_at(address(a, i, j, k), c, v); \
+    return atomic_cas_at(a, address(a, i, j, k), c, v); \
 } \
 template <typename T, typename I, typename J, typename K, typename L> \
 WPI_FUNC T atomic_cas(const ARR<T>& a, I i, J j, K k, L l, const T& c, const T& v) \
 { \
-    return atomic_cas_at(address(a, i, j, k, l), c, v); \
+    return atomic_cas_at(a, address(a, i, j, k, l), c, v); \
 } \
 template <typename T, typename I> \
 WPI_FUNC T atomic_cas_replay(const ARR<T>& a, I i, const T&, const T&) { return load(a, i); } \

@@ -16,6 +16,16 @@
 #endif
 #endif
 
+// warp-lang's public macro for functions callable from kernels on either target, which headers
+// written for warp-lang (wp.ModuleBuildOptions preambles, func_native snippets) use
+#ifndef CUDA_CALLABLE
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define CUDA_CALLABLE __host__ __device__
+#else
+#define CUDA_CALLABLE
+#endif
+#endif
+
 #include "warp_interactive/core/prelude.h"
 #include "warp_interactive/core/host_math.h"
 
