@@ -75,6 +75,7 @@ def test_rebuild_voxels_matches_brute_force(kind, spread, voxel_size, translatio
     vol = wp.Volume.allocate_by_voxels(as_wp(first), voxel_size=voxel_size, translation=translation,
                                        rebuildable=True, max_active_voxels=600, status=status)
     assert vol.is_rebuildable and vol.get_rebuild_info() == ("voxels", 600, 600, 600, 600)
+    assert vol.get_voxel_count() == 600            # external data sized for any rebuild
     vid = vol.id
     for p in (first, second, third):
         vol.rebuild(as_wp(p), status=status)
@@ -157,3 +158,41 @@ def test_rebuild_errors(call, error, message):
 def test_non_rebuildable_volume_reports_no_capacity():
     vol = wp.Volume.allocate_by_voxels(as_wp(points("int", 4, 3)), 1.0)
     assert not vol.is_rebuildable and vol.get_rebuild_info() == (None, 0, 0, 0, 0)
+
+
+@pytest.mark.parametrize("dtype", [wp.vec3i, wp.int32])
+def test_get_voxels_and_tiles_fill_the_first_rows_of_out(dtype):
+    p = points("int", 30, 20)
+    vol = wp.Volume.allocate_by_voxels(as_wp(p), voxel_size=1.0, max_active_voxels=64)
+    n, tiles = vol.get_active_stats().voxel_count, vol.get_active_stats().leaf_node_count
+    shape = (64,) if dtype is wp.vec3i else (64, 3)
+    out = wp.full(shape, -999 if dtype is wp.int32 else wp.vec3i(-999, -999, -999), dtype=dtype)
+    assert vol.get_voxels(out=out) is out
+    rows = out.numpy().reshape(-1, 3)
+    assert {tuple(r) for r in rows[:n].tolist()} == voxels_of(p, 1.0, 0.0) and (rows[n:] == -999).all()
+    out_tiles = wp.full((64, 3), -7, dtype=wp.int32)
+    vol.get_tiles(out=out_tiles)
+    t = out_tiles.numpy()
+    assert {tuple(r) for r in t[:tiles].tolist()} == {tuple(r) for r in (p.astype(np.int64) // 8 * 8).tolist()}
+    assert (t[tiles:] == -7).all()
+
+
+@wp.kernel
+def lookup_vec(volume: wp.uint64, ijk: wp.array(dtype=wp.vec3i), out: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    p = ijk[i]
+    out[i] = wp.volume_lookup_v(volume, p[0], p[1], p[2])
+
+
+def test_rebuild_keeps_the_background_given_at_allocation():
+    background = [1.0, 2.0, 3.0]
+    tile = wp.array(np.zeros((1, 3), np.int32), dtype=wp.vec3i)
+    vol = wp.Volume.allocate_by_tiles(tile, voxel_size=1.0, bg_value=background, max_tiles=1)
+    size = vol.get_grid_info().size_in_bytes
+    background[0] = 10.0                     # the caller's list changes: the volume's does not
+    vol.rebuild(tile)
+    assert vol.dtype == wp.vec3 and vol.get_grid_info().size_in_bytes == size
+    out = wp.zeros(5, dtype=wp.vec3)
+    probe = np.array([[0, 0, 0], [7, 7, 7], [3, 1, 4], [8, 0, 0], [-1, 0, 0]], np.int32)
+    wp.launch(lookup_vec, dim=5, inputs=[vol.id, wp.array(probe, dtype=wp.vec3i), out])
+    np.testing.assert_array_equal(out.numpy(), np.tile([1.0, 2.0, 3.0], (5, 1)))

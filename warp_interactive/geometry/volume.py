@@ -178,7 +178,7 @@ class Volume:
     def _from_topology(cls, grid_type, origins, active, bg_value, voxel_size, translation, device):
         if grid_type in nv.INDEX_TYPES:
             return cls._index_volume(grid_type, origins, active, voxel_size, translation, device)
-        return cls._from_leaves(origins, active, bg_value, voxel_size, translation, device)
+        return cls._from_leaves(origins, active, bg_value, voxel_size, translation, device, grid_type)
 
     @classmethod
     def _rebuildable(cls, info, grid_type, bg_value, voxel_size, translation, device, points, status):
@@ -188,7 +188,9 @@ class Volume:
                              info.max_upper_node_count)
         vol = cls(nv.aligned_bytes(size), device, _reserved=True)
         vol._rebuild_info = info
-        vol._rebuild_args = (grid_type, bg_value, voxel_size, translation)
+        # a copy of the background: the caller's list or array may change before a rebuild
+        bg = None if bg_value is None else np.array(bg_value)
+        vol._rebuild_args = (grid_type, bg, voxel_size, translation)
         vol._rebuild_from(points, status)
         return vol
 
@@ -240,8 +242,8 @@ class Volume:
         return cls(buf, device)
 
     @classmethod
-    def _from_leaves(cls, origins, active, bg_value, voxel_size, translation, device):
-        gtype = _grid_type_of(bg_value)
+    def _from_leaves(cls, origins, active, bg_value, voxel_size, translation, device, gtype=None):
+        gtype = _grid_type_of(bg_value) if gtype is None else gtype
         scalar, n = nv.GRID_TYPES[gtype]
         dt = np.dtype(scalar)
         bg = np.asarray(bg_value)
@@ -371,7 +373,11 @@ class Volume:
 
     def get_voxel_count(self):
         """How many voxels have an index: the active ones of a ValueOnIndex volume, every voxel
-        of every tile otherwise (the length external data for volume_sample_index needs)."""
+        of every tile otherwise (the length external data for volume_sample_index needs); for a
+        rebuildable volume its reserved capacity (any rebuild fits external data that long;
+        ``get_active_stats()`` has the current count)."""
+        if self._rebuild_info.kind is not None:
+            return self._rebuild_info.max_voxel_count
         if self._info["grid_type"] == nv.ON_INDEX:
             return int(struct.unpack_from("<Q", self._buf, nv.GRID + 56)[0])
         return 512 * self.get_tile_count()
@@ -385,34 +391,45 @@ class Volume:
         voxels = int(struct.unpack_from("<Q", self._buf, nv.GRID + 56)[0])
         return Volume.ActiveStats(voxels, int(leaf), int(lower), int(upper))
 
-    def get_tiles(self):
+    def get_tiles(self, out=None):
         """The tiles' origins in index space: an (N, 3) int32 wp.array on the volume's device,
-        in storage order."""
+        in storage order (written into the first N rows of ``out`` when given)."""
         origins, _, _ = nv.leaves(self.buffer())
-        return self._int_rows(origins)
+        return self._int_rows(origins, out)
 
-    def _int_rows(self, rows):
+    def _int_rows(self, rows, out=None):
         from ..types import scalars as sc
         from ..types.array import array
-        return array(np.ascontiguousarray(rows, np.int32).reshape(-1, 3), dtype=sc.int32, device=self.device)
+        rows = np.ascontiguousarray(rows, np.int32).reshape(-1, 3)
+        if out is None:
+            return array(rows, dtype=sc.int32, device=self.device)
+        host = np.array(out.numpy())
+        flat = host.reshape(-1, 3)
+        if len(flat) < len(rows):
+            raise RuntimeError(f"Volume: out has {len(flat)} rows, the volume {len(rows)}")
+        flat[:len(rows)] = rows
+        out.assign(array(flat.reshape(host.shape), dtype=out.dtype, device=out.device))
+        return out
 
-    def get_voxels(self):
+    def get_voxels(self, out=None):
         """The index-space coordinates of every indexed voxel, row m holding the voxel whose
-        index (wp.volume_lookup_index) is m: an (get_voxel_count(), 3) int32 wp.array."""
+        index (wp.volume_lookup_index) is m: an (N, 3) int32 wp.array (written into the first
+        N rows of ``out`` when given; N = get_voxel_count(), or the active count of a
+        rebuildable volume)."""
         origins, active, first = nv.leaves(self.buffer())
         coords = origins[:, None, :] + nv._VOX[None]                   # (N, 512, 3)
         if self._info["grid_type"] == nv.ON_INDEX:
             rank = np.cumsum(active, axis=1) - 1
             index = (first[:, None].astype(np.int64) - 1 + rank)[active]
-            out = np.empty((len(index), 3), np.int64)
-            out[index] = coords[active]
+            rows = np.empty((len(index), 3), np.int64)
+            rows[index] = coords[active]
         elif self._info["grid_type"] == nv.INDEX:
             index = (first[:, None].astype(np.int64) - 1 + np.arange(512)[None]).reshape(-1)
-            out = np.empty((len(index), 3), np.int64)
-            out[index] = coords.reshape(-1, 3)
+            rows = np.empty((len(index), 3), np.int64)
+            rows[index] = coords.reshape(-1, 3)
         else:
-            out = coords.reshape(-1, 3)
-        return self._int_rows(out)
+            rows = coords.reshape(-1, 3)
+        return self._int_rows(rows, out)
 
 
 def _voxel_size(value, owner):
