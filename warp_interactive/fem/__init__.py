@@ -25,14 +25,14 @@ from .partition import (ExplicitGeometryPartition, GeometryPartition, LinearGeom
                         SpaceRestriction, WholeGeometryPartition, make_space_partition, make_space_restriction)
 from .pic_quadrature import PicQuadrature
 from .quadrature import ExplicitQuadrature, NodalQuadrature, Quadrature, RegularQuadrature
-from .space import (BasisSpace, DofMapper, ElementBasis, IdentityMapper, SkewSymmetricTensorMapper,
-                    SymmetricTensorMapper, make_collocated_function_space, make_polynomial_basis_space,
-                    make_polynomial_space)
+from .space import (BasisSpace, DofMapper, ElementBasis, FunctionSpace, IdentityMapper, ShapeFunction,
+                    SkewSymmetricTensorMapper, SymmetricTensorMapper, make_collocated_function_space,
+                    make_element_shape_function, make_polynomial_basis_space, make_polynomial_space)
+from .cache import Temporary, TemporaryStore, borrow_temporary, borrow_temporary_like, set_default_temporary_store
 from .types import (NULL_DOF_INDEX, NULL_ELEMENT_INDEX, NULL_NODE_INDEX, NULL_QP_INDEX, OUTSIDE, Coords, Coords_f64,
                     DofIndex, Domain, ElementIndex, ElementKind, Field, NodeIndex, QuadraturePointIndex, Sample,
                     Sample_f64, make_free_sample)
 from . import cache, linalg, utils  # noqa: F401
-from .cache import TemporaryStore, borrow_temporary, borrow_temporary_like, set_default_temporary_store  # noqa: F401
 
 FieldLike = (DiscreteField, TestField, TrialField, UniformField, ImplicitField, NonconformingField)
 
