@@ -52,7 +52,10 @@ def side_cells(geometry):
 
 
 def cell_nodes(space):
-    """(cells, nodes per cell) array of a space's global node indices."""
+    """(cells, nodes per cell) array of a space's global node indices (-1: no node there, when
+    cells have different node counts, as a point basis's)."""
+    if hasattr(space, "host_cell_nodes"):
+        return space.host_cell_nodes()
     el = space.element(ElementKind.CELL)
     geo = space.geometry
     n = el["cell_node_count"]
@@ -165,11 +168,11 @@ class SpacePartition(FollowsPrecision):
     def _categories(nodes, part, with_halo, node_count):
         """0 only partition cells use it, 1 a frontier side sees it, 2/3 a halo node, 4 unused.
         A side sees every node of its two cells (warp-lang's side traces, continuous or DG)."""
-        cat = np.full(node_count, 4, dtype=np.int32)
+        cat = np.full(node_count + 1, 4, dtype=np.int32)     # entry -1: the absent nodes, dropped below
         inside = part.contains_cells()
         cat[nodes[inside].ravel()] = 0
         if not with_halo:
-            return cat
+            return cat[:-1]
         sides = side_cells(part.geometry)
         ours = sides[part.host_side_indices()]
         seen = nodes[ours.ravel()].ravel()                 # the outer cells of our sides: local halo
@@ -177,7 +180,7 @@ class SpacePartition(FollowsPrecision):
         frontier = nodes[sides[part.host_frontier_side_indices()].ravel()].ravel()
         cat[frontier[cat[frontier] == 4]] = 3             # the inner cells of the others
         cat[frontier[cat[frontier] == 0]] = 1
-        return cat
+        return cat[:-1]
 
     def node_count(self):
         return len(self._indices_host)
