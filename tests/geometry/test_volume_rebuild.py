@@ -50,12 +50,20 @@ def as_wp(p):
     return wp.array(p, dtype=wp.vec3i if p.dtype == np.int32 else wp.vec3)
 
 
+@wp.kernel
+def voxel_count(volume: wp.uint64, out: wp.array(dtype=int)):
+    out[0] = wp.volume_voxel_count(volume)
+
+
 def check_topology(volume, expected):
     """get_voxels() holds exactly the expected set, volume_lookup_index finds row m at index m
     and -1 elsewhere, and the node counters match the brute-force ones."""
     rows = volume.get_voxels().numpy()
     assert {tuple(r) for r in rows.tolist()} == expected and len(rows) == len(expected)
     assert tuple(volume.get_active_stats()) == counts_of(expected)
+    count = wp.zeros(1, dtype=int)
+    wp.launch(voxel_count, dim=1, inputs=[volume.id, count])      # kernels see the current count
+    assert count.numpy()[0] == len(expected)
     probe = np.concatenate([rows, RNG.integers(-70, 70, (300, 3))]).astype(np.int32)
     out = wp.zeros(len(probe), dtype=int)
     wp.launch(lookup_index, dim=len(probe), inputs=[volume.id, wp.array(probe, dtype=wp.vec3i), out])
