@@ -100,12 +100,37 @@ def test_a_partition_field_is_the_whole_field_with_outside_nodes_zero(degree, dt
         assert np.abs(b.numpy()).max() > 0.1
 
 
-def test_interpolating_into_a_partition_field_is_refused():
+@fem.integrand
+def _smooth(s: fem.Sample, domain: fem.Domain):
+    x = domain(s)
+    return wp.sin(3.0 * x[0]) + x[1] * x[1]
+
+
+@fem.integrand
+def _cell_constant(s: fem.Sample, domain: fem.Domain):
+    # differs from cell to cell: shared nodes average over the interpolating cells only
+    return float(s.element_index)
+
+
+@pytest.mark.parametrize("integrand", [_smooth, _cell_constant])
+@pytest.mark.parametrize("with_halo", [True, False])
+def test_interpolating_into_a_partition_field_sets_its_nodes_from_its_cells(integrand, with_halo):
     geo, part = _partition()
-    space = fem.make_polynomial_space(geo, degree=1)
-    local = space.make_field(fem.make_space_partition(space.topology, geometry_partition=part))
-    with pytest.raises(NotImplementedError, match="into a field on a space partition"):
-        fem.interpolate(_value, dest=local, fields={"f": space.make_field()})
+    space = fem.make_polynomial_space(geo, degree=2)
+    sp = fem.make_space_partition(space.topology, geometry_partition=part, with_halo=with_halo)
+    idx = sp.space_node_indices().numpy()
+    local = space.make_field(sp)
+    local.dof_values = np.full(sp.node_count(), 7.0, np.float32)
+    fem.interpolate(integrand, dest=local)
+    # reference: the whole space's field interpolated over the partition's cells only
+    whole = space.make_field()
+    whole.dof_values = np.full(space.node_count(), 7.0, np.float32)
+    fem.interpolate(integrand, dest=whole, at=fem.Subdomain(fem.Cells(geo), element_mask=wp.array(MASK, dtype=int)))
+    np.testing.assert_allclose(local.dof_values.numpy(), whole.dof_values.numpy()[idx], rtol=1e-6, atol=1e-6)
+    # halo nodes no partition cell holds keep their values
+    owned = set().union(*[_q_nodes(c, 2) for c in np.nonzero(MASK)[0]])
+    halo = [i for i, g in enumerate(idx.tolist()) if g not in owned]
+    assert (local.dof_values.numpy()[halo] == 7.0).all() and len(halo) == (sp.node_count() - len(owned))
 
 
 @fem.integrand

@@ -36,6 +36,20 @@ def _average(sums: wp.array(dtype=Any), counts: wp.array(dtype=float), out: wp.a
             out[i] = sums[i]
 
 
+@wp.kernel
+def _average_into_partition(sums: wp.array(dtype=Any), counts: wp.array(dtype=float),
+                            indices: wp.array(dtype=int), out: wp.array(dtype=Any), divide: int):
+    # out holds a space partition's nodes: local node i is space node indices[i]
+    i = wp.tid()
+    g = indices[i]
+    c = counts[g]
+    if c > 0.0:
+        if divide != 0:
+            out[i] = sums[g] / c
+        else:
+            out[i] = sums[g]
+
+
 def _node_kernel(call, domain, el_items, S, types, dest_dtype, options, mapper=None):
     """One thread per (element, node): the integrand's value at the node (as its dofs, with a
     dof mapper), combined into the node by the reduction ``mode`` (a launch argument: one
@@ -182,10 +196,9 @@ def interpolate(integrand, dest=None, at=None, dim=None, fields=None, values=Non
         return dest
     if not isinstance(dest, DiscreteField):
         raise NotImplementedError("fem.interpolate: give a discrete field as dest, or a quadrature or domain as at")
-    if dest.space_partition is not None:
-        raise NotImplementedError("fem.interpolate: into a field on a space partition is not supported yet; "
-                                  "interpolate into a field of the whole space")
-    domain = at if at is not None else Cells(dest.geometry)
+    part = dest.space_partition
+    # a field on a space partition: by default the partition's cells (as warp-lang's)
+    domain = at if at is not None else Cells(dest.geometry if part is None else part.geo_partition)
     _bind_fields(args, domain)
     domain.register_ops()
     FS, fields_v = fields_struct(integrand, args.fields, device)
@@ -211,7 +224,11 @@ def interpolate(integrand, dest=None, at=None, dim=None, fields=None, values=Non
     if mode == _REDUCTIONS["first"]:
         wp.launch(kernel, dim=dim, device=device, inputs=inputs + [int(_FIRST_PASS), first])
     wp.launch(kernel, dim=dim, device=device, inputs=inputs + [mode, first])
-    wp.launch(_average, dim=n, inputs=[sums, counts, dest.dof_values, int(mode <= 1)], device=device)
+    if part is None:
+        wp.launch(_average, dim=n, inputs=[sums, counts, dest.dof_values, int(mode <= 1)], device=device)
+    else:
+        wp.launch(_average_into_partition, dim=part.node_count(), device=device,
+                  inputs=[sums, counts, part.space_node_indices(device), dest.dof_values, int(mode <= 1)])
     return dest
 
 
