@@ -189,3 +189,18 @@ def test_test_fields_are_refused_plainly():
     space = fem.make_collocated_function_space(fem.PointBasisSpace(fem.RegularQuadrature(fem.Cells(geo), order=0)))
     with pytest.raises(NotImplementedError, match="test and trial fields of point bases"):
         fem.make_test(space)
+
+
+def test_space_restriction_of_points():
+    """Restricted to a partition's cells: each point once, listed with its cell and slot."""
+    geo = fem.Grid2D(res=wp.vec2i(3, 2))
+    basis = fem.PointBasisSpace(_quadratures(geo, "pic"))
+    part = fem.LinearGeometryPartition(geo, 1, 2)
+    restriction = fem.make_space_restriction(space_topology=basis.topology, domain=fem.Cells(part))
+    cells = _cell_points(basis, geo)
+    ours = part.host_cell_indices()
+    expected = sorted((c, k) for e, c in enumerate(ours) for k in range(len(cells[c])))
+    assert restriction.node_count() == len(expected)
+    rows = restriction.node_element_indices().numpy()
+    got = sorted((ours[e], k) for e, k in rows)
+    assert got == expected

@@ -6,6 +6,7 @@ from . import _api as wp
 from .precision import follow_precision
 
 from ..lang.definitions.generics import type_of_value
+from . import dispatch as D
 from . import kernels as K
 from .domain import Cells
 from .field.fields import DiscreteField, TestField, TrialField
@@ -114,6 +115,8 @@ def integrate(integrand, domain=None, quadrature=None, fields=None, values=None,
     _bind_fields(args, domain)
     if args.trial is not None and args.test is None:
         raise ValueError("fem.integrate: a trial field needs a test field")
+    if assembly not in (None, "generic", "nodal", "dispatch"):
+        raise ValueError(f"Invalid assembly strategy'{assembly}'")
     nodal = assembly == "nodal"
     if nodal:
         if quadrature is not None:
@@ -132,7 +135,7 @@ def integrate(integrand, domain=None, quadrature=None, fields=None, values=None,
         return ctx.scalar(output_dtype, output, add)
     if args.trial is None:
         return ctx.linear(output_dtype, output, add)
-    return ctx.bilinear(output_dtype, output, add, bsr_options)
+    return ctx.bilinear(output_dtype, output, add, bsr_options, assembly)
 
 
 def _vectors_view(output, rows, comps):
@@ -256,7 +259,7 @@ class _Context:
         self._launch(kernel, dim, [test.eval_arg_value(self.device), self.fields, self.values, output, comps])
         return output
 
-    def bilinear(self, output_dtype, output, add, bsr_options):
+    def bilinear(self, output_dtype, output, add, bsr_options, assembly=None):
         from .assembly import matrix_from_triplets
         test, trial = self.args.test[1], self.args.trial[1]
         if self.nodal and test.space is not trial.space and test.space.name != trial.space.name:
@@ -265,24 +268,22 @@ class _Context:
         scalar = output_dtype or (output.scalar_type if output is not None else self.domain.geometry.scalar_type)
         block_type = scalar if (tc, uc) == (1, 1) else wp.types.matrix(shape=(tc, uc), dtype=scalar)
         setters = K.block_setters(block_type)
-        test_node = K.node_index_func(self.el_items)
-        trial_node = K.node_index_func(tuple(sorted(trial.el.items())))
+        node_funcs = (K.node_index_func(self.el_items), K.node_index_func(tuple(sorted(trial.el.items()))))
         counts = (test.node_count(), trial.node_count())
-        types = (self.domain.ElementArg, self.domain.ElementIndexArg, self.QA, test.EvalArg, trial.EvalArg,
-                 self.FS, self.VS)
-        kernel = K.cached(("bilinear", test.EvalArg, trial.EvalArg, test.at, trial.at, block_type, counts)
-                          + self.base_key,
-                          lambda: K.bilinear_kernel(self.call, self.domain, self.qfuncs, self.S, self.ACC,
-                                                    (test_node, trial_node), (test.at, trial.at), setters,
-                                                    block_type, (tc, uc), self.nodal, counts, types,
-                                                    self.options))
         dim = (self.domain.element_count(), counts[0], 1 if self.nodal else counts[1])
         n = dim[0] * dim[1] * dim[2]
         rows = wp.empty(n, dtype=int, device=self.device)
         cols = wp.empty(n, dtype=int, device=self.device)
         vals = wp.empty(n, dtype=block_type, device=self.device)
-        self._launch(kernel, dim, [test.eval_arg_value(self.device), trial.eval_arg_value(self.device),
-                                   self.fields, self.values, rows, cols, vals, tc * uc])
+        needs = D.plan(self, assembly)
+        if needs is not None:
+            D.assemble(self, needs, test, trial, block_type, setters, node_funcs, counts, (rows, cols, vals))
+            D.counts["dispatch"] += 1
+        else:
+            kernel = self._bilinear_kernel(test, trial, block_type, setters, node_funcs, counts)
+            self._launch(kernel, dim, [test.eval_arg_value(self.device), trial.eval_arg_value(self.device),
+                                       self.fields, self.values, rows, cols, vals, tc * uc])
+            D.counts["nodal" if self.nodal else "generic"] += 1
         shape = []
         for field, index in ((test, rows), (trial, cols)):
             part = field.space_partition
@@ -293,3 +294,14 @@ class _Context:
         if self.nodal:
             rows, cols, vals = _diagonal_triplets(rows, vals, block_type)
         return matrix_from_triplets(shape[0], shape[1], rows, cols, vals, block_type, output, add, bsr_options)
+
+    def _bilinear_kernel(self, test, trial, block_type, setters, node_funcs, counts):
+        """The generic kernel: the integrand evaluated per (element, test node, trial node)."""
+        types = (self.domain.ElementArg, self.domain.ElementIndexArg, self.QA, test.EvalArg, trial.EvalArg,
+                 self.FS, self.VS)
+        comps = (test.space.value_size, trial.space.value_size)
+        return K.cached(("bilinear", test.EvalArg, trial.EvalArg, test.at, trial.at, block_type, counts)
+                        + self.base_key,
+                        lambda: K.bilinear_kernel(self.call, self.domain, self.qfuncs, self.S, self.ACC,
+                                                  node_funcs, (test.at, trial.at), setters, block_type, comps,
+                                                  self.nodal, counts, types, self.options))

@@ -247,7 +247,8 @@ class SpaceRestriction(FollowsPrecision):
         cells = np.asarray(listed() if listed is not None else np.arange(self.domain.geometry.cell_count()),
                            dtype=np.int64)
         nodes = cell_nodes(self.space_topology)[cells]                        # (elements, nodes)
-        local = self.space_partition._to_local_host[nodes]
+        # -1: no node in that slot (cells of a point basis hold different numbers of points)
+        local = np.where(nodes >= 0, self.space_partition._to_local_host[nodes], -1)
         element, in_element = np.nonzero(local >= 0)
         flat = local[element, in_element]
         order = np.lexsort((in_element, element, flat))

@@ -21,12 +21,17 @@ from .evaluation import _dof_of, basis_parts, value_makers
 from .structs import make_struct
 
 
+def value_types(dim):
+    """The types of a basis function's shape weight and world gradient at a point."""
+    return wp.float32, (wp.vec2 if dim == 2 else wp.vec3)
+
+
 @functools.lru_cache(maxsize=None)
 def point_struct(name, element_arg, dim):
     """The struct an integrand receives for a test/trial field at one quadrature point."""
-    GV = wp.vec2 if dim == 2 else wp.vec3
+    W, GV = value_types(dim)
     return make_struct(name, {"elt": element_arg, "element": int, "node": int, "coords": wp.vec3,
-                              "w": wp.float32, "g": GV})
+                              "w": W, "g": GV})
 
 
 @wp.func
@@ -77,4 +82,7 @@ def point_funcs(el_items, dtype, geometry_cls, dof, PS, mapper=None):
             return basis_grad(p.g, d[1])
         return basis_grad(world_grad_at(p, s, d[0]), d[1])
 
+    # what the bilinear dispatch assembly (fem/dispatch.py) needs to evaluate integrands on unit
+    # weights/gradients instead: a field whose ``at`` lacks this is assembled the generic way
+    at.taylor = (dtype, geometry_cls.dimension, dof, mapper)
     return at, value, grad

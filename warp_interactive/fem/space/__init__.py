@@ -29,6 +29,12 @@ def make_polynomial_space(geo, dtype=float, dof_mapper=None, degree=1, element_b
     if discontinuous:
         from .dg_space import DiscontinuousSpace
         return DiscontinuousSpace(make_polynomial_space(geo, dtype, None, degree, element_basis, False, family))
+    if element_basis == ElementBasis.BSPLINE:
+        if not isinstance(geo, (Grid2D, Grid3D)):
+            raise NotImplementedError(f"fem.make_polynomial_space: B-spline spaces on {type(geo).__name__} "
+                                      "are not supported yet (grids only)")
+        from .bspline_space import BSplineGridSpace
+        return BSplineGridSpace(geo, degree, dtype)
     if element_basis == ElementBasis.SERENDIPITY and isinstance(geo, Grid2D):
         from .serendipity import SerendipityGridSpace
         return SerendipityGridSpace(geo, degree, dtype, family)
