@@ -221,6 +221,29 @@ def sample_index(volume: wp.uint64, uvw: wp.array(dtype=wp.vec3), data: wp.array
     idx[tid] = wp.volume_lookup_index(volume, int(wp.floor(p[0])), int(wp.floor(p[1])), int(wp.floor(p[2])))
 
 
+def test_rebuildable_volume_on_the_device_matches_the_cpu(device):
+    """A rebuild writes the new grid into the same device buffer: lookups at the unchanged id
+    agree with a CPU volume of the same points."""
+    rng = np.random.default_rng(RNG_SEED + 6)
+    first, second = (rng.integers(-12, 12, (n, 3)).astype(np.int32) for n in (100, 300))
+    gpu = wp.Volume.allocate_by_voxels(wp.array(first, dtype=wp.vec3i, device=device), 1.0, device=device,
+                                       max_active_voxels=400)
+    vid = gpu.id
+    status = wp.zeros(1, dtype=wp.uint32, device=device)
+    gpu.rebuild(wp.array(second, dtype=wp.vec3i, device=device), status=status)
+    cpu = wp.Volume.allocate_by_voxels(second, 1.0, device="cpu")
+    assert gpu.id == vid and status.numpy()[0] == 0
+    np.testing.assert_array_equal(gpu.get_voxels().numpy(), cpu.get_voxels().numpy())
+    p = np.concatenate([second, first]).astype(np.float32) + 0.5
+    res = {}
+    for vol, dev in ((gpu, device), (cpu, "cpu")):
+        out, idx = wp.zeros(len(p), dtype=float, device=dev), wp.zeros(len(p), dtype=int, device=dev)
+        data = wp.zeros(vol.get_voxel_count(), dtype=float, device=dev)
+        run(sample_index, len(p), [vol.id, vec3s(p, dev), data, out, idx], dev)
+        res[dev] = idx.numpy()
+    np.testing.assert_array_equal(res[device], res["cpu"])
+
+
 def test_index_volume_on_the_device_matches_the_cpu(device):
     rng = np.random.default_rng(RNG_SEED + 5)
     pts = rng.integers(-12, 12, (300, 3)).astype(np.int32)

@@ -16,7 +16,8 @@ from tests.geometry.test_geometry_cuda import (test_bvh_on_device_boxes_and_refi
                                 test_index_volume_on_the_device_matches_the_cpu,
                                 test_mixed_devices_are_refused_with_the_devices_named,
                                 test_neighbour_sum_example_and_rebuild_on_the_device,
-                                test_raycast_example_and_refit_on_the_device_match_the_cpu)
+                                test_raycast_example_and_refit_on_the_device_match_the_cpu,
+                                test_rebuildable_volume_on_the_device_matches_the_cpu)
 
 
 @pytest.fixture

@@ -136,7 +136,7 @@ def _index_words(active, on_only):
     word holds, 9 bits per mask word w = 1..7, the active count of words 0..w-1."""
     n = len(active)
     counts = active.sum(axis=1) if on_only else np.full(n, 512)
-    first = 1 + np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.uint64)
+    first = 1 + np.concatenate([[0], np.cumsum(counts)])[:n].astype(np.uint64)   # n = 0: an empty grid
     per_word = active.reshape(n, 8, 64).sum(axis=2).astype(np.uint64)
     before = np.cumsum(per_word, axis=1)[:, :7]                    # words 0..w-1, w = 1..7
     prefix = (before << (np.arange(7, dtype=np.uint64) * np.uint64(9))[None]).sum(axis=1)
@@ -294,7 +294,8 @@ def leaves(buf):
     tree = struct.unpack_from("<4Q6IQ", buf, GRID)
     n = tree[4]
     if n == 0:
-        return np.zeros((0, 3), np.int64), np.zeros((0, 512), bool), None
+        first = np.zeros(0, np.uint64) if info["grid_type"] in INDEX_TYPES else None
+        return np.zeros((0, 3), np.int64), np.zeros((0, 512), bool), first
     start = GRID + tree[0]
     view = np.asarray(buf[start:start + n * L["leaf_size"]]).reshape(n, L["leaf_size"])
     origins = view[:, 0:12].copy().view(np.int32).reshape(n, 3).astype(np.int64) & ~7

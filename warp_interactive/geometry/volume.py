@@ -7,6 +7,7 @@ import numpy as np
 
 from ..runtime.device import get_device
 from . import nanovdb as nv
+from . import volume_rebuild as vr
 
 # NanoVDB's names of the grid types (GridInfo.type_str)
 _TYPE_STR = {nv.FLOAT: "float", nv.INT32: "int32", nv.VEC3F: "Vec3f", nv.VEC4F: "Vec4f",
@@ -24,8 +25,23 @@ class Volume:
     CLOSEST = 0
     LINEAR = 1
 
-    def __init__(self, data, device=None, _offset=0):
+    REBUILD_SUCCESS = vr.SUCCESS
+    REBUILD_LEAF_CAPACITY_EXCEEDED = vr.LEAF_CAPACITY_EXCEEDED
+    REBUILD_LOWER_CAPACITY_EXCEEDED = vr.LOWER_CAPACITY_EXCEEDED
+    REBUILD_UPPER_CAPACITY_EXCEEDED = vr.UPPER_CAPACITY_EXCEEDED
+    REBUILD_VOXEL_CAPACITY_EXCEEDED = vr.VOXEL_CAPACITY_EXCEEDED
+    REBUILD_INVALID_INPUT = vr.INVALID_INPUT
+    RebuildInfo = vr.RebuildInfo
+    _rebuild_info = vr.NOT_REBUILDABLE
+
+    def __init__(self, data, device=None, _offset=0, _reserved=False):
         self.device = get_device(device)
+        if _reserved:      # storage reserved for rebuilds: _install writes grids into it
+            self._reserve = data
+            data = nv.build_grid(nv.ON_INDEX, np.zeros((0, 3), np.int64), None, np.zeros((0, 512), bool),
+                                 np.uint64(0), np.ones(3), np.zeros(3))
+            self._reserve[:len(data)] = data
+            data = self._reserve
         whole = data if isinstance(data, np.ndarray) and data.ctypes.data % 32 == 0 else nv.read(data)
         self._info = nv.grid_info(whole[_offset:])
         # a file's grids lie back to back in `whole`: this volume is the one at _offset
@@ -36,7 +52,7 @@ class Volume:
         if not self.device.reads_host_memory:   # the grid is position independent: a byte copy is a grid
             from ..types import scalars as sc
             from ..types.array import array
-            self._dev = array(buf, dtype=sc.uint8, device=self.device)
+            self._dev = array(self._reserve if _reserved else buf, dtype=sc.uint8, device=self.device)
             self.id = int(self._dev.ptr)
         else:
             self.id = buf.ctypes.data
@@ -109,37 +125,116 @@ class Volume:
 
     @classmethod
     def allocate_by_tiles(cls, tile_points, voxel_size, bg_value=0.0, translation=(0.0, 0.0, 0.0),
-                          device=None):
+                          device=None, rebuildable=False, max_tiles=None, max_lower_nodes=None,
+                          max_upper_nodes=None, status=None, point_mask=None):
         """Activate every voxel of the 8^3 tiles containing ``tile_points`` (int32 index-space
         coordinates, or float world-space positions), holding ``bg_value``; with
         ``bg_value=None`` an index volume (NanoVDB ValueIndex: every voxel of the tiles has an
-        index, see ``get_voxels``) for ``wp.volume_sample_index`` on external data."""
+        index, see ``get_voxels``) for ``wp.volume_sample_index`` on external data.
+
+        With ``rebuildable=True`` or any ``max_*`` capacity (defaults: the point count, then each
+        level's capacity bounds the next) the volume reserves that much storage and ``rebuild``
+        replaces its tiles in place; ``status`` (a uint32 array) receives ``REBUILD_*`` flags.
+        Points whose ``point_mask`` entry is 0 are ignored."""
         voxel_size = _voxel_size(voxel_size, "Volume.allocate_by_tiles")
-        p = _points(tile_points)
-        idx = p if np.issubdtype(p.dtype, np.integer) else \
-            np.floor((p - np.asarray(translation)) / voxel_size).astype(np.int64)
-        tiles = np.unique(np.floor_divide(idx, 8), axis=0) * 8
-        active = np.ones((len(tiles), 512), bool)
-        if bg_value is None:
-            return cls._index_volume(nv.INDEX, tiles, active, voxel_size, translation, device)
-        return cls._from_leaves(tiles, active, bg_value, voxel_size, translation, device)
+        rebuildable = rebuildable or any(c is not None for c in (max_tiles, max_lower_nodes, max_upper_nodes))
+        p = vr.masked_points(tile_points, point_mask)
+        grid_type = nv.INDEX if bg_value is None else _grid_type_of(bg_value)
+        if not rebuildable:
+            return cls._from_topology(grid_type, *_tile_leaves(p, voxel_size, translation), bg_value,
+                                      voxel_size, translation, device)
+        tiles = vr.capacity(max_tiles, len(_points(tile_points)), "max_tiles")
+        lower = vr.capacity(max_lower_nodes, tiles, "max_lower_nodes")
+        info = vr.RebuildInfo("tiles", tiles * 512, tiles, lower, vr.capacity(max_upper_nodes, lower, "max_upper_nodes"))
+        return cls._rebuildable(info, grid_type, bg_value, voxel_size, translation, device, p, status)
 
     @classmethod
-    def allocate_by_voxels(cls, voxel_points, voxel_size, translation=(0.0, 0.0, 0.0), device=None):
+    def allocate_by_voxels(cls, voxel_points, voxel_size, translation=(0.0, 0.0, 0.0), device=None,
+                           rebuildable=False, max_active_voxels=None, max_leaf_nodes=None, max_lower_nodes=None,
+                           max_upper_nodes=None, status=None, point_mask=None):
         """An index volume (NanoVDB ValueOnIndex) whose active voxels are exactly those
         containing ``voxel_points`` (int32 index coordinates, or float world-space positions):
         each has an index in [0, get_voxel_count()) into external data, read in kernels with
-        ``wp.volume_lookup_index`` / ``wp.volume_sample_index``."""
+        ``wp.volume_lookup_index`` / ``wp.volume_sample_index``.
+
+        With ``rebuildable=True`` or any ``max_*`` capacity (defaults: the point count, then each
+        level's capacity bounds the next) the volume reserves that much storage and ``rebuild``
+        replaces its voxels in place; ``status`` (a uint32 array) receives ``REBUILD_*`` flags.
+        Points whose ``point_mask`` entry is 0 are ignored."""
         voxel_size = _voxel_size(voxel_size, "Volume.allocate_by_voxels")
-        p = _points(voxel_points)
-        idx = p if np.issubdtype(p.dtype, np.integer) else \
-            np.floor((p - np.asarray(translation)) / voxel_size + 0.5).astype(np.int64)
-        idx = np.unique(idx.astype(np.int64), axis=0)
-        tiles, inv = np.unique(np.floor_divide(idx, 8) * 8, axis=0, return_inverse=True)
-        active = np.zeros((len(tiles), 512), bool)
-        local = idx - tiles[inv.reshape(-1)]
-        active[inv.reshape(-1), local[:, 0] * 64 + local[:, 1] * 8 + local[:, 2]] = True
-        return cls._index_volume(nv.ON_INDEX, tiles, active, voxel_size, translation, device)
+        rebuildable = rebuildable or any(c is not None for c in (max_active_voxels, max_leaf_nodes,
+                                                                 max_lower_nodes, max_upper_nodes))
+        p = vr.masked_points(voxel_points, point_mask)
+        if not rebuildable:
+            return cls._from_topology(nv.ON_INDEX, *_voxel_leaves(p, voxel_size, translation), None,
+                                      voxel_size, translation, device)
+        voxels = vr.capacity(max_active_voxels, len(_points(voxel_points)), "max_active_voxels")
+        leaves = vr.capacity(max_leaf_nodes, voxels, "max_leaf_nodes")
+        lower = vr.capacity(max_lower_nodes, leaves, "max_lower_nodes")
+        info = vr.RebuildInfo("voxels", voxels, leaves, lower, vr.capacity(max_upper_nodes, lower, "max_upper_nodes"))
+        return cls._rebuildable(info, nv.ON_INDEX, None, voxel_size, translation, device, p, status)
+
+    @classmethod
+    def _from_topology(cls, grid_type, origins, active, bg_value, voxel_size, translation, device):
+        if grid_type in nv.INDEX_TYPES:
+            return cls._index_volume(grid_type, origins, active, voxel_size, translation, device)
+        return cls._from_leaves(origins, active, bg_value, voxel_size, translation, device, grid_type)
+
+    @classmethod
+    def _rebuildable(cls, info, grid_type, bg_value, voxel_size, translation, device, points, status):
+        """A volume whose buffer holds ``info``'s capacity, built from ``points``."""
+        status = vr.check_status(status, get_device(device))
+        size = vr.grid_bytes(grid_type, info.max_leaf_node_count, info.max_lower_node_count,
+                             info.max_upper_node_count)
+        vol = cls(nv.aligned_bytes(size), device, _reserved=True)
+        vol._rebuild_info = info
+        # a copy of the background: the caller's list or array may change before a rebuild
+        bg = None if bg_value is None else np.array(bg_value)
+        vol._rebuild_args = (grid_type, bg, voxel_size, translation)
+        vol._rebuild_from(points, status)
+        return vol
+
+    def rebuild(self, points, status=None, point_mask=None):
+        """Replace this volume's active voxels (``allocate_by_voxels`` volumes) or tiles
+        (``allocate_by_tiles`` volumes) by those of ``points``, in place: ``id`` stays the same.
+        A topology beyond the reserved capacity leaves the volume empty and sets the matching
+        ``REBUILD_*`` flags in ``status``. Returns ``status``."""
+        if self._rebuild_info.kind is None:
+            raise RuntimeError("Volume is not rebuildable")
+        status = vr.check_status(status, self.device)
+        self._rebuild_from(vr.masked_points(points, point_mask), status)
+        return status
+
+    def _rebuild_from(self, points, status):
+        grid_type, bg_value, voxel_size, translation = self._rebuild_args
+        leaves = _voxel_leaves if self._rebuild_info.kind == "voxels" else _tile_leaves
+        origins, active = leaves(points, voxel_size, translation)
+        flags = vr.overflow_flags(self._rebuild_info, int(active.sum()), len(origins), *vr.node_counts(origins))
+        if flags:
+            origins, active = origins[:0], active[:0]
+        fresh = type(self)._from_topology(grid_type, origins, active, bg_value, voxel_size, translation, "cpu")
+        self._install(fresh._buf)
+        vr.report(status, flags, "Volume.rebuild")
+
+    def _install(self, grid):
+        """Copy the grid buffer ``grid`` into the reserved storage (same address)."""
+        n = len(grid)
+        self._reserve[:n] = grid
+        self._info = nv.grid_info(self._reserve[:n])
+        self._buf = self._whole = self._reserve[:n]
+        if self._dev is not None:
+            from ..types.array import array, copy
+            copy(self._dev, array(self._buf, dtype=self._dev.dtype, device="cpu"), count=n)
+
+    def get_rebuild_info(self):
+        """RebuildInfo(kind, max_voxel_count, max_leaf_node_count, max_lower_node_count,
+        max_upper_node_count): "voxels" or "tiles" and the reserved capacities of a rebuildable
+        volume; (None, 0, 0, 0, 0) for others."""
+        return self._rebuild_info
+
+    @property
+    def is_rebuildable(self):
+        return self._rebuild_info.kind is not None
 
     @classmethod
     def _index_volume(cls, grid_type, origins, active, voxel_size, translation, device):
@@ -147,8 +242,8 @@ class Volume:
         return cls(buf, device)
 
     @classmethod
-    def _from_leaves(cls, origins, active, bg_value, voxel_size, translation, device):
-        gtype = _grid_type_of(bg_value)
+    def _from_leaves(cls, origins, active, bg_value, voxel_size, translation, device, gtype=None):
+        gtype = _grid_type_of(bg_value) if gtype is None else gtype
         scalar, n = nv.GRID_TYPES[gtype]
         dt = np.dtype(scalar)
         bg = np.asarray(bg_value)
@@ -278,7 +373,11 @@ class Volume:
 
     def get_voxel_count(self):
         """How many voxels have an index: the active ones of a ValueOnIndex volume, every voxel
-        of every tile otherwise (the length external data for volume_sample_index needs)."""
+        of every tile otherwise (the length external data for volume_sample_index needs); for a
+        rebuildable volume its reserved capacity (any rebuild fits external data that long;
+        ``get_active_stats()`` has the current count)."""
+        if self._rebuild_info.kind is not None:
+            return self._rebuild_info.max_voxel_count
         if self._info["grid_type"] == nv.ON_INDEX:
             return int(struct.unpack_from("<Q", self._buf, nv.GRID + 56)[0])
         return 512 * self.get_tile_count()
@@ -292,34 +391,45 @@ class Volume:
         voxels = int(struct.unpack_from("<Q", self._buf, nv.GRID + 56)[0])
         return Volume.ActiveStats(voxels, int(leaf), int(lower), int(upper))
 
-    def get_tiles(self):
+    def get_tiles(self, out=None):
         """The tiles' origins in index space: an (N, 3) int32 wp.array on the volume's device,
-        in storage order."""
+        in storage order (written into the first N rows of ``out`` when given)."""
         origins, _, _ = nv.leaves(self.buffer())
-        return self._int_rows(origins)
+        return self._int_rows(origins, out)
 
-    def _int_rows(self, rows):
+    def _int_rows(self, rows, out=None):
         from ..types import scalars as sc
         from ..types.array import array
-        return array(np.ascontiguousarray(rows, np.int32).reshape(-1, 3), dtype=sc.int32, device=self.device)
+        rows = np.ascontiguousarray(rows, np.int32).reshape(-1, 3)
+        if out is None:
+            return array(rows, dtype=sc.int32, device=self.device)
+        host = np.array(out.numpy())
+        flat = host.reshape(-1, 3)
+        if len(flat) < len(rows):
+            raise RuntimeError(f"Volume: out has {len(flat)} rows, the volume {len(rows)}")
+        flat[:len(rows)] = rows
+        out.assign(array(flat.reshape(host.shape), dtype=out.dtype, device=out.device))
+        return out
 
-    def get_voxels(self):
+    def get_voxels(self, out=None):
         """The index-space coordinates of every indexed voxel, row m holding the voxel whose
-        index (wp.volume_lookup_index) is m: an (get_voxel_count(), 3) int32 wp.array."""
+        index (wp.volume_lookup_index) is m: an (N, 3) int32 wp.array (written into the first
+        N rows of ``out`` when given; N = get_voxel_count(), or the active count of a
+        rebuildable volume)."""
         origins, active, first = nv.leaves(self.buffer())
         coords = origins[:, None, :] + nv._VOX[None]                   # (N, 512, 3)
         if self._info["grid_type"] == nv.ON_INDEX:
             rank = np.cumsum(active, axis=1) - 1
             index = (first[:, None].astype(np.int64) - 1 + rank)[active]
-            out = np.empty((len(index), 3), np.int64)
-            out[index] = coords[active]
+            rows = np.empty((len(index), 3), np.int64)
+            rows[index] = coords[active]
         elif self._info["grid_type"] == nv.INDEX:
             index = (first[:, None].astype(np.int64) - 1 + np.arange(512)[None]).reshape(-1)
-            out = np.empty((len(index), 3), np.int64)
-            out[index] = coords.reshape(-1, 3)
+            rows = np.empty((len(index), 3), np.int64)
+            rows[index] = coords.reshape(-1, 3)
         else:
-            out = coords.reshape(-1, 3)
-        return self._int_rows(out)
+            rows = coords.reshape(-1, 3)
+        return self._int_rows(rows, out)
 
 
 def _voxel_size(value, owner):
@@ -368,3 +478,23 @@ def _grid_type_of(bg_value):
 def _points(points):
     p = points.numpy() if hasattr(points, "numpy") else np.asarray(points)
     return np.asarray(p).reshape(-1, 3)
+
+
+def _voxel_leaves(p, voxel_size, translation):
+    """(tile origins, (tiles, 512) active mask) of the voxels holding the points ``p``."""
+    idx = p if np.issubdtype(p.dtype, np.integer) else \
+        np.floor((p - np.asarray(translation)) / voxel_size + 0.5).astype(np.int64)
+    idx = np.unique(idx.astype(np.int64).reshape(-1, 3), axis=0)
+    tiles, inv = np.unique(np.floor_divide(idx, 8) * 8, axis=0, return_inverse=True)
+    active = np.zeros((len(tiles), 512), bool)
+    local = idx - tiles[inv.reshape(-1)]
+    active[inv.reshape(-1), local[:, 0] * 64 + local[:, 1] * 8 + local[:, 2]] = True
+    return tiles.reshape(-1, 3), active
+
+
+def _tile_leaves(p, voxel_size, translation):
+    """(tile origins, all-active mask) of the 8^3 tiles holding the points ``p``."""
+    idx = p if np.issubdtype(p.dtype, np.integer) else \
+        np.floor((p - np.asarray(translation)) / voxel_size).astype(np.int64)
+    tiles = np.unique(np.floor_divide(idx.astype(np.int64).reshape(-1, 3), 8), axis=0) * 8
+    return tiles, np.ones((len(tiles), 512), bool)
