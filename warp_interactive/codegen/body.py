@@ -17,6 +17,7 @@ from .own_index import OwnIndex
 from .native_func import replay_name
 from .ir_uses import writes
 from . import loop_state
+from . import replay_prune
 from . import polls
 
 CONTEXT_ARGS = "_idx, _dim"          # what a builtin flagged `context` receives first
@@ -65,6 +66,7 @@ class BodyWriter:
         self.ids = {}           # id(stmt) -> small number, for names of the above
         self.exact = {}         # id(loop) -> whether it keeps checkpoints of its state
         self.counted = set()    # top-level loops the replay only counts (loop_state.py)
+        self.dead = set()       # statements the replay leaves out (replay_prune.py)
         self.jump = None        # break/continue -> label, while replaying a loop being reversed
         self.labels = {}        # the same map, read by the reverse of that loop body
         self.ret_target = None  # outermost loop of the replay being written: a return in it
@@ -80,6 +82,7 @@ class BodyWriter:
         # the replay makes the array afresh, and what follows reads what the loop stored there
         self.counted = set() if self.local_arrays else {id(st) for i, st in enumerate(block.stmts)
                                             if loop_state.replay_skippable(st, block.stmts[i + 1:])}
+        self.dead = replay_prune.dead_replays(block)
         body = self.forward(block, ind, replay=True) + self.reverse(block, ind)
         return self.extra_decls + body
 
@@ -170,7 +173,7 @@ class BodyWriter:
         p = "    " * ind
         kind = type(s)
         if kind is ir.Call:
-            return self._fwd_call(s, p, replay)
+            return [] if replay and id(s) in self.dead else self._fwd_call(s, p, replay)
         if kind is ir.Const:
             return [f"{p}{s.out.label} = {literal(s.value, s.out.type)};"]
         if kind is ir.Copy:

@@ -209,28 +209,52 @@ def _pch_dir(cxx, fl):
     return os.path.join(cache.cache_dir(), "pch", key)
 
 
-def ensure_pch(cxx, fl, background=False):
+def ensure_pch(cxx, fl, background=False, procs=None, chain=True):
     """Build the precompiled builtin header once; returns the include dir holding it. Its SHA-256
     is recorded beside it and checked once per process: a truncated or damaged PCH (a full disk,
     a killed build) is rebuilt instead of failing every later compile. ``background``: built by a
-    background compiler (compiler/background.py)."""
+    background compiler (compiler/background.py). A build of it already running in this process
+    (``prepare_pch``'s) is waited for, not repeated; ``procs``: see run_compiler; ``chain``: the
+    optimised PCH, once built, starts the quick tier's (``_prepare_quick_pch``)."""
     d = _pch_dir(cxx, fl)
     gch = os.path.join(d, "warp_interactive", "builtin.h.gch")
+    while True:
+        if _pch_found(gch):
+            return d
+        with _pch_lock:
+            running = _pch_running.get(gch)
+            if running is None:
+                mine = _pch_running[gch] = threading.Event()
+                break
+        running.wait()      # then found, or failed: build it here
+    try:
+        return _build_pch(cxx, fl, d, gch, background, procs, chain)
+    finally:
+        with _pch_lock:
+            _pch_running.pop(gch, None)
+        mine.set()
+
+
+def _pch_found(gch):
     try:
         if time.time() - os.stat(gch).st_mtime > cache.USE_STAMP_S:
             os.utime(gch)    # the garbage collector's "last used" (cache_gc.py)
         if gch in _pch_verified or _pch_intact(gch):
             _pch_verified.add(gch)
-            return d
+            return True
     except OSError:
         pass
+    return False
+
+
+def _build_pch(cxx, fl, d, gch, background, procs, chain):
     os.makedirs(os.path.dirname(gch), exist_ok=True)
     header = os.path.join(_paths.include_dir(), "warp_interactive", "builtin.h")
     tmp = f"{gch}.{os.getpid()}.{threading.get_ident()}.tmp"
     # the headers include each other by their path under the include folder
     cmd = [cxx, *fl, "-I", _paths.include_dir(), "-x", "c++-header", header, "-o", tmp]
     try:
-        returncode, log = run_compiler(cmd, "the precompiled builtin header", background)
+        returncode, log = run_compiler(cmd, "the precompiled builtin header", background, procs)
     except CompileError as e:
         returncode, log = 1, str(e)
     if returncode != 0:
@@ -243,12 +267,62 @@ def ensure_pch(cxx, fl, background=False):
     os.replace(tmp, gch)
     cache.write_atomic(gch + ".sha256", digest)
     _pch_verified.add(gch)
-    if fl == flags(False, False):
+    if chain and fl == flags(False, False):
         _prepare_quick_pch(cxx)
     return d
 
 
+# --- both PCHs built from wp.init(), before any module needs them -----------------------------
+_prepare_state = {"thread": None, "stopping": False, "used": False}
+_prepare_procs = set()      # the compilers the thread runs
+
+
+def prepare_pch():
+    """Start building the optimised and the quick tier's precompiled headers in a background
+    thread, where missing (``wp.init()``): the first module build then finds them ready, or
+    waits for the running build instead of starting its own; with the quick PCH ready, a large
+    first build takes the quick tier (build/quick_tier.py). A daemon thread: at exit its
+    compilers are stopped, not waited for (a script that never compiles ends at once)."""
+    if _prepare_state["thread"] is not None or not config.use_precompiled_headers:
+        return
+    import atexit
+    thread = _prepare_state["thread"] = threading.Thread(target=_prepare, name="wp-pch", daemon=True)
+    thread.start()
+    atexit.register(_stop_prepare)
+
+
+def _prepare():
+    try:
+        cxx = config.cpu_compiler
+        for quick in (False, True):
+            fl = flags(False, False, quick)
+            if os.path.exists(os.path.join(_pch_dir(cxx, fl), "warp_interactive", "builtin.h.gch")):
+                continue    # checked by the first build that uses it (hashing it here is ~50 ms)
+            if _prepare_state["stopping"] or ensure_pch(cxx, fl, quick, _prepare_procs, chain=False) is None:
+                return
+    except Exception:   # noqa: BLE001 - an optimisation (no compiler: the first build says so)
+        pass
+
+
+def _stop_prepare():
+    """At exit. After a build in this process, the PCHs are finished (as the quick PCH a build
+    starts itself, ``_prepare_quick_pch``): the next run finds them. Without one, stopped."""
+    import signal
+    if _prepare_state["used"]:
+        _prepare_state["thread"].join()
+        return
+    _prepare_state["stopping"] = True
+    for proc in list(_prepare_procs):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+    _prepare_state["thread"].join(timeout=5)     # it removes its temporary file
+
+
 _pch_verified = set()   # PCH files whose content matched their recorded hash in this process
+_pch_lock = threading.Lock()
+_pch_running = {}       # PCH file -> Event set when this process's build of it ends
 
 
 def _pch_intact(gch):
@@ -266,10 +340,11 @@ def _discard_pch(pch):
     _remove(gch)
 
 
-def run_compiler(cmd, what, background=False):
+def run_compiler(cmd, what, background=False, procs=None):
     """(return code, log) of one compiler run, limited to ``wp.config.compile_timeout`` seconds:
     past it the compiler and its children (cc1plus, as) are killed and CompileError says so.
-    ``background``: stopped while this process loads a module (compiler/background.py)."""
+    ``background``: stopped while this process loads a module (compiler/background.py);
+    ``procs``: a set holding the compiler's process while it runs."""
     import signal
     import subprocess   # here, not at package import: only builds need it
     timeout = config.compile_timeout
@@ -277,6 +352,8 @@ def run_compiler(cmd, what, background=False):
                             start_new_session=True)   # its own process group, killed as one
     if background:
         _background.started(proc.pid)
+    if procs is not None:
+        procs.add(proc)
     try:
         out, err = proc.communicate(timeout=timeout)
     except BaseException as e:     # the timeout, or KeyboardInterrupt: stop the compiler
@@ -293,6 +370,8 @@ def run_compiler(cmd, what, background=False):
     finally:
         if background:
             _background.ended(proc.pid)
+        if procs is not None:
+            procs.discard(proc)
     return proc.returncode, (err or "") + (out or "")
 
 
@@ -325,6 +404,7 @@ def compile_units(units, debug=False, fast_math=False, name="module", quick=Fals
         cxx = config.cpu_compiler
         fl = flags(debug, fast_math, quick)
         cache.writable_cache_dir()   # a read-only cache: a private one for this process (warned)
+        _prepare_state["used"] = True
         pch = ensure_pch(cxx, fl, background) if config.use_precompiled_headers else None
         if len(todo) == 1:
             built[todo[0][1]] = _build(todo[0], cxx, fl, pch, name, background, include_dirs)

@@ -13,7 +13,9 @@ def init():
     if _initialized[0]:
         return
     from .native import runtime_module
+    from ..compiler.cpu import prepare_pch
     runtime_module()            # loads the native runtime
+    prepare_pch()               # the first build finds the precompiled headers ready or started
     _initialized[0] = True
 
 
