@@ -79,7 +79,11 @@ class CpuMemory:
 
     def zero(self, a):
         view = self.to_numpy(a)
-        view[...] = np.zeros((), dtype=view.dtype)   # also for arrays of structs
+        if view.dtype.fields is not None:
+            # every byte of a struct, its padding too, as wp.zeros (assigning a zero struct
+            # writes the fields only); a same-size view works for strided arrays too
+            view = view.view(np.dtype((np.void, view.dtype.itemsize)))
+        view[...] = np.zeros((), dtype=view.dtype)
 
     def copy(self, dest, src, dest_offset, src_offset, count):
         """Copy ``count`` elements (all when 0) at flat offsets; the count copied."""
