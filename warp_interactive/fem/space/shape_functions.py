@@ -138,13 +138,117 @@ _SEGMENT_NEWTON_COTES = {1: (0.5, 0.5), 2: (1.0 / 6.0, 2.0 / 3.0, 1.0 / 6.0), 3:
 
 class TrianglePolynomialShapeFunctions(ShapeFunction):
     def __init__(self, degree):
+        from .shape_families import lattice, lattice_shape
         from .tri_space import tri_shape
-        if degree not in (1, 2):
-            raise NotImplementedError("triangle Lagrange shape functions exist for degrees 1 and 2")
-        # side c0 = 0 holds vertices 1, 2 and (degree 2) the midpoint of local edge 0 (node 3)
+        if degree not in (1, 2, 3):
+            raise NotImplementedError("triangle Lagrange shape functions exist for degrees 1 to 3")
+        # side c0 = 0: the nodes with no weight on vertex 0, at equispaced points along it
         nc = _SEGMENT_NEWTON_COTES[degree]
-        trace = [0.0, nc[0], nc[-1]] + ([nc[1], 0.0, 0.0] if degree == 2 else [])
-        super().__init__(f"Tri_P{degree}", degree, 3 * degree, tri_shape(degree), _node_table_func(trace))
+        trace = [nc[a[2]] if a[0] == 0 else 0.0 for a in lattice(2, degree)]
+        funcs = tri_shape(degree) if degree < 3 else lattice_shape(2, degree)
+        super().__init__(f"Tri_P{degree}", degree, len(trace), funcs, _node_table_func(trace))
+
+
+# the non-conforming simplex elements: P_k on the simplex shrunk by these factors about its
+# centroid (nodes inside the element; higher degrees shrink less, so values and gradients at
+# coordinates outside the element, which lookups and tests evaluate, stay moderate in float32)
+_NONCONFORMING_SHRINK = {1: 0.5, 2: 0.75, 3: 0.8}
+
+
+def _nonconforming(dim, degree, name):
+    from .shape_families import lattice, lattice_shape
+    if degree not in (1, 2, 3):
+        raise NotImplementedError(f"{name}: degrees 1 to 3")
+    n = len(lattice(dim, degree))
+    return n, lattice_shape(dim, degree, _NONCONFORMING_SHRINK[degree]), _node_table_func([0.0] * n)
+
+
+class TriangleNonConformingPolynomialShapeFunctions(ShapeFunction):
+    def __init__(self, degree):
+        n, funcs, trace = _nonconforming(2, degree, type(self).__name__)
+        super().__init__(f"Tri_dP{degree}", degree, n, funcs, trace)
+
+
+class TetrahedronNonConformingPolynomialShapeFunctions(ShapeFunction):
+    def __init__(self, degree):
+        n, funcs, trace = _nonconforming(3, degree, type(self).__name__)
+        super().__init__(f"Tet_dP{degree}", degree, n, funcs, trace)
+
+
+class SquareNonConformingPolynomialShapeFunctions(ShapeFunction):
+    def __init__(self, degree):
+        from .shape_families import lattice, square_nonconforming_shape
+        if degree not in (1, 2, 3):
+            raise NotImplementedError(f"{type(self).__name__}: degrees 1 to 3")
+        n = len(lattice(2, degree))
+        super().__init__(f"Square_dP{degree}", degree, n, square_nonconforming_shape(degree),
+                         _node_table_func([0.0] * n))
+
+
+def _whitney(cls, dim, kind, degree, value):
+    from .shape_families import whitney_shape
+    if degree != 1:
+        raise NotImplementedError(f"{cls.__name__}: degree 1 only")
+    n = {(2, "N1"): 3, (2, "RT"): 3, (3, "N1"): 6, (3, "RT"): 4}[(dim, kind)]
+    return dict(name=f"{'Tri' if dim == 2 else 'Tet'}_{kind}1", order=1, node_count=n,
+                funcs=whitney_shape(dim, kind), value=value)
+
+
+_COV, _CONTRA = ShapeFunction.Value.CovariantVector, ShapeFunction.Value.ContravariantVector
+
+
+class TriangleNedelecFirstKindShapeFunctions(ShapeFunction):
+    def __init__(self, degree=1):
+        super().__init__(**_whitney(type(self), 2, "N1", degree, _COV))
+
+
+class TriangleRaviartThomasShapeFunctions(ShapeFunction):
+    def __init__(self, degree=1):
+        super().__init__(**_whitney(type(self), 2, "RT", degree, _CONTRA))
+
+
+class TetrahedronNedelecFirstKindShapeFunctions(ShapeFunction):
+    def __init__(self, degree=1):
+        super().__init__(**_whitney(type(self), 3, "N1", degree, _COV))
+
+
+class TetrahedronRaviartThomasShapeFunctions(ShapeFunction):
+    def __init__(self, degree=1):
+        super().__init__(**_whitney(type(self), 3, "RT", degree, _CONTRA))
+
+
+class SquareRaviartThomasShapeFunctions(ShapeFunction):
+    def __init__(self, degree=1):
+        from .shape_families import square_vector_shape
+        if degree != 1:
+            raise NotImplementedError(f"{type(self).__name__}: degree 1 only")
+        super().__init__("Square_RT1", 1, 4, square_vector_shape("RT"), value=_CONTRA)
+
+
+class SquareNedelecFirstKindShapeFunctions(ShapeFunction):
+    def __init__(self, degree=1):
+        from .shape_families import square_vector_shape
+        if degree != 1:
+            raise NotImplementedError(f"{type(self).__name__}: degree 1 only")
+        super().__init__("Square_N1", 1, 4, square_vector_shape("N1"), value=_COV)
+
+
+def _bspline(cls, dim, degree):
+    from .shape_families import bspline_shape
+    if degree not in (1, 2, 3):
+        raise NotImplementedError(f"{cls.__name__}: degrees 1 to 3")
+    return dict(name=f"{'Square' if dim == 2 else 'Cube'}_B{degree}", order=degree,
+                node_count=(degree + 1) ** dim, funcs=bspline_shape(dim, degree))
+
+
+class SquareBSplineShapeFunctions(ShapeFunction):
+    def __init__(self, degree):
+        super().__init__(**_bspline(type(self), 2, degree))
+
+
+class CubeBSplineShapeFunctions(ShapeFunction):
+    def __init__(self, degree):
+        super().__init__(**_bspline(type(self), 3, degree))
 
 
 def _tet_face_trace_weights(degree):
@@ -201,18 +305,7 @@ def _missing(cls_name):
 
 # warp-lang's other families, named so code importing them loads; making one says it is missing
 CubeSerendipityShapeFunctions = _missing("CubeSerendipityShapeFunctions")
-SquareNonConformingPolynomialShapeFunctions = _missing("SquareNonConformingPolynomialShapeFunctions")
 CubeNonConformingPolynomialShapeFunctions = _missing("CubeNonConformingPolynomialShapeFunctions")
-TriangleNonConformingPolynomialShapeFunctions = _missing("TriangleNonConformingPolynomialShapeFunctions")
-TetrahedronNonConformingPolynomialShapeFunctions = _missing("TetrahedronNonConformingPolynomialShapeFunctions")
-SquareNedelecFirstKindShapeFunctions = _missing("SquareNedelecFirstKindShapeFunctions")
-SquareRaviartThomasShapeFunctions = _missing("SquareRaviartThomasShapeFunctions")
-TriangleNedelecFirstKindShapeFunctions = _missing("TriangleNedelecFirstKindShapeFunctions")
-TriangleRaviartThomasShapeFunctions = _missing("TriangleRaviartThomasShapeFunctions")
-TetrahedronNedelecFirstKindShapeFunctions = _missing("TetrahedronNedelecFirstKindShapeFunctions")
-TetrahedronRaviartThomasShapeFunctions = _missing("TetrahedronRaviartThomasShapeFunctions")
-SquareBSplineShapeFunctions = _missing("SquareBSplineShapeFunctions")
-CubeBSplineShapeFunctions = _missing("CubeBSplineShapeFunctions")
 
 
 _LAGRANGE = {"square": SquareBipolynomialShapeFunctions, "cube": CubeTripolynomialShapeFunctions}
