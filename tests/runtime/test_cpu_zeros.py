@@ -117,3 +117,19 @@ def test_zero_of_a_strided_view_clears_only_its_elements(dtype):
     mask = np.ones(10, dtype=bool)
     mask[1::3] = False
     assert (per[mask] == 0xFF).all()
+
+
+@pytest.mark.parametrize("dtype", [Padded, wp.float32, wp.vec3d], ids=wp.types.type_repr)
+def test_zero_of_an_indexed_array_clears_every_byte_of_its_elements(dtype):
+    """``wp.indexedarray(...).zero_()`` zeroes every byte of the selected elements (a struct's
+    padding too, as ``a.zero_()``) and leaves the others' bytes as they were."""
+    a = wp.zeros(10, dtype=dtype, device="cpu")
+    raw = _bytes(a)
+    raw[...] = 0xFF
+    picked = [7, 2, 5]
+    wp.indexedarray(a, [wp.array(picked, dtype=wp.int32, device="cpu")]).zero_()
+    per = raw.reshape(10, wp.types.type_size_in_bytes(dtype))
+    assert not per[picked].any()
+    mask = np.ones(10, dtype=bool)
+    mask[picked] = False
+    assert (per[mask] == 0xFF).all()
