@@ -6,6 +6,7 @@ from .dof_mapper import DofMapper, IdentityMapper, SkewSymmetricTensorMapper, Sy
 from .tensor_shape import ElementBasis
 from .shape_functions import ShapeFunction, make_element_shape_function
 from .space_base import FunctionSpace
+from .point_basis import PointBasisSpace, PointFunctionSpace, UnstructuredPointTopology
 
 
 @follow_precision
@@ -81,6 +82,11 @@ class BasisSpace(FollowsPrecision):
     def name(self):
         return f"{self._scalar.name}_basis"
 
+    @property
+    def topology(self):
+        """The node numbering (the scalar space, its own topology)."""
+        return self._scalar
+
     def node_count(self):
         return self._scalar.node_count()
 
@@ -98,9 +104,14 @@ def make_polynomial_basis_space(geo, degree=1, element_basis=None, discontinuous
 def make_collocated_function_space(basis_space, dtype=float, dof_mapper=None):
     """The space of ``dtype`` values at the nodes of ``basis_space``."""
     b = basis_space
+    if isinstance(b, PointBasisSpace):
+        if dof_mapper is not None:
+            raise NotImplementedError("dof mappers on point bases are not supported yet")
+        return PointFunctionSpace(b, dtype)
     return make_polynomial_space(b.geometry, dtype, dof_mapper, b.degree, b.element_basis, b.discontinuous, b.family)
 
 
-__all__ = ["BasisSpace", "FunctionSpace", "ShapeFunction", "make_element_shape_function", "DofMapper", "ElementBasis", "IdentityMapper", "SkewSymmetricTensorMapper",
+__all__ = ["BasisSpace", "FunctionSpace", "PointBasisSpace", "UnstructuredPointTopology", "ShapeFunction",
+           "make_element_shape_function", "DofMapper", "ElementBasis", "IdentityMapper", "SkewSymmetricTensorMapper",
            "SymmetricTensorMapper", "GridPolynomialSpace", "make_collocated_function_space",
            "make_polynomial_basis_space", "make_polynomial_space"]
