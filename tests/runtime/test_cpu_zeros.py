@@ -91,3 +91,45 @@ def test_kernel_writes_into_fresh_zeros_and_free_accounting():
         del a
         gc.collect()
         assert not [r for r in tracker.live.values() if r.label == "array[float64, 1300000]"]
+
+
+@pytest.mark.parametrize("count", COUNTS)
+@pytest.mark.parametrize("dtype", DTYPES, ids=wp.types.type_repr)
+def test_zero_clears_every_byte_like_zeros(dtype, count):
+    """``a.zero_()`` leaves the same bytes as ``wp.zeros``: a struct's padding is zeroed too."""
+    a = wp.zeros(count, dtype=dtype, device="cpu")
+    _bytes(a)[...] = 0xFF
+    a.zero_()
+    _check(a, count)
+
+
+@pytest.mark.parametrize("dtype", [Padded, wp.float32, wp.vec3d], ids=wp.types.type_repr)
+def test_zero_of_a_strided_view_clears_only_its_elements(dtype):
+    """On a strided view every byte of the viewed elements (padding too) is zeroed, and the
+    elements between them keep their bytes."""
+    a = wp.zeros(10, dtype=dtype, device="cpu")
+    raw = _bytes(a)
+    raw[...] = 0xFF
+    a[1::3].zero_()
+    size = wp.types.type_size_in_bytes(dtype)
+    per = raw.reshape(10, size)
+    assert not per[1::3].any()
+    mask = np.ones(10, dtype=bool)
+    mask[1::3] = False
+    assert (per[mask] == 0xFF).all()
+
+
+@pytest.mark.parametrize("dtype", [Padded, wp.float32, wp.vec3d], ids=wp.types.type_repr)
+def test_zero_of_an_indexed_array_clears_every_byte_of_its_elements(dtype):
+    """``wp.indexedarray(...).zero_()`` zeroes every byte of the selected elements (a struct's
+    padding too, as ``a.zero_()``) and leaves the others' bytes as they were."""
+    a = wp.zeros(10, dtype=dtype, device="cpu")
+    raw = _bytes(a)
+    raw[...] = 0xFF
+    picked = [7, 2, 5]
+    wp.indexedarray(a, [wp.array(picked, dtype=wp.int32, device="cpu")]).zero_()
+    per = raw.reshape(10, wp.types.type_size_in_bytes(dtype))
+    assert not per[picked].any()
+    mask = np.ones(10, dtype=bool)
+    mask[picked] = False
+    assert (per[mask] == 0xFF).all()

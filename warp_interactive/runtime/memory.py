@@ -9,6 +9,7 @@ A copy with a GPU on either side goes through the GPU's backend (``Device.transf
 import numpy as np
 
 from .. import hooks
+from . import host_pool
 from ..config import config
 from .memory_tracker import on_allocate, tracker as _tracker
 from .device import is_cuda_available
@@ -21,7 +22,10 @@ def aligned_empty(shape, np_dtype, align=64):
     to share CPU memory zero-copy, and a cache line for the kernels' threads."""
     np_dtype = np.dtype(np_dtype)
     nbytes = int(np.prod(shape)) * np_dtype.itemsize
-    raw = np.empty(nbytes + align, dtype=np.uint8)
+    if nbytes + align >= host_pool.MIN_BYTES:
+        raw = host_pool.take(nbytes + align)     # a freed large block's warm pages when one fits
+    else:
+        raw = np.empty(nbytes + align, dtype=np.uint8)
     off = (-raw.ctypes.data) % align
     return raw[off:off + nbytes].view(np_dtype).reshape(shape)
 
@@ -79,7 +83,11 @@ class CpuMemory:
 
     def zero(self, a):
         view = self.to_numpy(a)
-        view[...] = np.zeros((), dtype=view.dtype)   # also for arrays of structs
+        if view.dtype.fields is not None:
+            # every byte of a struct, its padding too, as wp.zeros (assigning a zero struct
+            # writes the fields only); a same-size view works for strided arrays too
+            view = view.view(np.dtype((np.void, view.dtype.itemsize)))
+        view[...] = np.zeros((), dtype=view.dtype)
 
     def copy(self, dest, src, dest_offset, src_offset, count):
         """Copy ``count`` elements (all when 0) at flat offsets; the count copied."""

@@ -172,16 +172,18 @@ class indexedarray(array):
             raise IndexError(f"an index array of this indexed array is out of range for its data "
                              f"array of shape {self.data.shape}: {e}") from None
 
-    def _scatter(self, values, flat=None):
-        """Write ``values`` (storage form) to the selected elements (all, or the flat positions)."""
+    def _scatter(self, values, flat=None, raw=False):
+        """Write ``values`` (storage form; with ``raw``, each element's bytes as one void) to the
+        selected elements (all, or the flat positions)."""
         if self.size == 0:
             return
         if self.data._readonly:
             raise ValueError("cannot write an indexed array whose data array is read-only")
         memory = self.data.device.memory
         host = memory.to_numpy(self.data)
+        target = host.view(np.dtype((np.void, host.dtype.itemsize))) if raw else host
         try:
-            host[self._selection(flat)] = values
+            target[self._selection(flat)] = values
         except IndexError as e:
             raise IndexError(f"an index array of this indexed array is out of range for its data "
                              f"array of shape {self.data.shape}: {e}") from None
@@ -242,7 +244,11 @@ class indexedarray(array):
         if _capturing[0] and hooks.defer(self.device, self.zero_):
             return self
         if self.size:
-            self._scatter(np.zeros((), dtype=_np_storage(self.dtype)))
+            npd = _np_storage(self.dtype)
+            if npd.fields is not None:      # every byte of a struct, its padding too, as wp.zeros
+                self._scatter(np.zeros((), dtype=(np.void, npd.itemsize)), raw=True)
+            else:
+                self._scatter(np.zeros((), dtype=npd))
         return self
 
     def assign(self, src):
