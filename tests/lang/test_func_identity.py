@@ -5,6 +5,7 @@ wrong result). Checked against NumPy, with the twins called from one kernel and 
 kernels of one module (one unit and separate units)."""
 
 import importlib
+import re
 import sys
 import textwrap
 
@@ -19,7 +20,7 @@ import warp_interactive as wp
 SCALE = wp.constant({scale})
 OFFSET = {offset}
 
-@wp.func
+{decorator}
 def f(x: float):
     return x * SCALE + float(OFFSET)
 '''
@@ -30,9 +31,9 @@ def twins(tmp_path, request):
     """Import modules twin_<test>_<n> whose ``f`` differ only by their globals' values."""
     made = []
 
-    def make(scale, offset):
-        name = f"twin_{request.node.name.replace('[', '_').replace(']', '').replace('-', '_')}_{len(made)}"
-        (tmp_path / f"{name}.py").write_text(textwrap.dedent(TWIN.format(scale=scale, offset=offset)))
+    def make(scale, offset, decorator="@wp.func"):
+        name = f"twin_{re.sub(r'[^0-9A-Za-z_]', '_', request.node.name)}_{len(made)}"
+        (tmp_path / f"{name}.py").write_text(textwrap.dedent(TWIN.format(scale=scale, offset=offset, decorator=decorator)))
         made.append(name)
         return importlib.import_module(name).f
 
@@ -49,13 +50,16 @@ def _run(kernel, a):
     return out.numpy()
 
 
+@pytest.mark.parametrize("decorator", ["@wp.func", '@wp.func(module="unique")'])
 @pytest.mark.parametrize("first, second", [
     ((2.0, 0), (3.0, 0)),        # the constants differ
     ((2.0, 1), (2.0, 5)),        # a plain global differs
     ((1.5, 2), (1.5, 2)),        # identical twins: still correct (may share code)
 ])
-def test_twin_funcs_keep_their_own_globals(twins, first, second):
-    fa, fb = twins(*first), twins(*second)
+def test_twin_funcs_keep_their_own_globals(twins, first, second, decorator):
+    """Also with ``module="unique"`` (each definition its own function in warp-lang): the
+    second module's ``f`` must not join the first's as an overload and replace its body."""
+    fa, fb = twins(*first, decorator), twins(*second, decorator)
     assert fa is not fb
 
     @wp.kernel

@@ -137,7 +137,12 @@ def func(f=None, *, module=None):   # the overloads above: type checkers see f's
 
 
 def _define_func(fn, module, caller):
-    key = (_module_name(fn, module), fn.__name__)
+    module_name = _module_name(fn, module)
+    # module="unique" (warp-lang: a module of its own per definition): keyed by where it is
+    # defined too, so a function of the same name in another Python module is another function
+    # (under one key the second would join the first and replace its body)
+    name = f"{fn.__module__}.{fn.__qualname__}" if module == "unique" else fn.__name__
+    key = (module_name, name)
     existing = _earlier_definition(caller, key, fn)
     if existing is not None:
         from .source import source_of
@@ -145,7 +150,7 @@ def _define_func(fn, module, caller):
         existing.add_overload(fn, source_of(fn))
         state.redefine(existing)
         return existing
-    result = state.functions[key] = Function(fn, key[0])
+    result = state.functions[key] = Function(fn, module_name)
     state.touch(result)
     return result
 
