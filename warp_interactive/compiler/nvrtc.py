@@ -100,14 +100,15 @@ def binary_name(kind, arch):
     return f"module.sm_{arch}.cubin" if kind == "cubin" else f"module.compute_{arch}.ptx"
 
 
-def compile_source(source, arch, debug=False, fast_math=False, name="module", kind=None):
+def compile_source(source, arch, debug=False, fast_math=False, name="module", kind=None, extra=()):
     """Compile ``source`` with NVRTC; returns the CUBIN/PTX bytes. No cache, no GPU needed.
     Under ``wp.config.compile_timeout`` (the default) in a worker process that is stopped past
-    it (compiler/nvrtc_worker.py); with no timeout, in this process."""
+    it (compiler/nvrtc_worker.py); with no timeout, in this process. ``extra``: options that
+    change how NVRTC works, not what it makes (the no-GPU check's precompiled header)."""
     _nvrtc()   # a missing extra is said here, in this process
     if kind is None:
         kind, arch = target_for(arch)
-    opts = options(arch, kind, debug, fast_math, config.lineinfo)
+    opts = options(arch, kind, debug, fast_math, config.lineinfo) + list(extra)
     t0 = time.perf_counter()
     timeout = config.compile_timeout
     try:

@@ -87,8 +87,26 @@ def read_recorded(path):
     return name, opts["debug"] == "1", opts["fast_math"] == "1", source
 
 
+def largest_first(paths):
+    """``paths`` ordered by size, largest first (ties by name, so every run has one order): the
+    check's workers take sources in order, and a large module left to the end keeps one worker
+    busy alone while the others have finished."""
+    return sorted(paths, key=lambda p: (-os.path.getsize(p), p))
+
+
+# NVRTC >= 12.8 keeps a precompiled header in memory for the include at the start of a source
+# and reuses it in later compiles in the same process (the check's NVRTC worker): every
+# recorded module starts with the same builtin.h, whose parsing is most of a small module's build
+PCH_VERSION = (12, 8)
+
+
+def pch_options():
+    from . import nvrtc
+    return ["-pch"] if nvrtc.version() >= PCH_VERSION else []
+
+
 def check_file(path, arch=90):
     """Compile one recorded source with NVRTC for ``sm_<arch>``; raises CompileError."""
     from . import nvrtc
     name, debug, fast, source = read_recorded(path)
-    return nvrtc.compile_source(source, arch, debug, fast, name, kind="cubin")
+    return nvrtc.compile_source(source, arch, debug, fast, name, kind="cubin", extra=pch_options())
