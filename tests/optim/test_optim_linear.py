@@ -259,3 +259,23 @@ def test_preconditioner_errors():
     with pytest.raises(ValueError, match="Unsupported preconditioner type 'ilu'"):
         la.preconditioner(A, "ilu")
     assert la.preconditioner(A, "id") is None
+
+
+@pytest.mark.parametrize("solver, kwargs", [(la.cg, {}), (la.cr, {}), (la.bicgstab, {}), (la.gmres, {"restart": 2})],
+                         ids=["cg", "cr", "bicgstab", "gmres"])
+def test_device_checked_state_reuses_its_iteration_buffer(solver, kwargs):
+    """A reusable state with ``check_every=0`` returns the same iteration-count array on every
+    call, and a call rewrites it (a stale value there does not leak into the next solve)."""
+    A, ref = poisson_2d(3, wp.float32)
+    b = wp.array(np.arange(1, 10, dtype=np.float32), dtype=wp.float32)
+    x = wp.zeros_like(b)
+    state = solver(A, b, x, maxiter=40, tol=1e-5, check_every=0, use_cuda_graph=False, run=False, **kwargs)
+    first, err, atol = state()
+    count = int(first.numpy()[0])
+    assert 0 < count <= 40 and err.numpy()[0] <= atol.numpy()[0]
+    first.fill_(123)
+    x.zero_()
+    again, err, atol = state()
+    assert again.ptr == first.ptr and int(again.numpy()[0]) == count
+    assert err.numpy()[0] <= atol.numpy()[0]
+    assert residual(ref, x.numpy(), np.arange(1, 10)) < 1e-4

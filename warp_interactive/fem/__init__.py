@@ -25,9 +25,10 @@ from .partition import (ExplicitGeometryPartition, GeometryPartition, LinearGeom
                         WholeGeometryPartition, make_space_partition)
 from .pic_quadrature import PicQuadrature
 from .quadrature import ExplicitQuadrature, NodalQuadrature, Quadrature, RegularQuadrature
-from .space import (BasisSpace, DofMapper, ElementBasis, IdentityMapper, SkewSymmetricTensorMapper,
-                    SymmetricTensorMapper, make_collocated_function_space, make_polynomial_basis_space,
-                    make_polynomial_space)
+from .space import (BasisSpace, DofMapper, ElementBasis, FunctionSpace, IdentityMapper, ShapeFunction,
+                    SkewSymmetricTensorMapper, SymmetricTensorMapper, make_collocated_function_space,
+                    make_element_shape_function, make_polynomial_basis_space, make_polynomial_space)
+from .cache import Temporary, TemporaryStore, borrow_temporary, borrow_temporary_like, set_default_temporary_store
 from .types import (NULL_DOF_INDEX, NULL_ELEMENT_INDEX, NULL_NODE_INDEX, NULL_QP_INDEX, OUTSIDE, Coords, Coords_f64,
                     DofIndex, Domain, ElementIndex, ElementKind, Field, NodeIndex, QuadraturePointIndex, Sample,
                     Sample_f64, make_free_sample)

@@ -3,7 +3,9 @@
 from ..precision import FollowsPrecision, follow_precision
 from .grid_space import GridPolynomialSpace
 from .dof_mapper import DofMapper, IdentityMapper, SkewSymmetricTensorMapper, SymmetricTensorMapper
-from .shape import ElementBasis
+from .tensor_shape import ElementBasis
+from .shape_functions import ShapeFunction, make_element_shape_function
+from .space_base import FunctionSpace
 
 
 @follow_precision
@@ -99,6 +101,6 @@ def make_collocated_function_space(basis_space, dtype=float, dof_mapper=None):
     return make_polynomial_space(b.geometry, dtype, dof_mapper, b.degree, b.element_basis, b.discontinuous, b.family)
 
 
-__all__ = ["BasisSpace", "DofMapper", "ElementBasis", "IdentityMapper", "SkewSymmetricTensorMapper",
+__all__ = ["BasisSpace", "FunctionSpace", "ShapeFunction", "make_element_shape_function", "DofMapper", "ElementBasis", "IdentityMapper", "SkewSymmetricTensorMapper",
            "SymmetricTensorMapper", "GridPolynomialSpace", "make_collocated_function_space",
            "make_polynomial_basis_space", "make_polynomial_space"]

@@ -6,6 +6,7 @@ import functools
 from .. import _api as wp
 
 from ..types import ElementKind
+from .space_base import FunctionSpace
 
 
 @functools.lru_cache(maxsize=None)
@@ -62,7 +63,7 @@ def _adapt(el_items, geo_cls, kind):
     return out
 
 
-class DeformedSpace:
+class DeformedSpace(FunctionSpace):
     """``base`` (a space on ``geometry.base``) on the deformed ``geometry``."""
 
     def __init__(self, base, geometry):

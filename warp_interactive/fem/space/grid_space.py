@@ -13,7 +13,7 @@ from .. import _api as wp
 
 from ..geometry import grid2d, grid3d
 from ..polynomial import Polynomial
-from .shape import lagrange_1d, tensor_shape
+from .tensor_shape import lagrange_1d, tensor_shape
 from .side_maps import cell_element_funcs, side_to_cell_funcs
 from .space_base import PolynomialSpaceBase
 

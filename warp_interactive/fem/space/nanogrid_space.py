@@ -15,7 +15,7 @@ from .. import _api as wp
 from ..geometry import adaptive_nanogrid as ang
 from ..geometry import nanogrid as ng
 from ..polynomial import Polynomial
-from .shape import lagrange_1d, tensor_shape
+from .tensor_shape import lagrange_1d, tensor_shape
 from .side_maps import cell_element_funcs, side_to_cell_funcs
 from .space_base import PolynomialSpaceBase
 

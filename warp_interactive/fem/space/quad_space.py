@@ -14,7 +14,7 @@ import numpy as np
 from .. import _api as wp
 from ..geometry import quadmesh2d as qm
 from ..polynomial import Polynomial
-from .shape import lagrange_1d, tensor_shape
+from .tensor_shape import lagrange_1d, tensor_shape
 from .side_maps import cell_element_funcs, side_to_cell_funcs
 from .space_base import PolynomialSpaceBase
 

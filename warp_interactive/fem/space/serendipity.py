@@ -23,7 +23,7 @@ from .. import _api as wp
 from ..geometry import grid2d
 from ..polynomial import Polynomial, is_closed
 from .grid_space import GridPolynomialSpace
-from .shape import lagrange_1d
+from .tensor_shape import lagrange_1d
 from .side_maps import cell_element_funcs, side_to_cell_funcs
 
 

@@ -1,7 +1,12 @@
 """What every polynomial function space answers the same way, whatever its geometry."""
 
 
-class PolynomialSpaceBase:
+class FunctionSpace:
+    """What every function space is (``fem.FunctionSpace``): node values of ``dtype`` on a
+    geometry, evaluated through shape functions. The spaces of this package derive from it."""
+
+
+class PolynomialSpaceBase(FunctionSpace):
     """Shared answers of the grid, mesh and DG spaces: the value size of their ``dtype`` and
     being their own topology (node numbering lives on the space itself)."""
 
