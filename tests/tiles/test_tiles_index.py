@@ -3,6 +3,8 @@ gathers by an index tile on every axis, window writes, run-time and negative ind
 tile_view/tile_assign with run-time offsets; against NumPy over dtypes and shapes (square,
 non-square, non-power-of-two), gradients against NumPy's adjoint, and the build errors."""
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -12,44 +14,48 @@ DTYPES = [(wp.float32, np.float32), (wp.float64, np.float64), (wp.float16, np.fl
 SHAPES = [(4, 4), (6, 8), (5, 7)]
 
 
+@functools.lru_cache(maxsize=None)
 def _kernels(dt, m, n):
-    """One kernel per subscript; each stores its result into ``out`` (1-d or 2-d)."""
+    """One kernel per subscript; each stores its result into ``out`` (1-d or 2-d). The nine
+    kernels of one (dtype, shape) share one module: one build, not nine (on the CPU here, and
+    in the NVRTC check of every recorded module)."""
     A2 = wp.array2d(dtype=dt)
     A1 = wp.array(dtype=dt)
+    module = f"tiles_index_{dt.__name__}_{m}x{n}"
 
-    @wp.kernel(module="unique")
+    @wp.kernel(module=module)
     def rows(a: A2, r: int, out: A2):
         t = wp.tile_load(a, shape=(m, n))
         wp.tile_store(out, t[1 : m - 1, ::2])
 
-    @wp.kernel(module="unique")
+    @wp.kernel(module=module)
     def reverse(a: A2, r: int, out: A2):
         t = wp.tile_load(a, shape=(m, n))
         wp.tile_store(out, t[::-1, n - 1 : 0 : -2])
 
-    @wp.kernel(module="unique")
+    @wp.kernel(module=module)
     def row_runtime(a: A2, r: int, out: A1):
         t = wp.tile_load(a, shape=(m, n))
         wp.tile_store(out, t[r])
 
-    @wp.kernel(module="unique")
+    @wp.kernel(module=module)
     def column(a: A2, r: int, out: A1):
         t = wp.tile_load(a, shape=(m, n))
         wp.tile_store(out, t[:, r])
 
-    @wp.kernel(module="unique")
+    @wp.kernel(module=module)
     def gather_rows(a: A2, r: int, out: A2):
         t = wp.tile_load(a, shape=(m, n))
         idx = wp.tile_arange(0, 3, dtype=int) * (-1) + r
         wp.tile_store(out, t[idx, :])
 
-    @wp.kernel(module="unique")
+    @wp.kernel(module=module)
     def gather_cols(a: A2, r: int, out: A2):
         t = wp.tile_load(a, shape=(m, n))
         idx = wp.tile_arange(0, 3, dtype=int) * 2 - 1
         wp.tile_store(out, t[:, idx])
 
-    @wp.kernel(module="unique")
+    @wp.kernel(module=module)
     def window_write(a: A2, r: int, out: A2):
         t = wp.tile_load(a, shape=(m, n))
         u = wp.tile_load(a, shape=(2, n - 1), offset=(0, 1))
@@ -57,7 +63,7 @@ def _kernels(dt, m, n):
         t[r, ::2] = wp.tile_zeros(shape=(n + 1) // 2, dtype=dt)
         wp.tile_store(out, t)
 
-    @wp.kernel(module="unique")
+    @wp.kernel(module=module)
     def view_runtime(a: A2, r: int, out: A2):
         t = wp.tile_load(a, shape=(m, n))
         v = wp.tile_view(t, offset=(r + m - 2, 1), shape=(2, n - 1))
@@ -65,7 +71,7 @@ def _kernels(dt, m, n):
         wp.tile_assign(z, v, offset=(r + m - 2, 0))
         wp.tile_store(out, z)
 
-    @wp.kernel(module="unique")
+    @wp.kernel(module=module)
     def element(a: A2, r: int, out: A1):
         t = wp.tile_load(a, shape=(m, n))
         t[r, -1] = t[0, r] + t[-1, 0]

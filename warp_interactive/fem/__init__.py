@@ -22,11 +22,11 @@ from .interpolate import interpolate
 from .dirichlet import normalize_dirichlet_projector, project_linear_system, project_system_matrix, project_system_rhs
 from .polynomial import Polynomial
 from .partition import (ExplicitGeometryPartition, GeometryPartition, LinearGeometryPartition, SpacePartition,
-                        WholeGeometryPartition, make_space_partition)
+                        SpaceRestriction, WholeGeometryPartition, make_space_partition, make_space_restriction)
 from .pic_quadrature import PicQuadrature
 from .quadrature import ExplicitQuadrature, NodalQuadrature, Quadrature, RegularQuadrature
-from .space import (BasisSpace, DofMapper, ElementBasis, FunctionSpace, IdentityMapper, ShapeFunction,
-                    SkewSymmetricTensorMapper, SymmetricTensorMapper, make_collocated_function_space,
+from .space import (BasisSpace, DofMapper, ElementBasis, FunctionSpace, IdentityMapper, PointBasisSpace,
+                    ShapeFunction, SkewSymmetricTensorMapper, SymmetricTensorMapper, make_collocated_function_space,
                     make_element_shape_function, make_polynomial_basis_space, make_polynomial_space)
 from .cache import Temporary, TemporaryStore, borrow_temporary, borrow_temporary_like, set_default_temporary_store
 from .types import (NULL_DOF_INDEX, NULL_ELEMENT_INDEX, NULL_NODE_INDEX, NULL_QP_INDEX, OUTSIDE, Coords, Coords_f64,
@@ -41,8 +41,8 @@ def _partitioned(field_cls, space, space_restriction, space_partition, domain, w
     """A test/trial field on ``domain`` (the cells of the space partition's geometry partition,
     or of the space's geometry, when left out), numbering its nodes as the space partition does
     (one is made for a domain over a geometry partition)."""
-    if space_restriction is not None:
-        raise NotImplementedError(f"fem.{what}: space restrictions are not supported yet")
+    if space_restriction is not None:      # its domain and space partition
+        domain, space_partition = space_restriction.domain, space_restriction.space_partition
     if domain is None:
         domain = Cells(space_partition.geo_partition if space_partition is not None else space.geometry)
     if space_partition is None and getattr(domain, "geometry_partition", None) is not None:
@@ -66,7 +66,7 @@ def make_trial(space, space_restriction=None, space_partition=None, domain=None,
 
 @follow_precision
 def make_discrete_field(space, space_partition=None):
-    return DiscreteField(space)
+    return space.make_field(space_partition)
 
 
 globals().update(_op.OPERATORS)

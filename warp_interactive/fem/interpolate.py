@@ -182,6 +182,9 @@ def interpolate(integrand, dest=None, at=None, dim=None, fields=None, values=Non
         return dest
     if not isinstance(dest, DiscreteField):
         raise NotImplementedError("fem.interpolate: give a discrete field as dest, or a quadrature or domain as at")
+    if dest.space_partition is not None:
+        raise NotImplementedError("fem.interpolate: into a field on a space partition is not supported yet; "
+                                  "interpolate into a field of the whole space")
     domain = at if at is not None else Cells(dest.geometry)
     _bind_fields(args, domain)
     domain.register_ops()

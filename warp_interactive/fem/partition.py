@@ -52,7 +52,10 @@ def side_cells(geometry):
 
 
 def cell_nodes(space):
-    """(cells, nodes per cell) array of a space's global node indices."""
+    """(cells, nodes per cell) array of a space's global node indices (-1: no node there, when
+    cells have different node counts, as a point basis's)."""
+    if hasattr(space, "host_cell_nodes"):
+        return space.host_cell_nodes()
     el = space.element(ElementKind.CELL)
     geo = space.geometry
     n = el["cell_node_count"]
@@ -165,11 +168,11 @@ class SpacePartition(FollowsPrecision):
     def _categories(nodes, part, with_halo, node_count):
         """0 only partition cells use it, 1 a frontier side sees it, 2/3 a halo node, 4 unused.
         A side sees every node of its two cells (warp-lang's side traces, continuous or DG)."""
-        cat = np.full(node_count, 4, dtype=np.int32)
+        cat = np.full(node_count + 1, 4, dtype=np.int32)     # entry -1: the absent nodes, dropped below
         inside = part.contains_cells()
         cat[nodes[inside].ravel()] = 0
         if not with_halo:
-            return cat
+            return cat[:-1]
         sides = side_cells(part.geometry)
         ours = sides[part.host_side_indices()]
         seen = nodes[ours.ravel()].ravel()                 # the outer cells of our sides: local halo
@@ -177,7 +180,7 @@ class SpacePartition(FollowsPrecision):
         frontier = nodes[sides[part.host_frontier_side_indices()].ravel()].ravel()
         cat[frontier[cat[frontier] == 4]] = 3             # the inner cells of the others
         cat[frontier[cat[frontier] == 0]] = 1
-        return cat
+        return cat[:-1]
 
     def node_count(self):
         return len(self._indices_host)
@@ -218,3 +221,83 @@ def make_space_partition(space_topology, geometry_partition=None, with_halo=True
     if geometry_partition is None:
         geometry_partition = WholeGeometryPartition(topo.geometry)
     return SpacePartition(topo, geometry_partition, with_halo=with_halo)
+
+
+class SpaceRestriction(FollowsPrecision):
+    """The nodes of ``space_partition`` that the elements of ``domain`` (cells) use:
+    ``node_partition_indices()`` (ascending partition indices) and, per restricted node, the
+    elements holding it (``partition_element_offsets()``, ``node_element_indices()``: domain
+    element index and node index in the element, as warp-lang orders them)."""
+
+    def __init__(self, space_partition, domain, device=None, temporary_store=None):
+        from .types import ElementKind
+        if domain.element_kind != ElementKind.CELL:
+            raise NotImplementedError("fem.make_space_restriction: restrictions to sides are not supported yet")
+        if domain.geometry is not space_partition.space_topology.geometry:
+            raise ValueError("Incompatible space and domain geometries")
+        self.space_partition = space_partition
+        self.space_topology = space_partition.space_topology
+        self.domain = domain
+        self._device = device
+        self.rebuild()
+
+    def rebuild(self, device=None, temporary_store=None):
+        """Recompute the restricted nodes (after the partition or domain changed)."""
+        listed = getattr(self.domain, "host_element_indices", None)
+        cells = np.asarray(listed() if listed is not None else np.arange(self.domain.geometry.cell_count()),
+                           dtype=np.int64)
+        nodes = cell_nodes(self.space_topology)[cells]                        # (elements, nodes)
+        # -1: no node in that slot (cells of a point basis hold different numbers of points)
+        local = np.where(nodes >= 0, self.space_partition._to_local_host[nodes], -1)
+        element, in_element = np.nonzero(local >= 0)
+        flat = local[element, in_element]
+        order = np.lexsort((in_element, element, flat))
+        self._indices, counts = np.unique(flat, return_counts=True)
+        self._offsets = np.zeros(self.space_partition.node_count() + 1, dtype=np.int32)
+        np.add.at(self._offsets, flat + 1, 1)
+        self._offsets = np.cumsum(self._offsets).astype(np.int32)
+        self._elements = element[order].astype(np.int32)
+        self._in_element = in_element[order].astype(np.int32)
+
+    def node_count(self):
+        return len(self._indices)
+
+    def node_count_sync(self):
+        return self.node_count()
+
+    def _array(self, host, device):
+        return wp.array(host.astype(np.int32), dtype=int, device=device if device is not None else self._device)
+
+    def node_partition_indices(self, device=None):
+        """The partition index of each restricted node, ascending."""
+        return self._array(self._indices, device)
+
+    def partition_element_offsets(self, device=None):
+        """Per partition node (and one past the last), where its elements start."""
+        return self._array(self._offsets, device)
+
+    def node_element_indices(self, device=None):
+        """(domain element index, node index in that element) rows, grouped by node."""
+        return self._array(np.stack([self._elements, self._in_element], axis=1), device)
+
+    def total_node_element_count(self):
+        return len(self._elements)
+
+
+@follow_precision
+def make_space_restriction(space_partition=None, domain=None, space_topology=None, device=None,
+                           temporary_store=None):
+    """``space_partition`` (a partition of ``space_topology`` over the domain's geometry
+    partition when left out) restricted to the cells of ``domain`` (those of the partition's
+    geometry partition when left out)."""
+    from .domain import Cells
+    if space_partition is None:
+        if space_topology is None:
+            raise ValueError("One of `space_partition` or `space_topology` must be provided")
+        topo = getattr(space_topology, "topology", space_topology)
+        if domain is None:
+            domain = Cells(topo.geometry)
+        space_partition = make_space_partition(topo, getattr(domain, "geometry_partition", None))
+    elif domain is None:
+        domain = Cells(space_partition.geo_partition)
+    return SpaceRestriction(space_partition, domain, device=device, temporary_store=temporary_store)

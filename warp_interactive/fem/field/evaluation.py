@@ -195,11 +195,34 @@ def basis_funcs(el_key, el_items, dtype, geometry_cls, dof, mapper=None):
 
 
 @functools.lru_cache(maxsize=None)
-def discrete_funcs(el_key, el_items, dtype, geometry_cls, side="to_cell", mapper=None):
-    """value(f, s), grad(f, s) of a discrete field (node values ``f.dofs``); on sides, from
-    the inner cell (``side="to_cell"``) or the outer one (``"to_outer_cell"``). With a dof
-    ``mapper``, the node values are summed, then mapped (both maps are linear)."""
+def dof_reader(dof_dtype, partitioned):
+    """read(f, node): the value of a space node. On a space partition ``f.dofs`` holds the
+    partition's nodes only, ``f.to_local`` maps space nodes to them, and nodes outside the
+    partition read zero (as warp-lang's partitioned fields)."""
+    if not partitioned:
+        @wp.func
+        def read(f: Any, node: int):
+            return f.dofs[node]
+        return read
+    zero = dof_makers(dof_dtype)[0]
+
+    @wp.func
+    def read(f: Any, node: int):  # noqa: F811
+        local = f.to_local[node]
+        if local < 0:
+            return zero()
+        return f.dofs[local]
+    return read
+
+
+@functools.lru_cache(maxsize=None)
+def discrete_funcs(el_key, el_items, dtype, geometry_cls, side="to_cell", mapper=None, partitioned=False):
+    """value(f, s), grad(f, s) of a discrete field (node values ``f.dofs``, through
+    ``dof_reader``); on sides, from the inner cell (``side="to_cell"``) or the outer one
+    (``"to_outer_cell"``). With a dof ``mapper``, the node values are summed, then mapped
+    (both maps are linear)."""
     el = dict(el_items)
+    read = dof_reader(dtype if mapper is None else mapper.dof_dtype, partitioned)
     dim = geometry_cls.dimension
     _bv, _bg, zero_value, _zg, node_outer = value_makers(dtype, dim)
     # the gradient is summed by element coordinates (cell_dimension of them: 2 on a surface in
@@ -217,7 +240,7 @@ def discrete_funcs(el_key, el_items, dtype, geometry_cls, side="to_cell", mapper
         ca = cell_arg(f.elt)
         r = zero_value()
         for n in range(NODES):
-            r += weight(cc, n) * f.dofs[node_index(ca, cell, n)]
+            r += weight(cc, n) * read(f, node_index(ca, cell, n))
         return r
 
     if mapper is not None and not _is_identity(mapper):
@@ -230,7 +253,7 @@ def discrete_funcs(el_key, el_items, dtype, geometry_cls, side="to_cell", mapper
             ca = cell_arg(f.elt)
             r = zero_dof()
             for n in range(NODES):
-                r += weight(cc, n) * f.dofs[node_index(ca, cell, n)]
+                r += weight(cc, n) * read(f, node_index(ca, cell, n))
             return to_value(r)
 
     @wp.func
@@ -239,7 +262,7 @@ def discrete_funcs(el_key, el_items, dtype, geometry_cls, side="to_cell", mapper
         ca = cell_arg(f.elt)
         g = zero_ref_grad()
         for n in range(NODES):
-            g += node_outer(f.dofs[node_index(ca, cell, n)], weight_gradient(cc, n))
+            g += node_outer(read(f, node_index(ca, cell, n)), weight_gradient(cc, n))
         return g * inv_jac(ca, make_free_sample(cell, cc))
 
     return value, grad
@@ -372,13 +395,32 @@ def node_funcs(el_items):
 
 
 @functools.lru_cache(maxsize=None)
-def to_cells_func(cell_arg, cells_eval_arg):
+def dof_node_func(el_items, dof):
+    """at_node(f, s) of a test or trial field: the sample moved to the node of the dof being
+    evaluated (its dofs kept, so the basis function reads 1 there)."""
+    node_coords = dict(el_items)["node_coords"]
+    get_dof = _dof_of(dof)
+
+    @wp.func
+    def at_node(f: Any, s: Any):
+        return Sample(s.element_index, node_coords(get_dof(s)[0]), s.qp_index, s.qp_weight, s.test_dof,
+                      s.trial_dof)
+    return at_node
+
+
+@functools.lru_cache(maxsize=None)
+def to_cells_func(cell_arg, cells_eval_arg, partitioned=False):
     """``fem.cells(f)`` of a discrete field on sides: the same node values, seen from cells."""
     CA = cells_eval_arg
 
     @wp.func
     def to_cells(f: Any):
         return CA(cell_arg(f.elt), f.dofs)
+
+    if partitioned:
+        @wp.func
+        def to_cells(f: Any):  # noqa: F811
+            return CA(cell_arg(f.elt), f.dofs, f.to_local)
     return to_cells
 
 

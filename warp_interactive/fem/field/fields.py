@@ -111,6 +111,7 @@ class TestField(FieldBase):
                                          type(self.geometry), self.role, self.mapper)
             outer = grad_outer = None
         ops = _field_ops(value, grad, domain.element_kind, outer, grad_outer, self.degree)
+        self._node_ops(ops)
         op.register(self.EvalArg, _vector_ops(ops, self.dtype, grad), f"a {self.role} field")
         self.at = at_point.unchanged()
         if not self.el.get("two_sided") and not self.el.get("piola"):
@@ -123,7 +124,12 @@ class TestField(FieldBase):
         self.at, value, grad = at_point.point_funcs(_el_items(self.el), self.dtype, type(self.geometry),
                                                     self.role, PS, self.mapper)
         ops = _field_ops(value, grad, self.domain.element_kind, None, None, self.degree)
+        self._node_ops(ops)
         op.register(PS, _vector_ops(ops, self.dtype, grad), f"a {self.role} field")
+
+    def _node_ops(self, ops):
+        if "node_coords" in self.el and not self.el.get("two_sided"):
+            ops["at_node"] = ev.dof_node_func(_el_items(self.el), self.role)
 
     @property
     def name(self):
@@ -155,45 +161,58 @@ class DiscreteField(FieldBase):
     ``dof_values`` is the array of node values; on a domain other than the cells (sides),
     ``field.trace()`` or passing it to an integral over sides evaluates it from the inner cell."""
 
-    def __init__(self, space, dof_values=None, domain=None):
+    def __init__(self, space, dof_values=None, domain=None, space_partition=None):
         from ..domain import Cells
         super().__init__(space, domain if domain is not None else Cells(space.geometry))
+        self._partition = space_partition
+        part = space_partition is not None
+        if part and self.el.get("piola"):
+            raise NotImplementedError("fem: fields of Raviart-Thomas/Nedelec spaces on a space partition")
         if dof_values is None:
-            dof_values = wp.zeros(space.node_count(), dtype=self.dof_dtype)
+            count = space_partition.node_count() if part else space.node_count()
+            dof_values = wp.zeros(count, dtype=self.dof_dtype)
         self._dof_values = dof_values
-        self.EvalArg = make_struct(self._struct_name("Discrete"),
-                                   {"elt": self.el["ElementArg"], "dofs": wp.array(dtype=self.dof_dtype)})
-        items = _el_items(self.el)
-        if self.el.get("piola"):
-            value, grad = piola.discrete_funcs(items, type(self.geometry))
-        else:
-            value, grad = ev.discrete_funcs(space.space_key(), items, self.dtype, type(self.geometry),
-                                            mapper=self.mapper)
-        outer = grad_outer = None
-        if "to_outer_cell" in self.el:
-            if self.el.get("piola"):
-                outer, grad_outer = piola.discrete_funcs(items, type(self.geometry), "to_outer_cell")
-            else:
-                outer, grad_outer = ev.discrete_funcs(space.space_key(), items, self.dtype, type(self.geometry),
-                                                      "to_outer_cell", self.mapper)
+        members = {"elt": self.el["ElementArg"], "dofs": wp.array(dtype=self.dof_dtype)}
+        if part:       # space node -> partition node (-1 outside)
+            members["to_local"] = wp.array(dtype=int)
+        self.EvalArg = make_struct(self._struct_name("DiscretePart" if part else "Discrete"), members)
+        value, grad, outer, grad_outer = self._eval_funcs(part)
         ops = _field_ops(value, grad, self.domain.element_kind, outer, grad_outer, self.degree)
         if "node_coords" in self.el:
-            ops["node_count"], ops["at_node"] = ev.node_funcs(items)
+            ops["node_count"], ops["at_node"] = ev.node_funcs(_el_items(self.el))
         if self.domain.element_kind == ElementKind.CELL:
             ops["cells"] = ev.same_field
         else:
-            cells = DiscreteField(space, dof_values, Cells(space.geometry))
-            ops["cells"] = ev.to_cells_func(self.el["cell_arg"], cells.EvalArg)
+            cells = DiscreteField(space, dof_values, Cells(space.geometry), space_partition)
+            ops["cells"] = ev.to_cells_func(self.el["cell_arg"], cells.EvalArg, part)
         op.register(self.EvalArg, _vector_ops(ops, self.dtype, grad), "a discrete field")
+
+    def _eval_funcs(self, part):
+        """value, grad (and on sides with an outer cell, its value and grad)."""
+        items, geo_cls, key = _el_items(self.el), type(self.geometry), self.space.space_key()
+        if self.el.get("piola"):
+            value, grad = piola.discrete_funcs(items, geo_cls)
+        else:
+            value, grad = ev.discrete_funcs(key, items, self.dtype, geo_cls, mapper=self.mapper, partitioned=part)
+        outer = grad_outer = None
+        if "to_outer_cell" in self.el:
+            if self.el.get("piola"):
+                outer, grad_outer = piola.discrete_funcs(items, geo_cls, "to_outer_cell")
+            else:
+                outer, grad_outer = ev.discrete_funcs(key, items, self.dtype, geo_cls, "to_outer_cell", self.mapper,
+                                                      part)
+        return value, grad, outer, grad_outer
 
     @property
     def name(self):
+        if self._partition is not None:
+            return f"discrete_{self._partition.name}"
         return f"discrete_{self.space.name}"
 
     @property
     def space_partition(self):
-        """The whole space (partitions are not supported yet)."""
-        return None
+        """The space partition whose nodes ``dof_values`` holds (None: the whole space)."""
+        return self._partition
 
     @property
     def dof_values(self):
@@ -213,6 +232,8 @@ class DiscreteField(FieldBase):
         a = self.EvalArg()
         a.elt = self.domain.element_arg_value(device)
         a.dofs = self._dof_values
+        if self._partition is not None:
+            a.to_local = self._partition.space_to_partition(self._dof_values.device)
         return a
 
     def make_deformed_geometry(self, relative=True):
@@ -229,4 +250,4 @@ class DiscreteField(FieldBase):
         """This field, evaluated on ``domain`` (same node values)."""
         if domain.element_kind == self.domain.element_kind and domain.geometry is self.geometry:
             return self
-        return DiscreteField(self.space, self._dof_values, domain)
+        return DiscreteField(self.space, self._dof_values, domain, self._partition)

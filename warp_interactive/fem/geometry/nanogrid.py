@@ -347,12 +347,19 @@ class Nanogrid(Geometry):
             raise NotImplementedError("fem.Nanogrid: only float32 geometries are supported so far")
         if cell_env is not None or env_offsets is not None:
             raise NotImplementedError("fem.Nanogrid: multiple environments are not supported yet")
-        if rebuildable:
-            raise NotImplementedError("fem.Nanogrid: rebuildable grids are not supported yet")
+        if rebuildable and not grid.is_rebuildable:
+            raise RuntimeError("Rebuildable Nanogrids require a rebuildable Volume")
         self.scalar_type = scalar_type
+        self._rebuildable = rebuildable
         self._cell_grid = grid
         self._device = grid.device
         self._voxel_size = grid.get_voxel_size()
+        self._build_topology()
+        self._init_transform(grid)
+
+    def _build_topology(self):
+        """Cells, vertices (and the faces/edges already asked for) from the cell volume."""
+        grid = self._cell_grid
         cells = np.asarray(grid.get_voxels().numpy()).reshape(-1, 3).astype(np.int64)
         if len(cells) == 0:
             raise ValueError("Nanogrid requires at least one active cell")
@@ -361,8 +368,32 @@ class Nanogrid(Geometry):
         corners = np.array([[(n >> 2) & 1, (n >> 1) & 1, n & 1] for n in range(8)])
         self._node_grid, self._nodes = _index_volume((cells[:, None, :] + corners[None]).reshape(-1, 3),
                                                      self._voxel_size, self._device)
+        had_faces, had_edges = getattr(self, "_face_grid", None), getattr(self, "_edge_grid", None)
         self._face_grid = self._edge_grid = None
-        self._init_transform(grid)
+        self.__dict__.pop("_side_cells_host", None)      # fem.partition's cache of side cells
+        if had_faces is not None:      # spaces of degree > 1 number nodes through these volumes
+            self._ensure_faces()
+        if had_edges is not None:
+            self._ensure_edges()
+
+    def rebuild(self, points, point_envs=None, *, status=None, point_mask=None):
+        """Rebuild the cell volume from ``points`` (``wp.Volume.rebuild``) and this grid's
+        topology from its voxels. Cell, vertex and side counts follow the new voxels (warp-lang
+        keeps capacity-sized counts); spaces on the grid read its numbering afresh. Returns
+        ``status``."""
+        if not self._rebuildable:
+            raise RuntimeError("Nanogrid was not constructed in rebuildable mode")
+        if point_envs is not None:
+            raise NotImplementedError("fem.Nanogrid: multiple environments are not supported yet")
+        status = self._cell_grid.rebuild(points, status=status, point_mask=point_mask)
+        self.rebuild_topology_from_cells()
+        return status
+
+    def rebuild_topology_from_cells(self):
+        """Refresh the topology after the cell volume was rebuilt."""
+        if not self._rebuildable:
+            raise RuntimeError("Nanogrid was not constructed in rebuildable mode")
+        self._build_topology()
 
     def _init_transform(self, grid):
         t = np.array(grid.get_grid_info().transform_matrix, dtype=np.float64).reshape(3, 3)

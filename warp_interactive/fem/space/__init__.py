@@ -6,6 +6,7 @@ from .dof_mapper import DofMapper, IdentityMapper, SkewSymmetricTensorMapper, Sy
 from .tensor_shape import ElementBasis
 from .shape_functions import ShapeFunction, make_element_shape_function
 from .space_base import FunctionSpace
+from .point_basis import PointBasisSpace, PointFunctionSpace, UnstructuredPointTopology
 
 
 @follow_precision
@@ -28,6 +29,12 @@ def make_polynomial_space(geo, dtype=float, dof_mapper=None, degree=1, element_b
     if discontinuous:
         from .dg_space import DiscontinuousSpace
         return DiscontinuousSpace(make_polynomial_space(geo, dtype, None, degree, element_basis, False, family))
+    if element_basis == ElementBasis.BSPLINE:
+        if not isinstance(geo, (Grid2D, Grid3D)):
+            raise NotImplementedError(f"fem.make_polynomial_space: B-spline spaces on {type(geo).__name__} "
+                                      "are not supported yet (grids only)")
+        from .bspline_space import BSplineGridSpace
+        return BSplineGridSpace(geo, degree, dtype)
     if element_basis == ElementBasis.SERENDIPITY and isinstance(geo, Grid2D):
         from .serendipity import SerendipityGridSpace
         return SerendipityGridSpace(geo, degree, dtype, family)
@@ -81,6 +88,11 @@ class BasisSpace(FollowsPrecision):
     def name(self):
         return f"{self._scalar.name}_basis"
 
+    @property
+    def topology(self):
+        """The node numbering (the scalar space, its own topology)."""
+        return self._scalar
+
     def node_count(self):
         return self._scalar.node_count()
 
@@ -98,9 +110,14 @@ def make_polynomial_basis_space(geo, degree=1, element_basis=None, discontinuous
 def make_collocated_function_space(basis_space, dtype=float, dof_mapper=None):
     """The space of ``dtype`` values at the nodes of ``basis_space``."""
     b = basis_space
+    if isinstance(b, PointBasisSpace):
+        if dof_mapper is not None:
+            raise NotImplementedError("dof mappers on point bases are not supported yet")
+        return PointFunctionSpace(b, dtype)
     return make_polynomial_space(b.geometry, dtype, dof_mapper, b.degree, b.element_basis, b.discontinuous, b.family)
 
 
-__all__ = ["BasisSpace", "FunctionSpace", "ShapeFunction", "make_element_shape_function", "DofMapper", "ElementBasis", "IdentityMapper", "SkewSymmetricTensorMapper",
+__all__ = ["BasisSpace", "FunctionSpace", "PointBasisSpace", "UnstructuredPointTopology", "ShapeFunction",
+           "make_element_shape_function", "DofMapper", "ElementBasis", "IdentityMapper", "SkewSymmetricTensorMapper",
            "SymmetricTensorMapper", "GridPolynomialSpace", "make_collocated_function_space",
            "make_polynomial_basis_space", "make_polynomial_space"]

@@ -104,5 +104,5 @@ class DeformedSpace(FunctionSpace):
 
     def make_field(self, space_partition=None):
         from ..field.fields import DiscreteField
-        return DiscreteField(self)
+        return DiscreteField(self, space_partition=space_partition)
 

@@ -190,7 +190,7 @@ class NanogridPolynomialSpace(PolynomialSpaceBase):
 
     def make_field(self, space_partition=None):
         from ..field.fields import DiscreteField
-        return DiscreteField(self)
+        return DiscreteField(self, space_partition=space_partition)
 
 
 @functools.lru_cache(maxsize=None)

@@ -159,4 +159,4 @@ class QuadPolynomialSpace(PolynomialSpaceBase):
 
     def make_field(self, space_partition=None):
         from ..field.fields import DiscreteField
-        return DiscreteField(self)
+        return DiscreteField(self, space_partition=space_partition)

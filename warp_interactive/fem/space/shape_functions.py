@@ -108,7 +108,8 @@ class SquareBipolynomialShapeFunctions(ShapeFunction):
         family = _family(family)
         trace = _node_table_func(_tensor_trace_weights(2, degree, family)) if family in (
             Polynomial.LOBATTO_GAUSS_LEGENDRE, Polynomial.EQUISPACED_CLOSED) else None
-        super().__init__(f"Square_Q{degree}_{family}", degree, (degree + 1) ** 2, tensor_shape(2, degree, family), trace)
+        super().__init__(f"Square_Q{degree}_{family}", degree, (degree + 1) ** 2, tensor_shape(2, degree, family),
+                         trace)
 
 
 class CubeTripolynomialShapeFunctions(ShapeFunction):

@@ -27,3 +27,9 @@ class PolynomialSpaceBase(FunctionSpace):
     @property
     def topology(self):
         return self
+
+    def rebuild(self):
+        """Refresh the node numbering after the geometry's topology was rebuilt in place
+        (``Nanogrid.rebuild``): node counts and indices are read from the geometry on every
+        use, so there is nothing to recompute."""
+        return None

@@ -23,7 +23,7 @@ class ElementBasis(Enum):
     NONCONFORMING_POLYNOMIAL = "dP"
     NEDELEC_FIRST_KIND = "N1"       # H(curl): tangential dofs on edges, covariant Piola map
     RAVIART_THOMAS = "RT"           # H(div): normal flux dofs on faces, contravariant Piola map
-    BERNSTEIN = "B"
+    BSPLINE = "B"                   # uniform B-splines on grids (space/bspline_space.py)
 
 
 @functools.lru_cache(maxsize=None)
