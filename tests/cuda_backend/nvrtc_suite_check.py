@@ -13,7 +13,8 @@ ARCH = int(os.environ.get("WARP_INTERACTIVE_CHECK_ARCH", "90"))
 RECORDED = nvrtc_check.recorded_sources(FOLDER) if FOLDER and os.path.isdir(FOLDER) else []
 # one build per distinct module state: a recorded source whose kernels a larger recording of
 # the same module also holds adds nothing to check
-SOURCES = nvrtc_check.distinct_sources(RECORDED)
+# largest first: the two CI workers then finish together instead of one building a big module alone
+SOURCES = nvrtc_check.largest_first(nvrtc_check.distinct_sources(RECORDED))
 # the suite builds well over this many modules; fewer means the recording did not happen
 MIN_SOURCES = int(os.environ.get("WARP_INTERACTIVE_CHECK_MIN_SOURCES", "10"))
 

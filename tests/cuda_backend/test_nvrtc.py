@@ -183,12 +183,46 @@ def test_distinct_sources_keep_one_build_per_module_state(tmp_path):
     assert kept == sorted([grown[2], branch, other, debug])
 
 
+def _recorded(folder, name, body):
+    path = folder / f"{name}.cu"
+    path.write_text(f"// module: {name}\n// options: debug=0 fast_math=0\n"
+                    f'#include "warp_interactive/builtin.h"\n{body}\n')
+    return str(path)
+
+
 def test_check_reports_broken_recorded_source(tmp_path):
-    path = tmp_path / "bad.cu"
-    path.write_text("// module: broken\n// options: debug=0 fast_math=0\n"
-                    '#include "warp_interactive/builtin.h"\n__global__ void k() { undefined_thing(); }\n')
+    # a good source first: the check's worker then holds a precompiled builtin.h, which must
+    # not let a broken module through
+    good = _recorded(tmp_path, "good", '__global__ void k(float* a) { a[0] = wp::sin(a[1]); }')
+    assert nvrtc_check.check_file(good)[:4] == b"\x7fELF"
+    bad = _recorded(tmp_path, "broken", "__global__ void k() { undefined_thing(); }")
     with pytest.raises(CompileError, match="undefined_thing"):
-        nvrtc_check.check_file(str(path))
+        nvrtc_check.check_file(bad)
+    # an error only ptxas finds (static shared memory beyond sm_90's 48 KB) fails it too
+    big = _recorded(tmp_path, "big_shared",
+                    "__global__ void k(float* a) { __shared__ float s[16384]; "
+                    "s[threadIdx.x] = a[threadIdx.x]; __syncthreads(); a[threadIdx.x] = s[1023 - threadIdx.x]; }")
+    with pytest.raises(CompileError, match="shared"):
+        nvrtc_check.check_file(big)
+
+
+def test_check_builds_what_a_build_without_precompiled_header_builds():
+    """The check's precompiled header changes how NVRTC works, not its output: the CUBIN is the
+    one a plain build of the same source makes (asked for twice: the second use reads the PCH)."""
+    src = _source()
+    plain = nvrtc.compile_source(src, 90, kind="cubin")
+    pch = nvrtc_check.pch_options()
+    assert pch == (["-pch"] if nvrtc.version() >= (12, 8) else [])
+    for _ in range(2):
+        assert nvrtc.compile_source(src, 90, kind="cubin", extra=pch) == plain
+
+
+def test_check_order_is_largest_first(tmp_path):
+    paths = []
+    for name, size in (("a", 10), ("b", 300), ("c", 10), ("d", 50)):
+        (tmp_path / name).write_text("x" * size)
+        paths.append(str(tmp_path / name))
+    assert [os.path.basename(p) for p in nvrtc_check.largest_first(paths)] == ["b", "d", "a", "c"]
 
 
 def test_moving_a_kernel_keeps_its_module_hash():

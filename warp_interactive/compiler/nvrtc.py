@@ -103,15 +103,17 @@ def binary_name(kind, arch):
 
 
 def compile_source(source, arch, debug=False, fast_math=False, name="module", kind=None,
-                   include_dirs=()):
+                   include_dirs=(), extra=()):
     """Compile ``source`` with NVRTC; returns the CUBIN/PTX bytes. No cache, no GPU needed.
     ``include_dirs``: extra include directories (after the package's headers).
     Under ``wp.config.compile_timeout`` (the default) in a worker process that is stopped past
-    it (compiler/nvrtc_worker.py); with no timeout, in this process."""
+    it (compiler/nvrtc_worker.py); with no timeout, in this process. ``extra``: options that
+    change how NVRTC works, not what it makes (the no-GPU check's precompiled header)."""
     _nvrtc()   # a missing extra is said here, in this process
     if kind is None:
         kind, arch = target_for(arch)
-    opts = options(arch, kind, debug, fast_math, config.lineinfo) + [f"-I{d}" for d in include_dirs]
+    opts = (options(arch, kind, debug, fast_math, config.lineinfo)
+            + [f"-I{d}" for d in include_dirs] + list(extra))
     t0 = time.perf_counter()
     timeout = config.compile_timeout
     try:

@@ -94,10 +94,28 @@ def _read(path):
     return name, opts, source
 
 
+def largest_first(paths):
+    """``paths`` ordered by size, largest first (ties by name, so every run has one order): the
+    check's workers take sources in order, and a large module left to the end keeps one worker
+    busy alone while the others have finished."""
+    return sorted(paths, key=lambda p: (-os.path.getsize(p), p))
+
+
+# NVRTC >= 12.8 keeps a precompiled header in memory for the include at the start of a source
+# and reuses it in later compiles in the same process (the check's NVRTC worker): every
+# recorded module starts with the same builtin.h, whose parsing is most of a small module's build
+PCH_VERSION = (12, 8)
+
+
+def pch_options():
+    from . import nvrtc
+    return ["-pch"] if nvrtc.version() >= PCH_VERSION else []
+
+
 def check_file(path, arch=90):
     """Compile one recorded source with NVRTC for ``sm_<arch>``; raises CompileError."""
     from . import nvrtc
     name, opts, source = _read(path)
     dirs = [d for d in opts.get("include", "").split(os.pathsep) if d]
     return nvrtc.compile_source(source, arch, opts["debug"] == "1", opts["fast_math"] == "1", name,
-                                kind="cubin", include_dirs=dirs)
+                                kind="cubin", include_dirs=dirs, extra=pch_options())
