@@ -223,6 +223,9 @@ def ensure_pch(cxx, fl, background=False, procs=None, chain=True):
             return d
         with _pch_lock:
             running = _pch_running.get(gch)
+            # a build may have finished between the look above and this lock: look again
+            if running is None and _pch_found(gch):
+                return d
             if running is None:
                 mine = _pch_running[gch] = threading.Event()
                 break
