@@ -378,30 +378,19 @@ class AdaptiveNanogrid(Nanogrid):
         return self._levels
 
     def cell_arg_value(self, device=None):
-        a = AdaptiveNanogridCellArg()
-        a.cell_grid = self._cell_grid.id
-        a.cell_ijk = self.cell_ijk
+        a = self._fill_cell_arg(AdaptiveNanogridCellArg())
         a.cell_level = self._cell_level
         a.level_count = self.level_count
-        a.transform = wp.mat33(*self._transform.reshape(-1).tolist())
-        a.inverse_transform = wp.mat33(*self._inverse.reshape(-1).tolist())
-        a.cell_volume = self._cell_volume
-        a.vertex_grid = self._node_grid.id
-        a.vertex_count = self.vertex_count()
-        a.edge_grid = 0 if self._edge_grid is None else self._edge_grid.id
-        a.edge_count = 0 if self._edge_grid is None else len(self._edges)
-        a.face_grid = 0 if self._stacked_face_grid is None else self._stacked_face_grid.id
-        a.face_count = 0 if self._stacked_face_grid is None else len(self._stacked_faces)
         return a
 
+    def _face_grid_and_count(self):
+        if self._stacked_face_grid is None:
+            return 0, 0
+        return self._stacked_face_grid.id, len(self._stacked_faces)
+
     def side_arg_value(self, device=None):
-        self._ensure_faces()
-        a = AdaptiveNanogridSideArg()
-        a.cell = self.cell_arg_value(device)
-        a.face_ijk = self._face_ijk_arr
+        a = self._fill_side_arg(AdaptiveNanogridSideArg(), device)
         a.face_cell_indices = self._face_cells
-        a.face_flags = self._face_flags
-        a.face_areas = wp.vec3(*self._face_areas)
         return a
 
     @property

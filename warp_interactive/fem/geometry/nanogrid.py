@@ -423,7 +423,10 @@ class Nanogrid(Geometry):
         self._edge_grid, self._edges = _index_volume(np.concatenate(edges), self._voxel_size, self._device)
 
     def cell_arg_value(self, device=None):
-        a = NanogridCellArg()
+        return self._fill_cell_arg(NanogridCellArg())
+
+    def _fill_cell_arg(self, a):
+        """The cell arg fields every voxel geometry has (AdaptiveNanogrid adds its levels)."""
         a.cell_grid = self._cell_grid.id
         a.cell_ijk = self.cell_ijk
         a.transform = wp.mat33(*self._transform.reshape(-1).tolist())
@@ -433,13 +436,19 @@ class Nanogrid(Geometry):
         a.vertex_count = self.vertex_count()
         a.edge_grid = 0 if self._edge_grid is None else self._edge_grid.id
         a.edge_count = 0 if self._edge_grid is None else len(self._edges)
-        a.face_grid = 0 if self._face_grid is None else self._face_grid.id
-        a.face_count = 0 if self._face_grid is None else len(self._face_ijk)
+        a.face_grid, a.face_count = self._face_grid_and_count()
         return a
 
+    def _face_grid_and_count(self):
+        if self._face_grid is None:
+            return 0, 0
+        return self._face_grid.id, len(self._face_ijk)
+
     def side_arg_value(self, device=None):
+        return self._fill_side_arg(NanogridSideArg(), device)
+
+    def _fill_side_arg(self, a, device):
         self._ensure_faces()
-        a = NanogridSideArg()
         a.cell = self.cell_arg_value(device)
         a.face_ijk = self._face_ijk_arr
         a.face_flags = self._face_flags
